@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+func cancelCommand() *cli.Command {
+	return &cli.Command{
+		Name:         "cancel",
+		Usage:        "end a session's active loop, or every active loop",
+		UsageText:    "ralph-loop cancel (--session ID | --all)",
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "session", Usage: "the session whose loop to cancel"},
+			&cli.BoolFlag{Name: "all", Usage: "cancel every active loop on this machine"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			id, all := cmd.String("session"), cmd.Bool("all")
+			if cmd.NArg() > 0 || (id == "") == !all {
+				return usagef("cancel takes exactly one of --session ID and --all")
+			}
+			env := hookEnv(cmd)
+			ids := []string{id}
+			if all {
+				var err error
+				if ids, err = env.Store.Sessions(); err != nil {
+					return err
+				}
+			} else if err := state.ValidSessionID(id); err != nil {
+				return usageError{err}
+			}
+			w := cmd.Root().Writer
+			n := 0
+			for _, id := range ids {
+				if all {
+					// Only sessions with an active loop: no lock for the others.
+					if l, err := env.Store.Peek(id); err != nil || l == nil || l.Status != state.Active {
+						continue
+					}
+				}
+				l, err := hook.Cancel(ctx, env, id, "cancelled with ralph-loop cancel")
+				if err != nil {
+					return fmt.Errorf("cancel the loop of session %s: %w", id, err)
+				}
+				if l != nil {
+					n++
+					fmt.Fprintf(w, "session %s: %s\n", id, inject.Cancelled(l))
+				}
+			}
+			if n == 0 {
+				if all {
+					fmt.Fprintln(w, "no active ralph loops")
+				} else {
+					fmt.Fprintf(w, "session %s: %s\n", id, inject.NothingToCancel)
+				}
+			}
+			return nil
+		},
+	}
+}

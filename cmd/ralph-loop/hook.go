@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+)
+
+func hookEnv(cmd *cli.Command) hook.Env {
+	return hook.Env{
+		Store:   newStore(),
+		Stderr:  cmd.Root().ErrWriter,
+		Getenv:  os.Getenv,
+		CatchUp: hook.DefaultCatchUp,
+	}
+}
+
+func hookCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "hook",
+		Usage:     "answer one hook event of an agent host (run by the host, not by people)",
+		UsageText: "ralph-loop hook --host claude < event.json",
+		Description: "Reads one hook event as JSON on stdin and answers it on stdout in the host's protocol. " +
+			"Every Claude Code event goes here: UserPromptSubmit, Stop, PostToolUse, PostToolUseFailure and SessionEnd; " +
+			"other events are ignored.",
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "host", Usage: "the agent host: claude", Required: true},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() > 0 {
+				return usagef("hook takes no arguments")
+			}
+			switch cmd.String("host") {
+			case hook.HostClaude:
+				code := hook.Claude(ctx, hookEnv(cmd), cmd.Root().Reader, cmd.Root().Writer)
+				if code != 0 {
+					return exitError(code)
+				}
+				return nil
+			}
+			return usagef("unknown host %q: supported hosts are: claude", cmd.String("host"))
+		},
+	}
+}

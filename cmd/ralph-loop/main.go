@@ -1,0 +1,125 @@
+// Command ralph-loop keeps a coding agent working on a task, inside its current session,
+// until it has really finished: it is the agent host's stop hook, and the tool to arm,
+// inspect and cancel loops from a terminal.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/adrg/xdg"
+	"github.com/urfave/cli/v3"
+
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version string
+
+func getVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// usageError marks errors in how a command was called (exit code 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// exitError carries an exit code without a message (the message was printed already).
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+func main() {
+	os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	return exitCode(app.Run(ctx, argv), stderr)
+}
+
+// exitCode maps an error to the process exit code, printing it as one line.
+func exitCode(err error, stderr io.Writer) int {
+	var code exitError
+	var usage usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	case errors.As(err, &usage):
+		fmt.Fprintf(stderr, "ralph-loop: error: %v\nralph-loop: hint: run \"ralph-loop help\" for usage\n", usage.err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "ralph-loop: error: %v\n", err)
+	return 1
+}
+
+// stateDir is where loops are kept: $XDG_STATE_HOME/ralph-loop.
+func stateDir() string {
+	return filepath.Join(xdg.StateHome, "ralph-loop")
+}
+
+func newStore() *state.Store {
+	return state.NewStore(stateDir())
+}
+
+func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {
+	return usageError{err}
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
+	cli.VersionPrinter = func(cmd *cli.Command) {
+		fmt.Fprintf(cmd.Root().Writer, "ralph-loop %s\n", cmd.Root().Version)
+	}
+	app := &cli.Command{
+		Name:           "ralph-loop",
+		Usage:          "keep a coding agent working on a task until it has really finished",
+		Version:        getVersion(),
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		Reader:         stdin,
+		OnUsageError:   onUsageError,
+		ExitErrHandler: func(context.Context, *cli.Command, error) {},
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.NArg() > 0 {
+				return usagef("unknown command %q", cmd.Args().First())
+			}
+			return cli.ShowAppHelp(cmd)
+		},
+		Commands: []*cli.Command{
+			hookCommand(),
+			startCommand(),
+			cancelCommand(),
+			statusCommand(),
+			installCommand(true),
+			installCommand(false),
+			{
+				Name:         "version",
+				Usage:        "print the version",
+				OnUsageError: onUsageError,
+				Action: func(_ context.Context, cmd *cli.Command) error {
+					fmt.Fprintf(cmd.Root().Writer, "ralph-loop %s\n", getVersion())
+					return nil
+				},
+			},
+		},
+	}
+	return app
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"ralph-loop": func() { os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr)) },
+		"fixture":    func() { os.Exit(fixture(os.Args[1:])) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar: the command-line behaviour, end to end through
+// the real binary, with Claude Code's captured hook payloads.
+func TestScripts(t *testing.T) {
+	captured, err := filepath.Abs("../../testdata/claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1", // rewrite cmp files after a deliberate change
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))
+			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, "state"))
+			e.Setenv("STATE", filepath.Join(e.WorkDir, "state", "ralph-loop"))
+			e.Setenv("CAPTURED", captured)
+			// A -race binary sleeps 1s at exit by default; the scripts run hundreds of them.
+			e.Setenv("GORACE", "atexit_sleep_ms=0")
+			for _, k := range []string{"CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "CLAUDE_PROJECT_DIR"} {
+				e.Setenv(k, "")
+			}
+			return os.MkdirAll(filepath.Join(e.WorkDir, "home"), 0o755)
+		},
+	})
+}
+
+// fixture is a helper program for the scripts:
+//
+//	fixture payload TEMPLATE OUT [key=value...]  a captured hook payload with fields replaced
+//	                                            (value @FILE reads the file; key:=JSON sets raw JSON)
+//	fixture line FILE KIND [ARG]                append a transcript line stamped now; KIND is
+//	                                            text TEXT, tool ID, user TEXT, blocks JSON or raw JSON
+//	fixture after DURATION fixture-args...      sleep, then run the rest (for background use)
+//	fixture hold-lock SESSION DURATION READY    hold a session's lock (in $STATE) for a while,
+//	                                            creating the file READY once it is held
+//	fixture wait-file FILE                      wait (up to 10s) until FILE exists
+func fixture(argv []string) int {
+	if err := runFixture(argv); err != nil {
+		fmt.Fprintln(os.Stderr, "fixture:", err)
+		return 1
+	}
+	return 0
+}
+
+func runFixture(argv []string) error {
+	if len(argv) == 0 {
+		return fmt.Errorf("no subcommand")
+	}
+	switch argv[0] {
+	case "payload":
+		return fixturePayload(argv[1:])
+	case "line":
+		return fixtureLine(argv[1:])
+	case "after":
+		if len(argv) < 3 {
+			return fmt.Errorf("after DURATION fixture-args")
+		}
+		d, err := time.ParseDuration(argv[1])
+		if err != nil {
+			return err
+		}
+		time.Sleep(d)
+		return runFixture(argv[2:])
+	case "hold-lock":
+		if len(argv) != 4 {
+			return fmt.Errorf("hold-lock SESSION DURATION READY")
+		}
+		d, err := time.ParseDuration(argv[2])
+		if err != nil {
+			return err
+		}
+		store := state.NewStore(os.Getenv("STATE"))
+		return store.Update(context.Background(), argv[1], func(*state.Tx, *state.Loop) (*state.Loop, error) {
+			if err := os.WriteFile(argv[3], nil, 0o644); err != nil {
+				return nil, err
+			}
+			time.Sleep(d)
+			return nil, nil
+		})
+	case "wait-file":
+		for i := 0; i < 1000; i++ {
+			if _, err := os.Stat(argv[1]); err == nil {
+				return nil
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return fmt.Errorf("%s did not appear", argv[1])
+	}
+	return fmt.Errorf("unknown subcommand %q", argv[0])
+}
+
+func fixturePayload(argv []string) error {
+	if len(argv) < 2 {
+		return fmt.Errorf("payload TEMPLATE OUT [key=value...]")
+	}
+	data, err := os.ReadFile(filepath.Join(os.Getenv("CAPTURED"), argv[0]+".json"))
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	for _, kv := range argv[2:] {
+		if k, raw, ok := strings.Cut(kv, ":="); ok && !strings.Contains(k, "=") {
+			var v any
+			if err := json.Unmarshal([]byte(raw), &v); err != nil {
+				return fmt.Errorf("%s: %w", kv, err)
+			}
+			m[k] = v
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("%q is not key=value", kv)
+		}
+		if strings.HasPrefix(v, "@") {
+			b, err := os.ReadFile(v[1:])
+			if err != nil {
+				return err
+			}
+			v = string(b)
+		}
+		if v == "-" {
+			delete(m, k)
+			continue
+		}
+		m[k] = v
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(argv[1], out, 0o644)
+}
+
+// fixtureLine appends a line in Claude Code's transcript format (synthetic, in the shape of
+// the captured ones), stamped with the current time.
+func fixtureLine(argv []string) error {
+	if len(argv) < 2 {
+		return fmt.Errorf("line FILE KIND [ARG]")
+	}
+	file, kind := argv[0], argv[1]
+	arg := ""
+	if len(argv) > 2 {
+		arg = argv[2]
+	}
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	assistant := func(blocks string) string {
+		return `{"parentUuid":"p","isSidechain":false,"message":{"id":"msg_fixture","type":"message","role":"assistant","model":"claude-opus-5-5","content":[` +
+			blocks + `],"stop_reason":null},"type":"assistant","uuid":"u","timestamp":"` + now + `"}`
+	}
+	var line string
+	switch kind {
+	case "text":
+		line = assistant(`{"type":"text","text":` + q(arg) + `}`)
+	case "tool":
+		line = assistant(`{"type":"tool_use","id":` + q(arg) + `,"name":"Bash","input":{"command":"true"}}`)
+	case "blocks":
+		line = assistant(arg)
+	case "user":
+		line = `{"parentUuid":"p","isSidechain":false,"type":"user","message":{"role":"user","content":` + q(arg) + `},"uuid":"u","timestamp":"` + now + `"}`
+	case "raw":
+		line = arg
+	default:
+		return fmt.Errorf("unknown line kind %q", kind)
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// idleAfter is how long an active loop's session may go unseen before status flags it.
+const idleAfter = 6 * time.Hour
+
+// recentLimit is how many finished loops the table shows without --all.
+const recentLimit = 20
+
+type loopView struct {
+	SessionID         string       `json:"session_id"`
+	LoopID            string       `json:"loop_id"`
+	Host              string       `json:"host"`
+	Cwd               string       `json:"cwd"`
+	Task              string       `json:"task"`
+	TaskFile          string       `json:"task_file,omitempty"`
+	Status            state.Status `json:"status"`
+	Iteration         int          `json:"iteration"`
+	MaxIterations     int          `json:"max_iterations"`
+	ToolCalls         int          `json:"tool_calls"`
+	MinToolCalls      int          `json:"min_tool_calls"`
+	CompletionPromise string       `json:"completion_promise"`
+	OnPromiseNoWork   string       `json:"on_promise_no_work"`
+	ArmedBy           string       `json:"armed_by"`
+	StartedAt         time.Time    `json:"started_at"`
+	UpdatedAt         time.Time    `json:"updated_at"`
+	LastSeenAt        time.Time    `json:"last_seen_at"`
+	EndedAt           *time.Time   `json:"ended_at,omitempty"`
+	EndReason         string       `json:"end_reason,omitempty"`
+	Warnings          []string     `json:"warnings,omitempty"`
+	Events            *[]eventView `json:"events,omitempty"`
+}
+
+type eventView struct {
+	At        time.Time `json:"at"`
+	Iteration int       `json:"iteration"`
+	Action    string    `json:"action"`
+	Reason    string    `json:"reason"`
+}
+
+func view(l state.Loop) loopView {
+	return loopView{
+		SessionID: l.SessionID, LoopID: l.LoopID, Host: l.Host, Cwd: l.Cwd, Task: l.Task, TaskFile: l.TaskFile,
+		Status: l.Status, Iteration: l.Iteration, MaxIterations: l.MaxIterations, ToolCalls: l.ToolCalls,
+		MinToolCalls: l.MinToolCalls, CompletionPromise: l.CompletionPromise, OnPromiseNoWork: l.OnPromiseNoWork,
+		ArmedBy: l.ArmedBy, StartedAt: l.StartedAt, UpdatedAt: l.UpdatedAt, LastSeenAt: l.LastSeenAt,
+		EndedAt: l.EndedAt, EndReason: l.EndReason, Warnings: l.Warnings,
+	}
+}
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:         "status",
+		Usage:        "show the loops on this machine, or one session's loop and its timeline",
+		UsageText:    "ralph-loop status [--session ID] [--json] [--all]",
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "session", Usage: "show this session's loops in detail, with their events"},
+			&cli.BoolFlag{Name: "json", Usage: `print {"loops":[...]} as JSON`},
+			&cli.BoolFlag{Name: "all", Usage: "list every finished loop, not only the most recent"},
+		},
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.NArg() > 0 {
+				return usagef("status takes no arguments")
+			}
+			store := newStore()
+			w := cmd.Root().Writer
+			if id := cmd.String("session"); id != "" {
+				if err := state.ValidSessionID(id); err != nil {
+					return usageError{err}
+				}
+				return sessionStatus(w, store, id, cmd.Bool("json"))
+			}
+			return listStatus(w, store, cmd.Bool("json"), cmd.Bool("all"))
+		},
+	}
+}
+
+// allLoops reads every loop on the machine: active ones first, then the others, most
+// recently updated first within each group.
+func allLoops(store *state.Store) ([]state.Loop, error) {
+	ids, err := store.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	var loops []state.Loop
+	var problems []string
+	for _, id := range ids {
+		ls, err := store.Loops(id)
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		loops = append(loops, ls...)
+	}
+	sort.SliceStable(loops, func(i, j int) bool {
+		ai, aj := loops[i].Status == state.Active, loops[j].Status == state.Active
+		if ai != aj {
+			return ai
+		}
+		return loops[i].UpdatedAt.After(loops[j].UpdatedAt)
+	})
+	if len(problems) > 0 {
+		return loops, fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return loops, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
+	loops, readErr := allLoops(store)
+	if asJSON {
+		views := []loopView{}
+		for _, l := range loops {
+			views = append(views, view(l))
+		}
+		if err := writeJSON(w, map[string]any{"loops": views}); err != nil {
+			return err
+		}
+		return readErr
+	}
+	if len(loops) == 0 {
+		fmt.Fprintf(w, "no ralph loops (state directory: %s)\n", store.Dir())
+		return readErr
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tSTATUS\tITERATION\tTOOLS\tUPDATED\tTASK")
+	now := time.Now()
+	finished, hidden := 0, 0
+	for _, l := range loops {
+		if l.Status != state.Active {
+			if finished++; finished > recentLimit && !all {
+				hidden++
+				continue
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%s\t%s\n", l.SessionID, statusWord(l, now), l.Iteration, l.MaxIterations,
+			l.ToolCalls, l.UpdatedAt.Local().Format("2006-01-02 15:04"), firstLine(l.Task, 60))
+	}
+	tw.Flush()
+	if hidden > 0 {
+		fmt.Fprintf(w, "(%d older loops not shown: ralph-loop status --all)\n", hidden)
+	}
+	return readErr
+}
+
+func statusWord(l state.Loop, now time.Time) string {
+	if l.Status == state.Active && now.Sub(l.LastSeenAt) > idleAfter {
+		return fmt.Sprintf("ACTIVE (idle %s)", age(now.Sub(l.LastSeenAt)))
+	}
+	return string(l.Status)
+}
+
+func age(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return fmt.Sprintf("%ds", int(d.Seconds()))
+}
+
+func firstLine(s string, n int) string {
+	line, _, more := strings.Cut(s, "\n")
+	r := []rune(line)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	if more {
+		return line + " …"
+	}
+	return line
+}
+
+func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) error {
+	loops, readErr := store.Loops(id)
+	events, err := store.Events(id)
+	if err != nil && readErr == nil {
+		readErr = err
+	}
+	if asJSON {
+		views := []loopView{}
+		for _, l := range loops {
+			v := view(l)
+			evs := []eventView{}
+			for _, e := range events {
+				if e.LoopID == l.LoopID {
+					evs = append(evs, eventView{At: e.At, Iteration: e.Iteration, Action: e.Action, Reason: e.Reason})
+				}
+			}
+			v.Events = &evs
+			views = append(views, v)
+		}
+		if err := writeJSON(w, map[string]any{"loops": views}); err != nil {
+			return err
+		}
+		return readErr
+	}
+	if len(loops) == 0 {
+		if readErr != nil {
+			return readErr
+		}
+		fmt.Fprintf(w, "session %s has no ralph loop\n", id)
+		return nil
+	}
+	now := time.Now()
+	l := loops[0]
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	row("session", l.SessionID)
+	row("loop", fmt.Sprintf("%s (armed by %s, host %s)", l.LoopID, l.ArmedBy, l.Host))
+	row("status", statusWord(l, now))
+	if l.EndReason != "" {
+		row("ended", l.EndReason)
+	}
+	row("iteration", fmt.Sprintf("%d/%d", l.Iteration, l.MaxIterations))
+	row("tool calls", fmt.Sprintf("%d (the promise needs at least %d; without them: %s)", l.ToolCalls, l.MinToolCalls, l.OnPromiseNoWork))
+	row("promise", promise.Marker(l.CompletionPromise))
+	row("cwd", l.Cwd)
+	row("started", fmt.Sprintf("%s (%s ago)", l.StartedAt.Local().Format("2006-01-02 15:04:05"), age(now.Sub(l.StartedAt))))
+	row("updated", fmt.Sprintf("%s (%s ago)", l.UpdatedAt.Local().Format("2006-01-02 15:04:05"), age(now.Sub(l.UpdatedAt))))
+	for _, warn := range l.Warnings {
+		row("warning", warn)
+	}
+	if l.TaskFile != "" {
+		row("task file", l.TaskFile)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "task\n%s\n", indent(l.Task, "  "))
+	fmt.Fprintln(w, "events")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, e := range events {
+		if e.LoopID == l.LoopID {
+			fmt.Fprintf(tw, "  %s\t#%d\t%s\t%s\n", e.At.Local().Format("15:04:05.000"), e.Iteration, e.Action, e.Reason)
+		}
+	}
+	tw.Flush()
+	if len(loops) > 1 {
+		fmt.Fprintln(w, "earlier loops in this session")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, o := range loops[1:] {
+			fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\n", o.StartedAt.Local().Format("2006-01-02 15:04"), o.Status, o.Iteration, o.MaxIterations, firstLine(o.Task, 50))
+		}
+		tw.Flush()
+	}
+	return readErr
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

@@ -1,0 +1,185 @@
+package args
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+func texts(ws []Word) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.Text)
+	}
+	return out
+}
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{`fix the parser`, []string{"fix", "the", "parser"}},
+		{`"Fix the bug in parser.go" --max-iterations 3`, []string{"Fix the bug in parser.go", "--max-iterations", "3"}},
+		{`'single $HOME `+"`x`"+`'`, []string{"single $HOME `x`"}},
+		{`"dq \" \\ \$ \` + "`" + ` \n \a"`, []string{"dq \" \\ $ ` \\n \\a"}},
+		{`un\ quoted\"x`, []string{`un quoted"x`}},
+		{"a\\\nb", []string{"ab"}},
+		{"\"multi\nline\"", []string{"multi\nline"}},
+		{"\"join\\\nme\"", []string{"joinme"}},
+		{`a""b`, []string{"ab"}},
+		{`""`, []string{""}},
+		{`''`, []string{""}},
+		{`--flag=` + `"a b"`, []string{"--flag=a b"}},
+		{`trailing\`, []string{`trailing\`}},
+		{`$HOME $(rm -rf /) ; | & > < # not a comment`, []string{"$HOME", "$(rm", "-rf", "/)", ";", "|", "&", ">", "<", "#", "not", "a", "comment"}},
+		{"  \t spaced \r\n  out  ", []string{"spaced", "out"}},
+		{`naïve ✓ 完了`, []string{"naïve", "✓", "完了"}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		got, err := Split(tt.in)
+		if err != nil {
+			t.Errorf("Split(%q): %v", tt.in, err)
+			continue
+		}
+		if strings.Join(texts(got), "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
+			t.Errorf("Split(%q) = %q, want %q", tt.in, texts(got), tt.want)
+		}
+	}
+}
+
+func TestSplitQuotedFlag(t *testing.T) {
+	ws, _ := Split(`"--not-a-flag" \--neither --yes`)
+	if !ws[0].Quoted || !ws[1].Quoted || ws[2].Quoted {
+		t.Fatalf("Quoted = %v %v %v, want true true false", ws[0].Quoted, ws[1].Quoted, ws[2].Quoted)
+	}
+}
+
+func TestSplitErrors(t *testing.T) {
+	for _, in := range []string{`fix the parser's bug`, `"open`, `ok "then 'open`, "line\n  'x"} {
+		if _, err := Split(in); err == nil {
+			t.Errorf("Split(%q) succeeded", in)
+		}
+	}
+	_, err := Split("first line\n  it's")
+	if err == nil || !strings.Contains(err.Error(), "column 5") {
+		t.Errorf("error %v does not give column 5", err)
+	}
+}
+
+func parse(t *testing.T, s string, opt Options) (Parsed, error) {
+	t.Helper()
+	ws, err := Split(s)
+	if err != nil {
+		t.Fatalf("Split(%q): %v", s, err)
+	}
+	return Parse(ws, opt)
+}
+
+func TestParse(t *testing.T) {
+	def := state.DefaultConfig()
+	cfg := func(task string, f func(*state.Config)) state.Config {
+		c := def
+		c.Task = task
+		if f != nil {
+			f(&c)
+		}
+		return c
+	}
+	tests := []struct {
+		in   string
+		want state.Config
+	}{
+		{`"Fix the bug in parser.go" --max-iterations 3`, cfg("Fix the bug in parser.go", func(c *state.Config) { c.MaxIterations = 3 })},
+		{`fix the parser --max-iterations 5`, cfg("fix the parser", func(c *state.Config) { c.MaxIterations = 5 })},
+		{`--max-iterations=08 task`, cfg("task", func(c *state.Config) { c.MaxIterations = 8 })},
+		{`--completion-promise "ALL  GREEN" --min-tool-calls 0 --on-promise-no-work=warn go`, cfg("go", func(c *state.Config) {
+			c.CompletionPromise = "ALL  GREEN"
+			c.MinToolCalls = 0
+			c.OnPromiseNoWork = "warn"
+		})},
+		{`--completion-promise=a.b*c task`, cfg("task", func(c *state.Config) { c.CompletionPromise = "a.b*c" })},
+		{`task -- --max-iterations 3`, cfg("task --max-iterations 3", nil)},
+		{`"--fast flag is broken"`, cfg("--fast flag is broken", nil)},
+		{`fix - the dash`, cfg("fix - the dash", nil)},
+		{"\"Fix `x` in $HOME's dir\"", cfg("Fix `x` in $HOME's dir", nil)},
+		{"first line\nsecond line --max-iterations 2\nthird", cfg("first line\nsecond line\nthird", func(c *state.Config) { c.MaxIterations = 2 })},
+		{"\"quoted\nnewline\" and more", cfg("quoted\nnewline and more", nil)},
+	}
+	for _, tt := range tests {
+		got, err := parse(t, tt.in, Options{})
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.in, err)
+			continue
+		}
+		if got.Config != tt.want {
+			t.Errorf("Parse(%q) = %+v, want %+v", tt.in, got.Config, tt.want)
+		}
+	}
+}
+
+func TestParseGiven(t *testing.T) {
+	p, err := parse(t, `--max-iterations 4 --min-tool-calls=2 t`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Given["max-iterations"] || !p.Given["min-tool-calls"] || p.Given["completion-promise"] {
+		t.Errorf("Given = %v", p.Given)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{``, "no task given"},
+		{`--max-iterations 3`, "no task given"},
+		{`"  "`, "no task given"},
+		{`--max-iteration 3 t`, "unknown flag --max-iteration"},
+		{`-max-iterations 3 t`, "unknown flag -max-iterations"},
+		{`--session abc t`, "unknown flag --session"},
+		{`t --max-iterations`, "--max-iterations needs a value"},
+		{`t --max-iterations 0`, `"0" must be at least 1`},
+		{`t --max-iterations -1`, `"-1" is not a whole number`},
+		{`t --max-iterations 3x`, `"3x" is not a whole number`},
+		{`t --max-iterations 0x10`, `"0x10" is not a whole number`},
+		{`t --max-iterations 1e3`, `"1e3" is not a whole number`},
+		{`t --max-iterations 99999999999999999999999`, "too large"},
+		{`t --max-iterations 1000001`, "too large"},
+		{`t --min-tool-calls -1`, "not a whole number"},
+		{`t --max-iterations 3 --max-iterations=4`, "--max-iterations is given twice"},
+		{`t --completion-promise ""`, promise.ErrEmpty.Error()},
+		{`t --completion-promise "<b>"`, promise.ErrBadChar.Error()},
+		{`t --completion-promise=` + strings.Repeat("x", 257), promise.ErrTooLong.Error()},
+		{`t --on-promise-no-work maybe`, `"maybe" is not one of reject, warn, accept`},
+	}
+	for _, tt := range tests {
+		_, err := parse(t, tt.in, Options{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) error = %v, want %q", tt.in, err, tt.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "\n") {
+			t.Errorf("Parse(%q) error has several lines: %q", tt.in, err)
+		}
+	}
+}
+
+func TestParseSession(t *testing.T) {
+	p, err := parse(t, `--session abc-123 task`, Options{Session: true})
+	if err != nil || p.Session != "abc-123" {
+		t.Fatalf("Parse with --session: %+v, %v", p, err)
+	}
+	if _, err := parse(t, `--session ../x task`, Options{Session: true}); !errors.Is(err, state.ErrBadSessionID) {
+		t.Fatalf("--session ../x: %v", err)
+	}
+}
+
+func TestParseHelp(t *testing.T) {
+	for _, in := range []string{`--help`, `task -h`} {
+		if _, err := parse(t, in, Options{}); !errors.Is(err, ErrHelp) {
+			t.Errorf("Parse(%q) = %v, want ErrHelp", in, err)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package hook
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func loop(f func(*state.Loop)) state.Loop {
+	l := state.Loop{Config: state.DefaultConfig(), Status: state.Active, Iteration: 1, LoopID: "l", SessionID: "s"}
+	l.MaxIterations = 5
+	if f != nil {
+		f(&l)
+	}
+	return l
+}
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		name       string
+		l          state.Loop
+		o          Observation
+		want       Verdict
+		status     state.Status
+		iteration  int
+		toolCalls  int
+		blocksSeen int
+	}{
+		{"no promise blocks", loop(nil), Observation{}, Continue, state.Active, 2, 0, 1},
+		{"promise without work is rejected", loop(nil), Observation{Found: true}, ContinueNoWork, state.Active, 2, 0, 1},
+		{"promise with work from the transcript", loop(nil), Observation{Found: true, ToolIDs: []string{"a"}}, Accept, state.PromiseAccepted, 1, 1, 0},
+		{"promise with counted work", loop(func(l *state.Loop) { l.ToolCalls = 3 }), Observation{Found: true}, Accept, state.PromiseAccepted, 1, 3, 0},
+		{"duplicate tool ids count once", loop(func(l *state.Loop) { l.MinToolCalls = 2; l.ToolIDs = []string{"a"}; l.ToolCalls = 1 }),
+			Observation{Found: true, ToolIDs: []string{"a", "a"}}, ContinueNoWork, state.Active, 2, 1, 1},
+		{"warn accepts", loop(func(l *state.Loop) { l.OnPromiseNoWork = state.NoWorkWarn }), Observation{Found: true}, Accept, state.PromiseAccepted, 1, 0, 0},
+		{"accept accepts", loop(func(l *state.Loop) { l.OnPromiseNoWork = state.NoWorkAccept }), Observation{Found: true}, Accept, state.PromiseAccepted, 1, 0, 0},
+		{"min 0", loop(func(l *state.Loop) { l.MinToolCalls = 0 }), Observation{Found: true}, Accept, state.PromiseAccepted, 1, 0, 0},
+		{"last iteration without promise ends", loop(func(l *state.Loop) { l.Iteration = 5 }), Observation{}, MaxIterations, state.MaxIterationsReached, 5, 0, 0},
+		{"last iteration with promise is accepted", loop(func(l *state.Loop) { l.Iteration = 5; l.ToolCalls = 1 }), Observation{Found: true}, Accept, state.PromiseAccepted, 5, 1, 0},
+		{"last iteration, promise without work", loop(func(l *state.Loop) { l.Iteration = 5 }), Observation{Found: true}, MaxIterations, state.MaxIterationsReached, 5, 0, 0},
+		{"max 1", loop(func(l *state.Loop) { l.MaxIterations = 1 }), Observation{}, MaxIterations, state.MaxIterationsReached, 1, 0, 0},
+		{"below the host cap", loop(func(l *state.Loop) { l.BlocksSinceTool = 7 }), Observation{BlockCap: 8}, Continue, state.Active, 2, 0, 8},
+		{"at the host cap", loop(func(l *state.Loop) { l.BlocksSinceTool = 8 }), Observation{BlockCap: 8}, CutByHost, state.CutByHost, 1, 0, 8},
+		{"a tool call resets the count", loop(func(l *state.Loop) { l.BlocksSinceTool = 8 }), Observation{BlockCap: 8, ToolIDs: []string{"x"}}, Continue, state.Active, 2, 1, 1},
+		{"no cap", loop(func(l *state.Loop) { l.BlocksSinceTool = 500 }), Observation{BlockCap: 0}, Continue, state.Active, 2, 0, 501},
+	}
+	for _, tt := range tests {
+		tt.o.Now = t0
+		before := tt.l.ToolIDs
+		got, l := Decide(tt.l, tt.o)
+		if got != tt.want || l.Status != tt.status || l.Iteration != tt.iteration || l.ToolCalls != tt.toolCalls || l.BlocksSinceTool != tt.blocksSeen {
+			t.Errorf("%s: verdict %v status %s iteration %d tools %d blocks %d; want %v %s %d %d %d", tt.name,
+				got, l.Status, l.Iteration, l.ToolCalls, l.BlocksSinceTool, tt.want, tt.status, tt.iteration, tt.toolCalls, tt.blocksSeen)
+		}
+		if got.Blocks() != (l.Status == state.Active) {
+			t.Errorf("%s: Blocks() = %v with status %s", tt.name, got.Blocks(), l.Status)
+		}
+		if got.Blocks() && !l.WindowStart.Equal(t0) {
+			t.Errorf("%s: a block must start the next window at the decision", tt.name)
+		}
+		if !got.Blocks() && (l.EndedAt == nil || l.EndReason == "") {
+			t.Errorf("%s: a final verdict must record when and why", tt.name)
+		}
+		if len(before) > 0 && &before[0] == &l.ToolIDs[0] {
+			t.Errorf("%s: Decide shares the input's tool ids", tt.name)
+		}
+	}
+}
+
+func TestDecideWarnRecordsWarning(t *testing.T) {
+	_, l := Decide(loop(func(l *state.Loop) { l.OnPromiseNoWork = state.NoWorkWarn }), Observation{Found: true, Now: t0})
+	if len(l.Warnings) != 1 {
+		t.Fatalf("warnings = %q", l.Warnings)
+	}
+	_, l = Decide(loop(func(l *state.Loop) { l.ToolCalls = 1; l.OnPromiseNoWork = state.NoWorkWarn }), Observation{Found: true, Now: t0})
+	if len(l.Warnings) != 0 {
+		t.Fatalf("warnings with enough work = %q", l.Warnings)
+	}
+}

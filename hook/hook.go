@@ -1,0 +1,264 @@
+// Package hook answers the host's hook events: it arms and cancels loops from the user's
+// prompts, counts the agent's tool calls, and makes the stop decision. The decision itself
+// is the pure function Decide; everything here gathers what it needs and keeps state.
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// Env is what a hook needs from the outside world.
+type Env struct {
+	Store  *state.Store
+	Now    func() time.Time
+	Sleep  func(time.Duration)
+	Getenv func(string) string
+	// Stderr gets one line per error, for people.
+	Stderr io.Writer
+	// CatchUp bounds the wait for a transcript that lags behind the host's
+	// last_assistant_message before a stop is blocked.
+	CatchUp time.Duration
+}
+
+// DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines
+// of a turn 20-40 ms after the Stop hook started.
+const DefaultCatchUp = 500 * time.Millisecond
+
+func (e *Env) defaults() {
+	if e.Now == nil {
+		e.Now = time.Now
+	}
+	if e.Sleep == nil {
+		e.Sleep = time.Sleep
+	}
+	if e.Getenv == nil {
+		e.Getenv = os.Getenv
+	}
+	if e.Stderr == nil {
+		e.Stderr = io.Discard
+	}
+}
+
+// HostClaude names Claude Code in state files.
+const HostClaude = "claude"
+
+// ArmRequest describes a loop to arm.
+type ArmRequest struct {
+	SessionID      string
+	Host           string
+	Cwd            string
+	Config         state.Config
+	ArmedBy        string
+	TranscriptPath string
+}
+
+// Armed is the outcome of Arm.
+type Armed struct {
+	Loop state.Loop
+	// Replaced is the loop that was active before, now SUPERSEDED (nil if none).
+	Replaced *state.Loop
+	// Quarantined is where an unreadable state file was moved before arming ("" if none).
+	Quarantined string
+}
+
+// Arm starts a loop in a session, replacing any loop the session had.
+func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
+	env.defaults()
+	now := env.Now()
+	var res Armed
+	if err := state.ValidSessionID(req.SessionID); err != nil {
+		return res, err
+	}
+	if err := promise.Validate(req.Config.CompletionPromise); err != nil {
+		return res, err
+	}
+	l := state.Loop{
+		LoopID:      state.NewLoopID(now),
+		SessionID:   req.SessionID,
+		Host:        req.Host,
+		Cwd:         req.Cwd,
+		ArmedBy:     req.ArmedBy,
+		Config:      req.Config,
+		Status:      state.Active,
+		Iteration:   1,
+		StartedAt:   now,
+		UpdatedAt:   now,
+		LastSeenAt:  now,
+		WindowStart: now,
+		LastAction:  state.ActArmed,
+		Transcript:  state.TranscriptPos{Path: req.TranscriptPath, Offset: -1},
+	}
+	// Armed from the prompt hook: everything in the transcript now is from before the loop.
+	if req.TranscriptPath != "" {
+		if fi, err := os.Stat(req.TranscriptPath); err == nil && fi.Mode().IsRegular() {
+			l.Transcript.Offset = fi.Size()
+		} else if errors.Is(err, fs.ErrNotExist) {
+			l.Transcript.Offset = 0
+		}
+	}
+	err := update(ctx, env, req.SessionID, &res.Quarantined, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur != nil && cur.Status == state.Active {
+			cur.Finish(state.Superseded, "replaced by a new loop", now)
+			cur.UpdatedAt = now
+			cur.LastAction = state.ActSuperseded
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActSuperseded,
+				Reason: "replaced by loop " + l.LoopID})
+			replaced := *cur
+			res.Replaced = &replaced
+		}
+		if len(l.Task) > inject.MaxTaskInline {
+			path, err := tx.WriteTaskFile(l.LoopID, l.Task)
+			if err != nil {
+				return nil, err
+			}
+			l.TaskFile = path
+		}
+		tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActArmed,
+			Reason: fmt.Sprintf("armed by %s: up to %s, promise %s, at least %s, no-work policy %s",
+				l.ArmedBy, inject.Plural(l.MaxIterations, "iteration", "iterations"), promise.Marker(l.CompletionPromise),
+				inject.Plural(l.MinToolCalls, "tool call", "tool calls"), l.OnPromiseNoWork)})
+		return &l, nil
+	})
+	res.Loop = l
+	return res, err
+}
+
+// Cancel ends a session's active loop. It returns the loop as cancelled, or nil if the
+// session had no active loop.
+func Cancel(ctx context.Context, env Env, sessionID, why string) (*state.Loop, error) {
+	env.defaults()
+	now := env.Now()
+	var done *state.Loop
+	var moved string
+	err := update(ctx, env, sessionID, &moved, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil || cur.Status != state.Active {
+			return nil, nil
+		}
+		cur.Finish(state.Cancelled, why, now)
+		cur.UpdatedAt = now
+		cur.LastAction = state.ActCancelled
+		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActCancelled, Reason: why})
+		l := *cur
+		done = &l
+		return cur, nil
+	})
+	return done, err
+}
+
+// update runs a state transaction. An unreadable state file is moved aside (its new path
+// goes to *moved) and the transaction runs again on a clean session.
+func update(ctx context.Context, env Env, id string, moved *string, fn func(*state.Tx, *state.Loop) (*state.Loop, error)) error {
+	err := env.Store.Update(ctx, id, fn)
+	if errors.Is(err, state.ErrCorrupt) {
+		to, qerr := env.Store.Quarantine(id, env.Now())
+		if qerr != nil {
+			return errors.Join(err, qerr)
+		}
+		*moved = to
+		return env.Store.Update(ctx, id, fn)
+	}
+	return err
+}
+
+// blockCap is Claude Code's limit on consecutive stop blocks, as the hook's environment
+// (which includes the settings' "env") sets it: 8 unless CLAUDE_CODE_STOP_HOOK_BLOCK_CAP says
+// otherwise, 0 for none.
+func blockCap(getenv func(string) string) int {
+	if n, err := strconv.Atoi(getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")); err == nil && n >= 0 {
+		return n
+	}
+	return 8
+}
+
+// observe gathers what the agent did in the iteration that just ended: the promise in the
+// host's last message or in any text block the transcript holds since the last decision,
+// and tool calls the transcript shows. When a block looks likely and the transcript does not
+// yet hold the last message (the host writes it asynchronously), it waits a bounded time for
+// the transcript to catch up before deciding.
+//
+// The note says what the transcript contributed, for the event log.
+func observe(env Env, l *state.Loop, in Input, now time.Time) (obs Observation, pos state.TranscriptPos, note string, err error) {
+	obs = Observation{
+		Now:      now,
+		Found:    promise.Contains(in.LastAssistantMessage, l.CompletionPromise),
+		BlockCap: blockCap(env.Getenv),
+	}
+	pos = l.Transcript
+	path := in.TranscriptPath
+	if path == "" {
+		path = pos.Path
+	}
+	if path == "" {
+		return obs, pos, "no transcript path", nil
+	}
+	if path != pos.Path {
+		pos = state.TranscriptPos{Path: path, Offset: -1}
+	}
+	if pos.Offset < 0 {
+		off, err := transcript.OffsetAfter(path, l.StartedAt)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return obs, pos, "", fmt.Errorf("read transcript %s: %w", path, err)
+		}
+		pos.Offset = off
+	}
+	opt := transcript.Options{
+		Token:      l.CompletionPromise,
+		TextAfter:  l.WindowStart,
+		ToolsAfter: l.StartedAt,
+		Last:       in.LastAssistantMessage,
+	}
+	res, err := transcript.ScanFile(path, pos.Offset, opt)
+	if errors.Is(err, fs.ErrNotExist) {
+		// No transcript (--no-session-persistence): the last message and the tool hooks
+		// are all there is.
+		return obs, pos, "no transcript file", nil
+	}
+	if err != nil {
+		return obs, pos, "", fmt.Errorf("read transcript %s: %w", path, err)
+	}
+	apply := func() {
+		obs.Found = obs.Found || res.Found
+		obs.ToolIDs = res.ToolIDs
+		pos.Offset = res.Offset
+	}
+	apply()
+	waited := false
+	deadline := now.Add(env.CatchUp)
+	for in.LastAssistantMessage != "" && !res.SawLast {
+		if v, _ := Decide(*l, obs); !v.Blocks() {
+			break
+		}
+		if !env.Now().Before(deadline) {
+			note = fmt.Sprintf("the transcript did not show the last message within %s", env.CatchUp)
+			break
+		}
+		waited = true
+		env.Sleep(10 * time.Millisecond)
+		more, err := transcript.ScanFile(path, res.Offset, opt)
+		if err != nil {
+			break
+		}
+		res.Merge(more)
+		apply()
+	}
+	if waited && res.SawLast {
+		note = fmt.Sprintf("waited %s for the transcript to catch up", env.Now().Sub(now).Round(time.Millisecond))
+	}
+	if res.Bad > 0 {
+		note = strings.TrimPrefix(note+fmt.Sprintf("; skipped %s", inject.Plural(res.Bad, "malformed transcript line", "malformed transcript lines")), "; ")
+	}
+	return obs, pos, note, nil
+}

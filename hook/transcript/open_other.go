@@ -1,0 +1,5 @@
+//go:build !unix
+
+package transcript
+
+const oNonBlock = 0

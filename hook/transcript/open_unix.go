@@ -1,0 +1,7 @@
+//go:build unix
+
+package transcript
+
+import "syscall"
+
+const oNonBlock = syscall.O_NONBLOCK

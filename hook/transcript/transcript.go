@@ -1,0 +1,444 @@
+// Package transcript reads what the agent wrote in a Claude Code session transcript since a
+// given offset: whether its text holds the completion marker, and which tools it called.
+//
+// A transcript is JSONL and can be huge, with single lines of many megabytes. Scan reads only
+// the bytes after the offset, through a fixed buffer: lines that cannot be the agent's output
+// (tool results, attachments, the user's prompts, API records) are skipped to the next
+// newline without being decoded, and the agent's own text is decoded piece by piece into the
+// matcher, never held whole. A malformed line is counted and skipped; only complete lines are
+// consumed, so a line still being written is read again next time.
+package transcript
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+		"os"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
+	"github.com/ralph-loop/ralph-loop/promise"
+)
+
+// bufSize is the read buffer; it bounds the memory a scan uses.
+const bufSize = 64 << 10
+
+// Options says what to look for.
+type Options struct {
+	// Token is the completion promise token.
+	Token string
+	// TextAfter: only assistant text stamped after this time counts (zero: all of it).
+	TextAfter time.Time
+	// ToolsAfter: only tool calls stamped after this time count (zero: all of them).
+	ToolsAfter time.Time
+	// Last is the host's last_assistant_message. Result.SawLast reports whether a counted text
+	// block equal to its tail has been read, which shows the transcript has caught up.
+	Last string
+	// Limit stops the scan at this offset (0: at the end of the file as it is when the scan
+	// starts). Bytes appended during a scan are left for the next one.
+	Limit int64
+}
+
+// Result is what one scan found.
+type Result struct {
+	// Offset is where the next scan starts: after the last complete line read.
+	Offset int64
+	// Found is true when a counted assistant text block holds the exact marker.
+	Found bool
+	// ToolIDs are the ids of counted tool_use blocks, in order (one API message can be split
+	// over several lines, so an id may repeat).
+	ToolIDs []string
+	// SawLast: see Options.Last.
+	SawLast bool
+	// Lines is the number of complete lines read; Bad the number of them that were skipped
+	// as malformed.
+	Lines, Bad int
+}
+
+// Merge adds the result of a later scan (which started at r.Offset) to r.
+func (r *Result) Merge(later Result) {
+	r.Offset = later.Offset
+	r.Found = r.Found || later.Found
+	r.ToolIDs = append(r.ToolIDs, later.ToolIDs...)
+	r.SawLast = r.SawLast || later.SawLast
+	r.Lines += later.Lines
+	r.Bad += later.Bad
+}
+
+// ErrNotRegular is returned for a transcript path that is not a regular file (a directory,
+// a FIFO, a device).
+var ErrNotRegular = errors.New("transcript is not a regular file")
+
+// Open opens a transcript for reading without blocking on a FIFO and checks that it is a
+// regular file. A missing file is reported with fs.ErrNotExist.
+func Open(path string) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	return f, fi.Size(), nil
+}
+
+// ScanFile scans the transcript at path from offset. A missing file gives an empty result
+// and an error wrapping fs.ErrNotExist. An offset past the end of the file (the file was
+// replaced or truncated) starts over from 0.
+func ScanFile(path string, offset int64, opt Options) (Result, error) {
+	f, size, err := Open(path)
+	if err != nil {
+		return Result{Offset: offset}, err
+	}
+	defer f.Close()
+	if offset > size || offset < 0 {
+		offset = 0
+	}
+	limit := size
+	if opt.Limit > 0 && opt.Limit < size {
+		limit = opt.Limit
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return Result{Offset: offset}, err
+	}
+	return Scan(io.LimitReader(f, limit-offset), offset, opt)
+}
+
+// Scan reads JSONL from r, whose first byte is at offset base of the transcript.
+func Scan(r io.Reader, base int64, opt Options) (Result, error) {
+	s := &scanner{
+		d:    jsonstream.NewLineReader(r, bufSize),
+		opt:  opt,
+		last: []byte(opt.Last),
+		m:    promise.NewMatcher(opt.Token),
+	}
+	res := Result{Offset: base}
+	for {
+		if end, err := s.d.AtEnd(); end || err != nil {
+			return res, err
+		}
+		ln, err := s.line()
+		switch {
+		case err == nil:
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			// The last line is not complete yet: leave it for the next scan.
+			return res, nil
+		case errors.Is(err, errSkip):
+			if err := s.d.SkipLine(); err != nil {
+				return res, nil
+			}
+			ln = lineResult{}
+		default:
+			if !isSyntax(err) {
+				return res, err
+			}
+			if err := s.d.SkipLine(); err != nil {
+				return res, nil
+			}
+			res.Bad++
+			ln = lineResult{}
+		}
+		res.Lines++
+		res.Offset = base + s.d.Offset()
+		if ln.assistant && !ln.sidechain {
+			if after(ln.ts, opt.TextAfter) {
+				res.Found = res.Found || ln.found
+				res.SawLast = res.SawLast || ln.sawLast
+			}
+			if after(ln.ts, opt.ToolsAfter) {
+				res.ToolIDs = append(res.ToolIDs, ln.tools...)
+			}
+		}
+	}
+}
+
+func isSyntax(err error) bool {
+	return errors.Is(err, jsonstream.ErrSyntax) || errors.Is(err, jsonstream.ErrLineEnd) || errors.Is(err, jsonstream.ErrTooDeep)
+}
+
+// after reports whether a line stamped ts counts for a window starting at start. Lines
+// without a readable stamp count: they are past the offset, so they are new.
+func after(ts, start time.Time) bool {
+	return start.IsZero() || ts.IsZero() || ts.After(start)
+}
+
+// errSkip stops reading a line that cannot be the agent's output.
+var errSkip = errors.New("not an assistant line")
+
+type lineResult struct {
+	assistant, sidechain bool
+	ts                   time.Time
+	found, sawLast       bool
+	tools                []string
+}
+
+type scanner struct {
+	d    *jsonstream.Reader
+	opt  Options
+	last []byte
+	m    *promise.Matcher
+	ln  lineResult
+	// per block
+	btype   []byte
+	bid     []byte
+	hasText bool
+	found   bool
+	tail    []byte // the block's text while it can still be a suffix of opt.Last
+	tailOK  bool
+	scratch []byte
+}
+
+// line reads one line. Claude Code writes "type" after "message" on assistant lines, so
+// what a line says is only kept once its end shows it is the agent's.
+func (s *scanner) line() (lineResult, error) {
+	s.ln = lineResult{tools: s.ln.tools[:0]}
+	err := s.d.Object(func(key []byte) error {
+		switch string(key) {
+		case "type":
+			v, err := s.d.String(s.scratch[:0], 32)
+			s.scratch = v
+			if err != nil {
+				return err
+			}
+			if string(v) != "assistant" {
+				return errSkip
+			}
+			s.ln.assistant = true
+			return nil
+		case "timestamp":
+			v, err := s.d.String(s.scratch[:0], 64)
+			s.scratch = v
+			if err != nil {
+				return err
+			}
+			if t, err := time.Parse(time.RFC3339Nano, string(v)); err == nil {
+				s.ln.ts = t
+			}
+			return nil
+		case "isSidechain":
+			if k, err := s.d.Kind(); err != nil || (k != 't' && k != 'f') {
+				return s.d.Skip()
+			}
+			b, err := s.d.Bool()
+			s.ln.sidechain = b
+			return err
+		case "message":
+			return s.message()
+		case "attachment", "toolUseResult":
+			// Only on attachment and tool-result lines, which can be huge.
+			return errSkip
+		}
+		return s.d.Skip()
+	})
+	if err != nil {
+		return s.ln, err
+	}
+	return s.ln, s.d.EndLine()
+}
+
+func (s *scanner) message() error {
+	if k, err := s.d.Kind(); err != nil || k != '{' {
+		if err != nil {
+			return err
+		}
+		return s.d.Skip()
+	}
+	return s.d.Object(func(key []byte) error {
+		switch string(key) {
+		case "role":
+			v, err := s.d.String(s.scratch[:0], 32)
+			s.scratch = v
+			if err != nil {
+				return err
+			}
+			if string(v) != "assistant" {
+				return errSkip
+			}
+			return nil
+		case "content":
+			k, err := s.d.Kind()
+			if err != nil {
+				return err
+			}
+			switch k {
+			case '"':
+				s.beginBlock()
+				if err := s.text(); err != nil {
+					return err
+				}
+				s.btype = append(s.btype[:0], "text"...)
+				s.endBlock()
+				return nil
+			case '[':
+				return s.d.Array(s.block)
+			}
+		}
+		return s.d.Skip()
+	})
+}
+
+func (s *scanner) beginBlock() {
+	s.btype = s.btype[:0]
+	s.bid = s.bid[:0]
+	s.hasText = false
+	s.found = false
+	s.m.Reset()
+	s.tail = s.tail[:0]
+	s.tailOK = len(s.last) > 0
+}
+
+func (s *scanner) block() error {
+	if k, err := s.d.Kind(); err != nil || k != '{' {
+		if err != nil {
+			return err
+		}
+		return s.d.Skip()
+	}
+	s.beginBlock()
+	err := s.d.Object(func(key []byte) error {
+		switch string(key) {
+		case "type":
+			v, err := s.d.String(s.btype[:0], 32)
+			s.btype = v
+			return err
+		case "id":
+			v, err := s.d.String(s.bid[:0], 256)
+			s.bid = v
+			return err
+		case "text":
+			if len(s.btype) > 0 && string(s.btype) != "text" {
+				return s.d.Skip()
+			}
+			if k, err := s.d.Kind(); err != nil || k != '"' {
+				if err != nil {
+					return err
+				}
+				return s.d.Skip()
+			}
+			return s.text()
+		}
+		return s.d.Skip()
+	})
+	if err != nil {
+		return err
+	}
+	s.endBlock()
+	return nil
+}
+
+// text streams a text value into the matcher and the tail comparison.
+func (s *scanner) text() error {
+	s.hasText = true
+	err := s.d.StringTo(func(p []byte) {
+		s.m.Write(p)
+		if s.tailOK {
+			if len(s.tail)+len(p) > len(s.last) {
+				s.tailOK = false
+				return
+			}
+			s.tail = append(s.tail, p...)
+		}
+	})
+	s.found = s.m.Found()
+	return err
+}
+
+func (s *scanner) endBlock() {
+	switch string(s.btype) {
+	case "text":
+		if s.hasText {
+			s.ln.found = s.ln.found || s.found
+			if s.tailOK && len(s.tail) > 0 && bytes.HasSuffix(s.last, s.tail) {
+				s.ln.sawLast = true
+			}
+		}
+	case "tool_use", "server_tool_use":
+		if len(s.bid) > 0 {
+			s.ln.tools = append(s.ln.tools, string(s.bid))
+		}
+	}
+}
+
+// OffsetAfter returns the offset of the first line of the transcript at path that was
+// written after t, judged by the lines' timestamps: the place to start reading for a loop
+// armed at t without knowing the transcript. It reads backwards from the end, so its cost
+// is in proportion to what was written since t.
+func OffsetAfter(path string, t time.Time) (int64, error) {
+	f, size, err := Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, bufSize)
+	lineEnd := size // the line under consideration ends here (after its newline)
+	pos := size
+	for pos > 0 {
+		n := int64(len(buf))
+		if pos < n {
+			n = pos
+		}
+		pos -= n
+		if _, err := f.ReadAt(buf[:n], pos); err != nil && err != io.EOF {
+			return 0, err
+		}
+		chunk := buf[:n]
+		for {
+			// The newline at lineEnd-1 ends the current line; look before it.
+			limit := len(chunk)
+			if pos+int64(limit) >= lineEnd {
+				limit = int(lineEnd - 1 - pos)
+			}
+			if limit <= 0 {
+				break
+			}
+			i := bytes.LastIndexByte(chunk[:limit], '\n')
+			if i < 0 {
+				break
+			}
+			start := pos + int64(i) + 1
+			if old, err := stampedBy(f, start, lineEnd, t); err != nil {
+				return 0, err
+			} else if old {
+				return lineEnd, nil
+			}
+			lineEnd = start
+		}
+	}
+	if old, err := stampedBy(f, 0, lineEnd, t); err != nil || old {
+		return lineEnd, err
+	}
+	return 0, nil
+}
+
+// stampedBy reports whether the line [start, end) carries a timestamp not after t.
+func stampedBy(f *os.File, start, end int64, t time.Time) (bool, error) {
+	d := jsonstream.NewLineReader(io.NewSectionReader(f, start, end-start), 4096)
+	var ts time.Time
+	var buf []byte
+	err := d.Object(func(key []byte) error {
+		if string(key) != "timestamp" {
+			return d.Skip()
+		}
+		if k, err := d.Kind(); err != nil || k != '"' {
+			return d.Skip()
+		}
+		v, err := d.String(buf[:0], 64)
+		buf = v
+		if err != nil {
+			return err
+		}
+		ts, _ = time.Parse(time.RFC3339Nano, string(v))
+		return nil
+	})
+	if err != nil && !isSyntax(err) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false, err
+	}
+	return !ts.IsZero() && !ts.After(t), nil
+}

@@ -1,0 +1,47 @@
+package inject
+
+// CommandFile is a slash-command file that install writes.
+type CommandFile struct {
+	Name    string // file name, e.g. "ralph-loop.md"
+	Content string
+	// Description is the frontmatter description line by which uninstall recognises the
+	// file as its own.
+	Description string
+}
+
+// Both commands are handled entirely by the UserPromptSubmit hook, which reads the raw typed
+// text: there is no shell line (no "!`…`"), so no quoting of the task can break them, and
+// disable-model-invocation keeps the agent from running them itself.
+const (
+	ralphLoopDescription   = "description: Keep working on a task in this session until it is really done (ralph-loop)"
+	cancelRalphDescription = "description: End this session's ralph loop (ralph-loop)"
+)
+
+// Commands returns the slash-command files.
+func Commands() []CommandFile {
+	return []CommandFile{
+		{
+			Name:        "ralph-loop.md",
+			Description: ralphLoopDescription,
+			Content: `---
+` + ralphLoopDescription + `
+argument-hint: "TASK" [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept]
+disable-model-invocation: true
+---
+The ralph-loop hook has read this command's arguments and started a loop for this session; the task and the rules are in the ralph-loop context. Start working on the task now.
+
+If there is no ralph-loop context, or it reports an error, the hook did not start a loop: say so to the user, suggest running "ralph-loop install --host claude" in a terminal, and do nothing else.
+`,
+		},
+		{
+			Name:        "cancel-ralph.md",
+			Description: cancelRalphDescription,
+			Content: `---
+` + cancelRalphDescription + `
+disable-model-invocation: true
+---
+The ralph-loop hook handles /cancel-ralph before it reaches you, so this text means the hook is not installed or failed. Tell the user the loop was not cancelled and that running "ralph-loop cancel --all" in a terminal ends it. Do nothing else.
+`,
+		},
+	}
+}

@@ -1,0 +1,101 @@
+package inject
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+func loop(task string) *state.Loop {
+	return &state.Loop{Config: state.Config{Task: task, MaxIterations: 25, CompletionPromise: "DONE", MinToolCalls: 1, OnPromiseNoWork: "reject"},
+		Iteration: 3, TaskFile: "/state/sessions/s/task-x.md"}
+}
+
+// Claude Code caps hook output strings at 10,000 characters (UTF-16 units).
+func units(s string) int { return len(utf16.Encode([]rune(s))) }
+
+func TestContract(t *testing.T) {
+	c := Contract(loop("Make every test in ./parser pass"))
+	for _, want := range []string{
+		"Make every test in ./parser pass",
+		"Only when the task is fully complete, output exactly <promise>DONE</promise>",
+		"must match exactly",
+		"No variants",
+		"If the task is not fully done, do not output the marker",
+		"at least 1 tool call since the loop started",
+	} {
+		if !strings.Contains(c, want) {
+			t.Errorf("contract lacks %q:\n%s", want, c)
+		}
+	}
+}
+
+func TestContinuation(t *testing.T) {
+	l := loop("Fix `x` in $HOME")
+	c := Continuation(l, BlockNoPromise)
+	for _, want := range []string{"iteration 3/25", "the completion marker was not in your output", "<promise>DONE</promise>", "TASK:\nFix `x` in $HOME"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("continuation lacks %q:\n%s", want, c)
+		}
+	}
+	c = Continuation(l, BlockNoWork)
+	if !strings.Contains(c, "only 0 tool calls have been made since the loop started and at least 1 is required") {
+		t.Errorf("no-work continuation:\n%s", c)
+	}
+}
+
+func TestLongTaskStaysUnderHostCap(t *testing.T) {
+	for _, unit := range []string{"x", "é", "完", "😀"} {
+		task := strings.Repeat(unit, 1<<20/len(unit))
+		l := loop(task)
+		for name, s := range map[string]string{
+			"contract":     Contract(l),
+			"continuation": Continuation(l, BlockNoWork),
+		} {
+			if units(s) >= 10000 {
+				t.Errorf("%s of a 1 MB task of %q: %d characters", name, unit, units(s))
+			}
+			if !utf8.ValidString(s) {
+				t.Errorf("%s of a task of %q: cut inside a character", name, unit)
+			}
+			if !strings.Contains(s, l.TaskFile) || !strings.Contains(s, "Read the whole task") {
+				t.Errorf("%s does not point at the task file", name)
+			}
+		}
+	}
+	short := loop(strings.Repeat("x", MaxTaskInline))
+	if strings.Contains(Continuation(short, BlockNoPromise), "task file") {
+		t.Error("a task of MaxTaskInline bytes was cut")
+	}
+}
+
+func TestNotices(t *testing.T) {
+	l := loop("t")
+	for _, s := range []string{BlockNotice(l, BlockNoPromise), BlockNotice(l, BlockNoWork), Accepted(l), MaxReached(l),
+		CutByHost(l, 8), Cancelled(l), Armed(l, nil, 8), Armed(l, nil, 0)} {
+		if strings.Contains(s, "\n") || !strings.HasPrefix(s, "ralph") {
+			t.Errorf("notice %q is not one line starting with ralph", s)
+		}
+	}
+	if w := CapWarning(l, 8); w == "" {
+		t.Error("no cap warning for 25 iterations under a cap of 8")
+	}
+	l.MaxIterations = 9
+	if w := CapWarning(l, 8); w != "" {
+		t.Errorf("cap warning for 9 iterations (8 blocks) under a cap of 8: %q", w)
+	}
+}
+
+func TestCommandFiles(t *testing.T) {
+	for _, c := range Commands() {
+		if strings.Contains(c.Content, "!`") || strings.Contains(c.Content, "\n!") {
+			t.Errorf("%s has a shell line", c.Name)
+		}
+		if !strings.Contains(c.Content, "\n"+c.Description+"\n") || !strings.Contains(c.Content, "disable-model-invocation: true") {
+			t.Errorf("%s frontmatter", c.Name)
+		}
+	}
+}

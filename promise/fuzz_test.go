@@ -1,0 +1,40 @@
+package promise
+
+import "testing"
+
+// FuzzMatcher checks that the streaming matcher agrees with Contains for any text, token
+// and split of the text into three pieces.
+func FuzzMatcher(f *testing.F) {
+	f.Add("All work is complete. <promise>DONE</promise>", "DONE", 3, 20)
+	f.Add("I created x.txt.", "DONE", 0, 0)
+	f.Add("<promise>TWO  SPACES</promise>", "TWO  SPACES", 9, 10)
+	f.Add("<promise>完了</promise>", "完了", 10, 11)
+	f.Add("<promise>a.c</promise><promise>abc</promise>", "a.c", 5, 30)
+	f.Fuzz(func(t *testing.T, text, token string, i, j int) {
+		if Validate(token) != nil {
+			return
+		}
+		n := len(text)
+		i, j = clamp(i, n), clamp(j, n)
+		if i > j {
+			i, j = j, i
+		}
+		m := NewMatcher(token)
+		m.Write([]byte(text[:i]))
+		m.Write([]byte(text[i:j]))
+		m.Write([]byte(text[j:]))
+		if got, want := m.Found(), Contains(text, token); got != want {
+			t.Fatalf("Matcher over %q split at %d,%d for %q = %v, want %v", text, i, j, token, got, want)
+		}
+	})
+}
+
+func clamp(i, n int) int {
+	if i < 0 {
+		i = -(i + 1)
+	}
+	if n == 0 {
+		return 0
+	}
+	return i % (n + 1)
+}

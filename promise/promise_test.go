@@ -1,0 +1,131 @@
+package promise
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		token string
+		want  error
+	}{
+		{"DONE", nil},
+		{"ALL TESTS  PASS", nil},
+		{" padded ", nil},
+		{"fertig ✓ 完了", nil},
+		{"a.b*c+[d](e)?^$|\\", nil},
+		{strings.Repeat("x", MaxTokenBytes), nil},
+		{"", ErrEmpty},
+		{strings.Repeat("x", MaxTokenBytes+1), ErrTooLong},
+		{"a<b", ErrBadChar},
+		{"a>b", ErrBadChar},
+		{"a\nb", ErrBadChar},
+		{"a\rb", ErrBadChar},
+		{"a\tb", ErrBadChar},
+		{"a\x00b", ErrBadChar},
+		{"a\x7fb", ErrBadChar},
+		{"a\u0085b", ErrBadChar},
+		{"a\u2028b", ErrBadChar},
+		{"a\xffb", ErrBadUTF8},
+	}
+	for _, tt := range tests {
+		if got := Validate(tt.token); !errors.Is(got, tt.want) {
+			t.Errorf("Validate(%q) = %v, want %v", tt.token, got, tt.want)
+		}
+	}
+}
+
+func TestContains(t *testing.T) {
+	tests := []struct {
+		text, token string
+		want        bool
+	}{
+		{"All done. <promise>DONE</promise>", "DONE", true},
+		{"<promise>DONE</promise> and then more", "DONE", true},
+		{"DONE", "DONE", false},
+		{"<promise>done</promise>", "DONE", false},
+		{"<promise> DONE</promise>", "DONE", false},
+		{"<promise>DONE </promise>", "DONE", false},
+		{"<promise>DONE</promise >", "DONE", false},
+		{"<Promise>DONE</Promise>", "DONE", false},
+		{"<promise>TWO  SPACES</promise>", "TWO  SPACES", true},
+		{"<promise>TWO SPACES</promise>", "TWO  SPACES", false},
+		{"<promise>a.c</promise>", "a.c", true},
+		{"<promise>abc</promise>", "a.c", false},
+		{"<promise>完了</promise>", "完了", true},
+		{"<promise>DO\nNE</promise>", "DONE", false},
+		{"<promise><promise>DONE</promise></promise>", "DONE", true},
+	}
+	for _, tt := range tests {
+		if got := Contains(tt.text, tt.token); got != tt.want {
+			t.Errorf("Contains(%q, %q) = %v, want %v", tt.text, tt.token, got, tt.want)
+		}
+	}
+}
+
+// TestMatcherSplits feeds every text in every possible split into two and three pieces and
+// checks the matcher agrees with Contains.
+func TestMatcherSplits(t *testing.T) {
+	texts := []string{
+		"All done. <promise>DONE</promise>",
+		"<promise>DONE</promise>",
+		"<promise>DON</promise><promise>DONE</promise>",
+		"<promise>DONE</promis",
+		"xx<promise>DONE",
+		"<<promise>DONE</promise>>",
+		"nothing here",
+	}
+	for _, text := range texts {
+		want := Contains(text, "DONE")
+		for i := 0; i <= len(text); i++ {
+			for j := i; j <= len(text); j++ {
+				m := NewMatcher("DONE")
+				m.Write([]byte(text[:i]))
+				m.Write([]byte(text[i:j]))
+				m.Write([]byte(text[j:]))
+				if m.Found() != want {
+					t.Fatalf("split %q|%q|%q: Found() = %v, want %v", text[:i], text[i:j], text[j:], m.Found(), want)
+				}
+			}
+		}
+	}
+}
+
+func TestMatcherByteAtATime(t *testing.T) {
+	text := strings.Repeat("<promise>DON", 50) + "<promise>DONE</promise>" + "tail"
+	m := NewMatcher("DONE")
+	for i := 0; i < len(text); i++ {
+		m.Write([]byte{text[i]})
+	}
+	if !m.Found() {
+		t.Fatal("marker fed byte by byte was not found")
+	}
+}
+
+func TestMatcherReset(t *testing.T) {
+	m := NewMatcher("DONE")
+	m.Write([]byte("<promise>DO"))
+	m.Reset()
+	m.Write([]byte("NE</promise>"))
+	if m.Found() {
+		t.Fatal("a marker split across a Reset was found")
+	}
+	m.Write([]byte("<promise>DONE</promise>"))
+	if !m.Found() {
+		t.Fatal("marker after Reset was not found")
+	}
+	m.Reset()
+	if m.Found() {
+		t.Fatal("Found() is true after Reset")
+	}
+}
+
+func TestZeroMatcher(t *testing.T) {
+	var m Matcher
+	m.Write([]byte("<promise></promise>"))
+	if m.Found() {
+		t.Fatal("zero Matcher found a marker")
+	}
+}

@@ -1,0 +1,186 @@
+// Package state keeps each session's ralph loop on disk: one state file per session, a lock
+// beside it, an append-only event log and the loops the session had before.
+//
+// Layout under the state directory (normally $XDG_STATE_HOME/ralph-loop):
+//
+//	sessions/<session-id>/loop.json         the session's current (or last) loop
+//	sessions/<session-id>/loop.lock         flock target; never renamed
+//	sessions/<session-id>/events.jsonl      every decision, one JSON object per line
+//	sessions/<session-id>/history/<id>.json earlier loops of the session
+//	sessions/<session-id>/task-<id>.md      the full task, when it is too long to repeat
+//
+// Directories are 0700 and files 0600. loop.json is replaced atomically (temp file, fsync,
+// rename, fsync of the directory) and opened without following symlinks.
+package state
+
+import (
+	"errors"
+	"time"
+)
+
+// Version is the schema version written in every state file and event line.
+const Version = 1
+
+// Errors returned by Store. Test them with errors.Is.
+var (
+	// ErrBadSessionID means a session id is not usable as a file name.
+	ErrBadSessionID = errors.New("invalid session id")
+	// ErrCorrupt means a state file could not be read as a loop.
+	ErrCorrupt = errors.New("state file is corrupt")
+	// ErrVersion means a state file was written by a newer (or unknown) ralph-loop.
+	ErrVersion = errors.New("state file has an unsupported version")
+	// ErrLockTimeout means another process held the session lock for too long.
+	ErrLockTimeout = errors.New("timed out waiting for the session lock")
+)
+
+// Status is where a loop stands.
+type Status string
+
+// Loop statuses. Every status but Active is final.
+const (
+	Active               Status = "ACTIVE"
+	PromiseAccepted      Status = "PROMISE_ACCEPTED"
+	MaxIterationsReached Status = "MAX_ITERATIONS_REACHED"
+	Cancelled            Status = "CANCELLED"
+	Superseded           Status = "SUPERSEDED"
+	SessionEnded         Status = "SESSION_ENDED"
+	// CutByHost means the host was about to end the turn against the hook's block (Claude
+	// Code's consecutive stop-block cap), so the loop ended there, with the reason recorded.
+	CutByHost Status = "CUT_BY_HOST"
+)
+
+// What to do with a promise made before the minimum number of tool calls.
+const (
+	NoWorkReject = "reject"
+	NoWorkWarn   = "warn"
+	NoWorkAccept = "accept"
+)
+
+// Defaults of the loop settings.
+const (
+	DefaultMaxIterations     = 25
+	DefaultCompletionPromise = "DONE"
+	DefaultMinToolCalls      = 1
+	DefaultOnPromiseNoWork   = NoWorkReject
+)
+
+// Config is what the user asked for when arming a loop.
+type Config struct {
+	Task              string `json:"task"`
+	MaxIterations     int    `json:"max_iterations"`
+	CompletionPromise string `json:"completion_promise"`
+	MinToolCalls      int    `json:"min_tool_calls"`
+	OnPromiseNoWork   string `json:"on_promise_no_work"`
+}
+
+// DefaultConfig returns the built-in settings with no task.
+func DefaultConfig() Config {
+	return Config{
+		MaxIterations:     DefaultMaxIterations,
+		CompletionPromise: DefaultCompletionPromise,
+		MinToolCalls:      DefaultMinToolCalls,
+		OnPromiseNoWork:   DefaultOnPromiseNoWork,
+	}
+}
+
+// Loop is one ralph loop of one session.
+type Loop struct {
+	Version   int    `json:"version"`
+	LoopID    string `json:"loop_id"`
+	SessionID string `json:"session_id"`
+	Host      string `json:"host"`
+	Cwd       string `json:"cwd"`
+	ArmedBy   string `json:"armed_by"` // "slash-command" or "start"
+	Config
+	Status    Status `json:"status"`
+	Iteration int    `json:"iteration"` // the agent turn in progress, from 1
+	ToolCalls int    `json:"tool_calls"`
+	// TaskFile holds the full task when it is too long to repeat in a continuation.
+	TaskFile  string     `json:"task_file,omitempty"`
+	StartedAt time.Time  `json:"started_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	EndReason string     `json:"end_reason,omitempty"`
+	Warnings  []string   `json:"warnings,omitempty"`
+
+	// Bookkeeping for the stop decision.
+
+	// Transcript is how far the host's transcript has been read.
+	Transcript TranscriptPos `json:"transcript"`
+	// WindowStart: agent text stamped after this belongs to the current iteration. It is the
+	// time of the previous stop decision (or of arming), so text of an earlier iteration that
+	// reaches the transcript late never counts again.
+	WindowStart time.Time `json:"window_start"`
+	// ToolIDs are the most recent tool-use ids counted, to count each call once whichever of
+	// the hook events and the transcript reports it first.
+	ToolIDs []string `json:"tool_ids,omitempty"`
+	// BlocksSinceTool counts consecutive blocks of this turn without a tool call between
+	// them, which is what the host's block cap counts.
+	BlocksSinceTool int `json:"blocks_since_tool"`
+	// LastAction is the action of the last event ("armed", "blocked", ...).
+	LastAction string    `json:"last_action"`
+	LastSeenAt time.Time `json:"last_seen_at"`
+}
+
+// TranscriptPos is a read position in a host transcript.
+type TranscriptPos struct {
+	Path string `json:"path,omitempty"`
+	// Offset is where unread lines start; -1 when not known yet (a loop armed by "start"
+	// before any hook of the session named the transcript).
+	Offset int64 `json:"offset"`
+}
+
+// MaxToolIDs bounds Loop.ToolIDs. The two sources of tool calls report the same call within
+// one turn, so the most recent ids are enough to count each exactly once.
+const MaxToolIDs = 512
+
+// AddToolCall counts a tool call unless its id was counted already. It reports whether it
+// counted it. An empty id always counts.
+func (l *Loop) AddToolCall(id string) bool {
+	if id != "" {
+		for _, seen := range l.ToolIDs {
+			if seen == id {
+				return false
+			}
+		}
+		l.ToolIDs = append(l.ToolIDs, id)
+		if n := len(l.ToolIDs) - MaxToolIDs; n > 0 {
+			l.ToolIDs = append(l.ToolIDs[:0], l.ToolIDs[n:]...)
+		}
+	}
+	l.ToolCalls++
+	l.BlocksSinceTool = 0
+	return true
+}
+
+// Finish ends the loop with a final status.
+func (l *Loop) Finish(s Status, reason string, now time.Time) {
+	l.Status = s
+	l.EndReason = reason
+	t := now
+	l.EndedAt = &t
+}
+
+// Event is one line of a session's event log.
+type Event struct {
+	Version   int       `json:"version"`
+	At        time.Time `json:"at"`
+	LoopID    string    `json:"loop_id"`
+	Iteration int       `json:"iteration"`
+	Action    string    `json:"action"`
+	Reason    string    `json:"reason"`
+}
+
+// Event actions.
+const (
+	ActArmed      = "armed"
+	ActBlocked    = "blocked"
+	ActAccepted   = "accepted"
+	ActMax        = "max_iterations"
+	ActCancelled  = "cancelled"
+	ActSuperseded = "superseded"
+	ActEnded      = "session_ended"
+	ActCutByHost  = "cut_by_host"
+	ActTurnEnded  = "turn_ended" // the host ended a turn the hook had blocked
+	ActError      = "error"
+)

@@ -1,0 +1,379 @@
+package state
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// DefaultLockWait bounds how long a hook waits for a session lock before it gives up (and
+// lets the agent stop rather than hang until the host's hook timeout).
+const DefaultLockWait = 3 * time.Second
+
+// maxStateFile bounds what is read of one state file.
+const maxStateFile = 64 << 20
+
+// Store is the state directory.
+type Store struct {
+	dir string
+	// LockWait bounds the wait for a session lock.
+	LockWait time.Duration
+}
+
+// NewStore returns the store rooted at dir. Nothing is created until a loop is saved.
+func NewStore(dir string) *Store {
+	return &Store{dir: dir, LockWait: DefaultLockWait}
+}
+
+// Dir returns the state directory.
+func (s *Store) Dir() string { return s.dir }
+
+// ValidSessionID checks that id can name a session's files: 1 to 128 of [A-Za-z0-9._-],
+// and not "." or "..".
+func ValidSessionID(id string) error {
+	if id == "" || len(id) > 128 || id == "." || id == ".." {
+		return fmt.Errorf("%w %q: want 1 to 128 letters, digits, '.', '_' or '-'", ErrBadSessionID, shorten(id))
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("%w %q: want 1 to 128 letters, digits, '.', '_' or '-'", ErrBadSessionID, shorten(id))
+		}
+	}
+	return nil
+}
+
+func shorten(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// SessionDir returns the directory of a session's files.
+func (s *Store) SessionDir(id string) string { return filepath.Join(s.dir, "sessions", id) }
+
+func (s *Store) loopPath(id string) string { return filepath.Join(s.SessionDir(id), "loop.json") }
+
+// Peek reads a session's loop without locking: the cheap check every hook makes first. It
+// returns nil and no error when the session has no loop file.
+func (s *Store) Peek(id string) (*Loop, error) {
+	if err := ValidSessionID(id); err != nil {
+		return nil, err
+	}
+	return readLoop(s.loopPath(id))
+}
+
+// readLoop reads one loop file; nil, nil when it does not exist.
+func readLoop(path string) (*Loop, error) {
+	f, err := openNoFollow(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		if isSymlinkErr(err) {
+			return nil, fmt.Errorf("%w: %s is a symbolic link", ErrCorrupt, path)
+		}
+		return nil, fmt.Errorf("read state %s: %w", path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("read state %s: %w", path, err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrCorrupt, path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read state %s: %w", path, err)
+	}
+	return decodeLoop(path, data)
+}
+
+func decodeLoop(path string, data []byte) (*Loop, error) {
+	var head struct {
+		Version *int `json:"version"`
+	}
+	if len(data) > maxStateFile {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrCorrupt, path, maxStateFile)
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	if head.Version == nil {
+		return nil, fmt.Errorf("%w: %s has no version", ErrCorrupt, path)
+	}
+	if *head.Version != Version {
+		return nil, fmt.Errorf("%w: %s has version %d, this ralph-loop reads version %d", ErrVersion, path, *head.Version, Version)
+	}
+	var l Loop
+	if err := json.Unmarshal(data, &l); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	if l.SessionID == "" || l.LoopID == "" || l.Status == "" {
+		return nil, fmt.Errorf("%w: %s lacks session_id, loop_id or status", ErrCorrupt, path)
+	}
+	return &l, nil
+}
+
+// Tx is one locked read-modify-write of a session.
+type Tx struct {
+	store  *Store
+	id     string
+	events []Event
+}
+
+// Update locks the session, reads its loop (nil if none) and calls fn. If fn returns a
+// loop, that loop is saved; if its LoopID differs from the one read, the old loop moves to
+// the session's history first. Events recorded with Tx.Record are appended after the save.
+// A corrupt loop file is reported as an error wrapping ErrCorrupt before fn is called.
+func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop) (*Loop, error)) error {
+	if err := ValidSessionID(id); err != nil {
+		return err
+	}
+	unlock, err := s.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cur, err := readLoop(s.loopPath(id))
+	if err != nil {
+		return err
+	}
+	tx := &Tx{store: s, id: id}
+	next, err := fn(tx, cur)
+	if err != nil {
+		return err
+	}
+	if next != nil {
+		if cur != nil && cur.LoopID != next.LoopID {
+			if err := s.archive(cur); err != nil {
+				return err
+			}
+		}
+		if err := s.save(next); err != nil {
+			return err
+		}
+	}
+	if len(tx.events) > 0 {
+		if err := s.appendEvents(id, tx.events); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Record queues an event for the session's log.
+func (tx *Tx) Record(e Event) {
+	e.Version = Version
+	tx.events = append(tx.events, e)
+}
+
+// WriteTaskFile stores the full task of a loop beside its state and returns its path.
+func (tx *Tx) WriteTaskFile(loopID, task string) (string, error) {
+	dir := tx.store.SessionDir(tx.id)
+	if err := mkdirPrivate(dir); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "task-"+loopID+".md")
+	return path, writeFileAtomic(path, []byte(task))
+}
+
+// lock takes the session's lock, waiting at most LockWait.
+func (s *Store) lock(ctx context.Context, id string) (func(), error) {
+	dir := s.SessionDir(id)
+	if err := mkdirPrivate(dir); err != nil {
+		return nil, err
+	}
+	// The state directory holds tasks and transcripts' positions: keep it private even if
+	// something else created it more open.
+	if fi, err := os.Stat(s.dir); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(s.dir, 0o700); err != nil {
+			return nil, fmt.Errorf("make %s private: %w", s.dir, err)
+		}
+	}
+	path := filepath.Join(dir, "loop.lock")
+	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR|oNoFollow), flock.SetPermissions(0o600))
+	wait := s.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
+	if !ok {
+		fl.Close()
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("lock %s: %w after %s", path, ErrLockTimeout, wait)
+		}
+		if isSymlinkErr(err) {
+			return nil, fmt.Errorf("lock %s: %w: the lock file is a symbolic link", path, ErrCorrupt)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return func() { fl.Unlock(); fl.Close() }, nil
+}
+
+func (s *Store) save(l *Loop) error {
+	l.Version = Version
+	data, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode state of session %s: %w", l.SessionID, err)
+	}
+	dir := s.SessionDir(l.SessionID)
+	if err := mkdirPrivate(dir); err != nil {
+		return err
+	}
+	return writeFileAtomic(s.loopPath(l.SessionID), append(data, '\n'))
+}
+
+func (s *Store) archive(l *Loop) error {
+	dir := filepath.Join(s.SessionDir(l.SessionID), "history")
+	if err := mkdirPrivate(dir); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode state of session %s: %w", l.SessionID, err)
+	}
+	return writeFileAtomic(filepath.Join(dir, l.LoopID+".json"), append(data, '\n'))
+}
+
+func (s *Store) appendEvents(id string, events []Event) error {
+	var buf []byte
+	for _, e := range events {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("encode event: %w", err)
+		}
+		buf = append(append(buf, line...), '\n')
+	}
+	path := filepath.Join(s.SessionDir(id), "events.jsonl")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("append events %s: %w", path, err)
+	}
+	if _, err := f.Write(buf); err != nil {
+		f.Close()
+		return fmt.Errorf("append events %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("append events %s: %w", path, err)
+	}
+	return nil
+}
+
+// Events returns a session's event log, oldest first. Lines that cannot be read (a write cut
+// short by a crash) are skipped.
+func (s *Store) Events(id string) ([]Event, error) {
+	if err := ValidSessionID(id); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(s.SessionDir(id), "events.jsonl")
+	f, err := openNoFollow(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read events %s: %w", path, err)
+	}
+	defer f.Close()
+	var events []Event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var e Event
+		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Action != "" {
+			events = append(events, e)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return events, fmt.Errorf("read events %s: %w", path, err)
+	}
+	return events, nil
+}
+
+// Quarantine moves a session's unreadable loop file aside, so the next hook starts clean,
+// and returns where it went.
+func (s *Store) Quarantine(id string, now time.Time) (string, error) {
+	if err := ValidSessionID(id); err != nil {
+		return "", err
+	}
+	from := s.loopPath(id)
+	to := fmt.Sprintf("%s.corrupt-%s", from, now.UTC().Format("20060102T150405.000000000Z"))
+	if err := os.Rename(from, to); err != nil {
+		return "", fmt.Errorf("move aside %s: %w", from, err)
+	}
+	return to, syncDir(filepath.Dir(from))
+}
+
+// Sessions lists the ids of all sessions that have a state directory.
+func (s *Store) Sessions() ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(s.dir, "sessions"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() && ValidSessionID(e.Name()) == nil {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids, nil
+}
+
+// Loops returns a session's current loop followed by its earlier ones, newest first.
+// Unreadable files are reported in the error but do not hide the others.
+func (s *Store) Loops(id string) ([]Loop, error) {
+	var loops []Loop
+	var errs []error
+	cur, err := s.Peek(id)
+	if err != nil {
+		errs = append(errs, err)
+	} else if cur != nil {
+		loops = append(loops, *cur)
+	}
+	dir := filepath.Join(s.SessionDir(id), "history")
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, fmt.Errorf("list history %s: %w", dir, err))
+	}
+	var old []Loop
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		l, err := readLoop(filepath.Join(dir, e.Name()))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if l != nil {
+			old = append(old, *l)
+		}
+	}
+	sort.Slice(old, func(i, j int) bool { return old[i].StartedAt.After(old[j].StartedAt) })
+	return append(loops, old...), errors.Join(errs...)
+}
+
+// NewLoopID returns a new, time-ordered loop id.
+func NewLoopID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
+}
