@@ -8,7 +8,9 @@ BIN       := bin/ralph-loop
 FUZZTIME  ?= 30s
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: all build install test unit lint fuzz clean
+CLAUDE_CODE := @anthropic-ai/claude-code@2.1.330
+
+.PHONY: all build install test unit e2e demo lint fuzz clean
 
 all: build
 
@@ -18,12 +20,28 @@ build:
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop
 
-# Unit tests, testscript scripts (testdata/script) and the fuzz seed corpora, with -race.
+# Unit tests, testscript scripts (testdata/script) and the fuzz seed corpora, with -race;
+# then the end-to-end suite with the real Claude Code CLI when npm can reach the registry
+# to install it (or CLAUDE_BIN names a claude $(CLAUDE_CODE) binary).
 test: unit
+	@if [ -n "$$CLAUDE_BIN" ] || { command -v npm >/dev/null 2>&1 && npm view $(CLAUDE_CODE) version >/dev/null 2>&1; }; then \
+	  $(MAKE) --no-print-directory e2e; \
+	else \
+	  echo "make test: SKIPPED the end-to-end suite: npm is missing or cannot reach the registry to install $(CLAUDE_CODE); unit and script tests passed"; \
+	fi
 
 unit:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 ./...
+
+# The real Claude Code CLI, offline, against a scripted fake Messages API (installed once
+# into the user cache with npm).
+e2e:
+	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -v ./cmd/internal/e2e/
+
+# One scripted session through the real Claude Code CLI, with a readable timeline.
+demo:
+	@$(GO) run ./cmd/internal/demo
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi

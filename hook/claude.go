@@ -315,8 +315,8 @@ func eventReason(v Verdict, l *state.Loop) string {
 	case Continue:
 		return fmt.Sprintf("promise not found; continuing with iteration %d/%d", l.Iteration, l.MaxIterations)
 	case ContinueNoWork:
-		return fmt.Sprintf("promise found but only %d of %s; rejected, continuing with iteration %d/%d",
-			l.ToolCalls, inject.Plural(l.MinToolCalls, "tool call", "tool calls"), l.Iteration, l.MaxIterations)
+		return fmt.Sprintf("promise found with %d of the %d tool calls required; rejected, continuing with iteration %d/%d",
+			l.ToolCalls, l.MinToolCalls, l.Iteration, l.MaxIterations)
 	case Accept:
 		return fmt.Sprintf("%s after %s", l.EndReason, inject.Plural(l.ToolCalls, "tool call", "tool calls"))
 	}

@@ -221,12 +221,8 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) (obs Observation, 
 		Last:       in.LastAssistantMessage,
 	}
 	res, err := transcript.ScanFile(path, pos.Offset, opt)
-	if errors.Is(err, fs.ErrNotExist) {
-		// No transcript (--no-session-persistence): the last message and the tool hooks
-		// are all there is.
-		return obs, pos, "no transcript file", nil
-	}
-	if err != nil {
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
 		return obs, pos, "", fmt.Errorf("read transcript %s: %w", path, err)
 	}
 	apply := func() {
@@ -235,6 +231,9 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) (obs Observation, 
 		pos.Offset = res.Offset
 	}
 	apply()
+	// The file may not exist yet either: in stream-json sessions Claude Code creates it
+	// after the first Stop hook has started. Only with --no-session-persistence does it
+	// never come, and then this costs one bounded wait per blocked stop.
 	waited := false
 	deadline := now.Add(env.CatchUp)
 	for in.LastAssistantMessage != "" && !res.SawLast {
@@ -242,17 +241,28 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) (obs Observation, 
 			break
 		}
 		if !env.Now().Before(deadline) {
-			note = fmt.Sprintf("the transcript did not show the last message within %s", env.CatchUp)
+			if missing {
+				note = fmt.Sprintf("no transcript file within %s", env.CatchUp)
+			} else {
+				note = fmt.Sprintf("the transcript did not show the last message within %s", env.CatchUp)
+			}
 			break
 		}
 		waited = true
 		env.Sleep(10 * time.Millisecond)
 		more, err := transcript.ScanFile(path, res.Offset, opt)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			break
 		}
+		missing = false
 		res.Merge(more)
 		apply()
+	}
+	if missing && note == "" {
+		note = "no transcript file"
 	}
 	if waited && res.SawLast {
 		note = fmt.Sprintf("waited %s for the transcript to catch up", env.Now().Sub(now).Round(time.Millisecond))

@@ -24,7 +24,7 @@ func TestSplit(t *testing.T) {
 	}{
 		{`fix the parser`, []string{"fix", "the", "parser"}},
 		{`"Fix the bug in parser.go" --max-iterations 3`, []string{"Fix the bug in parser.go", "--max-iterations", "3"}},
-		{`'single $HOME `+"`x`"+`'`, []string{"single $HOME `x`"}},
+		{`'single $HOME ` + "`x`" + `'`, []string{"single $HOME `x`"}},
 		{`"dq \" \\ \$ \` + "`" + ` \n \a"`, []string{"dq \" \\ $ ` \\n \\a"}},
 		{`un\ quoted\"x`, []string{`un quoted"x`}},
 		{"a\\\nb", []string{"ab"}},

@@ -24,7 +24,7 @@ func FuzzScan(f *testing.F) {
 		}
 		f.Add(data, uint(len(data)/2))
 	}
-	f.Add([]byte(assistant(ts1, text("<promise>DONE</promise>"), toolUse("t")) + "broken\n" + toolResult(100)), uint(40))
+	f.Add([]byte(assistant(ts1, text("<promise>DONE</promise>"), toolUse("t"))+"broken\n"+toolResult(100)), uint(40))
 	f.Fuzz(func(t *testing.T, data []byte, cut uint) {
 		opt := Options{Token: "DONE", Last: "DONE"}
 		whole, err := Scan(bytes.NewReader(data), 0, opt)

@@ -14,7 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-		"os"
+	"os"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
@@ -184,7 +184,7 @@ type scanner struct {
 	opt  Options
 	last []byte
 	m    *promise.Matcher
-	ln  lineResult
+	ln   lineResult
 	// per block
 	btype   []byte
 	bid     []byte

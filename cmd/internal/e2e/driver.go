@@ -1,0 +1,453 @@
+// Package e2e runs the real Claude Code CLI, offline, against a scripted fake of the
+// Anthropic Messages API, with ralph-loop installed as its hooks: the ground on which the
+// end-to-end tests and "make demo" stand. Nothing here is used by ralph-loop itself.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// ClaudeVersion is the Claude Code release the suite runs. It is pinned: on node 20 an
+// unpinned install resolves to an old release, and the hook protocol changes between
+// releases.
+const ClaudeVersion = "2.1.330"
+
+// CacheDir is where Claude Code is installed once: $RALPH_LOOP_E2E_CACHE, or
+// ralph-loop-e2e under the user's cache directory.
+func CacheDir() (string, error) {
+	if d := os.Getenv("RALPH_LOOP_E2E_CACHE"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "ralph-loop-e2e"), nil
+}
+
+// findClaude returns a runnable claude binary inside an npm prefix.
+func findClaude(prefix string) (string, bool) {
+	for _, c := range []string{
+		"node_modules/.bin/claude",
+		"node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+		"node_modules/@anthropic-ai/claude-code-linux-x64-musl/claude",
+		"node_modules/@anthropic-ai/claude-code-linux-arm64/claude",
+		"node_modules/@anthropic-ai/claude-code-darwin-arm64/claude",
+		"node_modules/@anthropic-ai/claude-code-darwin-x64/claude",
+	} {
+		p := filepath.Join(prefix, c)
+		out, err := exec.Command(p, "--version").Output()
+		if err == nil && strings.HasPrefix(string(out), ClaudeVersion) {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// InstallClaude returns the path of Claude Code ClaudeVersion, installing it from the npm
+// registry into the cache the first time ($CLAUDE_BIN, if set, is used instead). npm's
+// output goes to log.
+func InstallClaude(ctx context.Context, log io.Writer) (string, error) {
+	if bin := os.Getenv("CLAUDE_BIN"); bin != "" {
+		return bin, nil
+	}
+	cache, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	prefix := filepath.Join(cache, "claude-code-"+ClaudeVersion)
+	if bin, ok := findClaude(prefix); ok {
+		return bin, nil
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", err
+	}
+	// One installer at a time; the others wait and then find it installed.
+	lock := flock.New(filepath.Join(cache, ".install.lock"))
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	if _, err := lock.TryLockContext(lctx, 100*time.Millisecond); err != nil {
+		return "", fmt.Errorf("lock %s: %w", cache, err)
+	}
+	defer lock.Unlock()
+	if bin, ok := findClaude(prefix); ok {
+		return bin, nil
+	}
+	tmp, err := os.MkdirTemp(cache, ".install-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"name":"ralph-loop-e2e","private":true}`+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(log, "installing @anthropic-ai/claude-code@%s into %s (npm registry, once)\n", ClaudeVersion, prefix)
+	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "@anthropic-ai/claude-code@"+ClaudeVersion)
+	cmd.Dir = tmp
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("npm install @anthropic-ai/claude-code@%s: %w", ClaudeVersion, err)
+	}
+	if _, ok := findClaude(tmp); !ok {
+		return "", fmt.Errorf("npm installed @anthropic-ai/claude-code@%s but no runnable claude %s was found in %s", ClaudeVersion, ClaudeVersion, tmp)
+	}
+	os.RemoveAll(prefix)
+	if err := os.Rename(tmp, prefix); err != nil {
+		return "", err
+	}
+	bin, ok := findClaude(prefix)
+	if !ok {
+		return "", fmt.Errorf("claude not runnable after moving it to %s", prefix)
+	}
+	return bin, nil
+}
+
+// BuildRalphLoop builds the ralph-loop binary into dir.
+func BuildRalphLoop(ctx context.Context, dir string) (string, error) {
+	out := filepath.Join(dir, "ralph-loop")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/ralph-loop/ralph-loop/cmd/ralph-loop")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build ralph-loop: %v: %s", err, stderr.String())
+	}
+	return out, nil
+}
+
+// Env is one isolated world: a home directory, a project, ralph-loop's state directory.
+type Env struct {
+	Claude, RalphLoop string
+	Root              string
+	Home, Project     string
+	State             string // XDG_STATE_HOME
+	Tmp               string
+}
+
+// NewEnv lays out an Env under root.
+func NewEnv(root, claude, ralphLoop string) (*Env, error) {
+	e := &Env{Claude: claude, RalphLoop: ralphLoop, Root: root,
+		Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
+		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp")}
+	for _, d := range []string{e.Home, e.Project, e.State, e.Tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// environ is the environment of claude and ralph-loop: the caller's, less anything that
+// could reach a real account or another Claude Code session, plus the offline settings.
+func (e *Env) environ(apiURL string, extra []string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "ANTHROPIC"), strings.HasPrefix(k, "XDG_"),
+			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "DISABLE_TELEMETRY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env,
+		"HOME="+e.Home, "TMPDIR="+e.Tmp, "XDG_STATE_HOME="+e.State,
+		"ANTHROPIC_API_KEY=sk-ant-test-dummy",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
+		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1",
+		"IS_SANDBOX=1", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
+	)
+	if apiURL != "" {
+		env = append(env, "ANTHROPIC_BASE_URL="+apiURL)
+	}
+	return append(env, extra...)
+}
+
+// RalphLoopCmd runs ralph-loop in the Env and returns its stdout.
+func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ("", nil)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// Install runs "ralph-loop install --host claude --scope project" into the project.
+func (e *Env) Install(ctx context.Context) error {
+	_, err := e.RalphLoopCmd(ctx, "install", "--host", "claude", "--scope", "project", "--dir", e.Project)
+	return err
+}
+
+// Loop is a loop as "ralph-loop status --json" prints it.
+type Loop struct {
+	SessionID         string `json:"session_id"`
+	Task              string `json:"task"`
+	Status            string `json:"status"`
+	Iteration         int    `json:"iteration"`
+	MaxIterations     int    `json:"max_iterations"`
+	ToolCalls         int    `json:"tool_calls"`
+	MinToolCalls      int    `json:"min_tool_calls"`
+	CompletionPromise string `json:"completion_promise"`
+	EndReason         string `json:"end_reason"`
+	Events            []struct {
+		Iteration int    `json:"iteration"`
+		Action    string `json:"action"`
+		Reason    string `json:"reason"`
+	} `json:"events"`
+}
+
+// Status returns the loops of "ralph-loop status --json", for one session if given.
+func (e *Env) Status(ctx context.Context, session string) ([]Loop, error) {
+	args := []string{"status", "--json"}
+	if session != "" {
+		args = append(args, "--session", session)
+	}
+	out, err := e.RalphLoopCmd(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var st struct{ Loops []Loop }
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		return nil, fmt.Errorf("decode status: %w: %s", err, out)
+	}
+	return st.Loops, nil
+}
+
+// Session is one run of claude.
+type Session struct {
+	Script Script
+	// Prompts are the user's turns. One prompt runs "claude -p PROMPT"; with StreamInput,
+	// each prompt is a user message of "claude -p --input-format stream-json", sent once
+	// the previous turn has its result.
+	Prompts     []string
+	StreamInput bool
+	// Inputs, instead of Prompts, script the stream-json input step by step.
+	Inputs  []Input
+	Args    []string // more claude flags
+	Env     []string // more environment
+	Timeout time.Duration
+}
+
+// Input is one step of a stream-json session.
+type Input struct {
+	// Wait holds the step back until it returns true for the output so far (polled).
+	Wait func(r *Result) bool
+	// Prompt is a user message; with Interrupt, an interrupt request is sent instead (what
+	// the Agent SDK sends when the user stops a turn).
+	Prompt    string
+	Interrupt bool
+}
+
+// AfterResults waits for n "result" lines: n finished turns.
+func AfterResults(n int) func(*Result) bool {
+	return func(r *Result) bool { return len(r.Results()) >= n }
+}
+
+// Result is what a run produced.
+type Result struct {
+	// Lines are claude's stream-json output lines.
+	Lines     []map[string]any
+	Fake      *Fake
+	ExitCode  int
+	Stderr    string
+	SessionID string
+	Elapsed   time.Duration
+}
+
+// Run starts a fake API for the session's script and runs claude in the project.
+func (e *Env) Run(ctx context.Context, s Session) (*Result, error) {
+	fake, err := StartFake(s.Script)
+	if err != nil {
+		return nil, err
+	}
+	defer fake.Close()
+	if s.Timeout == 0 {
+		s.Timeout = 3 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
+	defer cancel()
+	inputs := s.Inputs
+	args := []string{"-p"}
+	if s.StreamInput || len(inputs) > 0 {
+		args = append(args, "--input-format", "stream-json")
+		for i, p := range s.Prompts {
+			inputs = append(inputs, Input{Prompt: p, Wait: AfterResults(i)})
+		}
+	} else {
+		if len(s.Prompts) != 1 {
+			return nil, errors.New("a -p run takes one prompt")
+		}
+		args = append(args, s.Prompts[0])
+	}
+	args = append(args, "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions")
+	args = append(args, s.Args...)
+	cmd := exec.CommandContext(ctx, e.Claude, args...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ(fake.URL, s.Env)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stdin io.WriteCloser
+	if len(inputs) > 0 {
+		if stdin, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Fake: fake}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start claude: %w", err)
+	}
+	var mu sync.Mutex
+	snapshot := func() *Result {
+		mu.Lock()
+		defer mu.Unlock()
+		c := *res
+		c.Lines = append([]map[string]any(nil), res.Lines...)
+		return &c
+	}
+	feedErr := make(chan error, 1)
+	go func() {
+		if stdin == nil {
+			feedErr <- nil
+			return
+		}
+		defer stdin.Close()
+		for i, in := range inputs {
+			for in.Wait != nil && !in.Wait(snapshot()) {
+				select {
+				case <-ctx.Done():
+					feedErr <- fmt.Errorf("input %d: %w", i+1, ctx.Err())
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			msg := map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": in.Prompt}}
+			if in.Interrupt {
+				msg = map[string]any{"type": "control_request", "request_id": fmt.Sprintf("req-%d", i), "request": map[string]any{"subtype": "interrupt"}}
+			}
+			line, _ := json.Marshal(msg)
+			if _, err := stdin.Write(append(line, '\n')); err != nil {
+				feedErr <- fmt.Errorf("input %d: %w", i+1, err)
+				return
+			}
+		}
+		feedErr <- nil
+	}()
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) == nil {
+			mu.Lock()
+			res.Lines = append(res.Lines, m)
+			if id, ok := m["session_id"].(string); ok && res.SessionID == "" {
+				res.SessionID = id
+			}
+			mu.Unlock()
+		}
+	}
+	runErr := cmd.Wait()
+	res.Stderr, res.Elapsed = stderr.String(), time.Since(start)
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("claude did not finish within %s: %s", s.Timeout, res.Stderr)
+	case runErr == nil:
+	case errors.As(runErr, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+	default:
+		return res, fmt.Errorf("run claude: %w", runErr)
+	}
+	if err := <-feedErr; err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// Notices returns the hook messages Claude Code showed the user ("Stop says: …",
+// "UserPromptSubmit says: …", "… operation blocked by hook: …").
+func (r *Result) Notices() []string {
+	var out []string
+	for _, m := range r.Lines {
+		if m["type"] == "system" && m["subtype"] == "informational" {
+			if s, ok := m["content"].(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Feedback returns the block reasons the model was sent, in order: the text after
+// "Stop hook feedback:\n" of each feedback message, counted once, in the first agent
+// request that carries it.
+func (r *Result) Feedback() []string {
+	var out []string
+	for _, req := range r.Fake.MainRequests() {
+		var all []string
+		for _, m := range req.Messages() {
+			if m.Role != "user" {
+				continue
+			}
+			// Consecutive user messages may be merged into one: split on the prefix.
+			parts := strings.Split(m.Text, "Stop hook feedback:\n")
+			all = append(all, parts[1:]...)
+		}
+		if len(all) > len(out) {
+			for _, f := range all[len(out):] {
+				out = append(out, strings.TrimSpace(strings.SplitN(f, "\n\n[Request interrupted", 2)[0]))
+			}
+		}
+	}
+	return out
+}
+
+// AssistantTexts returns the agent's text blocks, as claude printed them.
+func (r *Result) AssistantTexts() []string {
+	var out []string
+	for _, m := range r.Lines {
+		if m["type"] != "assistant" {
+			continue
+		}
+		msg, _ := m["message"].(map[string]any)
+		blocks, _ := msg["content"].([]any)
+		for _, b := range blocks {
+			if bm, ok := b.(map[string]any); ok && bm["type"] == "text" {
+				out = append(out, fmt.Sprint(bm["text"]))
+			}
+		}
+	}
+	return out
+}
+
+// Results returns claude's "result" lines: one per user turn.
+func (r *Result) Results() []map[string]any {
+	var out []map[string]any
+	for _, m := range r.Lines {
+		if m["type"] == "result" {
+			out = append(out, m)
+		}
+	}
+	return out
+}

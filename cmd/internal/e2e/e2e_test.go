@@ -1,0 +1,468 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The scenarios below run the real Claude Code CLI with ralph-loop installed by
+// "ralph-loop install --host claude --scope project", each prompt typed as a user would.
+
+func newEnv(t *testing.T) *Env {
+	t.Helper()
+	need(t)
+	env, err := NewEnv(t.TempDir(), claudeBin, ralphBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Install(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+func run(t *testing.T, env *Env, s Session) *Result {
+	t.Helper()
+	res, err := env.Run(context.Background(), s)
+	if res != nil {
+		t.Cleanup(func() {
+			if t.Failed() {
+				dump(t, res)
+			}
+		})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// dump logs what a failed test needs to be understood.
+func dump(t *testing.T, r *Result) {
+	t.Logf("claude exit %d after %s; session %s", r.ExitCode, r.Elapsed.Round(time.Millisecond), r.SessionID)
+	for _, n := range r.Notices() {
+		t.Logf("notice: %q", n)
+	}
+	for i, f := range r.Feedback() {
+		t.Logf("feedback %d: %q", i+1, f)
+	}
+	for _, s := range r.AssistantTexts() {
+		t.Logf("agent: %q", s)
+	}
+	if r.Stderr != "" {
+		t.Logf("stderr: %s", r.Stderr)
+	}
+}
+
+// loopOf returns the session's current loop, with its events.
+func loopOf(t *testing.T, env *Env, session string) Loop {
+	t.Helper()
+	loops, err := env.Status(context.Background(), session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loops) == 0 {
+		t.Fatalf("no loop in session %s", session)
+	}
+	return loops[0]
+}
+
+func expectLoop(t *testing.T, l Loop, status string, iteration, toolCalls int) {
+	t.Helper()
+	if l.Status != status || l.Iteration != iteration || l.ToolCalls != toolCalls {
+		t.Errorf("loop %s at %d/%d with %d tool calls (%s); want %s at %d with %d tool calls",
+			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.EndReason, status, iteration, toolCalls)
+	}
+}
+
+func contains(t *testing.T, what, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, s)
+		}
+	}
+}
+
+func hasNotice(r *Result, sub string) bool {
+	for _, n := range r.Notices() {
+		if strings.Contains(n, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+var writeNotes = Tool("", "Write", map[string]any{"file_path": "notes.md", "content": "# Notes\nx.txt was created.\n"})
+
+// 1. Work, then the promise: accepted at the first stop, never blocked.
+func TestWorkThenPromise(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Session{
+		Script: Script{Turns: []Turn{
+			Bash("I'll create the file.", "echo hi > x.txt"),
+			writeNotes,
+			Text("Created x.txt and notes.md. <promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ralph-loop "Create x.txt containing hi, and notes.md" --max-iterations 5`},
+	})
+	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 2)
+	if f := res.Feedback(); len(f) != 0 {
+		t.Errorf("blocked after the promise: %q", f)
+	}
+	if n := len(res.Fake.MainRequests()); n != 3 {
+		t.Errorf("%d agent requests, want 3", n)
+	}
+	if !hasNotice(res, "promise accepted at iteration 1/5 after 2 tool calls") {
+		t.Error("no acceptance notice for the user")
+	}
+	// The first request carried the prompt contract from the hook.
+	var first strings.Builder
+	for _, m := range res.Fake.MainRequests()[0].Messages() {
+		first.WriteString(m.Text + "\n")
+	}
+	contains(t, "the first request", first.String(),
+		"Create x.txt containing hi, and notes.md",
+		"Only when the task is fully complete, output exactly <promise>DONE</promise>")
+	if b, err := os.ReadFile(filepath.Join(env.Project, "x.txt")); err != nil || string(b) != "hi\n" {
+		t.Errorf("x.txt = %q, %v", b, err)
+	}
+}
+
+// 2. "I'm done" without the promise is blocked and the task comes back; work and the
+// promise then end the loop.
+func TestBlockedThenPromise(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Session{
+		Script: Script{Turns: []Turn{
+			Text("I'm done."),
+			Bash("Let me actually do it.", "echo hi > x.txt"),
+			Text("x.txt is written. <promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ralph-loop "Create x.txt containing hi" --max-iterations 5`},
+	})
+	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 2, 1)
+	f := res.Feedback()
+	if len(f) != 1 {
+		t.Fatalf("%d blocks, want 1", len(f))
+	}
+	contains(t, "the continuation", f[0], "iteration 2/5", "the completion marker was not in your output",
+		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
+	// The block's feedback is in the request right after "I'm done.".
+	msgs := res.Fake.MainRequests()[1].Messages()
+	if last := msgs[len(msgs)-1]; !strings.Contains(last.Text, "iteration 2/5") && !strings.Contains(msgs[len(msgs)-2].Text, "iteration 2/5") {
+		t.Errorf("second request does not end with the continuation: %+v", msgs[len(msgs)-2:])
+	}
+}
+
+// 3. Never a promise: the stop is allowed after exactly N iterations. With N = 12 and no tool
+// call at all, Claude Code's own cap of 8 blocks must not cut the loop short: install raises
+// it. Without that setting, the loop ends CUT_BY_HOST at the 9th iteration and says why.
+func TestMaxIterations(t *testing.T) {
+	t.Run("with tools", func(t *testing.T) {
+		env := newEnv(t)
+		res := run(t, env, Session{
+			Script:  Script{Turns: []Turn{Bash("Starting.", "echo partial > x.txt")}, WhenDone: Text("Still working on it.")},
+			Prompts: []string{`/ralph-loop "Finish x.txt" --max-iterations 3`},
+		})
+		l := loopOf(t, env, res.SessionID)
+		expectLoop(t, l, "MAX_ITERATIONS_REACHED", 3, 1)
+		if n := len(res.Feedback()); n != 2 {
+			t.Errorf("%d blocks, want 2", n)
+		}
+		if n := len(res.Fake.MainRequests()); n != 4 {
+			t.Errorf("%d agent requests, want 4 (one tool round trip, three stops)", n)
+		}
+	})
+	t.Run("12 without tools", func(t *testing.T) {
+		env := newEnv(t)
+		res := run(t, env, Session{
+			Script:  Script{WhenDone: Text("Still thinking, not done.")},
+			Prompts: []string{`/ralph-loop "Think it through" --max-iterations 12 --min-tool-calls 0`},
+		})
+		expectLoop(t, loopOf(t, env, res.SessionID), "MAX_ITERATIONS_REACHED", 12, 0)
+		if n := len(res.Feedback()); n != 11 {
+			t.Errorf("%d blocks, want 11", n)
+		}
+		if n := len(res.Fake.MainRequests()); n != 12 {
+			t.Errorf("%d agent requests, want 12", n)
+		}
+		if hasNotice(res, "overriding") || strings.Contains(res.Stderr, "consecutive times") {
+			t.Error("Claude Code overrode a block")
+		}
+	})
+	t.Run("12 without the install's block cap", func(t *testing.T) {
+		env := newEnv(t)
+		settings := filepath.Join(env.Project, ".claude", "settings.json")
+		data, err := os.ReadFile(settings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		json.Unmarshal(data, &m)
+		delete(m, "env")
+		data, _ = json.Marshal(m)
+		os.WriteFile(settings, data, 0o644)
+		res := run(t, env, Session{
+			Script:  Script{WhenDone: Text("Still thinking, not done.")},
+			Prompts: []string{`/ralph-loop "Think it through" --max-iterations 12 --min-tool-calls 0`},
+		})
+		l := loopOf(t, env, res.SessionID)
+		expectLoop(t, l, "CUT_BY_HOST", 9, 0)
+		contains(t, "the end reason", l.EndReason, "Claude Code ends a turn after 8 stop blocks in a row", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=8")
+		if n := len(res.Feedback()); n != 8 {
+			t.Errorf("%d blocks, want 8", n)
+		}
+		if !hasNotice(res, "ralph-loop: loop ended at iteration 9/12") {
+			t.Error("the user was not told why the loop ended")
+		}
+	})
+}
+
+// 4. The promise in the first reply, with no tool call: rejected with the bypass message;
+// after real work, the promise is accepted.
+func TestPromiseWithoutWork(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Session{
+		Script: Script{Turns: []Turn{
+			Text("<promise>DONE</promise>"),
+			Bash("Fine, doing the work.", "echo hi > x.txt"),
+			Text("Now it is really done. <promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ralph-loop "Create x.txt containing hi"`},
+	})
+	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 2, 1)
+	f := res.Feedback()
+	if len(f) != 1 {
+		t.Fatalf("%d blocks, want 1", len(f))
+	}
+	contains(t, "the bypass message", f[0], "you output the completion marker, but only 0 tool calls have been made", "Do the real work first")
+}
+
+// 5. The promise in a text block followed by a tool call in the same turn, in a long final
+// message, and in the first of two text blocks of the final message (which the transcript
+// only shows after the Stop hook has started) is found.
+func TestPromiseDetection(t *testing.T) {
+	long := strings.Repeat("All the parser tests pass now; here is what changed and why. ", 400)
+	cases := map[string][]Turn{
+		"before a tool call": {
+			{Blocks: []Block{{Type: "text", Text: "Done: <promise>DONE</promise>"}, {Type: "tool_use", Name: "Bash", Input: map[string]any{"command": "echo cleanup > x.txt"}}}},
+			Text("Cleaned up."),
+		},
+		"in a long final message": {
+			Bash("Working.", "echo hi > x.txt"),
+			Text(long + "<promise>DONE</promise> " + long),
+		},
+		"first of two final blocks": {
+			Bash("Working.", "echo hi > x.txt"),
+			{Blocks: []Block{{Type: "text", Text: "Finished: <promise>DONE</promise>"}, {Type: "text", Text: "Summary: x.txt holds hi."}}},
+		},
+	}
+	for name, turns := range cases {
+		t.Run(name, func(t *testing.T) {
+			env := newEnv(t)
+			res := run(t, env, Session{
+				Script:  Script{Turns: turns, WhenDone: Text("Nothing more.")},
+				Prompts: []string{`/ralph-loop "Create x.txt" --max-iterations 3`},
+			})
+			expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 1)
+			if f := res.Feedback(); len(f) != 0 {
+				t.Errorf("blocked: %q", f)
+			}
+		})
+	}
+}
+
+// 6. With --no-session-persistence there is no transcript file; the promise (in the last
+// message) and the tool calls (from PostToolUse) are still right.
+func TestNoSessionPersistence(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Session{
+		Script: Script{Turns: []Turn{
+			Bash("Working.", "echo hi > x.txt"),
+			writeNotes,
+			Text("Written, but let me double-check later."),
+			Text("Checked. <promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ralph-loop "Create x.txt and notes.md" --max-iterations 4 --min-tool-calls 2`},
+		Args:    []string{"--no-session-persistence"},
+	})
+	l := loopOf(t, env, res.SessionID)
+	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 2)
+	if n := len(res.Feedback()); n != 1 {
+		t.Errorf("%d blocks, want 1", n)
+	}
+	transcripts, _ := filepath.Glob(filepath.Join(env.Home, ".claude", "projects", "*", "*.jsonl"))
+	if len(transcripts) != 0 {
+		t.Errorf("a transcript was written: %v", transcripts)
+	}
+}
+
+// 7. /cancel-ralph in a multi-turn stream-json session: the user stops a turn of an active
+// loop, then cancels it. The loop is CANCELLED, the model is not called for the cancel, and
+// later stops are not blocked.
+func TestCancel(t *testing.T) {
+	env := newEnv(t)
+	slow := Text("still going")
+	slow.Delay = 2 * time.Second
+	var requestsAtCancel int
+	res := run(t, env, Session{
+		Script: Script{Turns: []Turn{Text("Working on it."), slow, Text("Hi!")}},
+		Inputs: []Input{
+			{Prompt: `/ralph-loop "Keep improving the docs" --max-iterations 10`},
+			// Interrupt while the continuation's request is under way (the user pressing Esc).
+			{Interrupt: true, Wait: func(r *Result) bool { return len(r.Fake.MainRequests()) >= 2 }},
+			{Prompt: "/cancel-ralph", Wait: func(r *Result) bool {
+				if len(r.Results()) < 1 {
+					return false
+				}
+				requestsAtCancel = len(r.Fake.MainRequests())
+				return true
+			}},
+			{Prompt: "Say hi", Wait: AfterResults(2)},
+		},
+	})
+	l := loopOf(t, env, res.SessionID)
+	if l.Status != "CANCELLED" || l.EndReason != "cancelled with /cancel-ralph" {
+		t.Errorf("loop %s (%s), want CANCELLED", l.Status, l.EndReason)
+	}
+	results := res.Results()
+	if len(results) != 3 {
+		t.Fatalf("%d turns finished, want 3", len(results))
+	}
+	if results[1]["num_turns"] != float64(0) {
+		t.Errorf("the /cancel-ralph turn called the model: %v", results[1]["num_turns"])
+	}
+	if !hasNotice(res, "ralph loop cancelled at iteration 2/10") {
+		t.Errorf("the user did not see the cancellation: %q", res.Notices())
+	}
+	// One more request, for "Say hi", and its stop was not blocked.
+	if n := len(res.Fake.MainRequests()); n != requestsAtCancel+1 {
+		t.Errorf("%d agent requests, want %d", n, requestsAtCancel+1)
+	}
+	if n := len(res.Feedback()); n != 1 {
+		t.Errorf("%d blocks, want only the one before the interrupt", n)
+	}
+	if results[2]["result"] != "Hi!" {
+		t.Errorf("last turn ended with %v", results[2]["result"])
+	}
+}
+
+// 8. Two sessions in the same project at the same time, one with a loop: the other is never
+// blocked.
+func TestTwoSessions(t *testing.T) {
+	env := newEnv(t)
+	slow := func(s string) Turn { t := Text(s); t.Delay = 300 * time.Millisecond; return t }
+	var wg sync.WaitGroup
+	var looped, plain *Result
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		looped, _ = env.Run(context.Background(), Session{
+			Script:  Script{Turns: []Turn{Bash("Working.", "echo a > a.txt"), slow("not yet"), slow("not yet"), slow("not yet"), Text("<promise>DONE</promise>")}},
+			Prompts: []string{`/ralph-loop "Task A" --max-iterations 10`},
+		})
+	}()
+	go func() {
+		defer wg.Done()
+		time.Sleep(400 * time.Millisecond) // start while the loop is running
+		plain, _ = env.Run(context.Background(), Session{
+			Script:  Script{Turns: []Turn{Bash("Listing.", "ls"), slow("Here is the listing.")}},
+			Prompts: []string{"List the files"},
+		})
+	}()
+	wg.Wait()
+	if looped == nil || plain == nil {
+		t.Fatal("a session failed to run")
+	}
+	if looped.SessionID == plain.SessionID {
+		t.Fatal("both runs had the same session")
+	}
+	expectLoop(t, loopOf(t, env, looped.SessionID), "PROMISE_ACCEPTED", 4, 1)
+	if n := len(looped.Feedback()); n != 3 {
+		t.Errorf("looping session: %d blocks, want 3", n)
+	}
+	if f := plain.Feedback(); len(f) != 0 || len(plain.Notices()) != 0 {
+		t.Errorf("the other session was touched: feedback %q, notices %q", f, plain.Notices())
+	}
+	if n := len(plain.Fake.MainRequests()); n != 2 {
+		t.Errorf("other session: %d agent requests, want 2", n)
+	}
+	if loops, _ := env.Status(context.Background(), plain.SessionID); len(loops) != 0 {
+		t.Errorf("the other session has a loop: %+v", loops)
+	}
+}
+
+// 9. A task with backticks, $HOME, quotes and a newline arrives intact in the continuation.
+func TestTaskQuoting(t *testing.T) {
+	env := newEnv(t)
+	task := "Fix `parse()` in $HOME's \"src\" dir\nthen run $(make test) — ünïcödé ✓"
+	prompt := "/ralph-loop \"Fix `parse()` in $HOME's \\\"src\\\" dir\nthen run $(make test) — ünïcödé ✓\" --max-iterations 3"
+	res := run(t, env, Session{
+		Script:  Script{Turns: []Turn{Bash("Working.", "true"), Text("Not yet."), Text("<promise>DONE</promise>")}},
+		Prompts: []string{prompt},
+	})
+	l := loopOf(t, env, res.SessionID)
+	if l.Task != task {
+		t.Errorf("task %q, want %q", l.Task, task)
+	}
+	f := res.Feedback()
+	if len(f) != 1 {
+		t.Fatalf("%d blocks, want 1", len(f))
+	}
+	contains(t, "the continuation", f[0], "TASK:\n"+task)
+}
+
+// 10. No loop armed: no hook output, no state, and the session goes exactly as it does
+// without ralph-loop installed.
+func TestNoLoop(t *testing.T) {
+	script := Script{Turns: []Turn{Bash("Creating.", "echo hi > x.txt"), Text("Done. <promise>DONE</promise>"), Text("Second answer.")}}
+	prompts := []string{"Create x.txt", "And now?"}
+	with := newEnv(t)
+	a := run(t, with, Session{Script: script, Prompts: prompts, StreamInput: true})
+	without, err := NewEnv(t.TempDir(), claudeBin, ralphBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := run(t, without, Session{Script: script, Prompts: prompts, StreamInput: true})
+	if n := a.Notices(); len(n) != 0 {
+		t.Errorf("hook output shown: %q", n)
+	}
+	if f := a.Feedback(); len(f) != 0 {
+		t.Errorf("blocked: %q", f)
+	}
+	if sa, sb := shape(a), shape(b); sa != sb {
+		t.Errorf("with ralph-loop:\n%s\nwithout:\n%s", sa, sb)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(with.State, "ralph-loop", "sessions")); len(entries) != 0 {
+		t.Errorf("state written for a session without a loop: %v", entries)
+	}
+}
+
+// shape is a run's conversation as the model saw it: roles and texts of the last request,
+// and the number of requests.
+func shape(r *Result) string {
+	reqs := r.Fake.MainRequests()
+	var b strings.Builder
+	b.WriteString(strings.Repeat("request\n", len(reqs)))
+	for _, m := range reqs[len(reqs)-1].Messages() {
+		if m.Role == "system" {
+			continue
+		}
+		text := m.Text
+		if i := strings.Index(text, "toolu_"); i >= 0 {
+			text = text[:i] // tool ids differ between runs
+		}
+		b.WriteString(m.Role + ": " + text + "\n")
+	}
+	for _, res := range r.Results() {
+		b.WriteString("result: " + res["result"].(string) + "\n")
+	}
+	return b.String()
+}
