@@ -1,10 +1,27 @@
 package promise
 
-import "testing"
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // FuzzMatcher checks that the streaming matcher agrees with Contains for any text, token
 // and split of the text into three pieces.
 func FuzzMatcher(f *testing.F) {
+	// The agent's last messages from Claude Code's captured Stop payloads.
+	files, _ := filepath.Glob("../testdata/claude/Stop.*.json")
+	for _, name := range files {
+		var in struct {
+			Last string `json:"last_assistant_message"`
+		}
+		data, err := os.ReadFile(name)
+		if err != nil || json.Unmarshal(data, &in) != nil {
+			f.Fatalf("read %s: %v", name, err)
+		}
+		f.Add(in.Last, "DONE", len(in.Last)/3, len(in.Last)/2)
+	}
 	f.Add("All work is complete. <promise>DONE</promise>", "DONE", 3, 20)
 	f.Add("I created x.txt.", "DONE", 0, 0)
 	f.Add("<promise>TWO  SPACES</promise>", "TWO  SPACES", 9, 10)
