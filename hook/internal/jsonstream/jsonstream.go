@@ -43,6 +43,7 @@ type Reader struct {
 	lines bool
 	depth int
 	keys  [][]byte // one key buffer per nesting level
+	out   []byte   // decoded string pieces
 	esc   [utf8.UTFMax]byte
 }
 
@@ -290,43 +291,103 @@ func (d *Reader) String(dst []byte, limit int) ([]byte, error) {
 	return dst, err
 }
 
-// StringTo reads a string and passes its decoded bytes to emit in pieces, which are valid
-// only during the call. Invalid UTF-8 is passed through as is; lone surrogate escapes become
-// U+FFFD.
+// StringTo reads a string and passes its decoded bytes to emit in pieces (of up to the
+// buffer size), which are valid only during the call. Invalid UTF-8 is passed through as
+// is; lone surrogate escapes become U+FFFD.
 func (d *Reader) StringTo(emit func([]byte)) error {
 	if err := d.expect('"'); err != nil {
 		return err
 	}
+	if d.out == nil {
+		d.out = make([]byte, 0, len(d.buf))
+	}
+	out := d.out[:0]
+	put := func(p []byte) {
+		if len(out)+len(p) > cap(out) {
+			if len(out) > 0 {
+				emit(out)
+				out = out[:0]
+			}
+			if len(p) > cap(out) {
+				emit(p)
+				return
+			}
+		}
+		out = append(out, p...)
+	}
+	done := func(err error) error {
+		if len(out) > 0 {
+			emit(out)
+		}
+		d.out = out[:0]
+		return err
+	}
+	// A string without escapes (most keys, short values, plain prose) is found whole with
+	// IndexByte and copied. From its first escape on, a string is decoded byte by byte: code
+	// has an escape every few bytes, where one pass beats a call per run.
+	bytewise := false
 	for {
 		s := d.avail()
 		if len(s) == 0 {
-			return d.endErr()
+			return done(d.endErr())
 		}
-		q := bytes.IndexByte(s, '"')
-		end := q
-		if q < 0 {
-			end = len(s)
-		}
-		b := bytes.IndexByte(s[:end], '\\')
-		if b >= 0 {
-			end = b
-		}
-		if end > 0 {
-			emit(s[:end])
-			d.r += end
-		}
-		if b >= 0 {
-			if err := d.escape(emit); err != nil {
-				return err
+		i := 0
+		if !bytewise {
+			q := bytes.IndexByte(s, '"')
+			lim := q
+			if q < 0 {
+				lim = len(s)
 			}
-			continue
+			if b := bytes.IndexByte(s[:lim], '\\'); b >= 0 {
+				lim, q, bytewise = b, -1, true
+			}
+			put(s[:lim])
+			i = lim
+			if q >= 0 {
+				d.r += q + 1
+				return done(nil)
+			}
 		}
-		if q >= 0 {
-			d.r++
-			return nil
+		buf, w := out[:cap(out)], len(out)
+		for i < len(s) {
+			c := s[i]
+			switch c {
+			case '"':
+				out = buf[:w]
+				d.r += i + 1
+				return done(nil)
+			case '\\':
+				if i+1 >= len(s) || s[i+1] == 'u' {
+					goto general // an escape across the buffer's end, or \u
+				}
+				if c = unescape[s[i+1]]; c == 0 {
+					out = buf[:w]
+					d.r += i
+					return done(ErrSyntax)
+				}
+				i++
+			}
+			i++
+			if w == len(buf) {
+				emit(buf[:w])
+				w = 0
+			}
+			buf[w] = c
+			w++
+		}
+	general:
+		out = buf[:w]
+		d.r += i
+		if i < len(s) {
+			if err := d.escape(put); err != nil {
+				return done(err)
+			}
 		}
 	}
 }
+
+// unescape maps the byte after a backslash to what it stands for (0: not a simple escape).
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // escape decodes the escape sequence at the current backslash.
 func (d *Reader) escape(emit func([]byte)) error {
@@ -472,43 +533,30 @@ func (d *Reader) Skip() error {
 
 // skipString discards the rest of a string whose opening quote has been read.
 func (d *Reader) skipString() error {
-	backslashes := 0 // backslashes that ended the previous piece
+	escaped := false // the previous piece ended with a backslash
 	for {
 		s := d.avail()
 		if len(s) == 0 {
 			return d.endErr()
 		}
-		q := bytes.IndexByte(s, '"')
-		if q < 0 {
-			n := trailing(s, len(s))
-			if n == len(s) {
-				backslashes += n
-			} else {
-				backslashes = n
+		i := 0
+		if escaped {
+			i, escaped = 1, false
+		}
+		for i < len(s) {
+			switch s[i] {
+			case '\\':
+				i += 2
+				continue
+			case '"':
+				d.r += i + 1
+				return nil
 			}
-			d.r += len(s)
-			continue
+			i++
 		}
-		n := trailing(s, q)
-		if n == q {
-			n += backslashes
-		}
-		backslashes = 0
-		d.r += q + 1
-		if n%2 == 0 {
-			return nil
-		}
+		escaped = i > len(s)
+		d.r += len(s)
 	}
-}
-
-// trailing counts the backslashes just before s[end].
-func trailing(s []byte, end int) int {
-	n := 0
-	for end > 0 && s[end-1] == '\\' {
-		end--
-		n++
-	}
-	return n
 }
 
 // skipScalar discards a number or a literal.
