@@ -263,14 +263,15 @@ func (h *claude) stop(ctx context.Context) *output {
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
 		}
-		obs, pos, note, err := observe(h.env, cur, h.in, start)
-		readErr = err
-		verdict, after = Decide(*cur, obs)
-		after.Transcript = pos
+		o := observe(h.env, cur, h.in, start)
+		readErr = o.err
+		verdict, after = Decide(*cur, o.Observation)
+		after.Transcript = o.pos
+		after.ToolsOffset = o.toolsOffset
 		decided = true
 		reason := eventReason(verdict, &after)
-		if note != "" && note != "no transcript path" {
-			reason += " (" + note + ")"
+		if o.note != "" {
+			reason += " (" + o.note + ")"
 		}
 		tx.Record(state.Event{At: start, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction, Reason: reason})
 		return &after, nil
@@ -331,21 +332,10 @@ func (h *claude) toolUsed(ctx context.Context) *output {
 	if l == nil {
 		return out
 	}
-	now := h.env.Now()
-	var moved string
-	err := update(ctx, h.env, h.in.SessionID, &moved, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
-		if cur == nil || cur.Status != state.Active {
-			return nil, nil
-		}
-		if !cur.AddToolCall(h.in.ToolUseID) {
-			return nil, nil
-		}
-		cur.UpdatedAt = now
-		cur.LastSeenAt = now
-		return cur, nil
-	})
-	if err != nil {
-		return h.stateError(err)
+	// Appended to the tool log without the lock: parallel tool calls run their hooks at
+	// once, and the next stop decision counts them.
+	if err := h.env.Store.AppendToolUse(h.in.SessionID, l.LoopID, h.in.ToolUseID); err != nil {
+		return h.fail("%v", err)
 	}
 	return nil
 }

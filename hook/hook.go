@@ -110,6 +110,11 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		}
 	}
 	err := update(ctx, env, req.SessionID, &res.Quarantined, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		// Tool calls logged before now belong to earlier loops, which are over.
+		if err := tx.ResetToolLog(); err != nil {
+			return nil, err
+		}
+		l.ToolsOffset = 0
 		if cur != nil && cur.Status == state.Active {
 			cur.Finish(state.Superseded, "replaced by a new loop", now)
 			cur.UpdatedAt = now
@@ -183,36 +188,52 @@ func blockCap(getenv func(string) string) int {
 	return 8
 }
 
+// observed is what observe found.
+type observed struct {
+	Observation
+	pos         state.TranscriptPos
+	toolsOffset int64
+	// note says what the transcript contributed, for the event log.
+	note string
+	// err is a failure to read the transcript or the tool log; the decision is made
+	// without them.
+	err error
+}
+
 // observe gathers what the agent did in the iteration that just ended: the promise in the
 // host's last message or in any text block the transcript holds since the last decision,
-// and tool calls the transcript shows. When a block looks likely and the transcript does not
-// yet hold the last message (the host writes it asynchronously), it waits a bounded time for
-// the transcript to catch up before deciding.
-//
-// The note says what the transcript contributed, for the event log.
-func observe(env Env, l *state.Loop, in Input, now time.Time) (obs Observation, pos state.TranscriptPos, note string, err error) {
-	obs = Observation{
-		Now:      now,
-		Found:    promise.Contains(in.LastAssistantMessage, l.CompletionPromise),
-		BlockCap: blockCap(env.Getenv),
+// and the tool calls the tool log and the transcript show. When a block looks likely and
+// the transcript does not yet hold the last message (the host writes it asynchronously),
+// it waits a bounded time for the transcript to catch up before deciding.
+func observe(env Env, l *state.Loop, in Input, now time.Time) observed {
+	o := observed{
+		Observation: Observation{
+			Now:      now,
+			Found:    promise.Contains(in.LastAssistantMessage, l.CompletionPromise),
+			BlockCap: blockCap(env.Getenv),
+		},
+		pos: l.Transcript,
 	}
-	pos = l.Transcript
+	logged, off, err := env.Store.ToolUses(l)
+	o.toolsOffset, o.err = off, err
+	o.ToolIDs = logged
 	path := in.TranscriptPath
 	if path == "" {
-		path = pos.Path
+		path = o.pos.Path
 	}
 	if path == "" {
-		return obs, pos, "no transcript path", nil
+		return o
 	}
-	if path != pos.Path {
-		pos = state.TranscriptPos{Path: path, Offset: -1}
+	if path != o.pos.Path {
+		o.pos = state.TranscriptPos{Path: path, Offset: -1}
 	}
-	if pos.Offset < 0 {
-		off, err := transcript.OffsetAfter(path, l.StartedAt)
+	if o.pos.Offset < 0 {
+		start, err := transcript.OffsetAfter(path, l.StartedAt)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return obs, pos, "", fmt.Errorf("read transcript %s: %w", path, err)
+			o.err = fmt.Errorf("read transcript %s: %w", path, err)
+			return o
 		}
-		pos.Offset = off
+		o.pos.Offset = start
 	}
 	opt := transcript.Options{
 		Token:      l.CompletionPromise,
@@ -220,15 +241,16 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) (obs Observation, 
 		ToolsAfter: l.StartedAt,
 		Last:       in.LastAssistantMessage,
 	}
-	res, err := transcript.ScanFile(path, pos.Offset, opt)
+	res, err := transcript.ScanFile(path, o.pos.Offset, opt)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
-		return obs, pos, "", fmt.Errorf("read transcript %s: %w", path, err)
+		o.err = fmt.Errorf("read transcript %s: %w", path, err)
+		return o
 	}
 	apply := func() {
-		obs.Found = obs.Found || res.Found
-		obs.ToolIDs = res.ToolIDs
-		pos.Offset = res.Offset
+		o.Found = o.Found || res.Found
+		o.ToolIDs = append(logged[:len(logged):len(logged)], res.ToolIDs...)
+		o.pos.Offset = res.Offset
 	}
 	apply()
 	// The file may not exist yet either: in stream-json sessions Claude Code creates it
@@ -237,14 +259,14 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) (obs Observation, 
 	waited := false
 	deadline := now.Add(env.CatchUp)
 	for in.LastAssistantMessage != "" && !res.SawLast {
-		if v, _ := Decide(*l, obs); !v.Blocks() {
+		if v, _ := Decide(*l, o.Observation); !v.Blocks() {
 			break
 		}
 		if !env.Now().Before(deadline) {
 			if missing {
-				note = fmt.Sprintf("no transcript file within %s", env.CatchUp)
+				o.note = fmt.Sprintf("no transcript file within %s", env.CatchUp)
 			} else {
-				note = fmt.Sprintf("the transcript did not show the last message within %s", env.CatchUp)
+				o.note = fmt.Sprintf("the transcript did not show the last message within %s", env.CatchUp)
 			}
 			break
 		}
@@ -261,14 +283,14 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) (obs Observation, 
 		res.Merge(more)
 		apply()
 	}
-	if missing && note == "" {
-		note = "no transcript file"
+	if missing && o.note == "" {
+		o.note = "no transcript file"
 	}
 	if waited && res.SawLast {
-		note = fmt.Sprintf("waited %s for the transcript to catch up", env.Now().Sub(now).Round(time.Millisecond))
+		o.note = fmt.Sprintf("waited %s for the transcript to catch up", env.Now().Sub(now).Round(time.Millisecond))
 	}
 	if res.Bad > 0 {
-		note = strings.TrimPrefix(note+fmt.Sprintf("; skipped %s", inject.Plural(res.Bad, "malformed transcript line", "malformed transcript lines")), "; ")
+		o.note = strings.TrimPrefix(o.note+fmt.Sprintf("; skipped %s", inject.Plural(res.Bad, "malformed transcript line", "malformed transcript lines")), "; ")
 	}
-	return obs, pos, note, nil
+	return o
 }

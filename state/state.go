@@ -6,6 +6,7 @@
 //	sessions/<session-id>/loop.json         the session's current (or last) loop
 //	sessions/<session-id>/loop.lock         flock target; never renamed
 //	sessions/<session-id>/events.jsonl      every decision, one JSON object per line
+//	sessions/<session-id>/tools.jsonl       tool calls reported by PostToolUse hooks
 //	sessions/<session-id>/history/<id>.json earlier loops of the session
 //	sessions/<session-id>/task-<id>.md      the full task, when it is too long to repeat
 //
@@ -107,6 +108,8 @@ type Loop struct {
 
 	// Transcript is how far the host's transcript has been read.
 	Transcript TranscriptPos `json:"transcript"`
+	// ToolsOffset is how far the session's tool log has been merged.
+	ToolsOffset int64 `json:"tools_offset"`
 	// WindowStart: agent text stamped after this belongs to the current iteration. It is the
 	// time of the previous stop decision (or of arming), so text of an earlier iteration that
 	// reaches the transcript late never counts again.

@@ -101,7 +101,7 @@ func allLoops(store *state.Store) ([]state.Loop, error) {
 	var loops []state.Loop
 	var problems []string
 	for _, id := range ids {
-		ls, err := store.Loops(id)
+		ls, err := sessionLoops(store, id)
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
@@ -195,8 +195,20 @@ func firstLine(s string, n int) string {
 	return line
 }
 
+// sessionLoops reads a session's loops, counting in the tool calls an active loop has not
+// merged from the tool log yet.
+func sessionLoops(store *state.Store, id string) ([]state.Loop, error) {
+	loops, err := store.Loops(id)
+	for i := range loops {
+		if loops[i].Status == state.Active {
+			loops[i].ToolCalls += store.PendingToolCalls(&loops[i])
+		}
+	}
+	return loops, err
+}
+
 func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) error {
-	loops, readErr := store.Loops(id)
+	loops, readErr := sessionLoops(store, id)
 	events, err := store.Events(id)
 	if err != nil && readErr == nil {
 		readErr = err

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "gen" {
 		if err := genCommand(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "bench gen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "append" {
+		if err := appendCommand(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench append:", err)
 			os.Exit(1)
 		}
 		return
@@ -99,13 +107,24 @@ type bench struct {
 	keep     bool
 	env      []string
 	rows     []row
+	// concurrent is set while many children run at once: then the peak is not reset
+	// before each (it would race), and the floor is the one measured before.
+	concurrent bool
+	lastFloor  int64
+}
+
+func (b *bench) floor() int64 {
+	if !b.concurrent {
+		b.lastFloor = resetPeak()
+	}
+	return b.lastFloor
 }
 
 type row struct {
 	name             string
 	runs             int
 	median, p99, max time.Duration
-	rssKB            int64
+	rssKB, floorKB   int64
 	note             string
 }
 
@@ -135,9 +154,10 @@ func (b *bench) cleanup() {
 
 // sample is one process run.
 type sample struct {
-	wall  time.Duration
-	rssKB int64
-	out   []byte
+	wall    time.Duration
+	rssKB   int64
+	floorKB int64 // this process's RSS when the child started, which Linux counts in
+	out     []byte
 }
 
 // exec runs the binary once with stdin and returns its wall time (fork to exit, stdout
@@ -148,9 +168,10 @@ func (b *bench) exec(stdin []byte, args ...string) (sample, error) {
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	floor := b.floor()
 	start := time.Now()
 	err := cmd.Run()
-	s := sample{wall: time.Since(start), out: out.Bytes()}
+	s := sample{wall: time.Since(start), out: out.Bytes(), floorKB: floor}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		s.rssKB = ru.Maxrss
 	}
@@ -189,6 +210,7 @@ func (b *bench) measure(name string, setup func(i int) error, run func(i int) (s
 		}
 		walls = append(walls, s.wall)
 		r.rssKB = max(r.rssKB, s.rssKB)
+		r.floorKB = max(r.floorKB, s.floorKB)
 	}
 	slices.Sort(walls)
 	r.median, r.max = walls[len(walls)/2], walls[len(walls)-1]
@@ -219,18 +241,66 @@ func (b *bench) stop(session, transcript, last string) (sample, error) {
 	return s, err
 }
 
-func appendTo(path string, write func(g *gen)) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+// appendTo adds synthetic lines to a transcript in a child process ("bench append"), so
+// that this process stays small: Linux charges a vforked child with its parent's peak RSS.
+//
+//	kind "turn": one turn of about size bytes ending with the text last
+//	kind "fill": turns until size bytes, ending with last
+//	kind "huge": one tool-result line of about size bytes, then the text last
+//	kind "old":  like fill, stamped two days ago
+func appendTo(path, kind string, size int64, last string) error {
+	cmd := exec.Command(os.Args[0], "append", kind, strconv.FormatInt(size, 10), last, path)
+	cmd.Stderr = os.Stderr
+	return cmd.Run()
+}
+
+func appendCommand(args []string) error {
+	if len(args) != 4 {
+		return errors.New("usage: append KIND SIZE LAST FILE")
+	}
+	size, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(args[3], os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
 	g := newGen(f, "bench-session", time.Now(), uint64(time.Now().UnixNano()))
-	write(g)
+	switch args[0] {
+	case "turn":
+		g.turn(size, args[2])
+	case "fill":
+		g.fill(size, args[2])
+	case "old":
+		g.now = time.Now().Add(-48 * time.Hour)
+		g.fill(size, args[2])
+	case "huge":
+		g.hugeLine(int(size))
+		g.text(args[2])
+	default:
+		return fmt.Errorf("unknown kind %q", args[0])
+	}
 	if err := g.flush(); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
+}
+
+// resetPeak makes this process's peak RSS its current one, which a child started now
+// inherits as its floor (the "floor" column).
+func resetPeak() int64 {
+	debug.FreeOSMemory()
+	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	data, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 func (b *bench) all(sizes []string) error {
@@ -307,10 +377,7 @@ func (b *bench) all(sizes []string) error {
 func (b *bench) transcriptCase(label string, size int64) error {
 	path := filepath.Join(b.dir, "transcript-"+label+".jsonl")
 	fmt.Fprintf(os.Stderr, "bench: writing a %s transcript\n", label)
-	if err := appendTo(path, func(g *gen) {
-		g.now = time.Now().Add(-48 * time.Hour)
-		g.fill(size, "Earlier work is done.")
-	}); err != nil {
+	if err := appendTo(path, "old", size, "Earlier work is done."); err != nil {
 		return err
 	}
 	session := "t-" + strings.ToLower(label)
@@ -320,14 +387,14 @@ func (b *bench) transcriptCase(label string, size int64) error {
 		if err := b.arm(session, path); err != nil {
 			return err
 		}
-		return appendTo(path, func(g *gen) { g.turn(64<<10, last) })
+		return appendTo(path, "turn", 64<<10, last)
 	}, func(int) (sample, error) { return b.stop(session, path, last) })
 	if err != nil {
 		return err
 	}
 	// A later stop, 1 MB of new turns after the previous one.
 	_, err = b.measure(fmt.Sprintf("4 Stop, %s transcript, later stop (+1 MB)", label), func(int) error {
-		return appendTo(path, func(g *gen) { g.fill(1<<20, last) })
+		return appendTo(path, "fill", 1<<20, last)
 	}, func(int) (sample, error) { return b.stop(session, path, last) })
 	if err != nil {
 		return err
@@ -346,10 +413,7 @@ func (b *bench) hugeLineCase() error {
 		if err := b.arm(session, path); err != nil {
 			return err
 		}
-		return appendTo(path, func(g *gen) {
-			g.hugeLine(64 << 20)
-			g.text(last)
-		})
+		return appendTo(path, "huge", 64<<20, last)
 	}, func(int) (sample, error) { return b.stop(session, path, last) })
 	return err
 }
@@ -365,6 +429,9 @@ func (b *bench) concurrentCase() error {
 	}
 	var walls []time.Duration
 	var rss int64
+	b.lastFloor = resetPeak()
+	b.concurrent = true
+	defer func() { b.concurrent = false }()
 	for burst := 0; burst < bursts; burst++ {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -411,7 +478,7 @@ func (b *bench) concurrentCase() error {
 	exact := st.Loops[0].Iteration == wantIter && st.Loops[0].Tools == wantTools
 	slices.Sort(walls)
 	r := row{name: fmt.Sprintf("6 %d concurrent Stop/PostToolUse, one session (x%d)", n, bursts), runs: len(walls),
-		median: walls[len(walls)/2], p99: walls[(len(walls)*99+99)/100-1], max: walls[len(walls)-1], rssKB: rss,
+		median: walls[len(walls)/2], p99: walls[(len(walls)*99+99)/100-1], max: walls[len(walls)-1], rssKB: rss, floorKB: b.lastFloor,
 		note: fmt.Sprintf("iteration %d (want %d), tool calls %d (want %d): exact=%v", st.Loops[0].Iteration, wantIter, st.Loops[0].Tools, wantTools, exact)}
 	b.rows = append(b.rows, r)
 	if !exact {
@@ -425,11 +492,14 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) 
 
 func (b *bench) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\truns\tmedian\tp99\tmax\tpeak RSS\t\t")
+	fmt.Fprintln(tw, "case\truns\tmedian\tp99\tmax\tpeak RSS\t(floor)\t\t")
 	for _, r := range b.rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1f MB\t%s\t\n", r.name, r.runs, ms(r.median), ms(r.p99), ms(r.max), float64(r.rssKB)/1024, r.note)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.1f MB\t%.1f MB\t%s\t\n", r.name, r.runs, ms(r.median), ms(r.p99), ms(r.max),
+			float64(r.rssKB)/1024, float64(r.floorKB)/1024, r.note)
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "\nWall time: fork to exit with stdout read, as Claude Code runs a hook. Peak RSS: the child's maximum resident size;")
+	fmt.Fprintln(w, "Linux counts in the parent's resident size at the time of the (v)fork, shown as the floor: the hook's own peak is at most the larger.")
 	fmt.Fprintf(w, "\nmachine: %s, %d CPUs, %s/%s, %s\n", cpuModel(), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, kernel())
 }
 

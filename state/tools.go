@@ -1,0 +1,123 @@
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// The tool log, sessions/<id>/tools.jsonl, is how PostToolUse hooks count tool calls
+// without taking the session lock: each appends one short line with a single O_APPEND
+// write, which never interleaves with another's. The stop decision (under the lock) merges
+// the lines since Loop.ToolsOffset into the loop's count, deduplicated by tool-use id.
+
+// ToolUse is one line of the tool log.
+type ToolUse struct {
+	Version   int    `json:"version"`
+	LoopID    string `json:"loop_id"`
+	ToolUseID string `json:"tool_use_id"`
+}
+
+func (s *Store) toolLogPath(id string) string { return filepath.Join(s.SessionDir(id), "tools.jsonl") }
+
+// AppendToolUse records a tool call of a session's loop, without locking.
+func (s *Store) AppendToolUse(id, loopID, toolUseID string) error {
+	if err := ValidSessionID(id); err != nil {
+		return err
+	}
+	line, err := json.Marshal(ToolUse{Version: Version, LoopID: loopID, ToolUseID: toolUseID})
+	if err != nil {
+		return fmt.Errorf("encode tool use: %w", err)
+	}
+	path := s.toolLogPath(id)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("append tool use %s: %w", path, err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("append tool use %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// ToolUses returns the tool-use ids a loop's tool log holds from offset on, and the offset
+// after the last complete line. Lines of other loops and broken lines are skipped.
+func (s *Store) ToolUses(l *Loop) ([]string, int64, error) {
+	path := s.toolLogPath(l.SessionID)
+	f, err := openNoFollow(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, l.ToolsOffset, nil
+	}
+	if err != nil {
+		return nil, l.ToolsOffset, fmt.Errorf("read tool log %s: %w", path, err)
+	}
+	defer f.Close()
+	off := l.ToolsOffset
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, off, fmt.Errorf("read tool log %s: not a regular file", path)
+	} else if fi.Size() < off {
+		off = 0 // replaced: start over (ids already counted are not counted again)
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return nil, l.ToolsOffset, fmt.Errorf("read tool log %s: %w", path, err)
+	}
+	var ids []string
+	r := bufio.NewReaderSize(f, 16<<10)
+	for {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			// A line without its newline is being written: leave it for next time. A line
+			// longer than the buffer is not one this package wrote: skip it.
+			if errors.Is(err, bufio.ErrBufferFull) {
+				off += int64(len(line))
+				for errors.Is(err, bufio.ErrBufferFull) {
+					line, err = r.ReadSlice('\n')
+					off += int64(len(line))
+				}
+				continue
+			}
+			return ids, off, nil
+		}
+		off += int64(len(line))
+		var u ToolUse
+		if json.Unmarshal(bytes.TrimSpace(line), &u) == nil && u.LoopID == l.LoopID {
+			ids = append(ids, u.ToolUseID)
+		}
+	}
+}
+
+// PendingToolCalls counts the tool calls in the log that the loop has not merged yet, for
+// status to show an up-to-date count.
+func (s *Store) PendingToolCalls(l *Loop) int {
+	ids, _, _ := s.ToolUses(l)
+	c := *l
+	c.ToolIDs = append([]string(nil), l.ToolIDs...)
+	n := 0
+	for _, id := range ids {
+		if c.AddToolCall(id) {
+			n++
+		}
+	}
+	return n
+}
+
+// ResetToolLog empties the session's tool log, when a new loop starts and no earlier loop
+// can use it any more.
+func (tx *Tx) ResetToolLog() error {
+	path := tx.store.toolLogPath(tx.id)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|oNoFollow, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reset tool log %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,63 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestToolLog(t *testing.T) {
+	s := NewStore(t.TempDir())
+	l := newLoop("s1")
+	s.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return l, nil })
+	// Parallel hooks append without a lock; every line arrives whole.
+	var wg sync.WaitGroup
+	for i := 0; i < 100; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.AppendToolUse("s1", l.LoopID, fmt.Sprintf("toolu_%d", i)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	s.AppendToolUse("s1", "another-loop", "toolu_other")
+	s.AppendToolUse("s1", l.LoopID, "toolu_1") // reported twice
+	path := filepath.Join(s.SessionDir("s1"), "tools.jsonl")
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("not json\n" + `{"version":1,"loop_id":"` + l.LoopID + `","tool_use_id":"partial`)
+	f.Close()
+
+	if n := s.PendingToolCalls(l); n != 100 {
+		t.Fatalf("PendingToolCalls = %d, want 100", n)
+	}
+	ids, off, err := s.ToolUses(l)
+	if err != nil || len(ids) != 101 {
+		t.Fatalf("ToolUses = %d ids, %v", len(ids), err)
+	}
+	data, _ := os.ReadFile(path)
+	if want := int64(strings.LastIndexByte(string(data), '\n') + 1); off != want {
+		t.Fatalf("offset %d, want %d (before the partial line)", off, want)
+	}
+	l.ToolsOffset = off
+	if ids, _, _ := s.ToolUses(l); len(ids) != 0 {
+		t.Fatalf("after the offset: %v", ids)
+	}
+	// The partial line is completed: it is read next time.
+	f, _ = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`"}` + "\n")
+	f.Close()
+	if ids, _, _ := s.ToolUses(l); len(ids) != 1 || ids[0] != "partial" {
+		t.Fatalf("completed line: %v", ids)
+	}
+	// A new loop resets the log.
+	s.Update(context.Background(), "s1", func(tx *Tx, _ *Loop) (*Loop, error) { return nil, tx.ResetToolLog() })
+	if fi, _ := os.Stat(path); fi.Size() != 0 {
+		t.Fatalf("log not reset: %d bytes", fi.Size())
+	}
+}
