@@ -10,7 +10,7 @@ STATICCHECK_VERSION := v0.8.2
 
 CLAUDE_CODE := @anthropic-ai/claude-code@2.1.330
 
-.PHONY: all build install test unit e2e demo lint fuzz clean
+.PHONY: all build install test unit e2e demo bench lint fuzz clean
 
 all: build
 
@@ -48,6 +48,12 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) mod tidy -diff
+
+# Whole-process runs of the built hook (cases of issue #5, transcripts up to 1 GB in a
+# temporary directory), then the matcher's and the scanner's Go benchmarks.
+bench: build
+	$(GO) run ./cmd/internal/bench -bin $(BIN)
+	$(GO) test -run '^$$' -bench . -benchtime 20x -count 3 ./promise/ ./hook/transcript/
 
 # Every fuzz target for FUZZTIME each; crashers land in <pkg>/testdata/fuzz/<Target>/.
 fuzz:

@@ -39,7 +39,9 @@ const DefaultCatchUp = 500 * time.Millisecond
 
 func (e *Env) defaults() {
 	if e.Now == nil {
-		e.Now = time.Now
+		// UTC: state and events are stamped in UTC, and formatting local times would load
+		// the time zone database on every hook.
+		e.Now = func() time.Time { return time.Now().UTC() }
 	}
 	if e.Sleep == nil {
 		e.Sleep = time.Sleep

@@ -210,20 +210,44 @@ func (s *Store) lock(ctx context.Context, id string) (func(), error) {
 	if wait <= 0 {
 		wait = DefaultLockWait
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 2*time.Millisecond)
-	if !ok {
-		fl.Close()
-		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+	if err := acquire(ctx, fl, wait); err != nil {
+		if errors.Is(err, ErrLockTimeout) {
 			return nil, fmt.Errorf("lock %s: %w after %s", path, ErrLockTimeout, wait)
 		}
+		fl.Close()
 		if isSymlinkErr(err) {
 			return nil, fmt.Errorf("lock %s: %w: the lock file is a symbolic link", path, ErrCorrupt)
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return func() { fl.Unlock(); fl.Close() }, nil
+}
+
+// acquire takes fl, waiting at most wait. A busy lock is waited for with a blocking flock
+// rather than by polling (TryLockContext): the kernel hands it over the moment it is free,
+// which matters when many hooks of one session queue up. If the wait times out, fl is
+// released and closed as soon as the abandoned flock returns (the caller must not touch it).
+func acquire(ctx context.Context, fl *flock.Flock, wait time.Duration) error {
+	if ok, err := fl.TryLock(); ok || err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- fl.Lock() }()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	go func() {
+		if <-done == nil {
+			fl.Unlock()
+		}
+		fl.Close()
+	}()
+	return ErrLockTimeout
 }
 
 func (s *Store) save(l *Loop) error {

@@ -427,40 +427,24 @@ func (b *bench) concurrentCase() error {
 	if err := b.arm(session, ""); err != nil {
 		return err
 	}
-	var walls []time.Duration
-	var rss int64
-	b.lastFloor = resetPeak()
-	b.concurrent = true
-	defer func() { b.concurrent = false }()
-	for burst := 0; burst < bursts; burst++ {
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		var firstErr error
-		for i := 0; i < n; i++ {
-			var ev map[string]any
-			if i%2 == 0 {
-				ev = event("Stop", session, "last_assistant_message", "not yet", "stop_hook_active", true)
-			} else {
-				ev = event("PostToolUse", session, "tool_name", "Bash", "tool_use_id", fmt.Sprintf("toolu_%d_%d", burst, i))
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s, err := b.hook(ev)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				walls = append(walls, s.wall)
-				rss = max(rss, s.rssKB)
-			}()
-		}
-		wg.Wait()
-		if firstErr != nil {
-			return firstErr
-		}
+	// The same number of bare starts at once: what the machine allows.
+	base, err := b.bursts(n, bursts, func(int, int) ([]byte, []string) { return nil, []string{"version"} })
+	if err != nil {
+		return err
 	}
+	base.name = fmt.Sprintf("6 baseline: %d concurrent ralph-loop version (x%d)", n, bursts)
+	r, err := b.bursts(n, bursts, func(burst, i int) ([]byte, []string) {
+		ev := event("Stop", session, "last_assistant_message", "not yet", "stop_hook_active", true)
+		if i%2 == 1 {
+			ev = event("PostToolUse", session, "tool_name", "Bash", "tool_use_id", fmt.Sprintf("toolu_%d_%d", burst, i))
+		}
+		data, _ := json.Marshal(ev)
+		return data, []string{"hook", "--host", "claude"}
+	})
+	if err != nil {
+		return err
+	}
+	r.name = fmt.Sprintf("6 %d concurrent Stop/PostToolUse, one session (x%d)", n, bursts)
 	out, err := b.exec(nil, "status", "--json", "--session", session)
 	if err != nil {
 		return err
@@ -476,16 +460,52 @@ func (b *bench) concurrentCase() error {
 	}
 	wantIter, wantTools := 1+bursts*n/2, bursts*n/2
 	exact := st.Loops[0].Iteration == wantIter && st.Loops[0].Tools == wantTools
-	slices.Sort(walls)
-	r := row{name: fmt.Sprintf("6 %d concurrent Stop/PostToolUse, one session (x%d)", n, bursts), runs: len(walls),
-		median: walls[len(walls)/2], p99: walls[(len(walls)*99+99)/100-1], max: walls[len(walls)-1], rssKB: rss, floorKB: b.lastFloor,
-		note: fmt.Sprintf("iteration %d (want %d), tool calls %d (want %d): exact=%v", st.Loops[0].Iteration, wantIter, st.Loops[0].Tools, wantTools, exact)}
-	b.rows = append(b.rows, r)
+	r.note = fmt.Sprintf("iteration %d (want %d), tool calls %d (want %d): exact=%v", st.Loops[0].Iteration, wantIter, st.Loops[0].Tools, wantTools, exact)
+	b.rows = append(b.rows, base, r)
 	if !exact {
 		b.print(os.Stdout)
 		return errors.New("state is not exact after the concurrent hooks")
 	}
 	return nil
+}
+
+// bursts starts n processes at once, bursts times, and summarises their wall times.
+func (b *bench) bursts(n, bursts int, mk func(burst, i int) ([]byte, []string)) (row, error) {
+	var walls []time.Duration
+	var rss int64
+	b.lastFloor = resetPeak()
+	b.concurrent = true
+	defer func() { b.concurrent = false }()
+	for burst := 0; burst < bursts; burst++ {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var firstErr error
+		start := make(chan struct{})
+		for i := 0; i < n; i++ {
+			stdin, args := mk(burst, i)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				s, err := b.exec(stdin, args...)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				walls = append(walls, s.wall)
+				rss = max(rss, s.rssKB)
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if firstErr != nil {
+			return row{}, firstErr
+		}
+	}
+	slices.Sort(walls)
+	return row{runs: len(walls), median: walls[len(walls)/2], p99: walls[(len(walls)*99+99)/100-1], max: walls[len(walls)-1],
+		rssKB: rss, floorKB: b.lastFloor}, nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
