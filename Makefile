@@ -10,7 +10,7 @@ STATICCHECK_VERSION := v0.8.2
 
 CLAUDE_CODE := @anthropic-ai/claude-code@2.1.330
 
-.PHONY: all build install test unit e2e demo bench lint fuzz clean
+.PHONY: all build install test unit e2e demo bench stress lint fuzz clean
 
 all: build
 
@@ -48,6 +48,11 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) mod tidy -diff
+
+# The reliability tests at full size: 200+ hook processes at once across 10 sessions, and
+# 500 hooks killed with SIGKILL mid-flight ("make test" runs them small).
+stress:
+	RALPH_STRESS=1 $(GO) test -count=1 -v -run 'TestConcurrentHooks|TestCrashConsistency' ./cmd/ralph-loop/
 
 # Whole-process runs of the built hook (cases of issue #5, transcripts up to 1 GB in a
 # temporary directory), then the matcher's and the scanner's Go benchmarks.

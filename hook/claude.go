@@ -29,8 +29,10 @@ type output struct {
 }
 
 type specific struct {
-	HookEventName     string `json:"hookEventName"`
-	AdditionalContext string `json:"additionalContext,omitempty"`
+	HookEventName            string `json:"hookEventName"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 }
 
 // Claude handles one Claude Code hook event read from stdin: it writes the protocol answer
@@ -53,6 +55,8 @@ func Claude(ctx context.Context, env Env, stdin io.Reader, stdout io.Writer) int
 		out = h.stop(ctx)
 	case "PostToolUse", "PostToolUseFailure":
 		out = h.toolUsed(ctx)
+	case "PreToolUse":
+		out = h.preTool()
 	case "SessionEnd":
 		out = h.sessionEnd(ctx)
 	default:
@@ -334,10 +338,50 @@ func (h *claude) toolUsed(ctx context.Context) *output {
 	}
 	// Appended to the tool log without the lock: parallel tool calls run their hooks at
 	// once, and the next stop decision counts them.
-	if err := h.env.Store.AppendToolUse(h.in.SessionID, l.LoopID, h.in.ToolUseID); err != nil {
+	if err := h.env.Store.AppendToolUse(h.in.SessionID, l.LoopID, h.in.ToolUseID, false); err != nil {
 		return h.fail("%v", err)
 	}
 	return nil
+}
+
+// preTool denies, while a loop is active, the agent's tool calls that would end or replace
+// its loop or change its state (see guard).
+func (h *claude) preTool() *output {
+	if !h.session() {
+		return nil
+	}
+	l, out := h.active()
+	if l == nil {
+		return out
+	}
+	reason := guard(h.in, h.env.Store.Dir(), h.env.Getenv("HOME"), h.env.Getenv("XDG_STATE_HOME"))
+	if reason == "" {
+		return nil
+	}
+	// The call never runs: remember it so that the transcript's record of it is not
+	// counted as work, and log it for the user.
+	if err := h.env.Store.AppendToolUse(h.in.SessionID, l.LoopID, h.in.ToolUseID, true); err != nil {
+		fmt.Fprintf(h.env.Stderr, "ralph-loop: error: %v\n", err)
+	}
+	what := h.in.ToolName
+	if h.in.Command != "" {
+		what += ": " + firstLine(h.in.Command, 200)
+	} else if h.in.FilePath != "" {
+		what += " " + h.in.FilePath
+	}
+	if err := h.env.Store.AppendEvent(h.in.SessionID, state.Event{At: h.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration,
+		Action: state.ActDenied, Reason: "denied the agent's " + what}); err != nil {
+		fmt.Fprintf(h.env.Stderr, "ralph-loop: error: %v\n", err)
+	}
+	return &output{HookSpecificOutput: &specific{HookEventName: "PreToolUse", PermissionDecision: "deny", PermissionDecisionReason: reason}}
+}
+
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
 }
 
 func (h *claude) sessionEnd(ctx context.Context) *output {

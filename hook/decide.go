@@ -33,6 +33,9 @@ type Observation struct {
 	Now time.Time
 	// Found: the exact marker is in the agent's output of this iteration.
 	Found bool
+	// Logged are the tool calls PostToolUse and PreToolUse hooks logged since the last
+	// decision (denied ones never count).
+	Logged []state.ToolUse
 	// ToolIDs are tool calls read from the transcript; ids already counted are ignored.
 	ToolIDs []string
 	// BlockCap is the host's limit on consecutive blocks without a tool call (0: none).
@@ -47,6 +50,7 @@ type Observation struct {
 // override one more block; else the stop is blocked and the next iteration begins.
 func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.ToolIDs = slices.Clone(l.ToolIDs)
+	l.CountToolCalls(o.Logged)
 	for _, id := range o.ToolIDs {
 		l.AddToolCall(id)
 	}

@@ -216,9 +216,7 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) observed {
 		},
 		pos: l.Transcript,
 	}
-	logged, off, err := env.Store.ToolUses(l)
-	o.toolsOffset, o.err = off, err
-	o.ToolIDs = logged
+	o.Logged, o.toolsOffset, o.err = env.Store.ToolUses(l)
 	path := in.TranscriptPath
 	if path == "" {
 		path = o.pos.Path
@@ -251,7 +249,7 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) observed {
 	}
 	apply := func() {
 		o.Found = o.Found || res.Found
-		o.ToolIDs = append(logged[:len(logged):len(logged)], res.ToolIDs...)
+		o.ToolIDs = res.ToolIDs
 		o.pos.Offset = res.Offset
 	}
 	apply()

@@ -28,6 +28,8 @@ type Input struct {
 	ToolName             string
 	ToolUseID            string
 	Reason               string // SessionEnd
+	// From tool_input (PreToolUse): Bash's command, the file tools' path.
+	Command, FilePath string
 }
 
 // DecodeInput reads one event object from r. Fields it does not use (tool inputs and
@@ -60,6 +62,9 @@ func DecodeInput(r io.Reader) (Input, error) {
 			return err
 		}
 		name := string(key)
+		if name == "tool_input" && k == '{' {
+			return toolInput(d, &in)
+		}
 		if name == "stop_hook_active" {
 			switch k {
 			case 'n':
@@ -101,4 +106,35 @@ func DecodeInput(r io.Reader) (Input, error) {
 		return in, fmt.Errorf("%w: no hook_event_name", ErrInput)
 	}
 	return in, nil
+}
+
+// toolInput takes the fields the PreToolUse guard reads from tool_input; the rest (file
+// contents) is skipped.
+func toolInput(d *jsonstream.Reader, in *Input) error {
+	return d.Object(func(key []byte) error {
+		var dst *string
+		switch string(key) {
+		case "command":
+			dst = &in.Command
+		case "file_path", "notebook_path":
+			dst = &in.FilePath
+		default:
+			return d.Skip()
+		}
+		if k, err := d.Kind(); err != nil || k != '"' {
+			if err != nil {
+				return err
+			}
+			return d.Skip()
+		}
+		v, err := d.String(nil, maxField+1)
+		if err != nil {
+			return err
+		}
+		if len(v) > maxField {
+			return fmt.Errorf("tool_input.%s is longer than %d bytes", key, maxField)
+		}
+		*dst = string(v)
+		return nil
+	})
 }

@@ -156,6 +156,34 @@ func (l *Loop) AddToolCall(id string) bool {
 	return true
 }
 
+// markSeen remembers a tool-use id without counting it.
+func (l *Loop) markSeen(id string) {
+	for _, seen := range l.ToolIDs {
+		if seen == id {
+			return
+		}
+	}
+	l.ToolIDs = append(l.ToolIDs, id)
+	if n := len(l.ToolIDs) - MaxToolIDs; n > 0 {
+		l.ToolIDs = append(l.ToolIDs[:0], l.ToolIDs[n:]...)
+	}
+}
+
+// CountToolCalls counts logged tool calls: denied ones are remembered, so that the
+// transcript's record of them does not count either, and the others counted once each.
+func (l *Loop) CountToolCalls(uses []ToolUse) {
+	for _, u := range uses {
+		if u.Denied && u.ToolUseID != "" {
+			l.markSeen(u.ToolUseID)
+		}
+	}
+	for _, u := range uses {
+		if !u.Denied {
+			l.AddToolCall(u.ToolUseID)
+		}
+	}
+}
+
 // Finish ends the loop with a final status.
 func (l *Loop) Finish(s Status, reason string, now time.Time) {
 	l.Status = s
@@ -185,5 +213,6 @@ const (
 	ActEnded      = "session_ended"
 	ActCutByHost  = "cut_by_host"
 	ActTurnEnded  = "turn_ended" // the host ended a turn the hook had blocked
+	ActDenied     = "denied"     // the guard refused a tool call of the agent
 	ActError      = "error"
 )

@@ -148,6 +148,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 		return err
 	}
 	defer unlock()
+	s.removeStaleTemps(id)
 	cur, err := readLoop(s.loopPath(id))
 	if err != nil {
 		return err
@@ -173,6 +174,21 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 		}
 	}
 	return nil
+}
+
+// removeStaleTemps deletes temp files a killed writer left in the session's directory.
+// Every write there happens under the session lock, so while it is held, none is live.
+func (s *Store) removeStaleTemps(id string) {
+	dir := s.SessionDir(id)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if n := e.Name(); strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".tmp") {
+			os.Remove(filepath.Join(dir, n))
+		}
+	}
 }
 
 // Record queues an event for the session's log.
@@ -297,6 +313,16 @@ func (s *Store) appendEvents(id string, events []Event) error {
 		return fmt.Errorf("append events %s: %w", path, err)
 	}
 	return nil
+}
+
+// AppendEvent adds one event to a session's log without the lock: one short line, in
+// one O_APPEND write.
+func (s *Store) AppendEvent(id string, e Event) error {
+	if err := ValidSessionID(id); err != nil {
+		return err
+	}
+	e.Version = Version
+	return s.appendEvents(id, []Event{e})
 }
 
 // Events returns a session's event log, oldest first. Lines that cannot be read (a write cut

@@ -22,16 +22,20 @@ type ToolUse struct {
 	Version   int    `json:"version"`
 	LoopID    string `json:"loop_id"`
 	ToolUseID string `json:"tool_use_id"`
+	// Denied marks a call the guard refused: it never counts, even when the transcript
+	// shows it.
+	Denied bool `json:"denied,omitempty"`
 }
 
 func (s *Store) toolLogPath(id string) string { return filepath.Join(s.SessionDir(id), "tools.jsonl") }
 
-// AppendToolUse records a tool call of a session's loop, without locking.
-func (s *Store) AppendToolUse(id, loopID, toolUseID string) error {
+// AppendToolUse records a tool call of a session's loop (or one the guard denied), without
+// locking.
+func (s *Store) AppendToolUse(id, loopID, toolUseID string, denied bool) error {
 	if err := ValidSessionID(id); err != nil {
 		return err
 	}
-	line, err := json.Marshal(ToolUse{Version: Version, LoopID: loopID, ToolUseID: toolUseID})
+	line, err := json.Marshal(ToolUse{Version: Version, LoopID: loopID, ToolUseID: toolUseID, Denied: denied})
 	if err != nil {
 		return fmt.Errorf("encode tool use: %w", err)
 	}
@@ -47,9 +51,9 @@ func (s *Store) AppendToolUse(id, loopID, toolUseID string) error {
 	return f.Close()
 }
 
-// ToolUses returns the tool-use ids a loop's tool log holds from offset on, and the offset
-// after the last complete line. Lines of other loops and broken lines are skipped.
-func (s *Store) ToolUses(l *Loop) ([]string, int64, error) {
+// ToolUses returns the tool calls a loop's tool log holds from l.ToolsOffset on, and the
+// offset after the last complete line. Lines of other loops and broken lines are skipped.
+func (s *Store) ToolUses(l *Loop) ([]ToolUse, int64, error) {
 	path := s.toolLogPath(l.SessionID)
 	f, err := openNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -68,7 +72,7 @@ func (s *Store) ToolUses(l *Loop) ([]string, int64, error) {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return nil, l.ToolsOffset, fmt.Errorf("read tool log %s: %w", path, err)
 	}
-	var ids []string
+	var uses []ToolUse
 	r := bufio.NewReaderSize(f, 16<<10)
 	for {
 		line, err := r.ReadSlice('\n')
@@ -83,12 +87,12 @@ func (s *Store) ToolUses(l *Loop) ([]string, int64, error) {
 				}
 				continue
 			}
-			return ids, off, nil
+			return uses, off, nil
 		}
 		off += int64(len(line))
 		var u ToolUse
 		if json.Unmarshal(bytes.TrimSpace(line), &u) == nil && u.LoopID == l.LoopID {
-			ids = append(ids, u.ToolUseID)
+			uses = append(uses, u)
 		}
 	}
 }
@@ -96,16 +100,12 @@ func (s *Store) ToolUses(l *Loop) ([]string, int64, error) {
 // PendingToolCalls counts the tool calls in the log that the loop has not merged yet, for
 // status to show an up-to-date count.
 func (s *Store) PendingToolCalls(l *Loop) int {
-	ids, _, _ := s.ToolUses(l)
+	uses, _, _ := s.ToolUses(l)
 	c := *l
 	c.ToolIDs = append([]string(nil), l.ToolIDs...)
-	n := 0
-	for _, id := range ids {
-		if c.AddToolCall(id) {
-			n++
-		}
-	}
-	return n
+	before := c.ToolCalls
+	c.CountToolCalls(uses)
+	return c.ToolCalls - before
 }
 
 // ResetToolLog empties the session's tool log, when a new loop starts and no earlier loop

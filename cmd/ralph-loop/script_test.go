@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -34,6 +36,12 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1", // rewrite cmp files after a deliberate change
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, "state"))
@@ -59,6 +67,10 @@ func TestScripts(t *testing.T) {
 //	fixture hold-lock SESSION DURATION READY    hold a session's lock (in $STATE) for a while,
 //	                                            creating the file READY once it is held
 //	fixture wait-file FILE                      wait (up to 10s) until FILE exists
+//	fixture bigfile FILE SIZE [PREFIX]          write PREFIX then "x" up to SIZE bytes (e.g. 50MB)
+//	fixture length-under FILE N                 fail unless every JSON string in FILE is shorter
+//	                                            than N characters (UTF-16 units, as Claude Code counts)
+//	fixture task-file-matches SESSION FILE      the session's task file holds FILE's task
 func fixture(argv []string) int {
 	if err := runFixture(argv); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
@@ -102,6 +114,54 @@ func runFixture(argv []string) error {
 			time.Sleep(d)
 			return nil, nil
 		})
+	case "bigfile":
+		if len(argv) < 3 {
+			return fmt.Errorf("bigfile FILE SIZE [PREFIX]")
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(argv[2], "MB"), "KB"))
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(argv[2], "MB") {
+			n <<= 20
+		} else if strings.HasSuffix(argv[2], "KB") {
+			n <<= 10
+		}
+		prefix := ""
+		if len(argv) > 3 {
+			prefix = argv[3]
+		}
+		return os.WriteFile(argv[1], []byte(prefix+strings.Repeat("x", max(n-len(prefix), 0))), 0o644)
+	case "length-under":
+		data, err := os.ReadFile(argv[1])
+		if err != nil {
+			return err
+		}
+		n, _ := strconv.Atoi(argv[2])
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			return err
+		}
+		return walkStrings(v, func(s string) error {
+			if u := len(utf16.Encode([]rune(s))); u >= n {
+				return fmt.Errorf("a string of %d characters", u)
+			}
+			return nil
+		})
+	case "task-file-matches":
+		l, err := state.NewStore(os.Getenv("STATE")).Peek(argv[1])
+		if err != nil || l == nil {
+			return fmt.Errorf("no loop: %v", err)
+		}
+		got, err := os.ReadFile(l.TaskFile)
+		if err != nil {
+			return err
+		}
+		want, _ := os.ReadFile(argv[2])
+		if _, task, ok := strings.Cut(string(want), " -- "); !ok || string(got) != task || l.Task != task {
+			return fmt.Errorf("task file of %d bytes, state task of %d, want %d", len(got), len(l.Task), len(task))
+		}
+		return nil
 	case "wait-file":
 		for i := 0; i < 1000; i++ {
 			if _, err := os.Stat(argv[1]); err == nil {
@@ -157,6 +217,26 @@ func fixturePayload(argv []string) error {
 		return err
 	}
 	return os.WriteFile(argv[1], out, 0o644)
+}
+
+func walkStrings(v any, f func(string) error) error {
+	switch t := v.(type) {
+	case string:
+		return f(t)
+	case []any:
+		for _, e := range t {
+			if err := walkStrings(e, f); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for _, e := range t {
+			if err := walkStrings(e, f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // fixtureLine appends a line in Claude Code's transcript format (synthetic, in the shape of

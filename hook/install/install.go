@@ -39,18 +39,20 @@ const (
 // hookEvent is one hook entry install writes.
 type hookEvent struct {
 	name    string
-	matcher bool
-	timeout int // seconds
+	matcher string // "" for events without one
+	timeout int    // seconds
 }
 
 // The events and timeouts. A hook never waits more than a few seconds for a lock and half a
-// second for a lagging transcript, so the timeouts only bound a bug.
+// second for a lagging transcript, so the timeouts only bound a bug. PreToolUse runs only
+// for the tools its guard looks at.
 var events = []hookEvent{
-	{"UserPromptSubmit", false, 10},
-	{"Stop", false, 30},
-	{"PostToolUse", true, 10},
-	{"PostToolUseFailure", true, 10},
-	{"SessionEnd", false, 10},
+	{"UserPromptSubmit", "", 10},
+	{"PreToolUse", "Bash|Write|Edit|MultiEdit|NotebookEdit", 10},
+	{"PostToolUse", "*", 10},
+	{"PostToolUseFailure", "*", 10},
+	{"Stop", "", 30},
+	{"SessionEnd", "", 10},
 }
 
 // Options says where to install.
@@ -281,8 +283,8 @@ func addHooks(root *object, command string) error {
 		h.set("command", command)
 		h.set("timeout", ev.timeout)
 		g := newObject()
-		if ev.matcher {
-			g.set("matcher", "*")
+		if ev.matcher != "" {
+			g.set("matcher", ev.matcher)
 		}
 		g.set("hooks", []any{h})
 		hooks.set(ev.name, append(list, g))

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -268,5 +269,29 @@ func TestOffsetAfter(t *testing.T) {
 		if err != nil || got != tt.want {
 			t.Errorf("OffsetAfter(%v) = %d, %v; want %d", tt.t, got, err, tt.want)
 		}
+	}
+}
+
+// A transcript truncated while it is read (the host rewrote it): the scan stops at the last
+// complete line it got, without an error, and the next scan starts over.
+func TestTruncatedWhileRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	one := assistant(ts1, text("first"))
+	os.WriteFile(path, []byte(one+assistant(ts1, text("<promise>DONE</promise>"))+assistant(ts1, text("third"))), 0o600)
+	f, size, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.Truncate(path, int64(len(one)+20)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Scan(io.LimitReader(f, size), 0, Options{Token: "DONE"})
+	if err != nil || res.Found || res.Offset != int64(len(one)) || res.Lines != 1 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	again, err := ScanFile(path, size, Options{Token: "DONE"})
+	if err != nil || again.Offset != int64(len(one)) {
+		t.Fatalf("next scan after truncation: %+v, %v", again, err)
 	}
 }

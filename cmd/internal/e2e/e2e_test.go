@@ -466,3 +466,47 @@ func shape(r *Result) string {
 	}
 	return b.String()
 }
+
+// The agent cannot escape its own loop: it tries "ralph-loop cancel --all" and "rm -rf" of
+// the state directory through Bash; the PreToolUse hook denies both, the loop survives, and
+// the denied calls do not count as work.
+func TestAgentCannotEscape(t *testing.T) {
+	env := newEnv(t)
+	stateDir := filepath.Join(env.State, "ralph-loop")
+	res := run(t, env, Session{
+		Script: Script{Turns: []Turn{
+			Bash("I'll just end this loop.", env.RalphLoop+" cancel --all"),
+			Bash("Then remove its state.", "rm -rf "+stateDir),
+			Text("<promise>DONE</promise>"),
+			Bash("All right, the real work.", "echo done > done.txt"),
+			Text("done.txt is written. <promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ralph-loop "Write done.txt" --max-iterations 5`},
+	})
+	l := loopOf(t, env, res.SessionID)
+	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
+	denied := 0
+	for _, e := range l.Events {
+		if e.Action == "denied" {
+			denied++
+		}
+	}
+	if denied != 2 {
+		t.Errorf("%d denied calls in the events, want 2: %+v", denied, l.Events)
+	}
+	f := res.Feedback()
+	if len(f) != 1 || !strings.Contains(f[0], "only 0 tool calls have been made") {
+		t.Errorf("feedback %q, want one no-work rejection", f)
+	}
+	// The agent was told why, in the tool results.
+	var results strings.Builder
+	for _, m := range res.Fake.MainRequests()[2].Messages() {
+		results.WriteString(m.Text + "\n")
+	}
+	contains(t, "the tool results", results.String(),
+		`"ralph-loop cancel\" would end or replace the loop, which only the user can do (/cancel-ralph)`,
+		"(this loop's state) are denied while the loop is active")
+	if _, err := os.Stat(filepath.Join(stateDir, "sessions", res.SessionID, "loop.json")); err != nil {
+		t.Errorf("the state is gone: %v", err)
+	}
+}
