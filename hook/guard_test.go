@@ -80,3 +80,16 @@ func sprint(v [][]string) string {
 	}
 	return s + "]"
 }
+
+// FuzzGuard checks that any tool call is judged without a panic, and that a command which
+// mentions the state directory only inside an echo's quoted argument is not denied.
+func FuzzGuard(f *testing.F) {
+	f.Add("rm -rf ~/.local/state/ralph-loop", "Bash")
+	f.Add(`echo '{"prompt":"/cancel-ralph"}' | ralph-loop hook --host claude`, "Bash")
+	f.Add("a 'b\\' \"c\\\" $(d) `e` > f 2>&1 <<EOF", "Bash")
+	f.Add("../../.local/state/ralph-loop/x", "Write")
+	f.Fuzz(func(t *testing.T, cmd, tool string) {
+		in := Input{ToolName: tool, Command: cmd, FilePath: cmd, Cwd: "/work"}
+		guard(in, "/home/u/.local/state/ralph-loop", "/home/u", "")
+	})
+}

@@ -71,6 +71,7 @@ func TestScripts(t *testing.T) {
 //	fixture length-under FILE N                 fail unless every JSON string in FILE is shorter
 //	                                            than N characters (UTF-16 units, as Claude Code counts)
 //	fixture task-file-matches SESSION FILE      the session's task file holds FILE's task
+//	fixture age SESSION DURATION                make the session's loop last heard from DURATION ago
 func fixture(argv []string) int {
 	if err := runFixture(argv); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
@@ -162,6 +163,15 @@ func runFixture(argv []string) error {
 			return fmt.Errorf("task file of %d bytes, state task of %d, want %d", len(got), len(l.Task), len(task))
 		}
 		return nil
+	case "age":
+		d, err := time.ParseDuration(argv[2])
+		if err != nil {
+			return err
+		}
+		return state.NewStore(os.Getenv("STATE")).Update(context.Background(), argv[1], func(_ *state.Tx, l *state.Loop) (*state.Loop, error) {
+			l.LastSeenAt = time.Now().Add(-d)
+			return l, nil
+		})
 	case "wait-file":
 		for i := 0; i < 1000; i++ {
 			if _, err := os.Stat(argv[1]); err == nil {
