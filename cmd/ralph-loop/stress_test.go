@@ -74,7 +74,9 @@ func (r *hookRunner) hook(t *testing.T, ev map[string]any) []byte {
 	return out
 }
 
-func (r *hookRunner) store() *state.Store { return state.NewStore(filepath.Join(r.state, "ralph-loop")) }
+func (r *hookRunner) store() *state.Store {
+	return state.NewStore(filepath.Join(r.state, "ralph-loop"))
+}
 
 func ev(name, session string, kv ...any) map[string]any {
 	m := map[string]any{"hook_event_name": name, "session_id": session, "cwd": "/work"}
