@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
+	"github.com/ralph-loop/ralph-loop/hook/check"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -17,6 +20,7 @@ import (
 // Slash commands handled in UserPromptSubmit.
 const (
 	CommandLoop   = "/ralph-loop"
+	CommandULW    = "/ulw-loop"
 	CommandCancel = "/cancel-ralph"
 )
 
@@ -138,7 +142,7 @@ func (h *claude) stateError(err error) *output {
 // splitCommand returns the slash command that starts prompt and the text after it.
 func splitCommand(prompt string) (cmd, rest string) {
 	p := strings.TrimLeft(prompt, " \t\r\n")
-	for _, c := range []string{CommandLoop, CommandCancel} {
+	for _, c := range []string{CommandLoop, CommandULW, CommandCancel} {
 		if r, ok := strings.CutPrefix(p, c); ok && (r == "" || strings.ContainsRune(" \t\r\n", rune(r[0]))) {
 			return c, r
 		}
@@ -150,7 +154,9 @@ func (h *claude) prompt(ctx context.Context) *output {
 	cmd, rest := splitCommand(h.in.Prompt)
 	switch cmd {
 	case CommandLoop:
-		return h.arm(ctx, rest)
+		return h.arm(ctx, rest, state.ModeRalph)
+	case CommandULW:
+		return h.arm(ctx, rest, state.ModeULW)
 	case CommandCancel:
 		return h.cancel(ctx)
 	}
@@ -190,7 +196,7 @@ func block(reason string) *output {
 	return &output{Decision: "block", Reason: reason}
 }
 
-func (h *claude) arm(ctx context.Context, rest string) *output {
+func (h *claude) arm(ctx context.Context, rest, mode string) *output {
 	words, err := args.Split(rest)
 	var p args.Parsed
 	if err == nil {
@@ -198,6 +204,11 @@ func (h *claude) arm(ctx context.Context, rest string) *output {
 	}
 	if errors.Is(err, args.ErrHelp) {
 		return block(inject.Help)
+	}
+	var cfg state.Config
+	if err == nil {
+		p.Config.Mode = mode
+		cfg, err = args.Resolve(p, projectDir(h.env.Getenv, h.in.Cwd))
 	}
 	if err != nil {
 		return block(inject.ArgError(err))
@@ -209,7 +220,7 @@ func (h *claude) arm(ctx context.Context, rest string) *output {
 		SessionID:      h.in.SessionID,
 		Host:           HostClaude,
 		Cwd:            h.in.Cwd,
-		Config:         p.Config,
+		Config:         cfg,
 		ArmedBy:        "slash-command",
 		TranscriptPath: h.in.TranscriptPath,
 	})
@@ -218,7 +229,7 @@ func (h *claude) arm(ctx context.Context, rest string) *output {
 		fmt.Fprintln(h.env.Stderr, msg)
 		return block(msg)
 	}
-	notice := inject.Armed(&res.Loop, res.Replaced, blockCap(h.env.Getenv))
+	notice := inject.Armed(&res.Loop, res.Replaced, blockCap(h.env.Getenv), stopTimeout(h.env.Getenv, h.in.Cwd))
 	if res.Quarantined != "" {
 		notice += fmt.Sprintf(" (an unreadable state file was moved to %s)", res.Quarantined)
 	}
@@ -273,9 +284,12 @@ func (h *claude) stop(ctx context.Context) *output {
 		after.Transcript = o.pos
 		after.ToolsOffset = o.toolsOffset
 		decided = true
-		reason := eventReason(verdict, &after)
+		reason := eventReason(verdict, &after, nil)
 		if o.note != "" {
 			reason += " (" + o.note + ")"
+		}
+		if verdict == NeedChecks {
+			after.LastAction = state.ActChecking
 		}
 		tx.Record(state.Event{At: start, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction, Reason: reason})
 		return &after, nil
@@ -285,6 +299,35 @@ func (h *claude) stop(ctx context.Context) *output {
 	}
 	if !decided {
 		return nil
+	}
+	var checks []check.Result
+	if verdict == NeedChecks {
+		// The checks run without the lock (they may take minutes); then the decision is
+		// made again with their results, if the loop is still the one they checked.
+		checks = h.runChecks(ctx, &after, start)
+		checked := after
+		decided = false
+		err := update(ctx, h.env, h.in.SessionID, &moved, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+			if cur == nil || cur.LoopID != checked.LoopID || cur.Status != state.Active || cur.Iteration != checked.Iteration {
+				return nil, nil // cancelled or replaced meanwhile
+			}
+			now := h.env.Now()
+			for _, r := range checks {
+				tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActCheck,
+					Reason: fmt.Sprintf("check %d/%d `%s` %s (log: %s)", r.Index, r.Total, r.Command, r.Describe(), r.LogPath)})
+			}
+			verdict, after = Decide(*cur, Observation{Now: now, Found: true, BlockCap: blockCap(h.env.Getenv), Checks: checks})
+			decided = true
+			tx.Record(state.Event{At: now, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction,
+				Reason: eventReason(verdict, &after, checks)})
+			return &after, nil
+		})
+		if err != nil {
+			return h.stateError(err)
+		}
+		if !decided {
+			return nil
+		}
 	}
 	var notice string
 	if readErr != nil {
@@ -298,25 +341,59 @@ func (h *claude) stop(ctx context.Context) *output {
 		return s + " (" + notice + ")"
 	}
 	switch verdict {
-	case Continue, ContinueNoWork:
-		why := inject.BlockNoPromise
-		if verdict == ContinueNoWork {
+	case Continue, ContinueNoWork, ContinueCheckFailed:
+		why, f := inject.BlockNoPromise, failedCheck(checks)
+		switch verdict {
+		case ContinueNoWork:
 			why = inject.BlockNoWork
+		case ContinueCheckFailed:
+			why = inject.BlockCheckFailed
 		}
-		return &output{Decision: "block", Reason: inject.Continuation(&after, why), SystemMessage: join(inject.BlockNotice(&after, why))}
+		return &output{Decision: "block", Reason: inject.Continuation(&after, why, f), SystemMessage: join(inject.BlockNotice(&after, why, f))}
 	case Accept:
 		return &output{SystemMessage: join(inject.Accepted(&after))}
 	case MaxIterations:
 		return &output{SystemMessage: join(inject.MaxReached(&after))}
+	case TimeBudget:
+		return &output{SystemMessage: join(inject.TimeUp(&after))}
 	case CutByHost:
 		return &output{SystemMessage: join(inject.CutByHost(&after, blockCap(h.env.Getenv)))}
 	}
 	return nil
 }
 
+// runChecks runs the loop's checks in its directory, within the Stop hook's timeout.
+func (h *claude) runChecks(ctx context.Context, l *state.Loop, start time.Time) []check.Result {
+	timeout := stopTimeout(h.env.Getenv, l.Cwd)
+	prefix := filepath.Join(h.env.Store.SessionDir(l.SessionID), "checks", fmt.Sprintf("%s-iteration-%d", l.LoopID, l.Iteration))
+	return check.Run(ctx, l.Checks, check.Options{
+		Dir:       l.Cwd,
+		Timeout:   time.Duration(l.CheckTimeout),
+		Deadline:  time.Now().Add(timeout - 10*time.Second - h.env.Now().Sub(start)),
+		LogPrefix: prefix,
+		TailChars: l.CheckOutputChars,
+	})
+}
+
+// failedCheck describes the failed check for the agent, if one failed.
+func failedCheck(rs []check.Result) *inject.CheckFailure {
+	if len(rs) == 0 || rs[len(rs)-1].Passed() {
+		return nil
+	}
+	r := rs[len(rs)-1]
+	return &inject.CheckFailure{Index: r.Index, Total: r.Total, Command: r.Command, Outcome: r.Describe(), Tail: r.Tail, LogPath: r.LogPath}
+}
+
 // eventReason is the log line of a stop decision.
-func eventReason(v Verdict, l *state.Loop) string {
+func eventReason(v Verdict, l *state.Loop, checks []check.Result) string {
 	switch v {
+	case NeedChecks:
+		return fmt.Sprintf("promise found after %s; running %s", inject.Plural(l.ToolCalls, "tool call", "tool calls"),
+			inject.Plural(len(l.Checks), "check", "checks"))
+	case ContinueCheckFailed:
+		f := failedCheck(checks)
+		return fmt.Sprintf("promise found but check %d/%d `%s` %s; rejected, continuing with iteration %d/%d",
+			f.Index, f.Total, f.Command, f.Outcome, l.Iteration, l.MaxIterations)
 	case Continue:
 		return fmt.Sprintf("promise not found; continuing with iteration %d/%d", l.Iteration, l.MaxIterations)
 	case ContinueNoWork:

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook/check"
+	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -23,10 +25,18 @@ const (
 	MaxIterations
 	// CutByHost ends the loop because the host would override one more block.
 	CutByHost
+	// NeedChecks: the promise would be accepted, once the loop's checks pass.
+	NeedChecks
+	// ContinueCheckFailed blocks: the promise came but a check failed.
+	ContinueCheckFailed
+	// TimeBudget ends the loop when its --max-time has run out.
+	TimeBudget
 )
 
-// Blocks reports whether the verdict blocks the stop.
-func (v Verdict) Blocks() bool { return v == Continue || v == ContinueNoWork }
+// Blocks reports whether the verdict blocks the stop (NeedChecks may).
+func (v Verdict) Blocks() bool {
+	return v == Continue || v == ContinueNoWork || v == ContinueCheckFailed || v == NeedChecks
+}
 
 // Observation is what a stop hook saw of the iteration that just ended.
 type Observation struct {
@@ -40,14 +50,32 @@ type Observation struct {
 	ToolIDs []string
 	// BlockCap is the host's limit on consecutive blocks without a tool call (0: none).
 	BlockCap int
+	// Checks are the results of the loop's checks, run because the promise came (nil:
+	// not run). The last one failed unless all passed.
+	Checks []check.Result
+}
+
+// checksPassed reports whether every check ran and passed.
+func (o Observation) checksPassed(l *state.Loop) bool {
+	if len(o.Checks) != len(l.Checks) {
+		return false
+	}
+	for _, r := range o.Checks {
+		if !r.Passed() {
+			return false
+		}
+	}
+	return true
 }
 
 // Decide is the stop decision: a pure function of the loop (which must be active) and what
 // was observed. It returns the verdict and the loop as it must be saved.
 //
 // A promise made with enough work (or accepted by the no-work policy) ends the loop, even in
-// its last iteration. Otherwise the loop ends at its iteration limit, or where the host would
-// override one more block; else the stop is blocked and the next iteration begins.
+// its last iteration, once the loop's checks (if any) have passed: without their results the
+// verdict is NeedChecks and nothing but the tool count changes. Otherwise the loop ends at its
+// iteration limit, when its time budget has run out, or where the host would override one more
+// block; else the stop is blocked and the next iteration begins.
 func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.ToolIDs = slices.Clone(l.ToolIDs)
 	l.CountToolCalls(o.Logged)
@@ -57,8 +85,15 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.UpdatedAt = o.Now
 	l.LastSeenAt = o.Now
 	work := l.ToolCalls >= l.MinToolCalls
-	if o.Found && (work || l.OnPromiseNoWork != state.NoWorkReject) {
+	promised := o.Found && (work || l.OnPromiseNoWork != state.NoWorkReject)
+	if promised && len(l.Checks) > 0 && o.Checks == nil {
+		return NeedChecks, l
+	}
+	if promised && (len(l.Checks) == 0 || o.checksPassed(&l)) {
 		reason := "promise found"
+		if len(l.Checks) > 0 {
+			reason += fmt.Sprintf(" and %s passed", inject.Plural(len(l.Checks), "check", "checks"))
+		}
 		if !work {
 			reason = "promise found without enough tool calls, accepted by --on-promise-no-work=" + l.OnPromiseNoWork
 			l.Warnings = append(slices.Clone(l.Warnings), reason)
@@ -72,6 +107,11 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		l.LastAction = state.ActMax
 		return MaxIterations, l
 	}
+	if l.MaxTime > 0 && o.Now.Sub(l.StartedAt) >= time.Duration(l.MaxTime) {
+		l.Finish(state.TimeBudgetExhausted, fmt.Sprintf("the time budget of %s ran out without the promise", time.Duration(l.MaxTime)), o.Now)
+		l.LastAction = state.ActTimeBudget
+		return TimeBudget, l
+	}
 	if o.BlockCap > 0 && l.BlocksSinceTool >= o.BlockCap {
 		l.Finish(state.CutByHost, fmt.Sprintf("Claude Code ends a turn after %d stop blocks in a row without a tool call "+
 			"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%d), so the loop could not go on", o.BlockCap, o.BlockCap), o.Now)
@@ -79,7 +119,10 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		return CutByHost, l
 	}
 	v := Continue
-	if o.Found {
+	switch {
+	case promised:
+		v = ContinueCheckFailed
+	case o.Found:
 		v = ContinueNoWork
 	}
 	l.Iteration++

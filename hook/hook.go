@@ -10,10 +10,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
@@ -180,6 +182,28 @@ func update(ctx context.Context, env Env, id string, moved *string, fn func(*sta
 	return err
 }
 
+// stopTimeout is the Stop hook's timeout: as the settings give it for ralph-loop's hook, or
+// Claude Code's default of 600 s.
+func stopTimeout(getenv func(string) string, cwd string) time.Duration {
+	config := getenv("CLAUDE_CONFIG_DIR")
+	if config == "" && getenv("HOME") != "" {
+		config = filepath.Join(getenv("HOME"), ".claude")
+	}
+	if d, ok := install.StopTimeout(config, projectDir(getenv, cwd)); ok {
+		return d
+	}
+	return 600 * time.Second
+}
+
+// projectDir is where the session's project is: $CLAUDE_PROJECT_DIR (set for hooks), or the
+// session's directory.
+func projectDir(getenv func(string) string, cwd string) string {
+	if d := getenv("CLAUDE_PROJECT_DIR"); d != "" {
+		return d
+	}
+	return cwd
+}
+
 // blockCap is Claude Code's limit on consecutive stop blocks, as the hook's environment
 // (which includes the settings' "env") sets it: 8 unless CLAUDE_CODE_STOP_HOOK_BLOCK_CAP says
 // otherwise, 0 for none.
@@ -259,8 +283,8 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) observed {
 	waited := false
 	deadline := now.Add(env.CatchUp)
 	for in.LastAssistantMessage != "" && !res.SawLast {
-		if v, _ := Decide(*l, o.Observation); !v.Blocks() {
-			break
+		if v, _ := Decide(*l, o.Observation); v != Continue && v != ContinueNoWork {
+			break // the transcript could only add a promise or tool calls
 		}
 		if !env.Now().Before(deadline) {
 			if missing {

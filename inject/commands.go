@@ -14,7 +14,13 @@ type CommandFile struct {
 // disable-model-invocation keeps the agent from running them itself.
 const (
 	ralphLoopDescription   = "description: Keep working on a task in this session until it is really done (ralph-loop)"
+	ulwLoopDescription     = "description: Like /ralph-loop, with every continuation demanding autonomous, verified work (ralph-loop)"
 	cancelRalphDescription = "description: End this session's ralph loop (ralph-loop)"
+	loopArgumentHint       = `argument-hint: "TASK" [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept] [--check CMD]... [--check-timeout D] [--check-output-chars N] [--check-hint TEXT] [--max-time D]`
+	loopBody               = `The ralph-loop hook has read this command's arguments and started a loop for this session; the task and the rules are in the ralph-loop context. Start working on the task now.
+
+If there is no ralph-loop context, or it reports an error, the hook did not start a loop: say so to the user, suggest running "ralph-loop install --host claude" in a terminal, and do nothing else.
+`
 )
 
 // Commands returns the slash-command files.
@@ -23,15 +29,12 @@ func Commands() []CommandFile {
 		{
 			Name:        "ralph-loop.md",
 			Description: ralphLoopDescription,
-			Content: `---
-` + ralphLoopDescription + `
-argument-hint: "TASK" [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept]
-disable-model-invocation: true
----
-The ralph-loop hook has read this command's arguments and started a loop for this session; the task and the rules are in the ralph-loop context. Start working on the task now.
-
-If there is no ralph-loop context, or it reports an error, the hook did not start a loop: say so to the user, suggest running "ralph-loop install --host claude" in a terminal, and do nothing else.
-`,
+			Content:     "---\n" + ralphLoopDescription + "\n" + loopArgumentHint + "\ndisable-model-invocation: true\n---\n" + loopBody,
+		},
+		{
+			Name:        "ulw-loop.md",
+			Description: ulwLoopDescription,
+			Content:     "---\n" + ulwLoopDescription + "\n" + loopArgumentHint + "\ndisable-model-invocation: true\n---\n" + loopBody,
 		},
 		{
 			Name:        "cancel-ralph.md",

@@ -6,6 +6,7 @@ package inject
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -16,21 +17,86 @@ import (
 // pointed at the file that holds all of it.
 const MaxTaskInline = 6000
 
-// taskBlock returns the task as the agent should read it: whole when short, otherwise its
-// beginning and the path of the file with the rest.
-func taskBlock(l *state.Loop) string {
-	if len(l.Task) <= MaxTaskInline {
+// hostCap is what a whole message may take, in UTF-16 units as Claude Code counts, with room
+// to spare under its 10,000.
+const hostCap = 9500
+
+// units counts s as JavaScript does: UTF-16 code units.
+func units(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// cutUnits returns the longest prefix of s of at most n UTF-16 units.
+func cutUnits(s string, n int) string {
+	u := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if u+w > n {
+			return s[:i]
+		}
+		u += w
+	}
+	return s
+}
+
+// lastUnits returns the longest suffix of s of at most n UTF-16 units.
+func lastUnits(s string, n int) string {
+	r := []rune(s)
+	u := 0
+	i := len(r)
+	for i > 0 {
+		w := 1
+		if r[i-1] >= 0x10000 {
+			w = 2
+		}
+		if u+w > n {
+			break
+		}
+		u += w
+		i--
+	}
+	return string(r[i:])
+}
+
+// taskBlock returns the task as the agent should read it: whole when it fits in budget
+// UTF-16 units (and MaxTaskInline bytes), otherwise its beginning and the path of the file
+// that holds all of it.
+func taskBlock(l *state.Loop, budget int) string {
+	if len(l.Task) <= MaxTaskInline && units(l.Task) <= budget {
 		return l.Task
 	}
-	cut := MaxTaskInline
-	for cut > 0 && !startsRune(l.Task[cut]) {
-		cut--
+	note := fmt.Sprintf("\n[… the task is %d bytes long; this is its beginning. Read the whole task in %s before you go on.]", len(l.Task), l.TaskFile)
+	if l.TaskFile == "" {
+		note = fmt.Sprintf("\n[… the task is %d bytes long; this is its beginning.]", len(l.Task))
 	}
-	return fmt.Sprintf("%s\n[… the task is %d bytes long; this is its beginning. Read the whole task in %s before you go on.]",
-		l.Task[:cut], len(l.Task), l.TaskFile)
+	head := l.Task
+	if len(head) > MaxTaskInline {
+		cut := MaxTaskInline
+		for cut > 0 && !startsRune(head[cut]) {
+			cut--
+		}
+		head = head[:cut]
+	}
+	return cutUnits(head, max(budget-units(note), 0)) + note
 }
 
 func startsRune(b byte) bool { return b&0xC0 != 0x80 }
+
+// ULW is the instruction every /ulw-loop continuation (and its contract) starts with.
+const ULW = "ULTRAWORK: work autonomously and thoroughly until the task is completely done. Do not stop to ask " +
+	"questions or for confirmation: make reasonable decisions yourself and keep going. Verify your work (run the " +
+	"tests, check the results) before you claim completion."
 
 // Plural returns "1 thing" or "n things".
 func Plural(n int, one, many string) string {
@@ -44,17 +110,35 @@ func Plural(n int, one, many string) string {
 func Contract(l *state.Loop) string {
 	marker := promise.Marker(l.CompletionPromise)
 	var b strings.Builder
-	fmt.Fprintf(&b, "ralph-loop: a loop is now active for this session. Keep working on the task below until it is completely done; you have up to %s.\n\n",
-		Plural(l.MaxIterations, "iteration", "iterations"))
-	fmt.Fprintf(&b, "TASK:\n%s\n\n", taskBlock(l))
-	b.WriteString("RULES:\n")
-	fmt.Fprintf(&b, "1. Only when the task is fully complete, output exactly %s in your reply.\n", marker)
-	fmt.Fprintf(&b, "2. The marker must match exactly: the same tags, text, case and spacing. No variants: a bare %q, other tags or a paraphrase do not count.\n", l.CompletionPromise)
-	b.WriteString("3. If the task is not fully done, do not output the marker: not to end the loop, not because you are stuck, not because the iterations run out. Keep working instead.\n")
-	if l.MinToolCalls > 0 && l.OnPromiseNoWork == state.NoWorkReject {
-		fmt.Fprintf(&b, "4. The marker counts only after real work: at least %s since the loop started.\n", Plural(l.MinToolCalls, "tool call", "tool calls"))
+	if l.Mode == state.ModeULW {
+		b.WriteString(ULW + "\n\n")
 	}
-	b.WriteString("Each time you try to stop without the marker, you will be given this task again.")
+	fmt.Fprintf(&b, "ralph-loop: a loop is now active for this session. Keep working on the task below until it is completely done; you have up to %s",
+		Plural(l.MaxIterations, "iteration", "iterations"))
+	if l.MaxTime > 0 {
+		fmt.Fprintf(&b, " and %s", time.Duration(l.MaxTime))
+	}
+	b.WriteString(".\n\n")
+	var rules strings.Builder
+	rules.WriteString("RULES:\n")
+	fmt.Fprintf(&rules, "1. Only when the task is fully complete, output exactly %s in your reply.\n", marker)
+	fmt.Fprintf(&rules, "2. The marker must match exactly: the same tags, text, case and spacing. No variants: a bare %q, other tags or a paraphrase do not count.\n", l.CompletionPromise)
+	rules.WriteString("3. If the task is not fully done, do not output the marker: not to end the loop, not because you are stuck, not because the iterations run out. Keep working instead.\n")
+	n := 4
+	if l.MinToolCalls > 0 && l.OnPromiseNoWork == state.NoWorkReject {
+		fmt.Fprintf(&rules, "%d. The marker counts only after real work: at least %s since the loop started.\n", n, Plural(l.MinToolCalls, "tool call", "tool calls"))
+		n++
+	}
+	if len(l.Checks) > 0 {
+		fmt.Fprintf(&rules, "%d. When you output the marker, these checks run in %s and must all pass (exit 0), or the loop goes on:\n", n, l.Cwd)
+		for _, c := range l.Checks {
+			fmt.Fprintf(&rules, "   %s\n", cutUnits(c, 300))
+		}
+	}
+	rules.WriteString("Each time you try to stop without the marker, you will be given this task again.")
+	budget := hostCap - units(b.String()) - units(rules.String()) - 20
+	fmt.Fprintf(&b, "TASK:\n%s\n\n", taskBlock(l, budget))
+	b.WriteString(rules.String())
 	return b.String()
 }
 
@@ -62,39 +146,97 @@ func Contract(l *state.Loop) string {
 const (
 	BlockNoPromise = iota
 	BlockNoWork
+	BlockCheckFailed
 )
 
+// CheckFailure describes the check that failed, for BlockCheckFailed.
+type CheckFailure struct {
+	Index, Total int
+	Command      string
+	Outcome      string // "exited with code 2 after 3.1s", "timed out after 120s"
+	Tail         string // the end of its output
+	LogPath      string
+}
+
 // Continuation is the block reason the agent reads when its stop is blocked; l is the loop
-// after the block (its Iteration is the one starting).
-func Continuation(l *state.Loop, why int) string {
+// after the block (its Iteration is the one starting). It stays under Claude Code's cap on
+// hook output: the check's output and the task are cut to fit.
+func Continuation(l *state.Loop, why int, f *CheckFailure) string {
 	marker := promise.Marker(l.CompletionPromise)
 	var b strings.Builder
+	if l.Mode == state.ModeULW {
+		b.WriteString(ULW + "\n\n")
+	}
 	fmt.Fprintf(&b, "ralph-loop: iteration %d/%d. Your stop was blocked: ", l.Iteration, l.MaxIterations)
 	switch why {
 	case BlockNoWork:
 		fmt.Fprintf(&b, "you output the completion marker, but only %s been made since the loop started and at least %d %s required. Do the real work first.\n",
 			Plural(l.ToolCalls, "tool call has", "tool calls have"), l.MinToolCalls, map[bool]string{true: "is", false: "are"}[l.MinToolCalls == 1])
+	case BlockCheckFailed:
+		fmt.Fprintf(&b, "you output the completion marker, but check %d of %d failed: `%s` %s.\n", f.Index, f.Total, cutUnits(f.Command, 500), f.Outcome)
 	default:
 		b.WriteString("the completion marker was not in your output.\n")
 	}
-	fmt.Fprintf(&b, "Keep working on the task. Only when it is fully complete, output exactly %s (exact match, no variants). If it is not done, do not output it.\n\n", marker)
-	fmt.Fprintf(&b, "TASK:\n%s", taskBlock(l))
+	var end strings.Builder
+	if why == BlockCheckFailed {
+		fmt.Fprintf(&end, "The full output is in %s.\n", f.LogPath)
+		if l.CheckHint != "" {
+			fmt.Fprintf(&end, "Hint: %s\n", cutUnits(l.CheckHint, 1000))
+		}
+		fmt.Fprintf(&end, "Fix what fails, and output exactly %s only when the task is done and the checks pass.\n\n", marker)
+	} else {
+		fmt.Fprintf(&end, "Keep working on the task. Only when it is fully complete, output exactly %s (exact match, no variants). If it is not done, do not output it.\n\n", marker)
+	}
+	end.WriteString("TASK:\n")
+	if why == BlockCheckFailed && f.Tail != "" {
+		// The output gets what the task leaves, up to what was asked for; the task keeps
+		// at least its first thousand characters.
+		room := hostCap - units(b.String()) - units(end.String()) - min(units(l.Task), 1000) - 200
+		tail := lastUnits(f.Tail, max(room, 200))
+		if tail != f.Tail {
+			fmt.Fprintf(&b, "The end of its output:\n…%s\n", tail)
+		} else {
+			fmt.Fprintf(&b, "Its output (the end, at most %d characters):\n%s\n", l.CheckOutputChars, tail)
+		}
+	}
+	b.WriteString(end.String())
+	b.WriteString(taskBlock(l, hostCap-units(b.String())))
 	return b.String()
 }
 
 // BlockNotice is the short line shown to the user when a stop is blocked.
-func BlockNotice(l *state.Loop, why int) string {
+func BlockNotice(l *state.Loop, why int, f *CheckFailure) string {
+	if why == BlockCheckFailed {
+		return fmt.Sprintf("ralph-loop: iteration %d/%d: promise rejected, check %d/%d failed: %s %s", l.Iteration, l.MaxIterations,
+			f.Index, f.Total, cutUnits(f.Command, 80), f.Outcome)
+	}
 	if why == BlockNoWork {
 		return fmt.Sprintf("ralph-loop: iteration %d/%d: promise rejected, no real work yet (%d/%d tool calls)", l.Iteration, l.MaxIterations, l.ToolCalls, l.MinToolCalls)
 	}
 	return fmt.Sprintf("ralph-loop: iteration %d/%d: no promise yet, continuing", l.Iteration, l.MaxIterations)
 }
 
-// Armed is the notice shown to the user when a loop is armed.
-func Armed(l *state.Loop, replaced *state.Loop, blockCap int) string {
-	s := fmt.Sprintf("ralph-loop: loop armed: up to %s, done on %s", Plural(l.MaxIterations, "iteration", "iterations"), promise.Marker(l.CompletionPromise))
+// Armed is the notice shown to the user when a loop is armed. stopTimeout is the Stop
+// hook's timeout, which the checks must fit in (0: unknown).
+func Armed(l *state.Loop, replaced *state.Loop, blockCap int, stopTimeout time.Duration) string {
+	kind := "loop"
+	if l.Mode == state.ModeULW {
+		kind = "ultrawork loop"
+	}
+	s := fmt.Sprintf("ralph-loop: %s armed: up to %s", kind, Plural(l.MaxIterations, "iteration", "iterations"))
+	if l.MaxTime > 0 {
+		s += fmt.Sprintf(" or %s", time.Duration(l.MaxTime))
+	}
+	s += ", done on " + promise.Marker(l.CompletionPromise)
 	if l.MinToolCalls > 0 {
 		s += fmt.Sprintf(" after at least %s", Plural(l.MinToolCalls, "tool call", "tool calls"))
+	}
+	if len(l.Checks) > 0 {
+		s += fmt.Sprintf(" and %s (%s each at most)", Plural(len(l.Checks), "passing check", "passing checks"), time.Duration(l.CheckTimeout))
+		if need := CheckTime(l); stopTimeout > 0 && need > stopTimeout {
+			s += fmt.Sprintf(". Warning: the checks may take up to %s, more than the Stop hook's timeout of %s; checks still running then are "+
+				"stopped and fail: lower --check-timeout or raise the Stop hook's \"timeout\" in the settings", need, stopTimeout)
+		}
 	}
 	if replaced != nil {
 		s += fmt.Sprintf(" (replaces the loop started %s, now %s)", replaced.StartedAt.Local().Format("15:04:05"), state.Superseded)
@@ -103,6 +245,11 @@ func Armed(l *state.Loop, replaced *state.Loop, blockCap int) string {
 		s += ". " + w
 	}
 	return s
+}
+
+// CheckTime is the longest the loop's checks may take, with a margin for the hook itself.
+func CheckTime(l *state.Loop) time.Duration {
+	return time.Duration(len(l.Checks))*time.Duration(l.CheckTimeout) + 10*time.Second
 }
 
 // CapWarning explains, when it applies, that the host will end a turn before the loop's last
@@ -117,12 +264,20 @@ func CapWarning(l *state.Loop, blockCap int) string {
 
 // Accepted is the notice shown when the promise ends the loop.
 func Accepted(l *state.Loop) string {
-	s := fmt.Sprintf("ralph-loop: promise accepted at iteration %d/%d after %s: loop complete",
-		l.Iteration, l.MaxIterations, Plural(l.ToolCalls, "tool call", "tool calls"))
+	s := fmt.Sprintf("ralph-loop: promise accepted at iteration %d/%d after %s", l.Iteration, l.MaxIterations, Plural(l.ToolCalls, "tool call", "tool calls"))
+	if len(l.Checks) > 0 {
+		s += fmt.Sprintf(" and %s passed", Plural(len(l.Checks), "check", "checks"))
+	}
+	s += ": loop complete"
 	if l.ToolCalls < l.MinToolCalls {
 		s += fmt.Sprintf(" (warning: fewer than the %d required, accepted by --on-promise-no-work=%s)", l.MinToolCalls, l.OnPromiseNoWork)
 	}
 	return s
+}
+
+// TimeUp is the notice shown when the time budget ends the loop.
+func TimeUp(l *state.Loop) string {
+	return fmt.Sprintf("ralph-loop: the time budget of %s ran out at iteration %d/%d without the promise: loop over", time.Duration(l.MaxTime), l.Iteration, l.MaxIterations)
 }
 
 // MaxReached is the notice shown when the iteration limit ends the loop.
@@ -147,14 +302,20 @@ const NothingToCancel = "no active ralph loop in this session"
 
 // ArgError is the reason shown when /ralph-loop has bad arguments.
 func ArgError(err error) string {
-	return fmt.Sprintf("ralph-loop: %v; nothing was started. %s", err, "Usage: /ralph-loop \"TASK\" [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept]")
+	return fmt.Sprintf("ralph-loop: %v; nothing was started. %s", err, "Usage: /ralph-loop \"TASK\" [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept] [--check CMD]... [--max-time D] (/ralph-loop --help for all)")
 }
 
 // Help is the reason shown for /ralph-loop --help.
 const Help = `ralph-loop: keep working on a task, in this session, until it is really done.
-usage: /ralph-loop "TASK" [flags]
+usage: /ralph-loop "TASK" [flags]   (/ulw-loop: the same, demanding autonomous, verified work)
   --max-iterations N           most agent turns before the loop gives up (default 25)
   --completion-promise TOKEN   the agent ends the loop by printing <promise>TOKEN</promise> (default DONE)
   --min-tool-calls N           tool calls required before the promise counts (default 1)
   --on-promise-no-work MODE    a promise before that: reject (default), warn or accept
-/cancel-ralph ends the loop; "ralph-loop status" in a terminal shows it.`
+  --check CMD                  a command that must exit 0 for the promise to count (repeatable)
+  --check-timeout D            each check's time limit (default 2m)
+  --check-output-chars N       how much of a failed check's output the agent gets (default 4000)
+  --check-hint TEXT            added to what the agent is told when a check fails
+  --max-time D                 wall-clock budget from now, e.g. 45m (default none)
+Defaults come from .ralph/settings.json and .ralph/settings.local.json in the project.
+/cancel-ralph ends the loop; "ralph-loop status" and "ralph-loop log" in a terminal show it.`

@@ -15,7 +15,7 @@ func loop(task string) *state.Loop {
 }
 
 // Claude Code caps hook output strings at 10,000 characters (UTF-16 units).
-func units(s string) int { return len(utf16.Encode([]rune(s))) }
+func utf16Units(s string) int { return len(utf16.Encode([]rune(s))) }
 
 func TestContract(t *testing.T) {
 	c := Contract(loop("Make every test in ./parser pass"))
@@ -35,13 +35,13 @@ func TestContract(t *testing.T) {
 
 func TestContinuation(t *testing.T) {
 	l := loop("Fix `x` in $HOME")
-	c := Continuation(l, BlockNoPromise)
+	c := Continuation(l, BlockNoPromise, nil)
 	for _, want := range []string{"iteration 3/25", "the completion marker was not in your output", "<promise>DONE</promise>", "TASK:\nFix `x` in $HOME"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("continuation lacks %q:\n%s", want, c)
 		}
 	}
-	c = Continuation(l, BlockNoWork)
+	c = Continuation(l, BlockNoWork, nil)
 	if !strings.Contains(c, "only 0 tool calls have been made since the loop started and at least 1 is required") {
 		t.Errorf("no-work continuation:\n%s", c)
 	}
@@ -53,10 +53,10 @@ func TestLongTaskStaysUnderHostCap(t *testing.T) {
 		l := loop(task)
 		for name, s := range map[string]string{
 			"contract":     Contract(l),
-			"continuation": Continuation(l, BlockNoWork),
+			"continuation": Continuation(l, BlockNoWork, nil),
 		} {
-			if units(s) >= 10000 {
-				t.Errorf("%s of a 1 MB task of %q: %d characters", name, unit, units(s))
+			if utf16Units(s) >= 10000 {
+				t.Errorf("%s of a 1 MB task of %q: %d characters", name, unit, utf16Units(s))
 			}
 			if !utf8.ValidString(s) {
 				t.Errorf("%s of a task of %q: cut inside a character", name, unit)
@@ -67,15 +67,15 @@ func TestLongTaskStaysUnderHostCap(t *testing.T) {
 		}
 	}
 	short := loop(strings.Repeat("x", MaxTaskInline))
-	if strings.Contains(Continuation(short, BlockNoPromise), "task file") {
+	if strings.Contains(Continuation(short, BlockNoPromise, nil), "task file") {
 		t.Error("a task of MaxTaskInline bytes was cut")
 	}
 }
 
 func TestNotices(t *testing.T) {
 	l := loop("t")
-	for _, s := range []string{BlockNotice(l, BlockNoPromise), BlockNotice(l, BlockNoWork), Accepted(l), MaxReached(l),
-		CutByHost(l, 8), Cancelled(l), Armed(l, nil, 8), Armed(l, nil, 0)} {
+	for _, s := range []string{BlockNotice(l, BlockNoPromise, nil), BlockNotice(l, BlockNoWork, nil), Accepted(l), MaxReached(l),
+		CutByHost(l, 8), Cancelled(l), Armed(l, nil, 8, 0), Armed(l, nil, 0, 0)} {
 		if strings.Contains(s, "\n") || !strings.HasPrefix(s, "ralph") {
 			t.Errorf("notice %q is not one line starting with ralph", s)
 		}

@@ -15,6 +15,7 @@
 package state
 
 import (
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -48,6 +49,8 @@ const (
 	// CutByHost means the host was about to end the turn against the hook's block (Claude
 	// Code's consecutive stop-block cap), so the loop ended there, with the reason recorded.
 	CutByHost Status = "CUT_BY_HOST"
+	// TimeBudgetExhausted means the loop's --max-time ran out.
+	TimeBudgetExhausted Status = "TIME_BUDGET_EXHAUSTED"
 )
 
 // What to do with a promise made before the minimum number of tool calls.
@@ -63,25 +66,69 @@ const (
 	DefaultCompletionPromise = "DONE"
 	DefaultMinToolCalls      = 1
 	DefaultOnPromiseNoWork   = NoWorkReject
+	DefaultCheckTimeout      = 120 * time.Second
+	DefaultCheckOutputChars  = 4000
+)
+
+// Loop modes.
+const (
+	ModeRalph = "ralph" // /ralph-loop
+	ModeULW   = "ulw"   // /ulw-loop: every continuation starts with the ultrawork instruction
 )
 
 // Config is what the user asked for when arming a loop.
 type Config struct {
 	Task              string `json:"task"`
+	Mode              string `json:"mode"`
 	MaxIterations     int    `json:"max_iterations"`
 	CompletionPromise string `json:"completion_promise"`
 	MinToolCalls      int    `json:"min_tool_calls"`
 	OnPromiseNoWork   string `json:"on_promise_no_work"`
+	// MaxTime is the wall-clock budget from arming (0: none).
+	MaxTime Duration `json:"max_time,omitempty"`
+	// Checks must all exit 0 for a promise to be accepted.
+	Checks           []string `json:"checks,omitempty"`
+	CheckTimeout     Duration `json:"check_timeout"`
+	CheckOutputChars int      `json:"check_output_chars"`
+	CheckHint        string   `json:"check_hint,omitempty"`
+	// Sources says where each setting came from: "flag", ".ralph/settings.local.json",
+	// ".ralph/settings.json" or "default", by flag name.
+	Sources map[string]string `json:"sources,omitempty"`
 }
 
 // DefaultConfig returns the built-in settings with no task.
 func DefaultConfig() Config {
 	return Config{
+		Mode:              ModeRalph,
 		MaxIterations:     DefaultMaxIterations,
 		CompletionPromise: DefaultCompletionPromise,
 		MinToolCalls:      DefaultMinToolCalls,
 		OnPromiseNoWork:   DefaultOnPromiseNoWork,
+		CheckTimeout:      Duration(DefaultCheckTimeout),
+		CheckOutputChars:  DefaultCheckOutputChars,
 	}
+}
+
+// Duration is a time.Duration written in JSON as a string such as "2m0s".
+type Duration time.Duration
+
+// MarshalJSON writes the duration as a string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a string such as "45m", or a number of nanoseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		var n int64
+		if err := json.Unmarshal(b, &n); err != nil {
+			return err
+		}
+		*d = Duration(n)
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	*d = Duration(v)
+	return err
 }
 
 // Loop is one ralph loop of one session.
@@ -214,5 +261,8 @@ const (
 	ActCutByHost  = "cut_by_host"
 	ActTurnEnded  = "turn_ended" // the host ended a turn the hook had blocked
 	ActDenied     = "denied"     // the guard refused a tool call of the agent
+	ActChecking   = "checking"   // a promise came: the checks run
+	ActCheck      = "check"      // one check's result
+	ActTimeBudget = "time_budget"
 	ActError      = "error"
 )

@@ -108,6 +108,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			startCommand(),
 			cancelCommand(),
 			statusCommand(),
+			logCommand(),
+			gcCommand(),
 			installCommand(true),
 			installCommand(false),
 			{

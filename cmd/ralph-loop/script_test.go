@@ -72,6 +72,8 @@ func TestScripts(t *testing.T) {
 //	                                            than N characters (UTF-16 units, as Claude Code counts)
 //	fixture task-file-matches SESSION FILE      the session's task file holds FILE's task
 //	fixture age SESSION DURATION                make the session's loop last heard from DURATION ago
+//	fixture age-updated SESSION DURATION        make the session's loop last updated DURATION ago
+//	fixture processes-gone FILE                 the processes whose ids FILE lists are gone
 func fixture(argv []string) int {
 	if err := runFixture(argv); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
@@ -163,15 +165,41 @@ func runFixture(argv []string) error {
 			return fmt.Errorf("task file of %d bytes, state task of %d, want %d", len(got), len(l.Task), len(task))
 		}
 		return nil
-	case "age":
+	case "age", "age-updated":
 		d, err := time.ParseDuration(argv[2])
 		if err != nil {
 			return err
 		}
 		return state.NewStore(os.Getenv("STATE")).Update(context.Background(), argv[1], func(_ *state.Tx, l *state.Loop) (*state.Loop, error) {
-			l.LastSeenAt = time.Now().Add(-d)
+			if argv[0] == "age" {
+				l.LastSeenAt = time.Now().Add(-d)
+			} else {
+				l.UpdatedAt = time.Now().Add(-d)
+			}
 			return l, nil
 		})
+	case "processes-gone":
+		data, err := os.ReadFile(argv[1])
+		if err != nil {
+			return err
+		}
+		pids := strings.Fields(string(data))
+		if len(pids) == 0 {
+			return fmt.Errorf("no process ids in %s", argv[1])
+		}
+		for _, p := range pids {
+			pid, err := strconv.Atoi(p)
+			if err != nil {
+				return err
+			}
+			for i := 0; alive(pid) && i < 250; i++ {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if alive(pid) {
+				return fmt.Errorf("process %d still runs", pid)
+			}
+		}
+		return nil
 	case "wait-file":
 		for i := 0; i < 1000; i++ {
 			if _, err := os.Stat(argv[1]); err == nil {
@@ -227,6 +255,16 @@ func fixturePayload(argv []string) error {
 		return err
 	}
 	return os.WriteFile(argv[1], out, 0o644)
+}
+
+// alive reports whether a process runs (a zombie waiting for its parent does not count).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(data))
+	return len(f) > 2 && f[2] != "Z"
 }
 
 func walkStrings(v any, f func(string) error) error {

@@ -17,9 +17,10 @@ func startCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "start",
 		Usage:     "arm a loop in a session from a script or another tool",
-		UsageText: "ralph-loop start [--session ID] [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept] [--] TASK...",
-		Description: "Arms a loop like /ralph-loop does. --session defaults to $CLAUDE_CODE_SESSION_ID (set inside Claude Code). " +
-			"The prompt contract the agent must follow is printed on stdout.",
+		UsageText: "ralph-loop start [--session ID] [--ulw] [loop flags] [--] TASK...",
+		Description: "Arms a loop like /ralph-loop (or, with --ulw, /ulw-loop) does, with the same loop flags and the project's " +
+			".ralph/settings.json and .ralph/settings.local.json. --session defaults to $CLAUDE_CODE_SESSION_ID (set inside " +
+			"Claude Code). The prompt contract the agent must follow is printed on stdout.",
 		SkipFlagParsing: true,
 		OnUsageError:    onUsageError,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -42,18 +43,26 @@ func startCommand() *cli.Command {
 				return usagef("no session: pass --session ID (inside Claude Code, $CLAUDE_CODE_SESSION_ID is used)")
 			}
 			cwd, _ := os.Getwd()
+			project := os.Getenv("CLAUDE_PROJECT_DIR")
+			if project == "" {
+				project = cwd
+			}
+			cfg, err := args.Resolve(p, project)
+			if err != nil {
+				return err
+			}
 			res, err := hook.Arm(ctx, hookEnv(cmd), hook.ArmRequest{
 				SessionID: session,
 				Host:      hook.HostClaude,
 				Cwd:       cwd,
-				Config:    p.Config,
+				Config:    cfg,
 				ArmedBy:   "start",
 			})
 			if err != nil {
 				return fmt.Errorf("start a loop in session %s: %w", session, err)
 			}
 			w := cmd.Root().Writer
-			fmt.Fprintf(w, "%s (session %s)\n\n%s\n", inject.Armed(&res.Loop, res.Replaced, 0), session, inject.Contract(&res.Loop))
+			fmt.Fprintf(w, "%s (session %s)\n\n%s\n", inject.Armed(&res.Loop, res.Replaced, 0, 0), session, inject.Contract(&res.Loop))
 			return nil
 		},
 	}

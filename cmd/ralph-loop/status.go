@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -23,27 +24,34 @@ const idleAfter = 6 * time.Hour
 const recentLimit = 20
 
 type loopView struct {
-	SessionID         string       `json:"session_id"`
-	LoopID            string       `json:"loop_id"`
-	Host              string       `json:"host"`
-	Cwd               string       `json:"cwd"`
-	Task              string       `json:"task"`
-	TaskFile          string       `json:"task_file,omitempty"`
-	Status            state.Status `json:"status"`
-	Iteration         int          `json:"iteration"`
-	MaxIterations     int          `json:"max_iterations"`
-	ToolCalls         int          `json:"tool_calls"`
-	MinToolCalls      int          `json:"min_tool_calls"`
-	CompletionPromise string       `json:"completion_promise"`
-	OnPromiseNoWork   string       `json:"on_promise_no_work"`
-	ArmedBy           string       `json:"armed_by"`
-	StartedAt         time.Time    `json:"started_at"`
-	UpdatedAt         time.Time    `json:"updated_at"`
-	LastSeenAt        time.Time    `json:"last_seen_at"`
-	EndedAt           *time.Time   `json:"ended_at,omitempty"`
-	EndReason         string       `json:"end_reason,omitempty"`
-	Warnings          []string     `json:"warnings,omitempty"`
-	Events            *[]eventView `json:"events,omitempty"`
+	SessionID         string            `json:"session_id"`
+	LoopID            string            `json:"loop_id"`
+	Host              string            `json:"host"`
+	Cwd               string            `json:"cwd"`
+	Task              string            `json:"task"`
+	TaskFile          string            `json:"task_file,omitempty"`
+	Mode              string            `json:"mode"`
+	Status            state.Status      `json:"status"`
+	Iteration         int               `json:"iteration"`
+	MaxIterations     int               `json:"max_iterations"`
+	ToolCalls         int               `json:"tool_calls"`
+	MinToolCalls      int               `json:"min_tool_calls"`
+	CompletionPromise string            `json:"completion_promise"`
+	OnPromiseNoWork   string            `json:"on_promise_no_work"`
+	MaxTime           string            `json:"max_time,omitempty"`
+	Checks            []string          `json:"checks,omitempty"`
+	CheckTimeout      string            `json:"check_timeout,omitempty"`
+	CheckOutputChars  int               `json:"check_output_chars,omitempty"`
+	CheckHint         string            `json:"check_hint,omitempty"`
+	Sources           map[string]string `json:"sources,omitempty"`
+	ArmedBy           string            `json:"armed_by"`
+	StartedAt         time.Time         `json:"started_at"`
+	UpdatedAt         time.Time         `json:"updated_at"`
+	LastSeenAt        time.Time         `json:"last_seen_at"`
+	EndedAt           *time.Time        `json:"ended_at,omitempty"`
+	EndReason         string            `json:"end_reason,omitempty"`
+	Warnings          []string          `json:"warnings,omitempty"`
+	Events            *[]eventView      `json:"events,omitempty"`
 }
 
 type eventView struct {
@@ -54,13 +62,29 @@ type eventView struct {
 }
 
 func view(l state.Loop) loopView {
-	return loopView{
+	v := loopView{
 		SessionID: l.SessionID, LoopID: l.LoopID, Host: l.Host, Cwd: l.Cwd, Task: l.Task, TaskFile: l.TaskFile,
 		Status: l.Status, Iteration: l.Iteration, MaxIterations: l.MaxIterations, ToolCalls: l.ToolCalls,
 		MinToolCalls: l.MinToolCalls, CompletionPromise: l.CompletionPromise, OnPromiseNoWork: l.OnPromiseNoWork,
 		ArmedBy: l.ArmedBy, StartedAt: l.StartedAt, UpdatedAt: l.UpdatedAt, LastSeenAt: l.LastSeenAt,
 		EndedAt: l.EndedAt, EndReason: l.EndReason, Warnings: l.Warnings,
+		Mode: mode(l), Checks: l.Checks, CheckHint: l.CheckHint, Sources: l.Sources,
 	}
+	if l.MaxTime > 0 {
+		v.MaxTime = time.Duration(l.MaxTime).String()
+	}
+	if len(l.Checks) > 0 {
+		v.CheckTimeout = time.Duration(l.CheckTimeout).String()
+		v.CheckOutputChars = l.CheckOutputChars
+	}
+	return v
+}
+
+func mode(l state.Loop) string {
+	if l.Mode == "" {
+		return state.ModeRalph
+	}
+	return l.Mode
 }
 
 func statusCommand() *cli.Command {
@@ -243,7 +267,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 	row("session", l.SessionID)
-	row("loop", fmt.Sprintf("%s (armed by %s, host %s)", l.LoopID, l.ArmedBy, l.Host))
+	row("loop", fmt.Sprintf("%s (%s, armed by %s, host %s)", l.LoopID, mode(l), l.ArmedBy, l.Host))
 	row("status", statusWord(l, now))
 	if l.EndReason != "" {
 		row("ended", l.EndReason)
@@ -251,6 +275,12 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	row("iteration", fmt.Sprintf("%d/%d", l.Iteration, l.MaxIterations))
 	row("tool calls", fmt.Sprintf("%d (the promise needs at least %d; without them: %s)", l.ToolCalls, l.MinToolCalls, l.OnPromiseNoWork))
 	row("promise", promise.Marker(l.CompletionPromise))
+	if l.MaxTime > 0 {
+		row("time budget", fmt.Sprintf("%s (until %s)", time.Duration(l.MaxTime), l.StartedAt.Add(time.Duration(l.MaxTime)).Local().Format("2006-01-02 15:04:05")))
+	}
+	for i, c := range l.Checks {
+		row(fmt.Sprintf("check %d", i+1), c)
+	}
 	row("cwd", l.Cwd)
 	row("started", fmt.Sprintf("%s (%s ago)", l.StartedAt.Local().Format("2006-01-02 15:04:05"), age(now.Sub(l.StartedAt))))
 	row("updated", fmt.Sprintf("%s (%s ago)", l.UpdatedAt.Local().Format("2006-01-02 15:04:05"), age(now.Sub(l.UpdatedAt))))
@@ -261,6 +291,16 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 		row("task file", l.TaskFile)
 	}
 	tw.Flush()
+	if len(l.Sources) > 0 {
+		fmt.Fprintln(w, "settings")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, k := range args.LoopFlags {
+			if src, ok := l.Sources[k]; ok {
+				fmt.Fprintf(tw, "  --%s\t%s\t(%s)\n", k, settingValue(l, k), src)
+			}
+		}
+		tw.Flush()
+	}
 	fmt.Fprintf(w, "task\n%s\n", indent(l.Task, "  "))
 	fmt.Fprintln(w, "events")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -279,6 +319,40 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 		tw.Flush()
 	}
 	return readErr
+}
+
+// settingValue is a loop setting as typed.
+func settingValue(l state.Loop, key string) string {
+	switch key {
+	case args.FlagMaxIterations:
+		return fmt.Sprint(l.MaxIterations)
+	case args.FlagCompletionPromise:
+		return l.CompletionPromise
+	case args.FlagMinToolCalls:
+		return fmt.Sprint(l.MinToolCalls)
+	case args.FlagOnPromiseNoWork:
+		return l.OnPromiseNoWork
+	case args.FlagMaxTime:
+		if l.MaxTime == 0 {
+			return "none"
+		}
+		return time.Duration(l.MaxTime).String()
+	case args.FlagCheck:
+		if len(l.Checks) == 0 {
+			return "none"
+		}
+		return strings.Join(l.Checks, "; ")
+	case args.FlagCheckTimeout:
+		return time.Duration(l.CheckTimeout).String()
+	case args.FlagCheckOutputChars:
+		return fmt.Sprint(l.CheckOutputChars)
+	case args.FlagCheckHint:
+		if l.CheckHint == "" {
+			return "none"
+		}
+		return l.CheckHint
+	}
+	return ""
 }
 
 func indent(s, prefix string) string {

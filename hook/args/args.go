@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -117,7 +118,7 @@ func column(s string, i int) int {
 
 // Options says which extra flags are allowed.
 type Options struct {
-	// Session allows --session ID (for "ralph-loop start").
+	// Session allows --session ID and --ulw (for "ralph-loop start").
 	Session bool
 }
 
@@ -153,8 +154,16 @@ func Parse(words []Word, opt Options) (Parsed, error) {
 				return p, fmt.Errorf("unknown flag %s (quote task words that start with '-')", name)
 			}
 			key := name[2:]
-			if p.Given[key] {
+			if p.Given[key] && key != FlagCheck {
 				return p, fmt.Errorf("%s is given twice", name)
+			}
+			if key == FlagULW {
+				if hasValue {
+					return p, fmt.Errorf("%s takes no value", name)
+				}
+				p.Config.Mode = state.ModeULW
+				p.Given[key] = true
+				continue
 			}
 			if !hasValue {
 				if i+1 == len(words) {
@@ -193,49 +202,113 @@ const (
 	FlagCompletionPromise = "completion-promise"
 	FlagMinToolCalls      = "min-tool-calls"
 	FlagOnPromiseNoWork   = "on-promise-no-work"
+	FlagMaxTime           = "max-time"
+	FlagCheck             = "check"
+	FlagCheckTimeout      = "check-timeout"
+	FlagCheckOutputChars  = "check-output-chars"
+	FlagCheckHint         = "check-hint"
 	FlagSession           = "session"
+	FlagULW               = "ulw"
 )
 
+// LoopFlags are the flags that set a loop's Config, in the order help lists them; the
+// per-project settings files take the same names.
+var LoopFlags = []string{FlagMaxIterations, FlagCompletionPromise, FlagMinToolCalls, FlagOnPromiseNoWork,
+	FlagMaxTime, FlagCheck, FlagCheckTimeout, FlagCheckOutputChars, FlagCheckHint}
+
+// MaxCheckOutputChars bounds --check-output-chars: the output shares Claude Code's
+// 10,000-character cap on hook output with the rest of the continuation.
+const MaxCheckOutputChars = 8000
+
 func known(name string, opt Options) bool {
-	switch name[2:] {
-	case FlagMaxIterations, FlagCompletionPromise, FlagMinToolCalls, FlagOnPromiseNoWork:
-		return true
-	case FlagSession:
-		return opt.Session
+	key := name[2:]
+	for _, f := range LoopFlags {
+		if key == f {
+			return true
+		}
 	}
-	return false
+	return (key == FlagSession || key == FlagULW) && opt.Session
 }
 
 func (p *Parsed) set(key, value string) error {
+	if key == FlagSession {
+		p.Session = value
+		return state.ValidSessionID(value)
+	}
+	return setConfig(&p.Config, key, value)
+}
+
+// setConfig sets one loop setting from its text.
+func setConfig(c *state.Config, key, value string) error {
 	var err error
 	switch key {
 	case FlagMaxIterations:
-		p.Config.MaxIterations, err = count(value, 1)
+		c.MaxIterations, err = count(value, 1, MaxCount)
 	case FlagMinToolCalls:
-		p.Config.MinToolCalls, err = count(value, 0)
+		c.MinToolCalls, err = count(value, 0, MaxCount)
 	case FlagCompletionPromise:
 		err = promise.Validate(value)
-		p.Config.CompletionPromise = value
+		c.CompletionPromise = value
 	case FlagOnPromiseNoWork:
 		switch value {
 		case state.NoWorkReject, state.NoWorkWarn, state.NoWorkAccept:
-			p.Config.OnPromiseNoWork = value
+			c.OnPromiseNoWork = value
 		default:
 			err = fmt.Errorf("%q is not one of reject, warn, accept", value)
 		}
-	case FlagSession:
-		err = state.ValidSessionID(value)
-		p.Session = value
+	case FlagMaxTime:
+		var d time.Duration
+		d, err = ParseDuration(value)
+		c.MaxTime = state.Duration(d)
+	case FlagCheck:
+		if strings.TrimSpace(value) == "" {
+			return errors.New("a check command may not be empty")
+		}
+		c.Checks = append(c.Checks, value)
+	case FlagCheckTimeout:
+		var d time.Duration
+		d, err = ParseDuration(value)
+		c.CheckTimeout = state.Duration(d)
+	case FlagCheckOutputChars:
+		c.CheckOutputChars, err = count(value, 1, MaxCheckOutputChars)
+	case FlagCheckHint:
+		c.CheckHint = value
+	default:
+		err = fmt.Errorf("unknown setting %q", key)
 	}
 	return err
 }
 
-// count parses a decimal count (leading zeros allowed: "08" is 8) of at least lo.
-func count(s string, lo int) (int, error) {
+// ParseDuration parses a positive duration such as 45m, 1h30m or 2d (days are 24h).
+func ParseDuration(s string) (time.Duration, error) {
+	t := s
+	days := time.Duration(0)
+	if i := strings.IndexByte(t, 'd'); i > 0 {
+		n, err := strconv.ParseUint(t[:i], 10, 16)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration such as 90s, 45m, 2h or 1d", s)
+		}
+		days, t = time.Duration(n)*24*time.Hour, t[i+1:]
+	}
+	d := time.Duration(0)
+	if t != "" {
+		var err error
+		if d, err = time.ParseDuration(t); err != nil {
+			return 0, fmt.Errorf("%q is not a duration such as 90s, 45m, 2h or 1d", s)
+		}
+	}
+	if d+days <= 0 {
+		return 0, fmt.Errorf("%q must be longer than 0", s)
+	}
+	return d + days, nil
+}
+
+// count parses a decimal count (leading zeros allowed: "08" is 8) from lo to hi.
+func count(s string, lo, hi int) (int, error) {
 	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil || n > MaxCount {
+	if err != nil || n > uint64(hi) {
 		if err == nil || errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Errorf("%q is too large (at most %d)", s, MaxCount)
+			return 0, fmt.Errorf("%q is too large (at most %d)", s, hi)
 		}
 		return 0, fmt.Errorf("%q is not a whole number", s)
 	}
@@ -244,9 +317,6 @@ func count(s string, lo int) (int, error) {
 	}
 	return int(n), nil
 }
-
-// Usage is the one-paragraph help for /ralph-loop.
-const Usage = `usage: /ralph-loop "TASK" [--max-iterations N (default 25)] [--completion-promise TOKEN (default DONE)] [--min-tool-calls N (default 1)] [--on-promise-no-work reject|warn|accept (default reject)]`
 
 // Quote returns s as one shell word that Split (and any POSIX shell) reads back as s.
 func Quote(s string) string {

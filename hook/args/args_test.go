@@ -2,6 +2,7 @@ package args
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -116,7 +117,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q): %v", tt.in, err)
 			continue
 		}
-		if got.Config != tt.want {
+		if !reflect.DeepEqual(got.Config, tt.want) {
 			t.Errorf("Parse(%q) = %+v, want %+v", tt.in, got.Config, tt.want)
 		}
 	}

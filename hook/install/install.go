@@ -44,16 +44,20 @@ type hookEvent struct {
 }
 
 // The events and timeouts. A hook never waits more than a few seconds for a lock and half a
-// second for a lagging transcript, so the timeouts only bound a bug. PreToolUse runs only
-// for the tools its guard looks at.
+// second for a lagging transcript, so the timeouts only bound a bug, except that the Stop
+// hook runs a loop's checks (--check): its timeout leaves them 15 minutes. PreToolUse runs
+// only for the tools its guard looks at.
 var events = []hookEvent{
 	{"UserPromptSubmit", "", 10},
 	{"PreToolUse", "Bash|Write|Edit|MultiEdit|NotebookEdit", 10},
 	{"PostToolUse", "*", 10},
 	{"PostToolUseFailure", "*", 10},
-	{"Stop", "", 30},
+	{"Stop", "", StopTimeoutSeconds},
 	{"SessionEnd", "", 10},
 }
+
+// StopTimeoutSeconds is the Stop hook's timeout that install writes.
+const StopTimeoutSeconds = 900
 
 // Options says where to install.
 type Options struct {

@@ -510,3 +510,57 @@ func TestAgentCannotEscape(t *testing.T) {
 		t.Errorf("the state is gone: %v", err)
 	}
 }
+
+// A promise is earned: with --check, a promise made while the tests fail is blocked and the
+// agent gets the failure output; once fixed, the promise is accepted.
+func TestChecks(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Session{
+		Script: Script{Turns: []Turn{
+			Bash("Working on it.", "echo work > work.txt"),
+			Text("All tests pass. <promise>DONE</promise>"),
+			Bash("Let me actually fix it.", "touch fixed.txt"),
+			Text("Now they really pass. <promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ralph-loop "Make the tests pass" --check 'test -f fixed.txt || { echo "FAIL: TestFixed (fixed.txt missing)"; exit 1; }' --check-hint "the test wants fixed.txt"`},
+	})
+	l := loopOf(t, env, res.SessionID)
+	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 2)
+	f := res.Feedback()
+	if len(f) != 1 {
+		t.Fatalf("%d blocks, want 1", len(f))
+	}
+	contains(t, "the continuation", f[0], "check 1 of 1 failed", "exited with code 1",
+		"FAIL: TestFixed (fixed.txt missing)", "Hint: the test wants fixed.txt", "The full output is in ", "TASK:\nMake the tests pass")
+	if !hasNotice(res, "promise accepted at iteration 2/25 after 2 tool calls and 1 check passed") {
+		t.Errorf("notices %q", res.Notices())
+	}
+}
+
+// /ulw-loop: every continuation starts with the ultrawork instruction.
+func TestULW(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Session{
+		Script: Script{Turns: []Turn{
+			Text("Should I go on with the port?"),
+			Text("Should I port the tests too?"),
+			Bash("Porting.", "echo ported > port.txt"),
+			Text("Ported and verified. <promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ulw-loop "Port the parser" --max-iterations 6`},
+	})
+	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 3, 1)
+	f := res.Feedback()
+	if len(f) != 2 {
+		t.Fatalf("%d blocks, want 2", len(f))
+	}
+	for _, c := range f {
+		if !strings.HasPrefix(c, "ULTRAWORK: work autonomously and thoroughly") {
+			t.Errorf("continuation does not start with the ultrawork instruction: %q", c)
+		}
+	}
+	out, err := env.RalphLoopCmd(context.Background(), "status", "--json", "--session", res.SessionID)
+	if err != nil || !strings.Contains(out, `"mode": "ulw"`) {
+		t.Errorf("status does not show the mode: %s %v", out, err)
+	}
+}

@@ -1,0 +1,187 @@
+package args
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// Per-project defaults, relative to the project directory. Both may set any loop flag, by
+// its name without the dashes ("max-iterations": 40, "check": ["make test"]).
+const (
+	ProjectSettings = ".ralph/settings.json"       // committed
+	LocalSettings   = ".ralph/settings.local.json" // not committed
+)
+
+// Resolve builds a loop's settings: the built-in defaults, then the project's settings,
+// then the local ones, then the flags typed with the command. Objects merge recursively
+// and arrays replace. Unknown keys and bad values are errors, naming the file. Config.Sources
+// records where each value came from.
+func Resolve(p Parsed, projectDir string) (state.Config, error) {
+	cfg := state.DefaultConfig()
+	cfg.Sources = map[string]string{}
+	for _, f := range LoopFlags {
+		cfg.Sources[f] = "default"
+	}
+	var merged map[string]any
+	origin := map[string]string{}
+	for _, name := range []string{ProjectSettings, LocalSettings} {
+		layer, err := readSettings(filepath.Join(projectDir, name))
+		if err != nil {
+			return cfg, err
+		}
+		for k := range layer {
+			origin[k] = name
+		}
+		merged = mergeJSON(merged, layer).(map[string]any)
+	}
+	keys := make([]string, 0, len(merged))
+	for k := range merged {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == "version" {
+			if v, ok := merged[k].(json.Number); !ok || v.String() != "1" {
+				return cfg, fmt.Errorf("%s: \"version\" must be 1", origin[k])
+			}
+			continue
+		}
+		if err := applySetting(&cfg, k, merged[k]); err != nil {
+			return cfg, fmt.Errorf("%s: %w", origin[k], err)
+		}
+		cfg.Sources[k] = origin[k]
+	}
+	// The flags typed win.
+	cfg.Task, cfg.Mode = p.Config.Task, p.Config.Mode
+	for k := range p.Given {
+		if k == FlagULW || k == FlagSession {
+			continue
+		}
+		copySetting(&cfg, &p.Config, k)
+		cfg.Sources[k] = "flag"
+	}
+	return cfg, nil
+}
+
+// readSettings reads one settings file; a missing file is empty.
+func readSettings(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]any{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		if err == nil {
+			err = errors.New("not a JSON object")
+		}
+		return nil, fmt.Errorf("read %s: %v", path, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("read %s: data after the JSON object", path)
+	}
+	return m, nil
+}
+
+// mergeJSON lays b over a: objects merge key by key, recursively; anything else in b
+// (arrays included) replaces what a had.
+func mergeJSON(a, b any) any {
+	ao, aok := a.(map[string]any)
+	bo, bok := b.(map[string]any)
+	if !bok {
+		if b == nil {
+			return a
+		}
+		return b
+	}
+	if !aok {
+		ao = map[string]any{}
+	}
+	out := make(map[string]any, len(ao)+len(bo))
+	for k, v := range ao {
+		out[k] = v
+	}
+	for k, v := range bo {
+		out[k] = mergeJSON(out[k], v)
+	}
+	return out
+}
+
+// applySetting sets one loop setting from a settings file's value.
+func applySetting(c *state.Config, key string, v any) error {
+	if !known("--"+key, Options{}) {
+		return fmt.Errorf("unknown setting %q (settings take the loop flags' names: %s)", key, strings.Join(LoopFlags, ", "))
+	}
+	if key == FlagCheck {
+		c.Checks = nil
+		var list []any
+		switch t := v.(type) {
+		case string:
+			list = []any{t}
+		case []any:
+			list = t
+		default:
+			return fmt.Errorf("%q must be a command or a list of commands", key)
+		}
+		for _, e := range list {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("%q must be a command or a list of commands", key)
+			}
+			if err := setConfig(c, key, s); err != nil {
+				return fmt.Errorf("%q: %w", key, err)
+			}
+		}
+		return nil
+	}
+	var s string
+	switch t := v.(type) {
+	case string:
+		s = t
+	case json.Number:
+		s = t.String()
+	default:
+		return fmt.Errorf("%q must be a string or a number", key)
+	}
+	if err := setConfig(c, key, s); err != nil {
+		return fmt.Errorf("%q: %w", key, err)
+	}
+	return nil
+}
+
+// copySetting copies one loop setting from src to dst.
+func copySetting(dst, src *state.Config, key string) {
+	switch key {
+	case FlagMaxIterations:
+		dst.MaxIterations = src.MaxIterations
+	case FlagCompletionPromise:
+		dst.CompletionPromise = src.CompletionPromise
+	case FlagMinToolCalls:
+		dst.MinToolCalls = src.MinToolCalls
+	case FlagOnPromiseNoWork:
+		dst.OnPromiseNoWork = src.OnPromiseNoWork
+	case FlagMaxTime:
+		dst.MaxTime = src.MaxTime
+	case FlagCheck:
+		dst.Checks = append([]string(nil), src.Checks...)
+	case FlagCheckTimeout:
+		dst.CheckTimeout = src.CheckTimeout
+	case FlagCheckOutputChars:
+		dst.CheckOutputChars = src.CheckOutputChars
+	case FlagCheckHint:
+		dst.CheckHint = src.CheckHint
+	}
+}
