@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook/check"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -78,5 +79,42 @@ func TestDecideWarnRecordsWarning(t *testing.T) {
 	_, l = Decide(loop(func(l *state.Loop) { l.ToolCalls = 1; l.OnPromiseNoWork = state.NoWorkWarn }), Observation{Found: true, Now: t0})
 	if len(l.Warnings) != 0 {
 		t.Fatalf("warnings with enough work = %q", l.Warnings)
+	}
+}
+
+func TestDecideChecks(t *testing.T) {
+	withChecks := func(l *state.Loop) { l.Checks = []string{"a", "b"}; l.ToolCalls = 1 }
+	pass := []check.Result{{Index: 1, Total: 2}, {Index: 2, Total: 2}}
+	fail := []check.Result{{Index: 1, Total: 2}, {Index: 2, Total: 2, ExitCode: 1}}
+	tests := []struct {
+		name   string
+		l      state.Loop
+		o      Observation
+		want   Verdict
+		status state.Status
+	}{
+		{"promise: checks needed", loop(withChecks), Observation{Found: true}, NeedChecks, state.Active},
+		{"no promise: no checks", loop(withChecks), Observation{}, Continue, state.Active},
+		{"checks pass", loop(withChecks), Observation{Found: true, Checks: pass}, Accept, state.PromiseAccepted},
+		{"a check fails", loop(withChecks), Observation{Found: true, Checks: fail}, ContinueCheckFailed, state.Active},
+		{"only some ran", loop(withChecks), Observation{Found: true, Checks: pass[:1]}, ContinueCheckFailed, state.Active},
+		{"fails at the last iteration", loop(func(l *state.Loop) { withChecks(l); l.Iteration = 5 }), Observation{Found: true, Checks: fail}, MaxIterations, state.MaxIterationsReached},
+		{"time is up", loop(func(l *state.Loop) { l.MaxTime = state.Duration(time.Minute); l.StartedAt = t0.Add(-time.Minute) }), Observation{}, TimeBudget, state.TimeBudgetExhausted},
+		{"time is not up", loop(func(l *state.Loop) { l.MaxTime = state.Duration(time.Minute); l.StartedAt = t0.Add(-59 * time.Second) }), Observation{}, Continue, state.Active},
+		{"promise when time is up", loop(func(l *state.Loop) {
+			l.ToolCalls = 1
+			l.MaxTime = state.Duration(time.Minute)
+			l.StartedAt = t0.Add(-time.Hour)
+		}), Observation{Found: true}, Accept, state.PromiseAccepted},
+	}
+	for _, tt := range tests {
+		tt.o.Now = t0
+		got, l := Decide(tt.l, tt.o)
+		if got != tt.want || l.Status != tt.status {
+			t.Errorf("%s: %v %s, want %v %s", tt.name, got, l.Status, tt.want, tt.status)
+		}
+		if got == NeedChecks && (l.Iteration != tt.l.Iteration || l.LastAction != tt.l.LastAction) {
+			t.Errorf("%s: NeedChecks changed the loop", tt.name)
+		}
 	}
 }

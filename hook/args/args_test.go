@@ -2,9 +2,12 @@ package args
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -182,5 +185,74 @@ func TestParseHelp(t *testing.T) {
 		if _, err := parse(t, in, Options{}); !errors.Is(err, ErrHelp) {
 			t.Errorf("Parse(%q) = %v, want ErrHelp", in, err)
 		}
+	}
+}
+
+func TestParseCheckFlags(t *testing.T) {
+	p, err := parse(t, `t --check "make test" --check='go vet ./...' --check-timeout 90s --check-output-chars 500 --check-hint "read the log" --max-time 1h30m`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Config
+	if !reflect.DeepEqual(c.Checks, []string{"make test", "go vet ./..."}) || time.Duration(c.CheckTimeout) != 90*time.Second ||
+		c.CheckOutputChars != 500 || c.CheckHint != "read the log" || time.Duration(c.MaxTime) != 90*time.Minute {
+		t.Fatalf("%+v", c)
+	}
+	for in, want := range map[string]string{
+		`t --check ""`:                  "may not be empty",
+		`t --check-timeout 0s`:          "must be longer than 0",
+		`t --check-timeout -5m`:         "must be longer than 0",
+		`t --max-time tomorrow`:         "is not a duration",
+		`t --check-output-chars 8001`:   "too large (at most 8000)",
+		`t --check-output-chars 0`:      "must be at least 1",
+		`t --max-time 1h --max-time 2h`: "given twice",
+		`t --ulw`:                       "unknown flag --ulw",
+	} {
+		if _, err := parse(t, in, Options{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want %q", in, err, want)
+		}
+	}
+	if d, err := ParseDuration("2d12h"); err != nil || d != 60*time.Hour {
+		t.Errorf("ParseDuration(2d12h) = %v, %v", d, err)
+	}
+	if p, err := parse(t, `--ulw --session s t`, Options{Session: true}); err != nil || p.Config.Mode != state.ModeULW {
+		t.Errorf("--ulw with start: %+v, %v", p.Config, err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755)
+	os.WriteFile(filepath.Join(dir, ProjectSettings), []byte(`{"max-iterations": 30, "check": ["a", "b"], "check-hint": "h", "min-tool-calls": "02"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, LocalSettings), []byte(`{"max-iterations": 40, "check": "c"}`), 0o644)
+	p, _ := parse(t, `task --min-tool-calls 5`, Options{})
+	c, err := Resolve(p, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxIterations != 40 || !reflect.DeepEqual(c.Checks, []string{"c"}) || c.CheckHint != "h" || c.MinToolCalls != 5 || c.Task != "task" {
+		t.Fatalf("%+v", c)
+	}
+	want := map[string]string{"max-iterations": LocalSettings, "check": LocalSettings, "check-hint": ProjectSettings,
+		"min-tool-calls": "flag", "completion-promise": "default"}
+	for k, v := range want {
+		if c.Sources[k] != v {
+			t.Errorf("source of %s = %q, want %q", k, c.Sources[k], v)
+		}
+	}
+	// No settings at all: the defaults.
+	c, err = Resolve(p, t.TempDir())
+	if err != nil || c.MaxIterations != state.DefaultMaxIterations || c.Sources["max-iterations"] != "default" {
+		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+func TestMergeJSON(t *testing.T) {
+	a := map[string]any{"x": map[string]any{"p": 1, "q": 2}, "l": []any{1, 2}, "s": "a"}
+	b := map[string]any{"x": map[string]any{"q": 3, "r": 4}, "l": []any{9}}
+	got := mergeJSON(a, b)
+	want := map[string]any{"x": map[string]any{"p": 1, "q": 3, "r": 4}, "l": []any{9}, "s": "a"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("merge = %v, want %v", got, want)
 	}
 }
