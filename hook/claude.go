@@ -171,8 +171,7 @@ func (h *claude) prompt(ctx context.Context) *output {
 	// consecutive blocks starts again. If the last turn ended on a block, the host ended it
 	// (an interruption, an API error or its block cap): say so in the log.
 	now := h.env.Now()
-	var moved string
-	err := update(ctx, h.env, h.in.SessionID, &moved, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+	_, err := update(ctx, h.env, h.in.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
 		}
@@ -272,9 +271,8 @@ func (h *claude) stop(ctx context.Context) *output {
 		after   state.Loop
 		decided bool
 		readErr error
-		moved   string
 	)
-	err := update(ctx, h.env, h.in.SessionID, &moved, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+	_, err := update(ctx, h.env, h.in.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
 		}
@@ -307,7 +305,7 @@ func (h *claude) stop(ctx context.Context) *output {
 		checks = h.runChecks(ctx, &after, start)
 		checked := after
 		decided = false
-		err := update(ctx, h.env, h.in.SessionID, &moved, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		_, err := update(ctx, h.env, h.in.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 			if cur == nil || cur.LoopID != checked.LoopID || cur.Status != state.Active || cur.Iteration != checked.Iteration {
 				return nil, nil // cancelled or replaced meanwhile
 			}
@@ -469,23 +467,11 @@ func (h *claude) sessionEnd(ctx context.Context) *output {
 	if l == nil {
 		return out
 	}
-	now := h.env.Now()
 	why := "the session ended"
 	if h.in.Reason != "" {
 		why += " (" + h.in.Reason + ")"
 	}
-	var moved string
-	err := update(ctx, h.env, h.in.SessionID, &moved, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
-		if cur == nil || cur.Status != state.Active {
-			return nil, nil
-		}
-		cur.Finish(state.SessionEnded, why, now)
-		cur.UpdatedAt = now
-		cur.LastAction = state.ActEnded
-		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActEnded, Reason: why})
-		return cur, nil
-	})
-	if err != nil {
+	if _, err := finish(ctx, h.env, h.in.SessionID, state.SessionEnded, state.ActEnded, why); err != nil {
 		return h.stateError(err)
 	}
 	return nil

@@ -113,7 +113,8 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 			l.Transcript.Offset = 0
 		}
 	}
-	err := update(ctx, env, req.SessionID, &res.Quarantined, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+	var err error
+	res.Quarantined, err = update(ctx, env, req.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		// Tool calls logged before now belong to earlier loops, which are over.
 		if err := tx.ResetToolLog(); err != nil {
 			return nil, err
@@ -148,38 +149,42 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 // Cancel ends a session's active loop. It returns the loop as cancelled, or nil if the
 // session had no active loop.
 func Cancel(ctx context.Context, env Env, sessionID, why string) (*state.Loop, error) {
+	return finish(ctx, env, sessionID, state.Cancelled, state.ActCancelled, why)
+}
+
+// update runs a state transaction. An unreadable state file is moved aside (to the path
+// returned) and the transaction runs again on a clean session.
+func update(ctx context.Context, env Env, id string, fn func(*state.Tx, *state.Loop) (*state.Loop, error)) (moved string, err error) {
+	err = env.Store.Update(ctx, id, fn)
+	if errors.Is(err, state.ErrCorrupt) {
+		to, qerr := env.Store.Quarantine(id, env.Now())
+		if qerr != nil {
+			return "", errors.Join(err, qerr)
+		}
+		return to, env.Store.Update(ctx, id, fn)
+	}
+	return "", err
+}
+
+// finish ends a session's active loop with a final status; it returns the loop as ended,
+// or nil if the session had no active loop.
+func finish(ctx context.Context, env Env, sessionID string, status state.Status, action, why string) (*state.Loop, error) {
 	env.defaults()
 	now := env.Now()
 	var done *state.Loop
-	var moved string
-	err := update(ctx, env, sessionID, &moved, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+	_, err := update(ctx, env, sessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
 		}
-		cur.Finish(state.Cancelled, why, now)
+		cur.Finish(status, why, now)
 		cur.UpdatedAt = now
-		cur.LastAction = state.ActCancelled
-		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActCancelled, Reason: why})
+		cur.LastAction = action
+		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: action, Reason: why})
 		l := *cur
 		done = &l
 		return cur, nil
 	})
 	return done, err
-}
-
-// update runs a state transaction. An unreadable state file is moved aside (its new path
-// goes to *moved) and the transaction runs again on a clean session.
-func update(ctx context.Context, env Env, id string, moved *string, fn func(*state.Tx, *state.Loop) (*state.Loop, error)) error {
-	err := env.Store.Update(ctx, id, fn)
-	if errors.Is(err, state.ErrCorrupt) {
-		to, qerr := env.Store.Quarantine(id, env.Now())
-		if qerr != nil {
-			return errors.Join(err, qerr)
-		}
-		*moved = to
-		return env.Store.Update(ctx, id, fn)
-	}
-	return err
 }
 
 // stopTimeout is the Stop hook's timeout: as the settings give it for ralph-loop's hook, or

@@ -202,13 +202,8 @@ func (s *scanner) line() (lineResult, error) {
 	err := s.d.Object(func(key []byte) error {
 		switch string(key) {
 		case "type":
-			v, err := s.d.String(s.scratch[:0], 32)
-			s.scratch = v
-			if err != nil {
+			if err := s.assistantOrSkip(); err != nil {
 				return err
-			}
-			if string(v) != "assistant" {
-				return errSkip
 			}
 			s.ln.assistant = true
 			return nil
@@ -243,6 +238,19 @@ func (s *scanner) line() (lineResult, error) {
 	return s.ln, s.d.EndLine()
 }
 
+// assistantOrSkip reads a "type" or "role" value: errSkip unless it is "assistant".
+func (s *scanner) assistantOrSkip() error {
+	v, err := s.d.String(s.scratch[:0], 32)
+	s.scratch = v
+	if err != nil {
+		return err
+	}
+	if string(v) != "assistant" {
+		return errSkip
+	}
+	return nil
+}
+
 func (s *scanner) message() error {
 	if k, err := s.d.Kind(); err != nil || k != '{' {
 		if err != nil {
@@ -253,15 +261,7 @@ func (s *scanner) message() error {
 	return s.d.Object(func(key []byte) error {
 		switch string(key) {
 		case "role":
-			v, err := s.d.String(s.scratch[:0], 32)
-			s.scratch = v
-			if err != nil {
-				return err
-			}
-			if string(v) != "assistant" {
-				return errSkip
-			}
-			return nil
+			return s.assistantOrSkip()
 		case "content":
 			k, err := s.d.Kind()
 			if err != nil {
