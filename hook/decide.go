@@ -13,7 +13,8 @@ import (
 // Verdict is the outcome of a stop decision.
 type Verdict int
 
-// Verdicts. Only Continue and ContinueNoWork block the stop.
+// Verdicts. The Continue ones block the stop; NeedChecks is decided again once the checks
+// have run; the others end the loop.
 const (
 	// Continue blocks: the promise was not in the iteration's output.
 	Continue Verdict = iota
@@ -33,10 +34,6 @@ const (
 	TimeBudget
 )
 
-// Blocks reports whether the verdict blocks the stop (NeedChecks may).
-func (v Verdict) Blocks() bool {
-	return v == Continue || v == ContinueNoWork || v == ContinueCheckFailed || v == NeedChecks
-}
 
 // Observation is what a stop hook saw of the iteration that just ended.
 type Observation struct {

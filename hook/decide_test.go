@@ -56,13 +56,13 @@ func TestDecide(t *testing.T) {
 			t.Errorf("%s: verdict %v status %s iteration %d tools %d blocks %d; want %v %s %d %d %d", tt.name,
 				got, l.Status, l.Iteration, l.ToolCalls, l.BlocksSinceTool, tt.want, tt.status, tt.iteration, tt.toolCalls, tt.blocksSeen)
 		}
-		if got.Blocks() != (l.Status == state.Active) {
-			t.Errorf("%s: Blocks() = %v with status %s", tt.name, got.Blocks(), l.Status)
+		if blocks(got) != (l.Status == state.Active) {
+			t.Errorf("%s: blocks = %v with status %s", tt.name, blocks(got), l.Status)
 		}
-		if got.Blocks() && !l.WindowStart.Equal(t0) {
+		if blocks(got) && !l.WindowStart.Equal(t0) {
 			t.Errorf("%s: a block must start the next window at the decision", tt.name)
 		}
-		if !got.Blocks() && (l.EndedAt == nil || l.EndReason == "") {
+		if !blocks(got) && (l.EndedAt == nil || l.EndReason == "") {
 			t.Errorf("%s: a final verdict must record when and why", tt.name)
 		}
 		if len(before) > 0 && &before[0] == &l.ToolIDs[0] {
@@ -117,4 +117,9 @@ func TestDecideChecks(t *testing.T) {
 			t.Errorf("%s: NeedChecks changed the loop", tt.name)
 		}
 	}
+}
+
+// blocks reports whether a verdict blocks the stop.
+func blocks(v Verdict) bool {
+	return v == Continue || v == ContinueNoWork || v == ContinueCheckFailed || v == NeedChecks
 }
