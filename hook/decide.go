@@ -34,7 +34,6 @@ const (
 	TimeBudget
 )
 
-
 // Observation is what a stop hook saw of the iteration that just ended.
 type Observation struct {
 	Now time.Time
