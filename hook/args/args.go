@@ -128,6 +128,9 @@ type Parsed struct {
 	// Given lists the flags set explicitly, by name without dashes.
 	Given   map[string]bool
 	Session string
+	// values are the loop flags' values as typed, in order, for Resolve to lay over the
+	// settings files.
+	values [][2]string
 }
 
 // Parse reads loop flags and the task from words. Unquoted words that start with "--" are
@@ -175,6 +178,9 @@ func Parse(words []Word, opt Options) (Parsed, error) {
 			}
 			if err := p.set(key, value); err != nil {
 				return p, fmt.Errorf("%s: %w", name, err)
+			}
+			if key != FlagSession {
+				p.values = append(p.values, [2]string{key, value})
 			}
 			p.Given[key] = true
 			continue

@@ -60,14 +60,16 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 		}
 		cfg.Sources[k] = origin[k]
 	}
-	// The flags typed win.
+	// The flags typed win; checks typed replace the settings' list.
 	cfg.Task, cfg.Mode = p.Config.Task, p.Config.Mode
-	for k := range p.Given {
-		if k == FlagULW || k == FlagSession {
-			continue
+	if p.Given[FlagCheck] {
+		cfg.Checks = nil
+	}
+	for _, kv := range p.values {
+		if err := setConfig(&cfg, kv[0], kv[1]); err != nil {
+			return cfg, fmt.Errorf("--%s: %w", kv[0], err) // Parse accepted it already
 		}
-		copySetting(&cfg, &p.Config, k)
-		cfg.Sources[k] = "flag"
+		cfg.Sources[kv[0]] = "flag"
 	}
 	return cfg, nil
 }
@@ -160,28 +162,4 @@ func applySetting(c *state.Config, key string, v any) error {
 		return fmt.Errorf("%q: %w", key, err)
 	}
 	return nil
-}
-
-// copySetting copies one loop setting from src to dst.
-func copySetting(dst, src *state.Config, key string) {
-	switch key {
-	case FlagMaxIterations:
-		dst.MaxIterations = src.MaxIterations
-	case FlagCompletionPromise:
-		dst.CompletionPromise = src.CompletionPromise
-	case FlagMinToolCalls:
-		dst.MinToolCalls = src.MinToolCalls
-	case FlagOnPromiseNoWork:
-		dst.OnPromiseNoWork = src.OnPromiseNoWork
-	case FlagMaxTime:
-		dst.MaxTime = src.MaxTime
-	case FlagCheck:
-		dst.Checks = append([]string(nil), src.Checks...)
-	case FlagCheckTimeout:
-		dst.CheckTimeout = src.CheckTimeout
-	case FlagCheckOutputChars:
-		dst.CheckOutputChars = src.CheckOutputChars
-	case FlagCheckHint:
-		dst.CheckHint = src.CheckHint
-	}
 }
