@@ -17,8 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/gofrs/flock"
 )
 
 // ClaudeVersion is the Claude Code release the suite runs. It is pinned: on node 20 an
@@ -26,36 +24,19 @@ import (
 // releases.
 const ClaudeVersion = "2.1.330"
 
-// CacheDir is where Claude Code is installed once: $RALPH_LOOP_E2E_CACHE, or
-// ralph-loop-e2e under the user's cache directory.
-func CacheDir() (string, error) {
-	if d := os.Getenv("RALPH_LOOP_E2E_CACHE"); d != "" {
-		return d, nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "ralph-loop-e2e"), nil
-}
-
-// findClaude returns a runnable claude binary inside an npm prefix.
-func findClaude(prefix string) (string, bool) {
-	for _, c := range []string{
+// Claude is Claude Code on the npm registry. The CLI is a native binary in a platform
+// package; the postinstall links it to node_modules/.bin/claude.
+var Claude = Package{
+	Name:    "@anthropic-ai/claude-code",
+	Version: ClaudeVersion,
+	Bins: []string{
 		"node_modules/.bin/claude",
 		"node_modules/@anthropic-ai/claude-code-linux-x64/claude",
 		"node_modules/@anthropic-ai/claude-code-linux-x64-musl/claude",
 		"node_modules/@anthropic-ai/claude-code-linux-arm64/claude",
 		"node_modules/@anthropic-ai/claude-code-darwin-arm64/claude",
 		"node_modules/@anthropic-ai/claude-code-darwin-x64/claude",
-	} {
-		p := filepath.Join(prefix, c)
-		out, err := exec.Command(p, "--version").Output()
-		if err == nil && strings.HasPrefix(string(out), ClaudeVersion) {
-			return p, true
-		}
-	}
-	return "", false
+	},
 }
 
 // InstallClaude returns the path of Claude Code ClaudeVersion, installing it from the npm
@@ -65,55 +46,7 @@ func InstallClaude(ctx context.Context, log io.Writer) (string, error) {
 	if bin := os.Getenv("CLAUDE_BIN"); bin != "" {
 		return bin, nil
 	}
-	cache, err := CacheDir()
-	if err != nil {
-		return "", err
-	}
-	prefix := filepath.Join(cache, "claude-code-"+ClaudeVersion)
-	if bin, ok := findClaude(prefix); ok {
-		return bin, nil
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return "", err
-	}
-	// One installer at a time; the others wait and then find it installed.
-	lock := flock.New(filepath.Join(cache, ".install.lock"))
-	lctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	if _, err := lock.TryLockContext(lctx, 100*time.Millisecond); err != nil {
-		return "", fmt.Errorf("lock %s: %w", cache, err)
-	}
-	defer lock.Unlock()
-	if bin, ok := findClaude(prefix); ok {
-		return bin, nil
-	}
-	tmp, err := os.MkdirTemp(cache, ".install-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte(`{"name":"ralph-loop-e2e","private":true}`+"\n"), 0o644); err != nil {
-		return "", err
-	}
-	fmt.Fprintf(log, "installing @anthropic-ai/claude-code@%s into %s (npm registry, once)\n", ClaudeVersion, prefix)
-	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "@anthropic-ai/claude-code@"+ClaudeVersion)
-	cmd.Dir = tmp
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("npm install @anthropic-ai/claude-code@%s: %w", ClaudeVersion, err)
-	}
-	if _, ok := findClaude(tmp); !ok {
-		return "", fmt.Errorf("npm installed @anthropic-ai/claude-code@%s but no runnable claude %s was found in %s", ClaudeVersion, ClaudeVersion, tmp)
-	}
-	os.RemoveAll(prefix)
-	if err := os.Rename(tmp, prefix); err != nil {
-		return "", err
-	}
-	bin, ok := findClaude(prefix)
-	if !ok {
-		return "", fmt.Errorf("claude not runnable after moving it to %s", prefix)
-	}
-	return bin, nil
+	return InstallNPM(ctx, Claude, log)
 }
 
 // BuildRalphLoop builds the ralph-loop binary into dir.
