@@ -44,8 +44,12 @@ type Observation struct {
 	Logged []state.ToolUse
 	// ToolIDs are tool calls read from the transcript; ids already counted are ignored.
 	ToolIDs []string
-	// BlockCap is the host's limit on consecutive blocks without a tool call (0: none).
-	BlockCap int
+	// BlockCap is the host's limit on consecutive blocks (0: none); CapCountsTools: tool
+	// calls between the blocks do not reset the host's count.
+	BlockCap       int
+	CapCountsTools bool
+	// Words are the host's facts for the texts of the decision.
+	Words inject.Host
 	// Checks are the results of the loop's checks, run because the promise came (nil:
 	// not run). The last one failed unless all passed.
 	Checks []check.Result
@@ -108,9 +112,12 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		l.LastAction = state.ActTimeBudget
 		return TimeBudget, l
 	}
-	if o.BlockCap > 0 && l.BlocksSinceTool >= o.BlockCap {
-		l.Finish(state.CutByHost, fmt.Sprintf("Claude Code ends a turn after %d stop blocks in a row without a tool call "+
-			"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%d), so the loop could not go on", o.BlockCap, o.BlockCap), o.Now)
+	blocks := l.BlocksSinceTool
+	if o.CapCountsTools {
+		blocks = l.BlocksInTurn
+	}
+	if o.BlockCap > 0 && blocks >= o.BlockCap {
+		l.Finish(state.CutByHost, inject.CutReason(o.Words, o.BlockCap), o.Now)
 		l.LastAction = state.ActCutByHost
 		return CutByHost, l
 	}
@@ -123,6 +130,7 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	}
 	l.Iteration++
 	l.BlocksSinceTool++
+	l.BlocksInTurn++
 	l.WindowStart = o.Now
 	l.LastAction = state.ActBlocked
 	return v, l

@@ -10,12 +10,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
@@ -55,9 +52,6 @@ func (e *Env) defaults() {
 		e.Stderr = io.Discard
 	}
 }
-
-// HostClaude names Claude Code in state files.
-const HostClaude = "claude"
 
 // ArmRequest describes a loop to arm.
 type ArmRequest struct {
@@ -187,38 +181,6 @@ func finish(ctx context.Context, env Env, sessionID string, status state.Status,
 	return done, err
 }
 
-// stopTimeout is the Stop hook's timeout: as the settings give it for ralph-loop's hook, or
-// Claude Code's default of 600 s.
-func stopTimeout(getenv func(string) string, cwd string) time.Duration {
-	config := getenv("CLAUDE_CONFIG_DIR")
-	if config == "" && getenv("HOME") != "" {
-		config = filepath.Join(getenv("HOME"), ".claude")
-	}
-	if d, ok := install.StopTimeout(config, projectDir(getenv, cwd)); ok {
-		return d
-	}
-	return 600 * time.Second
-}
-
-// projectDir is where the session's project is: $CLAUDE_PROJECT_DIR (set for hooks), or the
-// session's directory.
-func projectDir(getenv func(string) string, cwd string) string {
-	if d := getenv("CLAUDE_PROJECT_DIR"); d != "" {
-		return d
-	}
-	return cwd
-}
-
-// blockCap is Claude Code's limit on consecutive stop blocks, as the hook's environment
-// (which includes the settings' "env") sets it: 8 unless CLAUDE_CODE_STOP_HOOK_BLOCK_CAP says
-// otherwise, 0 for none.
-func blockCap(getenv func(string) string) int {
-	if n, err := strconv.Atoi(getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")); err == nil && n >= 0 {
-		return n
-	}
-	return 8
-}
-
 // observed is what observe found.
 type observed struct {
 	Observation
@@ -236,17 +198,27 @@ type observed struct {
 // and the tool calls the tool log and the transcript show. When a block looks likely and
 // the transcript does not yet hold the last message (the host writes it asynchronously),
 // it waits a bounded time for the transcript to catch up before deciding.
-func observe(env Env, l *state.Loop, in Input, now time.Time) observed {
+func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) observed {
+	last := ev.LastMessage
+	if ev.HasText {
+		last = ev.Text
+	}
 	o := observed{
 		Observation: Observation{
-			Now:      now,
-			Found:    promise.Contains(in.LastAssistantMessage, l.CompletionPromise),
-			BlockCap: blockCap(env.Getenv),
+			Now:            now,
+			Found:          promise.Contains(last, l.CompletionPromise),
+			BlockCap:       facts.BlockCap,
+			CapCountsTools: facts.CapCountsTools,
+			Words:          facts.Words,
 		},
 		pos: l.Transcript,
 	}
 	o.Logged, o.toolsOffset, o.err = env.Store.ToolUses(l)
-	path := in.TranscriptPath
+	tr := facts.Transcript
+	if tr == nil || ev.HasText {
+		return o
+	}
+	path := ev.TranscriptPath
 	if path == "" {
 		path = o.pos.Path
 	}
@@ -257,7 +229,7 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) observed {
 		o.pos = state.TranscriptPos{Path: path, Offset: -1}
 	}
 	if o.pos.Offset < 0 {
-		start, err := transcript.OffsetAfter(path, l.StartedAt)
+		start, err := tr.OffsetAfter(path, l.StartedAt)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			o.err = fmt.Errorf("read transcript %s: %w", path, err)
 			return o
@@ -268,9 +240,9 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) observed {
 		Token:      l.CompletionPromise,
 		TextAfter:  l.WindowStart,
 		ToolsAfter: l.StartedAt,
-		Last:       in.LastAssistantMessage,
+		Last:       ev.LastMessage,
 	}
-	res, err := transcript.ScanFile(path, o.pos.Offset, opt)
+	res, err := tr.Scan(path, o.pos.Offset, opt)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
 		o.err = fmt.Errorf("read transcript %s: %w", path, err)
@@ -278,7 +250,9 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) observed {
 	}
 	apply := func() {
 		o.Found = o.Found || res.Found
-		o.ToolIDs = res.ToolIDs
+		if facts.ToolIDs {
+			o.ToolIDs = res.ToolIDs
+		}
 		o.pos.Offset = res.Offset
 	}
 	apply()
@@ -287,7 +261,7 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) observed {
 	// never come, and then this costs one bounded wait per blocked stop.
 	waited := false
 	deadline := now.Add(env.CatchUp)
-	for in.LastAssistantMessage != "" && !res.SawLast {
+	for facts.TranscriptLags && ev.LastMessage != "" && !res.SawLast {
 		if v, _ := Decide(*l, o.Observation); v != Continue && v != ContinueNoWork {
 			break // the transcript could only add a promise or tool calls
 		}
@@ -301,7 +275,7 @@ func observe(env Env, l *state.Loop, in Input, now time.Time) observed {
 		}
 		waited = true
 		env.Sleep(10 * time.Millisecond)
-		more, err := transcript.ScanFile(path, res.Offset, opt)
+		more, err := tr.Scan(path, res.Offset, opt)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -17,9 +17,50 @@ import (
 // pointed at the file that holds all of it.
 const MaxTaskInline = 6000
 
-// hostCap is what a whole message may take, in UTF-16 units as Claude Code counts, with room
-// to spare under its 10,000.
-const hostCap = 9500
+// Host is what the texts need to know about the agent host they are shown in.
+type Host struct {
+	// Name is the host on ralph-loop's command line ("claude").
+	Name string
+	// Display is the host's name for people ("Claude Code").
+	Display string
+	// MessageCap is the most a message to the agent may take, in UTF-16 units, with room to
+	// spare under the host's own limit (0: DefaultMessageCap).
+	MessageCap int
+	// CapSetting is how the host's cap on consecutive stop blocks is raised (a variable or a
+	// setting); "" when it cannot be.
+	CapSetting string
+	// CapCountsTools: tool calls between stops do not reset the host's count of blocks.
+	CapCountsTools bool
+	// Cancel is what the user types in the host to end a loop.
+	Cancel string
+	// EscapesMarkup: the host hands the agent a block reason with <, > and & escaped.
+	EscapesMarkup bool
+}
+
+// DefaultMessageCap is the message cap of a host that states none: Claude Code's, whose
+// hook output strings are cut at 10,000 characters (UTF-16 units), with room to spare.
+const DefaultMessageCap = 9500
+
+func (h Host) msgCap() int {
+	if h.MessageCap > 0 {
+		return h.MessageCap
+	}
+	return DefaultMessageCap
+}
+
+func (h Host) display() string {
+	if h.Display != "" {
+		return h.Display
+	}
+	return "the host"
+}
+
+func (h Host) cancel() string {
+	if h.Cancel != "" {
+		return h.Cancel
+	}
+	return "/cancel-ralph"
+}
 
 // units counts s as JavaScript does: UTF-16 code units.
 func units(s string) int {
@@ -107,7 +148,7 @@ func Plural(n int, one, many string) string {
 }
 
 // Contract is the context given to the agent when a loop is armed.
-func Contract(l *state.Loop) string {
+func Contract(l *state.Loop, h Host) string {
 	marker := promise.Marker(l.CompletionPromise)
 	var b strings.Builder
 	if l.Mode == state.ModeULW {
@@ -136,7 +177,7 @@ func Contract(l *state.Loop) string {
 		}
 	}
 	rules.WriteString("Each time you try to stop without the marker, you will be given this task again.")
-	budget := hostCap - units(b.String()) - units(rules.String()) - 20
+	budget := h.msgCap() - units(b.String()) - units(rules.String()) - 20
 	fmt.Fprintf(&b, "TASK:\n%s\n\n", taskBlock(l, budget))
 	b.WriteString(rules.String())
 	return b.String()
@@ -159,9 +200,9 @@ type CheckFailure struct {
 }
 
 // Continuation is the block reason the agent reads when its stop is blocked; l is the loop
-// after the block (its Iteration is the one starting). It stays under Claude Code's cap on
+// after the block (its Iteration is the one starting). It stays under the host's cap on
 // hook output: the check's output and the task are cut to fit.
-func Continuation(l *state.Loop, why int, f *CheckFailure) string {
+func Continuation(l *state.Loop, why int, f *CheckFailure, h Host) string {
 	marker := promise.Marker(l.CompletionPromise)
 	var b strings.Builder
 	if l.Mode == state.ModeULW {
@@ -191,7 +232,7 @@ func Continuation(l *state.Loop, why int, f *CheckFailure) string {
 	if why == BlockCheckFailed && f.Tail != "" {
 		// The output gets what the task leaves, up to what was asked for; the task keeps
 		// at least its first thousand characters.
-		room := hostCap - units(b.String()) - units(end.String()) - min(units(l.Task), 1000) - 200
+		room := h.msgCap() - units(b.String()) - units(end.String()) - min(units(l.Task), 1000) - 200
 		tail := lastUnits(f.Tail, max(room, 200))
 		if tail != f.Tail {
 			fmt.Fprintf(&b, "The end of its output:\n…%s\n", tail)
@@ -200,7 +241,7 @@ func Continuation(l *state.Loop, why int, f *CheckFailure) string {
 		}
 	}
 	b.WriteString(end.String())
-	b.WriteString(taskBlock(l, hostCap-units(b.String())))
+	b.WriteString(taskBlock(l, h.msgCap()-units(b.String())))
 	return b.String()
 }
 
@@ -216,9 +257,10 @@ func BlockNotice(l *state.Loop, why int, f *CheckFailure) string {
 	return fmt.Sprintf("ralph-loop: iteration %d/%d: no promise yet, continuing", l.Iteration, l.MaxIterations)
 }
 
-// Armed is the notice shown to the user when a loop is armed. stopTimeout is the Stop
-// hook's timeout, which the checks must fit in (0: unknown).
-func Armed(l *state.Loop, replaced *state.Loop, blockCap int, stopTimeout time.Duration) string {
+// Armed is the notice shown to the user when a loop is armed. blockCap is the host's cap on
+// consecutive stop blocks (0: none); stopTimeout is the Stop hook's timeout, which the
+// checks must fit in (0: unknown).
+func Armed(l *state.Loop, replaced *state.Loop, h Host, blockCap int, stopTimeout time.Duration) string {
 	kind := "loop"
 	if l.Mode == state.ModeULW {
 		kind = "ultrawork loop"
@@ -241,7 +283,7 @@ func Armed(l *state.Loop, replaced *state.Loop, blockCap int, stopTimeout time.D
 	if replaced != nil {
 		s += fmt.Sprintf(" (replaces the loop started %s, now %s)", replaced.StartedAt.Local().Format("15:04:05"), state.Superseded)
 	}
-	if w := CapWarning(l, blockCap); w != "" {
+	if w := CapWarning(l, h, blockCap); w != "" {
 		s += ". " + w
 	}
 	return s
@@ -253,13 +295,21 @@ func CheckTime(l *state.Loop) time.Duration {
 }
 
 // CapWarning explains, when it applies, that the host will end a turn before the loop's last
-// iteration if the agent never calls a tool.
-func CapWarning(l *state.Loop, blockCap int) string {
+// iteration.
+func CapWarning(l *state.Loop, h Host, blockCap int) string {
 	if blockCap <= 0 || l.MaxIterations-1 <= blockCap {
 		return ""
 	}
-	return fmt.Sprintf("Note: Claude Code ends a turn after %d stop blocks in a row without a tool call (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); "+
-		"run \"ralph-loop install\" and start a new session to raise it", blockCap)
+	if h.CapSetting == "" {
+		return fmt.Sprintf("Note: %s ends a turn after %d stop blocks in a row and this cannot be raised, so the loop can run at most %s",
+			h.display(), blockCap, Plural(blockCap+1, "iteration", "iterations"))
+	}
+	what := "stop blocks in a row without a tool call"
+	if h.CapCountsTools {
+		what = "stop blocks in a row"
+	}
+	return fmt.Sprintf("Note: %s ends a turn after %d %s (%s); run \"ralph-loop install --host %s\" and start a new session to raise it",
+		h.display(), blockCap, what, h.CapSetting, h.Name)
 }
 
 // Accepted is the notice shown when the promise ends the loop.
@@ -285,11 +335,25 @@ func MaxReached(l *state.Loop) string {
 	return fmt.Sprintf("ralph-loop: iteration limit reached (%d/%d) without the promise: loop over", l.Iteration, l.MaxIterations)
 }
 
+// CutReason is the end reason of a loop that the host's block cap cut.
+func CutReason(h Host, blockCap int) string {
+	what := "stop blocks in a row without a tool call"
+	if h.CapCountsTools {
+		what = "stop blocks in a row"
+	}
+	if h.CapSetting == "" {
+		return fmt.Sprintf("%s ends a turn after %d %s and this cannot be raised, so the loop could not go on", h.display(), blockCap, what)
+	}
+	return fmt.Sprintf("%s ends a turn after %d %s (%s=%d), so the loop could not go on", h.display(), blockCap, what, h.CapSetting, blockCap)
+}
+
 // CutByHost explains why the loop ended when the host's block cap was about to end the turn.
-func CutByHost(l *state.Loop, blockCap int) string {
-	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: Claude Code ends a turn after %d stop blocks in a row without a tool call "+
-		"(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%d); run \"ralph-loop install\" and start a new session to raise the cap",
-		l.Iteration, l.MaxIterations, blockCap, blockCap)
+func CutByHost(l *state.Loop, h Host, blockCap int) string {
+	s := fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: %s", l.Iteration, l.MaxIterations, CutReason(h, blockCap))
+	if h.CapSetting != "" {
+		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise the cap", h.Name)
+	}
+	return s
 }
 
 // Cancelled is the reason shown when /cancel-ralph ends a loop.

@@ -14,11 +14,14 @@ func loop(task string) *state.Loop {
 		Iteration: 3, TaskFile: "/state/sessions/s/task-x.md"}
 }
 
+// claude is Claude Code's facts, as hook/claude states them (that package imports this one).
+var claude = Host{Name: "claude", Display: "Claude Code", MessageCap: 9500, CapSetting: "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", Cancel: "/cancel-ralph"}
+
 // Claude Code caps hook output strings at 10,000 characters (UTF-16 units).
 func utf16Units(s string) int { return len(utf16.Encode([]rune(s))) }
 
 func TestContract(t *testing.T) {
-	c := Contract(loop("Make every test in ./parser pass"))
+	c := Contract(loop("Make every test in ./parser pass"), claude)
 	for _, want := range []string{
 		"Make every test in ./parser pass",
 		"Only when the task is fully complete, output exactly <promise>DONE</promise>",
@@ -35,13 +38,13 @@ func TestContract(t *testing.T) {
 
 func TestContinuation(t *testing.T) {
 	l := loop("Fix `x` in $HOME")
-	c := Continuation(l, BlockNoPromise, nil)
+	c := Continuation(l, BlockNoPromise, nil, claude)
 	for _, want := range []string{"iteration 3/25", "the completion marker was not in your output", "<promise>DONE</promise>", "TASK:\nFix `x` in $HOME"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("continuation lacks %q:\n%s", want, c)
 		}
 	}
-	c = Continuation(l, BlockNoWork, nil)
+	c = Continuation(l, BlockNoWork, nil, claude)
 	if !strings.Contains(c, "only 0 tool calls have been made since the loop started and at least 1 is required") {
 		t.Errorf("no-work continuation:\n%s", c)
 	}
@@ -52,8 +55,8 @@ func TestLongTaskStaysUnderHostCap(t *testing.T) {
 		task := strings.Repeat(unit, 1<<20/len(unit))
 		l := loop(task)
 		for name, s := range map[string]string{
-			"contract":     Contract(l),
-			"continuation": Continuation(l, BlockNoWork, nil),
+			"contract":     Contract(l, claude),
+			"continuation": Continuation(l, BlockNoWork, nil, claude),
 		} {
 			if utf16Units(s) >= 10000 {
 				t.Errorf("%s of a 1 MB task of %q: %d characters", name, unit, utf16Units(s))
@@ -67,7 +70,7 @@ func TestLongTaskStaysUnderHostCap(t *testing.T) {
 		}
 	}
 	short := loop(strings.Repeat("x", MaxTaskInline))
-	if strings.Contains(Continuation(short, BlockNoPromise, nil), "task file") {
+	if strings.Contains(Continuation(short, BlockNoPromise, nil, claude), "task file") {
 		t.Error("a task of MaxTaskInline bytes was cut")
 	}
 }
@@ -75,16 +78,16 @@ func TestLongTaskStaysUnderHostCap(t *testing.T) {
 func TestNotices(t *testing.T) {
 	l := loop("t")
 	for _, s := range []string{BlockNotice(l, BlockNoPromise, nil), BlockNotice(l, BlockNoWork, nil), Accepted(l), MaxReached(l),
-		CutByHost(l, 8), Cancelled(l), Armed(l, nil, 8, 0), Armed(l, nil, 0, 0)} {
+		CutByHost(l, claude, 8), Cancelled(l), Armed(l, nil, claude, 8, 0), Armed(l, nil, claude, 0, 0)} {
 		if strings.Contains(s, "\n") || !strings.HasPrefix(s, "ralph") {
 			t.Errorf("notice %q is not one line starting with ralph", s)
 		}
 	}
-	if w := CapWarning(l, 8); w == "" {
+	if w := CapWarning(l, claude, 8); w == "" {
 		t.Error("no cap warning for 25 iterations under a cap of 8")
 	}
 	l.MaxIterations = 9
-	if w := CapWarning(l, 8); w != "" {
+	if w := CapWarning(l, claude, 8); w != "" {
 		t.Errorf("cap warning for 9 iterations (8 blocks) under a cap of 8: %q", w)
 	}
 }

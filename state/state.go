@@ -167,6 +167,9 @@ type Loop struct {
 	// BlocksSinceTool counts consecutive blocks of this turn without a tool call between
 	// them, which is what the host's block cap counts.
 	BlocksSinceTool int `json:"blocks_since_tool"`
+	// BlocksInTurn counts the blocks of this turn, tool calls or not, for hosts whose cap
+	// counts them all.
+	BlocksInTurn int `json:"blocks_in_turn,omitempty"`
 	// LastAction is the action of the last event ("armed", "blocked", ...).
 	LastAction string    `json:"last_action"`
 	LastSeenAt time.Time `json:"last_seen_at"`

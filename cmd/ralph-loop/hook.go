@@ -34,15 +34,14 @@ func hookCommand() *cli.Command {
 			if cmd.NArg() > 0 {
 				return usagef("hook takes no arguments")
 			}
-			switch cmd.String("host") {
-			case hook.HostClaude:
-				code := hook.Claude(ctx, hookEnv(cmd), cmd.Root().Reader, cmd.Root().Writer)
-				if code != 0 {
-					return exitError(code)
-				}
-				return nil
+			h, err := lookupHost(cmd.String("host"))
+			if err != nil {
+				return err
 			}
-			return usagef("unknown host %q: supported hosts are: claude", cmd.String("host"))
+			if code := hook.Handle(ctx, hookEnv(cmd), h, cmd.Root().Reader, cmd.Root().Writer); code != 0 {
+				return exitError(code)
+			}
+			return nil
 		},
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 )
 
@@ -35,7 +35,7 @@ func installCommand(add bool) *cli.Command {
 			if cmd.NArg() > 0 {
 				return usagef("%s takes no arguments", name)
 			}
-			if h := cmd.String("host"); h != hook.HostClaude {
+			if h := cmd.String("host"); h != claude.Name {
 				return usagef("unknown host %q: supported hosts are: claude", h)
 			}
 			opt, err := installOptions(cmd.String("scope"), cmd.String("dir"))

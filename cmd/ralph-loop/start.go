@@ -10,6 +10,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/args"
+	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -53,7 +54,7 @@ func startCommand() *cli.Command {
 			}
 			res, err := hook.Arm(ctx, hookEnv(cmd), hook.ArmRequest{
 				SessionID: session,
-				Host:      hook.HostClaude,
+				Host:      claude.Name,
 				Cwd:       cwd,
 				Config:    cfg,
 				ArmedBy:   "start",
@@ -62,7 +63,7 @@ func startCommand() *cli.Command {
 				return fmt.Errorf("start a loop in session %s: %w", session, err)
 			}
 			w := cmd.Root().Writer
-			fmt.Fprintf(w, "%s (session %s)\n\n%s\n", inject.Armed(&res.Loop, res.Replaced, 0, 0), session, inject.Contract(&res.Loop))
+			fmt.Fprintf(w, "%s (session %s)\n\n%s\n", inject.Armed(&res.Loop, res.Replaced, claude.Words, 0, 0), session, inject.Contract(&res.Loop, claude.Words))
 			return nil
 		},
 	}

@@ -580,6 +580,34 @@ func (d *Reader) skipScalar() error {
 	return nil
 }
 
+// Number reads a number's text (at most 64 bytes), appended to dst. It checks only that
+// the text is made of number characters.
+func (d *Reader) Number(dst []byte) ([]byte, error) {
+	if _, err := d.peek(); err != nil {
+		return dst, err
+	}
+	start := len(dst)
+	for {
+		s := d.avail()
+		i := 0
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '-' || s[i] == '+' || s[i] == '.' || s[i] == 'e' || s[i] == 'E') {
+			i++
+		}
+		dst = append(dst, s[:i]...)
+		d.r += i
+		if len(dst)-start > 64 {
+			return dst, ErrSyntax
+		}
+		if i < len(s) || len(s) == 0 {
+			break
+		}
+	}
+	if len(dst) == start {
+		return dst, ErrSyntax
+	}
+	return dst, nil
+}
+
 func isScalarByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.'
 }

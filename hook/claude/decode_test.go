@@ -1,4 +1,4 @@
-package hook
+package claude
 
 import (
 	"errors"
@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-loop/ralph-loop/hook"
 )
 
 func TestDecodeCaptured(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/claude/*.json")
+	files, _ := filepath.Glob("../../testdata/claude/*.json")
 	if len(files) < 8 {
 		t.Fatalf("captured payloads missing: %v", files)
 	}
@@ -42,6 +44,7 @@ func TestDecodeFields(t *testing.T) {
 	}
 	want := Input{Event: "Stop", SessionID: "s", TranscriptPath: "/t", Cwd: "/c", PromptID: "p", StopHookActive: true,
 		LastAssistantMessage: "a <promise>DONE</promise>", Prompt: "/ralph-loop x", ToolName: "Bash", ToolUseID: "toolu_1", Reason: "other"}
+	in.Key = ""
 	if in != want {
 		t.Errorf("got %+v\nwant %+v", in, want)
 	}
@@ -50,7 +53,7 @@ func TestDecodeFields(t *testing.T) {
 func TestDecodeErrors(t *testing.T) {
 	for _, src := range []string{"", "   ", "null", "[]", `"s"`, `{`, `{"hook_event_name":1}`, `{"session_id":"s"}`,
 		`{"hook_event_name":"Stop","stop_hook_active":1}`, `{"hook_event_name":"Stop"}x`, `{"hook_event_name":"Stop",}`} {
-		if _, err := DecodeInput(strings.NewReader(src)); !errors.Is(err, ErrInput) {
+		if _, err := DecodeInput(strings.NewReader(src)); !errors.Is(err, hook.ErrInput) {
 			t.Errorf("DecodeInput(%q) = %v, want ErrInput", src, err)
 		}
 	}
@@ -58,7 +61,7 @@ func TestDecodeErrors(t *testing.T) {
 
 // FuzzDecodeInput checks that any input decodes or fails with ErrInput, without panicking.
 func FuzzDecodeInput(f *testing.F) {
-	files, _ := filepath.Glob("../testdata/claude/*.json")
+	files, _ := filepath.Glob("../../testdata/claude/*.json")
 	for _, name := range files {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -69,7 +72,7 @@ func FuzzDecodeInput(f *testing.F) {
 	f.Add([]byte(`{"hook_event_name":"Stop","session_id":"s","stop_hook_active":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in, err := DecodeInput(strings.NewReader(string(data)))
-		if err != nil && !errors.Is(err, ErrInput) {
+		if err != nil && !errors.Is(err, hook.ErrInput) {
 			t.Fatalf("error %v does not wrap ErrInput", err)
 		}
 		if err == nil && in.Event == "" {

@@ -1,0 +1,181 @@
+// Package claude is ralph-loop's host for Claude Code: it reads Claude Code's hook events
+// into the engine's events, answers in Claude Code's protocol, and states its facts.
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// Name is the host's name on the command line and in state files.
+const Name = "claude"
+
+// Host is Claude Code.
+type Host struct{}
+
+var _ hook.Host = Host{}
+
+// Name returns "claude".
+func (Host) Name() string { return Name }
+
+// Words are Claude Code's facts for texts.
+var Words = inject.Host{
+	Name:       Name,
+	Display:    "Claude Code",
+	MessageCap: 9500, // hook output strings are cut at 10,000 UTF-16 units
+	CapSetting: BlockCapEnv,
+	Cancel:     "/cancel-ralph",
+}
+
+// BlockCapEnv raises Claude Code's cap on consecutive stop blocks (8 by default; 0: none).
+const BlockCapEnv = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+
+// SessionEnv holds the session id in every hook's and Bash tool's environment.
+const SessionEnv = "CLAUDE_CODE_SESSION_ID"
+
+// Facts states Claude Code's facts for an event.
+func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
+	project := projectDir(getenv, cwd)
+	return hook.Facts{
+		Words:          Words,
+		BlockCap:       blockCap(getenv),
+		StopTimeout:    func() time.Duration { return stopTimeout(getenv, project) },
+		ProjectDir:     project,
+		Transcript:     Transcript{},
+		TranscriptLags: true,
+		ToolIDs:        true,
+		CLI:            "claude",
+		SessionEnv:     SessionEnv,
+	}
+}
+
+// blockCap is Claude Code's limit on consecutive stop blocks, as the hook's environment
+// (which includes the settings' "env") sets it: 8 unless CLAUDE_CODE_STOP_HOOK_BLOCK_CAP says
+// otherwise, 0 for none.
+func blockCap(getenv func(string) string) int {
+	if n, err := strconv.Atoi(getenv(BlockCapEnv)); err == nil && n >= 0 {
+		return n
+	}
+	return 8
+}
+
+// projectDir is where the session's project is: $CLAUDE_PROJECT_DIR (set for hooks), or the
+// session's directory.
+func projectDir(getenv func(string) string, cwd string) string {
+	if d := getenv("CLAUDE_PROJECT_DIR"); d != "" {
+		return d
+	}
+	return cwd
+}
+
+// stopTimeout is the Stop hook's timeout: as the settings give it for ralph-loop's hook, or
+// Claude Code's default of 600 s.
+func stopTimeout(getenv func(string) string, project string) time.Duration {
+	config := getenv("CLAUDE_CONFIG_DIR")
+	if config == "" && getenv("HOME") != "" {
+		config = filepath.Join(getenv("HOME"), ".claude")
+	}
+	if d, ok := install.StopTimeout(config, project); ok {
+		return d
+	}
+	return 600 * time.Second
+}
+
+// Transcript reads Claude Code's JSONL transcripts.
+type Transcript struct{}
+
+// Scan reads the transcript at path from offset.
+func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
+	return transcript.ScanFile(path, offset, opt)
+}
+
+// OffsetAfter finds where the lines written after t start.
+func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
+	return transcript.OffsetAfter(path, t)
+}
+
+// Decode reads one Claude Code hook event.
+func (Host) Decode(r io.Reader) (hook.Event, error) {
+	in, err := DecodeInput(r)
+	if err != nil {
+		return hook.Event{}, err
+	}
+	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	switch in.Event {
+	case "UserPromptSubmit":
+		ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
+	case "Stop":
+		ev.Kind, ev.LastMessage, ev.HasLastMessage = hook.Stop, in.LastAssistantMessage, in.LastAssistantMessage != ""
+	case "PostToolUse", "PostToolUseFailure":
+		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
+	case "PreToolUse":
+		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
+		switch in.ToolName {
+		case "Bash":
+			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
+		case "Write", "Edit", "MultiEdit", "NotebookEdit":
+			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
+		}
+	case "SessionStart":
+		ev.Kind, ev.Source = hook.SessionStart, in.Source
+	case "SessionEnd":
+		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
+	}
+	return ev, nil
+}
+
+// output is Claude Code's hook output object.
+type output struct {
+	Decision           string    `json:"decision,omitempty"`
+	Reason             string    `json:"reason,omitempty"`
+	SystemMessage      string    `json:"systemMessage,omitempty"`
+	HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
+}
+
+type specific struct {
+	HookEventName            string `json:"hookEventName"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+}
+
+// Encode writes the reply as Claude Code's hook output JSON (exit code 0; nothing at all
+// for an empty reply, which lets everything go on).
+func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	if rep.Empty() {
+		return 0, nil
+	}
+	out := output{SystemMessage: rep.Notice}
+	if rep.Block {
+		out.Decision, out.Reason = "block", rep.Reason
+	}
+	switch {
+	case rep.Deny:
+		out.HookSpecificOutput = &specific{HookEventName: ev.Name, PermissionDecision: "deny", PermissionDecisionReason: rep.DenyReason}
+	case rep.Context != "":
+		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
+	}
+	if out == (output{}) {
+		return 0, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return 1, err
+	}
+	_, err := w.Write(buf.Bytes())
+	if err != nil {
+		return 1, err
+	}
+	return 0, nil
+}

@@ -1,0 +1,82 @@
+package claude
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+)
+
+// Input is the part of a Claude Code hook event that ralph-loop uses. Codex and Qwen Code
+// use the same field names.
+type Input struct {
+	Event                string // hook_event_name
+	SessionID            string
+	TranscriptPath       string
+	Cwd                  string
+	PromptID             string
+	StopHookActive       bool
+	LastAssistantMessage string
+	Prompt               string
+	ToolName             string
+	ToolUseID            string
+	Reason               string // SessionEnd
+	Source               string // SessionStart
+	// From tool_input (PreToolUse): Bash's command, the file tools' path.
+	Command, FilePath string
+	// Key identifies the input (a hash of its bytes).
+	Key string
+}
+
+// Spec returns the wire spec that decodes Claude Code's field names into in.
+func Spec(in *Input) *wire.Spec {
+	return &wire.Spec{
+		Strings: map[string]*string{
+			"hook_event_name":        &in.Event,
+			"session_id":             &in.SessionID,
+			"transcript_path":        &in.TranscriptPath,
+			"cwd":                    &in.Cwd,
+			"prompt_id":              &in.PromptID,
+			"last_assistant_message": &in.LastAssistantMessage,
+			"prompt":                 &in.Prompt,
+			"tool_name":              &in.ToolName,
+			"tool_use_id":            &in.ToolUseID,
+			"reason":                 &in.Reason,
+			"source":                 &in.Source,
+		},
+		Bools: map[string]*bool{"stop_hook_active": &in.StopHookActive},
+		Objects: map[string]*wire.Spec{"tool_input": {Loose: map[string]*string{
+			"command":       &in.Command,
+			"file_path":     &in.FilePath,
+			"notebook_path": &in.FilePath,
+		}}},
+	}
+}
+
+// DecodeInput reads one event object from r. Fields it does not use (tool inputs and
+// responses, which can be huge) are skipped without being held in memory. Known fields of
+// the wrong type, a missing hook_event_name, or anything but one JSON object are errors
+// wrapping hook.ErrInput.
+func DecodeInput(r io.Reader) (Input, error) {
+	var in Input
+	key, err := wire.Decode(r, Spec(&in))
+	if err != nil {
+		return in, fmt.Errorf("%w: %v", hook.ErrInput, trimPrefix(err))
+	}
+	if in.Event == "" {
+		return in, fmt.Errorf("%w: no hook_event_name", hook.ErrInput)
+	}
+	in.Key = key
+	return in, nil
+}
+
+// trimPrefix drops wire's own "malformed hook input: " so that the message says it once.
+func trimPrefix(err error) string {
+	s := err.Error()
+	p := wire.ErrInput.Error() + ": "
+	if len(s) > len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}

@@ -1,0 +1,164 @@
+package hook
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// Host translates one agent CLI's hook protocol: it decodes the host's event into an
+// Event, encodes the engine's Reply in the host's own form, and states the facts the engine
+// needs about the host. A host knows nothing of loops; the engine knows nothing of hosts.
+type Host interface {
+	// Name is the host's name on the command line and in state files ("claude").
+	Name() string
+	// Decode reads one hook event. An event the engine does not handle decodes to Kind
+	// Ignored; input that is not a usable event is an error wrapping ErrInput.
+	Decode(r io.Reader) (Event, error)
+	// Encode writes rep for ev in the host's protocol (nothing at all when rep is empty)
+	// and returns the process exit code.
+	Encode(w io.Writer, ev Event, rep Reply) (int, error)
+	// Facts are the host's facts for an event, as the hook's environment and the session's
+	// directory make them (a block cap raised in the settings, the hook's timeout).
+	Facts(getenv func(string) string, cwd string) Facts
+}
+
+// ErrInput means the hook's stdin is not a usable event.
+var ErrInput = errors.New("malformed hook input")
+
+// Kind is what happened.
+type Kind int
+
+// Event kinds.
+const (
+	// Ignored: an event the engine does not handle (the host's reply is empty).
+	Ignored Kind = iota
+	// Prompt: the user submitted a prompt; Event.Prompt is the raw text as typed.
+	Prompt
+	// Stop: the agent tried to end its turn.
+	Stop
+	// ToolUsed: a tool call ran (or failed while running).
+	ToolUsed
+	// ToolCheck: a tool call is about to run; the reply may deny it.
+	ToolCheck
+	// SessionStart: a session started, resumed, was cleared or compacted.
+	SessionStart
+	// SessionEnd: the session ended.
+	SessionEnd
+)
+
+// ToolKind says what a tool call can do, for the guard.
+type ToolKind int
+
+// Tool kinds.
+const (
+	// OtherTool is a tool the guard does not look at (reads, searches, web).
+	OtherTool ToolKind = iota
+	// ShellTool runs Event.Command in a shell.
+	ShellTool
+	// WriteTool writes the file at Event.FilePath.
+	WriteTool
+)
+
+// Event is one hook event, as the engine sees it.
+type Event struct {
+	Kind Kind
+	// Name is the host's name for the event, for messages ("Stop", "AfterAgent").
+	Name      string
+	SessionID string
+	Cwd       string
+	// TranscriptPath is where the host keeps the session's transcript ("" if it gives
+	// none).
+	TranscriptPath string
+	// Key identifies this delivery of the event (a hash of the raw input): the same event
+	// delivered twice, to two hook processes, has the same key.
+	Key string
+
+	// Prompt is the user's prompt, raw (Prompt).
+	Prompt string
+
+	// LastMessage is the agent's final message of the turn as the host reports it
+	// (Stop); HasLastMessage is false when the host reports none.
+	LastMessage    string
+	HasLastMessage bool
+	// Text, when HasText, is the agent's whole output of the iteration as the host hands
+	// it over (hosts without a transcript to read).
+	Text    string
+	HasText bool
+
+	// Tool calls (ToolUsed, ToolCheck).
+	ToolName  string
+	ToolUseID string
+	ToolKind  ToolKind
+	Command   string // ShellTool
+	FilePath  string // WriteTool
+	// Rejected: the host refused the call before it ran (an unknown tool); it is no work.
+	Rejected bool
+
+	// Source is how the session started (SessionStart): startup, resume, clear, compact.
+	Source string
+	// Reason is why the session ended (SessionEnd).
+	Reason string
+}
+
+// Reply is the engine's answer to an event. The zero Reply lets everything go on and says
+// nothing.
+type Reply struct {
+	// Block: on Stop, the agent goes on with Reason as its next input; on Prompt, the
+	// prompt is dropped and Reason is shown to the user.
+	Block  bool
+	Reason string
+	// Context is added for the model with the user's prompt (Prompt).
+	Context string
+	// Deny refuses a tool call (ToolCheck), telling the agent DenyReason.
+	Deny       bool
+	DenyReason string
+	// Notice is a line for the user.
+	Notice string
+	// Failed: ralph-loop could not do its job for this event (it said why on stderr and in
+	// Notice); the host should treat it as a hook error that blocks nothing.
+	Failed bool
+}
+
+// Empty reports whether the reply says and changes nothing.
+func (r Reply) Empty() bool { return r == Reply{} }
+
+// Facts are what the engine needs to know about a host.
+type Facts struct {
+	// Words are the host's facts that texts for people and agents depend on.
+	Words inject.Host
+	// BlockCap is how many consecutive stop blocks the host honours before it overrides
+	// the hook and ends the turn (0: no cap). CapCountsTools: tool calls between stops do
+	// not reset the host's count (otherwise they do).
+	BlockCap       int
+	CapCountsTools bool
+	// StopTimeout returns the Stop hook's timeout, which checks must fit in (nil or 0:
+	// unknown). It may read the host's settings, so it is only called when needed.
+	StopTimeout func() time.Duration
+	// ProjectDir is the session's project, where .ralph/settings*.json are read.
+	ProjectDir string
+	// Transcript reads the host's transcript (nil: the host has none the engine reads).
+	Transcript Transcript
+	// TranscriptLags: the host writes the transcript asynchronously, so the end of a turn
+	// may reach it after the Stop hook has started.
+	TranscriptLags bool
+	// ToolIDs: the host's tool events carry the call's id. When they do not, tool calls are
+	// counted from the tool events alone, never also from the transcript.
+	ToolIDs bool
+	// CLI is the host's program name, and SessionEnv the variable that holds the session id
+	// in the agent's shell: the guard denies the agent resuming its own session.
+	CLI        string
+	SessionEnv string
+}
+
+// Transcript reads a host's transcript.
+type Transcript interface {
+	// Scan reads the transcript at path from offset (see transcript.ScanFile).
+	Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error)
+	// OffsetAfter is where the first line written after t starts (see
+	// transcript.OffsetAfter).
+	OffsetAfter(path string, t time.Time) (int64, error)
+}

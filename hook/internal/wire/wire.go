@@ -1,0 +1,115 @@
+// Package wire decodes a host's hook event from JSON: the fields a host package asks for,
+// read in one streaming pass that skips everything else (tool inputs and responses can be
+// huge) without holding it, and a key that identifies the exact input.
+package wire
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+
+	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
+)
+
+// MaxField bounds a string field kept from the input (a prompt, the last message).
+const MaxField = 64 << 20
+
+// ErrInput means the input is not one JSON object with the expected field types.
+var ErrInput = errors.New("malformed hook input")
+
+// Spec says which fields of an object to keep and where.
+type Spec struct {
+	// Strings are string fields; a value of another type is an error, null is skipped.
+	Strings map[string]*string
+	// Bools are boolean fields; a value of another type is an error, null is skipped.
+	Bools map[string]*bool
+	// Loose are string fields that are ignored when they hold another type (tool inputs,
+	// whose schemas vary).
+	Loose map[string]*string
+	// Numbers are fields kept as their JSON text when they are numbers (ignored otherwise).
+	Numbers map[string]*string
+	// Objects are nested objects read with their own spec (ignored when not objects).
+	Objects map[string]*Spec
+}
+
+// Decode reads one JSON object from r into spec and returns a key identifying the input:
+// the hex SHA-256 of its bytes. Anything but a single object, or a field of the wrong
+// type, is an error wrapping ErrInput.
+func Decode(r io.Reader, spec *Spec) (string, error) {
+	h := sha256.New()
+	d := jsonstream.NewReader(io.TeeReader(r, h), 64<<10)
+	if k, err := d.Kind(); err != nil || k != '{' {
+		if err == io.ErrUnexpectedEOF {
+			return "", fmt.Errorf("%w: empty input", ErrInput)
+		}
+		return "", fmt.Errorf("%w: not a JSON object", ErrInput)
+	}
+	if err := object(d, spec, ""); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInput, err)
+	}
+	if end, err := d.AtEnd(); err != nil || !end {
+		return "", fmt.Errorf("%w: data after the JSON object", ErrInput)
+	}
+	return sum(h), nil
+}
+
+func sum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)[:16]) }
+
+func object(d *jsonstream.Reader, spec *Spec, path string) error {
+	return d.Object(func(key []byte) error {
+		k, err := d.Kind()
+		if err != nil {
+			return err
+		}
+		name := string(key)
+		if dst, ok := spec.Bools[name]; ok {
+			switch k {
+			case 'n':
+				return d.Skip()
+			case 't', 'f':
+				*dst, err = d.Bool()
+				return err
+			}
+			return fmt.Errorf("%s%s is not a boolean", path, name)
+		}
+		if dst, ok := spec.Strings[name]; ok {
+			switch k {
+			case 'n':
+				return d.Skip()
+			case '"':
+				return str(d, dst, path+name)
+			}
+			return fmt.Errorf("%s%s is not a string", path, name)
+		}
+		if dst, ok := spec.Loose[name]; ok && k == '"' {
+			return str(d, dst, path+name)
+		}
+		if dst, ok := spec.Numbers[name]; ok && (k == '-' || k >= '0' && k <= '9') {
+			v, err := d.Number(nil)
+			if err != nil {
+				return err
+			}
+			*dst = string(v)
+			return nil
+		}
+		if sub, ok := spec.Objects[name]; ok && k == '{' {
+			return object(d, sub, path+name+".")
+		}
+		return d.Skip()
+	})
+}
+
+func str(d *jsonstream.Reader, dst *string, name string) error {
+	v, err := d.String(nil, MaxField+1)
+	if err != nil {
+		return err
+	}
+	if len(v) > MaxField {
+		return fmt.Errorf("%s is longer than %d bytes", name, MaxField)
+	}
+	*dst = string(v)
+	return nil
+}
