@@ -1,0 +1,48 @@
+package hosts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// FuzzHandle feeds every host the same input, seeded from every host's captured payloads:
+// a host decodes it or refuses it with hook.ErrInput, never panics, and the engine either
+// answers or exits non-zero with nothing on stdout.
+func FuzzHandle(f *testing.F) {
+	files, _ := filepath.Glob("../../testdata/*/*.json")
+	if len(files) == 0 {
+		f.Fatal("no captured payloads")
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"/ralph-loop x"}`))
+	f.Add([]byte(`{"hook_event_name":"Stop","session_id":"s","last_assistant_message":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		for _, h := range All {
+			if _, err := h.Decode(bytes.NewReader(data)); err != nil && !errors.Is(err, hook.ErrInput) {
+				t.Fatalf("%s: error %v does not wrap hook.ErrInput", h.Name(), err)
+			}
+			var out, errs bytes.Buffer
+			env := hook.Env{Store: state.NewStore(dir), Now: func() time.Time { return time.Unix(1e9, 0) }, Sleep: func(time.Duration) {},
+				Getenv: func(string) string { return "" }, Stderr: &errs}
+			code := hook.Handle(context.Background(), env, h, bytes.NewReader(data), &out)
+			if code != 0 && out.Len() > 0 {
+				t.Fatalf("%s: exit %d with stdout %q", h.Name(), code, out.String())
+			}
+		}
+	})
+}

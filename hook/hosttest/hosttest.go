@@ -1,0 +1,304 @@
+// Package hosttest is the conformance suite every host package runs over its own captured
+// payloads: one test body for all hosts (arm, tool call, blocked stop, promise accepted,
+// no-work promise rejected, cancel, guard deny, session end, bad input, a session without a
+// loop), so that a host package only has to translate.
+package hosttest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// Fixture builds one host's hook inputs from its captured payloads and reads its replies.
+// Builders return nil when the host has no such event.
+type Fixture interface {
+	Host() hook.Host
+	// Env is the hook's environment beyond HOME and XDG_STATE_HOME (which Run sets).
+	Env() map[string]string
+	// Prompt is the user submitting text; Stop the agent ending its turn, with last as its
+	// final message when the host reports one; ToolUsed a finished tool call; ToolCheck a
+	// shell command about to run; SessionEnd the session ending.
+	Prompt(s Session, text string) []byte
+	Stop(s Session, last string) []byte
+	ToolUsed(s Session, id string) []byte
+	ToolCheck(s Session, command string) []byte
+	SessionEnd(s Session) []byte
+	// Said appends the agent's text (and a tool call, when id is not "") to the session's
+	// transcript in the host's format, for hosts whose stop reads it; others ignore it.
+	Said(s Session, text, toolID string)
+	// Reply reads what the host's stdout and exit code mean.
+	Reply(kind hook.Kind, stdout []byte, code int) (Reply, error)
+}
+
+// Session is one session of a test.
+type Session struct {
+	ID         string
+	Cwd        string
+	Transcript string // where the host's transcript of the session is
+}
+
+// Reply is a host's answer as the engine meant it.
+type Reply struct {
+	Block   bool   // a stop blocked (the agent goes on) or a prompt refused
+	Reason  string // the block's reason, or the continuation the agent gets
+	Context string // context added to the prompt for the model
+	Deny    bool
+	Notice  string // what the user is shown
+}
+
+// Run runs the suite against one host.
+func Run(t *testing.T, f Fixture) {
+	h := f.Host()
+	t.Run("no loop", func(t *testing.T) {
+		w := newWorld(t, f)
+		s := w.session("plain")
+		for kind, in := range map[hook.Kind][]byte{hook.Prompt: f.Prompt(s, "hello"), hook.Stop: f.Stop(s, "done <promise>DONE</promise>"),
+			hook.ToolUsed: f.ToolUsed(s, "call_1"), hook.ToolCheck: f.ToolCheck(s, "rm -rf /tmp/x"), hook.SessionEnd: f.SessionEnd(s)} {
+			if in == nil {
+				continue
+			}
+			out, code := w.handle(in)
+			if code != 0 || len(out) != 0 {
+				t.Errorf("%v without a loop: exit %d, stdout %q; want nothing", kind, code, out)
+			}
+		}
+		if ids, _ := w.store.Sessions(); len(ids) != 0 {
+			t.Errorf("state written for a session without a loop: %v", ids)
+		}
+	})
+	t.Run("blocked then accepted", func(t *testing.T) {
+		w := newWorld(t, f)
+		s := w.session("s1")
+		r := w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Fix the parser" --max-iterations 3`))
+		if r.Block {
+			t.Fatalf("arming was refused: %q", r.Reason)
+		}
+		if r.Context != "" && (!strings.Contains(r.Context, "Fix the parser") || !strings.Contains(r.Context, "<promise>DONE</promise>")) {
+			t.Errorf("the contract lacks the task or the marker: %q", r.Context)
+		}
+		w.expect(s, state.Active, 1, 0)
+		f.Said(s, "Working on it.", "")
+		r = w.reply(hook.Stop, f.Stop(s, "Working on it."))
+		if !r.Block || !strings.Contains(r.Reason, "Fix the parser") || !strings.Contains(r.Reason, "iteration 2/3") {
+			t.Fatalf("stop without the promise: %+v; want a block with the task", r)
+		}
+		w.expect(s, state.Active, 2, 0)
+		if in := f.ToolUsed(s, "call_a1"); in != nil {
+			w.reply(hook.ToolUsed, in)
+		}
+		f.Said(s, "Fixed. <promise>DONE</promise>", "call_a1")
+		r = w.reply(hook.Stop, f.Stop(s, "Fixed. <promise>DONE</promise>"))
+		if r.Block {
+			t.Fatalf("the promise after work was blocked: %q", r.Reason)
+		}
+		w.expect(s, state.PromiseAccepted, 2, 1)
+	})
+	t.Run("no-work promise rejected", func(t *testing.T) {
+		w := newWorld(t, f)
+		s := w.session("s2")
+		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Write x.txt" --max-iterations 3`))
+		f.Said(s, "<promise>DONE</promise>", "")
+		r := w.reply(hook.Stop, f.Stop(s, "<promise>DONE</promise>"))
+		if !r.Block || !strings.Contains(r.Reason, "only 0 tool calls") {
+			t.Fatalf("a promise without work: %+v; want a block saying no work was done", r)
+		}
+		w.expect(s, state.Active, 2, 0)
+	})
+	t.Run("iteration limit", func(t *testing.T) {
+		w := newWorld(t, f)
+		s := w.session("s3")
+		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Think" --max-iterations 2 --min-tool-calls 0`))
+		for i := 1; i <= 2; i++ {
+			f.Said(s, "Still thinking.", "")
+			r := w.reply(hook.Stop, f.Stop(s, "Still thinking."))
+			if r.Block != (i < 2) {
+				t.Fatalf("stop %d: blocked %v", i, r.Block)
+			}
+		}
+		w.expect(s, state.MaxIterationsReached, 2, 0)
+	})
+	t.Run("cancel", func(t *testing.T) {
+		w := newWorld(t, f)
+		s := w.session("s4")
+		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Keep going" --max-iterations 5`))
+		r := w.reply(hook.Prompt, f.Prompt(s, "/cancel-ralph"))
+		if !strings.Contains(r.Reason+r.Notice+r.Context, "cancelled at iteration 1/5") {
+			t.Errorf("cancel reply %+v does not say the loop was cancelled", r)
+		}
+		w.expect(s, state.Cancelled, 1, 0)
+		f.Said(s, "ok", "")
+		if r := w.reply(hook.Stop, f.Stop(s, "ok")); r.Block {
+			t.Errorf("a stop after the cancel was blocked: %q", r.Reason)
+		}
+	})
+	t.Run("guard", func(t *testing.T) {
+		in := f.ToolCheck(Session{}, "")
+		if in == nil {
+			t.Skipf("%s has no tool check event", h.Name())
+		}
+		w := newWorld(t, f)
+		s := w.session("s5")
+		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Keep going" --max-iterations 5`))
+		if r := w.reply(hook.ToolCheck, f.ToolCheck(s, "ralph-loop cancel --all")); !r.Deny {
+			t.Errorf("the agent's ralph-loop cancel was not denied: %+v", r)
+		}
+		if r := w.reply(hook.ToolCheck, f.ToolCheck(s, "go test ./...")); r.Deny || r.Block {
+			t.Errorf("an ordinary command was refused: %+v", r)
+		}
+		w.expect(s, state.Active, 1, 0)
+	})
+	t.Run("session end", func(t *testing.T) {
+		w := newWorld(t, f)
+		s := w.session("s6")
+		in := f.SessionEnd(s)
+		if in == nil {
+			t.Skipf("%s has no session end event", h.Name())
+		}
+		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Keep going"`))
+		w.reply(hook.SessionEnd, in)
+		w.expect(s, state.SessionEnded, 1, 0)
+	})
+	t.Run("bad input", func(t *testing.T) {
+		w := newWorld(t, f)
+		for _, in := range []string{"", "not json", "[]", `{"x":`, "{} {}"} {
+			out, code := w.handle([]byte(in))
+			if code == 0 || len(out) != 0 {
+				t.Errorf("input %q: exit %d, stdout %q; want a non-zero exit and nothing on stdout", in, code, out)
+			}
+		}
+	})
+}
+
+// world is one test's machine: a state directory and a home.
+type world struct {
+	t     *testing.T
+	f     Fixture
+	dir   string
+	store *state.Store
+	env   map[string]string
+	now   time.Time
+}
+
+func newWorld(t *testing.T, f Fixture) *world {
+	dir := t.TempDir()
+	w := &world{t: t, f: f, dir: dir, store: state.NewStore(filepath.Join(dir, "state", "ralph-loop")),
+		env: map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_STATE_HOME": filepath.Join(dir, "state")},
+		now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	for k, v := range f.Env() {
+		w.env[k] = v
+	}
+	for _, d := range []string{"home", "project"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+func (w *world) session(id string) Session {
+	return Session{ID: id, Cwd: filepath.Join(w.dir, "project"), Transcript: filepath.Join(w.dir, "transcripts", id+".jsonl")}
+}
+
+// handle runs one hook event through the engine as "ralph-loop hook" would.
+func (w *world) handle(in []byte) ([]byte, int) {
+	var out, errs bytes.Buffer
+	w.now = w.now.Add(time.Second)
+	now := w.now
+	env := hook.Env{
+		Store:  w.store,
+		Now:    func() time.Time { return now },
+		Sleep:  func(time.Duration) {},
+		Getenv: func(k string) string { return w.env[k] },
+		Stderr: &errs,
+	}
+	code := hook.Handle(context.Background(), env, w.f.Host(), bytes.NewReader(in), &out)
+	if errs.Len() > 0 {
+		w.t.Logf("stderr: %s", errs.String())
+	}
+	return out.Bytes(), code
+}
+
+func (w *world) reply(kind hook.Kind, in []byte) Reply {
+	w.t.Helper()
+	if in == nil {
+		w.t.Fatalf("%s has no payload for event kind %d", w.f.Host().Name(), kind)
+	}
+	out, code := w.handle(in)
+	r, err := w.f.Reply(kind, out, code)
+	if err != nil {
+		w.t.Fatalf("reading the reply %q (exit %d): %v", out, code, err)
+	}
+	return r
+}
+
+func (w *world) expect(s Session, status state.Status, iteration, tools int) {
+	w.t.Helper()
+	l, err := w.store.Peek(s.ID)
+	if err != nil || l == nil {
+		w.t.Fatalf("session %s: no loop (%v)", s.ID, err)
+	}
+	got := l.ToolCalls
+	if l.Status == state.Active {
+		got += w.store.PendingToolCalls(l)
+	}
+	if l.Status != status || l.Iteration != iteration || got != tools {
+		w.t.Errorf("loop %s at %d with %d tool calls (%s); want %s at %d with %d", l.Status, l.Iteration, got, l.EndReason, status, iteration, tools)
+	}
+	if l.Host != w.f.Host().Name() {
+		w.t.Errorf("loop host %q, want %q", l.Host, w.f.Host().Name())
+	}
+}
+
+// Patch returns the JSON object template with fields set: keys are dotted paths into
+// nested objects ("tool_input.command"); a nil value deletes the field. It is how fixtures
+// make payloads from captured ones.
+func Patch(template []byte, fields map[string]any) []byte {
+	var m map[string]any
+	if err := json.Unmarshal(template, &m); err != nil {
+		panic(fmt.Sprintf("hosttest: template is not a JSON object: %v", err))
+	}
+	for k, v := range fields {
+		obj := m
+		parts := strings.Split(k, ".")
+		for _, p := range parts[:len(parts)-1] {
+			sub, ok := obj[p].(map[string]any)
+			if !ok {
+				sub = map[string]any{}
+				obj[p] = sub
+			}
+			obj = sub
+		}
+		if v == nil {
+			delete(obj, parts[len(parts)-1])
+		} else {
+			obj[parts[len(parts)-1]] = v
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// Load reads a captured payload, failing the test if it is missing.
+func Load(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("captured payload: %v", err)
+	}
+	return b
+}
