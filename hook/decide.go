@@ -39,6 +39,9 @@ type Observation struct {
 	Now time.Time
 	// Found: the exact marker is in the agent's output of this iteration.
 	Found bool
+	// Other, when HasOther, is a different token the agent put in <promise> tags.
+	Other    string
+	HasOther bool
 	// Logged are the tool calls PostToolUse and PreToolUse hooks logged since the last
 	// decision (denied ones never count).
 	Logged []state.ToolUse

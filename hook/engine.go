@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/hook/check"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -194,7 +195,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		p, err = args.Parse(words, args.Options{})
 	}
 	if errors.Is(err, args.ErrHelp) {
-		return blockPrompt(inject.Help)
+		return blockPrompt(inject.Help(e.facts.Words))
 	}
 	var cfg state.Config
 	if err == nil {
@@ -257,6 +258,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		after   state.Loop
 		decided bool
 		readErr error
+		other   string
 	)
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active {
@@ -269,6 +271,11 @@ func (e *engine) stop(ctx context.Context) Reply {
 		after.ToolsOffset = o.toolsOffset
 		decided = true
 		reason := eventReason(verdict, &after, nil)
+		if verdict == Continue && o.HasOther {
+			other = promise.Marker(o.Other)
+			reason = fmt.Sprintf("promise not found, but a different token was: %s (the marker is %s); continuing with iteration %d/%d",
+				other, promise.Marker(after.CompletionPromise), after.Iteration, after.MaxIterations)
+		}
 		if o.note != "" {
 			reason += " (" + o.note + ")"
 		}
@@ -327,14 +334,16 @@ func (e *engine) stop(ctx context.Context) Reply {
 	w := e.facts.Words
 	switch verdict {
 	case Continue, ContinueNoWork, ContinueCheckFailed:
-		why, f := inject.BlockNoPromise, failedCheck(checks)
-		switch verdict {
-		case ContinueNoWork:
-			why = inject.BlockNoWork
-		case ContinueCheckFailed:
-			why = inject.BlockCheckFailed
+		why := inject.Why{Kind: inject.BlockNoPromise, Check: failedCheck(checks)}
+		switch {
+		case verdict == ContinueNoWork:
+			why.Kind = inject.BlockNoWork
+		case verdict == ContinueCheckFailed:
+			why.Kind = inject.BlockCheckFailed
+		case other != "":
+			why.Kind, why.Other = inject.BlockWrongToken, other
 		}
-		return Reply{Block: true, Reason: inject.Continuation(&after, why, f, w), Notice: join(inject.BlockNotice(&after, why, f))}
+		return Reply{Block: true, Reason: inject.Continuation(&after, why, w), Notice: join(inject.BlockNotice(&after, why))}
 	case Accept:
 		return Reply{Notice: join(inject.Accepted(&after))}
 	case MaxIterations:

@@ -206,13 +206,14 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	o := observed{
 		Observation: Observation{
 			Now:            now,
-			Found:          promise.Contains(last, l.CompletionPromise),
+			Found:          promise.ContainsMode(last, l.CompletionPromise, promise.Mode(l.PromiseMatch)),
 			BlockCap:       facts.BlockCap,
 			CapCountsTools: facts.CapCountsTools,
 			Words:          facts.Words,
 		},
 		pos: l.Transcript,
 	}
+	o.Other, o.HasOther = promise.Other(last, l.CompletionPromise)
 	o.Logged, o.toolsOffset, o.err = env.Store.ToolUses(l)
 	tr := facts.Transcript
 	if tr == nil || ev.HasText {
@@ -238,6 +239,7 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	}
 	opt := transcript.Options{
 		Token:      l.CompletionPromise,
+		Mode:       promise.Mode(l.PromiseMatch),
 		TextAfter:  l.WindowStart,
 		ToolsAfter: l.StartedAt,
 		Last:       ev.LastMessage,
@@ -250,6 +252,9 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	}
 	apply := func() {
 		o.Found = o.Found || res.Found
+		if res.HasOther && !o.HasOther {
+			o.Other, o.HasOther = res.Other, true
+		}
 		if facts.ToolIDs {
 			o.ToolIDs = res.ToolIDs
 		}

@@ -1,5 +1,7 @@
 package inject
 
+import "github.com/ralph-loop/ralph-loop/hook/args"
+
 // CommandFile is a slash-command file that install writes.
 type CommandFile struct {
 	Name    string // file name, e.g. "ralph-loop.md"
@@ -16,12 +18,14 @@ const (
 	ralphLoopDescription   = "description: Keep working on a task in this session until it is really done (ralph-loop)"
 	ulwLoopDescription     = "description: Like /ralph-loop, with every continuation demanding autonomous, verified work (ralph-loop)"
 	cancelRalphDescription = "description: End this session's ralph loop (ralph-loop)"
-	loopArgumentHint       = `argument-hint: "TASK" [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept] [--check CMD]... [--check-timeout D] [--check-output-chars N] [--check-hint TEXT] [--max-time D]`
 	loopBody               = `The ralph-loop hook has read this command's arguments and started a loop for this session; the task and the rules are in the ralph-loop context. Start working on the task now.
 
 If there is no ralph-loop context, or it reports an error, the hook did not start a loop: say so to the user, suggest running "ralph-loop install --host claude" in a terminal, and do nothing else.
 `
 )
+
+// loopArgumentHint is the frontmatter line of the loop commands' usage.
+var loopArgumentHint = "argument-hint: " + args.ArgumentHint()
 
 // Commands returns the slash-command files.
 func Commands() []CommandFile {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -162,7 +163,7 @@ func Contract(l *state.Loop, h Host) string {
 	b.WriteString(".\n\n")
 	var rules strings.Builder
 	rules.WriteString("RULES:\n")
-	fmt.Fprintf(&rules, "1. Only when the task is fully complete, output exactly %s in your reply.\n", marker)
+	fmt.Fprintf(&rules, "1. Only when the task is fully complete, output exactly %s, alone on the last line of your reply.\n", marker)
 	fmt.Fprintf(&rules, "2. The marker must match exactly: the same tags, text, case and spacing. No variants: a bare %q, other tags or a paraphrase do not count.\n", l.CompletionPromise)
 	rules.WriteString("3. If the task is not fully done, do not output the marker: not to end the loop, not because you are stuck, not because the iterations run out. Keep working instead.\n")
 	n := 4
@@ -188,7 +189,17 @@ const (
 	BlockNoPromise = iota
 	BlockNoWork
 	BlockCheckFailed
+	// BlockWrongToken: no marker, but <promise> tags around another token.
+	BlockWrongToken
 )
+
+// Why says why a stop was blocked: one of the Block kinds, with the failed check
+// (BlockCheckFailed) or the other marker seen (BlockWrongToken).
+type Why struct {
+	Kind  int
+	Check *CheckFailure
+	Other string
+}
 
 // CheckFailure describes the check that failed, for BlockCheckFailed.
 type CheckFailure struct {
@@ -202,7 +213,8 @@ type CheckFailure struct {
 // Continuation is the block reason the agent reads when its stop is blocked; l is the loop
 // after the block (its Iteration is the one starting). It stays under the host's cap on
 // hook output: the check's output and the task are cut to fit.
-func Continuation(l *state.Loop, why int, f *CheckFailure, h Host) string {
+func Continuation(l *state.Loop, w Why, h Host) string {
+	why, f := w.Kind, w.Check
 	marker := promise.Marker(l.CompletionPromise)
 	var b strings.Builder
 	if l.Mode == state.ModeULW {
@@ -215,6 +227,8 @@ func Continuation(l *state.Loop, why int, f *CheckFailure, h Host) string {
 			Plural(l.ToolCalls, "tool call has", "tool calls have"), l.MinToolCalls, map[bool]string{true: "is", false: "are"}[l.MinToolCalls == 1])
 	case BlockCheckFailed:
 		fmt.Fprintf(&b, "you output the completion marker, but check %d of %d failed: `%s` %s.\n", f.Index, f.Total, cutUnits(f.Command, 500), f.Outcome)
+	case BlockWrongToken:
+		fmt.Fprintf(&b, "the completion marker was not in your output. You wrote %s, which is not the marker: the marker is exactly %s.\n", cutUnits(w.Other, 300), marker)
 	default:
 		b.WriteString("the completion marker was not in your output.\n")
 	}
@@ -226,7 +240,10 @@ func Continuation(l *state.Loop, why int, f *CheckFailure, h Host) string {
 		}
 		fmt.Fprintf(&end, "Fix what fails, and output exactly %s only when the task is done and the checks pass.\n\n", marker)
 	} else {
-		fmt.Fprintf(&end, "Keep working on the task. Only when it is fully complete, output exactly %s (exact match, no variants). If it is not done, do not output it.\n\n", marker)
+		fmt.Fprintf(&end, "Keep working on the task. Only when it is fully complete, output exactly %s (exact match, no variants), alone on the last line. If it is not done, do not output it.\n\n", marker)
+	}
+	if h.EscapesMarkup {
+		end.WriteString("(This message reaches you with its angle brackets escaped as HTML entities; write the marker with plain angle brackets.)\n\n")
 	}
 	end.WriteString("TASK:\n")
 	if why == BlockCheckFailed && f.Tail != "" {
@@ -246,7 +263,12 @@ func Continuation(l *state.Loop, why int, f *CheckFailure, h Host) string {
 }
 
 // BlockNotice is the short line shown to the user when a stop is blocked.
-func BlockNotice(l *state.Loop, why int, f *CheckFailure) string {
+func BlockNotice(l *state.Loop, w Why) string {
+	why, f := w.Kind, w.Check
+	if why == BlockWrongToken {
+		return fmt.Sprintf("ralph-loop: iteration %d/%d: %s is not the marker %s, continuing", l.Iteration, l.MaxIterations,
+			cutUnits(w.Other, 80), promise.Marker(l.CompletionPromise))
+	}
 	if why == BlockCheckFailed {
 		return fmt.Sprintf("ralph-loop: iteration %d/%d: promise rejected, check %d/%d failed: %s %s", l.Iteration, l.MaxIterations,
 			f.Index, f.Total, cutUnits(f.Command, 80), f.Outcome)
@@ -366,20 +388,18 @@ const NothingToCancel = "no active ralph loop in this session"
 
 // ArgError is the reason shown when /ralph-loop has bad arguments.
 func ArgError(err error) string {
-	return fmt.Sprintf("ralph-loop: %v; nothing was started. %s", err, "Usage: /ralph-loop \"TASK\" [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept] [--check CMD]... [--max-time D] (/ralph-loop --help for all)")
+	return fmt.Sprintf("ralph-loop: %v; nothing was started. Usage: /ralph-loop %s (/ralph-loop --help for all)", err, shortUsage)
 }
 
+// shortUsage is the loop commands' usage with the most used flags.
+const shortUsage = `"TASK" [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept] [--check CMD]... [--max-time D]`
+
 // Help is the reason shown for /ralph-loop --help.
-const Help = `ralph-loop: keep working on a task, in this session, until it is really done.
+func Help(h Host) string {
+	return `ralph-loop: keep working on a task, in this session, until it is really done.
 usage: /ralph-loop "TASK" [flags]   (/ulw-loop: the same, demanding autonomous, verified work)
-  --max-iterations N           most agent turns before the loop gives up (default 25)
-  --completion-promise TOKEN   the agent ends the loop by printing <promise>TOKEN</promise> (default DONE)
-  --min-tool-calls N           tool calls required before the promise counts (default 1)
-  --on-promise-no-work MODE    a promise before that: reject (default), warn or accept
-  --check CMD                  a command that must exit 0 for the promise to count (repeatable)
-  --check-timeout D            each check's time limit (default 2m)
-  --check-output-chars N       how much of a failed check's output the agent gets (default 4000)
-  --check-hint TEXT            added to what the agent is told when a check fails
-  --max-time D                 wall-clock budget from now, e.g. 45m (default none)
+       /ralph-loop --resume [flags]  (pick up this session's last loop where it ended)
+` + args.HelpLines(false) + `
 Defaults come from .ralph/settings.json and .ralph/settings.local.json in the project.
-/cancel-ralph ends the loop; "ralph-loop status" and "ralph-loop log" in a terminal show it.`
+` + h.cancel() + ` ends the loop; "ralph-loop status" and "ralph-loop log" in a terminal show it.`
+}

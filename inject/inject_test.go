@@ -38,13 +38,13 @@ func TestContract(t *testing.T) {
 
 func TestContinuation(t *testing.T) {
 	l := loop("Fix `x` in $HOME")
-	c := Continuation(l, BlockNoPromise, nil, claude)
+	c := Continuation(l, Why{Kind: BlockNoPromise}, claude)
 	for _, want := range []string{"iteration 3/25", "the completion marker was not in your output", "<promise>DONE</promise>", "TASK:\nFix `x` in $HOME"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("continuation lacks %q:\n%s", want, c)
 		}
 	}
-	c = Continuation(l, BlockNoWork, nil, claude)
+	c = Continuation(l, Why{Kind: BlockNoWork}, claude)
 	if !strings.Contains(c, "only 0 tool calls have been made since the loop started and at least 1 is required") {
 		t.Errorf("no-work continuation:\n%s", c)
 	}
@@ -56,7 +56,7 @@ func TestLongTaskStaysUnderHostCap(t *testing.T) {
 		l := loop(task)
 		for name, s := range map[string]string{
 			"contract":     Contract(l, claude),
-			"continuation": Continuation(l, BlockNoWork, nil, claude),
+			"continuation": Continuation(l, Why{Kind: BlockNoWork}, claude),
 		} {
 			if utf16Units(s) >= 10000 {
 				t.Errorf("%s of a 1 MB task of %q: %d characters", name, unit, utf16Units(s))
@@ -70,14 +70,14 @@ func TestLongTaskStaysUnderHostCap(t *testing.T) {
 		}
 	}
 	short := loop(strings.Repeat("x", MaxTaskInline))
-	if strings.Contains(Continuation(short, BlockNoPromise, nil, claude), "task file") {
+	if strings.Contains(Continuation(short, Why{Kind: BlockNoPromise}, claude), "task file") {
 		t.Error("a task of MaxTaskInline bytes was cut")
 	}
 }
 
 func TestNotices(t *testing.T) {
 	l := loop("t")
-	for _, s := range []string{BlockNotice(l, BlockNoPromise, nil), BlockNotice(l, BlockNoWork, nil), Accepted(l), MaxReached(l),
+	for _, s := range []string{BlockNotice(l, Why{Kind: BlockNoPromise}), BlockNotice(l, Why{Kind: BlockNoWork}), BlockNotice(l, Why{Kind: BlockWrongToken, Other: "<promise>X</promise>"}), Accepted(l), MaxReached(l),
 		CutByHost(l, claude, 8), Cancelled(l), Armed(l, nil, claude, 8, 0), Armed(l, nil, claude, 0, 0)} {
 		if strings.Contains(s, "\n") || !strings.HasPrefix(s, "ralph") {
 			t.Errorf("notice %q is not one line starting with ralph", s)

@@ -27,6 +27,8 @@ func FuzzMatcher(f *testing.F) {
 	f.Add("<promise>TWO  SPACES</promise>", "TWO  SPACES", 9, 10)
 	f.Add("<promise>完了</promise>", "完了", 10, 11)
 	f.Add("<promise>a.c</promise><promise>abc</promise>", "a.c", 5, 30)
+	f.Add("I will NOT output <promise>DONE</promise> yet\n<promise>DONE</promise>\n", "DONE", 7, 40)
+	f.Add("<promise>ALPHA</promise>", "BETA", 3, 12)
 	f.Fuzz(func(t *testing.T, text, token string, i, j int) {
 		if Validate(token) != nil {
 			return
@@ -36,12 +38,18 @@ func FuzzMatcher(f *testing.F) {
 		if i > j {
 			i, j = j, i
 		}
-		m := NewMatcher(token)
-		m.Write([]byte(text[:i]))
-		m.Write([]byte(text[i:j]))
-		m.Write([]byte(text[j:]))
-		if got, want := m.Found(), Contains(text, token); got != want {
-			t.Fatalf("Matcher over %q split at %d,%d for %q = %v, want %v", text, i, j, token, got, want)
+		for _, mode := range []Mode{Anywhere, OwnLine, AtEnd} {
+			m := NewMatcherMode(token, mode)
+			m.Write([]byte(text[:i]))
+			m.Write([]byte(text[i:j]))
+			m.Write([]byte(text[j:]))
+			if got, want := m.Found(), ContainsMode(text, token, mode); got != want {
+				t.Fatalf("%s Matcher over %q split at %d,%d for %q = %v, want %v", mode, text, i, j, token, got, want)
+			}
+			gotO, gotOK := m.Other()
+			if wantO, wantOK := Other(text, token); gotO != wantO || gotOK != wantOK {
+				t.Fatalf("Matcher over %q split at %d,%d: Other() = %q, %v; want %q, %v", text, i, j, gotO, gotOK, wantO, wantOK)
+			}
 		}
 	})
 }

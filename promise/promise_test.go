@@ -129,3 +129,94 @@ func TestZeroMatcher(t *testing.T) {
 		t.Fatal("zero Matcher found a marker")
 	}
 }
+
+func TestContainsMode(t *testing.T) {
+	const m = "<promise>DONE</promise>"
+	tests := []struct {
+		text       string
+		line, last bool
+	}{
+		{m, true, true},
+		{"All done.\n" + m, true, true},
+		{"All done.\n  " + m + "  \n", true, true},
+		{m + "\nSummary: it works.", true, false},
+		{"I will NOT output " + m + " until the tests pass.", false, false},
+		{"I will NOT output `" + m + "` until the tests pass", false, false},
+		{"Done: " + m, false, true},
+		{m + ".", false, false},
+		{"\t" + m + "\r\n", true, true},
+		{"<promise>DONE</promise><promise>DONE</promise>", false, true},
+		{"x\n<promise>DON</promise>\n", false, false},
+		{"", false, false},
+	}
+	for _, tt := range tests {
+		if got := ContainsMode(tt.text, "DONE", OwnLine); got != tt.line {
+			t.Errorf("ContainsMode(%q, line) = %v, want %v", tt.text, got, tt.line)
+		}
+		if got := ContainsMode(tt.text, "DONE", AtEnd); got != tt.last {
+			t.Errorf("ContainsMode(%q, end) = %v, want %v", tt.text, got, tt.last)
+		}
+		if got, want := ContainsMode(tt.text, "DONE", Anywhere), strings.Contains(tt.text, m); got != want {
+			t.Errorf("ContainsMode(%q, anywhere) = %v, want %v", tt.text, got, want)
+		}
+	}
+}
+
+func TestOther(t *testing.T) {
+	tests := []struct {
+		text, want string
+		ok         bool
+	}{
+		{"<promise>ALPHA</promise>", "ALPHA", true},
+		{"<promise>BETA</promise>", "", false},
+		{"<promise>BETA</promise> then <promise>beta</promise>", "beta", true},
+		{"<promise>DONE.</promise>", "DONE.", true},
+		{"<promise></promise>", "", true},
+		{"<promise>multi\nline</promise>", "", false},
+		{"<promise>" + strings.Repeat("x", 257) + "</promise>", "", false},
+		{"<promise>" + strings.Repeat("x", 256) + "</promise>", strings.Repeat("x", 256), true},
+		{"<promise><promise>GAMMA</promise>", "GAMMA", true},
+		{"<promise>A</prom<promise>B</promise>", "B", true},
+		{"no tags at all", "", false},
+		{"<promise>BETA", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := Other(tt.text, "BETA")
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Other(%q) = %q, %v; want %q, %v", tt.text, got, ok, tt.want, tt.ok)
+		}
+		m := NewMatcher("BETA")
+		for i := 0; i < len(tt.text); i++ {
+			m.Write([]byte{tt.text[i]})
+		}
+		if got, ok := m.Other(); got != tt.want || ok != tt.ok {
+			t.Errorf("Matcher over %q byte by byte: Other() = %q, %v; want %q, %v", tt.text, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestModeSplits checks the stricter modes' matcher against ContainsMode for every split.
+func TestModeSplits(t *testing.T) {
+	texts := []string{
+		"<promise>DONE</promise>",
+		"a\n <promise>DONE</promise> \nb",
+		"a <promise>DONE</promise>\n",
+		"<promise>DONE</promise>x",
+		"<promise>DONE<promise>DONE</promise>",
+		"<promise>DONE</promise>\n\n",
+		"x\n<<promise>DONE</promise>",
+	}
+	for _, text := range texts {
+		for _, mode := range []Mode{OwnLine, AtEnd} {
+			want := ContainsMode(text, "DONE", mode)
+			for i := 0; i <= len(text); i++ {
+				m := NewMatcherMode("DONE", mode)
+				m.Write([]byte(text[:i]))
+				m.Write([]byte(text[i:]))
+				if m.Found() != want {
+					t.Fatalf("%s mode, split %q|%q: Found() = %v, want %v", mode, text[:i], text[i:], m.Found(), want)
+				}
+			}
+		}
+	}
+}

@@ -82,8 +82,10 @@ type Config struct {
 	Mode              string `json:"mode"`
 	MaxIterations     int    `json:"max_iterations"`
 	CompletionPromise string `json:"completion_promise"`
-	MinToolCalls      int    `json:"min_tool_calls"`
-	OnPromiseNoWork   string `json:"on_promise_no_work"`
+	// PromiseMatch is where the marker counts: "" or "anywhere", "line", "end".
+	PromiseMatch    string `json:"promise_match,omitempty"`
+	MinToolCalls    int    `json:"min_tool_calls"`
+	OnPromiseNoWork string `json:"on_promise_no_work"`
 	// MaxTime is the wall-clock budget from arming (0: none).
 	MaxTime Duration `json:"max_time,omitempty"`
 	// Checks must all exit 0 for a promise to be accepted.

@@ -62,7 +62,8 @@ func TestScripts(t *testing.T) {
 //	fixture payload TEMPLATE OUT [key=value...]  a captured hook payload with fields replaced
 //	                                            (value @FILE reads the file; key:=JSON sets raw JSON)
 //	fixture line FILE KIND [ARG]                append a transcript line stamped now; KIND is
-//	                                            text TEXT, tool ID, user TEXT, blocks JSON or raw JSON
+//	                                            text TEXT (@FILE reads it), tool ID, user TEXT,
+//	                                            blocks JSON or raw JSON
 //	fixture after DURATION fixture-args...      sleep, then run the rest (for background use)
 //	fixture hold-lock SESSION DURATION READY    hold a session's lock (in $STATE) for a while,
 //	                                            creating the file READY once it is held
@@ -297,6 +298,13 @@ func fixtureLine(argv []string) error {
 	arg := ""
 	if len(argv) > 2 {
 		arg = argv[2]
+	}
+	if f, ok := strings.CutPrefix(arg, "@"); ok && kind == "text" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		arg = string(b)
 	}
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -296,7 +296,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, k := range args.LoopFlags {
 			if src, ok := l.Sources[k]; ok {
-				fmt.Fprintf(tw, "  --%s\t%s\t(%s)\n", k, settingValue(l, k), src)
+				fmt.Fprintf(tw, "  --%s\t%s\t(%s)\n", k, args.Show(&l.Config, k), src)
 			}
 		}
 		tw.Flush()
@@ -319,40 +319,6 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 		tw.Flush()
 	}
 	return readErr
-}
-
-// settingValue is a loop setting as typed.
-func settingValue(l state.Loop, key string) string {
-	switch key {
-	case args.FlagMaxIterations:
-		return fmt.Sprint(l.MaxIterations)
-	case args.FlagCompletionPromise:
-		return l.CompletionPromise
-	case args.FlagMinToolCalls:
-		return fmt.Sprint(l.MinToolCalls)
-	case args.FlagOnPromiseNoWork:
-		return l.OnPromiseNoWork
-	case args.FlagMaxTime:
-		if l.MaxTime == 0 {
-			return "none"
-		}
-		return time.Duration(l.MaxTime).String()
-	case args.FlagCheck:
-		if len(l.Checks) == 0 {
-			return "none"
-		}
-		return strings.Join(l.Checks, "; ")
-	case args.FlagCheckTimeout:
-		return time.Duration(l.CheckTimeout).String()
-	case args.FlagCheckOutputChars:
-		return fmt.Sprint(l.CheckOutputChars)
-	case args.FlagCheckHint:
-		if l.CheckHint == "" {
-			return "none"
-		}
-		return l.CheckHint
-	}
-	return ""
 }
 
 func indent(s, prefix string) string {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -128,6 +127,8 @@ type Parsed struct {
 	// Given lists the flags set explicitly, by name without dashes.
 	Given   map[string]bool
 	Session string
+	// Resume asks to pick up the session's last loop instead of a new task.
+	Resume bool
 	// values are the loop flags' values as typed, in order, for Resolve to lay over the
 	// settings files.
 	values [][2]string
@@ -135,9 +136,13 @@ type Parsed struct {
 
 // Parse reads loop flags and the task from words. Unquoted words that start with "--" are
 // flags, in the forms --flag value and --flag=value, until a bare "--"; all other words
-// form the task, joined by a space, or by a newline where the original had one.
+// form the task, joined by a space, or by a newline where the original had one. A lone
+// unquoted "help" asks for help, like --help.
 func Parse(words []Word, opt Options) (Parsed, error) {
 	p := Parsed{Config: state.DefaultConfig(), Given: map[string]bool{}}
+	if len(words) == 1 && !words[0].Quoted && words[0].Text == "help" {
+		return p, ErrHelp
+	}
 	var task strings.Builder
 	flags := true
 	newline := false
@@ -153,18 +158,22 @@ func Parse(words []Word, opt Options) (Parsed, error) {
 			if name == "--help" || name == "-h" {
 				return p, ErrHelp
 			}
-			if !strings.HasPrefix(name, "--") || !known(name, opt) {
+			key := strings.TrimPrefix(name, "--")
+			f, ok := lookup(key, opt)
+			if !strings.HasPrefix(name, "--") || !ok {
+				if s := suggest(strings.TrimLeft(name, "-"), opt); s != "" {
+					return p, fmt.Errorf("unknown flag %s (did you mean --%s?)", name, s)
+				}
 				return p, fmt.Errorf("unknown flag %s (quote task words that start with '-')", name)
 			}
-			key := name[2:]
-			if p.Given[key] && key != FlagCheck {
+			if p.Given[key] && !f.Repeatable {
 				return p, fmt.Errorf("%s is given twice", name)
 			}
-			if key == FlagULW {
+			if f.Arg == "" {
 				if hasValue {
 					return p, fmt.Errorf("%s takes no value", name)
 				}
-				p.Config.Mode = state.ModeULW
+				f.set(&p, "")
 				p.Given[key] = true
 				continue
 			}
@@ -176,10 +185,10 @@ func Parse(words []Word, opt Options) (Parsed, error) {
 				value = words[i].Text
 				newline = newline || words[i].NewlineBefore
 			}
-			if err := p.set(key, value); err != nil {
+			if err := f.set(&p, value); err != nil {
 				return p, fmt.Errorf("%s: %w", name, err)
 			}
-			if key != FlagSession {
+			if !f.NoSettings {
 				p.values = append(p.values, [2]string{key, value})
 			}
 			p.Given[key] = true
@@ -196,6 +205,12 @@ func Parse(words []Word, opt Options) (Parsed, error) {
 		newline = false
 	}
 	p.Config.Task = task.String()
+	if p.Resume {
+		if strings.TrimSpace(p.Config.Task) != "" {
+			return p, errors.New("--resume takes no task: it picks up the last loop's")
+		}
+		return p, nil
+	}
 	if strings.TrimSpace(p.Config.Task) == "" {
 		return p, errors.New("no task given")
 	}
@@ -206,6 +221,7 @@ func Parse(words []Word, opt Options) (Parsed, error) {
 const (
 	FlagMaxIterations     = "max-iterations"
 	FlagCompletionPromise = "completion-promise"
+	FlagPromiseMatch      = "promise-match"
 	FlagMinToolCalls      = "min-tool-calls"
 	FlagOnPromiseNoWork   = "on-promise-no-work"
 	FlagMaxTime           = "max-time"
@@ -213,75 +229,30 @@ const (
 	FlagCheckTimeout      = "check-timeout"
 	FlagCheckOutputChars  = "check-output-chars"
 	FlagCheckHint         = "check-hint"
+	FlagResume            = "resume"
 	FlagSession           = "session"
 	FlagULW               = "ulw"
 )
 
-// LoopFlags are the flags that set a loop's Config, in the order help lists them; the
-// per-project settings files take the same names.
-var LoopFlags = []string{FlagMaxIterations, FlagCompletionPromise, FlagMinToolCalls, FlagOnPromiseNoWork,
-	FlagMaxTime, FlagCheck, FlagCheckTimeout, FlagCheckOutputChars, FlagCheckHint}
-
-// MaxCheckOutputChars bounds --check-output-chars: the output shares Claude Code's
-// 10,000-character cap on hook output with the rest of the continuation.
+// MaxCheckOutputChars bounds --check-output-chars: the output shares the host's cap on hook
+// output with the rest of the continuation.
 const MaxCheckOutputChars = 8000
 
-func known(name string, opt Options) bool {
-	key := name[2:]
-	for _, f := range LoopFlags {
-		if key == f {
-			return true
-		}
-	}
-	return (key == FlagSession || key == FlagULW) && opt.Session
-}
-
-func (p *Parsed) set(key, value string) error {
-	if key == FlagSession {
-		p.Session = value
-		return state.ValidSessionID(value)
-	}
-	return setConfig(&p.Config, key, value)
+// known reports whether a settings key names a loop flag.
+func known(key string) bool {
+	f, ok := lookup(key, Options{})
+	return ok && !f.NoSettings
 }
 
 // setConfig sets one loop setting from its text.
 func setConfig(c *state.Config, key, value string) error {
-	var err error
-	switch key {
-	case FlagMaxIterations:
-		c.MaxIterations, err = count(value, 1, MaxCount)
-	case FlagMinToolCalls:
-		c.MinToolCalls, err = count(value, 0, MaxCount)
-	case FlagCompletionPromise:
-		err = promise.Validate(value)
-		c.CompletionPromise = value
-	case FlagOnPromiseNoWork:
-		switch value {
-		case state.NoWorkReject, state.NoWorkWarn, state.NoWorkAccept:
-			c.OnPromiseNoWork = value
-		default:
-			err = fmt.Errorf("%q is not one of reject, warn, accept", value)
-		}
-	case FlagMaxTime:
-		var d time.Duration
-		d, err = ParseDuration(value)
-		c.MaxTime = state.Duration(d)
-	case FlagCheck:
-		if strings.TrimSpace(value) == "" {
-			return errors.New("a check command may not be empty")
-		}
-		c.Checks = append(c.Checks, value)
-	case FlagCheckTimeout:
-		var d time.Duration
-		d, err = ParseDuration(value)
-		c.CheckTimeout = state.Duration(d)
-	case FlagCheckOutputChars:
-		c.CheckOutputChars, err = count(value, 1, MaxCheckOutputChars)
-	case FlagCheckHint:
-		c.CheckHint = value
-	default:
-		err = fmt.Errorf("unknown setting %q", key)
+	f, ok := lookup(key, Options{})
+	if !ok || f.NoSettings {
+		return fmt.Errorf("unknown setting %q", key)
 	}
+	p := Parsed{Config: *c}
+	err := f.set(&p, value)
+	*c = p.Config
 	return err
 }
 

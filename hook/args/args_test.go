@@ -256,3 +256,69 @@ func TestMergeJSON(t *testing.T) {
 		t.Fatalf("merge = %v, want %v", got, want)
 	}
 }
+
+// TestREADMEFlags keeps the README's flag table what the flag table makes of it.
+func TestREADMEFlags(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head = "| flag | default | meaning |\n"
+	s := string(data)
+	i := strings.Index(s, head)
+	if i < 0 {
+		t.Fatal("README.md has no flag table")
+	}
+	end := strings.Index(s[i:], "\n\n")
+	if end < 0 {
+		end = len(s) - i
+	}
+	if got, want := s[i:i+end+1], Markdown(); got != want {
+		if os.Getenv("UPDATE_README") == "1" {
+			if err := os.WriteFile("../../README.md", []byte(s[:i]+want+s[i+end+1:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("README.md's flag table is out of date (UPDATE_README=1 go test ./hook/args/ rewrites it); it should read:\n%s", want)
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"--max-iter", "did you mean --max-iterations?"},
+		{"--max-iteration", "did you mean --max-iterations?"},
+		{"--completion-promsie", "did you mean --completion-promise?"},
+		{"--check-timout", "did you mean --check-timeout?"},
+		{"--zzzzzzzzzz", "quote task words that start with '-'"},
+	} {
+		_, err := parse(t, "task "+tt.in+" 3", Options{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%s) = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestHelpWordAndResume(t *testing.T) {
+	if _, err := parse(t, "help", Options{}); !errors.Is(err, ErrHelp) {
+		t.Errorf(`Parse("help") = %v, want ErrHelp`, err)
+	}
+	if p, err := parse(t, `"help"`, Options{}); err != nil || p.Config.Task != "help" {
+		t.Errorf(`a quoted "help" is a task: %+v %v`, p.Config, err)
+	}
+	if p, err := parse(t, "help me fix it", Options{}); err != nil || p.Config.Task != "help me fix it" {
+		t.Errorf(`"help me fix it": %+v %v`, p.Config, err)
+	}
+	if p, err := parse(t, "--resume --max-iterations 9", Options{}); err != nil || !p.Resume || p.Config.MaxIterations != 9 {
+		t.Errorf("--resume: %+v %v", p, err)
+	}
+	if _, err := parse(t, "--resume a task", Options{}); err == nil {
+		t.Error("--resume with a task was accepted")
+	}
+	if p, err := parse(t, "t --promise-match line", Options{}); err != nil || p.Config.PromiseMatch != "line" {
+		t.Errorf("--promise-match line: %+v %v", p.Config, err)
+	}
+	if _, err := parse(t, "t --promise-match everywhere", Options{}); err == nil {
+		t.Error("--promise-match everywhere was accepted")
+	}
+}

@@ -124,7 +124,7 @@ func mergeJSON(a, b any) any {
 
 // applySetting sets one loop setting from a settings file's value.
 func applySetting(c *state.Config, key string, v any) error {
-	if !known("--"+key, Options{}) {
+	if !known(key) {
 		return fmt.Errorf("unknown setting %q (settings take the loop flags' names: %s)", key, strings.Join(LoopFlags, ", "))
 	}
 	if key == FlagCheck {

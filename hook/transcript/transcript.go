@@ -26,8 +26,9 @@ const bufSize = 64 << 10
 
 // Options says what to look for.
 type Options struct {
-	// Token is the completion promise token.
+	// Token is the completion promise token, and Mode where its marker counts.
 	Token string
+	Mode  promise.Mode
 	// TextAfter: only assistant text stamped after this time counts (zero: all of it).
 	TextAfter time.Time
 	// ToolsAfter: only tool calls stamped after this time count (zero: all of them).
@@ -51,6 +52,10 @@ type Result struct {
 	ToolIDs []string
 	// SawLast: see Options.Last.
 	SawLast bool
+	// Other is the first different token the counted text held in <promise> tags, if
+	// HasOther.
+	Other    string
+	HasOther bool
 	// Lines is the number of complete lines read; Bad the number of them that were skipped
 	// as malformed.
 	Lines, Bad int
@@ -62,6 +67,9 @@ func (r *Result) Merge(later Result) {
 	r.Found = r.Found || later.Found
 	r.ToolIDs = append(r.ToolIDs, later.ToolIDs...)
 	r.SawLast = r.SawLast || later.SawLast
+	if !r.HasOther && later.HasOther {
+		r.Other, r.HasOther = later.Other, true
+	}
 	r.Lines += later.Lines
 	r.Bad += later.Bad
 }
@@ -117,7 +125,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 		d:    jsonstream.NewLineReader(r, bufSize),
 		opt:  opt,
 		last: []byte(opt.Last),
-		m:    promise.NewMatcher(opt.Token),
+		m:    promise.NewMatcherMode(opt.Token, opt.Mode),
 	}
 	res := Result{Offset: base}
 	for {
@@ -151,6 +159,9 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 			if after(ln.ts, opt.TextAfter) {
 				res.Found = res.Found || ln.found
 				res.SawLast = res.SawLast || ln.sawLast
+				if ln.hasOther && !res.HasOther {
+					res.Other, res.HasOther = ln.other, true
+				}
 			}
 			if after(ln.ts, opt.ToolsAfter) {
 				res.ToolIDs = append(res.ToolIDs, ln.tools...)
@@ -177,6 +188,8 @@ type lineResult struct {
 	ts                   time.Time
 	found, sawLast       bool
 	tools                []string
+	other                string
+	hasOther             bool
 }
 
 type scanner struct {
@@ -347,6 +360,9 @@ func (s *scanner) text() error {
 		}
 	})
 	s.found = s.m.Found()
+	if o, ok := s.m.Other(); ok && !s.ln.hasOther {
+		s.ln.other, s.ln.hasOther = o, true
+	}
 	return err
 }
 

@@ -1,0 +1,271 @@
+package args
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// Flag is one flag of /ralph-loop and "ralph-loop start": how it is typed, what it sets,
+// how status shows it and how help and the README describe it. Flags is the one table
+// that parsing, settings files, help, the command files' argument hint, status and the
+// README's flag list are all made from: adding a flag is adding an entry.
+type Flag struct {
+	// Name is the flag without its dashes, and its key in .ralph/settings*.json.
+	Name string
+	// Arg names the value in usage ("N"); "" for a switch that takes none.
+	Arg string
+	// Default is the default as shown ("25", "none").
+	Default string
+	// Usage is the line help gives it; Doc the README's fuller account (Markdown).
+	Usage, Doc string
+	// Repeatable flags may be given several times (each adds a value).
+	Repeatable bool
+	// Start: only "ralph-loop start" takes it. NoSettings: settings files cannot set it.
+	Start, NoSettings bool
+	// set applies a value to the parse; show is the setting's value for status.
+	set  func(p *Parsed, v string) error
+	show func(c *state.Config) string
+}
+
+// Flags, in the order help lists them.
+var Flags = []Flag{
+	{Name: FlagMaxIterations, Arg: "N", Default: "25", Usage: "most agent turns before the loop gives up",
+		Doc: "most agent turns; at least 1. Decimal, leading zeros allowed (`08` is 8).",
+		set: func(p *Parsed, v string) (err error) { p.Config.MaxIterations, err = count(v, 1, MaxCount); return },
+		show: func(c *state.Config) string { return fmt.Sprint(c.MaxIterations) }},
+	{Name: FlagCompletionPromise, Arg: "TOKEN", Default: "DONE", Usage: "the agent ends the loop by printing <promise>TOKEN</promise>",
+		Doc: "the agent ends the loop by printing `<promise>TOKEN</promise>`. Non-empty, at most 256 bytes, no `<`, `>`, newlines or control characters. Compared byte for byte: no trimming, no case folding, no whitespace normalisation.",
+		set: func(p *Parsed, v string) error {
+			p.Config.CompletionPromise = v
+			return promise.Validate(v)
+		},
+		show: func(c *state.Config) string { return c.CompletionPromise }},
+	{Name: FlagPromiseMatch, Arg: "WHERE", Default: "anywhere", Usage: "where the marker counts: anywhere, line (alone on its line) or end (end of a message)",
+		Doc: "where the marker counts in the agent's text: `anywhere` (even quoted in prose), `line` (alone on its line, blanks around it allowed) or `end` (nothing but white space after it in its text block).",
+		set: func(p *Parsed, v string) error {
+			m, err := promise.ParseMode(v)
+			p.Config.PromiseMatch = string(m)
+			return err
+		},
+		show: func(c *state.Config) string { return string(promiseMode(c)) }},
+	{Name: FlagMinToolCalls, Arg: "N", Default: "1", Usage: "tool calls required before the promise counts",
+		Doc: "tool calls the agent must have made since the loop started before the promise counts; 0 allowed.",
+		set: func(p *Parsed, v string) (err error) { p.Config.MinToolCalls, err = count(v, 0, MaxCount); return },
+		show: func(c *state.Config) string { return fmt.Sprint(c.MinToolCalls) }},
+	{Name: FlagOnPromiseNoWork, Arg: "MODE", Default: "reject", Usage: "a promise before that: reject, warn or accept",
+		Doc: "a promise before that many tool calls: `reject` blocks the stop and tells the agent to do the work, `warn` accepts it and records a warning, `accept` accepts it.",
+		set: func(p *Parsed, v string) error {
+			switch v {
+			case state.NoWorkReject, state.NoWorkWarn, state.NoWorkAccept:
+				p.Config.OnPromiseNoWork = v
+				return nil
+			}
+			return fmt.Errorf("%q is not one of reject, warn, accept", v)
+		},
+		show: func(c *state.Config) string { return c.OnPromiseNoWork }},
+	{Name: FlagCheck, Arg: "CMD", Default: "none", Repeatable: true, Usage: "a command that must exit 0 for the promise to count (repeatable)",
+		Doc: "repeatable: a shell command (`sh -c`, in the session's directory) that must exit 0 for a promise to be accepted. See \"Checks\".",
+		set: func(p *Parsed, v string) error {
+			if strings.TrimSpace(v) == "" {
+				return errors.New("a check command may not be empty")
+			}
+			p.Config.Checks = append(p.Config.Checks, v)
+			return nil
+		},
+		show: func(c *state.Config) string { return orNone(strings.Join(c.Checks, "; ")) }},
+	{Name: FlagCheckTimeout, Arg: "D", Default: "2m", Usage: "each check's time limit",
+		Doc: "each check's time limit (`90s`, `5m`, `1h`; `d` for days works too).",
+		set: func(p *Parsed, v string) error {
+			d, err := ParseDuration(v)
+			p.Config.CheckTimeout = state.Duration(d)
+			return err
+		},
+		show: func(c *state.Config) string { return time.Duration(c.CheckTimeout).String() }},
+	{Name: FlagCheckOutputChars, Arg: "N", Default: "4000", Usage: "how much of a failed check's output the agent gets",
+		Doc: "how much of a failed check's output (its end) the agent is sent; at most 8000.",
+		set: func(p *Parsed, v string) (err error) {
+			p.Config.CheckOutputChars, err = count(v, 1, MaxCheckOutputChars)
+			return
+		},
+		show: func(c *state.Config) string { return fmt.Sprint(c.CheckOutputChars) }},
+	{Name: FlagCheckHint, Arg: "TEXT", Default: "none", Usage: "added to what the agent is told when a check fails",
+		Doc: "added to what the agent is told when a check fails.",
+		set:  func(p *Parsed, v string) error { p.Config.CheckHint = v; return nil },
+		show: func(c *state.Config) string { return orNone(c.CheckHint) }},
+	{Name: FlagMaxTime, Arg: "D", Default: "none", Usage: "wall-clock budget from now, e.g. 45m",
+		Doc: "wall-clock budget from arming (`45m`, `2h`): at the first stop after it has run out, the loop ends `TIME_BUDGET_EXHAUSTED`.",
+		set: func(p *Parsed, v string) error {
+			d, err := ParseDuration(v)
+			p.Config.MaxTime = state.Duration(d)
+			return err
+		},
+		show: func(c *state.Config) string {
+			if c.MaxTime == 0 {
+				return "none"
+			}
+			return time.Duration(c.MaxTime).String()
+		}},
+	{Name: FlagResume, NoSettings: true, Usage: "pick up this session's last loop where it ended, with the iterations it had left",
+		Doc: "instead of a task: pick up the session's last loop (ended by `/exit`, the host's cap, a cancel or the time budget) where it ended, with the iterations it had left and the same settings; flags given with it change those settings.",
+		set: func(p *Parsed, _ string) error { p.Resume = true; return nil }},
+	{Name: FlagSession, Arg: "ID", Start: true, NoSettings: true, Usage: "the session to arm (default: the host's session variable)",
+		set: func(p *Parsed, v string) error { p.Session = v; return state.ValidSessionID(v) }},
+	{Name: FlagULW, Start: true, NoSettings: true, Usage: "arm like /ulw-loop",
+		set: func(p *Parsed, _ string) error { p.Config.Mode = state.ModeULW; return nil }},
+}
+
+// lookup returns the flag of that name, if opt allows it.
+func lookup(name string, opt Options) (*Flag, bool) {
+	for i := range Flags {
+		f := &Flags[i]
+		if f.Name == name && (!f.Start || opt.Session) {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// suggest returns the known flag that name most likely meant, or "".
+func suggest(name string, opt Options) string {
+	best, bestD := "", 4
+	for _, f := range Flags {
+		if f.Start && !opt.Session {
+			continue
+		}
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			return f.Name
+		}
+		if d := distance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func promiseMode(c *state.Config) promise.Mode {
+	m, err := promise.ParseMode(c.PromiseMatch)
+	if err != nil {
+		return promise.Anywhere
+	}
+	return m
+}
+
+// LoopFlags are the flags that set a loop's settings, by name, in the order help lists
+// them: the keys .ralph/settings*.json take.
+var LoopFlags = func() []string {
+	var names []string
+	for _, f := range Flags {
+		if !f.NoSettings {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}()
+
+// Show returns a loop setting's value as status shows it.
+func Show(c *state.Config, name string) string {
+	if f, ok := lookup(name, Options{Session: true}); ok && f.show != nil {
+		return f.show(c)
+	}
+	return ""
+}
+
+// usageWord is a flag as usage shows it: --name VALUE.
+func (f Flag) usageWord() string {
+	if f.Arg == "" {
+		return "--" + f.Name
+	}
+	return "--" + f.Name + " " + f.Arg
+}
+
+// ArgumentHint is the loop commands' usage after the task, as the command files' argument
+// hint shows it.
+func ArgumentHint() string {
+	var b strings.Builder
+	b.WriteString(`"TASK"`)
+	for _, f := range Flags {
+		if f.Start {
+			continue
+		}
+		fmt.Fprintf(&b, " [%s]", f.usageWord())
+		if f.Repeatable {
+			b.WriteString("...")
+		}
+	}
+	return b.String()
+}
+
+// HelpLines are the flags' lines of help: "  --name ARG   usage (default …)".
+func HelpLines(start bool) string {
+	var rows [][2]string
+	width := 0
+	for _, f := range Flags {
+		if f.Start && !start {
+			continue
+		}
+		u := f.Usage
+		if f.Default != "" && f.Default != "none" {
+			u += " (default " + f.Default + ")"
+		}
+		rows = append(rows, [2]string{f.usageWord(), u})
+		width = max(width, len(f.usageWord()))
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, r[0], r[1])
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// Markdown is the README's table of flags.
+func Markdown() string {
+	var b strings.Builder
+	b.WriteString("| flag | default | meaning |\n|---|---|---|\n")
+	for _, f := range Flags {
+		if f.Start {
+			continue
+		}
+		def := f.Default
+		switch {
+		case def == "" || def == "none":
+			def = "none"
+		case f.Name == FlagCompletionPromise || f.Name == FlagOnPromiseNoWork || f.Name == FlagPromiseMatch || f.Name == FlagCheckTimeout:
+			def = "`" + def + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.usageWord(), def, f.Doc)
+	}
+	return b.String()
+}
