@@ -15,9 +15,11 @@ import (
 // fixture makes Claude Code's payloads from the ones captured from Claude Code 2.1.330.
 type fixture struct{ t *testing.T }
 
-func (fixture) Host() hook.Host           { return Host{} }
-func (fixture) Env() map[string]string    { return map[string]string{"CLAUDE_PROJECT_DIR": ""} }
-func (f fixture) load(name string) []byte { return hosttest.Load(f.t, filepath.Join("../../testdata/claude", name)) }
+func (fixture) Host() hook.Host        { return Host{} }
+func (fixture) Env() map[string]string { return map[string]string{"CLAUDE_PROJECT_DIR": ""} }
+func (f fixture) load(name string) []byte {
+	return hosttest.Load(f.t, filepath.Join("../../testdata/claude", name))
+}
 
 func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
 	fields["session_id"], fields["cwd"], fields["transcript_path"] = s.ID, s.Cwd, s.Transcript
@@ -75,7 +77,7 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 	}
 	var out struct {
 		Decision, Reason, SystemMessage string
-		HookSpecificOutput             struct {
+		HookSpecificOutput              struct {
 			AdditionalContext, PermissionDecision string
 		}
 	}
