@@ -101,18 +101,21 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 			reason = "promise found without enough tool calls, accepted by --on-promise-no-work=" + l.OnPromiseNoWork
 			l.Warnings = append(slices.Clone(l.Warnings), reason)
 		}
-		l.Finish(state.PromiseAccepted, reason, o.Now)
+		l.Finish(state.PromiseAccepted, state.ByPromise, reason, o.Now)
+		l.Told = true
 		l.LastAction = state.ActAccepted
 		return Accept, l
 	}
 	if l.Iteration >= l.MaxIterations {
-		l.Finish(state.MaxIterationsReached, "iteration limit reached without the promise", o.Now)
+		l.Finish(state.MaxIterationsReached, state.ByLimit, "iteration limit reached without the promise", o.Now)
 		l.LastAction = state.ActMax
+		l.Told = true
 		return MaxIterations, l
 	}
 	if l.MaxTime > 0 && o.Now.Sub(l.StartedAt) >= time.Duration(l.MaxTime) {
-		l.Finish(state.TimeBudgetExhausted, fmt.Sprintf("the time budget of %s ran out without the promise", time.Duration(l.MaxTime)), o.Now)
+		l.Finish(state.TimeBudgetExhausted, state.ByLimit, fmt.Sprintf("the time budget of %s ran out without the promise", time.Duration(l.MaxTime)), o.Now)
 		l.LastAction = state.ActTimeBudget
+		l.Told = true
 		return TimeBudget, l
 	}
 	blocks := l.BlocksSinceTool
@@ -120,8 +123,9 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		blocks = l.BlocksInTurn
 	}
 	if o.BlockCap > 0 && blocks >= o.BlockCap {
-		l.Finish(state.CutByHost, inject.CutReason(o.Words, o.BlockCap), o.Now)
+		l.Finish(state.CutByHost, state.ByHost, inject.CutReason(o.Words, o.BlockCap), o.Now)
 		l.LastAction = state.ActCutByHost
+		l.Told = true
 		return CutByHost, l
 	}
 	v := Continue

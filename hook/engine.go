@@ -72,6 +72,8 @@ func (e *engine) handle(ctx context.Context) Reply {
 		return e.toolUsed()
 	case ToolCheck:
 		return e.toolCheck()
+	case SessionStart:
+		return e.sessionStart(ctx)
 	case SessionEnd:
 		return e.sessionEnd(ctx)
 	}
@@ -96,16 +98,13 @@ func (e *engine) session() bool {
 	return true
 }
 
-// active is the cheap first look every event takes: the session's loop if it is active. An
-// unreadable state file is moved aside and reported.
-func (e *engine) active() (*state.Loop, *Reply) {
+// look is the cheap first look every event takes: the session's loop (nil if it has none)
+// and whether it is active. An unreadable state file is moved aside and reported.
+func (e *engine) look() (*state.Loop, *Reply) {
 	l, err := e.env.Store.Peek(e.ev.SessionID)
 	if err != nil {
 		r := e.stateError(err)
 		return nil, &r
-	}
-	if l == nil || l.Status != state.Active {
-		return nil, nil
 	}
 	return l, nil
 }
@@ -126,40 +125,117 @@ func (e *engine) stateError(err error) Reply {
 	return e.fail("%v", err)
 }
 
-func orEmpty(r *Reply) Reply {
-	if r == nil {
-		return Reply{}
+// tell returns the notice for a loop that ended without the user seeing it (a cancel from a
+// terminal, the session's end), and marks it told, so that it is said once. "" when there
+// is nothing to tell.
+func (e *engine) tell(ctx context.Context, l *state.Loop) string {
+	if l == nil || l.Status == state.Active || l.Told {
+		return ""
 	}
-	return *r
+	var notice string
+	_, err := update(ctx, e.env, e.ev.SessionID, func(_ *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil || cur.LoopID != l.LoopID || cur.Status == state.Active || cur.Told {
+			return nil, nil
+		}
+		notice = inject.EndedUnseen(cur, e.facts.Words)
+		cur.Told = true
+		return cur, nil
+	})
+	if err != nil {
+		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+	}
+	return notice
 }
 
-// splitCommand returns the slash command that starts prompt and the text after it.
-func splitCommand(prompt string) (cmd, rest string) {
+// Command is a loop command found in a prompt: which one, and the text after it.
+type Command struct {
+	Name, Rest string
+	// Wrapped: the command was inside text the host wraps around a paste.
+	Wrapped bool
+}
+
+// ParseCommand finds the loop command a prompt holds: at its start (after blanks), or at
+// the start of pasted text the host wrapped in a tag of its own. ok is false when the
+// prompt is no loop command. looksLike reports a prompt that holds a loop command somewhere
+// it was not recognised (e.g. inside an unknown wrapper), so that it is never passed on
+// silently unarmed.
+func ParseCommand(prompt string) (c Command, ok, looksLike bool) {
 	p := strings.TrimLeft(prompt, " \t\r\n")
-	for _, c := range []string{CommandLoop, CommandULW, CommandCancel} {
-		if r, ok := strings.CutPrefix(p, c); ok && (r == "" || strings.ContainsRune(" \t\r\n", rune(r[0]))) {
-			return c, r
+	if name, rest, ok := splitCommand(p); ok {
+		return Command{Name: name, Rest: rest}, true, false
+	}
+	if inner, ok := unwrapPaste(p); ok {
+		if name, rest, ok := splitCommand(strings.TrimLeft(inner, " \t\r\n")); ok {
+			return Command{Name: name, Rest: rest, Wrapped: true}, true, false
 		}
 	}
-	return "", ""
+	for _, line := range strings.Split(p, "\n") {
+		line = strings.TrimLeft(line, " \t\r>")
+		if _, _, ok := splitCommand(line); ok && strings.HasPrefix(p, "<") {
+			return Command{}, false, true
+		}
+	}
+	return Command{}, false, false
+}
+
+// splitCommand returns the loop command that starts p and the text after it.
+func splitCommand(p string) (cmd, rest string, ok bool) {
+	for _, c := range []string{CommandLoop, CommandULW, CommandCancel} {
+		if r, ok := strings.CutPrefix(p, c); ok && (r == "" || strings.ContainsRune(" \t\r\n", rune(r[0]))) {
+			return c, r, true
+		}
+	}
+	return "", "", false
+}
+
+// unwrapPaste returns the text inside a paste wrapper at the start of p: Claude Code's
+// TUI collapses a long paste into <pasted_content id="N">TEXT</pasted_content>.
+func unwrapPaste(p string) (string, bool) {
+	const open, closing = "<pasted_content", "</pasted_content>"
+	if !strings.HasPrefix(p, open) {
+		return "", false
+	}
+	end := strings.IndexByte(p, '>')
+	if end < 0 {
+		return "", false
+	}
+	inner := p[end+1:]
+	if i := strings.LastIndex(inner, closing); i >= 0 {
+		if strings.TrimSpace(inner[i+len(closing):]) != "" {
+			return "", false // text typed after the paste: not only a command
+		}
+		inner = inner[:i]
+	}
+	return inner, true
 }
 
 func (e *engine) prompt(ctx context.Context) Reply {
-	cmd, rest := splitCommand(e.ev.Prompt)
-	switch cmd {
-	case CommandLoop:
-		return e.arm(ctx, rest, state.ModeRalph)
-	case CommandULW:
-		return e.arm(ctx, rest, state.ModeULW)
-	case CommandCancel:
-		return e.cancel(ctx)
+	c, ok, looksLike := ParseCommand(e.ev.Prompt)
+	if looksLike {
+		return blockPrompt(inject.CommandNotRecognised(e.facts.Words))
+	}
+	if ok {
+		switch c.Name {
+		case CommandLoop:
+			return e.arm(ctx, c.Rest, state.ModeRalph)
+		case CommandULW:
+			return e.arm(ctx, c.Rest, state.ModeULW)
+		case CommandCancel:
+			return e.cancel(ctx)
+		}
 	}
 	if !e.session() {
 		return Reply{}
 	}
-	l, out := e.active()
+	l, out := e.look()
+	if out != nil {
+		return *out
+	}
 	if l == nil {
-		return orEmpty(out)
+		return Reply{}
+	}
+	if l.Status != state.Active {
+		return Reply{Notice: e.tell(ctx, l)}
 	}
 	// A new user prompt in a session with an active loop: a new turn, so the host's count of
 	// consecutive blocks starts again. If the last turn ended on a block, the host ended it
@@ -197,29 +273,53 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	if errors.Is(err, args.ErrHelp) {
 		return blockPrompt(inject.Help(e.facts.Words))
 	}
-	var cfg state.Config
-	if err == nil {
-		p.Config.Mode = mode
-		cfg, err = args.Resolve(p, e.facts.ProjectDir)
-	}
 	if err != nil {
 		return blockPrompt(inject.ArgError(err))
 	}
 	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
 		return blockPrompt(fmt.Sprintf("ralph-loop: error: %v; nothing was started", err))
 	}
-	res, err := Arm(ctx, e.env, ArmRequest{
+	req := ArmRequest{
 		SessionID:      e.ev.SessionID,
 		Host:           e.host.Name(),
 		Cwd:            e.ev.Cwd,
-		Config:         cfg,
 		ArmedBy:        "slash-command",
 		TranscriptPath: e.ev.TranscriptPath,
-	})
+		Key:            e.ev.Key,
+		Started:        e.start,
+	}
+	if p.Resume {
+		old, iteration, err := e.resumable(p)
+		if err != nil {
+			return blockPrompt(inject.ArgError(err))
+		}
+		req.Config, req.Resume, req.Iteration = old.Config, old, iteration
+		req.Config.Mode = old.Mode
+		if mode == state.ModeULW {
+			req.Config.Mode = mode
+		}
+		if req.Config, err = args.Over(req.Config, p); err != nil {
+			return blockPrompt(inject.ArgError(err))
+		}
+		if iteration > req.Config.MaxIterations {
+			return blockPrompt(inject.ArgError(fmt.Errorf("the last loop used all its %d iterations: give it more with --max-iterations N (more than %d)",
+				old.MaxIterations, iteration-1)))
+		}
+		req.ArmedBy = "resume"
+	} else {
+		p.Config.Mode = mode
+		if req.Config, err = args.Resolve(p, e.facts.ProjectDir); err != nil {
+			return blockPrompt(inject.ArgError(err))
+		}
+	}
+	res, err := Arm(ctx, e.env, req)
 	if err != nil {
 		msg := fmt.Sprintf("ralph-loop: error: could not start the loop: %v", err)
 		fmt.Fprintln(e.env.Stderr, msg)
 		return blockPrompt(msg)
+	}
+	if res.Duplicate {
+		return Reply{} // the hook that armed it answers
 	}
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
 	if res.Quarantined != "" {
@@ -228,20 +328,50 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	return Reply{Notice: notice, Context: inject.Contract(&res.Loop, e.facts.Words)}
 }
 
+// resumable returns the session's loop that --resume picks up and the iteration it goes on
+// at: the one in progress when it ended (the session's end, a cancel), or the next one.
+func (e *engine) resumable(p args.Parsed) (*state.Loop, int, error) {
+	l, err := e.env.Store.Peek(e.ev.SessionID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if l == nil {
+		return nil, 0, errors.New("--resume: this session has had no loop to pick up")
+	}
+	switch l.Status {
+	case state.Active:
+		return nil, 0, fmt.Errorf("--resume: this session's loop is still active (iteration %d/%d)", l.Iteration, l.MaxIterations)
+	case state.PromiseAccepted:
+		return nil, 0, errors.New("--resume: this session's last loop was completed (its promise was accepted)")
+	case state.SessionEnded, state.Cancelled:
+		return l, l.Iteration, nil
+	}
+	return l, l.Iteration + 1, nil
+}
+
 func (e *engine) cancel(ctx context.Context) Reply {
 	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
 		return blockPrompt(fmt.Sprintf("ralph-loop: error: %v", err))
 	}
-	l, err := Cancel(ctx, e.env, e.ev.SessionID, "cancelled with "+CommandCancel)
+	l, err := Cancel(ctx, e.env, e.ev.SessionID, state.ByUser, "cancelled with "+CommandCancel, true)
 	if err != nil {
 		msg := fmt.Sprintf("ralph-loop: error: could not cancel the loop: %v", err)
 		fmt.Fprintln(e.env.Stderr, msg)
 		return blockPrompt(msg)
 	}
-	if l == nil {
-		return blockPrompt(inject.NothingToCancel)
+	if l != nil {
+		return blockPrompt(inject.Cancelled(l))
 	}
-	return blockPrompt(inject.Cancelled(l))
+	// No active loop: it may have ended at the stop before this prompt (the cancel typed
+	// while the loop ran, applied there), or elsewhere. Say what became of it.
+	last, _ := e.env.Store.Peek(e.ev.SessionID)
+	if last != nil && last.Status != state.Active && e.env.Now().Sub(*last.EndedAt) < 24*time.Hour {
+		if n := e.tell(ctx, last); n != "" {
+			return blockPrompt(n)
+		}
+		return blockPrompt(inject.AlreadyEnded(last))
+	}
+	return blockPrompt(inject.NothingToCancel)
 }
 
 func (e *engine) stop(ctx context.Context) Reply {
@@ -249,9 +379,15 @@ func (e *engine) stop(ctx context.Context) Reply {
 		return Reply{}
 	}
 	start := e.env.Now()
-	l, out := e.active()
+	l, out := e.look()
+	if out != nil {
+		return *out
+	}
 	if l == nil {
-		return orEmpty(out)
+		return Reply{}
+	}
+	if l.Status != state.Active {
+		return Reply{Notice: e.tell(ctx, l)}
 	}
 	var (
 		verdict Verdict
@@ -259,22 +395,56 @@ func (e *engine) stop(ctx context.Context) Reply {
 		decided bool
 		readErr error
 		other   string
+		yield   string // a prompt the user typed while the turn ran, answered before the loop goes on
+		cancel  bool   // the user typed the cancel command while the turn ran
+		resumed bool   // the loop yielded to the user's message at the last stop
 	)
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
-		if cur == nil || cur.Status != state.Active {
+		if cur == nil || cur.Status != state.Active || duplicate(cur, e.ev.Key, e.start) {
 			return nil, nil
 		}
 		o := observe(e.env, e.facts, cur, e.ev, start)
 		readErr = o.err
+		for _, q := range o.queued {
+			if c, ok, _ := ParseCommand(q); ok && c.Name == CommandCancel {
+				cancel = true
+			} else if yield == "" {
+				yield = q
+			}
+		}
+		resumed = cur.Yielded
+		if cancel {
+			after = *cur
+			after.CountToolCalls(o.Logged)
+			after.Transcript, after.ToolsOffset = o.pos, o.toolsOffset
+			after.Finish(state.Cancelled, state.ByUser, "cancelled with "+CommandCancel+", typed while the loop ran", start)
+			after.Told, after.UpdatedAt, after.LastSeenAt, after.LastAction = true, start, start, state.ActCancelled
+			after.LastKey, after.LastKeyAt = e.ev.Key, e.env.Now()
+			tx.Record(state.Event{At: start, LoopID: after.LoopID, Iteration: after.Iteration, Action: state.ActCancelled, Reason: after.EndReason})
+			decided = true
+			return &after, nil
+		}
 		verdict, after = Decide(*cur, o.Observation)
 		after.Transcript = o.pos
 		after.ToolsOffset = o.toolsOffset
+		after.Yielded = false
+		after.LastKey, after.LastKeyAt = e.ev.Key, e.env.Now()
 		decided = true
+		blocks := verdict == Continue || verdict == ContinueNoWork
+		after.Transcript.Unseen = blocks && e.facts.TranscriptLags && e.ev.LastMessage != "" && !o.sawLast
 		reason := eventReason(verdict, &after, nil)
 		if verdict == Continue && o.HasOther {
 			other = promise.Marker(o.Other)
 			reason = fmt.Sprintf("promise not found, but a different token was: %s (the marker is %s); continuing with iteration %d/%d",
 				other, promise.Marker(after.CompletionPromise), after.Iteration, after.MaxIterations)
+		}
+		if blocks && yield != "" {
+			// The user typed a message while the agent worked: let this stop through so
+			// that it is answered as its own turn; the loop goes on at the next stop, and
+			// the iteration that was blocked is not used up.
+			after = yielded(*cur, after)
+			reason = fmt.Sprintf("the user typed a message while the loop ran; this stop is let through so that it is answered, "+
+				"and the loop resumes at the next stop (iteration %d/%d)", after.Iteration, after.MaxIterations)
 		}
 		if o.note != "" {
 			reason += " (" + o.note + ")"
@@ -290,6 +460,12 @@ func (e *engine) stop(ctx context.Context) Reply {
 	}
 	if !decided {
 		return Reply{}
+	}
+	if cancel {
+		return Reply{Notice: inject.Cancelled(&after)}
+	}
+	if after.Yielded {
+		return Reply{Notice: inject.Yielded(&after, e.facts.Words)}
 	}
 	var checks []check.Result
 	if verdict == NeedChecks {
@@ -307,7 +483,8 @@ func (e *engine) stop(ctx context.Context) Reply {
 				tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActCheck,
 					Reason: fmt.Sprintf("check %d/%d `%s` %s (log: %s)", r.Index, r.Total, r.Command, r.Describe(), r.LogPath)})
 			}
-			verdict, after = Decide(*cur, Observation{Now: now, Found: true, BlockCap: e.facts.BlockCap, Words: e.facts.Words, Checks: checks})
+			verdict, after = Decide(*cur, Observation{Now: now, Found: true, BlockCap: e.facts.BlockCap,
+				CapCountsTools: e.facts.CapCountsTools, Words: e.facts.Words, Checks: checks})
 			decided = true
 			tx.Record(state.Event{At: now, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction,
 				Reason: eventReason(verdict, &after, checks)})
@@ -334,7 +511,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 	w := e.facts.Words
 	switch verdict {
 	case Continue, ContinueNoWork, ContinueCheckFailed:
-		why := inject.Why{Kind: inject.BlockNoPromise, Check: failedCheck(checks)}
+		why := inject.Why{Kind: inject.BlockNoPromise, Check: failedCheck(checks), Resumed: resumed}
 		switch {
 		case verdict == ContinueNoWork:
 			why.Kind = inject.BlockNoWork
@@ -356,6 +533,28 @@ func (e *engine) stop(ctx context.Context) Reply {
 	return Reply{}
 }
 
+// yielded is the loop after a stop let through for the user's message: what the decision
+// counted (tool calls, how far the transcript was read) is kept, but the iteration is not
+// used up and the host's count of blocks is not advanced.
+func yielded(before, decided state.Loop) state.Loop {
+	l := decided
+	l.Iteration = before.Iteration
+	l.BlocksSinceTool = before.BlocksSinceTool
+	l.BlocksInTurn = before.BlocksInTurn
+	l.WindowStart = before.WindowStart
+	l.Yielded = true
+	l.LastAction = state.ActYielded
+	return l
+}
+
+// stopTimeout is the host's Stop hook timeout (0: unknown).
+func (e *engine) stopTimeout() time.Duration {
+	if e.facts.StopTimeout == nil {
+		return 0
+	}
+	return e.facts.StopTimeout()
+}
+
 // runChecks runs the loop's checks in its directory, within the Stop hook's timeout.
 func (e *engine) runChecks(ctx context.Context, l *state.Loop, start time.Time) []check.Result {
 	timeout := e.stopTimeout()
@@ -370,14 +569,6 @@ func (e *engine) runChecks(ctx context.Context, l *state.Loop, start time.Time) 
 		LogPrefix: prefix,
 		TailChars: l.CheckOutputChars,
 	})
-}
-
-// stopTimeout is the host's Stop hook timeout (0: unknown).
-func (e *engine) stopTimeout() time.Duration {
-	if e.facts.StopTimeout == nil {
-		return 0
-	}
-	return e.facts.StopTimeout()
 }
 
 // failedCheck describes the failed check for the agent, if one failed.
@@ -410,6 +601,15 @@ func eventReason(v Verdict, l *state.Loop, checks []check.Result) string {
 	return l.EndReason
 }
 
+// active is the first look of the events that only matter while a loop runs.
+func (e *engine) active() (*state.Loop, *Reply) {
+	l, out := e.look()
+	if l == nil || l.Status != state.Active {
+		return nil, out
+	}
+	return l, nil
+}
+
 func (e *engine) toolUsed() Reply {
 	if !e.session() {
 		return Reply{}
@@ -419,11 +619,19 @@ func (e *engine) toolUsed() Reply {
 		return orEmpty(out)
 	}
 	// Appended to the tool log without the lock: parallel tool calls run their hooks at
-	// once, and the next stop decision counts them.
+	// once, and the next stop decision counts them. A call the host refused before it ran
+	// is logged as denied: it never counts, even when the transcript shows it.
 	if err := e.env.Store.AppendToolUse(e.ev.SessionID, l.LoopID, e.ev.ToolUseID, e.ev.Rejected); err != nil {
 		return e.fail("%v", err)
 	}
 	return Reply{}
+}
+
+func orEmpty(r *Reply) Reply {
+	if r == nil {
+		return Reply{}
+	}
+	return *r
 }
 
 // toolCheck denies, while a loop is active, the agent's tool calls that would end or replace
@@ -475,6 +683,35 @@ func firstLine(s string, n int) string {
 	return s
 }
 
+// sessionStart tells the user, when a session resumes, what became of its loop: still
+// active, or ended with the session (and the one command that picks it up again). After a
+// compaction or /clear, an active loop's contract is given to the model again.
+func (e *engine) sessionStart(ctx context.Context) Reply {
+	if !e.session() {
+		return Reply{}
+	}
+	l, out := e.look()
+	if out != nil {
+		return *out
+	}
+	if l == nil {
+		return Reply{}
+	}
+	if l.Status == state.Active {
+		switch e.ev.Source {
+		case "compact", "clear":
+			return Reply{Context: inject.Contract(l, e.facts.Words)}
+		case "resume":
+			return Reply{Notice: inject.StillActive(l, e.facts.Words)}
+		}
+		return Reply{}
+	}
+	if e.ev.Source == "resume" || e.ev.Source == "startup" {
+		return Reply{Notice: e.tell(ctx, l)}
+	}
+	return Reply{}
+}
+
 func (e *engine) sessionEnd(ctx context.Context) Reply {
 	if !e.session() {
 		return Reply{}
@@ -487,7 +724,7 @@ func (e *engine) sessionEnd(ctx context.Context) Reply {
 	if e.ev.Reason != "" {
 		why += " (" + e.ev.Reason + ")"
 	}
-	if _, err := finish(ctx, e.env, e.ev.SessionID, state.SessionEnded, state.ActEnded, why); err != nil {
+	if _, err := finish(ctx, e.env, e.ev.SessionID, state.SessionEnded, state.BySessionEnd, state.ActEnded, why, false); err != nil {
 		return e.stateError(err)
 	}
 	return Reply{}

@@ -61,6 +61,14 @@ type ArmRequest struct {
 	Config         state.Config
 	ArmedBy        string
 	TranscriptPath string
+	// Key and Started identify the event that arms the loop and when its hook began: the
+	// same event delivered to a second hook process arms nothing (see Armed.Duplicate).
+	Key     string
+	Started time.Time
+	// Resume is the loop this one picks up, at Iteration, with its tool calls; nil for a
+	// new loop.
+	Resume    *state.Loop
+	Iteration int
 }
 
 // Armed is the outcome of Arm.
@@ -70,6 +78,17 @@ type Armed struct {
 	Replaced *state.Loop
 	// Quarantined is where an unreadable state file was moved before arming ("" if none).
 	Quarantined string
+	// Duplicate: the request is the event that armed the active loop, delivered twice;
+	// nothing was changed and Loop is that loop.
+	Duplicate bool
+}
+
+// duplicate reports whether an event with key, whose hook began at started, is the one a
+// loop's last decision was made for (key) at at, delivered to a second hook process: the
+// host starts the hooks of one event together, so this one began before that decision. A
+// later event began after the hook that decided had answered.
+func duplicate(l *state.Loop, key string, started time.Time) bool {
+	return key != "" && l.LastKey == key && started.Before(l.LastKeyAt)
 }
 
 // Arm starts a loop in a session, replacing any loop the session had.
@@ -98,6 +117,11 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		WindowStart: now,
 		LastAction:  state.ActArmed,
 		Transcript:  state.TranscriptPos{Path: req.TranscriptPath, Offset: -1},
+		LastKey:     req.Key,
+		LastKeyAt:   now,
+	}
+	if r := req.Resume; r != nil {
+		l.Iteration, l.ToolCalls, l.ToolIDs = req.Iteration, r.ToolCalls, r.ToolIDs
 	}
 	// Armed from the prompt hook: everything in the transcript now is from before the loop.
 	if req.TranscriptPath != "" {
@@ -109,13 +133,18 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 	}
 	var err error
 	res.Quarantined, err = update(ctx, env, req.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur != nil && cur.Status == state.Active && duplicate(cur, req.Key, req.Started) {
+			res.Duplicate, l = true, *cur
+			return nil, nil
+		}
 		// Tool calls logged before now belong to earlier loops, which are over.
 		if err := tx.ResetToolLog(); err != nil {
 			return nil, err
 		}
 		l.ToolsOffset = 0
 		if cur != nil && cur.Status == state.Active {
-			cur.Finish(state.Superseded, "replaced by a new loop", now)
+			cur.Finish(state.Superseded, state.ByNewLoop, "replaced by a new loop", now)
+			cur.Told = true
 			cur.UpdatedAt = now
 			cur.LastAction = state.ActSuperseded
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActSuperseded,
@@ -130,9 +159,14 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 			}
 			l.TaskFile = path
 		}
+		what := "armed by " + l.ArmedBy
+		if req.Resume != nil {
+			what = fmt.Sprintf("picks up loop %s at iteration %d with %s", req.Resume.LoopID, l.Iteration,
+				inject.Plural(l.ToolCalls, "tool call", "tool calls"))
+		}
 		tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActArmed,
-			Reason: fmt.Sprintf("armed by %s: up to %s, promise %s, at least %s, no-work policy %s",
-				l.ArmedBy, inject.Plural(l.MaxIterations, "iteration", "iterations"), promise.Marker(l.CompletionPromise),
+			Reason: fmt.Sprintf("%s: up to %s, promise %s, at least %s, no-work policy %s",
+				what, inject.Plural(l.MaxIterations, "iteration", "iterations"), promise.Marker(l.CompletionPromise),
 				inject.Plural(l.MinToolCalls, "tool call", "tool calls"), l.OnPromiseNoWork)})
 		return &l, nil
 	})
@@ -140,10 +174,12 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 	return res, err
 }
 
-// Cancel ends a session's active loop. It returns the loop as cancelled, or nil if the
-// session had no active loop.
-func Cancel(ctx context.Context, env Env, sessionID, why string) (*state.Loop, error) {
-	return finish(ctx, env, sessionID, state.Cancelled, state.ActCancelled, why)
+// Cancel ends a session's active loop: by says who asked (state.ByUser, ByTerminal,
+// ByInside), told whether the user sees it happen (a cancel typed in the session) or must
+// be told at the session's next stop or prompt. It returns the loop as cancelled, or nil if
+// the session had no active loop.
+func Cancel(ctx context.Context, env Env, sessionID, by, why string, told bool) (*state.Loop, error) {
+	return finish(ctx, env, sessionID, state.Cancelled, by, state.ActCancelled, why, told)
 }
 
 // update runs a state transaction. An unreadable state file is moved aside (to the path
@@ -162,7 +198,7 @@ func update(ctx context.Context, env Env, id string, fn func(*state.Tx, *state.L
 
 // finish ends a session's active loop with a final status; it returns the loop as ended,
 // or nil if the session had no active loop.
-func finish(ctx context.Context, env Env, sessionID string, status state.Status, action, why string) (*state.Loop, error) {
+func finish(ctx context.Context, env Env, sessionID string, status state.Status, by, action, why string, told bool) (*state.Loop, error) {
 	env.defaults()
 	now := env.Now()
 	var done *state.Loop
@@ -170,7 +206,8 @@ func finish(ctx context.Context, env Env, sessionID string, status state.Status,
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
 		}
-		cur.Finish(status, why, now)
+		cur.Finish(status, by, why, now)
+		cur.Told = told
 		cur.UpdatedAt = now
 		cur.LastAction = action
 		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: action, Reason: why})
@@ -186,6 +223,10 @@ type observed struct {
 	Observation
 	pos         state.TranscriptPos
 	toolsOffset int64
+	// sawLast: the transcript showed the host's last message; queued are prompts the user
+	// typed while the turn ran, in order.
+	sawLast bool
+	queued  []string
 	// note says what the transcript contributed, for the event log.
 	note string
 	// err is a failure to read the transcript or the tool log; the decision is made
@@ -229,7 +270,12 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	if path != o.pos.Path {
 		o.pos = state.TranscriptPos{Path: path, Offset: -1}
 	}
+	// Text counts by its place in the transcript: after where the last decision stopped
+	// reading (and, when that decision did not see the agent's last message yet, after the
+	// next user line). Only when that place is not known are the lines' times used.
+	var textAfter time.Time
 	if o.pos.Offset < 0 {
+		textAfter = l.StartedAt
 		start, err := tr.OffsetAfter(path, l.StartedAt)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			o.err = fmt.Errorf("read transcript %s: %w", path, err)
@@ -240,8 +286,9 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	opt := transcript.Options{
 		Token:      l.CompletionPromise,
 		Mode:       promise.Mode(l.PromiseMatch),
-		TextAfter:  l.WindowStart,
-		ToolsAfter: l.StartedAt,
+		TextAfter:  textAfter,
+		ToolsAfter: textAfter,
+		SkipToUser: o.pos.Unseen,
 		Last:       ev.LastMessage,
 	}
 	res, err := tr.Scan(path, o.pos.Offset, opt)
@@ -259,6 +306,8 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 			o.ToolIDs = res.ToolIDs
 		}
 		o.pos.Offset = res.Offset
+		o.sawLast = res.SawLast
+		o.queued = res.Queued
 	}
 	apply()
 	// The file may not exist yet either: in stream-json sessions Claude Code creates it

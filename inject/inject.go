@@ -199,6 +199,8 @@ type Why struct {
 	Kind  int
 	Check *CheckFailure
 	Other string
+	// Resumed: the loop goes on after a stop let through for the user's message.
+	Resumed bool
 }
 
 // CheckFailure describes the check that failed, for BlockCheckFailed.
@@ -220,7 +222,11 @@ func Continuation(l *state.Loop, w Why, h Host) string {
 	if l.Mode == state.ModeULW {
 		b.WriteString(ULW + "\n\n")
 	}
-	fmt.Fprintf(&b, "ralph-loop: iteration %d/%d. Your stop was blocked: ", l.Iteration, l.MaxIterations)
+	fmt.Fprintf(&b, "ralph-loop: iteration %d/%d. ", l.Iteration, l.MaxIterations)
+	if w.Resumed {
+		b.WriteString("The user's message has been answered; the loop now goes on. ")
+	}
+	b.WriteString("Your stop was blocked: ")
 	switch why {
 	case BlockNoWork:
 		fmt.Fprintf(&b, "you output the completion marker, but only %s been made since the loop started and at least %d %s required. Do the real work first.\n",
@@ -275,6 +281,9 @@ func BlockNotice(l *state.Loop, w Why) string {
 	}
 	if why == BlockNoWork {
 		return fmt.Sprintf("ralph-loop: iteration %d/%d: promise rejected, no real work yet (%d/%d tool calls)", l.Iteration, l.MaxIterations, l.ToolCalls, l.MinToolCalls)
+	}
+	if w.Resumed {
+		return fmt.Sprintf("ralph-loop: iteration %d/%d: the loop resumes after your message", l.Iteration, l.MaxIterations)
 	}
 	return fmt.Sprintf("ralph-loop: iteration %d/%d: no promise yet, continuing", l.Iteration, l.MaxIterations)
 }
@@ -381,6 +390,76 @@ func CutByHost(l *state.Loop, h Host, blockCap int) string {
 // Cancelled is the reason shown when /cancel-ralph ends a loop.
 func Cancelled(l *state.Loop) string {
 	return fmt.Sprintf("ralph loop cancelled at iteration %d/%d", l.Iteration, l.MaxIterations)
+}
+
+// clock is a time of day for people.
+func clock(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.Local().Format("15:04:05")
+}
+
+// left is how many iterations a loop that ended at l.Iteration has left to a --resume.
+func left(l *state.Loop) int {
+	n := l.MaxIterations - l.Iteration
+	if l.Status == state.SessionEnded || l.Status == state.Cancelled {
+		n++ // the iteration in progress was not finished
+	}
+	return max(n, 0)
+}
+
+// resumeHint says how to pick up a loop that did not finish its task.
+func resumeHint(l *state.Loop) string {
+	if n := left(l); n > 0 {
+		return fmt.Sprintf("; /ralph-loop --resume picks it up with the %s it had left", Plural(n, "iteration", "iterations"))
+	}
+	return "; /ralph-loop --resume --max-iterations N picks it up with N in all"
+}
+
+// EndedUnseen tells the user how a loop ended that they did not see end: a cancel from a
+// terminal or from inside the session, the session's end, or anything else.
+func EndedUnseen(l *state.Loop, h Host) string {
+	at := fmt.Sprintf("at iteration %d/%d (%s)", l.Iteration, l.MaxIterations, clock(l.EndedAt))
+	switch {
+	case l.EndedBy == state.ByTerminal:
+		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l)
+	case l.EndedBy == state.ByInside:
+		return "ralph-loop: this session's loop was cancelled by \"ralph-loop cancel\" run inside this session (a tool call or a shell command, not " +
+			h.cancel() + ") " + at + resumeHint(l)
+	case l.Status == state.SessionEnded:
+		return "ralph-loop: this session's loop ended with the session " + at + resumeHint(l)
+	case l.Status == state.PromiseAccepted:
+		return "ralph-loop: this session's loop ended: promise accepted " + at
+	}
+	return fmt.Sprintf("ralph-loop: this session's loop ended %s %s: %s%s", l.Status, at, l.EndReason, resumeHint(l))
+}
+
+// AlreadyEnded answers a cancel for a loop that had already ended.
+func AlreadyEnded(l *state.Loop) string {
+	if l.Status == state.Cancelled && l.EndedBy == state.ByUser {
+		return fmt.Sprintf("ralph loop cancelled at iteration %d/%d (%s)", l.Iteration, l.MaxIterations, l.EndReason)
+	}
+	return fmt.Sprintf("ralph-loop: no active loop: the last one ended %s at iteration %d/%d (%s)", l.Status, l.Iteration, l.MaxIterations, l.EndReason)
+}
+
+// Yielded is the notice shown when a stop is let through for the user's message.
+func Yielded(l *state.Loop, h Host) string {
+	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d to answer your message; it resumes after that (%s ends it)",
+		l.Iteration, l.MaxIterations, h.cancel())
+}
+
+// StillActive is the notice shown when a session with an active loop resumes.
+func StillActive(l *state.Loop, h Host) string {
+	return fmt.Sprintf("ralph-loop: this session's loop is still active at iteration %d/%d and goes on at the next stop (%s ends it)",
+		l.Iteration, l.MaxIterations, h.cancel())
+}
+
+// CommandNotRecognised answers a prompt that holds a loop command where it cannot be read
+// as one (inside text the host put around it).
+func CommandNotRecognised(h Host) string {
+	return "ralph-loop: this prompt holds a loop command inside text " + h.display() + " put around it, so nothing was started; " +
+		"type the command again at the start of the prompt (a long task can be kept in a file and the task can name it)"
 }
 
 // NothingToCancel is the reason shown when /cancel-ralph finds no active loop.

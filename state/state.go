@@ -151,7 +151,12 @@ type Loop struct {
 	UpdatedAt time.Time  `json:"updated_at"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
 	EndReason string     `json:"end_reason,omitempty"`
-	Warnings  []string   `json:"warnings,omitempty"`
+	// EndedBy says who or what ended the loop (one of the By constants).
+	EndedBy string `json:"ended_by,omitempty"`
+	// Told: the user has been shown how the loop ended. A loop ended outside the session
+	// (a terminal's cancel, the session's end) is told at the session's next stop or prompt.
+	Told     bool     `json:"told,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 
 	// Bookkeeping for the stop decision.
 
@@ -172,6 +177,14 @@ type Loop struct {
 	// BlocksInTurn counts the blocks of this turn, tool calls or not, for hosts whose cap
 	// counts them all.
 	BlocksInTurn int `json:"blocks_in_turn,omitempty"`
+	// Yielded: the last stop was let through so that a message the user typed meanwhile is
+	// answered as its own turn; the loop resumes at the next stop, its iteration kept.
+	Yielded bool `json:"yielded,omitempty"`
+	// LastKey identifies the last event that armed the loop or made a stop decision, and
+	// LastKeyAt when that decision was taken: the same event delivered to a second hook
+	// process (ralph-loop installed twice) must not count twice.
+	LastKey   string    `json:"last_key,omitempty"`
+	LastKeyAt time.Time `json:"last_key_at,omitzero"`
 	// LastAction is the action of the last event ("armed", "blocked", ...).
 	LastAction string    `json:"last_action"`
 	LastSeenAt time.Time `json:"last_seen_at"`
@@ -183,6 +196,9 @@ type TranscriptPos struct {
 	// Offset is where unread lines start; -1 when not known yet (a loop armed by "start"
 	// before any hook of the session named the transcript).
 	Offset int64 `json:"offset"`
+	// Unseen: when the last stop was decided, the transcript did not show the agent's last
+	// message yet; text before the next user line is still that iteration's.
+	Unseen bool `json:"unseen,omitempty"`
 }
 
 // MaxToolIDs bounds Loop.ToolIDs. The two sources of tool calls report the same call within
@@ -236,9 +252,22 @@ func (l *Loop) CountToolCalls(uses []ToolUse) {
 	}
 }
 
-// Finish ends the loop with a final status.
-func (l *Loop) Finish(s Status, reason string, now time.Time) {
+// Who or what ended a loop (Loop.EndedBy).
+const (
+	ByPromise    = "promise"        // the agent's promise was accepted
+	ByLimit      = "limit"          // the iteration limit or the time budget
+	ByHost       = "host"           // the host's cap on stop blocks
+	ByUser       = "user"           // the user's cancel command, typed in the session
+	ByTerminal   = "terminal"       // "ralph-loop cancel" outside the session
+	ByInside     = "inside-session" // "ralph-loop cancel" run inside the session (a tool call or a shell escape)
+	ByNewLoop    = "new-loop"       // a new loop replaced it
+	BySessionEnd = "session-end"    // the session ended
+)
+
+// Finish ends the loop with a final status, saying by whom or what (a By constant).
+func (l *Loop) Finish(s Status, by, reason string, now time.Time) {
 	l.Status = s
+	l.EndedBy = by
 	l.EndReason = reason
 	t := now
 	l.EndedAt = &t
@@ -269,5 +298,6 @@ const (
 	ActChecking   = "checking"   // a promise came: the checks run
 	ActCheck      = "check"      // one check's result
 	ActTimeBudget = "time_budget"
+	ActYielded    = "yielded" // a stop let through for the user's message; the loop goes on after it
 	ActError      = "error"
 )

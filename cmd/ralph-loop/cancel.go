@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -45,7 +47,11 @@ func cancelCommand() *cli.Command {
 						continue
 					}
 				}
-				l, err := hook.Cancel(ctx, env, id, "cancelled with ralph-loop cancel")
+				by, why := state.ByTerminal, "cancelled with ralph-loop cancel"
+				if insideSession(id) {
+					by, why = state.ByInside, "cancelled with ralph-loop cancel run inside the session (a tool call or a shell escape)"
+				}
+				l, err := hook.Cancel(ctx, env, id, by, why, false)
 				if err != nil {
 					return fmt.Errorf("cancel the loop of session %s: %w", id, err)
 				}
@@ -64,4 +70,16 @@ func cancelCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// insideSession reports whether this process runs inside the agent session id: a host's
+// session variable (set in the agent's shell) names it. Such a cancel is not the user's
+// /cancel-ralph, and the user is told about it at the session's next stop or prompt.
+func insideSession(id string) bool {
+	for _, h := range hosts.All {
+		if v := h.Facts(os.Getenv, "").SessionEnv; v != "" && os.Getenv(v) == id {
+			return true
+		}
+	}
+	return false
 }

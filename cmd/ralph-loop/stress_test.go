@@ -110,7 +110,9 @@ func TestConcurrentHooks(t *testing.T) {
 			switch i % 5 {
 			case 0, 1:
 				stops[id]++
-				jobs = append(jobs, job{ev("Stop", id, "last_assistant_message", "not yet"), []string{"hook", "--host", "claude"}})
+				// Each stop is its own event: the host never runs one stop's hooks twice
+				// at once (that is a duplicate delivery, counted once).
+				jobs = append(jobs, job{ev("Stop", id, "last_assistant_message", fmt.Sprintf("not yet (%d)", i)), []string{"hook", "--host", "claude"}})
 			case 2, 3:
 				tools[id]++
 				jobs = append(jobs, job{ev("PostToolUse", id, "tool_use_id", fmt.Sprintf("toolu_%s_%d", id, i)), []string{"hook", "--host", "claude"}})

@@ -3,6 +3,7 @@ package args
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -268,4 +269,23 @@ func Markdown() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.usageWord(), def, f.Doc)
 	}
 	return b.String()
+}
+
+// Over lays the flags typed in p over a loop's settings (for --resume): the loop keeps its
+// task and every setting not typed again.
+func Over(c state.Config, p Parsed) (state.Config, error) {
+	c.Sources = maps.Clone(c.Sources)
+	if c.Sources == nil {
+		c.Sources = map[string]string{}
+	}
+	if p.Given[FlagCheck] {
+		c.Checks = nil
+	}
+	for _, kv := range p.values {
+		if err := setConfig(&c, kv[0], kv[1]); err != nil {
+			return c, fmt.Errorf("--%s: %w", kv[0], err)
+		}
+		c.Sources[kv[0]] = "flag"
+	}
+	return c, nil
 }

@@ -168,6 +168,41 @@ func Run(t *testing.T, f Fixture) {
 		w.reply(hook.SessionEnd, in)
 		w.expect(s, state.SessionEnded, 1, 0)
 	})
+	t.Run("duplicate delivery", func(t *testing.T) {
+		// ralph-loop installed twice runs every hook twice, at once: the same event
+		// delivered to two hook processes counts once. The second process starts before the
+		// first has decided; an identical event after that answer is a new one.
+		w := newWorld(t, f)
+		s := w.session("s7")
+		arm := f.Prompt(s, `/ralph-loop "Fix it" --max-iterations 6`)
+		t0 := w.now.Add(time.Minute)
+		w.handleFrom(arm, t0)
+		if out, _ := w.handleFrom(arm, t0.Add(500*time.Microsecond)); len(out) != 0 {
+			t.Errorf("the duplicate arm answered %q; want nothing", out)
+		}
+		w.expect(s, state.Active, 1, 0)
+		if l, _ := w.store.Loops(s.ID); len(l) != 1 {
+			t.Errorf("%d loops after a duplicated arm, want 1 (the first superseded by its own duplicate?)", len(l))
+		}
+		f.Said(s, "Working.", "")
+		stop := f.Stop(s, "Working.")
+		t1 := t0.Add(time.Minute)
+		out, _ := w.handleFrom(stop, t1)
+		if r, err := f.Reply(hook.Stop, out, 0); err != nil || !r.Block {
+			t.Fatalf("the first stop was not blocked: %+v %v", r, err)
+		}
+		if out, _ := w.handleFrom(stop, t1.Add(500*time.Microsecond)); len(out) != 0 {
+			t.Errorf("the duplicate stop answered %q; want nothing (the first one's block stands)", out)
+		}
+		w.expect(s, state.Active, 2, 0)
+		// The same payload again, after the answer: a new stop.
+		f.Said(s, "Working.", "")
+		out, _ = w.handleFrom(stop, t1.Add(time.Minute))
+		if r, err := f.Reply(hook.Stop, out, 0); err != nil || !r.Block {
+			t.Fatalf("an identical later stop was not blocked: %+v %v", r, err)
+		}
+		w.expect(s, state.Active, 3, 0)
+	})
 	t.Run("bad input", func(t *testing.T) {
 		w := newWorld(t, f)
 		for _, in := range []string{"", "not json", "[]", `{"x":`, "{} {}"} {
@@ -224,6 +259,28 @@ func (w *world) handle(in []byte) ([]byte, int) {
 	code := hook.Handle(context.Background(), env, w.f.Host(), bytes.NewReader(in), &out)
 	if errs.Len() > 0 {
 		w.t.Logf("stderr: %s", errs.String())
+	}
+	return out.Bytes(), code
+}
+
+// handleFrom runs one hook event whose process starts at from, its clock advancing a
+// millisecond at each reading.
+func (w *world) handleFrom(in []byte, from time.Time) ([]byte, int) {
+	var out, errs bytes.Buffer
+	now := from
+	env := hook.Env{
+		Store:  w.store,
+		Now:    func() time.Time { t := now; now = now.Add(time.Millisecond); return t },
+		Sleep:  func(time.Duration) {},
+		Getenv: func(k string) string { return w.env[k] },
+		Stderr: &errs,
+	}
+	code := hook.Handle(context.Background(), env, w.f.Host(), bytes.NewReader(in), &out)
+	if errs.Len() > 0 {
+		w.t.Logf("stderr: %s", errs.String())
+	}
+	if now.After(w.now) {
+		w.now = now
 	}
 	return out.Bytes(), code
 }

@@ -36,6 +36,9 @@ type Options struct {
 	// Last is the host's last_assistant_message. Result.SawLast reports whether a counted text
 	// block equal to its tail has been read, which shows the transcript has caught up.
 	Last string
+	// SkipToUser: agent text before the first user line does not count (it is the end of
+	// an iteration already decided, which reached the file late).
+	SkipToUser bool
 	// Limit stops the scan at this offset (0: at the end of the file as it is when the scan
 	// starts). Bytes appended during a scan are left for the next one.
 	Limit int64
@@ -56,6 +59,9 @@ type Result struct {
 	// HasOther.
 	Other    string
 	HasOther bool
+	// Queued are the prompts the user typed while the agent was working (the host queues
+	// them until the turn ends), still waiting, in order.
+	Queued []string
 	// Lines is the number of complete lines read; Bad the number of them that were skipped
 	// as malformed.
 	Lines, Bad int
@@ -67,6 +73,7 @@ func (r *Result) Merge(later Result) {
 	r.Found = r.Found || later.Found
 	r.ToolIDs = append(r.ToolIDs, later.ToolIDs...)
 	r.SawLast = r.SawLast || later.SawLast
+	r.Queued = append(r.Queued, later.Queued...)
 	if !r.HasOther && later.HasOther {
 		r.Other, r.HasOther = later.Other, true
 	}
@@ -128,6 +135,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 		m:    promise.NewMatcherMode(opt.Token, opt.Mode),
 	}
 	res := Result{Offset: base}
+	skipText := opt.SkipToUser
 	for {
 		if end, err := s.d.AtEnd(); end || err != nil {
 			return res, err
@@ -155,8 +163,12 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 		}
 		res.Lines++
 		res.Offset = base + s.d.Offset()
+		if s.user {
+			skipText = false
+			s.user = false
+		}
 		if ln.assistant && !ln.sidechain {
-			if after(ln.ts, opt.TextAfter) {
+			if after(ln.ts, opt.TextAfter) && !skipText {
 				res.Found = res.Found || ln.found
 				res.SawLast = res.SawLast || ln.sawLast
 				if ln.hasOther && !res.HasOther {
@@ -206,6 +218,8 @@ type scanner struct {
 	tail    []byte // the block's text while it can still be a suffix of opt.Last
 	tailOK  bool
 	scratch []byte
+	// user: the line being read is a user line (a prompt, a tool result, hook feedback).
+	user bool
 }
 
 // line reads one line. Claude Code writes "type" after "message" on assistant lines, so
@@ -259,6 +273,9 @@ func (s *scanner) assistantOrSkip() error {
 		return err
 	}
 	if string(v) != "assistant" {
+		if string(v) == "user" {
+			s.user = true
+		}
 		return errSkip
 	}
 	return nil
