@@ -302,7 +302,7 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		if res.HasOther && !o.HasOther {
 			o.Other, o.HasOther = res.Other, true
 		}
-		if facts.ToolIDs {
+		if facts.TranscriptTools {
 			o.ToolIDs = res.ToolIDs
 		}
 		o.pos.Offset = res.Offset

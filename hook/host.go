@@ -145,9 +145,11 @@ type Facts struct {
 	// TranscriptLags: the host writes the transcript asynchronously, so the end of a turn
 	// may reach it after the Stop hook has started.
 	TranscriptLags bool
-	// ToolIDs: the host's tool events carry the call's id. When they do not, tool calls are
-	// counted from the tool events alone, never also from the transcript.
-	ToolIDs bool
+	// TranscriptTools: tool calls are also read from the transcript (each counted once, by
+	// its id, whichever reports it first). Hosts that report every call that ran through a
+	// tool event leave it off: a call only the transcript shows never ran (the host refused
+	// it, e.g. an unknown tool), and is no work.
+	TranscriptTools bool
 	// CLI is the host's program name, and SessionEnv the variable that holds the session id
 	// in the agent's shell: the guard denies the agent resuming its own session.
 	CLI        string

@@ -52,9 +52,10 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		ProjectDir:     project,
 		Transcript:     Transcript{},
 		TranscriptLags: true,
-		ToolIDs:        true,
-		CLI:            "claude",
-		SessionEnv:     SessionEnv,
+		// Every call that runs fires PostToolUse or PostToolUseFailure; an unknown tool
+		// fires neither and is only in the transcript, refused ("No such tool available").
+		CLI:        "claude",
+		SessionEnv: SessionEnv,
 	}
 }
 

@@ -564,3 +564,23 @@ func TestULW(t *testing.T) {
 		t.Errorf("status does not show the mode: %s %v", out, err)
 	}
 }
+
+// A tool call Claude Code refused before it ran (an unknown tool: "No such tool available")
+// is no work: it fires no tool hook, and the promise after it is rejected until real work.
+func TestUnknownToolIsNoWork(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Session{
+		Script: Script{Turns: []Turn{
+			Tool("Let me use my special tool.", "NoSuchTool", map[string]any{"x": 1}),
+			Text("Done. <promise>DONE</promise>"),
+			Bash("Fine, real work.", "echo hi > x.txt"),
+			Text("Now really done. <promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ralph-loop "Create x.txt" --max-iterations 4`},
+	})
+	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 2, 1)
+	f := res.Feedback()
+	if len(f) != 1 || !strings.Contains(f[0], "only 0 tool calls have been made") {
+		t.Errorf("feedback %q, want one no-work rejection", f)
+	}
+}
