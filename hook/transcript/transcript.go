@@ -59,9 +59,9 @@ type Result struct {
 	// HasOther.
 	Other    string
 	HasOther bool
-	// Queued are the prompts the user typed while the agent was working (the host queues
-	// them until the turn ends), still waiting, in order.
-	Queued []string
+	// Queue records what the host did with prompts the user typed while the agent was
+	// working (it queues them until the turn ends), in order; Queued replays it.
+	Queue []QueueOp
 	// Lines is the number of complete lines read; Bad the number of them that were skipped
 	// as malformed.
 	Lines, Bad int
@@ -73,12 +73,47 @@ func (r *Result) Merge(later Result) {
 	r.Found = r.Found || later.Found
 	r.ToolIDs = append(r.ToolIDs, later.ToolIDs...)
 	r.SawLast = r.SawLast || later.SawLast
-	r.Queued = append(r.Queued, later.Queued...)
+	r.Queue = append(r.Queue, later.Queue...)
 	if !r.HasOther && later.HasOther {
 		r.Other, r.HasOther = later.Other, true
 	}
 	r.Lines += later.Lines
 	r.Bad += later.Bad
+}
+
+// QueueOp is one operation on the host's queue of prompts typed while the agent works.
+type QueueOp struct {
+	Op      string // "enqueue", "dequeue" (the oldest leaves the queue), "remove", "clear"
+	Content string // the prompt (enqueue, remove)
+}
+
+// maxQueued bounds what is kept of a queued prompt: enough to tell a command.
+const maxQueued = 4096
+
+// Queued returns the prompts still waiting in the host's queue after the operations read,
+// oldest first. A prompt submitted as the next turn has left the queue.
+func (r Result) Queued() []string {
+	var q []string
+	for _, op := range r.Queue {
+		switch op.Op {
+		case "enqueue":
+			q = append(q, op.Content)
+		case "dequeue":
+			if len(q) > 0 {
+				q = q[1:]
+			}
+		case "remove":
+			for i, c := range q {
+				if c == op.Content {
+					q = append(q[:i:i], q[i+1:]...)
+					break
+				}
+			}
+		case "clear", "popAll":
+			q = nil
+		}
+	}
+	return q
 }
 
 // ErrNotRegular is returned for a transcript path that is not a regular file (a directory,
@@ -163,6 +198,9 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 		}
 		res.Lines++
 		res.Offset = base + s.d.Offset()
+		if ln.queueOp != "" {
+			res.Queue = append(res.Queue, QueueOp{Op: ln.queueOp, Content: ln.queued})
+		}
 		if s.user {
 			skipText = false
 			s.user = false
@@ -202,6 +240,9 @@ type lineResult struct {
 	tools                []string
 	other                string
 	hasOther             bool
+	// A queue-operation line: its operation and content.
+	queue           bool
+	queueOp, queued string
 }
 
 type scanner struct {
@@ -229,11 +270,38 @@ func (s *scanner) line() (lineResult, error) {
 	err := s.d.Object(func(key []byte) error {
 		switch string(key) {
 		case "type":
-			if err := s.assistantOrSkip(); err != nil {
+			v, err := s.d.String(s.scratch[:0], 32)
+			s.scratch = v
+			if err != nil {
 				return err
 			}
-			s.ln.assistant = true
-			return nil
+			switch string(v) {
+			case "assistant":
+				s.ln.assistant = true
+				return nil
+			case "queue-operation":
+				s.ln.queue = true
+				return nil
+			case "user":
+				s.user = true
+			}
+			return errSkip
+		case "operation", "content":
+			if k, err := s.d.Kind(); err != nil || k != '"' {
+				return s.d.Skip()
+			}
+			var v []byte
+			err := s.d.StringTo(func(p []byte) {
+				if n := maxQueued - len(v); n > 0 {
+					v = append(v, p[:min(n, len(p))]...)
+				}
+			})
+			if string(key) == "operation" {
+				s.ln.queueOp = string(v)
+			} else {
+				s.ln.queued = string(v)
+			}
+			return err
 		case "timestamp":
 			v, err := s.d.String(s.scratch[:0], 64)
 			s.scratch = v
@@ -261,6 +329,9 @@ func (s *scanner) line() (lineResult, error) {
 	})
 	if err != nil {
 		return s.ln, err
+	}
+	if !s.ln.queue {
+		s.ln.queueOp, s.ln.queued = "", ""
 	}
 	return s.ln, s.d.EndLine()
 }
