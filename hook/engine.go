@@ -125,6 +125,17 @@ func (e *engine) stateError(err error) Reply {
 	return e.fail("%v", err)
 }
 
+// ended is what to tell the user at a stop or prompt of a session whose loop is not active:
+// its state removed or changed outside ralph-loop, or an ending the user did not see.
+func (e *engine) ended(ctx context.Context, l *state.Loop) string {
+	if id := e.env.Store.Vanished(e.ev.SessionID, l); id != "" {
+		msg := inject.Vanished(id, e.facts.Words)
+		fmt.Fprintln(e.env.Stderr, msg)
+		return msg
+	}
+	return e.tell(ctx, l)
+}
+
 // tell returns the notice for a loop that ended without the user seeing it (a cancel from a
 // terminal, the session's end), and marks it told, so that it is said once. "" when there
 // is nothing to tell.
@@ -231,11 +242,8 @@ func (e *engine) prompt(ctx context.Context) Reply {
 	if out != nil {
 		return *out
 	}
-	if l == nil {
-		return Reply{}
-	}
-	if l.Status != state.Active {
-		return Reply{Notice: e.tell(ctx, l)}
+	if l == nil || l.Status != state.Active {
+		return Reply{Notice: e.ended(ctx, l)}
 	}
 	// A new user prompt in a session with an active loop: a new turn, so the host's count of
 	// consecutive blocks starts again. If the last turn ended on a block, the host ended it
@@ -383,11 +391,8 @@ func (e *engine) stop(ctx context.Context) Reply {
 	if out != nil {
 		return *out
 	}
-	if l == nil {
-		return Reply{}
-	}
-	if l.Status != state.Active {
-		return Reply{Notice: e.tell(ctx, l)}
+	if l == nil || l.Status != state.Active {
+		return Reply{Notice: e.ended(ctx, l)}
 	}
 	var (
 		verdict Verdict
@@ -695,7 +700,7 @@ func (e *engine) sessionStart(ctx context.Context) Reply {
 		return *out
 	}
 	if l == nil {
-		return Reply{}
+		return Reply{Notice: e.ended(ctx, l)}
 	}
 	if l.Status == state.Active {
 		switch e.ev.Source {
@@ -707,7 +712,7 @@ func (e *engine) sessionStart(ctx context.Context) Reply {
 		return Reply{}
 	}
 	if e.ev.Source == "resume" || e.ev.Source == "startup" {
-		return Reply{Notice: e.tell(ctx, l)}
+		return Reply{Notice: e.ended(ctx, l)}
 	}
 	return Reply{}
 }

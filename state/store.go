@@ -29,6 +29,8 @@ const maxStateFile = 64 << 20
 // Store is the state directory.
 type Store struct {
 	dir string
+	// witnessDir keeps the witnesses of active loops (see witness.go).
+	witnessDir string
 	// LockWait bounds the wait for a session lock.
 	LockWait time.Duration
 }
@@ -167,6 +169,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 		if err := s.save(next); err != nil {
 			return err
 		}
+		s.witness(cur, next)
 	}
 	if len(tx.events) > 0 {
 		if err := s.appendEvents(id, tx.events); err != nil {
@@ -365,6 +368,9 @@ func (s *Store) Quarantine(id string, now time.Time) (string, error) {
 	to := fmt.Sprintf("%s.corrupt-%s", from, now.UTC().Format("20060102T150405.000000000Z"))
 	if err := os.Rename(from, to); err != nil {
 		return "", fmt.Errorf("move aside %s: %w", from, err)
+	}
+	if s.witnessDir != "" {
+		os.Remove(s.witnessPath(id)) // the user is told of the corrupt file already
 	}
 	return to, syncDir(filepath.Dir(from))
 }

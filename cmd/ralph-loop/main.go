@@ -77,7 +77,9 @@ func stateDir() string {
 }
 
 func newStore() *state.Store {
-	return state.NewStore(stateDir())
+	s := state.NewStore(stateDir())
+	s.SetWitnessDir(filepath.Join(xdg.CacheHome, "ralph-loop", "active"))
+	return s
 }
 
 func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {

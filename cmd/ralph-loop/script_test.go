@@ -72,6 +72,7 @@ func TestScripts(t *testing.T) {
 //	fixture length-under FILE N                 fail unless every JSON string in FILE is shorter
 //	                                            than N characters (UTF-16 units, as Claude Code counts)
 //	fixture task-file-matches SESSION FILE      the session's task file holds FILE's task
+//	fixture set-status SESSION STATUS           edit a loop's status in its file, by hand
 //	fixture age SESSION DURATION                make the session's loop last heard from DURATION ago
 //	fixture age-updated SESSION DURATION        make the session's loop last updated DURATION ago
 //	fixture processes-gone FILE                 the processes whose ids FILE lists are gone
@@ -166,6 +167,19 @@ func runFixture(argv []string) error {
 			return fmt.Errorf("task file of %d bytes, state task of %d, want %d", len(got), len(l.Task), len(task))
 		}
 		return nil
+	case "set-status":
+		// Edits a loop's status in its file by hand, as something other than ralph-loop would.
+		store := state.NewStore(os.Getenv("STATE"))
+		l, err := store.Peek(argv[1])
+		if err != nil || l == nil {
+			return fmt.Errorf("no loop: %v", err)
+		}
+		path := filepath.Join(store.SessionDir(argv[1]), "loop.json")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(path, []byte(strings.Replace(string(data), `"status": "ACTIVE"`, `"status": "`+argv[2]+`"`, 1)), 0o600)
 	case "age", "age-updated":
 		d, err := time.ParseDuration(argv[2])
 		if err != nil {
