@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/promise"
@@ -305,7 +306,22 @@ func Armed(l *state.Loop, replaced *state.Loop, h Host, blockCap int, stopTimeou
 		s += fmt.Sprintf(" after at least %s", Plural(l.MinToolCalls, "tool call", "tool calls"))
 	}
 	if len(l.Checks) > 0 {
-		s += fmt.Sprintf(" and %s (%s each at most)", Plural(len(l.Checks), "passing check", "passing checks"), time.Duration(l.CheckTimeout))
+		s += fmt.Sprintf(" and %s (%s each at most", Plural(len(l.Checks), "passing check", "passing checks"), time.Duration(l.CheckTimeout))
+		// Checks run with sh -c outside the host's permission prompts: name each, and the
+		// file a repository put them in.
+		src := l.Sources["check"]
+		switch src {
+		case "", "flag", "default":
+			s += "): "
+		default:
+			s += ", from " + src + ", run with sh -c without asking): "
+		}
+		for i, c := range l.Checks {
+			if i > 0 {
+				s += "; "
+			}
+			s += "`" + Printable(cutUnits(c, 200)) + "`"
+		}
 		if need := CheckTime(l); stopTimeout > 0 && need > stopTimeout {
 			s += fmt.Sprintf(". Warning: the checks may take up to %s, more than the Stop hook's timeout of %s; checks still running then are "+
 				"stopped and fail: lower --check-timeout or raise the Stop hook's \"timeout\" in the settings", need, stopTimeout)
@@ -318,6 +334,26 @@ func Armed(l *state.Loop, replaced *state.Loop, h Host, blockCap int, stopTimeou
 		s += ". " + w
 	}
 	return s
+}
+
+// Printable makes text from a repository or a task safe to show in a terminal: control
+// characters (escape sequences, carriage returns, backspaces) and the invisible marks that
+// reorder or hide text are written as \x.. or \u.... escapes; everything else is kept.
+func Printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case r >= 0x80 && r < 0xa0, r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // CheckTime is the longest the loop's checks may take, with a margin for the hook itself.

@@ -102,3 +102,21 @@ func TestCommandFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"go test ./...", "go test ./..."},
+		{"ünïcödé ✓ 完了", "ünïcödé ✓ 完了"},
+		{"a\x1b]0;pwned\x07b", `a\x1b]0;pwned\x07b`},
+		{"rm -rf /\rgo test", `rm -rf /\x0dgo test`},
+		{"x\x1b[2Ky", `x\x1b[2Ky`},
+		{"tab\there", `tab\x09here`},
+		{"\u202egnp.exe", `\u202egnp.exe`},
+		{"zero\u200bwidth", `zero\u200bwidth`},
+		{"c1\u009bx", `c1\u009bx`},
+	} {
+		if got := Printable(tt.in); got != tt.want {
+			t.Errorf("Printable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
