@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -21,7 +19,8 @@ func logCommand() *cli.Command {
 		Usage:     "show a loop's timeline: each iteration, what was found, the decisions and why, the checks",
 		UsageText: "ralph-loop log [--session ID] [--follow]",
 		Description: "Without --session, the session whose loop changed last (an active one first). With --follow, " +
-			"new events are printed as they happen, until the loop ends or you press Ctrl-C.",
+			"new events are printed as they happen, until the loop ends or you press Ctrl-C; before any loop exists, " +
+			"it waits for the first one.",
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "session", Usage: "the session whose loops to show"},
@@ -32,26 +31,36 @@ func logCommand() *cli.Command {
 				return usagef("log takes no arguments")
 			}
 			store := newStore()
+			w := cmd.Root().Writer
 			id := cmd.String("session")
+			if id != "" {
+				if err := state.ValidSessionID(id); err != nil {
+					return usageError{err}
+				}
+			}
+			if cmd.Bool("follow") {
+				ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+				defer stop()
+				var err error
+				if id, err = waitForLoop(ctx, w, store, id); err != nil || id == "" {
+					return err
+				}
+				return follow(ctx, w, store, id)
+			}
 			if id == "" {
 				loops, err := allLoops(store)
 				if len(loops) == 0 {
 					if err != nil {
 						return err
 					}
-					fmt.Fprintf(cmd.Root().Writer, "no ralph loops (state directory: %s)\n", store.Dir())
-					return nil
+					return fmt.Errorf("no ralph loops yet (state directory: %s); \"ralph-loop log --follow\" waits for the first", store.Dir())
 				}
 				id = loops[0].SessionID
-			} else if err := state.ValidSessionID(id); err != nil {
-				return usageError{err}
 			}
-			if cmd.Bool("follow") {
-				ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-				defer stop()
-				return follow(ctx, cmd.Root().Writer, store, id)
+			n, err := printLog(w, store, id, 0)
+			if err == nil && n == 0 {
+				return fmt.Errorf("session %s has no ralph loop", id)
 			}
-			_, err := printLog(cmd.Root().Writer, store, id, 0)
 			return err
 		},
 	}
@@ -64,8 +73,7 @@ func printLog(w io.Writer, store *state.Store, id string, from int) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	if from == 0 && len(events) == 0 {
-		fmt.Fprintf(w, "session %s has no ralph loop events\n", id)
+	if len(events) == 0 {
 		return 0, nil
 	}
 	loops, _ := store.Loops(id)
@@ -73,25 +81,53 @@ func printLog(w io.Writer, store *state.Store, id string, from int) (int, error)
 	for _, l := range loops {
 		byID[l.LoopID] = l
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	last := ""
 	if from > 0 && from <= len(events) {
 		last = events[from-1].LoopID
 	}
 	for _, e := range events[min(from, len(events)):] {
 		if e.LoopID != last {
-			tw.Flush()
 			if l, ok := byID[e.LoopID]; ok {
-				fmt.Fprintf(w, "loop %s in session %s (%s, %s): %s\n", l.LoopID, id, mode(l), statusWord(l, time.Now()), firstLine(l.Task, 70))
+				fmt.Fprintf(w, "loop %s in session %s (%s, %s, host %s): %s\n", l.LoopID, id, mode(l), statusWord(l, time.Now()), l.Host, firstLine(l.Task, 70))
 			} else {
 				fmt.Fprintf(w, "loop %s in session %s\n", e.LoopID, id)
 			}
 			last = e.LoopID
 		}
-		fmt.Fprintf(tw, "  %s\t#%d\t%s\t%s\n", e.At.Local().Format("2006-01-02 15:04:05.000"), e.Iteration, e.Action, e.Reason)
+		// Fixed columns, so that lines printed as they come (--follow) line up.
+		fmt.Fprintf(w, "  %s  %-5s %-14s %s\n", e.At.Local().Format("2006-01-02 15:04:05.000"), fmt.Sprintf("#%d", e.Iteration), e.Action, e.Reason)
 	}
-	tw.Flush()
 	return len(events), nil
+}
+
+// waitForLoop returns the session to follow: the one given, or the one whose loop changed
+// last. Until there is a loop to follow, it waits (saying so once); "" when ctx ends first.
+func waitForLoop(ctx context.Context, w io.Writer, store *state.Store, id string) (string, error) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	said := false
+	for {
+		if id != "" {
+			if l, _ := store.Peek(id); l != nil {
+				return id, nil
+			}
+		} else if loops, _ := allLoops(store); len(loops) > 0 {
+			return loops[0].SessionID, nil
+		}
+		if !said {
+			if id != "" {
+				fmt.Fprintf(w, "waiting for a loop in session %s (Ctrl-C to stop)\n", id)
+			} else {
+				fmt.Fprintf(w, "waiting for a loop (state directory: %s; Ctrl-C to stop)\n", store.Dir())
+			}
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return "", nil
+		case <-tick.C:
+		}
+	}
 }
 
 // follow prints the log, then new events as they come, until the session's loop is no
@@ -109,7 +145,7 @@ func follow(ctx context.Context, w io.Writer, store *state.Store, id string) err
 			// One more read: the final events may have come with the status.
 			_, err := printLog(w, store, id, n)
 			if err == nil {
-				fmt.Fprintf(w, "loop %s\n", strings.ToLower(string(l.Status)))
+				fmt.Fprintf(w, "loop ended: %s at iteration %d/%d (%s)\n", l.Status, l.Iteration, l.MaxIterations, l.EndReason)
 			}
 			return err
 		}

@@ -253,14 +253,16 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 		if err := writeJSON(w, map[string]any{"loops": views}); err != nil {
 			return err
 		}
+		if len(loops) == 0 && readErr == nil {
+			return fmt.Errorf("session %s has no ralph loop", id)
+		}
 		return readErr
 	}
 	if len(loops) == 0 {
 		if readErr != nil {
 			return readErr
 		}
-		fmt.Fprintf(w, "session %s has no ralph loop\n", id)
-		return nil
+		return fmt.Errorf("session %s has no ralph loop", id)
 	}
 	now := time.Now()
 	l := loops[0]
