@@ -33,7 +33,7 @@ type Flag struct {
 	show func(c *state.Config) string
 }
 
-// Flags, in the order help lists them.
+// Flags are every flag of /ralph-loop and start, in the order help lists them.
 var Flags = []Flag{
 	{Name: FlagMaxIterations, Arg: "N", Default: "25", Usage: "most agent turns before the loop gives up",
 		Doc:  "most agent turns; at least 1. Decimal, leading zeros allowed (`08` is 8).",
