@@ -2,8 +2,6 @@ package install
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -156,10 +154,4 @@ func createExclusive(path string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	return f.Close()
-}
-
-func randomSuffix() string {
-	var b [4]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
