@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // TestPluginFiles keeps the committed plugin what PluginFiles makes of it
