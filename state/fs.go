@@ -219,7 +219,18 @@ func writeFileAtomic(path string, data []byte) error {
 // WriteFileAtomic replaces path with data: a temp file in the same directory is written,
 // synced and renamed over path, then the directory is synced. On any error the temp file is
 // removed and path is left as it was.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return writeAtomicFunc(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// failWrite, set by tests, makes the atomic write of a path fail as a full disk would.
+var failWrite func(path string) error
+
+// writeAtomicFunc is WriteFileAtomic with the content written by write.
+func writeAtomicFunc(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -232,8 +243,13 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if failWrite != nil {
+		if err = failWrite(path); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if perm != 0o600 {
 		if err = f.Chmod(perm); err != nil {
