@@ -2,9 +2,10 @@ package install
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // StopTimeout finds the timeout of ralph-loop's Stop hook in Claude Code's settings: the
@@ -16,7 +17,9 @@ func StopTimeout(configDir, projectDir string) (d time.Duration, ok bool) {
 		files = append(files, filepath.Join(projectDir, ".claude", "settings.json"), filepath.Join(projectDir, ".claude", "settings.local.json"))
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		// Only a regular file, of a sane size: a repository's .claude/settings.json that is a
+		// FIFO or a link to /dev/zero must not hang or flood the Stop hook.
+		data, err := state.ReadRegular(f, 16<<20)
 		if err != nil {
 			continue
 		}
