@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -246,5 +247,39 @@ func TestSecondScopeNotDoubled(t *testing.T) {
 	user2.Scope = ScopeUser
 	if p := do(t, h, user2, true); !strings.Contains(p.Skipped, "project scope") {
 		t.Errorf("user install over a project install: skipped %q", p.Skipped)
+	}
+}
+
+// Installs at two scopes at the same moment (two terminals) end with one set of hooks: the
+// host's install lock serialises them, so the second sees the first's hooks.
+func TestConcurrentInstallsOneSet(t *testing.T) {
+	for round := 0; round < 5; round++ {
+		dir := t.TempDir()
+		h := testHost()
+		base := opts(t, ScopeUser, dir)
+		var wg sync.WaitGroup
+		for i, scope := range []string{ScopeUser, ScopeProject, ScopeLocal, ScopeUser} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				o := base
+				o.Scope = scope
+				o.Binary = "/opt/" + string(rune('a'+i)) + "/ralph-loop"
+				if _, err := h.Do(t.Context(), o, true, false); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		sets := 0
+		for _, s := range h.Scopes {
+			data, err := os.ReadFile(h.SettingsFile(s.Name, dir, base.Getenv))
+			if err == nil && strings.Contains(string(data), "hook --host claude") {
+				sets++
+			}
+		}
+		if sets != 1 {
+			t.Fatalf("round %d: %d scopes have hooks, want 1", round, sets)
+		}
 	}
 }
