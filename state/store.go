@@ -259,7 +259,10 @@ func (s *Store) lock(ctx context.Context, id string) (func(), error) {
 // tryLock takes the lock file at path once. retry reports a lock file removed or replaced
 // meanwhile (a concurrent gc).
 func (s *Store) tryLock(ctx context.Context, dir, path string, wait time.Duration) (unlock func(), retry bool, err error) {
-	if err := mkdirPrivate(dir); err != nil {
+	if err := s.ensureDir(filepath.Dir(dir)); err != nil {
+		return nil, false, err
+	}
+	if err := s.ensureDir(dir); err != nil {
 		return nil, false, err
 	}
 	// The state directory holds tasks and transcripts' positions: keep it private even if
@@ -344,7 +347,7 @@ func (s *Store) save(l *Loop) error {
 // archive writes l into the session's history and returns the file's path.
 func (s *Store) archive(l *Loop) (string, error) {
 	dir := filepath.Join(s.SessionDir(l.SessionID), "history")
-	if err := mkdirPrivate(dir); err != nil {
+	if err := s.ensureDir(dir); err != nil {
 		return "", err
 	}
 	data, err := json.MarshalIndent(l, "", "  ")
