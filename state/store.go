@@ -163,12 +163,14 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 		return err
 	}
 	if next != nil {
+		var toolLogSize int64 = -1
 		if tx.newToolLog {
-			// The new loop's tool calls are the lines after what the log holds now. The log
-			// is not emptied: if the save below fails, the loop that stays keeps its own.
+			// The new loop reads the tool log from its start: the earlier loops' lines there
+			// are not its own (each line names its loop). The log is not emptied before the
+			// new loop is saved: if the save fails, the loop that stays keeps its calls.
 			next.ToolsOffset = 0
 			if fi, err := os.Lstat(s.toolLogPath(id)); err == nil && fi.Mode().IsRegular() {
-				next.ToolsOffset = fi.Size()
+				toolLogSize = fi.Size()
 			}
 		}
 		archived := ""
@@ -184,8 +186,8 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 			return err
 		}
 		s.witness(cur, next)
-		if tx.newToolLog {
-			s.emptyToolLog(id, next.ToolsOffset)
+		if toolLogSize > 0 {
+			s.emptyToolLog(id, toolLogSize)
 		}
 	}
 	if len(tx.events) > 0 {
