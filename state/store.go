@@ -405,6 +405,9 @@ func (s *Store) Events(id string) ([]Event, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if errors.Is(err, ErrNotRegular) {
+		return nil, fmt.Errorf("read events: %w", err) // the error names the file
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read events %s: %w", path, err)
 	}

@@ -59,6 +59,9 @@ func (s *Store) ToolUses(l *Loop) ([]ToolUse, int64, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, l.ToolsOffset, nil
 	}
+	if errors.Is(err, ErrNotRegular) {
+		return nil, l.ToolsOffset, fmt.Errorf("read tool log: %w", err) // the error names the file
+	}
 	if err != nil {
 		return nil, l.ToolsOffset, fmt.Errorf("read tool log %s: %w", path, err)
 	}
