@@ -215,6 +215,9 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 		}
 	} else {
 		p.Notes = append(p.Notes, h.removeSettings(obj, rec)...)
+		for _, c := range h.lookalikes(obj) {
+			p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
+		}
 	}
 	after := encodeJSON(obj)
 	createdSettings := rec != nil && slices.Contains(rec.Created, t.settings)
@@ -635,4 +638,33 @@ func (h *Host) removeSettings(root *object, rec *Record) []string {
 		}
 	}
 	return notes
+}
+
+// lookalikes lists the hook command lines left that mention ralph-loop's hook for this
+// host: a wrapper or a copy uninstall does not recognise as its own.
+func (h *Host) lookalikes(root *object) []string {
+	hooks, _ := objectAt(root, h.hooksPath(), false)
+	if hooks == nil {
+		return nil
+	}
+	var out []string
+	var visit func(v any)
+	visit = func(v any) {
+		switch t := v.(type) {
+		case *object:
+			for _, k := range t.keys {
+				visit(t.vals[k])
+			}
+		case []any:
+			for _, e := range t {
+				visit(e)
+			}
+		case string:
+			if strings.Contains(t, "ralph") && strings.Contains(t, "hook --host "+h.Name) && !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	visit(hooks)
+	return out
 }
