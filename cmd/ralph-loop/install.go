@@ -63,6 +63,9 @@ func installCommand(add bool) *cli.Command {
 				}
 			} else {
 				h, ok := hosts.Installer(cmd.String("host"))
+				if _, known := hosts.Lookup(cmd.String("host")); known && !ok {
+					return fmt.Errorf("ralph-loop cannot %s itself for host %q (no installer); see the README for its setup", name, cmd.String("host"))
+				}
 				if !ok {
 					return usagef("unknown host %q: supported hosts are: %s", cmd.String("host"), installerNames())
 				}
