@@ -18,19 +18,32 @@ func HookCommand(binary, host string) string {
 // scope the portable command (PortableCommand).
 func DefaultCommand(c CommandSpec) string {
 	if c.Portable {
-		return PortableCommand(c.Host, c.Event, c.Scope)
+		return PortableCommandAt(c.Host, c.Event, c.Scope)
 	}
 	return HookCommand(c.Binary, c.Host.Name)
 }
 
-// PortableCommand is the hook command written into files that are committed and used on
-// other machines: it runs the ralph-loop found on PATH (with ScopeEnv set to the scope, so
-// that it defers to hooks installed on the machine itself, see Defers), and on a machine
-// without one it exits 0 (no hook error, no block), telling the user once how to get it at
-// the events that ask for it (Event.Notice). It is a POSIX sh command line, as the hosts run
-// them.
-func PortableCommand(h *Host, ev Event, scope string) string {
-	run := "command -v ralph-loop >/dev/null 2>&1 && " + ScopeEnv + "=" + scope + " exec ralph-loop hook --host " + h.Name + "; "
+// PortableCommand is a hook command for files used on other machines: it runs the
+// ralph-loop found on PATH, and on a machine without one it exits 0 (no hook error, no
+// block), telling the user once how to get it at the events that ask for it (Event.Notice).
+// It is a POSIX sh command line, as the hosts run them.
+func PortableCommand(h *Host, ev Event) string {
+	return portable(h, ev, "")
+}
+
+// PortableCommandAt is PortableCommand for a shared scope of the host's: it sets ScopeEnv
+// to the scope, so that the hook defers to ralph-loop's hooks in the machine's own settings
+// (see Defers). Install writes it at shared scopes.
+func PortableCommandAt(h *Host, ev Event, scope string) string {
+	return portable(h, ev, scope)
+}
+
+func portable(h *Host, ev Event, scope string) string {
+	env := ""
+	if scope != "" {
+		env = ScopeEnv + "=" + scope + " "
+	}
+	run := "command -v ralph-loop >/dev/null 2>&1 && " + env + "exec ralph-loop hook --host " + h.Name + "; "
 	say := ""
 	if ev.Notice != Silent {
 		text := inject.NotInstalledHere(h.Title)
@@ -85,17 +98,20 @@ func (h *Host) Ours(cmd string, rec *Record) bool {
 			}
 		}
 	}
+	scopes := []string{""}
 	for _, s := range h.Scopes {
-		if !s.Shared {
-			continue
-		}
-		for _, ev := range h.Events {
-			if cmd == h.commandFor(ev, "", s) {
-				return true
+		if s.Shared {
+			scopes = append(scopes, s.Name)
+			for _, ev := range h.Events {
+				if cmd == h.commandFor(ev, "", s) {
+					return true
+				}
 			}
 		}
+	}
+	for _, scope := range scopes {
 		for _, n := range []NoticeWhen{Silent, Always, IfRalph} {
-			if cmd == PortableCommand(h, Event{Notice: n}, s.Name) {
+			if cmd == portable(h, Event{Notice: n}, scope) {
 				return true
 			}
 		}
