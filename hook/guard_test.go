@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // guardWorld is a home directory with a loop's state in it, for the guard's tests: a git
@@ -107,4 +109,64 @@ func TestGuardFileTools(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzGuard checks that any tool call is judged without a panic, with a reason from inject
+// when denied, and that the judgement holds under wrappers: a denied simple command stays
+// denied after "timeout 5 " or "nice ", or inside bash -c '…'; a quoted echo is allowed.
+func FuzzGuard(f *testing.F) {
+	for _, c := range denyCommands {
+		f.Add(c, "Bash")
+	}
+	for _, c := range allowCommands {
+		f.Add(c, "Bash")
+	}
+	f.Add("a 'b\\' \"c\\\" $(d) `e` > f 2>&1 <<EOF", "Bash")
+	f.Add("../.local/state/ralph-loop/x", "Write")
+	w := newGuardWorld(f, true)
+	judge := testJudge(w.state, w.home, w.stateHome)
+	f.Fuzz(func(t *testing.T, cmd, tool string) {
+		in := w.bash(cmd)
+		in.ToolName, in.FilePath = tool, cmd
+		got := judge(in)
+		if got != "" && !strings.HasPrefix(got, "ralph-loop: ") {
+			t.Fatalf("reason %q", got)
+		}
+		if tool != "Bash" {
+			return
+		}
+		if !strings.Contains(cmd, "'") && judge(w.bash("echo '"+cmd+"'")) != "" {
+			t.Errorf("echo '%s' denied", cmd)
+		}
+		if got == "" || !simpleCommand(cmd) {
+			return
+		}
+		quoted := "bash -c '" + strings.ReplaceAll(cmd, "'", `'\''`) + "'"
+		for _, wrapped := range []string{"timeout 5 " + cmd, "nice " + cmd, quoted} {
+			if judge(w.bash(wrapped)) == "" {
+				t.Errorf("%q denied, %q allowed", cmd, wrapped)
+			}
+		}
+	})
+}
+
+// simpleCommand reports whether cmd is one simple command a wrapper can run as it is:
+// a program (no assignments, no compound command, no comment) and its arguments.
+func simpleCommand(cmd string) bool {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil || len(f.Stmts) != 1 || strings.ContainsAny(cmd, "#\n") {
+		return false
+	}
+	st := f.Stmts[0]
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Assigns) > 0 || len(c.Args) == 0 || st.Negated || st.Background || st.Coprocess {
+		return false
+	}
+	// The wrapped program must be one a wrapper can run: not a shell builtin or keyword.
+	switch c.Args[0].Lit() {
+	case "", "cd", "pushd", "popd", "eval", "exec", "export", "unset", "trap", "source", ".", "set", "builtin",
+		"command", "alias", "read", "local", "declare", "typeset", "readonly", "time", "coproc":
+		return false
+	}
+	return true
 }

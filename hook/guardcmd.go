@@ -127,47 +127,52 @@ var programs map[string]func(*shell, *cmdline, []field)
 
 func init() {
 	programs = map[string]func(*shell, *cmdline, []field){
-		"cd":       func(s *shell, c *cmdline, a []field) { s.cd(a) },
-		"pushd":    func(s *shell, c *cmdline, a []field) { s.cd(a) },
-		"unset":    (*shell).unset,
-		"read":     (*shell).unset,
-		"eval":     func(s *shell, c *cmdline, a []field) { s.nested(joinFields(a)) },
-		"trap":     (*shell).trap,
-		"watch":    (*shell).watch,
-		"xargs":    (*shell).xargs,
-		"parallel": (*shell).parallel,
-		"find":     (*shell).find,
-		"git":      (*shell).git,
-		"go":       (*shell).goTool,
-		"kill":     (*shell).kill,
-		"pkill":    (*shell).kill,
-		"killall":  (*shell).kill,
-		"cp":       func(s *shell, c *cmdline, a []field) { s.copy(c, a, "cp") },
-		"mv":       func(s *shell, c *cmdline, a []field) { s.copy(c, a, "mv") },
-		"install":  func(s *shell, c *cmdline, a []field) { s.copy(c, a, "install") },
-		"ln":       func(s *shell, c *cmdline, a []field) { s.copy(c, a, "ln") },
-		"rsync":    (*shell).rsync,
-		"tar":      (*shell).tar,
-		"unzip":    (*shell).unzip,
-		"zip":      (*shell).zip,
-		"dd":       (*shell).dd,
-		"sort":     (*shell).sortCmd,
-		"uniq":     (*shell).uniq,
-		"sed":      (*shell).sed,
-		"gsed":     (*shell).sed,
-		"perl":     func(s *shell, c *cmdline, a []field) { s.script(c, a, "eE", "i", "IMFlCdDx0") },
-		"ruby":     func(s *shell, c *cmdline, a []field) { s.script(c, a, "e", "i", "IrCEFx0") },
-		"node":     func(s *shell, c *cmdline, a []field) { s.script(c, a, "ep", "", "r") },
-		"nodejs":   func(s *shell, c *cmdline, a []field) { s.script(c, a, "ep", "", "r") },
-		"deno":     func(s *shell, c *cmdline, a []field) { s.script(c, a, "", "", "") },
-		"bun":      func(s *shell, c *cmdline, a []field) { s.script(c, a, "e", "", "r") },
-		"php":      func(s *shell, c *cmdline, a []field) { s.script(c, a, "rBRFE", "", "cdz") },
-		"lua":      func(s *shell, c *cmdline, a []field) { s.script(c, a, "e", "", "l") },
-		"awk":      (*shell).awk,
-		"gawk":     (*shell).awk,
-		"mawk":     (*shell).awk,
-		"nawk":     (*shell).awk,
-		"yq":       (*shell).yq,
+		"cd":        func(s *shell, c *cmdline, a []field) { s.cd(a) },
+		"pushd":     func(s *shell, c *cmdline, a []field) { s.cd(a) },
+		"unset":     (*shell).unset,
+		"read":      (*shell).read,
+		"mapfile":   (*shell).read,
+		"readarray": (*shell).read,
+		"npx":       (*shell).npx,
+		"bunx":      (*shell).npx,
+		"pnpx":      (*shell).npx,
+		"eval":      func(s *shell, c *cmdline, a []field) { s.nested(joinFields(a)) },
+		"trap":      (*shell).trap,
+		"watch":     (*shell).watch,
+		"xargs":     (*shell).xargs,
+		"parallel":  (*shell).parallel,
+		"find":      (*shell).find,
+		"git":       (*shell).git,
+		"go":        (*shell).goTool,
+		"kill":      (*shell).kill,
+		"pkill":     (*shell).kill,
+		"killall":   (*shell).kill,
+		"cp":        func(s *shell, c *cmdline, a []field) { s.copy(c, a, "cp") },
+		"mv":        func(s *shell, c *cmdline, a []field) { s.copy(c, a, "mv") },
+		"install":   func(s *shell, c *cmdline, a []field) { s.copy(c, a, "install") },
+		"ln":        func(s *shell, c *cmdline, a []field) { s.copy(c, a, "ln") },
+		"rsync":     (*shell).rsync,
+		"tar":       (*shell).tar,
+		"unzip":     (*shell).unzip,
+		"zip":       (*shell).zip,
+		"dd":        (*shell).dd,
+		"sort":      (*shell).sortCmd,
+		"uniq":      (*shell).uniq,
+		"sed":       (*shell).sed,
+		"gsed":      (*shell).sed,
+		"perl":      func(s *shell, c *cmdline, a []field) { s.script(c, a, "eE", "i", "IMFlCdDx0") },
+		"ruby":      func(s *shell, c *cmdline, a []field) { s.script(c, a, "e", "i", "IrCEFx0") },
+		"node":      func(s *shell, c *cmdline, a []field) { s.script(c, a, "ep", "", "r") },
+		"nodejs":    func(s *shell, c *cmdline, a []field) { s.script(c, a, "ep", "", "r") },
+		"deno":      func(s *shell, c *cmdline, a []field) { s.script(c, a, "", "", "") },
+		"bun":       func(s *shell, c *cmdline, a []field) { s.script(c, a, "e", "", "r") },
+		"php":       func(s *shell, c *cmdline, a []field) { s.script(c, a, "rBRFE", "", "cdz") },
+		"lua":       func(s *shell, c *cmdline, a []field) { s.script(c, a, "e", "", "l") },
+		"awk":       (*shell).awk,
+		"gawk":      (*shell).awk,
+		"mawk":      (*shell).awk,
+		"nawk":      (*shell).awk,
+		"yq":        (*shell).yq,
 		// Wrappers: run the command after their options.
 		"timeout": func(s *shell, c *cmdline, a []field) { s.wrap(c, a, "sk", []string{"signal", "kill-after"}, 1) },
 		"nice":    func(s *shell, c *cmdline, a []field) { s.wrap(c, a, "n", []string{"adjustment"}, 0) },
@@ -528,22 +533,80 @@ func (s *shell) unset(c *cmdline, args []field) {
 	}
 }
 
-// xargs [options] [COMMAND [ARGS...]]: the command gets more arguments from stdin.
+// read sets its variables to what it reads.
+func (s *shell) read(c *cmdline, args []field) {
+	for _, a := range operands(args, "adinNptu", nil) {
+		s.vars[a.text] = []field{{text: unknownMark, lead: true, input: true}}
+	}
+}
+
+// xargs [options] [COMMAND [ARGS...]]: the command gets more arguments from stdin, at
+// the end or in place of the -I string.
 func (s *shell) xargs(c *cmdline, args []field) {
-	opts, _, rest := scan(args, "adEILnPsei", []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, true)
+	opts, _, rest := scan(args, "adEILnPs", []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, true)
 	if len(rest) == 0 {
 		rest = []field{{text: "echo"}}
 	}
+	repl, replace := hasOpt(opts, "-I", "--replace")
+	if v, ok := hasOpt(opts, "-i"); ok {
+		repl, replace = v, true
+	}
+	if replace && repl == "" {
+		repl = "{}"
+	}
 	_, file := hasOpt(opts, "-a", "--arg-file")
+	unknown := field{text: unknownMark, lead: true, input: true}
+	var items []field
 	if c.stdin != nil && !file {
-		var items []field
 		for _, w := range strings.Fields(*c.stdin) {
 			items = append(items, field{text: w})
+		}
+	}
+	if !replace {
+		if c.stdin == nil || file {
+			s.exec(&cmdline{args: append(append([]field{}, rest...), unknown), env: c.env, more: true})
+			return
 		}
 		s.exec(&cmdline{args: append(append([]field{}, rest...), items...), env: c.env})
 		return
 	}
-	s.exec(&cmdline{args: append(append([]field{}, rest...), field{text: unknownMark, lead: true}), env: c.env, more: true})
+	if c.stdin == nil || file {
+		items = []field{unknown}
+	}
+	for _, it := range items {
+		cmd := make([]field, len(rest))
+		for i, a := range rest {
+			if strings.Contains(a.text, repl) {
+				a.text = strings.ReplaceAll(a.text, repl, it.text)
+				a.lead = a.lead || it.lead && strings.HasPrefix(rest[i].text, repl)
+				a.input = a.input || it.input
+			}
+			cmd[i] = a
+		}
+		s.exec(&cmdline{args: cmd, env: c.env, more: c.stdin == nil || file})
+	}
+}
+
+// npx PACKAGE ARGS: the host's CLI when the package is named after it.
+func (s *shell) npx(c *cmdline, args []field) {
+	opts, _, rest := scan(args, "pc", []string{"package", "call", "node-options"}, true)
+	if v, ok := hasOpt(opts, "-c", "--call"); ok {
+		s.nested(field{text: v})
+		return
+	}
+	if len(rest) == 0 {
+		return
+	}
+	name := rest[0].text
+	if i := strings.LastIndexByte(name, '@'); i > 0 {
+		name = name[:i]
+	}
+	name = filepath.Base(name)
+	if s.g.cli != "" && strings.Contains(name, s.g.cli) {
+		s.hostCLI(rest[1:])
+		return
+	}
+	s.exec(&cmdline{args: append([]field{{text: name}}, rest[1:]...), env: c.env, stdin: c.stdin, more: c.more})
 }
 
 // parallel [options] COMMAND ::: ARGS

@@ -31,6 +31,9 @@ type field struct {
 	lead bool
 	// fresh: the word is a new temporary directory ($(mktemp -d)).
 	fresh bool
+	// input: the word is made at run time from what a command read or printed ($(find …),
+	// a variable set by read): it may be any path the line named.
+	input bool
 	// src is the word as written, for messages and for telling $PPID from a number.
 	src string
 }
@@ -75,6 +78,9 @@ func (s *shell) run(text string, depth int) {
 		}
 		return
 	}
+	// bash reads any bytes; the parser wants UTF-8. A byte that is not UTF-8 names no
+	// path of the guard's, so it may become U+FFFD.
+	text = strings.ToValidUTF8(text, "\uFFFD")
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
 	if err != nil {
 		if s.g.mentions(text) {
@@ -446,6 +452,7 @@ func appendFields(acc, alts []field) []field {
 				f.text += b.text
 			}
 			f.glob = f.glob || b.glob
+			f.input = f.input || b.input
 			out = append(out, f)
 		}
 	}
@@ -613,7 +620,7 @@ func (s *shell) lookup(name string) ([]field, bool) {
 // $(which X), $(command -v X), $(mktemp …), $(pwd), $(echo …).
 func (s *shell) cmdSubst(x *syntax.CmdSubst) field {
 	s.stmts(x.Stmts, nil)
-	unknown := field{text: unknownMark}
+	unknown := field{text: unknownMark, input: true}
 	if len(x.Stmts) != 1 {
 		return unknown
 	}
@@ -640,6 +647,10 @@ func (s *shell) cmdSubst(x *syntax.CmdSubst) field {
 		return field{fresh: true}
 	case "pwd":
 		return field{text: s.cwds[len(s.cwds)-1]}
+	case "dirname":
+		if len(words) == 2 {
+			return field{text: filepath.Dir(words[1])}
+		}
 	case "echo", "printf", "realpath", "readlink":
 		args := words[1:]
 		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
@@ -655,6 +666,9 @@ func (s *shell) cmdSubst(x *syntax.CmdSubst) field {
 // rel is how a field, as a path, stands to the state directory: relative paths are taken
 // from every directory the command may be in. Fields the guard cannot know are neither.
 func (s *shell) rel(f field) rel {
+	if f.input && s.sawState {
+		return inside | above
+	}
 	if f.lead || f.fresh || f.text == "" {
 		return 0
 	}
