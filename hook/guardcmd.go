@@ -93,9 +93,10 @@ func (s *shell) exec(c *cmdline) {
 			}
 		}
 		s.paths(c, args, inside)
+	case writers[name]:
+		s.paths(c, args, inside)
 	default:
-		// writers, and programs the guard does not know: nothing inside the state
-		// directory.
+		// A program the guard does not know: nothing inside the state directory.
 		s.paths(c, args, inside)
 	}
 }
@@ -889,6 +890,12 @@ func (s *shell) copy(c *cmdline, args []field, kind string) {
 		dest = &field{text: v}
 	}
 	_, noTarget := hasOpt(opts, "-T", "--no-target-directory")
+	if kind == "install" {
+		if _, ok := hasOpt(opts, "-d", "--directory"); ok {
+			s.paths(c, ops, inside)
+			return
+		}
+	}
 	srcs := ops
 	if dest == nil {
 		switch {
@@ -903,12 +910,6 @@ func (s *shell) copy(c *cmdline, args []field, kind string) {
 			return
 		default:
 			srcs, dest = ops[:len(ops)-1], &ops[len(ops)-1]
-		}
-	}
-	if kind == "install" {
-		if _, ok := hasOpt(opts, "-d", "--directory"); ok {
-			s.paths(c, ops, inside)
-			return
 		}
 	}
 	if kind == "mv" {
@@ -1135,7 +1136,11 @@ func (s *shell) script(c *cmdline, args []field, codeOpts, inPlace, withArg stri
 		s.paths(c, ops, inside)
 		return
 	}
-	if !code && len(ops) > 0 {
+	switch {
+	case code:
+	case (len(ops) == 0 || ops[0].text == "-") && c.stdin != nil:
+		s.judgeCode(*c.stdin) // the program on stdin
+	case len(ops) > 0:
 		s.paths(c, ops[1:], inside) // a script file and its arguments
 	}
 }
@@ -1160,7 +1165,10 @@ func (s *shell) python(c *cmdline, args []field) {
 			return
 		}
 	}
-	if len(rest) > 0 {
+	switch {
+	case (len(rest) == 0 || rest[0].text == "-") && c.stdin != nil:
+		s.judgeCode(*c.stdin) // the program on stdin
+	case len(rest) > 0:
 		s.paths(c, rest[1:], inside)
 	}
 }
