@@ -32,6 +32,11 @@ import (
 // deeper ones are judged by what they mention.
 const maxDepth = 8
 
+// maxRuns bounds the command strings read for one tool call (eval of a variable that
+// evals itself twice would double at each level); past it, they are judged by what they
+// mention.
+const maxRuns = 256
+
 // guard judges the tool calls of one session.
 type guard struct {
 	stateDir string
@@ -45,6 +50,8 @@ type guard struct {
 
 	// states are the state directory as given and resolved.
 	states []string
+	// resolved remembers resolve's answers during one check.
+	resolved map[string]string
 }
 
 func newGuard(stateDir, home, stateHome string) *guard {
@@ -71,6 +78,8 @@ func (g *guard) check(in Input) string {
 	if in.ToolName != "Bash" || in.Command == "" {
 		return ""
 	}
+	g.resolved = map[string]string{}
+	defer func() { g.resolved = nil }()
 	cwd := in.Cwd
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		cwd = "/"
@@ -97,7 +106,7 @@ const (
 // directory.
 func (g *guard) relation(p string) rel {
 	var r rel
-	for _, q := range []string{filepath.Clean(p), resolve(p)} {
+	for _, q := range []string{filepath.Clean(p), g.resolve(p)} {
 		for _, s := range g.states {
 			switch {
 			case within(q, s):
@@ -170,6 +179,19 @@ func within(path, dir string) bool {
 	}
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolve is resolve, remembered during a check.
+func (g *guard) resolve(p string) string {
+	if g.resolved == nil {
+		return resolve(p)
+	}
+	r, ok := g.resolved[p]
+	if !ok {
+		r = resolve(p)
+		g.resolved[p] = r
+	}
+	return r
 }
 
 // resolve follows symbolic links in the longest existing part of path; the rest is joined

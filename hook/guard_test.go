@@ -16,10 +16,21 @@ type guardWorld struct {
 	home, real, state, stateHome string
 }
 
-// newGuardWorld makes the world under a fresh temp dir. linked: HOME is reached through a
-// symbolic link and XDG_STATE_HOME is unset; otherwise HOME is the real path and
-// XDG_STATE_HOME is set.
-func newGuardWorld(t testing.TB, linked bool) guardWorld {
+// The homes the guard is tried under.
+const (
+	// plainHome: HOME is a real path, XDG_STATE_HOME is set to $HOME/.local/state.
+	plainHome = iota
+	// linkedHome: HOME is reached through a symbolic link, XDG_STATE_HOME is unset.
+	linkedHome
+	// linkedXDG: HOME is a real path, XDG_STATE_HOME is $HOME/.local/state reached
+	// through a symbolic link.
+	linkedXDG
+)
+
+var homeNames = []string{plainHome: "plain home", linkedHome: "linked home", linkedXDG: "linked XDG_STATE_HOME"}
+
+// newGuardWorld makes the world under a fresh temp dir, with HOME as mode says.
+func newGuardWorld(t testing.TB, mode int) guardWorld {
 	root := t.TempDir()
 	real := filepath.Join(root, "real", "home")
 	for _, d := range []string{".git", "project/.git", "scratch", ".local/state/ralph-loop/sessions/s1", ".local/share", "bin"} {
@@ -34,13 +45,17 @@ func newGuardWorld(t testing.TB, linked bool) guardWorld {
 	}
 	real, _ = filepath.EvalSymlinks(real)
 	w := guardWorld{home: real, real: real}
-	if linked {
-		if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link")); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	switch mode {
+	case linkedHome:
 		w.home = filepath.Join(root, "link", "home")
 		w.state = filepath.Join(w.home, ".local", "state", "ralph-loop")
-	} else {
+	case linkedXDG:
+		w.stateHome = filepath.Join(root, "link", "home", ".local", "state")
+		w.state = filepath.Join(w.stateHome, "ralph-loop")
+	default:
 		w.stateHome = filepath.Join(w.home, ".local", "state")
 		w.state = filepath.Join(w.stateHome, "ralph-loop")
 	}
@@ -55,33 +70,32 @@ func (w guardWorld) bash(cmd string) Input {
 	return Input{ToolName: "Bash", Command: w.expand(cmd), Cwd: filepath.Join(w.home, "project")}
 }
 
-// TestGuardTable runs the table of denied and allowed commands under a linked and a plain
-// home.
+// TestGuardTable runs the table of denied and allowed commands under each kind of home.
 func TestGuardTable(t *testing.T) {
-	for _, linked := range []bool{true, false} {
-		w := newGuardWorld(t, linked)
+	for mode, name := range homeNames {
+		w := newGuardWorld(t, mode)
 		judge := testJudge(w.state, w.home, w.stateHome)
 		failed := 0
 		for _, c := range denyCommands {
 			if got := judge(w.bash(c)); got == "" {
 				failed++
-				t.Errorf("linked=%v: %q allowed, want denied", linked, c)
+				t.Errorf("%s: %q allowed, want denied", name, c)
 			}
 		}
 		for _, c := range allowCommands {
 			if got := judge(w.bash(c)); got != "" {
 				failed++
-				t.Errorf("linked=%v: %q denied (%s), want allowed", linked, c, got)
+				t.Errorf("%s: %q denied (%s), want allowed", name, c, got)
 			}
 		}
-		t.Logf("linked=%v: %d deny rows, %d allow rows, %d wrong", linked, len(denyCommands), len(allowCommands), failed)
+		t.Logf("%s: %d deny rows, %d allow rows, %d wrong", name, len(denyCommands), len(allowCommands), failed)
 	}
 }
 
 // TestGuardFileTools covers the tools that write the file named in their input.
 func TestGuardFileTools(t *testing.T) {
-	for _, linked := range []bool{true, false} {
-		w := newGuardWorld(t, linked)
+	for mode, name := range homeNames {
+		w := newGuardWorld(t, mode)
 		judge := testJudge(w.state, w.home, w.stateHome)
 		os.Symlink(w.state, filepath.Join(w.real, "statelink"))
 		file := func(tool, path string) Input {
@@ -105,7 +119,7 @@ func TestGuardFileTools(t *testing.T) {
 		for _, tt := range tests {
 			got := judge(tt.in)
 			if (got != "") != tt.deny {
-				t.Errorf("linked=%v: %s %q = %q, want deny %v", linked, tt.in.ToolName, tt.in.FilePath, got, tt.deny)
+				t.Errorf("%s: %s %q = %q, want deny %v", name, tt.in.ToolName, tt.in.FilePath, got, tt.deny)
 			}
 		}
 	}
@@ -123,7 +137,7 @@ func FuzzGuard(f *testing.F) {
 	}
 	f.Add("a 'b\\' \"c\\\" $(d) `e` > f 2>&1 <<EOF", "Bash")
 	f.Add("../.local/state/ralph-loop/x", "Write")
-	w := newGuardWorld(f, true)
+	w := newGuardWorld(f, linkedHome)
 	judge := testJudge(w.state, w.home, w.stateHome)
 	f.Fuzz(func(t *testing.T, cmd, tool string) {
 		in := w.bash(cmd)
@@ -169,4 +183,30 @@ func simpleCommand(cmd string) bool {
 		return false
 	}
 	return true
+}
+
+// TestGuardBounded: command strings that multiply (an eval of a variable that evals itself
+// ten times) are read up to a bound, then judged by what they mention.
+func TestGuardBounded(t *testing.T) {
+	w := newGuardWorld(t, linkedHome)
+	judge := testJudge(w.state, w.home, w.stateHome)
+	bomb := `a='` + strings.Repeat(`eval "$a";`, 10) + `'; eval "$a"`
+	if got := judge(w.bash(bomb)); got != "" {
+		t.Errorf("%q denied: %s", bomb, got)
+	}
+	for _, after := range []string{"; ralph-loop cancel --all", "; bash -c 'ralph-loop cancel --all'", "; rm -rf ~/.local/state"} {
+		if got := judge(w.bash(bomb + after)); got == "" {
+			t.Errorf("%q allowed after the bound", after)
+		}
+	}
+}
+
+func BenchmarkGuard(b *testing.B) {
+	w := newGuardWorld(b, linkedHome)
+	judge := testJudge(w.state, w.home, w.stateHome)
+	cmds := append(append([]string{}, denyCommands...), allowCommands...)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		judge(w.bash(cmds[i%len(cmds)]))
+	}
 }

@@ -54,6 +54,7 @@ type shell struct {
 	env      map[string]*field
 	src      string
 	depth    int
+	runs     int // command strings read so far
 	reason   string
 	// sawState: some word of the command named the state directory or a directory above it.
 	sawState bool
@@ -72,7 +73,8 @@ func (s *shell) run(text string, depth int) {
 	if s.reason != "" {
 		return
 	}
-	if depth > maxDepth {
+	s.runs++
+	if depth > maxDepth || s.runs > maxRuns {
 		if s.g.mentions(text) {
 			s.deny(inject.GuardUnsure(s.g.words))
 		}
