@@ -37,6 +37,9 @@ const maxDepth = 8
 // mention.
 const maxRuns = 256
 
+// maxCwds bounds the working directories a command line may be in that the guard tracks.
+const maxCwds = 16
+
 // guard judges the tool calls of one session.
 type guard struct {
 	stateDir string

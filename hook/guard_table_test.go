@@ -177,7 +177,7 @@ var denyCommands = []string{
 	`find ~/.local/state -type f | xargs rm -f`,
 	`cd ~ && find . -name '*.tmp' -delete`,
 	`ls ~/.local/state/ralph-loop/sessions | xargs -I{} rm -rf ~/.local/state/ralph-loop/sessions/{}`,
-	`cd ~/scratch && git clean -fdx`,
+	`cd ~/scratch && git clean -fdx ..`,
 	`git -C ~ clean -fdx`,
 	`cd ~ && git clean -xfd`,
 	`cd ~ && git stash --all`,
@@ -257,6 +257,9 @@ var denyCommands = []string{
 	`env -S 'ralph-loop cancel --all'`,
 	`watch -x ralph-loop cancel --all`,
 	`sudo --user=root -- ralph-loop cancel --all`,
+	`cd ~/.local/state && ls; rm -rf ralph-loop`,
+	`cd /tmp || cd ~; rm -rf .local`,
+	`(cd ~/.local/state && rm -rf ralph-loop); echo done`,
 }
 
 // allowCommands are the Bash commands the guard lets through: reads, and work that does not
@@ -453,4 +456,7 @@ var allowCommands = []string{
 	`make -C ~/project test`,
 	`tar -xzf go.tgz -C ~/.local`,
 	`git checkout -- . && git clean -fd`,
+	`cd ~/scratch && git clean -fdx`,
+	`cd ~/.local/state && cd ~/project && rm -rf *`,
+	`(cd ~ && ls -la); rm -rf build`,
 }

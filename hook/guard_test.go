@@ -210,3 +210,44 @@ func BenchmarkGuard(b *testing.B) {
 		judge(w.bash(cmds[i%len(cmds)]))
 	}
 }
+
+// TestGuardStateInProject: with XDG_STATE_HOME inside the project's git work tree, git clean
+// and git stash of untracked files would take the state with them.
+func TestGuardStateInProject(t *testing.T) {
+	root := t.TempDir()
+	project := filepath.Join(root, "project")
+	stateHome := filepath.Join(project, ".state")
+	state := filepath.Join(stateHome, "ralph-loop")
+	for _, d := range []string{".git", "src", ".state/ralph-loop/sessions/s1"} {
+		if err := os.MkdirAll(filepath.Join(project, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	judge := testJudge(state, filepath.Join(root, "home"), stateHome)
+	tests := []struct {
+		cmd  string
+		deny bool
+	}{
+		{"git clean -fdx", true},
+		{"git clean -fd", true},
+		{"git clean -fdX .", true},
+		{"cd src && git clean -fdx ..", true},
+		{"git stash --include-untracked", true},
+		{"git stash push -a -m wip", true},
+		{"rm -rf .state", true},
+		{"rm -rf .st*", true},
+		{"git clean -fdx src/", false},
+		{"cd src && git clean -fdx", false},
+		{"git clean -n -fdx", false},
+		{"git clean --dry-run -x", false},
+		{"git stash", false},
+		{"git stash pop", false},
+		{"rm -rf src/build", false},
+	}
+	for _, tt := range tests {
+		got := judge(Input{ToolName: "Bash", Command: tt.cmd, Cwd: project})
+		if (got != "") != tt.deny {
+			t.Errorf("%q = %q, want deny %v", tt.cmd, got, tt.deny)
+		}
+	}
+}

@@ -741,11 +741,10 @@ func (s *shell) git(c *cmdline, args []field) {
 		if _, dry := hasOpt(opts, "-n", "--dry-run"); dry {
 			return
 		}
+		if len(ops) == 0 {
+			ops = []field{{text: "."}} // git clean cleans from where it runs
+		}
 		for _, d := range holds() {
-			if len(ops) == 0 {
-				s.denyState()
-				return
-			}
 			for _, p := range ops {
 				if !filepath.IsAbs(p.text) {
 					p.text = d + "/" + p.text

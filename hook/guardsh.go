@@ -3,6 +3,7 @@ package hook
 import (
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -96,13 +97,32 @@ func (s *shell) run(text string, depth int) {
 	s.src, s.depth = oldSrc, oldDepth
 }
 
+// stmts judges a list of statements. A cd in one holds for what runs after it only if it
+// succeeded: after each statement the command may be in the directory from before it, or
+// after it.
 func (s *shell) stmts(sts []*syntax.Stmt, stdin *string) {
 	for _, st := range sts {
 		if s.reason != "" {
 			return
 		}
+		before := s.cwds
 		s.stmt(st, stdin)
+		s.mergeCwds(before)
 	}
+}
+
+// mergeCwds adds the directories in before to the possible working directories.
+func (s *shell) mergeCwds(before []string) {
+	cwds := append([]string(nil), before...)
+	for _, c := range s.cwds {
+		if len(cwds) >= maxCwds {
+			break
+		}
+		if !slices.Contains(cwds, c) {
+			cwds = append(cwds, c)
+		}
+	}
+	s.cwds = cwds
 }
 
 // writeOps are the redirections that write their target.
@@ -150,13 +170,21 @@ func (s *shell) command(cmd syntax.Command, stdin *string) {
 	case *syntax.CallExpr:
 		s.call(x, stdin)
 	case *syntax.BinaryCmd:
+		// X && Y: Y runs only if X succeeded, in the directory X went to. X || Y, X | Y:
+		// Y may run from where X began.
+		before := s.cwds
 		s.stmt(x.X, stdin)
+		if x.Op != syntax.AndStmt {
+			s.mergeCwds(before)
+		}
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 			stdin = s.output(x.X)
 		}
 		s.stmt(x.Y, stdin)
 	case *syntax.Subshell:
+		before := s.cwds
 		s.stmts(x.Stmts, stdin)
+		s.cwds = before
 	case *syntax.Block:
 		s.stmts(x.Stmts, stdin)
 	case *syntax.IfClause:
@@ -715,20 +743,17 @@ func (s *shell) cd(args []field) {
 	if to.text == "" {
 		return
 	}
+	// Where the command is once the cd has succeeded (see stmts for when it fails).
 	var next []string
 	for _, p := range s.abs(to.text) {
-		next = append(next, filepath.Clean(p))
+		if p = filepath.Clean(p); !slices.Contains(next, p) {
+			next = append(next, p)
+		}
 	}
-	for _, n := range next {
-		if len(s.cwds) >= 16 {
-			break
-		}
-		dup := false
-		for _, c := range s.cwds {
-			dup = dup || c == n
-		}
-		if !dup {
-			s.cwds = append(s.cwds, n)
+	s.cwds = next
+	for _, c := range next {
+		if s.g.relation(c) != 0 {
+			s.sawState = true
 		}
 	}
 }
