@@ -260,6 +260,16 @@ var denyCommands = []string{
 	`cd ~/.local/state && ls; rm -rf ralph-loop`,
 	`cd /tmp || cd ~; rm -rf .local`,
 	`(cd ~/.local/state && rm -rf ralph-loop); echo done`,
+	`ln ~/.local/state/ralph-loop/sessions/s1/loop.json /tmp/loop.json`,
+	`cp -l ~/.local/state/ralph-loop/sessions/s1/loop.json /tmp/loop.json`,
+	`kill -9 -1`,
+	`ssh localhost 'rm -rf ~/.local/state'`,
+	`ssh me@127.0.0.1 ralph-loop cancel --all`,
+	`go run github.com/ralph-loop/ralph-loop/cmd/ralph-loop@latest cancel --all`,
+	`cp $(which ralph-loop) /tmp/rl && /tmp/rl cancel --all`,
+	`ln -s "$(command -v ralph-loop)" ~/bin/x; ~/bin/x hook --host claude < p.json`,
+	`/tmp/renamed cancel --all`,
+	`{H}/bin/rl cancel`,
 }
 
 // allowCommands are the Bash commands the guard lets through: reads, and work that does not
@@ -477,4 +487,7 @@ var allowCommands = []string{
 	`git stash -u && git pull && git stash pop`,
 	`find ~/.local/share -name '*.log' -delete`,
 	`touch ~/.local/state/other-app.log`,
+	`ssh build-server 'rm -rf ~/.local/state'`,
+	`gh run cancel 123`,
+	`kubectl delete pod x --all`,
 }

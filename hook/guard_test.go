@@ -44,6 +44,13 @@ func newGuardWorld(t testing.TB, mode int) guardWorld {
 		}
 	}
 	real, _ = filepath.EvalSymlinks(real)
+	// A link to ralph-loop under another name, as an agent could have made in an earlier call.
+	if err := os.WriteFile(filepath.Join(real, "bin", "ralph-loop"), []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(real, "bin", "ralph-loop"), filepath.Join(real, "bin", "rl")); err != nil {
+		t.Fatal(err)
+	}
 	w := guardWorld{home: real, real: real}
 	if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -73,7 +74,7 @@ func (s *shell) exec(c *cmdline) {
 	}
 	name := strings.TrimSuffix(filepath.Base(prog.text), ".exe")
 	switch {
-	case name == "ralph-loop":
+	case name == "ralph-loop" || s.ralphNames[name] || s.isRalph(prog.text, args):
 		s.ralph(c, args)
 	case s.g.cli != "" && name == s.g.cli:
 		s.hostCLI(args)
@@ -207,6 +208,7 @@ func init() {
 		"systemd-run": func(s *shell, c *cmdline, a []field) {
 			s.wrap(c, a, "pEuM", []string{"property", "unit", "setenv", "machine", "uid", "gid", "nice", "working-directory", "slice", "description", "on-active", "on-calendar"}, 0)
 		},
+		"ssh":     (*shell).ssh,
 		"command": (*shell).commandBuiltin,
 		"env":     (*shell).envCmd,
 		"sudo":    (*shell).sudo,
@@ -773,7 +775,7 @@ func (s *shell) goTool(c *cmdline, args []field) {
 	if len(rest) == 0 {
 		return
 	}
-	pkg := strings.TrimRight(rest[0].text, "/")
+	pkg, _, _ := strings.Cut(strings.TrimRight(rest[0].text, "/"), "@")
 	base := filepath.Base(pkg)
 	if pkg == "." {
 		base = filepath.Base(s.cwds[0])
@@ -860,7 +862,8 @@ func (s *shell) hostCLI(args []field) {
 func (s *shell) kill(c *cmdline, args []field) {
 	cli := s.g.cli
 	for _, a := range args {
-		if strings.Contains(a.src, "PPID") || cli != "" && !a.exact() && strings.Contains(a.src, cli) {
+		if strings.Contains(a.src, "PPID") || cli != "" && !a.exact() && strings.Contains(a.src, cli) ||
+			filepath.Base(c.args[0].text) == "kill" && (a.text == "-1" || a.text == "0" || a.text == "-0") {
 			s.deny(inject.GuardKill(cli, s.g.words))
 			return
 		}
@@ -909,6 +912,18 @@ func (s *shell) copy(c *cmdline, args []field, kind string) {
 			return
 		default:
 			srcs, dest = ops[:len(ops)-1], &ops[len(ops)-1]
+		}
+	}
+	s.notePrograms(srcs, *dest)
+	_, symbolic := hasOpt(opts, "-s", "--symbolic")
+	_, link := hasOpt(opts, "-l", "--link")
+	if kind == "ln" && !symbolic || kind == "cp" && link {
+		// A hard link to a state file would let a later write through it change the state.
+		for _, src := range srcs {
+			if s.rel(src)&inside != 0 {
+				s.denyState()
+				return
+			}
 		}
 	}
 	if kind == "mv" {
@@ -1228,4 +1243,72 @@ func (s *shell) codeMentions(code string) bool {
 		}
 	}
 	return false
+}
+
+// isRalph reports whether a program under another name is ralph-loop: a link to it (made
+// in an earlier call, or on PATH), or a program called with the arguments only ralph-loop
+// takes ("cancel --all", "cancel --session ID", "hook --host H"), as a renamed copy would be.
+func (s *shell) isRalph(prog string, args []field) bool {
+	if len(args) == 0 || !ralphSubs[args[0].text] {
+		return false
+	}
+	for _, a := range args[1:] {
+		t := a.text
+		switch args[0].text {
+		case "cancel":
+			if t == "--all" || t == "--session" || strings.HasPrefix(t, "--session=") {
+				return true
+			}
+		case "hook", "install", "uninstall":
+			if t == "--host" || strings.HasPrefix(t, "--host=") {
+				return true
+			}
+		}
+	}
+	path := prog
+	if !strings.Contains(prog, "/") {
+		p, err := exec.LookPath(prog)
+		if err != nil {
+			return false
+		}
+		path = p
+	} else if !filepath.IsAbs(path) {
+		path = filepath.Join(s.cwds[0], path)
+	}
+	r, err := filepath.EvalSymlinks(path)
+	return err == nil && strings.TrimSuffix(filepath.Base(r), ".exe") == "ralph-loop"
+}
+
+// notePrograms remembers copies and links of ralph-loop made in the line, by their names.
+func (s *shell) notePrograms(srcs []field, dest field) {
+	for _, src := range srcs {
+		if filepath.Base(src.text) != "ralph-loop" {
+			continue
+		}
+		if s.ralphNames == nil {
+			s.ralphNames = map[string]bool{}
+		}
+		s.ralphNames[filepath.Base(strings.TrimRight(dest.text, "/"))] = true
+	}
+}
+
+// ssh to this machine runs its command here, in the user's home.
+func (s *shell) ssh(c *cmdline, args []field) {
+	_, _, rest := scan(args, "BbcDEeFIiJLlmOoPpQRSWw", nil, true)
+	if len(rest) < 2 {
+		return
+	}
+	host := rest[0].text
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	if host != "localhost" && host != "::1" && !strings.HasPrefix(host, "127.") && host != "0.0.0.0" {
+		return
+	}
+	before := s.cwds
+	if s.g.home != "" {
+		s.cwds = []string{s.g.home}
+	}
+	s.nested(joinFields(rest[1:]))
+	s.cwds = before
 }

@@ -59,6 +59,8 @@ type shell struct {
 	reason   string
 	// sawState: some word of the command named the state directory or a directory above it.
 	sawState bool
+	// ralphNames are names a copy or link of ralph-loop was given earlier in the line.
+	ralphNames map[string]bool
 }
 
 func (s *shell) deny(reason string) {
