@@ -188,8 +188,12 @@ func TestStopTimeout(t *testing.T) {
 			t.Errorf("timeout %s: %v, want %v", c.timeout, d, c.want)
 		}
 	}
-	if IsHookCommand("ralph-loop hook --host claude") || !IsHookCommand(`"/opt/my tools/ralph-loop" hook --host qwen`) {
-		t.Error("IsHookCommand does not tell Qwen Code's hook from others")
+	s := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"/usr/local/bin/ralph-loop hook --host claude","timeout":5000000}]}]}}`
+	if err := os.WriteFile(filepath.Join(home, ".qwen", "settings.json"), []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := stopTimeout(getenv, ""); d != 60*time.Second {
+		t.Errorf("the timeout of Claude Code's hook was taken for Qwen Code's: %v", d)
 	}
 }
 

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/ralph-loop/ralph-loop/hook/args"
 )
 
 // ConfigDir is Qwen Code's user configuration directory: $QWEN_HOME, or ~/.qwen ("" when
@@ -119,7 +117,7 @@ func stopTimeout(getenv func(string) string, project string) time.Duration {
 		}
 		for _, g := range hooks.Stop {
 			for _, h := range g.Hooks {
-				if t := HookTimeout(h.Timeout); IsHookCommand(h.Command) && t > d {
+				if t := HookTimeout(h.Timeout); Installer.Ours(h.Command, nil) && t > d {
 					d = t
 				}
 			}
@@ -142,18 +140,6 @@ func HookTimeout(raw json.RawMessage) time.Duration {
 		return time.Duration(v * float64(time.Millisecond))
 	}
 	return time.Duration(v * float64(time.Second))
-}
-
-// IsHookCommand reports whether a hook command line is ralph-loop's hook for Qwen Code
-// (from any path).
-func IsHookCommand(cmd string) bool {
-	w, err := args.Split(cmd)
-	if err != nil || len(w) != 4 {
-		return false
-	}
-	base := filepath.Base(w[0].Text)
-	return (base == "ralph-loop" || base == "ralph-loop.exe") &&
-		w[1].Text == "hook" && w[2].Text == "--host" && w[3].Text == Name
 }
 
 // stripComments blanks out // and /* */ comments outside strings, keeping every other byte
