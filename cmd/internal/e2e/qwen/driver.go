@@ -114,7 +114,7 @@ func (e *Env) environ(apiURL string, extra []string) []string {
 	return append(env, extra...)
 }
 
-// RalphLoop runs ralph-loop in the project and returns its stdout.
+// RalphLoopCmd runs ralph-loop in the project and returns its stdout.
 func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
 	cmd.Dir = e.Project

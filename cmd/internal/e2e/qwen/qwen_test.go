@@ -233,6 +233,9 @@ func TestCancel(t *testing.T) {
 		Args:   []string{"--session-id", id},
 	})
 	expectLoop(t, onlyLoop(t, e), "ACTIVE", 2, 0)
+	if n := len(res.Fake.MainRequests()); n != 2 {
+		t.Errorf("%d agent requests in the first run, want 2 (the answer, then the one refused)", n)
+	}
 	res = run(t, e, Run{Prompt: "/cancel-ralph", Args: []string{"--resume", id}})
 	expectLoop(t, onlyLoop(t, e), "CANCELLED", 2, 0)
 	if n := len(res.Fake.MainRequests()); n != 0 {
