@@ -107,8 +107,9 @@ func TestBlockedThenPromise(t *testing.T) {
 	contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
 		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
 	first := res.Fake.MainRequests()[0].Messages
-	contains(t, "the first request's prompt", first[len(first)-1].Text, "Create x.txt containing hi",
-		"&lt;promise&gt;DONE&lt;/promise&gt;", "escaped as HTML entities")
+	// The installed command file expanded the prompt; the hook's contract came with it.
+	contains(t, "the first request's prompt", first[len(first)-1].Text, "The ralph-loop hook has read this command's arguments",
+		"Create x.txt containing hi", "&lt;promise&gt;DONE&lt;/promise&gt;", "escaped as HTML entities")
 	if b, err := os.ReadFile(filepath.Join(e.Project, "x.txt")); err != nil || string(b) != "hi\n" {
 		t.Errorf("x.txt = %q, %v", b, err)
 	}
@@ -200,13 +201,15 @@ func TestCutByTheHostCap(t *testing.T) {
 	noOverride(t, res)
 }
 
-// 4. The promise in the first answer, with no tool call: rejected; after real work (a
+// 4. The promise in the first answer, with no tool call: rejected; the agent's attempt to
+// cancel its own loop from the shell is denied (and is no work); after real work (a
 // command that fails counts: it ran) the promise is accepted.
 func TestPromiseWithoutWork(t *testing.T) {
 	e := newEnv(t, "user")
 	res := run(t, e, Run{
 		Script: Script{Turns: []Turn{
 			Text("<promise>DONE</promise>"),
+			Shell("Let me end this loop.", "ralph-loop cancel --all"),
 			Shell("Fine, doing the work.", "echo hi > x.txt; exit 3"),
 			Text("Now it is really done. <promise>DONE</promise>"),
 		}},
@@ -219,6 +222,16 @@ func TestPromiseWithoutWork(t *testing.T) {
 	}
 	contains(t, "the continuation", c[0], "only 0 tool calls have been made")
 	contains(t, "what the user saw", res.Stderr, "promise rejected, no real work yet (0/1 tool calls)")
+	var denied string
+	for _, m := range res.Fake.MainRequests()[2].Messages {
+		if m.Role == "tool" {
+			denied = m.Text
+		}
+	}
+	contains(t, "the denied call's result", denied, "ralph-loop")
+	if strings.Contains(denied, "Exit Code") {
+		t.Errorf("the agent's ralph-loop cancel ran: %q", denied)
+	}
 }
 
 // 5. /cancel-ralph in the session ends its loop: the first run's turn ends on an API error
