@@ -278,8 +278,10 @@ func TestNoLoopUntouched(t *testing.T) {
 		t.Errorf("%d agent requests, want 2", n)
 	}
 	for _, r := range res.Fake.MainRequests() {
-		if raw := string(r.Raw); strings.Contains(raw, "user-prompt-submit-context") || strings.Contains(raw, "ralph-loop: ") {
-			t.Error("a hook added to a request")
+		for _, m := range r.Messages {
+			if m.Role == "user" && (strings.Contains(m.Text, "<qwen:user-prompt-submit-context>") || strings.Contains(m.Text, "ralph-loop: ")) {
+				t.Errorf("a hook added to a request: %q", m.Text)
+			}
 		}
 	}
 	if loops, err := e.Status(context.Background()); err != nil || len(loops) != 0 {
