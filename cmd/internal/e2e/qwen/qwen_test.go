@@ -288,3 +288,26 @@ func TestNoLoopUntouched(t *testing.T) {
 		t.Errorf("status: %v %+v; want no loops", err, loops)
 	}
 }
+
+// 7. Installed at project scope (.qwen/settings.json, committed): the hooks run the
+// ralph-loop found on PATH, and Qwen Code loads the project's hooks (folder trust is off by
+// default).
+func TestProjectScope(t *testing.T) {
+	e := newEnv(t, "project")
+	if _, err := os.Stat(filepath.Join(e.Project, ".qwen", "commands", "ralph-loop.md")); err != nil {
+		t.Fatalf("no project command file: %v", err)
+	}
+	res := run(t, e, Run{
+		Script: Script{Turns: []Turn{
+			Text("I'm done."),
+			Shell("", "echo hi > x.txt"),
+			Text("x.txt is written. <promise>DONE</promise>"),
+		}},
+		Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 3`,
+		Env:    []string{"PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + os.Getenv("PATH")},
+	})
+	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	if n := len(continuations(res.Fake)); n != 1 {
+		t.Errorf("%d continuations, want 1", n)
+	}
+}
