@@ -10,18 +10,6 @@ import (
 	"time"
 )
 
-// ConfigDir is Qwen Code's user configuration directory: $QWEN_HOME, or ~/.qwen ("" when
-// neither is known).
-func ConfigDir(getenv func(string) string) string {
-	if d := getenv("QWEN_HOME"); d != "" {
-		return d
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".qwen")
-	}
-	return ""
-}
-
 // settingsFiles are Qwen Code's settings files, highest precedence first: system, the
 // project's (workspace), the user's, system defaults.
 func settingsFiles(getenv func(string) string, project string) []string {
@@ -37,7 +25,7 @@ func settingsFiles(getenv func(string) string, project string) []string {
 	if project != "" {
 		files = append(files, filepath.Join(project, ".qwen", "settings.json"))
 	}
-	if d := ConfigDir(getenv); d != "" {
+	if d, err := userDir(getenv); err == nil {
 		files = append(files, filepath.Join(d, "settings.json"))
 	}
 	return append(files, defaults)
@@ -117,7 +105,7 @@ func stopTimeout(getenv func(string) string, project string) time.Duration {
 		}
 		for _, g := range hooks.Stop {
 			for _, h := range g.Hooks {
-				if t := HookTimeout(h.Timeout); Installer.Ours(h.Command, nil) && t > d {
+				if t := hookTimeout(h.Timeout); Installer.Ours(h.Command, nil) && t > d {
 					d = t
 				}
 			}
@@ -129,9 +117,9 @@ func stopTimeout(getenv func(string) string, project string) time.Duration {
 	return d
 }
 
-// HookTimeout is a command hook's timeout as Qwen Code reads the "timeout" value: seconds,
+// hookTimeout is a command hook's timeout as Qwen Code reads the "timeout" value: seconds,
 // or milliseconds from 1000 up; 0 when it is not a positive number (the default applies).
-func HookTimeout(raw json.RawMessage) time.Duration {
+func hookTimeout(raw json.RawMessage) time.Duration {
 	var v float64
 	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil || !(v > 0) || math.IsInf(v, 0) {
 		return 0
