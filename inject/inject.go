@@ -204,6 +204,12 @@ type Why struct {
 	Resumed bool
 }
 
+// EscapedNote tells the agent, in a host that escapes the block reason (EscapesMarkup), how
+// to read the marker in it. It holds no <, > or &, so the escaping leaves it as it is.
+const EscapedNote = "(In this message every less-than sign, greater-than sign and ampersand is shown as an HTML entity: " +
+	"lt, gt or amp between an ampersand and a semicolon. Read them as the plain characters, and write the completion marker " +
+	"with the plain characters, exactly as the loop's rules give it, never with entities.)"
+
 // CheckFailure describes the check that failed, for BlockCheckFailed.
 type CheckFailure struct {
 	Index, Total int
@@ -224,6 +230,9 @@ func Continuation(l *state.Loop, w Why, h Host) string {
 		b.WriteString(ULW + "\n\n")
 	}
 	fmt.Fprintf(&b, "ralph-loop: iteration %d/%d. ", l.Iteration, l.MaxIterations)
+	if h.EscapesMarkup {
+		b.WriteString(EscapedNote + " ")
+	}
 	if w.Resumed {
 		b.WriteString("The user's message has been answered; the loop now goes on. ")
 	}
@@ -248,9 +257,6 @@ func Continuation(l *state.Loop, w Why, h Host) string {
 		fmt.Fprintf(&end, "Fix what fails, and output exactly %s only when the task is done and the checks pass.\n\n", marker)
 	} else {
 		fmt.Fprintf(&end, "Keep working on the task. Only when it is fully complete, output exactly %s (exact match, no variants), alone on the last line. If it is not done, do not output it.\n\n", marker)
-	}
-	if h.EscapesMarkup {
-		end.WriteString("(This message reaches you with its angle brackets escaped as HTML entities; write the marker with plain angle brackets.)\n\n")
 	}
 	end.WriteString("TASK:\n")
 	if why == BlockCheckFailed && f.Tail != "" {
