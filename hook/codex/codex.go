@@ -69,7 +69,13 @@ const DefaultTimeout = 600
 func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	return hook.Facts{
 		Words:       Words,
-		StopTimeout: func() time.Duration { return stopTimeout(getenv, cwd) },
+		StopTimeout: func() time.Duration {
+			// Not its ok: install's HookTimeout (a8e0e33) shadows it and reports false.
+			if d, _ := Installer.HookTimeout("Stop", cwd, getenv); d > 0 {
+				return d
+			}
+			return DefaultTimeout * time.Second
+		},
 		ProjectDir:  cwd,
 		Transcript:  Transcript{},
 		// The rollout holds the turn's last message when the Stop hook starts (seen on

@@ -6,15 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
-
-	"github.com/ralph-loop/ralph-loop/hook/args"
 )
 
 // Codex runs a hook from hooks.json only once it is trusted: the user's config.toml holds,
@@ -120,34 +115,6 @@ func writeJSONString(b *strings.Builder, s string) {
 	b.WriteByte('"')
 }
 
-// Home is Codex's configuration directory: $CODEX_HOME, or ~/.codex ("" when neither is
-// known).
-func Home(getenv func(string) string) string {
-	if d := getenv(HomeEnv); d != "" {
-		return d
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".codex")
-	}
-	return ""
-}
-
-// HookCommand is the command line of the hooks for a binary.
-func HookCommand(binary string) string {
-	return args.Quote(binary) + " hook --host " + Name
-}
-
-// IsHookCommand reports whether a hook command line is ralph-loop's Codex hook (from any
-// path).
-func IsHookCommand(cmd string) bool {
-	w, err := args.Split(cmd)
-	if err != nil || len(w) != 4 {
-		return false
-	}
-	base := filepath.Base(w[0].Text)
-	return (base == "ralph-loop" || base == "ralph-loop.exe") && w[1].Text == "hook" && w[2].Text == "--host" && w[3].Text == Name
-}
-
 // hooksFile is the part of hooks.json read here.
 type hooksFile struct {
 	Hooks map[string][]struct {
@@ -160,103 +127,112 @@ type hooksFile struct {
 	} `json:"hooks"`
 }
 
-// HooksFiles are the hooks.json files Codex reads for a session in dir: the user's, then
-// the project's (.codex/hooks.json in dir or a parent, up to the repository's root).
-func HooksFiles(getenv func(string) string, dir string) []string {
-	var files []string
-	if home := Home(getenv); home != "" {
-		files = append(files, filepath.Join(home, "hooks.json"))
-	}
-	for d := dir; d != ""; {
-		files = append(files, filepath.Join(d, ".codex", "hooks.json"))
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			break
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	return files
-}
-
-// StopTimeout returns the timeout of ralph-loop's Stop hook in the hooks.json files (the
-// longest, if there are several), and whether one was found.
-func StopTimeout(files []string) (time.Duration, bool) {
-	best, found := 0, false
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		var hf hooksFile
-		if json.Unmarshal(data, &hf) != nil {
-			continue
-		}
-		for _, g := range hf.Hooks["Stop"] {
-			for _, h := range g.Hooks {
-				if h.Type != "command" || !IsHookCommand(h.Command) {
-					continue
-				}
-				t := DefaultTimeout
-				if h.Timeout != nil {
-					t = max(*h.Timeout, 1)
-				}
-				if !found || t > best {
-					best, found = t, true
-				}
-			}
-		}
-	}
-	return time.Duration(best) * time.Second, found
-}
-
-func stopTimeout(getenv func(string) string, cwd string) time.Duration {
-	if d, ok := StopTimeout(HooksFiles(getenv, cwd)); ok {
-		return d
-	}
-	return DefaultTimeout * time.Second
-}
-
 // TrustEntry is one handler's trust as config.toml records it.
 type TrustEntry struct {
 	Key, Hash string
+	// Event and Ours say whose handler it is (Trusted).
+	Event string
+	Ours  bool
 }
 
-// Trusted reports which of the handlers a hooks.json file holds are ralph-loop's and
-// whether each is trusted by the config.toml text given: the handlers' entries, and those
-// missing or with another hash.
-func Trusted(hooksPath string, hooksJSON []byte, configTOML string) (want []TrustEntry, missing []TrustEntry, err error) {
+// Handlers lists the command handlers of a hooks.json file with their trust keys and
+// hashes, ours telling which are ralph-loop's. Empty content has none.
+func Handlers(hooksPath string, hooksJSON []byte, ours func(cmd string) bool) ([]TrustEntry, error) {
+	if len(strings.TrimSpace(string(hooksJSON))) == 0 {
+		return nil, nil
+	}
 	var hf hooksFile
 	if err := json.Unmarshal(hooksJSON, &hf); err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", hooksPath, err)
+		return nil, fmt.Errorf("read %s: %w", hooksPath, err)
 	}
-	have := TrustedHashes(configTOML)
 	events := make([]string, 0, len(hf.Hooks))
 	for e := range hf.Hooks {
 		events = append(events, e)
 	}
 	sort.Strings(events)
+	var out []TrustEntry
 	for _, e := range events {
 		for gi, g := range hf.Hooks[e] {
 			for hi, h := range g.Hooks {
-				if h.Type != "command" || !IsHookCommand(h.Command) {
+				if h.Type != "command" {
 					continue
 				}
 				t := 0
 				if h.Timeout != nil {
 					t = max(*h.Timeout, 1)
 				}
-				entry := TrustEntry{Key: TrustKey(hooksPath, e, gi, hi), Hash: TrustHash(Handler{Event: e, Matcher: g.Matcher, Command: h.Command, Timeout: t})}
-				want = append(want, entry)
-				if have[entry.Key] != entry.Hash {
-					missing = append(missing, entry)
-				}
+				out = append(out, TrustEntry{Key: TrustKey(hooksPath, e, gi, hi), Event: e, Ours: ours(h.Command),
+					Hash: TrustHash(Handler{Event: e, Matcher: g.Matcher, Command: h.Command, Timeout: t})})
 			}
 		}
 	}
-	return want, missing, nil
+	return out, nil
+}
+
+// Retrust returns config.toml with the trust of a hooks file brought from what it held
+// (before) to what it will hold (after): ralph-loop's handlers in after trusted, the
+// entries of its handlers that are gone removed, and the other handlers that moved (a group
+// before them removed) keeping their trust under their new keys. Nothing else changes.
+func Retrust(config string, before, after []TrustEntry) (string, error) {
+	now := map[string]TrustEntry{}
+	for _, e := range after {
+		now[e.Key] = e
+	}
+	var gone []string
+	for _, e := range before {
+		if n, ok := now[e.Key]; e.Ours && (!ok || !n.Ours || n.Hash != e.Hash) {
+			gone = append(gone, e.Key)
+		}
+	}
+	out, err := RemoveTrust(config, gone)
+	if err != nil {
+		return config, err
+	}
+	// The user's handlers, per event, in order: a handler that moved is the one with the
+	// same hash at the same rank among the others.
+	renames := map[string]string{}
+	trusted := TrustedHashes(out)
+	rank := func(l []TrustEntry) map[string][]TrustEntry {
+		m := map[string][]TrustEntry{}
+		for _, e := range l {
+			if !e.Ours {
+				m[e.Event] = append(m[e.Event], e)
+			}
+		}
+		return m
+	}
+	was, is := rank(before), rank(after)
+	for ev, l := range was {
+		for i, e := range l {
+			if i < len(is[ev]) && is[ev][i].Hash == e.Hash && is[ev][i].Key != e.Key && trusted[e.Key] == e.Hash {
+				renames[e.Key] = is[ev][i].Key
+			}
+		}
+	}
+	if len(renames) > 0 {
+		// A stale table at a new key would make the key appear twice.
+		var stale []string
+		for _, to := range renames {
+			if _, ok := trusted[to]; ok {
+				if _, moving := renames[to]; !moving {
+					stale = append(stale, to)
+				}
+			}
+		}
+		if out, err = RemoveTrust(out, stale); err != nil {
+			return config, err
+		}
+		if out, err = RenameTrust(out, renames); err != nil {
+			return config, err
+		}
+	}
+	var set []TrustEntry
+	for _, e := range after {
+		if e.Ours {
+			set = append(set, e)
+		}
+	}
+	return SetTrust(out, set)
 }
 
 // ErrTOML means config.toml could not be read as far as the trust entries go.

@@ -40,22 +40,37 @@ func TestTrustHashCodex(t *testing.T) {
 	}
 }
 
-func TestTrusted(t *testing.T) {
-	hooks := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"other"}]},{"hooks":[{"type":"command","command":"/bin/ralph-loop hook --host codex","timeout":900}]}],
-	"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/bin/ralph-loop hook --host codex","timeout":10}]}]}}`)
-	want, missing, err := Trusted("/h/hooks.json", hooks, "")
-	if err != nil || len(want) != 2 || len(missing) != 2 {
-		t.Fatalf("want %v missing %v err %v", want, missing, err)
+func TestRetrust(t *testing.T) {
+	ours := func(cmd string) bool { return strings.HasSuffix(cmd, "hook --host codex") }
+	user := `{"type":"command","command":"my-linter"}`
+	rl := `{"type":"command","command":"/bin/ralph-loop hook --host codex","timeout":900}`
+	// The user's Stop hook after ralph-loop's, trusted by the user; ralph-loop's untrusted.
+	before, err := Handlers("/h/hooks.json", []byte(`{"hooks":{"Stop":[{"hooks":[`+rl+`]},{"hooks":[`+user+`]}]}}`), ours)
+	if err != nil || len(before) != 2 || !before[0].Ours || before[1].Ours {
+		t.Fatalf("%+v %v", before, err)
 	}
-	if want[1].Key != "/h/hooks.json:stop:1:0" || want[1].Hash != TrustHash(Handler{Event: "Stop", Command: "/bin/ralph-loop hook --host codex", Timeout: 900}) {
-		t.Errorf("got %+v", want[1])
-	}
-	config, err := SetTrust("model = \"x\"\n", want)
+	config, _ := SetTrust("", []TrustEntry{before[1]})
+	// Reinstalled: ralph-loop's group now comes last.
+	after, _ := Handlers("/h/hooks.json", []byte(`{"hooks":{"Stop":[{"hooks":[`+user+`]},{"hooks":[`+rl+`]}]}}`), ours)
+	got, err := Retrust(config, before, after)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, missing, _ := Trusted("/h/hooks.json", hooks, config); len(missing) != 0 {
-		t.Errorf("still missing after SetTrust: %v\n%s", missing, config)
+	h := TrustedHashes(got)
+	if h["/h/hooks.json:stop:0:0"] != before[1].Hash || h["/h/hooks.json:stop:1:0"] != after[1].Hash || len(h) != 2 {
+		t.Errorf("after reinstall: %v\n%s", h, got)
+	}
+	if again, _ := Retrust(got, after, after); again != got {
+		t.Errorf("a second run changed config.toml:\n%s", again)
+	}
+	// Uninstalled: only the user's hook and its trust are left.
+	left, _ := Handlers("/h/hooks.json", []byte(`{"hooks":{"Stop":[{"hooks":[`+user+`]}]}}`), ours)
+	got, _ = Retrust(got, after, left)
+	if h := TrustedHashes(got); h["/h/hooks.json:stop:0:0"] != before[1].Hash || len(h) != 1 {
+		t.Errorf("after uninstall: %v\n%s", h, got)
+	}
+	if got, _ = Retrust(got, left, nil); len(TrustedHashes(got)) != 1 {
+		t.Errorf("the user's trust was removed with a file that is not ralph-loop's: %s", got)
 	}
 }
 
@@ -115,15 +130,16 @@ func TestSetTrustRefuses(t *testing.T) {
 }
 
 func TestStopTimeout(t *testing.T) {
-	dir := t.TempDir()
-	f := filepath.Join(dir, "hooks.json")
-	os.WriteFile(f, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"},{"type":"command","command":"/b/ralph-loop hook --host codex","timeout":900}]}]}}`), 0o644)
-	if d, ok := StopTimeout([]string{filepath.Join(dir, "missing.json"), f}); !ok || d != 900*time.Second {
-		t.Errorf("StopTimeout = %v %v", d, ok)
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "hooks.json"), []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"},{"type":"command","command":"/b/ralph-loop hook --host codex","timeout":900}]}]}}`), 0o644)
+	env := map[string]string{"CODEX_HOME": home}
+	f := Host{}.Facts(func(k string) string { return env[k] }, t.TempDir())
+	if d := f.StopTimeout(); d != 900*time.Second {
+		t.Errorf("StopTimeout = %v", d)
 	}
-	env := map[string]string{"CODEX_HOME": dir}
-	if d := stopTimeout(func(k string) string { return env[k] }, t.TempDir()); d != 900*time.Second {
-		t.Errorf("stopTimeout = %v", d)
+	env["CODEX_HOME"] = t.TempDir()
+	if d := f.StopTimeout(); d != 600*time.Second {
+		t.Errorf("StopTimeout without hooks = %v, want Codex's default", d)
 	}
 }
 
