@@ -68,7 +68,7 @@ const DefaultTimeout = 600
 // Facts states Codex's facts for an event.
 func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	return hook.Facts{
-		Words:       Words,
+		Words: Words,
 		StopTimeout: func() time.Duration {
 			// Not its ok: install's HookTimeout (a8e0e33) shadows it and reports false.
 			if d, _ := Installer.HookTimeout("Stop", cwd, getenv); d > 0 {
@@ -76,8 +76,8 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 			}
 			return DefaultTimeout * time.Second
 		},
-		ProjectDir:  cwd,
-		Transcript:  Transcript{},
+		ProjectDir: cwd,
+		Transcript: Transcript{},
 		// The rollout holds the turn's last message when the Stop hook starts (seen on
 		// 0.169.0), and every tool call by its call id: file edits with apply_patch are
 		// counted from it, whichever tool events Codex fires for them.
