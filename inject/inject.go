@@ -37,6 +37,9 @@ type Host struct {
 	Cancel string
 	// EscapesMarkup: the host hands the agent a block reason with <, > and & escaped.
 	EscapesMarkup bool
+	// SkipsHooks says when the host skips hooks without a word ("" if it never does), for
+	// a loop whose Stop hook never ran.
+	SkipsHooks string
 }
 
 // DefaultMessageCap is the message cap of a host that states none: Claude Code's, whose
@@ -475,6 +478,17 @@ func EndedUnseen(l *state.Loop, h Host) string {
 		return "ralph-loop: this session's loop ended: promise accepted " + at
 	}
 	return fmt.Sprintf("ralph-loop: this session's loop ended %s %s: %s%s", l.Status, at, l.EndReason, resumeHint(l))
+}
+
+// NoStopSeen says, for an active loop that no stop has reached since it was armed (age
+// ago), why that may be and what to do.
+func NoStopSeen(h Host, age string) string {
+	s := fmt.Sprintf("no stop has reached this loop since it was armed %s ago: expected while the agent's first turn runs; "+
+		"if that turn has ended, %s did not run ralph-loop's Stop hook", age, h.display())
+	if h.SkipsHooks != "" {
+		s += " (" + h.SkipsHooks + ")"
+	}
+	return s + fmt.Sprintf(": run \"ralph-loop install --host %s\" and start a new session", h.Name)
 }
 
 // Vanished tells the user that a loop's state was removed or changed by something other

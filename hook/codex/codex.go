@@ -53,6 +53,7 @@ var Words = inject.Host{
 	MessageCap:    3200,
 	Cancel:        Sigil + "cancel-ralph",
 	EscapesMarkup: true,
+	SkipsHooks:    "Codex skips hooks it has not trusted, or that changed since they were trusted; install trusts them",
 }
 
 // SessionEnv holds the session id in the agent's shell (Codex sets CODEX_THREAD_ID to the
