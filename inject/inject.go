@@ -37,6 +37,9 @@ type Host struct {
 	Cancel string
 	// EscapesMarkup: the host hands the agent a block reason with <, > and & escaped.
 	EscapesMarkup bool
+	// Sigil starts the loop commands as the user types them in the host ("" or "/":
+	// /ralph-loop; Codex's TUI takes "$": $ralph-loop, a skill).
+	Sigil string
 	// SkipsHooks says when the host skips hooks without a word ("" if it never does), for
 	// a loop whose Stop hook never ran.
 	SkipsHooks string
@@ -59,6 +62,16 @@ func (h Host) display() string {
 	}
 	return "the host"
 }
+
+func (h Host) sigil() string {
+	if h.Sigil != "" {
+		return h.Sigil
+	}
+	return "/"
+}
+
+// Arm is how the user starts a loop in the host: /ralph-loop, or $ralph-loop in Codex.
+func (h Host) Arm() string { return h.sigil() + "ralph-loop" }
 
 func (h Host) cancel() string {
 	if h.Cancel != "" {
@@ -538,9 +551,10 @@ const shortUsage = `"TASK" [--max-iterations N] [--completion-promise TOKEN] [--
 
 // Help is the reason shown for /ralph-loop --help.
 func Help(h Host) string {
+	p := h.sigil()
 	return `ralph-loop: keep working on a task, in this session, until it is really done.
-usage: /ralph-loop "TASK" [flags]   (/ulw-loop: the same, demanding autonomous, verified work)
-       /ralph-loop --resume [flags]  (pick up this session's last loop where it ended)
+usage: ` + p + `ralph-loop "TASK" [flags]   (` + p + `ulw-loop: the same, demanding autonomous, verified work)
+       ` + p + `ralph-loop --resume [flags]  (pick up this session's last loop where it ended)
 ` + args.HelpLines(false) + `
 Defaults come from .ralph/settings.json and .ralph/settings.local.json in the project.
 ` + h.cancel() + ` ends the loop; "ralph-loop status" and "ralph-loop log" in a terminal show it.`

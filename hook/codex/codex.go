@@ -53,6 +53,7 @@ var Words = inject.Host{
 	MessageCap:    3200,
 	Cancel:        Sigil + "cancel-ralph",
 	EscapesMarkup: true,
+	Sigil:         Sigil,
 	SkipsHooks:    "Codex skips hooks it has not trusted, or that changed since they were trusted; install trusts them",
 }
 
