@@ -47,6 +47,8 @@ type Env struct {
 	Project, State   string
 	Tmp              string
 	Fake             *Fake
+	// Path, if set, is put before $PATH (for hooks that run the ralph-loop on PATH).
+	Path string
 }
 
 // NewEnv lays out an Env under root, with Codex configured to use fake as its model. The
@@ -96,6 +98,8 @@ func (e *Env) environ() []string {
 		case strings.HasPrefix(k, "CODEX"), strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "XDG_"),
 			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR":
 			continue
+		case k == "PATH" && e.Path != "":
+			kv = "PATH=" + e.Path + string(os.PathListSeparator) + kv[len("PATH="):]
 		}
 		env = append(env, kv)
 	}

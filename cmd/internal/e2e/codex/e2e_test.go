@@ -271,3 +271,61 @@ func TestUntrustedHooksDoNotRun(t *testing.T) {
 	r = run(t, env, "", `/ralph-loop "Think" --max-iterations 3`)
 	expectLoop(t, loopOf(t, env, r.SessionID), "PROMISE_ACCEPTED", 2, 1)
 }
+
+// TestProjectScope installs into the project (.codex/hooks.json, committed, so its hooks
+// run the ralph-loop on PATH): with the project trusted, as Codex asks at its first start
+// there, and the hooks trusted by install, a loop runs.
+func TestProjectScope(t *testing.T) {
+	need(t)
+	fake, err := NewFake(Script{Turns: []Turn{Text("Starting."), Shell("echo p > p.txt"), Text("Done.\n<promise>DONE</promise>")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fake.Close() })
+	env, err := NewEnv(t.TempDir(), codexBin, ralphBin, fake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Path = filepath.Dir(ralphBin)
+	out, err := env.RalphLoopCmd(context.Background(), "install", "--host", "codex", "--scope", "project", "--dir", env.Project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(env.Project, ".codex", "hooks.json")); err != nil {
+		t.Fatalf("no project hooks: %v\n%s", err, out)
+	}
+	r := run(t, env, "", `$ralph-loop "Write p.txt" --max-iterations 4`)
+	expectLoop(t, loopOf(t, env, r.SessionID), "PROMISE_ACCEPTED", 2, 1)
+}
+
+// TestUninstall takes out exactly what install added: the hooks file and the skills it
+// created, and its trust entries, leaving config.toml as it was.
+func TestUninstall(t *testing.T) {
+	need(t)
+	fake, err := NewFake(Script{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fake.Close() })
+	env, err := NewEnv(t.TempDir(), codexBin, ralphBin, fake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(env.CodexHome, "config.toml")
+	before, _ := os.ReadFile(config)
+	if _, err := env.InstallHooks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.RalphLoopCmd(context.Background(), "uninstall", "--host", "codex", "--scope", "user"); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(config)
+	if string(after) != string(before) {
+		t.Errorf("config.toml after install and uninstall:\n%s\nwant\n%s", after, before)
+	}
+	for _, p := range []string{"hooks.json", "skills"} {
+		if _, err := os.Stat(filepath.Join(env.CodexHome, p)); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+}
