@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/urfave/cli/v3"
@@ -10,8 +11,10 @@ import (
 )
 
 func hookEnv(cmd *cli.Command) hook.Env {
+	store := newStore()
+	store.Warn = func(msg string) { fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: warning: %s\n", msg) }
 	return hook.Env{
-		Store:   newStore(),
+		Store:   store,
 		Stderr:  cmd.Root().ErrWriter,
 		Getenv:  os.Getenv,
 		CatchUp: hook.DefaultCatchUp,

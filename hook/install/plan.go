@@ -226,10 +226,8 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 	}
 	sc := fileChange(t.settings, old, before, after, perm)
 	if sc.Action == "update" && after == nil {
-		sc.Action = "remove"
-		if !bytes.Equal(bytes.TrimSpace(old), []byte("{}")) && len(bytes.TrimSpace(old)) > 0 {
-			sc.Backup = "yes"
-		}
+		// What is left is empty: nothing of the user's to back up.
+		sc.Action, sc.Backup = "remove", ""
 	}
 	if sc.Action == "create" {
 		newRec.Created = addUnique(newRec.Created, t.settings)
