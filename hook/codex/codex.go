@@ -72,8 +72,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	return hook.Facts{
 		Words: Words,
 		StopTimeout: func() time.Duration {
-			// Not its ok: install's HookTimeout (a8e0e33) shadows it and reports false.
-			if d, _ := Installer.HookTimeout("Stop", cwd, getenv); d > 0 {
+			if d, ok := Installer.HookTimeout("Stop", cwd, getenv); ok {
 				return d
 			}
 			return DefaultTimeout * time.Second
