@@ -107,7 +107,7 @@ func (e *Env) environ() []string {
 		"FAKE_API_KEY=sk-test-dummy", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
 }
 
-// RalphLoop runs ralph-loop in the project and returns its stdout.
+// RalphLoopCmd runs ralph-loop in the project and returns its stdout.
 func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
 	cmd.Dir = e.Project
