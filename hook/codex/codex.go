@@ -20,6 +20,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -85,6 +87,24 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		TranscriptTools: true,
 		CLI:             "codex",
 		SessionEnv:      SessionEnv,
+	}
+}
+
+// ProjectDir is the project of a session in cwd as Codex finds it (its default
+// project_root_markers): the nearest directory up from cwd that holds .git, else cwd.
+func ProjectDir(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	for d := cwd; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return cwd
+		}
+		d = parent
 	}
 }
 

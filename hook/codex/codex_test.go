@@ -200,3 +200,20 @@ func TestEncodeWire(t *testing.T) {
 		t.Errorf("the reason is escaped by ralph-loop (Codex escapes it itself): %q", buf.String())
 	}
 }
+
+func TestProjectDir(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := ProjectDir(sub); got != sub {
+		t.Errorf("without a repository: %q, want the session's directory", got)
+	}
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := ProjectDir(sub); got != root {
+		t.Errorf("in a repository: %q, want its root %q", got, root)
+	}
+}
