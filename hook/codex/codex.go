@@ -71,10 +71,11 @@ const DefaultTimeout = 600
 
 // Facts states Codex's facts for an event.
 func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
+	project := ProjectDir(cwd)
 	return hook.Facts{
 		Words: Words,
 		StopTimeout: func() time.Duration {
-			if d, ok := Installer.HookTimeout("Stop", cwd, getenv); ok {
+			if d, ok := Installer.HookTimeout("Stop", project, getenv); ok {
 				return d
 			}
 			return DefaultTimeout * time.Second
