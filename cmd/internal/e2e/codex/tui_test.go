@@ -81,9 +81,16 @@ func startTUI(t *testing.T, env *Env) *tui {
 // typeLine types text into the composer and presses Enter until done() (the skill menu that
 // opens on $… takes the first Enter).
 func (u *tui) typeLine(text string, done func() bool) bool {
-	u.tmux("send-keys", "-t", "codex", "-l", text)
-	// Keys typed while the TUI is still starting show up late: press Enter once they have.
-	if !waitFor(30*time.Second, func() bool { return strings.Contains(u.screen(), "› "+text) }) {
+	// Keys typed while the TUI is still starting can show up late, or be lost: clear the
+	// composer (Ctrl-U) and type again until the whole line shows.
+	typed := false
+	for i := 0; i < 5 && !typed; i++ {
+		u.tmux("send-keys", "-t", "codex", "C-u")
+		time.Sleep(300 * time.Millisecond)
+		u.tmux("send-keys", "-t", "codex", "-l", text)
+		typed = waitFor(8*time.Second, func() bool { return strings.Contains(u.screen(), "› "+text) })
+	}
+	if !typed {
 		u.t.Logf("the typed text did not show: %q", text)
 		return false
 	}
