@@ -666,7 +666,9 @@ func (e *engine) toolCheck() Reply {
 	default:
 		return Reply{}
 	}
-	reason := guard(in, e.env.Store.Dir(), e.env.Getenv("HOME"), e.env.Getenv("XDG_STATE_HOME"))
+	g := newGuard(e.env.Store.Dir(), e.env.Getenv("HOME"), e.env.Getenv("XDG_STATE_HOME"))
+	g.cli, g.sessionEnv, g.sessionID, g.words = e.facts.CLI, e.facts.SessionEnv, e.ev.SessionID, e.facts.Words
+	reason := g.check(in)
 	if reason == "" {
 		return Reply{}
 	}

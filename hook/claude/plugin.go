@@ -12,7 +12,7 @@ import (
 // PluginVersion is the version of the Claude Code plugin. Claude Code updates an installed
 // plugin only when its version changes, so it goes up with every change to the plugin's
 // files.
-const PluginVersion = "1.0.0"
+const PluginVersion = "1.0.1"
 
 // PluginDir is where the plugin lives in the repository, which is also its marketplace
 // (.claude-plugin/marketplace.json at the root).
@@ -20,7 +20,8 @@ const PluginDir = "plugins/ralph-loop"
 
 // PluginFiles are the files of ralph-loop's Claude Code plugin and of the marketplace that
 // lists it, by their path in the repository. The plugin's hooks are the ones a project-scope
-// install writes: they run the ralph-loop found on PATH, and on a machine without one they
+// install writes: they run the ralph-loop found on PATH (which leaves every event to any other
+// set of ralph-loop's hooks in the settings, so none runs twice), and on a machine without one they
 // do nothing but tell the user once, at the session's start (and when a prompt names
 // ralph), how to install it. A plugin cannot set Claude Code's environment, so the block cap
 // stays at Claude Code's default of 8 blocks without a tool call in between.
@@ -63,7 +64,7 @@ func pluginHooks() []byte {
 			Type    string `json:"type"`
 			Command string `json:"command"`
 			Timeout int64  `json:"timeout"`
-		}{"command", install.PortableCommand(Installer, ev), int64(ev.Timeout.Seconds())}
+		}{"command", install.PortableCommandAt(Installer, ev, install.ScopePlugin), int64(ev.Timeout.Seconds())}
 		group := struct {
 			Matcher string `json:"matcher,omitempty"`
 			Hooks   []any  `json:"hooks"`
