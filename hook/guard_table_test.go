@@ -270,6 +270,8 @@ var denyCommands = []string{
 	`ln -s "$(command -v ralph-loop)" ~/bin/x; ~/bin/x hook --host claude < p.json`,
 	`/tmp/renamed cancel --all`,
 	`{H}/bin/rl cancel`,
+	`a=(ralph-loop cancel --all); "${a[@]}"`,
+	`a=(rm -rf ~/.local/state); ${a[*]}`,
 }
 
 // allowCommands are the Bash commands the guard lets through: reads, and work that does not
@@ -490,4 +492,5 @@ var allowCommands = []string{
 	`ssh build-server 'rm -rf ~/.local/state'`,
 	`gh run cancel 123`,
 	`kubectl delete pod x --all`,
+	`a=(ls -la ~/.local/state); "${a[@]}"`,
 }

@@ -597,6 +597,13 @@ func (s *shell) tilde(v string) string {
 
 // param expands $NAME and ${…}.
 func (s *shell) param(x *syntax.ParamExp, acc []field) []field {
+	if w, ok := x.Index.(*syntax.Word); ok && x.Param != nil && (w.Lit() == "@" || w.Lit() == "*") &&
+		!x.Excl && !x.Length && x.Slice == nil && x.Repl == nil && x.Exp == nil {
+		// ${a[@]}: every element of an array set earlier in the line.
+		if vals, ok := s.vars[x.Param.Value]; ok {
+			return appendFields(acc, vals)
+		}
+	}
 	if x.Param == nil || x.Excl || x.Length || x.Width || x.Slice != nil || x.Repl != nil || x.Index != nil {
 		return appendText(acc, unknownMark, false)
 	}
