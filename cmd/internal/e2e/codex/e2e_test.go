@@ -296,6 +296,16 @@ func TestProjectScope(t *testing.T) {
 	}
 	r := run(t, env, "", `$ralph-loop "Write p.txt" --max-iterations 4`)
 	expectLoop(t, loopOf(t, env, r.SessionID), "PROMISE_ACCEPTED", 2, 1)
+	// Codex reads the project's .codex/skills: the skill install wrote there came with the
+	// prompt.
+	skill := "<path>" + filepath.Join(env.Project, ".codex", "skills", "ralph-loop", "SKILL.md") + "</path>"
+	found := false
+	for _, it := range env.Fake.Requests()[0].Input() {
+		found = found || strings.Contains(it.Text, skill)
+	}
+	if !found {
+		t.Errorf("the project's skill %s did not come with the prompt", skill)
+	}
 }
 
 // TestUninstall takes out exactly what install added: the hooks file and the skills it

@@ -78,29 +78,29 @@ func startTUI(t *testing.T, env *Env) *tui {
 	return u
 }
 
-// typeLine types text into the composer and presses Enter until done() (the skill menu that
-// opens on $… takes the first Enter).
+// typeLine types text into the composer and presses Enter until done(). Keys sent while the
+// TUI is busy (starting, loading its skills) can be lost or show up late, and the skill menu
+// that opens on $… may take an Enter: so the line is cleared (Ctrl-U) and typed again until
+// it shows whole, then Enter is pressed, and all of it is tried again while done() is false.
 func (u *tui) typeLine(text string, done func() bool) bool {
-	// Keys typed while the TUI is still starting can show up late, or be lost: clear the
-	// composer (Ctrl-U) and type again until the whole line shows.
-	typed := false
-	for i := 0; i < 5 && !typed; i++ {
-		u.tmux("send-keys", "-t", "codex", "C-u")
-		time.Sleep(300 * time.Millisecond)
-		u.tmux("send-keys", "-t", "codex", "-l", text)
-		typed = waitFor(8*time.Second, func() bool { return strings.Contains(u.screen(), "› "+text) })
-	}
-	if !typed {
-		u.t.Logf("the typed text did not show: %q", text)
-		return false
-	}
-	time.Sleep(500 * time.Millisecond)
-	for i := 0; i < 3; i++ {
-		u.tmux("send-keys", "-t", "codex", "Enter")
-		if waitFor(5*time.Second, done) {
-			return true
+	for attempt := 0; attempt < 4; attempt++ {
+		if !strings.Contains(u.screen(), "› "+text) {
+			u.tmux("send-keys", "-t", "codex", "C-u")
+			time.Sleep(300 * time.Millisecond)
+			u.tmux("send-keys", "-t", "codex", "-l", text)
+			if !waitFor(8*time.Second, func() bool { return strings.Contains(u.screen(), "› "+text) }) {
+				continue
+			}
+		}
+		time.Sleep(time.Second)
+		for i := 0; i < 2; i++ {
+			u.tmux("send-keys", "-t", "codex", "Enter")
+			if waitFor(5*time.Second, done) {
+				return true
+			}
 		}
 	}
+	u.t.Logf("gave up typing %q", text)
 	return false
 }
 
