@@ -37,6 +37,30 @@ type Host struct {
 	Cancel string
 	// EscapesMarkup: the host hands the agent a block reason with <, > and & escaped.
 	EscapesMarkup bool
+	// ContextEscapesMarkup: the host hands the agent the context added to the user's prompt
+	// (the contract) with < and > escaped.
+	ContextEscapesMarkup bool
+	// CapCountsOverride: the host's cap setting counts the block it overrides, so that a
+	// setting of N lets N-1 blocks through (Qwen Code); the texts name the setting's value.
+	CapCountsOverride bool
+	// CapMax is the most the host's cap setting can be raised to (0: no limit known).
+	CapMax int
+	// HidesPromptNotice: the host shows the user no notice from the prompt hook, so the
+	// arming notice's warning about the host's cap is repeated at the loop's first stop.
+	HidesPromptNotice bool
+}
+
+// capValue is the value of the host's cap setting that lets blockCap blocks through.
+func (h Host) capValue(blockCap int) int {
+	if h.CapCountsOverride {
+		return blockCap + 1
+	}
+	return blockCap
+}
+
+// capAtMax reports whether the host's cap setting is already as high as it goes.
+func (h Host) capAtMax(blockCap int) bool {
+	return h.CapMax > 0 && h.capValue(blockCap) >= h.CapMax
 }
 
 // DefaultMessageCap is the message cap of a host that states none: Claude Code's, whose
@@ -179,6 +203,9 @@ func Contract(l *state.Loop, h Host) string {
 		}
 	}
 	rules.WriteString("Each time you try to stop without the marker, you will be given this task again.")
+	if h.ContextEscapesMarkup {
+		rules.WriteString("\n(This text reaches you with its angle brackets escaped as HTML entities; write the marker with plain angle brackets.)")
+	}
 	budget := h.msgCap() - units(b.String()) - units(rules.String()) - 20
 	fmt.Fprintf(&b, "TASK:\n%s\n\n", taskBlock(l, budget))
 	b.WriteString(rules.String())
@@ -375,8 +402,19 @@ func CapWarning(l *state.Loop, h Host, blockCap int) string {
 	if h.CapCountsTools {
 		what = "stop blocks in a row"
 	}
-	return fmt.Sprintf("Note: %s ends a turn after %d %s (%s); run \"ralph-loop install --host %s\" and start a new session to raise it",
-		h.display(), blockCap, what, h.CapSetting, h.Name)
+	if !h.CapCountsOverride {
+		return fmt.Sprintf("Note: %s ends a turn after %d %s (%s); run \"ralph-loop install --host %s\" and start a new session to raise it",
+			h.display(), blockCap, what, h.CapSetting, h.Name)
+	}
+	s := fmt.Sprintf("Note: %s ends a turn after %d %s (%s=%d", h.display(), blockCap, what, h.CapSetting, h.capValue(blockCap))
+	if h.capAtMax(blockCap) {
+		s += ", its maximum"
+	}
+	s += fmt.Sprintf("), so this loop can run at most %s in one turn", Plural(blockCap+1, "iteration", "iterations"))
+	if !h.capAtMax(blockCap) {
+		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise it", h.Name)
+	}
+	return s
 }
 
 // Accepted is the notice shown when the promise ends the loop.
@@ -411,13 +449,13 @@ func CutReason(h Host, blockCap int) string {
 	if h.CapSetting == "" {
 		return fmt.Sprintf("%s ends a turn after %d %s and this cannot be raised, so the loop could not go on", h.display(), blockCap, what)
 	}
-	return fmt.Sprintf("%s ends a turn after %d %s (%s=%d), so the loop could not go on", h.display(), blockCap, what, h.CapSetting, blockCap)
+	return fmt.Sprintf("%s ends a turn after %d %s (%s=%d), so the loop could not go on", h.display(), blockCap, what, h.CapSetting, h.capValue(blockCap))
 }
 
 // CutByHost explains why the loop ended when the host's block cap was about to end the turn.
 func CutByHost(l *state.Loop, h Host, blockCap int) string {
 	s := fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: %s", l.Iteration, l.MaxIterations, CutReason(h, blockCap))
-	if h.CapSetting != "" {
+	if h.CapSetting != "" && !h.capAtMax(blockCap) {
 		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise the cap", h.Name)
 	}
 	return s
