@@ -283,13 +283,17 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		}
 		o.pos.Offset = start
 	}
+	waitFor := ev.LastMessage
+	if waitFor == "" {
+		waitFor = ev.TurnMark
+	}
 	opt := transcript.Options{
 		Token:      l.CompletionPromise,
 		Mode:       promise.Mode(l.PromiseMatch),
 		TextAfter:  textAfter,
 		ToolsAfter: textAfter,
 		SkipToUser: o.pos.Unseen,
-		Last:       ev.LastMessage,
+		Last:       waitFor,
 	}
 	res, err := tr.Scan(path, o.pos.Offset, opt)
 	missing := errors.Is(err, fs.ErrNotExist)
@@ -315,7 +319,7 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	// never come, and then this costs one bounded wait per blocked stop.
 	waited := false
 	deadline := now.Add(env.CatchUp)
-	for facts.TranscriptLags && ev.LastMessage != "" && !res.SawLast {
+	for facts.TranscriptLags && waitFor != "" && !res.SawLast {
 		if v, _ := Decide(*l, o.Observation); v != Continue && v != ContinueNoWork {
 			break // the transcript could only add a promise or tool calls
 		}

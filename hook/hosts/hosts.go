@@ -6,6 +6,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/copilot"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/qwen"
 )
@@ -14,6 +15,7 @@ import (
 var All = []hook.Host{
 	claude.Host{},
 	qwen.Host{},
+	copilot.Host{},
 }
 
 // Lookup returns the host of that name.
