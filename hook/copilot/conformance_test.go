@@ -58,15 +58,15 @@ func (f fixture) SessionEnd(s hosttest.Session) []byte {
 }
 
 // Said appends what Copilot CLI writes for a turn: the assistant.message, the tool call's
-// tool.execution_start, and the stop hook's hook.start with the next stop's timestamp.
+// tool.execution_complete, and the stop hook's hook.start with the next stop's timestamp.
 func (f fixture) Said(s hosttest.Session, text, toolID string) {
 	f.stops[s.ID] = f.stamp(s) + 1000
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	lines := []map[string]any{{"type": "assistant.message", "timestamp": now, "id": "m",
 		"data": map[string]any{"content": text, "toolRequests": []any{}}}}
 	if toolID != "" {
-		lines = append(lines, map[string]any{"type": "tool.execution_start", "timestamp": now, "id": "t",
-			"data": map[string]any{"toolCallId": toolID, "toolName": "bash"}})
+		lines = append(lines, map[string]any{"type": "tool.execution_complete", "timestamp": now, "id": "t",
+			"data": map[string]any{"toolCallId": toolID, "success": true}})
 	}
 	lines = append(lines, map[string]any{"type": "hook.start", "timestamp": now, "id": "h",
 		"data": map[string]any{"hookType": "agentStop", "input": map[string]any{"sessionId": s.ID, "timestamp": f.stops[s.ID]}}})

@@ -10,7 +10,10 @@
 //     first stop, often ending at the previous turn when the hook starts). The stop hook's
 //     own hook.start line, with the event's timestamp, shows the turn has reached it.
 //   - postToolUse carries no tool-call id: tool calls are counted from the transcript's
-//     tool.execution_start lines (toolCallId), once each; postToolUse is not used.
+//     tool.execution_complete lines (toolCallId), once each, less the ones a hook denied;
+//     postToolUse is not used.
+//   - A blocked stop's reason reaches userPromptSubmitted as the next prompt: it is not
+//     the user's prompt.
 //   - Only {"decision":"block","reason":R} on stdout blocks a stop (or refuses a prompt);
 //     exit 2 blocks nothing but shows the hook's stderr to the user ("! text"), which is how
 //     notices reach the user. {"additionalContext":C} from the prompt hook reaches the model
@@ -37,6 +40,10 @@ const Name = "copilot"
 // BlockCap is how many consecutive stop blocks Copilot CLI honours; the next one is ignored
 // and the turn ends. Tool calls do not reset the count and nothing raises it.
 const BlockCap = 8
+
+// ContinuationPrefix starts every reason ralph-loop blocks a stop with; Copilot CLI hands
+// the reason to userPromptSubmitted as the next prompt.
+const ContinuationPrefix = "ralph-loop: iteration "
 
 // Host is GitHub Copilot CLI.
 type Host struct{}
@@ -155,7 +162,12 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.Path
 		}
 	case has["prompt"]:
-		ev.Name, ev.Kind, ev.Prompt = "userPromptSubmitted", hook.Prompt, in.Prompt
+		ev.Name = "userPromptSubmitted"
+		// A blocked stop's reason comes back as a prompt: it is the same turn going on,
+		// not the user's (which would restart the count of blocks against the cap).
+		if !strings.HasPrefix(in.Prompt, ContinuationPrefix) {
+			ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
+		}
 	case has["initialPrompt"] || (has["source"] && !has["reason"]):
 		ev.Name, ev.Kind, ev.Source = "sessionStart", hook.SessionStart, in.Source
 	case has["reason"]:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
@@ -14,8 +15,10 @@ import (
 
 // Transcript reads Copilot CLI's session events ($COPILOT_HOME/session-state/<id>/
 // events.jsonl): one {"type","data","id","timestamp"} object a line. The agent's text is in
-// assistant.message (data.content), each tool call that runs in tool.execution_start
-// (data.toolCallId), and every hook's start in hook.start (data.hookType, data.input).
+// assistant.message (data.content), each tool call's end in tool.execution_complete
+// (data.toolCallId, data.success, data.error.message), and every hook's start in hook.start
+// (data.hookType, data.input). tool.execution_start is written before the preToolUse hook
+// runs, so a call the hook denied has one too: only its completion says it was denied.
 type Transcript struct{}
 
 // maxLine bounds a line that is decoded; longer lines (big tool results) are skipped
@@ -50,6 +53,10 @@ type event struct {
 	Data      struct {
 		Content    string `json:"content"`
 		ToolCallID string `json:"toolCallId"`
+		Success    bool   `json:"success"`
+		Error      struct {
+			Message string `json:"message"`
+		} `json:"error"`
 		HookType   string `json:"hookType"`
 		Input      struct {
 			Timestamp json.Number `json:"timestamp"`
@@ -61,7 +68,7 @@ type event struct {
 // undecoded (a line that holds one but is of another type is decoded and then skipped).
 var wanted = [][]byte{
 	[]byte(`"type":"assistant.message"`),
-	[]byte(`"type":"tool.execution_start"`),
+	[]byte(`"type":"tool.execution_complete"`),
 	[]byte(`"type":"hook.start"`),
 }
 
@@ -119,8 +126,11 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			if o, ok := promise.Other(ev.Data.Content, opt.Token); ok && !res.HasOther {
 				res.Other, res.HasOther = o, true
 			}
-		case "tool.execution_start":
-			if ev.Data.ToolCallID != "" && after(ev.Timestamp, opt.ToolsAfter) {
+		case "tool.execution_complete":
+			// A call that ran counts, failed or not; one a hook (or the user) denied did
+			// not run.
+			denied := !ev.Data.Success && strings.HasPrefix(ev.Data.Error.Message, "Denied")
+			if ev.Data.ToolCallID != "" && !denied && after(ev.Timestamp, opt.ToolsAfter) {
 				res.ToolIDs = append(res.ToolIDs, ev.Data.ToolCallID)
 			}
 		case "hook.start":

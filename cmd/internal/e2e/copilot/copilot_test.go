@@ -109,4 +109,143 @@ func TestBlockedThenPromise(t *testing.T) {
 	}
 }
 
-var _ = fmt.Sprint
+// 2. The promise in the first answer, with no tool call: rejected; after real work the
+// promise is accepted. The agent's attempt to cancel its own loop from the shell is denied
+// by the preToolUse guard (and is no work).
+func TestPromiseWithoutWork(t *testing.T) {
+	e := newEnv(t, "user")
+	res := run(t, e, Run{
+		Script: Script{Turns: []Turn{
+			Text("<promise>DONE</promise>"),
+			Shell("Let me end this loop.", "ralph-loop cancel --all"),
+			Shell("Fine, doing the work.", "echo hi > x.txt"),
+			Text("Now it is really done. <promise>DONE</promise>"),
+		}},
+		Prompt: `/ralph-loop "Create x.txt containing hi"`,
+	})
+	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	c := continuations(res.Fake)
+	if len(c) != 1 {
+		t.Fatalf("%d continuations, want 1", len(c))
+	}
+	contains(t, "the continuation", c[0], "only 0 tool calls have been made")
+	logEvents(t, e)
+	var denied string
+	for _, m := range res.Fake.MainRequests()[2].Messages {
+		if m.Role == "tool" {
+			denied = m.Text
+		}
+	}
+	contains(t, "the denied call's result", denied, "ralph-loop")
+	if b, err := os.ReadFile(filepath.Join(e.Project, "x.txt")); err != nil || string(b) != "hi\n" {
+		t.Errorf("x.txt = %q, %v", b, err)
+	}
+}
+
+// 3. A loop allowed more iterations than Copilot CLI's cap of 8 consecutive stop blocks
+// (tool calls in between do not reset it, nothing raises it): the arming notice states the
+// effective limit, and ralph-loop ends the loop itself at the 9th stop, CUT_BY_HOST, saying
+// why in status and to the user; Copilot CLI never overrides a block silently.
+func TestCutByTheHostCap(t *testing.T) {
+	e := newEnv(t, "user")
+	var turns []Turn
+	for i := 1; i <= 12; i++ {
+		turns = append(turns, Shell("", fmt.Sprintf("echo %d >> progress.txt", i)), Text(fmt.Sprintf("Iteration %d: still working.", i)))
+	}
+	res := run(t, e, Run{
+		Script: Script{Turns: turns, WhenDone: Text("Out of script.")},
+		Prompt: `/ralph-loop "Count to twelve in progress.txt" --max-iterations 12`,
+	})
+	l := onlyLoop(t, e)
+	expectLoop(t, l, "CUT_BY_HOST", 9, 9)
+	contains(t, "the end reason", l.EndReason, "GitHub Copilot CLI ends a turn after 8 stop blocks in a row and this cannot be raised")
+	if n := len(continuations(res.Fake)); n != 8 {
+		t.Errorf("%d continuations, want 8", n)
+	}
+	if n := len(res.Fake.MainRequests()); n != 18 {
+		t.Errorf("%d agent requests, want 18", n)
+	}
+	contains(t, "what the user saw", oneLine(res.Stderr),
+		"so the loop can run at most 9 iterations",
+		"ralph-loop: loop ended at iteration 9/12: GitHub Copilot CLI ends a turn after 8 stop blocks in a row and this cannot be raised")
+	if b, err := os.ReadFile(filepath.Join(e.Project, "progress.txt")); err != nil || strings.Count(string(b), "\n") != 9 {
+		t.Errorf("progress.txt = %q, %v; want 9 lines", b, err)
+	}
+}
+
+// oneLine joins Copilot CLI's wrapped notice lines ("! text" then indented continuations).
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// 4. /cancel-ralph in the session ends its loop: the first run is killed while the model
+// works on the second iteration (so no sessionEnd ends the loop: a crashed terminal); the cancel, typed in the resumed session, is refused as a
+// prompt (it never reaches the model) and the user is told.
+func TestCancel(t *testing.T) {
+	e := newEnv(t, "user")
+	run(t, e, Run{
+		Script: Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1, Hang: true},
+		Prompt: `/ralph-loop "Keep going" --max-iterations 5`,
+		KillAt: 2,
+	})
+	l := onlyLoop(t, e)
+	expectLoop(t, l, "ACTIVE", 2, 0)
+	res := run(t, e, Run{Prompt: "/cancel-ralph", Args: []string{"--resume=" + l.SessionID}})
+	expectLoop(t, onlyLoop(t, e), "CANCELLED", 2, 0)
+	if n := len(res.Fake.MainRequests()); n != 0 {
+		t.Errorf("the cancel reached the model: %d requests", n)
+	}
+	contains(t, "what the user saw", oneLine(res.Stderr), "cancelled at iteration 2/5")
+}
+
+// 5. A session without a loop is left alone: nothing blocked, nothing added to the prompt,
+// nothing said, no state.
+func TestNoLoopUntouched(t *testing.T) {
+	e := newEnv(t, "user")
+	res := run(t, e, Run{
+		Script: Script{Turns: []Turn{Shell("", "echo hi > x.txt"), Text("Done: x.txt. <promise>DONE</promise>")}},
+		Prompt: "Create x.txt containing hi",
+	})
+	if res.Code != 0 || !strings.Contains(res.Stdout, "Done: x.txt. <promise>DONE</promise>") {
+		t.Errorf("exit %d, stdout %q", res.Code, res.Stdout)
+	}
+	if strings.Contains(res.Stderr, "ralph-loop") {
+		t.Errorf("ralph-loop spoke: %s", res.Stderr)
+	}
+	if n := len(res.Fake.MainRequests()); n != 2 {
+		t.Errorf("%d agent requests, want 2", n)
+	}
+	for _, r := range res.Fake.MainRequests() {
+		for _, m := range r.Messages {
+			if m.Role == "user" && (strings.Contains(m.Text, "<system_reminder>") || strings.Contains(m.Text, "ralph-loop")) {
+				t.Errorf("a hook added to a request: %q", m.Text)
+			}
+		}
+	}
+	if loops, err := e.Status(context.Background()); err != nil || len(loops) != 0 {
+		t.Errorf("status: %v %+v; want no loops", err, loops)
+	}
+}
+
+// logEvents logs the session transcripts' lines, shortened, for a failing test's reader.
+func logEvents(t *testing.T, e *Env) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.UserDir(), "session-state", "*", "events.jsonl"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var lines []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, `{"type":"system.message"`) || strings.HasPrefix(l, `{"type":"session.usage_record"`) {
+				continue
+			}
+			if len(l) > 400 {
+				l = l[:400]
+			}
+			lines = append(lines, l)
+		}
+		t.Logf("%s:\n%s", f, strings.Join(lines, "\n"))
+	}
+}

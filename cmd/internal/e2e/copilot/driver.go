@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -160,6 +161,9 @@ type Run struct {
 	Prompt string
 	Args   []string // more copilot flags
 	Env    []string // more environment
+	// KillAt kills copilot (its whole process group, with SIGKILL: no sessionEnd hook
+	// runs) once the fake has had this many agent requests (0: never).
+	KillAt int
 }
 
 // Result is what a run produced.
@@ -196,8 +200,30 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	cmd.Stdin = nil
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := time.Now()
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	if r.KillAt > 0 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+				if len(fake.MainRequests()) >= r.KillAt {
+					time.Sleep(200 * time.Millisecond)
+					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+					return
+				}
+			}
+		}()
+	}
+	err = cmd.Wait()
+	close(done)
 	res := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Fake: fake, Start: start, End: time.Now()}
 	var exit *exec.ExitError
 	switch {

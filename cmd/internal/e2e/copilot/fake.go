@@ -45,6 +45,9 @@ type Script struct {
 	// MaxMain bounds the agent's requests; past it the fake answers HTTP 400, which ends
 	// the turn with an API error (default 40).
 	MaxMain int
+	// Hang: past MaxMain the fake answers nothing until the client goes away (a model that
+	// never answers), instead of HTTP 400.
+	Hang bool
 }
 
 // Message is one message of a request, its text parts joined.
@@ -194,6 +197,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		ids[i] = fmt.Sprintf("call_fake_%d", f.calls)
 	}
 	f.mu.Unlock()
+	if over && f.script.Hang {
+		<-r.Context().Done()
+		return
+	}
 	if over {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)

@@ -15,8 +15,8 @@ import (
 // too, saying so.
 var (
 	copilotBin, ralphBin string
-	setupErr          error
-	skipWhy           string
+	setupErr             error
+	skipWhy              string
 )
 
 func TestMain(m *testing.M) {
