@@ -320,9 +320,12 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	waited := false
 	deadline := now.Add(env.CatchUp)
 	for facts.TranscriptLags && waitFor != "" && !res.SawLast {
-		if v, _ := Decide(*l, o.Observation); v != Continue && v != ContinueNoWork {
+		v, _ := Decide(*l, o.Observation)
+		if v != Continue && v != ContinueNoWork && (ev.LastMessage != "" || v == Accept || v == NeedChecks) {
 			break // the transcript could only add a promise or tool calls
 		}
+		// Without the last message (TurnMark), the promise itself may still be on its way:
+		// a loop ending at its limit or at the host's cap waits for it too.
 		if !env.Now().Before(deadline) {
 			if missing {
 				o.note = fmt.Sprintf("no transcript file within %s", env.CatchUp)
