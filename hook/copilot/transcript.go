@@ -57,8 +57,8 @@ type event struct {
 		Error      struct {
 			Message string `json:"message"`
 		} `json:"error"`
-		HookType   string `json:"hookType"`
-		Input      struct {
+		HookType string `json:"hookType"`
+		Input    struct {
 			Timestamp json.Number `json:"timestamp"`
 		} `json:"input"`
 	} `json:"data"`

@@ -90,6 +90,7 @@ func TestBlockedThenPromise(t *testing.T) {
 		Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 5`,
 	})
 	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	noOverride(t, e)
 	c := continuations(res.Fake)
 	if len(c) != 1 {
 		t.Fatalf("%d continuations, want 1", len(c))
@@ -168,6 +169,7 @@ func TestCutByTheHostCap(t *testing.T) {
 	contains(t, "what the user saw", oneLine(res.Stderr),
 		"so the loop can run at most 9 iterations",
 		"ralph-loop: loop ended at iteration 9/12: GitHub Copilot CLI ends a turn after 8 stop blocks in a row and this cannot be raised")
+	noOverride(t, e)
 	if b, err := os.ReadFile(filepath.Join(e.Project, "progress.txt")); err != nil || strings.Count(string(b), "\n") != 9 {
 		t.Errorf("progress.txt = %q, %v; want 9 lines", b, err)
 	}
@@ -247,5 +249,20 @@ func logEvents(t *testing.T, e *Env) {
 			lines = append(lines, l)
 		}
 		t.Logf("%s:\n%s", f, strings.Join(lines, "\n"))
+	}
+}
+
+// noOverride checks that Copilot CLI never ignored a block (its logs are the only place that
+// says so: "Agent stop hook blocked 8 consecutive times; ending turn").
+func noOverride(t *testing.T, e *Env) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.UserDir(), "logs", "*"))
+	if len(files) == 0 {
+		t.Errorf("no Copilot CLI logs in %s: cannot tell whether it overrode a block", filepath.Join(e.UserDir(), "logs"))
+	}
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "consecutive times") {
+			t.Errorf("Copilot CLI overrode a stop block (%s)", f)
+		}
 	}
 }
