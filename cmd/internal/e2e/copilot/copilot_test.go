@@ -2,6 +2,7 @@ package copilot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -264,5 +265,39 @@ func noOverride(t *testing.T, e *Env) {
 		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "consecutive times") {
 			t.Errorf("Copilot CLI overrode a stop block (%s)", f)
 		}
+	}
+}
+
+// 6. Installed at project scope (.github/hooks/ralph-loop.json, committed): the hooks run
+// the ralph-loop found on PATH, but only in a folder the user trusts. Untrusted, Copilot CLI
+// skips them silently (install's output says so); trusted as a user trusts it (Copilot CLI
+// keeps that in "trustedFolders" of $COPILOT_HOME/config.json), the loop runs.
+func TestProjectScope(t *testing.T) {
+	e := newEnv(t, "project")
+	path := []string{"PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	script := func() Script {
+		return Script{Turns: []Turn{
+			Text("I'm done."),
+			Shell("", "echo hi > x.txt"),
+			Text("x.txt is written. <promise>DONE</promise>"),
+		}}
+	}
+	prompt := `/ralph-loop "Create x.txt containing hi" --max-iterations 3`
+	res := run(t, e, Run{Script: script(), Prompt: prompt, Env: path})
+	if loops, err := e.Status(context.Background()); err != nil || len(loops) != 0 {
+		t.Errorf("untrusted folder: status %v %+v; want no loop (project hooks skipped)", err, loops)
+	}
+	if n := len(res.Fake.MainRequests()); n != 1 {
+		t.Errorf("untrusted folder: %d agent requests, want 1", n)
+	}
+	trust, _ := json.Marshal(map[string]any{"trustedFolders": []string{e.Project}})
+	if err := os.WriteFile(filepath.Join(e.UserDir(), "config.json"), trust, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(e.Project, "x.txt"))
+	res = run(t, e, Run{Script: script(), Prompt: prompt, Env: path})
+	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	if n := len(continuations(res.Fake)); n != 1 {
+		t.Errorf("%d continuations, want 1", n)
 	}
 }
