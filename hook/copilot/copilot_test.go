@@ -180,3 +180,37 @@ func TestCapCountsThroughContinuations(t *testing.T) {
 		t.Fatalf("loop %s (%s)", l.Status, l.EndReason)
 	}
 }
+
+// Each captured payload decodes to its event, told by its fields alone.
+func TestDecodeCaptures(t *testing.T) {
+	for name, want := range map[string]hook.Kind{
+		"sessionStart.json": hook.SessionStart, "userPromptSubmitted.json": hook.Prompt,
+		"userPromptSubmitted.continuation.json": hook.Prompt, // the harness's reason, not ralph-loop's
+		"preToolUse.json": hook.ToolCheck, "postToolUse.json": hook.Ignored, "agentStop.first.json": hook.Stop,
+		"agentStop.after-block.json": hook.Stop, "sessionEnd.json": hook.SessionEnd,
+	} {
+		f, err := os.Open(filepath.Join("../../testdata/copilot", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := Host{}.Decode(f)
+		f.Close()
+		if err != nil || ev.Kind != want {
+			t.Errorf("%s: kind %v, %v; want %v", name, ev.Kind, err, want)
+		}
+		switch want {
+		case hook.Stop:
+			if ev.TurnMark == "" || ev.TranscriptPath == "" || ev.HasLastMessage {
+				t.Errorf("%s: %+v", name, ev)
+			}
+		case hook.ToolCheck:
+			if ev.ToolKind != hook.ShellTool || !strings.HasPrefix(ev.Command, "echo hi-from-tool") {
+				t.Errorf("%s: %+v", name, ev)
+			}
+		}
+	}
+	ev, err := Host{}.Decode(strings.NewReader(`{"sessionId":"s","prompt":"ralph-loop: iteration 2/5. Your stop was blocked"}`))
+	if err != nil || ev.Kind != hook.Ignored {
+		t.Errorf("a continuation coming back as a prompt: %v, %v; want Ignored", ev.Kind, err)
+	}
+}
