@@ -186,7 +186,7 @@ func TestDecodeCaptures(t *testing.T) {
 	for name, want := range map[string]hook.Kind{
 		"sessionStart.json": hook.SessionStart, "userPromptSubmitted.json": hook.Prompt,
 		"userPromptSubmitted.continuation.json": hook.Prompt, // the harness's reason, not ralph-loop's
-		"preToolUse.json": hook.ToolCheck, "postToolUse.json": hook.Ignored, "agentStop.first.json": hook.Stop,
+		"preToolUse.json":                       hook.ToolCheck, "postToolUse.json": hook.Ignored, "agentStop.first.json": hook.Stop,
 		"agentStop.after-block.json": hook.Stop, "sessionEnd.json": hook.SessionEnd,
 	} {
 		f, err := os.Open(filepath.Join("../../testdata/copilot", name))
