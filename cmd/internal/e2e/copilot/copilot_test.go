@@ -92,6 +92,7 @@ func TestBlockedThenPromise(t *testing.T) {
 	})
 	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
 	noOverride(t, e)
+	decisions(t, e)
 	c := continuations(res.Fake)
 	if len(c) != 1 {
 		t.Fatalf("%d continuations, want 1", len(c))
@@ -160,6 +161,7 @@ func TestCutByTheHostCap(t *testing.T) {
 	})
 	l := onlyLoop(t, e)
 	expectLoop(t, l, "CUT_BY_HOST", 9, 9)
+	decisions(t, e)
 	contains(t, "the end reason", l.EndReason, "GitHub Copilot CLI ends a turn after 8 stop blocks in a row and this cannot be raised")
 	if n := len(continuations(res.Fake)); n != 8 {
 		t.Errorf("%d continuations, want 8", n)
@@ -300,4 +302,19 @@ func TestProjectScope(t *testing.T) {
 	if n := len(continuations(res.Fake)); n != 1 {
 		t.Errorf("%d continuations, want 1", n)
 	}
+}
+
+// decisions logs ralph-loop's decisions (sessions/<id>/events.jsonl in its state), where a
+// stop that waited for the lagging transcript says so ("waited … for the transcript").
+func decisions(t *testing.T, e *Env) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(e.State, "ralph-loop", "sessions", "*", "events.jsonl"))
+	var all strings.Builder
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil {
+			all.Write(b)
+		}
+	}
+	t.Logf("decisions:\n%s", all.String())
+	return all.String()
 }
