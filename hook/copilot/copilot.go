@@ -124,10 +124,10 @@ func decodeInput(r io.Reader) (input, error) {
 }
 
 // shellTool is the name of Copilot CLI's shell tool; writeTools write the file at
-// toolArgs.path.
+// toolArgs.path (the tools Copilot CLI 1.0.102 offers the model).
 const shellTool = "bash"
 
-var writeTools = map[string]bool{"create": true, "edit": true, "str_replace_editor": true, "write": true}
+var writeTools = map[string]bool{"create": true, "edit": true}
 
 // Decode reads one Copilot CLI hook event, telling the event by its fields.
 func (Host) Decode(r io.Reader) (hook.Event, error) {

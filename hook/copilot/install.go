@@ -3,6 +3,7 @@ package copilot
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/install"
@@ -46,6 +47,24 @@ var Installer = &install.Host{
 	CommandKeys: []string{"bash"},
 	Settings:    []install.Setting{{Path: []string{"version"}, Value: 1}},
 	Extra:       trustNote,
+	Command:     command,
+}
+
+// command is the hooks' command line: install's own, except that at a shared scope the
+// line that tells a machine without ralph-loop how to get it exits 2, since Copilot CLI
+// shows a hook's stderr only then (and exit 2 blocks nothing).
+func command(c install.CommandSpec) string {
+	cmd := install.DefaultCommand(c)
+	if !c.Portable {
+		return cmd
+	}
+	switch c.Event.Notice {
+	case install.Always:
+		return strings.TrimSuffix(cmd, "; exit 0") + "; exit 2"
+	case install.IfRalph:
+		return strings.Replace(cmd, ";; esac; exit 0", "; exit 2;; esac; exit 0", 1)
+	}
+	return cmd
 }
 
 // Installer returns Copilot CLI's installer.

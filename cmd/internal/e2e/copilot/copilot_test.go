@@ -302,6 +302,16 @@ func TestProjectScope(t *testing.T) {
 	if n := len(continuations(res.Fake)); n != 1 {
 		t.Errorf("%d continuations, want 1", n)
 	}
+	// A teammate without ralph-loop on PATH: no loop, no hook error, one line saying how to
+	// get it (shown by Copilot CLI because the portable command exits 2 then).
+	res = run(t, e, Run{Script: script(), Prompt: `/ralph-loop "Again" --max-iterations 3`})
+	if n := len(res.Fake.MainRequests()); n != 1 {
+		t.Errorf("without ralph-loop: %d agent requests, want 1 (nothing blocked)", n)
+	}
+	contains(t, "what the user saw without ralph-loop", oneLine(res.Stderr), "! ralph-loop: GitHub Copilot CLI's ralph-loop hooks", "not on this machine's PATH")
+	if l := onlyLoop(t, e); l.Status != "PROMISE_ACCEPTED" {
+		t.Errorf("without ralph-loop the old loop became %s", l.Status)
+	}
 }
 
 // decisions logs ralph-loop's decisions (sessions/<id>/events.jsonl in its state), where a
