@@ -43,7 +43,12 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 	if e.badInput {
 		return 1
 	}
-	code, err := h.Encode(stdout, ev, rep)
+	var code int
+	if se, ok := h.(StderrEncoder); ok {
+		code, err = se.EncodeStderr(stdout, env.Stderr, ev, rep)
+	} else {
+		code, err = h.Encode(stdout, ev, rep)
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ralph-loop: error: write the %s reply: %v\n", h.Name(), err)
 		return 1
@@ -444,7 +449,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		after.LastKey, after.LastKeyAt = e.ev.Key, e.env.Now()
 		decided = true
 		blocks := verdict == Continue || verdict == ContinueNoWork
-		after.Transcript.Unseen = blocks && e.facts.TranscriptLags && e.ev.LastMessage != "" && !o.sawLast
+		after.Transcript.Unseen = blocks && e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
 		reason := eventReason(verdict, &after, nil)
 		if verdict == Continue && o.HasOther {
 			other = promise.Marker(o.Other)

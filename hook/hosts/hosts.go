@@ -7,6 +7,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/codex"
+	"github.com/ralph-loop/ralph-loop/hook/copilot"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/qwen"
 )
@@ -16,6 +17,7 @@ var All = []hook.Host{
 	claude.Host{},
 	qwen.Host{},
 	codex.Host{},
+	copilot.Host{},
 }
 
 // Lookup returns the host of that name.
