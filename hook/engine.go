@@ -180,6 +180,14 @@ func ParseCommand(prompt string) (c Command, ok, looksLike bool) {
 			return Command{Name: name, Rest: rest, Wrapped: true}, true, false
 		}
 	}
+	if strings.HasPrefix(p, "<") {
+		// A wrapper with more than the command in it (text typed after a paste).
+		if _, after, ok := strings.Cut(p, ">"); ok {
+			if _, _, ok := splitCommand(strings.TrimLeft(after, " \t\r\n")); ok {
+				return Command{}, false, true
+			}
+		}
+	}
 	for _, line := range strings.Split(p, "\n") {
 		line = strings.TrimLeft(line, " \t\r>")
 		if _, _, ok := splitCommand(line); ok && strings.HasPrefix(p, "<") {
@@ -200,9 +208,11 @@ func splitCommand(p string) (cmd, rest string, ok bool) {
 }
 
 // unwrapPaste returns the text inside a paste wrapper at the start of p: Claude Code's
-// TUI collapses a long paste into <pasted_content id="N">TEXT</pasted_content>.
+// TUI collapses a long paste into "[Pasted text #1]" and hands the hook
+// <pasted_content id="N">\nTEXT\n</pasted_content id="N"> (2.1.330: the closing tag
+// carries the id too; see testdata/claude/UserPromptSubmit.pasted.json).
 func unwrapPaste(p string) (string, bool) {
-	const open, closing = "<pasted_content", "</pasted_content>"
+	const open, closing = "<pasted_content", "</pasted_content"
 	if !strings.HasPrefix(p, open) {
 		return "", false
 	}
@@ -212,7 +222,12 @@ func unwrapPaste(p string) (string, bool) {
 	}
 	inner := p[end+1:]
 	if i := strings.LastIndex(inner, closing); i >= 0 {
-		if strings.TrimSpace(inner[i+len(closing):]) != "" {
+		after := inner[i+len(closing):]
+		gt := strings.IndexByte(after, '>')
+		if gt < 0 || (after[0] != '>' && after[0] != ' ') {
+			return "", false
+		}
+		if strings.TrimSpace(after[gt+1:]) != "" {
 			return "", false // text typed after the paste: not only a command
 		}
 		inner = inner[:i]
