@@ -268,6 +268,16 @@ func (e *engine) prompt(ctx context.Context) Reply {
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
 		}
+		if e.ev.Turn != "" && e.ev.Turn == cur.Turn {
+			// Typed while the agent worked, in the running turn: the host queues it and
+			// hands it to the agent within the turn (at its next tool result) or, if the
+			// turn ends first, as the next turn (see the stop's yield). The turn goes on:
+			// its count of blocks is not reset.
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActMessage,
+				Reason: "the user typed a message while the agent worked; the loop goes on"})
+			cur.LastSeenAt = now
+			return cur, nil
+		}
 		if cur.LastAction == state.ActBlocked {
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActTurnEnded,
 				Reason: "the host ended the turn after a block (interrupted, API error or its stop-block cap); the loop goes on with the next prompt"})
@@ -310,6 +320,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		TranscriptPath: e.ev.TranscriptPath,
 		Key:            e.ev.Key,
 		Started:        e.start,
+		Turn:           e.ev.Turn,
 	}
 	if p.Resume {
 		old, iteration, err := e.resumable(p)
@@ -439,7 +450,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 			after.Transcript, after.ToolsOffset = o.pos, o.toolsOffset
 			after.Finish(state.Cancelled, state.ByUser, "cancelled with "+CommandCancel+", typed while the loop ran", start)
 			after.Told, after.UpdatedAt, after.LastSeenAt, after.LastAction = true, start, start, state.ActCancelled
-			after.LastKey, after.LastKeyAt = e.ev.Key, e.env.Now()
+			after.LastKey, after.LastKeyAt, after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
 			tx.Record(state.Event{At: start, LoopID: after.LoopID, Iteration: after.Iteration, Action: state.ActCancelled, Reason: after.EndReason})
 			decided = true
 			return &after, nil
@@ -448,7 +459,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		after.Transcript = o.pos
 		after.ToolsOffset = o.toolsOffset
 		after.Yielded = false
-		after.LastKey, after.LastKeyAt = e.ev.Key, e.env.Now()
+		after.LastKey, after.LastKeyAt, after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
 		decided = true
 		blocks := verdict == Continue || verdict == ContinueNoWork
 		after.Transcript.Unseen = blocks && e.facts.TranscriptLags && e.ev.LastMessage != "" && !o.sawLast
@@ -555,12 +566,15 @@ func (e *engine) stop(ctx context.Context) Reply {
 
 // yielded is the loop after a stop let through for the user's message: what the decision
 // counted (tool calls, how far the transcript was read) is kept, but the iteration is not
-// used up and the host's count of blocks is not advanced.
+// used up.
 func yielded(before, decided state.Loop) state.Loop {
 	l := decided
 	l.Iteration = before.Iteration
-	l.BlocksSinceTool = before.BlocksSinceTool
-	l.BlocksInTurn = before.BlocksInTurn
+	// The stop ends the host's turn: the user's message starts a new one (which fires no
+	// prompt hook when it was typed in the running turn), so the host's count of blocks
+	// starts again.
+	l.BlocksSinceTool = 0
+	l.BlocksInTurn = 0
 	l.WindowStart = before.WindowStart
 	l.Yielded = true
 	l.LastAction = state.ActYielded

@@ -65,6 +65,8 @@ type ArmRequest struct {
 	// same event delivered to a second hook process arms nothing (see Armed.Duplicate).
 	Key     string
 	Started time.Time
+	// Turn is the host's id of the user turn that arms the loop ("" if none).
+	Turn string
 	// Resume is the loop this one picks up, at Iteration, with its tool calls; nil for a
 	// new loop.
 	Resume    *state.Loop
@@ -119,6 +121,7 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		Transcript:  state.TranscriptPos{Path: req.TranscriptPath, Offset: -1},
 		LastKey:     req.Key,
 		LastKeyAt:   now,
+		Turn:        req.Turn,
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs = req.Iteration, r.ToolCalls, r.ToolIDs

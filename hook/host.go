@@ -73,6 +73,10 @@ type Event struct {
 	// TranscriptPath is where the host keeps the session's transcript ("" if it gives
 	// none).
 	TranscriptPath string
+	// Turn is the host's id of the user turn the event belongs to (Claude Code's
+	// prompt_id), "" when the host gives none. A prompt whose turn is the running one was
+	// typed while the agent worked: the host hands it over within that turn or queues it.
+	Turn string
 	// Key identifies this delivery of the event (a hash of the raw input): the same event
 	// delivered twice, to two hook processes, has the same key.
 	Key string

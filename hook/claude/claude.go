@@ -110,7 +110,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	if err != nil {
 		return hook.Event{}, err
 	}
-	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key, Turn: in.PromptID}
 	switch in.Event {
 	case "UserPromptSubmit":
 		ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
