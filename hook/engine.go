@@ -731,6 +731,9 @@ func (e *engine) sessionStart(ctx context.Context) Reply {
 	if l == nil {
 		return Reply{Notice: e.ended(ctx, l)}
 	}
+	if e.ev.Source == "resume" && e.facts.ResumeNoticeHidden {
+		return Reply{} // told at the first prompt, where the user sees it
+	}
 	if l.Status == state.Active {
 		switch e.ev.Source {
 		case "compact", "clear":

@@ -154,6 +154,10 @@ type Facts struct {
 	// tool event leave it off: a call only the transcript shows never ran (the host refused
 	// it, e.g. an unknown tool), and is no work.
 	TranscriptTools bool
+	// ResumeNoticeHidden: the host does not show the user a notice given when a session
+	// resumes (SessionStart, source resume); what became of the session's loop is told at
+	// the user's first prompt instead.
+	ResumeNoticeHidden bool
 	// CLI is the host's program name, and SessionEnv the variable that holds the session id
 	// in the agent's shell: the guard denies the agent resuming its own session.
 	CLI        string

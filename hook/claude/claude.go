@@ -54,8 +54,11 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		TranscriptLags: true,
 		// Every call that runs fires PostToolUse or PostToolUseFailure; an unknown tool
 		// fires neither and is only in the transcript, refused ("No such tool available").
-		CLI:        "claude",
-		SessionEnv: SessionEnv,
+		// The TUI shows no systemMessage of SessionStart on --continue or --resume (seen
+		// with 2.1.330; on a fresh start it does).
+		ResumeNoticeHidden: true,
+		CLI:                "claude",
+		SessionEnv:         SessionEnv,
 	}
 }
 
