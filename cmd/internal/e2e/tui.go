@@ -60,7 +60,7 @@ func (e *Env) StartTUI(ctx context.Context, script Script, args ...string) (*TUI
 	}
 	argv := append([]string{e.Claude, "--dangerously-skip-permissions"}, args...)
 	s, err := tmux.Start(ctx, tmux.Options{Dir: e.Project, Env: e.environ(fake.URL, []string{"TERM=xterm-256color"}),
-		Width: 160, Height: 50, Scratch: scratch}, argv...)
+		Width: 160, Height: 100, Scratch: scratch}, argv...)
 	if err != nil {
 		fake.Close()
 		return nil, err
@@ -73,15 +73,48 @@ func (e *Env) StartTUI(ctx context.Context, script Script, args ...string) (*TUI
 	return t, nil
 }
 
-// Submit types text at the prompt and presses Enter.
+// Submit types text at the prompt and presses Enter, once the prompt box shows it (keys
+// sent together with the text would be taken as part of a paste). If the text is still in
+// the box after a while (a completion menu took the Enter), Enter is pressed once more.
 func (t *TUI) Submit(ctx context.Context, text string) error {
 	if err := t.Type(ctx, text); err != nil {
 		return err
 	}
-	// The TUI takes the typed text in before Enter submits it; an Enter sent at once can
-	// arrive as part of the same read and be taken as a newline of a paste.
-	time.Sleep(300 * time.Millisecond)
-	return t.Keys(ctx, "Enter")
+	head := text[:min(len(text), 20)]
+	if _, err := t.WaitUntil(ctx, "the typed text in the prompt box", 10*time.Second, func(screen string) bool {
+		return strings.Contains(InputBox(screen), head)
+	}); err != nil {
+		return err
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := t.Keys(ctx, "Enter"); err != nil {
+		return err
+	}
+	if _, err := t.WaitUntil(ctx, "an empty prompt box", 2*time.Second, func(screen string) bool {
+		return !strings.Contains(InputBox(screen), head)
+	}); err != nil {
+		return t.Keys(ctx, "Enter")
+	}
+	return nil
+}
+
+// InputBox returns the prompt box of a screen: the lines from the last one that starts
+// with the prompt sign to the rule under it.
+func InputBox(screen string) string {
+	lines := strings.Split(screen, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "❯") {
+			var box []string
+			for _, l := range lines[i:] {
+				if strings.HasPrefix(l, "──") {
+					break
+				}
+				box = append(box, l)
+			}
+			return strings.Join(box, "\n")
+		}
+	}
+	return ""
 }
 
 // Exit types /exit and waits for the program to end.

@@ -130,13 +130,23 @@ func (s *Session) Screen(ctx context.Context, scrollback int) (string, error) {
 	return s.tmux(ctx, args...)
 }
 
-// WaitFor polls the screen (every 100 ms, up to timeout) until it contains text. On a
-// timeout the error holds the screen as it was last seen.
+// WaitFor polls the screen (every 100 ms, up to timeout) until it contains text, taking
+// every run of blanks and line breaks as one space (programs wrap long lines themselves).
+// On a timeout the error holds the screen as it was last seen.
 func (s *Session) WaitFor(ctx context.Context, text string, timeout time.Duration) (string, error) {
 	return s.WaitUntil(ctx, fmt.Sprintf("%q on the screen", text), timeout, func(screen string) bool {
-		return strings.Contains(screen, text)
+		return Contains(screen, text)
 	})
 }
+
+// Contains reports whether screen shows text, taking every run of blanks and line breaks
+// as one space.
+func Contains(screen, text string) bool {
+	return strings.Contains(Flat(screen), Flat(text))
+}
+
+// Flat is s with every run of blanks and line breaks made one space.
+func Flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // WaitUntil polls the screen (with 2000 lines of history) until ok holds for it.
 func (s *Session) WaitUntil(ctx context.Context, what string, timeout time.Duration, ok func(screen string) bool) (string, error) {
