@@ -126,7 +126,7 @@ func TestTUICancelWhileRunning(t *testing.T) {
 	waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
 	submit(t, tui, "/cancel-ralph")
 	waitFor(t, tui, "Queued")
-	screen := waitFor(t, tui, "Stop says: ralph loop cancelled at iteration")
+	noErrors(t, waitFor(t, tui, "Stop says: ralph loop cancelled at iteration"))
 	l := waitLoop(t, env, "cancelled", func(l Loop) bool { return l.Status != "ACTIVE" })
 	if l.Status != "CANCELLED" || l.EndReason != "cancelled with /cancel-ralph, typed while the loop ran" || l.Iteration >= 5 {
 		t.Errorf("loop %s at %d/%d (%s); want CANCELLED at the stop after the cancel was typed", l.Status, l.Iteration, l.MaxIterations, l.EndReason)
@@ -134,7 +134,7 @@ func TestTUICancelWhileRunning(t *testing.T) {
 	// The queued /cancel-ralph then runs: the prompt hook answers it with what happened,
 	// and the model is not called for it.
 	requests := len(tui.Fake.MainRequests())
-	screen = waitFor(t, tui, "Original prompt: /cancel-ralph")
+	screen := waitFor(t, tui, "Original prompt: /cancel-ralph")
 	contains(t, "the screen", tmux.Flat(screen), fmt.Sprintf("ralph loop cancelled at iteration %d/10 (cancelled with /cancel-ralph, typed while the loop ran)", l.Iteration))
 	noErrors(t, screen)
 	time.Sleep(2 * time.Second)
@@ -182,8 +182,8 @@ func TestTUIMessageWhileRunning(t *testing.T) {
 		submit(t, tui, `/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0`)
 		waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
 		submit(t, tui, msg)
-		screen := waitFor(t, tui, "to answer your message; it resumes after that (/cancel-ralph ends it)")
-		screen = waitFor(t, tui, "the loop resumes after your message")
+		waitFor(t, tui, "to answer your message; it resumes after that (/cancel-ralph ends it)")
+		screen := waitFor(t, tui, "the loop resumes after your message")
 		noErrors(t, screen)
 		if !sees(tui.Fake) {
 			t.Error("the model never saw the message")
