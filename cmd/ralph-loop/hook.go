@@ -24,7 +24,7 @@ func hookCommand() *cli.Command {
 		Usage:     "answer one hook event of an agent host (run by the host, not by people)",
 		UsageText: "ralph-loop hook --host claude < event.json",
 		Description: "Reads one hook event as JSON on stdin and answers it on stdout in the host's protocol. " +
-			"Every Claude Code event goes here: UserPromptSubmit, Stop, PostToolUse, PostToolUseFailure and SessionEnd; " +
+			"Every Claude Code event goes here: SessionStart, UserPromptSubmit, PreToolUse, Stop, PostToolUse, PostToolUseFailure and SessionEnd; " +
 			"other events are ignored.",
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
