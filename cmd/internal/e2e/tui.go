@@ -44,8 +44,8 @@ func (e *Env) Seed() error {
 }
 
 // StartTUI starts a fake API for script and "claude --dangerously-skip-permissions ARGS" in
-// tmux, in the project, and waits until it takes input.
-func (e *Env) StartTUI(ctx context.Context, script Script, args ...string) (*TUI, error) {
+// tmux, in the project, with more environment extra, and waits until it takes input.
+func (e *Env) StartTUI(ctx context.Context, script Script, extra []string, args ...string) (*TUI, error) {
 	if err := e.Seed(); err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (e *Env) StartTUI(ctx context.Context, script Script, args ...string) (*TUI
 		return nil, err
 	}
 	argv := append([]string{e.Claude, "--dangerously-skip-permissions"}, args...)
-	s, err := tmux.Start(ctx, tmux.Options{Dir: e.Project, Env: e.environ(fake.URL, []string{"TERM=xterm-256color"}),
+	s, err := tmux.Start(ctx, tmux.Options{Dir: e.Project, Env: e.environ(fake.URL, append([]string{"TERM=xterm-256color"}, extra...)),
 		Width: 160, Height: 100, Scratch: scratch}, argv...)
 	if err != nil {
 		fake.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,13 +24,14 @@ func startTUI(t *testing.T, script Script, args ...string) (*Env, *TUI) {
 		t.Skip("TUI test: tmux is not installed")
 	}
 	env := newEnv(t)
-	return env, openTUI(t, env, script, args...)
+	return env, openTUI(t, env, script, nil, args...)
 }
 
-// openTUI starts the TUI in env; on failure the test's log gets the last screen.
-func openTUI(t *testing.T, env *Env, script Script, args ...string) *TUI {
+// openTUI starts the TUI in env with more environment extra; on failure the test's log
+// gets the last screen.
+func openTUI(t *testing.T, env *Env, script Script, extra []string, args ...string) *TUI {
 	t.Helper()
-	tui, err := env.StartTUI(context.Background(), script, args...)
+	tui, err := env.StartTUI(context.Background(), script, extra, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +269,7 @@ func TestTUIExitThenContinue(t *testing.T) {
 		t.Fatalf("loop %s (%s), want SESSION_ENDED", l.Status, l.EndReason)
 	}
 	tui.Close()
-	again := openTUI(t, env, working(20), "--continue")
+	again := openTUI(t, env, working(20), nil, "--continue")
 	submit(t, again, "Where were we?")
 	want := fmt.Sprintf("UserPromptSubmit says: ralph-loop: this session's loop ended with the session at iteration %d/10", l.Iteration)
 	screen := waitFor(t, again, want)
@@ -280,4 +282,60 @@ func TestTUIExitThenContinue(t *testing.T) {
 	if r.Iteration != l.Iteration || r.Task != l.Task {
 		t.Errorf("resumed at %d with task %q; want %d, %q", r.Iteration, r.Task, l.Iteration, l.Task)
 	}
+}
+
+// A project-scope install committed to a repository and used on a teammate's machine, where
+// the installer's binary path does not exist: with ralph-loop elsewhere on PATH, loops work;
+// without it, the TUI says once at startup how to get it, a /ralph-loop prompt says it
+// again and runs unlooped, and no hook error is ever shown.
+func TestTUITeammateInstall(t *testing.T) {
+	need(t)
+	if err := tmux.Available(); err != nil {
+		t.Skip("TUI test: tmux is not installed")
+	}
+	teammate := func(t *testing.T) (*Env, string) {
+		root := t.TempDir()
+		installer := copyBinary(t, filepath.Join(root, "installer", "bin"))
+		env, err := NewEnv(root, claudeBin, installer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Install(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(filepath.Join(root, "installer")); err != nil {
+			t.Fatal(err)
+		}
+		return env, root
+	}
+	t.Run("ralph-loop elsewhere on PATH", func(t *testing.T) {
+		env, root := teammate(t)
+		elsewhere := copyBinary(t, filepath.Join(root, "teammate", "bin"))
+		env.RalphLoop = elsewhere
+		tui := openTUI(t, env, working(5), []string{"PATH=" + filepath.Dir(elsewhere) + string(os.PathListSeparator) + os.Getenv("PATH")})
+		submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 3`)
+		waitFor(t, tui, "UserPromptSubmit says: ralph-loop: loop armed: up to 3 iterations")
+		waitFor(t, tui, "Stop says: ralph-loop: iteration 2/3: no promise yet, continuing")
+		screen := waitFor(t, tui, "Stop says: ralph-loop: iteration limit reached (3/3) without the promise: loop over")
+		noErrors(t, screen)
+	})
+	t.Run("not installed", func(t *testing.T) {
+		env, _ := teammate(t)
+		tui := openTUI(t, env, Script{Turns: []Turn{Bash("Working.", "echo hi > x.txt"), Text("Done, x.txt is written.")}},
+			[]string{"PATH=" + os.Getenv("PATH")})
+		const missing = "ralph-loop: this project's Claude Code hooks use ralph-loop, which is not on this machine's PATH"
+		waitFor(t, tui, "SessionStart:startup says: "+missing)
+		submit(t, tui, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
+		waitFor(t, tui, "UserPromptSubmit says: "+missing)
+		waitFor(t, tui, "Done, x.txt is written.")
+		time.Sleep(2 * time.Second)
+		screen, _ := tui.Screen(context.Background(), 400)
+		noErrors(t, screen)
+		if tmux.Contains(screen, "Stop says") || tmux.Contains(screen, "Stop hook") {
+			t.Errorf("a stop hook spoke:\n%s", tmux.Trim(screen))
+		}
+		if n := len(tui.Fake.MainRequests()); n != 2 {
+			t.Errorf("%d agent requests, want 2 (the turn ran once, unlooped)", n)
+		}
+	})
 }
