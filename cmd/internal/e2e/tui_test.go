@@ -86,11 +86,14 @@ func waitLoop(t *testing.T, env *Env, what string, ok func(Loop) bool) Loop {
 
 // working is a model that never makes the promise: a tool call, then "not done", again and
 // again, each answer slow enough for the user to type in between.
-func working(n int) Script {
+func working(n int) Script { return workingSlowly(n, time.Second) }
+
+// workingSlowly is working with each tool call taking the model toolDelay.
+func workingSlowly(n int, toolDelay time.Duration) Script {
 	var turns []Turn
 	for i := 0; i < n; i++ {
 		tool := Bash("Working.", "echo step >> log.txt")
-		tool.Delay = time.Second
+		tool.Delay = toolDelay
 		text := Text("Not done yet.")
 		text.Delay = time.Second
 		turns = append(turns, tool, text)
@@ -162,7 +165,9 @@ func TestTUIMessageWhileRunning(t *testing.T) {
 		return false
 	}
 	t.Run("between tool calls", func(t *testing.T) {
-		env, tui := startTUI(t, working(20))
+		// The model takes long over each tool call, so the message is typed while one is
+		// under way (then Claude Code hands it over with the call's result).
+		env, tui := startTUI(t, workingSlowly(20, 4*time.Second))
 		submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 10`)
 		waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
 		submit(t, tui, msg)
@@ -277,7 +282,7 @@ func TestTUIExitThenContinue(t *testing.T) {
 	contains(t, "the screen", tmux.Flat(screen), fmt.Sprintf("/ralph-loop --resume picks it up with the %d iterations it had left", left))
 	noErrors(t, screen)
 	submit(t, again, "/ralph-loop --resume")
-	waitFor(t, again, "UserPromptSubmit says: ralph-loop: loop armed")
+	waitFor(t, again, fmt.Sprintf("UserPromptSubmit says: ralph-loop: loop resumed at iteration %d/10", l.Iteration))
 	r := waitLoop(t, env, "resumed", func(r Loop) bool { return r.Status == "ACTIVE" })
 	if r.Iteration != l.Iteration || r.Task != l.Task {
 		t.Errorf("resumed at %d with task %q; want %d, %q", r.Iteration, r.Task, l.Iteration, l.Task)
