@@ -54,7 +54,7 @@ func installCommand(add bool) *cli.Command {
 			auto := cmd.String("host") == ""
 			if auto {
 				for _, h := range hosts.Installers() {
-					if h.Detected(os.Getenv) {
+					if h.Detected(os.Getenv) || !add && installed(h) {
 						targets = append(targets, h)
 					}
 				}
@@ -110,6 +110,13 @@ func installCommand(add bool) *cli.Command {
 			return failed
 		},
 	}
+}
+
+// installed reports whether install recorded an install for the host (uninstall acts on it
+// even when the host's CLI is gone).
+func installed(h *install.Host) bool {
+	m, _ := filepath.Glob(filepath.Join(stateDir(), "install", h.Name+"-*", "record.json"))
+	return len(m) > 0
 }
 
 func installOptions(scope, dir string) (install.Options, error) {

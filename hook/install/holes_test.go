@@ -239,19 +239,47 @@ func TestSecondScopeNotDoubled(t *testing.T) {
 	if p := do(t, h, proj, true); p.Skipped != "" || !p.Changed() {
 		t.Errorf("--force: skipped %q", p.Skipped)
 	}
-	// And the other way round: a project install first.
+	// The other way round, a project install first: the user install (for every project)
+	// goes ahead, and the project's hooks leave the events to it on this machine.
 	dir2 := t.TempDir()
 	proj2 := opts(t, ScopeProject, dir2)
 	do(t, h, proj2, true)
+	if h.Defers(ScopeProject, dir2, proj2.Getenv) {
+		t.Error("project hooks defer with no other set installed")
+	}
 	user2 := proj2
 	user2.Scope = ScopeUser
-	if p := do(t, h, user2, true); !strings.Contains(p.Skipped, "project scope") {
-		t.Errorf("user install over a project install: skipped %q", p.Skipped)
+	user2.Binary = filepath.Join(t.TempDir(), "ralph-loop")
+	p = do(t, h, user2, true)
+	if p.Skipped != "" || len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "will leave the events to these") {
+		t.Errorf("user install over a project install: skipped %q, notes %q", p.Skipped, p.Notes)
+	}
+	if h.Defers(ScopeProject, dir2, proj2.Getenv) {
+		t.Error("project hooks defer to user hooks whose binary does not exist")
+	}
+	os.WriteFile(user2.Binary, []byte("#!/bin/sh\n"), 0o755)
+	if !h.Defers(ScopeProject, dir2, proj2.Getenv) {
+		t.Error("project hooks do not defer to the user's")
+	}
+	if h.Defers(ScopeUser, dir2, proj2.Getenv) {
+		t.Error("user hooks defer")
+	}
+	do(t, h, user2, false)
+	if h.Defers(ScopeProject, dir2, proj2.Getenv) {
+		t.Error("project hooks defer after the user's were uninstalled")
+	}
+	// Two scopes of this machine's own: the second is refused.
+	local := proj2
+	local.Scope = ScopeLocal
+	do(t, h, user2, true)
+	if p := do(t, h, local, true); !strings.Contains(p.Skipped, "user scope") {
+		t.Errorf("local install over a user install: skipped %q", p.Skipped)
 	}
 }
 
-// Installs at two scopes at the same moment (two terminals) end with one set of hooks: the
-// host's install lock serialises them, so the second sees the first's hooks.
+// Installs at several scopes at the same moment (two terminals) end with one set of hooks
+// that answers (a project's set defers to a user or local one): the host's install lock
+// serialises them, so each sees the ones before.
 func TestConcurrentInstallsOneSet(t *testing.T) {
 	for round := 0; round < 5; round++ {
 		dir := t.TempDir()
@@ -271,15 +299,40 @@ func TestConcurrentInstallsOneSet(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		sets := 0
+		own, shared := 0, 0
 		for _, s := range h.Scopes {
 			data, err := os.ReadFile(h.SettingsFile(s.Name, dir, base.Getenv))
 			if err == nil && strings.Contains(string(data), "hook --host claude") {
-				sets++
+				if s.Shared {
+					shared++
+				} else {
+					own++
+				}
 			}
 		}
-		if sets != 1 {
-			t.Fatalf("round %d: %d scopes have hooks, want 1", round, sets)
+		if own > 1 || own+shared == 0 {
+			t.Fatalf("round %d: %d scopes of this machine's and %d shared have hooks", round, own, shared)
 		}
+	}
+}
+
+// Backups of one file in one second get names of their own, each with its content.
+func TestBackupNamesUnique(t *testing.T) {
+	dir := t.TempDir()
+	var names []string
+	for i := 0; i < 3; i++ {
+		name, err := backup(dir, "/p/settings.json", []byte{byte('a' + i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	for i, n := range names {
+		if got := settingsOf(t, n); got != string(rune('a'+i)) {
+			t.Errorf("backup %s holds %q, want %q", n, got, string(rune('a'+i)))
+		}
+	}
+	if names[0] == names[1] || names[1] == names[2] || names[0] == names[2] {
+		t.Errorf("backup names repeat: %q", names)
 	}
 }

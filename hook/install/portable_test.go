@@ -55,7 +55,7 @@ func TestPortableCommand(t *testing.T) {
 		{Event{Name: "Stop"}, `{"hook_event_name":"Stop"}`, false},
 		{Event{Name: "PostToolUse"}, strings.Repeat("x", 1<<20), false},
 	} {
-		cmd := PortableCommand(h, tc.ev)
+		cmd := PortableCommandAt(h, tc.ev, "project")
 		out, errOut, code := runHook(t, cmd, catDir, tc.input)
 		if code != 0 || errOut != "" {
 			t.Errorf("%s without ralph-loop: exit %d, stderr %q", tc.ev.Name, code, errOut)
@@ -70,12 +70,12 @@ func TestPortableCommand(t *testing.T) {
 
 	// With a ralph-loop on PATH, it runs that one with the event.
 	bin := t.TempDir()
-	fake := "#!/bin/sh\necho \"args: $*\"\ncat\n"
+	fake := "#!/bin/sh\necho \"args: $* scope: $RALPH_LOOP_SCOPE\"\ncat\n"
 	if err := os.WriteFile(filepath.Join(bin, "ralph-loop"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, _, code := runHook(t, PortableCommand(h, Event{Name: "SessionStart", Notice: Always}), bin+string(os.PathListSeparator)+catDir, `{"e":1}`)
-	if code != 0 || out != "args: hook --host claude\n{\"e\":1}" {
+	out, _, code := runHook(t, PortableCommandAt(h, Event{Name: "SessionStart", Notice: Always}, "project"), bin+string(os.PathListSeparator)+catDir, `{"e":1}`)
+	if code != 0 || out != "args: hook --host claude scope: project\n{\"e\":1}" {
 		t.Errorf("with ralph-loop: exit %d, stdout %q", code, out)
 	}
 }

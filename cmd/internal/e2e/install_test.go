@@ -25,9 +25,9 @@ func copyBinary(t *testing.T, dir string) string {
 }
 
 // Installed at user scope (one binary) and then at project scope: the project install adds
-// no second set of hooks, and a loop advances one iteration per stop. Forced, both sets run
-// (two hook processes for every event, from two binaries) and each stop still advances the
-// loop once.
+// no second set of hooks, and a loop advances one iteration per stop. Forced, both sets are
+// in the settings and both run for every event (from two binaries); the project's committed
+// set leaves each event to the user's, and each stop still advances the loop once.
 func TestInstallTwoScopes(t *testing.T) {
 	for _, force := range []bool{false, true} {
 		name := "second set refused"
