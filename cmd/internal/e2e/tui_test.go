@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/tmux"
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
 // The scenarios below drive Claude Code's interactive TUI under tmux, as a user types into
@@ -328,7 +329,7 @@ func TestTUITeammateInstall(t *testing.T) {
 		env, _ := teammate(t)
 		tui := openTUI(t, env, Script{Turns: []Turn{Bash("Working.", "echo hi > x.txt"), Text("Done, x.txt is written.")}},
 			[]string{"PATH=" + os.Getenv("PATH")})
-		const missing = "ralph-loop: this project's Claude Code hooks use ralph-loop, which is not on this machine's PATH"
+		missing := inject.NotInstalledHere("Claude Code")
 		waitFor(t, tui, "SessionStart:startup says: "+missing)
 		submit(t, tui, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
 		waitFor(t, tui, "UserPromptSubmit says: "+missing)
