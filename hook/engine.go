@@ -30,6 +30,9 @@ const (
 func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Writer) int {
 	env.defaults()
 	start := env.Now()
+	if !env.Started.IsZero() && env.Started.Before(start) {
+		start = env.Started
+	}
 	ev, err := h.Decode(stdin)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ralph-loop: error: %v\n", err)
