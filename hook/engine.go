@@ -30,6 +30,9 @@ const (
 func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Writer) int {
 	env.defaults()
 	start := env.Now()
+	if !env.Started.IsZero() && env.Started.Before(start) {
+		start = env.Started
+	}
 	ev, err := h.Decode(stdin)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ralph-loop: error: %v\n", err)
@@ -185,6 +188,14 @@ func ParseCommand(prompt string) (c Command, ok, looksLike bool) {
 			return Command{Name: name, Rest: rest, Wrapped: true}, true, false
 		}
 	}
+	if strings.HasPrefix(p, "<") {
+		// A wrapper with more than the command in it (text typed after a paste).
+		if _, after, ok := strings.Cut(p, ">"); ok {
+			if _, _, ok := splitCommand(strings.TrimLeft(after, " \t\r\n")); ok {
+				return Command{}, false, true
+			}
+		}
+	}
 	for _, line := range strings.Split(p, "\n") {
 		line = strings.TrimLeft(line, " \t\r>")
 		if _, _, ok := splitCommand(line); ok && strings.HasPrefix(p, "<") {
@@ -213,9 +224,11 @@ func splitCommand(p string) (cmd, rest string, ok bool) {
 }
 
 // unwrapPaste returns the text inside a paste wrapper at the start of p: Claude Code's
-// TUI collapses a long paste into <pasted_content id="N">TEXT</pasted_content>.
+// TUI collapses a long paste into "[Pasted text #1]" and hands the hook
+// <pasted_content id="N">\nTEXT\n</pasted_content id="N"> (2.1.330: the closing tag
+// carries the id too; see testdata/claude/UserPromptSubmit.pasted.json).
 func unwrapPaste(p string) (string, bool) {
-	const open, closing = "<pasted_content", "</pasted_content>"
+	const open, closing = "<pasted_content", "</pasted_content"
 	if !strings.HasPrefix(p, open) {
 		return "", false
 	}
@@ -225,7 +238,12 @@ func unwrapPaste(p string) (string, bool) {
 	}
 	inner := p[end+1:]
 	if i := strings.LastIndex(inner, closing); i >= 0 {
-		if strings.TrimSpace(inner[i+len(closing):]) != "" {
+		after := inner[i+len(closing):]
+		gt := strings.IndexByte(after, '>')
+		if gt < 0 || (after[0] != '>' && after[0] != ' ') {
+			return "", false
+		}
+		if strings.TrimSpace(after[gt+1:]) != "" {
 			return "", false // text typed after the paste: not only a command
 		}
 		inner = inner[:i]
@@ -265,6 +283,16 @@ func (e *engine) prompt(ctx context.Context) Reply {
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
+		}
+		if e.ev.Turn != "" && e.ev.Turn == cur.Turn {
+			// Typed while the agent worked, in the running turn: the host queues it and
+			// hands it to the agent within the turn (at its next tool result) or, if the
+			// turn ends first, as the next turn (see the stop's yield). The turn goes on:
+			// its count of blocks is not reset.
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActMessage,
+				Reason: "the user typed a message while the agent worked; the loop goes on"})
+			cur.LastSeenAt = now
+			return cur, nil
 		}
 		if cur.LastAction == state.ActBlocked {
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActTurnEnded,
@@ -308,6 +336,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		TranscriptPath: e.ev.TranscriptPath,
 		Key:            e.ev.Key,
 		Started:        e.start,
+		Turn:           e.ev.Turn,
 	}
 	if p.Resume {
 		old, iteration, err := e.resumable(p)
@@ -437,7 +466,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 			after.Transcript, after.ToolsOffset = o.pos, o.toolsOffset
 			after.Finish(state.Cancelled, state.ByUser, "cancelled with "+CommandCancel+", typed while the loop ran", start)
 			after.Told, after.UpdatedAt, after.LastSeenAt, after.LastAction = true, start, start, state.ActCancelled
-			after.LastKey, after.LastKeyAt = e.ev.Key, e.env.Now()
+			after.LastKey, after.LastKeyAt, after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
 			tx.Record(state.Event{At: start, LoopID: after.LoopID, Iteration: after.Iteration, Action: state.ActCancelled, Reason: after.EndReason})
 			decided = true
 			return &after, nil
@@ -446,7 +475,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		after.Transcript = o.pos
 		after.ToolsOffset = o.toolsOffset
 		after.Yielded = false
-		after.LastKey, after.LastKeyAt = e.ev.Key, e.env.Now()
+		after.LastKey, after.LastKeyAt, after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
 		decided = true
 		blocks := verdict == Continue || verdict == ContinueNoWork
 		after.Transcript.Unseen = blocks && e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
@@ -560,12 +589,15 @@ func (e *engine) stop(ctx context.Context) Reply {
 
 // yielded is the loop after a stop let through for the user's message: what the decision
 // counted (tool calls, how far the transcript was read) is kept, but the iteration is not
-// used up and the host's count of blocks is not advanced.
+// used up.
 func yielded(before, decided state.Loop) state.Loop {
 	l := decided
 	l.Iteration = before.Iteration
-	l.BlocksSinceTool = before.BlocksSinceTool
-	l.BlocksInTurn = before.BlocksInTurn
+	// The stop ends the host's turn: the user's message starts a new one (which fires no
+	// prompt hook when it was typed in the running turn), so the host's count of blocks
+	// starts again.
+	l.BlocksSinceTool = 0
+	l.BlocksInTurn = 0
 	l.WindowStart = before.WindowStart
 	l.Yielded = true
 	l.LastAction = state.ActYielded
@@ -723,6 +755,9 @@ func (e *engine) sessionStart(ctx context.Context) Reply {
 	}
 	if l == nil {
 		return Reply{Notice: e.ended(ctx, l)}
+	}
+	if e.ev.Source == "resume" && e.facts.ResumeNoticeHidden {
+		return Reply{} // told at the first prompt, where the user sees it
 	}
 	if l.Status == state.Active {
 		switch e.ev.Source {

@@ -30,6 +30,9 @@ type Env struct {
 	// CatchUp bounds the wait for a transcript that lags behind the host's
 	// last_assistant_message before a stop is blocked.
 	CatchUp time.Duration
+	// Started is when the host started the hook process (see ProcessStart); zero: when
+	// Handle began.
+	Started time.Time
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines
@@ -65,6 +68,8 @@ type ArmRequest struct {
 	// same event delivered to a second hook process arms nothing (see Armed.Duplicate).
 	Key     string
 	Started time.Time
+	// Turn is the host's id of the user turn that arms the loop ("" if none).
+	Turn string
 	// Resume is the loop this one picks up, at Iteration, with its tool calls; nil for a
 	// new loop.
 	Resume    *state.Loop
@@ -83,28 +88,16 @@ type Armed struct {
 	Duplicate bool
 }
 
-// duplicate reports whether an event with key, whose hook began at started, is the one a
-// loop's last decision was made for (key), delivered to a second hook process. The host
-// starts the hooks of one event together, so such a hook usually began before that
-// decision; but on a loaded machine it may begin only after the first has answered. It is
-// still the same event if the transcript has not grown since that decision: the host
-// writes the continuation (and the agent's next turn) only once every hook of the event
-// has answered, so a later event with the same input always follows new transcript lines.
+// duplicate reports whether an event with key, whose hook process was started at started,
+// is the one a loop's last decision was made for (key), delivered to a second hook
+// process. The host starts the hooks of one event together, before any answers; a later
+// event with the same input (a text-only loop's next stop) is started only after the
+// answer. started must be when the host started the process (Env.Started), not when the
+// program got going: on a loaded machine that can be after another hook has answered. The
+// transcript cannot tell either: Claude Code writes it late, so the next stop of a loop
+// can start before any new line is in it (seen: text-only loops ended silently mid-way).
 func duplicate(l *state.Loop, key string, started time.Time) bool {
-	if key == "" || l.LastKey != key {
-		return false
-	}
-	return started.Before(l.LastKeyAt) || transcriptUnchanged(l.Transcript)
-}
-
-// transcriptUnchanged reports whether the transcript ends where the last decision stopped
-// reading it (false when that is not known).
-func transcriptUnchanged(pos state.TranscriptPos) bool {
-	if pos.Path == "" || pos.Offset <= 0 {
-		return false
-	}
-	fi, err := os.Stat(pos.Path)
-	return err == nil && fi.Mode().IsRegular() && fi.Size() == pos.Offset
+	return key != "" && l.LastKey == key && started.Before(l.LastKeyAt)
 }
 
 // Arm starts a loop in a session, replacing any loop the session had.
@@ -135,6 +128,7 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		Transcript:  state.TranscriptPos{Path: req.TranscriptPath, Offset: -1},
 		LastKey:     req.Key,
 		LastKeyAt:   now,
+		Turn:        req.Turn,
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs = req.Iteration, r.ToolCalls, r.ToolIDs

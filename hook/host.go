@@ -80,6 +80,10 @@ type Event struct {
 	// TranscriptPath is where the host keeps the session's transcript ("" if it gives
 	// none).
 	TranscriptPath string
+	// Turn is the host's id of the user turn the event belongs to (Claude Code's
+	// prompt_id), "" when the host gives none. A prompt whose turn is the running one was
+	// typed while the agent worked: the host hands it over within that turn or queues it.
+	Turn string
 	// Key identifies this delivery of the event (a hash of the raw input): the same event
 	// delivered twice, to two hook processes, has the same key.
 	Key string
@@ -162,6 +166,10 @@ type Facts struct {
 	// tool event leave it off: a call only the transcript shows never ran (the host refused
 	// it, e.g. an unknown tool), and is no work.
 	TranscriptTools bool
+	// ResumeNoticeHidden: the host does not show the user a notice given when a session
+	// resumes (SessionStart, source resume); what became of the session's loop is told at
+	// the user's first prompt instead.
+	ResumeNoticeHidden bool
 	// CLI is the host's program name, and SessionEnv the variable that holds the session id
 	// in the agent's shell: the guard denies the agent resuming its own session.
 	CLI        string

@@ -347,6 +347,10 @@ func Armed(l *state.Loop, replaced *state.Loop, h Host, blockCap int, stopTimeou
 		kind = "ultrawork loop"
 	}
 	s := fmt.Sprintf("ralph-loop: %s armed: up to %s", kind, Plural(l.MaxIterations, "iteration", "iterations"))
+	if l.ArmedBy == "resume" {
+		s = fmt.Sprintf("ralph-loop: %s resumed at iteration %d/%d: up to %s", kind, l.Iteration, l.MaxIterations,
+			Plural(l.MaxIterations, "iteration", "iterations"))
+	}
 	if l.MaxTime > 0 {
 		s += fmt.Sprintf(" or %s", time.Duration(l.MaxTime))
 	}

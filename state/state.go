@@ -188,6 +188,10 @@ type Loop struct {
 	// Yielded: the last stop was let through so that a message the user typed meanwhile is
 	// answered as its own turn; the loop resumes at the next stop, its iteration kept.
 	Yielded bool `json:"yielded,omitempty"`
+	// Turn is the host's id of the user turn of the last event that armed the loop or made a
+	// stop decision (Claude Code's prompt_id; "" when the host gives none): a prompt of the
+	// same turn is a message the user typed while the agent worked, not a new turn.
+	Turn string `json:"turn,omitempty"`
 	// LastKey identifies the last event that armed the loop or made a stop decision, and
 	// LastKeyAt when that decision was taken: the same event delivered to a second hook
 	// process (ralph-loop installed twice) must not count twice.
@@ -307,5 +311,6 @@ const (
 	ActCheck      = "check"      // one check's result
 	ActTimeBudget = "time_budget"
 	ActYielded    = "yielded" // a stop let through for the user's message; the loop goes on after it
+	ActMessage    = "message" // the user typed a message while the agent worked (the turn goes on)
 	ActError      = "error"
 )

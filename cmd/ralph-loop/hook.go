@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -16,11 +17,13 @@ import (
 func hookEnv(cmd *cli.Command) hook.Env {
 	store := newStore()
 	store.Warn = func(msg string) { fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: warning: %s\n", msg) }
+	started, _ := hook.ProcessStart(time.Now().UTC())
 	return hook.Env{
 		Store:   store,
 		Stderr:  cmd.Root().ErrWriter,
 		Getenv:  os.Getenv,
 		CatchUp: hook.DefaultCatchUp,
+		Started: started,
 	}
 }
 

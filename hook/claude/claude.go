@@ -52,8 +52,11 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		TranscriptLags: true,
 		// Every call that runs fires PostToolUse or PostToolUseFailure; an unknown tool
 		// fires neither and is only in the transcript, refused ("No such tool available").
-		CLI:        "claude",
-		SessionEnv: SessionEnv,
+		// The TUI shows no systemMessage of SessionStart on --continue or --resume (seen
+		// with 2.1.330; on a fresh start it does).
+		ResumeNoticeHidden: true,
+		CLI:                "claude",
+		SessionEnv:         SessionEnv,
 	}
 }
 
@@ -104,7 +107,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	if err != nil {
 		return hook.Event{}, err
 	}
-	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key, Turn: in.PromptID}
 	switch in.Event {
 	case "UserPromptSubmit":
 		ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
