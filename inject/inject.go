@@ -37,6 +37,9 @@ type Host struct {
 	Cancel string
 	// EscapesMarkup: the host hands the agent a block reason with <, > and & escaped.
 	EscapesMarkup bool
+	// ContextEscapesMarkup: the host hands the agent the context added to a prompt with <
+	// and > escaped (Gemini CLI's additionalContext), so the contract says so.
+	ContextEscapesMarkup bool
 }
 
 // DefaultMessageCap is the message cap of a host that states none: Claude Code's, whose
@@ -179,6 +182,9 @@ func Contract(l *state.Loop, h Host) string {
 		}
 	}
 	rules.WriteString("Each time you try to stop without the marker, you will be given this task again.")
+	if h.ContextEscapesMarkup {
+		rules.WriteString("\n(This text reaches you with its angle brackets escaped as HTML entities; write the marker with plain angle brackets.)")
+	}
 	budget := h.msgCap() - units(b.String()) - units(rules.String()) - 20
 	fmt.Fprintf(&b, "TASK:\n%s\n\n", taskBlock(l, budget))
 	b.WriteString(rules.String())
@@ -223,7 +229,7 @@ func Continuation(l *state.Loop, w Why, h Host) string {
 	if l.Mode == state.ModeULW {
 		b.WriteString(ULW + "\n\n")
 	}
-	fmt.Fprintf(&b, "ralph-loop: iteration %d/%d. ", l.Iteration, l.MaxIterations)
+	fmt.Fprintf(&b, "%s%d/%d. ", continuationPrefix, l.Iteration, l.MaxIterations)
 	if w.Resumed {
 		b.WriteString("The user's message has been answered; the loop now goes on. ")
 	}
@@ -421,6 +427,19 @@ func CutByHost(l *state.Loop, h Host, blockCap int) string {
 		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise the cap", h.Name)
 	}
 	return s
+}
+
+// NoProgressReason is the end reason of a loop whose iteration ended with no reply from the
+// model.
+func NoProgressReason(h Host) string {
+	return h.display() + " ended an iteration without calling the model (its loop detector stops a turn that repeats itself), " +
+		"so blocking again would only spin"
+}
+
+// NoProgress is the notice shown when a loop ends because an iteration had no model reply.
+func NoProgress(l *state.Loop, h Host) string {
+	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d without the promise: %s%s", l.Iteration, l.MaxIterations,
+		NoProgressReason(h), resumeHint(l))
 }
 
 // Cancelled is the reason shown when /cancel-ralph ends a loop.

@@ -51,6 +51,9 @@ const (
 	CutByHost Status = "CUT_BY_HOST"
 	// TimeBudgetExhausted means the loop's --max-time ran out.
 	TimeBudgetExhausted Status = "TIME_BUDGET_EXHAUSTED"
+	// NoProgress means an iteration ended with no reply from the model (Gemini CLI's loop
+	// detector aborted the turn), so blocking again would only spin.
+	NoProgress Status = "NO_PROGRESS"
 )
 
 // What to do with a promise made before the minimum number of tool calls.
@@ -298,6 +301,7 @@ const (
 	ActChecking   = "checking"   // a promise came: the checks run
 	ActCheck      = "check"      // one check's result
 	ActTimeBudget = "time_budget"
-	ActYielded    = "yielded" // a stop let through for the user's message; the loop goes on after it
+	ActNoProgress = "no_progress" // an iteration without a model reply ended the loop
+	ActYielded    = "yielded"     // a stop let through for the user's message; the loop goes on after it
 	ActError      = "error"
 )

@@ -6,11 +6,13 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/gemini"
 )
 
 // All are the supported hosts, in the order help lists them.
 var All = []hook.Host{
 	claude.Host{},
+	gemini.Host{},
 }
 
 // Lookup returns the host of that name.
