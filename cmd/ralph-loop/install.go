@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,71 +11,106 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 )
 
+// installerNames lists the hosts ralph-loop installs into.
+func installerNames() string {
+	var names []string
+	for _, h := range hosts.Installers() {
+		names = append(names, h.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 func installCommand(add bool) *cli.Command {
-	name, usage := "install", "add ralph-loop's hooks and slash commands to an agent host's settings"
+	name, usage := "install", "add ralph-loop's hooks and slash commands to agent hosts' settings"
 	if !add {
 		name, usage = "uninstall", "remove exactly what install added"
 	}
 	return &cli.Command{
-		Name:         name,
-		Usage:        usage,
-		UsageText:    "ralph-loop " + name + " --host claude [--scope user|project|local] [--dir PATH] [--dry-run] [--binary PATH]",
+		Name:      name,
+		Usage:     usage,
+		UsageText: "ralph-loop " + name + " [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run] [--binary PATH] [--force]",
+		Description: "Without --host, " + name + " acts on every supported host found on this machine (its CLI on PATH or " +
+			"its configuration directory), one line per host. At project scope the settings are committed and " +
+			"shared: the hooks run the ralph-loop found on PATH, and do nothing but print one line on a machine " +
+			"without it. The previous content of a changed file is backed up under $XDG_STATE_HOME/ralph-loop/install.",
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "host", Usage: "the agent host: claude", Required: true},
-			&cli.StringFlag{Name: "binary", Usage: "install: the ralph-loop executable the hooks run (default: this one)"},
-			&cli.StringFlag{Name: "scope", Value: install.ScopeUser, Usage: "user (~/.claude), project (.claude/settings.json) or local (.claude/settings.local.json)"},
+			&cli.StringFlag{Name: "host", Usage: "the agent host: " + installerNames() + " (default: every one found)"},
+			&cli.StringFlag{Name: "binary", Usage: "install: the ralph-loop executable user- and local-scope hooks run (default: this one)"},
+			&cli.StringFlag{Name: "scope", Usage: "user (e.g. ~/.claude), project (committed, e.g. .claude/settings.json) or local (e.g. .claude/settings.local.json); default user"},
 			&cli.StringFlag{Name: "dir", Usage: "the project directory (default: the current directory)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
+			&cli.BoolFlag{Name: "force", Usage: "install: add the hooks even when another scope of the host has them already"},
 		},
-		Action: func(_ context.Context, cmd *cli.Command) error {
+		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
 				return usagef("%s takes no arguments", name)
 			}
-			if h := cmd.String("host"); h != claude.Name {
-				return usagef("unknown host %q: supported hosts are: claude", h)
-			}
-			opt, err := installOptions(cmd.String("scope"), cmd.String("dir"))
-			if err != nil {
-				return err
-			}
-			var plan install.Plan
-			if add {
-				if opt.Binary, err = binaryPath(cmd.String("binary")); err != nil {
-					return err
+			var targets []*install.Host
+			auto := cmd.String("host") == ""
+			if auto {
+				for _, h := range hosts.Installers() {
+					if h.Detected(os.Getenv) {
+						targets = append(targets, h)
+					}
 				}
-				plan, err = install.Claude(opt)
+				if len(targets) == 0 {
+					return fmt.Errorf("found no supported agent CLI on this machine (looked for: %s); name one with --host", installerNames())
+				}
 			} else {
-				plan, err = install.UninstallClaude(opt)
+				h, ok := hosts.Installer(cmd.String("host"))
+				if !ok {
+					return usagef("unknown host %q: supported hosts are: %s", cmd.String("host"), installerNames())
+				}
+				targets = append(targets, h)
 			}
+			scope := cmd.String("scope")
+			if scope == "" {
+				scope = install.ScopeUser
+			}
+			for _, h := range targets {
+				if _, ok := h.Scope(scope); !ok {
+					return usagef("unknown scope %q for %s: want %s", scope, h.Title, h.ScopeNames())
+				}
+			}
+			opt, err := installOptions(scope, cmd.String("dir"))
 			if err != nil {
 				return err
 			}
-			return report(cmd, plan, opt, add)
+			opt.Force = cmd.Bool("force")
+			var failed error
+			for _, h := range targets {
+				o := opt
+				if add {
+					if s, _ := h.Scope(scope); !s.Shared {
+						if o.Binary, err = binaryPath(cmd.String("binary")); err != nil {
+							return err
+						}
+					}
+				}
+				plan, err := h.Do(ctx, o, add, cmd.Bool("dry-run"))
+				if err == nil {
+					err = report(cmd.Root().Writer, plan, cmd, auto)
+				}
+				if err != nil {
+					if !auto {
+						return err
+					}
+					fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: error: %s: %v\n", h.Title, err)
+					failed = exitError(1)
+				}
+			}
+			return failed
 		},
 	}
 }
 
 func installOptions(scope, dir string) (install.Options, error) {
-	opt := install.Options{Scope: scope, Now: time.Now()}
-	switch scope {
-	case install.ScopeUser:
-		opt.ConfigDir = os.Getenv("CLAUDE_CONFIG_DIR")
-		if opt.ConfigDir == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return opt, fmt.Errorf("find the home directory: %w", err)
-			}
-			opt.ConfigDir = filepath.Join(home, ".claude")
-		}
-	case install.ScopeProject, install.ScopeLocal:
-	default:
-		return opt, usagef("unknown scope %q: want user, project or local", scope)
-	}
+	opt := install.Options{Scope: scope, Now: time.Now(), Getenv: os.Getenv, StateDir: stateDir()}
 	if dir == "" {
 		var err error
 		if dir, err = os.Getwd(); err != nil {
@@ -86,7 +122,10 @@ func installOptions(scope, dir string) (install.Options, error) {
 		return opt, fmt.Errorf("resolve %s: %w", dir, err)
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return opt, fmt.Errorf("project directory %s does not exist", abs)
+		if scope != install.ScopeUser {
+			return opt, fmt.Errorf("project directory %s does not exist", abs)
+		}
+		abs = ""
 	}
 	opt.Dir = abs
 	return opt, nil
@@ -112,35 +151,70 @@ func binaryPath(given string) (string, error) {
 	return filepath.Abs(exe)
 }
 
-func report(cmd *cli.Command, plan install.Plan, opt install.Options, add bool) error {
-	w := cmd.Root().Writer
+// report prints what a plan did (or would do, with --dry-run): the changes one a line, or
+// in brief (auto: several hosts), one line for the host.
+func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error {
+	h, scope := plan.Host, plan.Scope.Name
 	verb := "installed"
-	if !add {
+	if !plan.Install {
 		verb = "uninstalled"
 	}
 	dry := cmd.Bool("dry-run")
+	where := fmt.Sprintf("for %s (%s scope)", h.Title, scope)
+	if plan.Skipped != "" {
+		fmt.Fprintf(w, "ralph-loop: not installed %s: %s; nothing changed (--force adds a second set)\n", where, plan.Skipped)
+		return nil
+	}
+	changed := 0
+	backups := false
+	for _, c := range plan.Changes {
+		if c.Action != "unchanged" {
+			changed++
+		}
+		backups = backups || c.Backup != ""
+	}
 	switch {
 	case dry:
-		fmt.Fprintf(w, "ralph-loop: dry run, nothing written; %s for Claude Code (%s scope) would do:\n", strings.TrimSuffix(verb, "ed"), opt.Scope)
-	case !plan.Changed():
-		fmt.Fprintf(w, "ralph-loop: already %s for Claude Code (%s scope); nothing changed\n", verb, opt.Scope)
-	default:
-		if err := plan.Apply(); err != nil {
-			return err
+		fmt.Fprintf(w, "ralph-loop: dry run, nothing written; %s %s would do:\n", strings.TrimSuffix(verb, "ed"), where)
+	case changed == 0:
+		fmt.Fprintf(w, "ralph-loop: already %s %s; nothing changed\n", verb, where)
+		if brief {
+			return nil
 		}
-		fmt.Fprintf(w, "ralph-loop: %s for Claude Code (%s scope)\n", verb, opt.Scope)
+	case brief:
+		line := fmt.Sprintf("ralph-loop: %s %s: %s", verb, where, plan.Settings)
+		if backups {
+			line += "; backups in " + filepath.Join(plan.RecordDir, "backups")
+		}
+		fmt.Fprintln(w, line)
+		return nil
+	default:
+		fmt.Fprintf(w, "ralph-loop: %s %s\n", verb, where)
 	}
 	for _, c := range plan.Changes {
+		if c.Action == "unchanged" && c.Note == "" && !dry {
+			continue
+		}
 		fmt.Fprintf(w, "  %s\n", c.Describe())
 		if dry && c.Path == plan.Settings && c.Content != nil {
 			fmt.Fprintf(w, "%s", indent(string(c.Content), "    | "))
 			fmt.Fprintln(w)
 		}
 	}
-	if add && !dry {
-		fmt.Fprintf(w, "hooks run: %s\n", install.HookCommand(opt.Binary))
-		if plan.Changed() {
-			fmt.Fprintln(w, "Start a new Claude Code session (settings are read at start), then type: /ralph-loop \"TASK\" --max-iterations 20")
+	for _, n := range plan.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if plan.Install && !dry {
+		if plan.Scope.Shared {
+			fmt.Fprintf(w, "hooks run: the ralph-loop on PATH (%s is shared: on a machine without ralph-loop the hooks only say how to get it)\n", plan.Settings)
+			if !install.OnPath("ralph-loop", os.Getenv("PATH")) {
+				fmt.Fprintln(w, "note: ralph-loop is not on PATH here; put it there (go install, or make install) for these hooks to run")
+			}
+		} else {
+			fmt.Fprintf(w, "hooks run: %s\n", plan.Command)
+		}
+		if changed > 0 {
+			fmt.Fprintf(w, "Start a new %s session (settings are read at start), then type: /ralph-loop \"TASK\" --max-iterations 20\n", h.Title)
 		}
 	}
 	return nil

@@ -6,12 +6,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -81,11 +79,7 @@ func projectDir(getenv func(string) string, cwd string) string {
 // stopTimeout is the Stop hook's timeout: as the settings give it for ralph-loop's hook, or
 // Claude Code's default of 600 s.
 func stopTimeout(getenv func(string) string, project string) time.Duration {
-	config := getenv("CLAUDE_CONFIG_DIR")
-	if config == "" && getenv("HOME") != "" {
-		config = filepath.Join(getenv("HOME"), ".claude")
-	}
-	if d, ok := install.StopTimeout(config, project); ok {
+	if d, ok := Installer.HookTimeout("Stop", project, getenv); ok {
 		return d
 	}
 	return 600 * time.Second

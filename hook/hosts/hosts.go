@@ -7,6 +7,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/gemini"
+	"github.com/ralph-loop/ralph-loop/hook/install"
 )
 
 // All are the supported hosts, in the order help lists them.
@@ -31,4 +32,30 @@ func Names() []string {
 		names[i] = h.Name()
 	}
 	return names
+}
+
+// Installable is a host that ralph-loop can install itself into.
+type Installable interface {
+	Installer() *install.Host
+}
+
+// Installers are the installers of the hosts that have one, in the order of All.
+func Installers() []*install.Host {
+	var out []*install.Host
+	for _, h := range All {
+		if i, ok := h.(Installable); ok {
+			out = append(out, i.Installer())
+		}
+	}
+	return out
+}
+
+// Installer returns the installer of the named host.
+func Installer(name string) (*install.Host, bool) {
+	for _, i := range Installers() {
+		if i.Name == name {
+			return i, true
+		}
+	}
+	return nil, false
 }

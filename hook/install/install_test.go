@@ -8,19 +8,47 @@ import (
 	"time"
 )
 
+// testHost is a Claude-like host for the planner's tests (the real descriptors live in the
+// host packages, which import this one).
+func testHost() *Host {
+	return &Host{
+		Name:  "claude",
+		Title: "Test Host",
+		UserDir: func(getenv func(string) string) (string, error) {
+			return HomeDir(getenv, ".test")
+		},
+		Scopes: []Scope{
+			{Name: ScopeUser, Base: UserBase, Settings: "settings.json", CommandsDir: "commands"},
+			{Name: ScopeProject, Base: ProjectBase, Settings: ".test/settings.json", CommandsDir: ".test/commands", Shared: true},
+			{Name: ScopeLocal, Base: ProjectBase, Settings: ".test/settings.local.json", CommandsDir: ".test/commands"},
+		},
+		Events: []Event{
+			{Name: "SessionStart", Timeout: 10 * time.Second, Notice: Always},
+			{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: IfRalph},
+			{Name: "PreToolUse", Matcher: "Bash", Timeout: 10 * time.Second},
+			{Name: "Stop", Timeout: 900 * time.Second},
+		},
+		Settings: []Setting{{Path: []string{"env", "CAP"}, Value: "1000"}},
+		Commands: func(string) []File {
+			return []File{{Name: "ralph-loop.md", Content: "---\ndescription: ours\n---\nbody\n", Mark: "\ndescription: ours\n"}}
+		},
+	}
+}
+
 func TestIsHookCommand(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		"/usr/local/bin/ralph-loop hook --host claude":          true,
 		"'/opt/my tools/ralph-loop' hook --host claude":         true,
-		HookCommand("/a b/c'd/ralph-loop"):                      true,
+		HookCommand("/a b/c'd/ralph-loop", "claude"):            true,
 		"ralph-loop hook --host claude":                         true,
+		"/opt/x/my-ralph-loop hook --host claude":               true,
 		"/usr/bin/ralph-loop hook --host codex":                 false,
 		"/usr/bin/ralph-loop-old hook --host claude":            false,
 		"/usr/bin/ralph-loop hook --host claude --verbose":      false,
 		"bash -c 'ralph-loop hook --host claude'":               false,
 		"python3 tap.py /usr/bin/ralph-loop hook --host claude": false,
 	} {
-		if got := IsHookCommand(cmd); got != want {
+		if got := IsHookCommand(cmd, "claude"); got != want {
 			t.Errorf("IsHookCommand(%q) = %v, want %v", cmd, got, want)
 		}
 	}
@@ -44,45 +72,83 @@ func TestJSONKeepsOrderAndValues(t *testing.T) {
 	}
 }
 
+func opts(t *testing.T, scope, dir string) Options {
+	home := t.TempDir()
+	return Options{Scope: scope, Dir: dir, Binary: "/bin/ralph-loop", StateDir: filepath.Join(home, "state"), Now: time.Now(),
+		Getenv: func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		}}
+}
+
+func do(t *testing.T, h *Host, o Options, install bool) *Plan {
+	t.Helper()
+	p, err := h.Do(t.Context(), o, install, false)
+	if err != nil {
+		t.Fatalf("install=%v: %v", install, err)
+	}
+	return p
+}
+
 func TestPlanRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	opt := Options{Scope: ScopeProject, Dir: dir, Binary: "/bin/ralph-loop", Now: time.Now()}
-	p, err := Claude(opt)
-	if err != nil || !p.Changed() {
-		t.Fatalf("plan: %+v %v", p, err)
+	h := testHost()
+	o := opts(t, ScopeProject, dir)
+	if p := do(t, h, o, true); !p.Changed() {
+		t.Fatalf("first install changes nothing")
 	}
-	if err := p.Apply(); err != nil {
-		t.Fatal(err)
+	if p := do(t, h, o, true); p.Changed() {
+		t.Fatalf("second install changes: %s", describe(p))
 	}
-	if p, _ := Claude(opt); p.Changed() {
-		t.Fatalf("second install changes: %+v", p.Changes)
+	if u := do(t, h, o, false); !u.Changed() {
+		t.Fatalf("uninstall changes nothing")
 	}
-	u, err := UninstallClaude(opt)
-	if err != nil || !u.Changed() {
-		t.Fatalf("uninstall plan: %+v %v", u, err)
+	if _, err := os.Stat(filepath.Join(dir, ".test")); !os.IsNotExist(err) {
+		t.Fatalf("uninstall left .test behind: %v", err)
 	}
-	if err := u.Apply(); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(filepath.Join(dir, ".claude", "settings.json"))
-	if strings.TrimSpace(string(data)) != "{}" {
-		t.Fatalf("after uninstall: %s", data)
-	}
-	if u, _ := UninstallClaude(opt); u.Changed() {
-		t.Fatalf("second uninstall changes: %+v", u.Changes)
+	if u := do(t, h, o, false); u.Changed() {
+		t.Fatalf("second uninstall changes: %s", describe(u))
 	}
 }
 
 func TestPlanRefusesOddSettings(t *testing.T) {
+	h := testHost()
 	for _, content := range []string{`[]`, `{"hooks":[]}`, `{"hooks":{"Stop":{}}}`, `{"env":"x"}`} {
 		dir := t.TempDir()
-		os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
-		os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(content), 0o644)
-		if _, err := Claude(Options{Scope: ScopeProject, Dir: dir, Binary: "/bin/ralph-loop"}); err == nil {
+		os.MkdirAll(filepath.Join(dir, ".test"), 0o755)
+		os.WriteFile(filepath.Join(dir, ".test", "settings.json"), []byte(content), 0o644)
+		if _, err := h.Install(opts(t, ScopeProject, dir)); err == nil {
 			t.Errorf("install into %s succeeded", content)
 		}
 	}
-	if _, err := Claude(Options{Scope: ScopeProject, Dir: t.TempDir(), Binary: "relative/ralph-loop"}); err == nil {
+	o := opts(t, ScopeLocal, t.TempDir())
+	o.Binary = "relative/ralph-loop"
+	if _, err := h.Install(o); err == nil {
 		t.Error("relative binary path accepted")
 	}
+}
+
+func TestPortableCommandNamesNoPath(t *testing.T) {
+	dir := t.TempDir()
+	h := testHost()
+	o := opts(t, ScopeProject, dir)
+	o.Binary = "/very/private/path/ralph-loop"
+	do(t, h, o, true)
+	data, _ := os.ReadFile(filepath.Join(dir, ".test", "settings.json"))
+	if strings.Contains(string(data), "/very/private") {
+		t.Fatalf("project settings name the installer's path:\n%s", data)
+	}
+	if !strings.Contains(string(data), "command -v ralph-loop") {
+		t.Fatalf("project settings have no portable command:\n%s", data)
+	}
+}
+
+func describe(p *Plan) string {
+	var b strings.Builder
+	for _, c := range p.Changes {
+		b.WriteString("\n" + c.Describe())
+	}
+	return b.String()
 }

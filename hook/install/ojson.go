@@ -149,6 +149,10 @@ func writeValue(b *bytes.Buffer, v any, depth int) {
 		fmt.Fprint(b, t)
 	case int:
 		fmt.Fprint(b, t)
+	case int64:
+		fmt.Fprint(b, t)
+	case []Field:
+		writeValue(b, fieldsObject(t), depth)
 	case nil:
 		b.WriteString("null")
 	default:
@@ -162,4 +166,46 @@ func writeString(b *bytes.Buffer, s string) {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
 	b.Write(bytes.TrimSuffix(tmp.Bytes(), []byte("\n")))
+}
+
+// fieldsObject makes an object of fields, in order.
+func fieldsObject(fs []Field) *object {
+	o := newObject()
+	for _, f := range fs {
+		v := f.Value
+		if sub, ok := v.([]Field); ok {
+			v = fieldsObject(sub)
+		}
+		o.set(f.Key, v)
+	}
+	return o
+}
+
+// sameJSON reports whether a and b encode the same.
+func sameJSON(a, b any) bool {
+	return bytes.Equal(encodeJSON(normalize(a)), encodeJSON(normalize(b)))
+}
+
+// normalize turns values decoded by encoding/json (float64, map) into the forms
+// encodeJSON writes.
+func normalize(v any) any {
+	switch t := v.(type) {
+	case []Field:
+		return fieldsObject(t)
+	case float64:
+		return json.Number(fmt.Sprint(t))
+	case map[string]any:
+		o := newObject()
+		for k, e := range t {
+			o.set(k, normalize(e))
+		}
+		return o
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = normalize(e)
+		}
+		return out
+	}
+	return v
 }

@@ -2,45 +2,66 @@ package install
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"time"
 )
 
-// StopTimeout finds the timeout of ralph-loop's Stop hook in Claude Code's settings: the
-// user's (in configDir) and the project's (shared and local). ok is false when none of them
-// sets one.
-func StopTimeout(configDir, projectDir string) (d time.Duration, ok bool) {
-	files := []string{filepath.Join(configDir, "settings.json")}
-	if projectDir != "" {
-		files = append(files, filepath.Join(projectDir, ".claude", "settings.json"), filepath.Join(projectDir, ".claude", "settings.local.json"))
+// HookTimeout finds the timeout of ralph-loop's hook for an event in the host's settings
+// at every scope (the longest, if several set one). ok is false when none sets one.
+func (h *Host) HookTimeout(event, projectDir string, getenv func(string) string) (d time.Duration, ok bool) {
+	key := h.TimeoutKey
+	if key == "" {
+		key = "timeout"
 	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	for _, s := range h.Scopes {
+		if s.Base == ProjectBase && projectDir == "" {
+			continue
+		}
+		path := h.SettingsFile(s.Name, projectDir, getenv)
+		if path == "" {
+			continue
+		}
+		data, _, err := readFile(path)
+		if err != nil || len(data) == 0 {
+			continue
+		}
+		v, err := parseJSON(data)
 		if err != nil {
 			continue
 		}
-		var s struct {
-			Hooks struct {
-				Stop []struct {
-					Hooks []struct {
-						Command string  `json:"command"`
-						Timeout float64 `json:"timeout"`
-					} `json:"hooks"`
-				} `json:"Stop"`
-			} `json:"hooks"`
-		}
-		if json.Unmarshal(data, &s) != nil {
+		root, ok := v.(*object)
+		if !ok {
 			continue
 		}
-		for _, g := range s.Hooks.Stop {
-			for _, h := range g.Hooks {
-				if IsHookCommand(h.Command) && h.Timeout > 0 {
-					t := time.Duration(h.Timeout * float64(time.Second))
-					if !ok || t > d {
-						d, ok = t, true
-					}
-				}
+		hooks, _ := objectAt(root, h.hooksPath(), false)
+		if hooks == nil {
+			continue
+		}
+		list, _ := hooks.vals[event].([]any)
+		var entries []any
+		for _, g := range list {
+			if h.Shape == Flat {
+				entries = append(entries, g)
+			} else if o, ok := g.(*object); ok {
+				hs, _ := o.vals["hooks"].([]any)
+				entries = append(entries, hs...)
+			}
+		}
+		for _, e := range entries {
+			o, isObj := e.(*object)
+			if !isObj || !h.ourEntry(o, nil) {
+				continue
+			}
+			n, isNum := o.vals[key].(json.Number)
+			if !isNum {
+				continue
+			}
+			f, err := n.Float64()
+			if err != nil || f <= 0 {
+				continue
+			}
+			t := time.Duration(f * float64(h.unit()))
+			if !ok || t > d {
+				d, ok = t, true
 			}
 		}
 	}

@@ -93,6 +93,9 @@ func (e *Env) environ(apiURL string, extra []string) []string {
 		case strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "ANTHROPIC"), strings.HasPrefix(k, "XDG_"),
 			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "DISABLE_TELEMETRY":
 			continue
+		case k == "PATH":
+			// ralph-loop on PATH, as a user's: project-scope hooks run the one found there.
+			kv = "PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + kv[len("PATH="):]
 		}
 		env = append(env, kv)
 	}

@@ -1,0 +1,167 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// lockWait bounds the wait for another install of the same host.
+const lockWait = 30 * time.Second
+
+// maxReplans is how often Do plans again when a file changes under it.
+const maxReplans = 5
+
+// Do plans an install (or uninstall) and, unless dry, carries it out under the host's
+// install lock, planning again when a file changed between the plan and its write (another
+// program writing its settings at the same moment keeps its change).
+func (h *Host) Do(ctx context.Context, o Options, install, dry bool) (*Plan, error) {
+	if dry || o.StateDir == "" {
+		p, err := h.plan(o, install)
+		if err != nil || dry {
+			return p, err
+		}
+		return p, h.applyReplanning(o, install, p)
+	}
+	lockDir := filepath.Join(o.StateDir, "install")
+	if err := os.MkdirAll(lockDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", lockDir, err)
+	}
+	fl := flock.New(filepath.Join(lockDir, h.Name+".lock"))
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 50*time.Millisecond)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("lock %s: another ralph-loop install is running (%v)", fl.Path(), err)
+	}
+	defer fl.Unlock()
+	p, err := h.plan(o, install)
+	if err != nil {
+		return p, err
+	}
+	return p, h.applyReplanning(o, install, p)
+}
+
+func (h *Host) applyReplanning(o Options, install bool, p *Plan) error {
+	for i := 0; ; i++ {
+		err := p.Apply()
+		if !errors.Is(err, errChanged) || i == maxReplans {
+			return err
+		}
+		np, err := h.plan(o, install)
+		if err != nil {
+			return err
+		}
+		*p = *np
+	}
+}
+
+// Apply carries the plan out: the record, backups, then writes that only replace what the
+// plan was made from (errChanged if a file changed since) and removals.
+func (p *Plan) Apply() error {
+	if p.Skipped != "" {
+		return nil
+	}
+	if p.record != nil && p.RecordDir != "" && p.Changed() {
+		if err := p.record.write(p.RecordDir); err != nil {
+			return err
+		}
+	}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Action == "unchanged" {
+			continue
+		}
+		if c.Backup != "" && c.Old != nil {
+			if err := unchanged(c.Path, c.Old); err != nil {
+				return err
+			}
+			name, err := backup(c.Backup, c.Path, c.Old)
+			if err != nil {
+				return err
+			}
+			c.Backup = name
+		}
+		switch c.Action {
+		case "create", "update":
+			perm := c.Perm
+			if perm == 0 {
+				perm = 0o644
+			}
+			if err := replaceFile(c.Path, c.Old, c.Content, perm); err != nil {
+				return err
+			}
+		case "remove":
+			if c.Dir {
+				os.Remove(c.Path) // only if still empty
+				continue
+			}
+			if fi, err := os.Lstat(c.Path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				if err := replaceFile(c.Path, c.Old, []byte("{}\n"), c.Perm); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := unchanged(c.Path, c.Old); err != nil {
+				return err
+			}
+			if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove %s: %w", c.Path, err)
+			}
+		}
+	}
+	if p.dropRecord && p.RecordDir != "" && p.Changed() {
+		return removeRecord(p.RecordDir)
+	}
+	return nil
+}
+
+// backup saves data, the content of path, under a name in dir that no other backup has:
+// <base>.<UTC time>[.N].bak.
+func backup(dir, path string, data []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("back up %s: %w", path, err)
+	}
+	stamp := time.Now().UTC().Format("20060102T150405Z")
+	base := filepath.Base(path)
+	for n := 1; n < 1000; n++ {
+		name := filepath.Join(dir, base+"."+stamp+".bak")
+		if n > 1 {
+			name = filepath.Join(dir, fmt.Sprintf("%s.%s.%d.bak", base, stamp, n))
+		}
+		err := createExclusive(name, data, 0o600)
+		if err == nil {
+			return name, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("back up %s: %w", path, err)
+		}
+	}
+	return "", fmt.Errorf("back up %s: too many backups in %s this second", path, dir)
+}
+
+// Describe is a short human account of a change.
+func (c Change) Describe() string {
+	s := fmt.Sprintf("%-9s %s", c.Action, c.Path)
+	if c.Dir {
+		s += string(filepath.Separator)
+	}
+	if c.Backup != "" && c.Action != "unchanged" {
+		if strings.HasSuffix(c.Backup, ".bak") {
+			s += " (backup: " + c.Backup + ")"
+		} else {
+			s += " (backup in " + c.Backup + ")"
+		}
+	}
+	if c.Note != "" {
+		s += " (" + c.Note + ")"
+	}
+	return strings.TrimSpace(s)
+}

@@ -1,0 +1,165 @@
+package install
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// MaxFileSize is the largest settings or command file install reads (4 MiB): a file that is
+// larger, or not a regular file (a FIFO, a device), is refused rather than read.
+const MaxFileSize = 4 << 20
+
+var errNoHome = errors.New("no home directory (set HOME)")
+
+// resolve follows a symbolic link at path to the file it names (which may not exist yet),
+// so that a settings file kept by a dotfile manager is written through and stays a link.
+func resolve(path string) (string, error) {
+	for i := 0; i < 40; i++ {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("read link %s: %w", path, err)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return "", fmt.Errorf("resolve %s: too many links", path)
+}
+
+// readFile reads a settings or command file: nil if it does not exist. It follows links,
+// never blocks on a FIFO and refuses anything but a regular file of at most MaxFileSize.
+func readFile(path string) ([]byte, fs.FileMode, error) {
+	real, err := resolve(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := os.OpenFile(real, os.O_RDONLY|oNonBlock, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0o644, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("read %s: not a regular file", path)
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, 0, fmt.Errorf("read %s: larger than %d MiB", path, MaxFileSize>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, 0, fmt.Errorf("read %s: larger than %d MiB", path, MaxFileSize>>20)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, fi.Mode().Perm(), nil
+}
+
+// errChanged means a file changed between the plan and its write.
+var errChanged = errors.New("changed while install ran")
+
+// replaceFile writes data to path (through a link) if path still holds old (nil: does not
+// exist): a temp file in the same directory is written and synced, the file is compared
+// once more, then the temp file is renamed over it.
+func replaceFile(path string, old, data []byte, perm fs.FileMode) (err error) {
+	real, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(real)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(real)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	if err = unchanged(path, old); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, real); err != nil {
+		return fmt.Errorf("rename %s: %w", tmp, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// unchanged checks that path still holds old (nil: does not exist).
+func unchanged(path string, old []byte) error {
+	cur, _, err := readFile(path)
+	if err != nil {
+		return err
+	}
+	if (cur == nil) != (old == nil) || !bytes.Equal(cur, old) {
+		return fmt.Errorf("write %s: %w", path, errChanged)
+	}
+	return nil
+}
+
+// createExclusive writes a new file that must not exist yet (a backup).
+func createExclusive(path string, data []byte, perm fs.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}
+
+func randomSuffix() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,7 @@
+//go:build unix
+
+package install
+
+import "syscall"
+
+const oNonBlock = syscall.O_NONBLOCK

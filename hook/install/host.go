@@ -1,0 +1,281 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Scopes, as the hosts name their settings levels.
+const (
+	ScopeUser    = "user"
+	ScopeProject = "project"
+	ScopeLocal   = "local"
+)
+
+// Host describes how ralph-loop installs into one agent CLI: where its settings files are at
+// each scope, the shape of its hooks, the events, settings and command files ralph-loop
+// adds, and anything else the host needs (Extra). Each host package declares one; the
+// planner here knows no host.
+type Host struct {
+	// Name is the host's name for --host and in "ralph-loop hook --host NAME".
+	Name string
+	// Title is the host's name for people ("Claude Code").
+	Title string
+	// CLI is the host's executable, looked for on PATH by the default Detect.
+	CLI string
+	// UserDir finds the host's user configuration directory from the environment
+	// ($CLAUDE_CONFIG_DIR, or ~/.claude). It is needed for user-scope files.
+	UserDir func(getenv func(string) string) (string, error)
+	// Scopes are the scopes the host supports; the first is the default.
+	Scopes []Scope
+
+	// Shape is the form of the hooks object (Nested or Flat).
+	Shape Shape
+	// HooksPath is the key path of the hooks object in the settings file (nil: "hooks").
+	HooksPath []string
+	// Events are the hook events ralph-loop adds, in order.
+	Events []Event
+	// TimeoutUnit is the unit of the host's timeout field (0: seconds); TimeoutKey is the
+	// entry field that holds it ("": "timeout"), read back by HookTimeout.
+	TimeoutUnit time.Duration
+	TimeoutKey  string
+	// Entry builds one hook entry for an event: its fields in order. command is the
+	// command line; timeout is Event.Timeout in TimeoutUnit. nil: DefaultEntry
+	// ({"type":"command","command":…,"timeout":…}).
+	Entry func(ev Event, command string, timeout int64) []Field
+	// CommandKeys are the entry fields that may hold the command line, used to recognise
+	// ralph-loop's entries (nil: "command").
+	CommandKeys []string
+	// Command makes the command line of the hooks (nil: DefaultCommand).
+	Command func(c CommandSpec) string
+
+	// Settings are set at their key path when the file does not set them already; install
+	// records which it set, and uninstall removes only those (if still unchanged).
+	Settings []Setting
+	// Commands are the command files for a scope, written into the scope's CommandsDir.
+	Commands func(scope string) []File
+
+	// Extra plans what the host needs beyond its hooks file and command files (Codex's
+	// trust entries in config.toml, Gemini's trusted folders). nil: nothing.
+	Extra func(x ExtraInput) ([]Change, error)
+	// Detect reports whether the user has the host (nil: CLI on PATH, or the user
+	// configuration directory exists).
+	Detect func(getenv func(string) string) bool
+	// Notice makes what a hook prints on stdout to show text to the user, for the portable
+	// command's "not installed on this machine" line (nil: the line goes to stderr).
+	Notice func(text string) string
+}
+
+// Shape is the form of a host's hooks object.
+type Shape int
+
+const (
+	// Nested is Claude Code's form, also Codex's, Gemini CLI's and Qwen Code's:
+	// hooks.<Event>: [{"matcher": M, "hooks": [entry]}].
+	Nested Shape = iota
+	// Flat is Copilot CLI's and Cursor's: hooks.<event>: [entry].
+	Flat
+)
+
+// Base is the directory a scope's paths are relative to.
+type Base int
+
+const (
+	// UserBase is the host's user configuration directory (Host.UserDir).
+	UserBase Base = iota
+	// ProjectBase is the project directory.
+	ProjectBase
+)
+
+// Scope is one settings level of a host.
+type Scope struct {
+	// Name is user, project or local.
+	Name string
+	// Base says what Settings and CommandsDir are relative to.
+	Base Base
+	// Settings is the hooks settings file ("settings.json", ".claude/settings.json").
+	Settings string
+	// CommandsDir is where command files go ("" for none at this scope).
+	CommandsDir string
+	// Shared: the files are committed and used on other machines, so the hooks' command
+	// must not name this machine's path of ralph-loop (the portable command is used).
+	Shared bool
+	// Describe says where it is, for help ("~/.claude", ".claude/settings.json").
+	Describe string
+}
+
+// Event is one hook event install adds.
+type Event struct {
+	Name string
+	// Matcher is the tool matcher ("" for events without one).
+	Matcher string
+	// Timeout bounds the hook; it is written in the host's TimeoutUnit.
+	Timeout time.Duration
+	// Notice: when the portable command finds no ralph-loop on the machine, it tells the
+	// user at this event (at a session's start, or a prompt that names ralph).
+	Notice NoticeWhen
+}
+
+// NoticeWhen says when the portable command tells the user that ralph-loop is missing.
+type NoticeWhen int
+
+const (
+	// Silent: exit 0, say nothing.
+	Silent NoticeWhen = iota
+	// Always: print the line (a session starting).
+	Always
+	// IfRalph: print the line when the event's input mentions ralph (a prompt typed to
+	// start or cancel a loop).
+	IfRalph
+)
+
+// Field is one key and value of a JSON object, in order. Value is a string, bool, int,
+// int64, []any or []Field (an object).
+type Field struct {
+	Key   string
+	Value any
+}
+
+// Setting is a value set at a key path of the settings file unless already set there.
+type Setting struct {
+	Path  []string
+	Value any
+}
+
+// File is a command file.
+type File struct {
+	Name    string
+	Content string
+	// Mark is text only ralph-loop's own file of this name holds (of any version): a file
+	// without it is the user's (or another plugin's) and is backed up before it is
+	// replaced, and never removed.
+	Mark string
+}
+
+// CommandSpec is what a hook's command line is made for.
+type CommandSpec struct {
+	Host  *Host
+	Event Event
+	// Binary is the absolute path of ralph-loop (not for a Shared scope).
+	Binary string
+	// Portable: the scope is shared; the command finds ralph-loop on PATH.
+	Portable bool
+}
+
+// ExtraInput is what a host's Extra step plans from.
+type ExtraInput struct {
+	Host  *Host
+	Scope Scope
+	// Install is false for uninstall.
+	Install bool
+	// Settings is the hooks settings file; Content is what it will hold after the plan
+	// (nil if it will not exist).
+	Settings string
+	Content  []byte
+	// UserDir and ProjectDir are the resolved directories ("" if not known).
+	UserDir    string
+	ProjectDir string
+	Getenv     func(string) string
+	// Record is what earlier installs at this scope recorded (nil: none).
+	Record *Record
+	Now    time.Time
+}
+
+// name of the JSON key path of the hooks object.
+func (h *Host) hooksPath() []string {
+	if len(h.HooksPath) == 0 {
+		return []string{"hooks"}
+	}
+	return h.HooksPath
+}
+
+func (h *Host) commandKeys() []string {
+	if len(h.CommandKeys) == 0 {
+		return []string{"command"}
+	}
+	return h.CommandKeys
+}
+
+func (h *Host) unit() time.Duration {
+	if h.TimeoutUnit <= 0 {
+		return time.Second
+	}
+	return h.TimeoutUnit
+}
+
+// Scope returns the named scope.
+func (h *Host) Scope(name string) (Scope, bool) {
+	for _, s := range h.Scopes {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scope{}, false
+}
+
+// ScopeNames lists the host's scopes ("user, project or local").
+func (h *Host) ScopeNames() string {
+	var names []string
+	for _, s := range h.Scopes {
+		names = append(names, s.Name)
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// DefaultEntry is {"type": "command", "command": command, "timeout": timeout}.
+func DefaultEntry(_ Event, command string, timeout int64) []Field {
+	return []Field{{"type", "command"}, {"command", command}, {"timeout", timeout}}
+}
+
+// Detected reports whether the user has the host: Detect, or by default its CLI on PATH
+// or its user configuration directory existing.
+func (h *Host) Detected(getenv func(string) string) bool {
+	if h.Detect != nil {
+		return h.Detect(getenv)
+	}
+	if h.CLI != "" && OnPath(h.CLI, getenv("PATH")) {
+		return true
+	}
+	if h.UserDir != nil {
+		if d, err := h.UserDir(getenv); err == nil && d != "" {
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// OnPath reports whether an executable named name is in one of the directories of path.
+func OnPath(name, path string) bool {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err == nil && !fi.IsDir() && fi.Mode().Perm()&0o111 != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// HomeDir returns getenv("HOME") joined with elem, for UserDir functions.
+func HomeDir(getenv func(string) string, elem ...string) (string, error) {
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil || home == "" {
+			return "", errNoHome
+		}
+	}
+	return filepath.Join(append([]string{home}, elem...)...), nil
+}

@@ -1,0 +1,640 @@
+package install
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Options says where to install and with what.
+type Options struct {
+	// Scope is one of the host's scopes ("" for its first).
+	Scope string
+	// Dir is the project directory (project-based scopes, and looking for another scope's
+	// hooks).
+	Dir string
+	// Getenv reads the environment (the host's user directory); nil: os.Getenv.
+	Getenv func(string) string
+	// Binary is the absolute path of the ralph-loop executable the hooks run (install at a
+	// scope that is not shared).
+	Binary string
+	// StateDir is ralph-loop's state directory: records and backups go under
+	// StateDir/install ("" keeps no record, and backups go beside the file).
+	StateDir string
+	// Force adds the hooks even when another scope of the host has them already.
+	Force bool
+	Now   time.Time
+}
+
+// Change is one file that install or uninstall writes or removes.
+type Change struct {
+	Path string
+	// Action is "create", "update", "remove" or "unchanged".
+	Action string
+	// Content is the new content (create and update).
+	Content []byte
+	// Backup is where the previous content is saved before an update or removal ("" if
+	// nothing is saved). Apply sets the final name.
+	Backup string
+	Note   string
+	Perm   fs.FileMode
+	// Old is the content the plan was made from (nil: the file did not exist). Apply
+	// writes only over that content; a file changed since is planned again.
+	Old []byte
+	// Dir: the change removes an empty directory.
+	Dir bool
+}
+
+// Plan is what install or uninstall will do at one scope of one host.
+type Plan struct {
+	Host    *Host
+	Scope   Scope
+	Install bool
+	// Settings is the hooks settings file.
+	Settings string
+	Changes  []Change
+	// Skipped says why install adds nothing (the hooks are at another scope already).
+	Skipped string
+	// Notes are lines for the user about what was kept.
+	Notes []string
+	// RecordDir keeps the record and the backups ("" for none).
+	RecordDir string
+	// Command is the command line the hooks run (install).
+	Command string
+
+	record     *Record // to write after Apply (install), or nil
+	dropRecord bool
+}
+
+// Changed reports whether the plan writes or removes anything.
+func (p *Plan) Changed() bool {
+	for _, c := range p.Changes {
+		if c.Action != "unchanged" {
+			return true
+		}
+	}
+	return false
+}
+
+type target struct {
+	scope      Scope
+	userDir    string
+	projectDir string
+	settings   string
+	commands   string
+	getenv     func(string) string
+}
+
+func (h *Host) target(o Options) (target, error) {
+	t := target{projectDir: o.Dir, getenv: o.Getenv}
+	if t.getenv == nil {
+		t.getenv = os.Getenv
+	}
+	name := o.Scope
+	if name == "" && len(h.Scopes) > 0 {
+		name = h.Scopes[0].Name
+	}
+	s, ok := h.Scope(name)
+	if !ok {
+		return t, fmt.Errorf("unknown scope %q for %s: want %s", o.Scope, h.Title, h.ScopeNames())
+	}
+	t.scope = s
+	if h.UserDir != nil {
+		if d, err := h.UserDir(t.getenv); err == nil {
+			t.userDir = d
+		} else if s.Base == UserBase {
+			return t, fmt.Errorf("find %s's user configuration directory: %w", h.Title, err)
+		}
+	}
+	base := t.userDir
+	if s.Base == ProjectBase {
+		if o.Dir == "" {
+			return t, errors.New("no project directory")
+		}
+		base = o.Dir
+	}
+	if base == "" {
+		return t, fmt.Errorf("no user configuration directory for %s", h.Title)
+	}
+	t.settings = filepath.Join(base, s.Settings)
+	if s.CommandsDir != "" {
+		t.commands = filepath.Join(base, s.CommandsDir)
+	}
+	return t, nil
+}
+
+// SettingsFile is the hooks settings file of a scope ("" if it cannot be found).
+func (h *Host) SettingsFile(scope, projectDir string, getenv func(string) string) string {
+	t, err := h.target(Options{Scope: scope, Dir: projectDir, Getenv: getenv})
+	if err != nil {
+		return ""
+	}
+	return t.settings
+}
+
+// Install plans adding ralph-loop to the host at a scope.
+func (h *Host) Install(o Options) (*Plan, error) { return h.plan(o, true) }
+
+// Uninstall plans removing what Install added.
+func (h *Host) Uninstall(o Options) (*Plan, error) { return h.plan(o, false) }
+
+func (h *Host) plan(o Options, install bool) (*Plan, error) {
+	t, err := h.target(o)
+	if err != nil {
+		return nil, err
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	p := &Plan{Host: h, Scope: t.scope, Install: install, Settings: t.settings}
+	if o.StateDir != "" {
+		p.RecordDir = RecordDir(o.StateDir, h.Name, t.scope.Name, t.settings)
+	}
+	rec, err := readRecord(p.RecordDir)
+	if err != nil {
+		return p, err
+	}
+	portable := t.scope.Shared
+	if install && !portable && !filepath.IsAbs(o.Binary) {
+		return p, fmt.Errorf("binary path %q is not absolute", o.Binary)
+	}
+
+	old, perm, err := readFile(t.settings)
+	if err != nil {
+		return p, err
+	}
+	var root any = newObject()
+	if len(bytes.TrimSpace(old)) > 0 {
+		if root, err = parseJSON(old); err != nil {
+			return p, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", t.settings, err)
+		}
+	}
+	obj, ok := root.(*object)
+	if !ok {
+		return p, fmt.Errorf("read %s: the settings are not a JSON object", t.settings)
+	}
+	before := encodeJSON(obj)
+
+	newRec := &Record{Host: h.Name, Scope: t.scope.Name, Settings: t.settings, Files: map[string]string{}, Extra: map[string]string{}}
+	if rec != nil {
+		*newRec = *rec
+		newRec.Commands = nil // the commands written now
+		newRec.Files = map[string]string{}
+		for k, v := range rec.Files {
+			newRec.Files[k] = v
+		}
+		if newRec.Extra == nil {
+			newRec.Extra = map[string]string{}
+		}
+	}
+	newRec.Updated = o.Now.UTC()
+
+	had, err := h.removeHooks(obj, rec, !install)
+	if err != nil {
+		return p, fmt.Errorf("update %s: %w", t.settings, err)
+	}
+	if install && !had && !o.Force {
+		if where := h.hooksElsewhere(o, t); where != "" {
+			p.Skipped = where
+			return p, nil
+		}
+	}
+	if install {
+		if p.Command, err = h.addHooks(obj, o.Binary, portable, newRec); err != nil {
+			return p, fmt.Errorf("update %s: %w", t.settings, err)
+		}
+		if err := h.addSettings(obj, newRec); err != nil {
+			return p, fmt.Errorf("update %s: %w", t.settings, err)
+		}
+	} else {
+		p.Notes = append(p.Notes, h.removeSettings(obj, rec)...)
+	}
+	after := encodeJSON(obj)
+	createdSettings := rec != nil && slices.Contains(rec.Created, t.settings)
+	switch {
+	case old == nil && !install:
+		after = nil // nothing to uninstall from a file that does not exist
+	case !install && createdSettings && len(obj.keys) == 0:
+		after = nil // install created it: remove what is left empty
+	}
+	sc := fileChange(t.settings, old, before, after, perm)
+	if sc.Action == "update" && after == nil {
+		sc.Action = "remove"
+		if !bytes.Equal(bytes.TrimSpace(old), []byte("{}")) && len(bytes.TrimSpace(old)) > 0 {
+			sc.Backup = "yes"
+		}
+	}
+	if sc.Action == "create" {
+		newRec.Created = addUnique(newRec.Created, t.settings)
+	}
+	p.Changes = append(p.Changes, sc)
+
+	if t.commands != "" && h.Commands != nil {
+		for _, cf := range h.Commands(t.scope.Name) {
+			path := filepath.Join(t.commands, cf.Name)
+			c, err := commandChange(path, cf, install, rec)
+			if err != nil {
+				return p, err
+			}
+			if install && c.Action != "unchanged" || install && rec != nil && rec.Files[path] != "" {
+				newRec.Files[path] = hashOf([]byte(cf.Content))
+			}
+			if c.Action == "create" {
+				newRec.Created = addUnique(newRec.Created, path)
+			}
+			p.Changes = append(p.Changes, c)
+		}
+	}
+	if h.Extra != nil {
+		var content []byte
+		if after != nil {
+			content = after
+		}
+		ex, err := h.Extra(ExtraInput{Host: h, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
+			UserDir: t.userDir, ProjectDir: t.projectDir, Getenv: t.getenv, Record: rec, Now: o.Now})
+		if err != nil {
+			return p, err
+		}
+		for _, c := range ex {
+			if c.Action == "create" {
+				newRec.Created = addUnique(newRec.Created, c.Path)
+			}
+		}
+		p.Changes = append(p.Changes, ex...)
+	}
+	if install {
+		for _, c := range p.Changes {
+			if c.Action == "create" {
+				for _, d := range missingDirs(filepath.Dir(c.Path)) {
+					newRec.Dirs = addUnique(newRec.Dirs, d)
+				}
+			}
+		}
+		p.record = newRec
+	} else {
+		p.Changes = append(p.Changes, emptyDirs(rec, p.Changes)...)
+		p.dropRecord = true
+	}
+	if p.RecordDir != "" {
+		for i := range p.Changes {
+			if p.Changes[i].Backup != "" {
+				p.Changes[i].Backup = filepath.Join(p.RecordDir, "backups")
+			}
+		}
+	} else {
+		for i := range p.Changes {
+			if p.Changes[i].Backup != "" {
+				p.Changes[i].Backup = filepath.Dir(p.Changes[i].Path)
+			}
+		}
+	}
+	return p, nil
+}
+
+// missingDirs lists dir and its parents that do not exist yet, deepest first.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		out = append(out, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return out
+}
+
+// emptyDirs plans removing the directories install created that the other changes leave
+// empty, deepest first.
+func emptyDirs(rec *Record, changes []Change) []Change {
+	if rec == nil {
+		return nil
+	}
+	gone := map[string]bool{}
+	for _, c := range changes {
+		if c.Action == "remove" {
+			gone[c.Path] = true
+		}
+	}
+	dirs := append([]string(nil), rec.Dirs...)
+	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
+	var out []Change
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		empty := true
+		for _, e := range entries {
+			if !gone[filepath.Join(d, e.Name())] {
+				empty = false
+				break
+			}
+		}
+		if empty {
+			gone[d] = true
+			out = append(out, Change{Path: d, Action: "remove", Dir: true})
+		}
+	}
+	return out
+}
+
+// hooksElsewhere names the first other scope of the host whose settings hold ralph-loop's
+// hooks already ("" if none).
+func (h *Host) hooksElsewhere(o Options, self target) string {
+	for _, s := range h.Scopes {
+		if s.Name == self.scope.Name {
+			continue
+		}
+		oo := o
+		oo.Scope = s.Name
+		t, err := h.target(oo)
+		if err != nil || t.settings == self.settings {
+			continue
+		}
+		data, _, err := readFile(t.settings)
+		if err != nil || len(bytes.TrimSpace(data)) == 0 {
+			continue
+		}
+		v, err := parseJSON(data)
+		if err != nil {
+			continue
+		}
+		obj, ok := v.(*object)
+		if !ok {
+			continue
+		}
+		var rec *Record
+		if o.StateDir != "" {
+			rec, _ = readRecord(RecordDir(o.StateDir, h.Name, s.Name, t.settings))
+		}
+		if had, _ := h.removeHooks(obj, rec, false); had {
+			return fmt.Sprintf("ralph-loop's hooks are already in %s (%s scope)", t.settings, s.Name)
+		}
+	}
+	return ""
+}
+
+// fileChange compares settings before and after, as encoded, so that a file that only
+// differs in layout is not rewritten.
+func fileChange(path string, old, before, after []byte, perm fs.FileMode) Change {
+	c := Change{Path: path, Content: after, Perm: perm, Old: old}
+	switch {
+	case old == nil && after == nil:
+		c.Action = "unchanged"
+	case old == nil:
+		c.Action = "create"
+	case after != nil && bytes.Equal(before, after):
+		c.Action = "unchanged"
+		c.Content = nil
+	default:
+		c.Action = "update"
+		c.Backup = "yes"
+	}
+	return c
+}
+
+func commandChange(path string, cf File, install bool, rec *Record) (Change, error) {
+	c := Change{Path: path, Perm: 0o644}
+	old, _, err := readFile(path)
+	if err != nil {
+		return c, err
+	}
+	c.Old = old
+	exists := old != nil
+	ours := exists && (cf.Mark != "" && bytes.Contains(old, []byte(cf.Mark)) ||
+		rec != nil && rec.Files[path] != "" && rec.Files[path] == hashOf(old))
+	switch {
+	case install && !exists:
+		c.Action, c.Content = "create", []byte(cf.Content)
+	case install && string(old) == cf.Content:
+		c.Action = "unchanged"
+	case install:
+		c.Action, c.Content = "update", []byte(cf.Content)
+		if !ours {
+			c.Backup = "yes"
+			c.Note = "replaces a " + filepath.Base(path) + " that ralph-loop did not write"
+		}
+	case !exists:
+		c.Action = "unchanged"
+	case ours:
+		c.Action = "remove"
+	default:
+		c.Action = "unchanged"
+		c.Note = "kept: ralph-loop did not write it"
+	}
+	return c, nil
+}
+
+// objectAt returns the object at a key path, creating missing objects if create.
+func objectAt(o *object, path []string, create bool) (*object, error) {
+	cur := o
+	for i, key := range path {
+		v, ok := cur.get(key)
+		if !ok || v == nil {
+			if !create {
+				return nil, nil
+			}
+			n := newObject()
+			cur.set(key, n)
+			cur = n
+			continue
+		}
+		n, ok := v.(*object)
+		if !ok {
+			return nil, fmt.Errorf("%q is not a JSON object", strings.Join(path[:i+1], "."))
+		}
+		cur = n
+	}
+	return cur, nil
+}
+
+func (h *Host) addHooks(root *object, binary string, portable bool, rec *Record) (string, error) {
+	hooks, err := objectAt(root, h.hooksPath(), true)
+	if err != nil {
+		return "", err
+	}
+	entry := h.Entry
+	if entry == nil {
+		entry = DefaultEntry
+	}
+	for _, ev := range h.Events {
+		var list []any
+		if v, ok := hooks.get(ev.Name); ok && v != nil {
+			if list, ok = v.([]any); !ok {
+				return "", fmt.Errorf("%s.%s is not a JSON array", strings.Join(h.hooksPath(), "."), ev.Name)
+			}
+		}
+		cmd := h.commandFor(ev, binary, portable)
+		rec.addCommand(cmd)
+		e := fieldsObject(entry(ev, cmd, int64(ev.Timeout/h.unit())))
+		if h.Shape == Flat {
+			hooks.set(ev.Name, append(list, e))
+			continue
+		}
+		g := newObject()
+		if ev.Matcher != "" {
+			g.set("matcher", ev.Matcher)
+		}
+		g.set("hooks", []any{e})
+		hooks.set(ev.Name, append(list, g))
+	}
+	return h.commandFor(Event{}, binary, portable), nil
+}
+
+// removeHooks takes out every ralph-loop hook entry, and the groups, event lists and hooks
+// object it leaves empty. had reports whether there was any.
+func (h *Host) removeHooks(root *object, rec *Record, prune bool) (had bool, err error) {
+	path := h.hooksPath()
+	hooks, err := objectAt(root, path, false)
+	if err != nil || hooks == nil {
+		return false, err
+	}
+	for _, name := range append([]string(nil), hooks.keys...) {
+		list, ok := hooks.vals[name].([]any)
+		if !ok {
+			continue
+		}
+		var kept []any
+		changed := false
+		for _, g := range list {
+			keep, ch := g, false
+			if h.Shape == Flat {
+				if h.ourEntry(g, rec) {
+					keep, ch = nil, true
+				}
+			} else {
+				keep, ch = h.withoutOurs(g, rec)
+			}
+			changed = changed || ch
+			if keep != nil {
+				kept = append(kept, keep)
+			}
+		}
+		switch {
+		case !changed:
+		case len(kept) == 0:
+			had = true
+			hooks.del(name)
+		default:
+			had = true
+			hooks.set(name, kept)
+		}
+	}
+	if prune && len(hooks.keys) == 0 {
+		parent, _ := objectAt(root, path[:len(path)-1], false)
+		parent.del(path[len(path)-1])
+	}
+	return had, nil
+}
+
+func (h *Host) ourEntry(e any, rec *Record) bool {
+	o, ok := e.(*object)
+	if !ok {
+		return false
+	}
+	for _, k := range h.commandKeys() {
+		if cmd, ok := o.vals[k].(string); ok && h.Ours(cmd, rec) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutOurs returns a hook group without ralph-loop's entries (a copy if any were
+// taken out), or nil if nothing is left; changed reports whether any were.
+func (h *Host) withoutOurs(g any, rec *Record) (keep any, changed bool) {
+	group, ok := g.(*object)
+	if !ok {
+		return g, false
+	}
+	hs, ok := group.vals["hooks"].([]any)
+	if !ok {
+		return g, false
+	}
+	var kept []any
+	for _, e := range hs {
+		if !h.ourEntry(e, rec) {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == len(hs) {
+		return g, false
+	}
+	if len(kept) == 0 {
+		return nil, true
+	}
+	n := newObject()
+	for _, k := range group.keys {
+		n.set(k, group.vals[k])
+	}
+	n.set("hooks", kept)
+	return n, true
+}
+
+// addSettings sets each of the host's settings that the file does not set, recording it.
+func (h *Host) addSettings(root *object, rec *Record) error {
+	for _, s := range h.Settings {
+		parent, err := objectAt(root, s.Path[:len(s.Path)-1], true)
+		if err != nil {
+			return err
+		}
+		key := s.Path[len(s.Path)-1]
+		if cur, ok := parent.get(key); ok {
+			if r, ok := rec.setRecorded(s.Path); ok && !sameJSON(cur, r.Value) {
+				rec.Set = slices.DeleteFunc(rec.Set, func(x Setting) bool { return slices.Equal(x.Path, s.Path) })
+			}
+			continue
+		}
+		parent.set(key, s.Value)
+		rec.Set = slices.DeleteFunc(rec.Set, func(x Setting) bool { return slices.Equal(x.Path, s.Path) })
+		rec.Set = append(rec.Set, s)
+	}
+	// Objects left empty by an earlier objectAt (a setting already set) are not created.
+	return nil
+}
+
+// removeSettings removes the settings the record says install set, if they still have the
+// value install gave them, and the objects that leaves empty. It returns notes on what it
+// kept.
+func (h *Host) removeSettings(root *object, rec *Record) []string {
+	var notes []string
+	for _, s := range h.Settings {
+		parent, err := objectAt(root, s.Path[:len(s.Path)-1], false)
+		if err != nil || parent == nil {
+			continue
+		}
+		key := s.Path[len(s.Path)-1]
+		cur, ok := parent.get(key)
+		if !ok {
+			continue
+		}
+		r, recorded := Setting{}, false
+		if rec != nil {
+			r, recorded = rec.setRecorded(s.Path)
+		}
+		if !recorded || !sameJSON(cur, r.Value) {
+			notes = append(notes, "kept "+strings.Join(s.Path, ".")+": install did not set it")
+			continue
+		}
+		parent.del(key)
+		for i := len(s.Path) - 1; i > 0; i-- {
+			o, _ := objectAt(root, s.Path[:i], false)
+			if o == nil || len(o.keys) > 0 {
+				break
+			}
+			up, _ := objectAt(root, s.Path[:i-1], false)
+			up.del(s.Path[i-1])
+		}
+	}
+	return notes
+}
