@@ -274,18 +274,31 @@ func TestArmFromCommandFile(t *testing.T) {
 
 func TestSettingsTimeout(t *testing.T) {
 	dir := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"HOME": filepath.Join(dir, "home")}[k] }
 	if err := os.MkdirAll(filepath.Join(dir, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got := stopTimeout(func(string) string { return "" }, dir); got != DefaultTimeout {
+	if got := stopTimeout(getenv, dir); got != DefaultTimeout {
 		t.Errorf("no settings: %v", got)
 	}
-	settings := `{"hooks":{"AfterAgent":[{"matcher":"*","hooks":[{"type":"command","command":"'/usr/bin/ralph-loop' hook --host gemini","timeout":900000}]}]}}`
+	settings := `{"hooks":{"AfterAgent":[{"matcher":"*","hooks":[{"type":"command","command":"/usr/bin/ralph-loop hook --host gemini","timeout":900000}]}]}}`
 	if err := os.WriteFile(filepath.Join(dir, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := stopTimeout(func(string) string { return "" }, dir); got != 900*time.Second {
+	if got := stopTimeout(getenv, dir); got != 900*time.Second {
 		t.Errorf("timeout %v, want 15m (900000 ms)", got)
+	}
+}
+
+func TestTrusted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trustedFolders.json")
+	if err := os.WriteFile(path, []byte(`{"/a/b":"TRUST_FOLDER","/c/d/e":"TRUST_PARENT","/a/b/no":"DO_NOT_TRUST"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{"/a/b": true, "/a/b/x": true, "/a/b/no/x": false, "/a": false, "/c/d": true, "/c/d/f": true, "/c": false, "/a/bc": false} {
+		if got := Trusted(path, dir); got != want {
+			t.Errorf("Trusted(%s) = %v, want %v", dir, got, want)
+		}
 	}
 }
 
