@@ -1,0 +1,189 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+)
+
+// Version is the Gemini CLI release the suite runs, pinned: the hook protocol and the chat
+// file change between releases.
+const Version = "0.61.0"
+
+// CLI is Gemini CLI on the npm registry.
+var CLI = e2e.Package{
+	Name:    "@google/gemini-cli",
+	Version: Version,
+	Bins:    []string{"node_modules/.bin/gemini"},
+}
+
+// Model is the model name the CLI is told to use (the fake answers any).
+const Model = "gemini-2.5-flash"
+
+// Env is one isolated world: a home directory with Gemini CLI's user settings, a trusted
+// project, ralph-loop's state directory.
+type Env struct {
+	Gemini, RalphLoop string
+	Home, Project     string
+	State, Tmp        string
+}
+
+// NewEnv lays out an Env under root: Gemini CLI set up for the fake API key, the project
+// trusted (what Gemini CLI's trust dialog writes when the user trusts it), and ralph-loop
+// installed by "ralph-loop install --host gemini" with the given scope.
+func NewEnv(ctx context.Context, root, gemini, ralphLoop, scope string) (*Env, error) {
+	e := &Env{Gemini: gemini, RalphLoop: ralphLoop, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
+		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp")}
+	for _, d := range []string{filepath.Join(e.Home, ".gemini"), e.Project, e.State, e.Tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	settings := `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
+}
+`
+	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
+		return nil, err
+	}
+	trust, _ := json.Marshal(map[string]string{e.Project: "TRUST_FOLDER"})
+	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "trustedFolders.json"), trust, 0o644); err != nil {
+		return nil, err
+	}
+	if _, err := e.RalphLoopCmd(ctx, "install", "--host", "gemini", "--scope", scope, "--dir", e.Project); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// environ is the environment of gemini and ralph-loop: the caller's, less anything that
+// could reach a real account, plus the offline settings.
+func (e *Env) environ(apiURL string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "GEMINI"), strings.HasPrefix(k, "GOOGLE"), strings.HasPrefix(k, "XDG_"),
+			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "TERM", k == "CI":
+			continue
+		case k == "PATH":
+			kv = "PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + kv[len("PATH="):]
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "XDG_STATE_HOME="+e.State, "TERM=dumb",
+		"GEMINI_API_KEY=dummy-local-key", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+	if apiURL != "" {
+		env = append(env, "GOOGLE_GEMINI_BASE_URL="+apiURL)
+	}
+	return env
+}
+
+// RalphLoopCmd runs ralph-loop in the Env and returns its stdout.
+func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ("")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// Loop is a loop as "ralph-loop status --json" prints it.
+type Loop = e2e.Loop
+
+// Status returns the session's loops as "ralph-loop status --json" prints them (none when
+// the session never had one).
+func (e *Env) Status(ctx context.Context, session string) ([]Loop, error) {
+	out, err := e.RalphLoopCmd(ctx, "status", "--json", "--session", session)
+	if err != nil {
+		if strings.Contains(err.Error(), "has no ralph loop") {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var st struct{ Loops []Loop }
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		return nil, fmt.Errorf("decode status: %w: %s", err, out)
+	}
+	return st.Loops, nil
+}
+
+// Run is one headless run: "gemini -p PROMPT --yolo" in the project.
+type Run struct {
+	Script    Script
+	Prompt    string
+	SessionID string // "" for a new random one
+	Args      []string
+	Timeout   time.Duration
+}
+
+// Result is what a run produced.
+type Result struct {
+	Fake           *Fake
+	SessionID      string
+	ExitCode       int
+	Stdout, Stderr string
+	Elapsed        time.Duration
+}
+
+// NewSessionID returns a random UUID.
+func NewSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Run starts a fake API for the run's script and runs gemini headless.
+func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
+	fake, err := StartFake(r.Script)
+	if err != nil {
+		return nil, err
+	}
+	defer fake.Close()
+	if r.Timeout == 0 {
+		r.Timeout = 4 * time.Minute
+	}
+	if r.SessionID == "" {
+		r.SessionID = NewSessionID()
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
+	defer cancel()
+	args := append([]string{"-p", r.Prompt, "--yolo", "-m", Model, "--session-id", r.SessionID}, r.Args...)
+	cmd := exec.CommandContext(ctx, e.Gemini, args...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ(fake.URL)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	runErr := cmd.Run()
+	res := &Result{Fake: fake, SessionID: r.SessionID, Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start)}
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("gemini did not finish within %s: %s", r.Timeout, res.Stderr)
+	case runErr == nil:
+	case errors.As(runErr, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+	default:
+		return res, fmt.Errorf("run gemini: %w", runErr)
+	}
+	return res, nil
+}
