@@ -214,8 +214,10 @@ func TestLoopDetectorEndsTheLoop(t *testing.T) {
 	if l.Status != "NO_PROGRESS" || l.Iteration >= 60 {
 		t.Errorf("loop %s at %d/%d (%s); want NO_PROGRESS before the limit", l.Status, l.Iteration, l.MaxIterations, l.EndReason)
 	}
-	if n := len(res.Fake.MainRequests()); n != l.Iteration-1 && n != l.Iteration {
-		t.Errorf("%d model requests for %d iterations", n, l.Iteration)
+	// The turn the detector aborts has a model call (or two: the detector's own note is
+	// sent), but no reply is recorded; after it, no more.
+	if n := len(res.Fake.MainRequests()); n > l.Iteration+1 {
+		t.Errorf("%d model requests for %d iterations: the loop spun", n, l.Iteration)
 	}
 	if res.ExitCode != 0 {
 		t.Errorf("gemini exit %d", res.ExitCode)
