@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -130,8 +131,13 @@ type Run struct {
 	Script    Script
 	Prompt    string
 	SessionID string // "" for a new random one
-	Args      []string
-	Timeout   time.Duration
+	// Resume resumes the session ("latest"); SessionID then only names it for the result.
+	Resume  string
+	Args    []string
+	Timeout time.Duration
+	// KillWhen, if set, is polled while the run goes on: once it returns true the CLI is
+	// killed (SIGKILL: no SessionEnd, as when a machine or terminal dies).
+	KillWhen func(f *Fake) bool
 }
 
 // Result is what a run produced.
@@ -139,6 +145,7 @@ type Result struct {
 	Fake           *Fake
 	SessionID      string
 	ExitCode       int
+	Killed         bool
 	Stdout, Stderr string
 	Elapsed        time.Duration
 }
@@ -166,17 +173,49 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
-	args := append([]string{"-p", r.Prompt, "--yolo", "-m", Model, "--session-id", r.SessionID}, r.Args...)
+	args := []string{"-p", r.Prompt, "--yolo", "-m", Model}
+	if r.Resume != "" {
+		args = append(args, "--resume", r.Resume)
+	} else {
+		args = append(args, "--session-id", r.SessionID)
+	}
+	args = append(args, r.Args...)
 	cmd := exec.CommandContext(ctx, e.Gemini, args...)
 	cmd.Dir = e.Project
 	cmd.Env = e.environ(fake.URL)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Gemini CLI relaunches itself as a child node process: the whole group is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	start := time.Now()
-	runErr := cmd.Run()
-	res := &Result{Fake: fake, SessionID: r.SessionID, Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start)}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start gemini: %w", err)
+	}
+	killed := make(chan bool, 1)
+	done := make(chan struct{})
+	go func() {
+		for r.KillWhen != nil {
+			select {
+			case <-done:
+				killed <- false
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if r.KillWhen(fake) {
+				killed <- syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) == nil
+				return
+			}
+		}
+		killed <- false
+	}()
+	runErr := cmd.Wait()
+	close(done)
+	res := &Result{Fake: fake, SessionID: r.SessionID, Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), Killed: <-killed}
 	var exitErr *exec.ExitError
 	switch {
+	case res.Killed:
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("gemini did not finish within %s: %s", r.Timeout, res.Stderr)
 	case runErr == nil:

@@ -42,6 +42,9 @@ type Script struct {
 	Turns []Turn
 	After *Turn
 	Same  bool
+	// HoldFrom, when > 0, is the first agent request that gets no answer: it is held open
+	// until the client goes away (a run killed while the model "thinks").
+	HoldFrom int
 }
 
 // Request is one request the fake received.
@@ -156,6 +159,11 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	f.reqs = append(f.reqs, rec)
 	if rec.Main {
 		f.main++
+		if f.script.HoldFrom > 0 && f.main >= f.script.HoldFrom {
+			f.mu.Unlock()
+			<-r.Context().Done()
+			return
+		}
 		switch {
 		case f.next < len(f.script.Turns):
 			turn = f.script.Turns[f.next]

@@ -223,3 +223,34 @@ func TestLoopDetectorEndsTheLoop(t *testing.T) {
 		t.Errorf("gemini exit %d", res.ExitCode)
 	}
 }
+
+// 5. /cancel-ralph ends an active loop. A headless run ends its loop with the session
+// (SessionEnd), so the loop is left active the way a dead terminal leaves it: the CLI is
+// killed while the model works on iteration 2. The session is then resumed with
+// /cancel-ralph typed (its command file expands to a prompt without arguments).
+func TestCancel(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Run{
+		Prompt:   `/ralph-loop "Keep going" --max-iterations 10`,
+		Script:   Script{Turns: []Turn{Say("Working on it.")}, HoldFrom: 2},
+		KillWhen: func(f *Fake) bool { return len(f.MainRequests()) >= 2 },
+	})
+	if !res.Killed {
+		t.Fatalf("the run ended on its own (exit %d)", res.ExitCode)
+	}
+	expectLoop(t, loopOf(t, env, res.SessionID), "ACTIVE", 2, 0)
+	res2 := run(t, env, Run{
+		Prompt:    "/cancel-ralph",
+		SessionID: res.SessionID,
+		Resume:    "latest",
+		Script:    Script{Turns: []Turn{Say("This must not be asked.")}},
+	})
+	l := loopOf(t, env, res.SessionID)
+	expectLoop(t, l, "CANCELLED", 2, 0)
+	if n := len(res2.Fake.MainRequests()); n != 0 {
+		t.Errorf("%d model requests after /cancel-ralph, want none (the hook answers it)", n)
+	}
+	if !strings.Contains(res2.Stderr, "ralph loop cancelled at iteration 2/10") {
+		t.Errorf("the user was not told the loop was cancelled: %s", res2.Stderr)
+	}
+}
