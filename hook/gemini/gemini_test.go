@@ -76,6 +76,12 @@ func TestDecode(t *testing.T) {
 			t.Errorf("%s: kind %v, error %v; want %v", tc.name, ev.Kind, err, tc.kind)
 		}
 	}
+	for name, want := range map[string]string{"BeforeAgent.command-file.json": `/ralph-loop "Fix the parser" --max-iterations 3`,
+		"BeforeAgent.command-file-cancel.json": "/cancel-ralph", "BeforeAgent.slash.json": "/ralph-loop fix the bug --max-iterations 3 --completion-promise DONE"} {
+		if ev, err := (Host{}).Decode(bytes.NewReader(load(name))); err != nil || ev.Prompt != want {
+			t.Errorf("%s: prompt %q (%v), want %q", name, ev.Prompt, err, want)
+		}
+	}
 	ev, _ := Host{}.Decode(bytes.NewReader(load("AfterAgent.after-block.json")))
 	if ev.HasLastMessage || ev.HasText || ev.LastMessage != "" {
 		t.Errorf("AfterAgent carried prompt_response into the event: %+v", ev)
