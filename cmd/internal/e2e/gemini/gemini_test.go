@@ -254,3 +254,24 @@ func TestCancel(t *testing.T) {
 		t.Errorf("the user was not told the loop was cancelled: %s", res2.Stderr)
 	}
 }
+
+// Project scope: .gemini/settings.json and .gemini/commands are committed, so the hooks run
+// the ralph-loop on PATH; in a trusted folder they arm and end a loop as at user scope.
+func TestProjectScope(t *testing.T) {
+	need(t)
+	env, err := NewEnv(context.Background(), t.TempDir(), geminiBin, ralphBin, "project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(env.Project, ".gemini", "commands", "ralph-loop.toml")); err != nil {
+		t.Fatalf("no project command file: %v", err)
+	}
+	res := run(t, env, Run{
+		Prompt: `/ralph-loop "Create z.txt" --max-iterations 3`,
+		Script: Script{Turns: []Turn{
+			Shell("Creating z.txt.", "echo z > z.txt"),
+			Say("Done.\n<promise>DONE</promise>"),
+		}},
+	})
+	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 1)
+}
