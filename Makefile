@@ -54,6 +54,7 @@ lint:
 # 500 hooks killed with SIGKILL mid-flight ("make test" runs them small).
 stress:
 	RALPH_STRESS=1 $(GO) test -count=1 -v -run 'TestConcurrentHooks|TestCrashConsistency' ./cmd/ralph-loop/
+	RALPH_STRESS=1 $(GO) test -count=1 -v -run 'TestConcurrentWriterStress' ./hook/install/
 
 # Whole-process runs of the built hook (cases of issue #5, transcripts up to 1 GB in a
 # temporary directory), then the matcher's and the scanner's Go benchmarks.

@@ -7,9 +7,7 @@ require (
 	github.com/gofrs/flock v0.13.1
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/urfave/cli/v3 v3.14.0
+	golang.org/x/sys v0.47.0
 )
 
-require (
-	golang.org/x/sys v0.47.0 // indirect
-	golang.org/x/tools v0.26.0 // indirect
-)
+require golang.org/x/tools v0.26.0 // indirect

@@ -189,8 +189,16 @@ func ParseCommand(prompt string) (c Command, ok, looksLike bool) {
 	return Command{}, false, false
 }
 
-// splitCommand returns the loop command that starts p and the text after it.
+// pluginNamespace is how Claude Code names a plugin's commands in full
+// ("/ralph-loop:cancel-ralph"); the short form works when no other command has the name.
+const pluginNamespace = "/ralph-loop:"
+
+// splitCommand returns the loop command that starts p (in its short form or with the
+// plugin's namespace) and the text after it.
 func splitCommand(p string) (cmd, rest string, ok bool) {
+	if r, ok := strings.CutPrefix(p, pluginNamespace); ok {
+		p = "/" + r
+	}
 	for _, c := range []string{CommandLoop, CommandULW, CommandCancel} {
 		if r, ok := strings.CutPrefix(p, c); ok && (r == "" || strings.ContainsRune(" \t\r\n", rune(r[0]))) {
 			return c, r, true

@@ -3,15 +3,199 @@ package state
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
-// openNoFollow opens a state file for reading. It refuses symbolic links and does not block
-// on a FIFO.
+var errorsIs = errors.Is
+
+// NotRegularError is the error for a path that holds something other than a regular file
+// with one name: a symbolic link, a FIFO, a directory, a device, a socket, or a file with
+// other hard links. It matches ErrNotRegular.
+type NotRegularError struct {
+	Path string
+	What string // "a symbolic link", "a FIFO", ...
+}
+
+func (e *NotRegularError) Error() string {
+	if e.What == "a symbolic link" {
+		return e.Path + " is a symbolic link"
+	}
+	return e.Path + " is " + e.What + ", not a regular file"
+}
+
+// Is makes errors.Is(err, ErrNotRegular) true.
+func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular }
+
+// describe names what kind of file fi is, for NotRegularError.
+func describe(fi os.FileInfo) string {
+	m := fi.Mode()
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m.IsRegular() && hardLinks(fi) > 1:
+		return fmt.Sprintf("a file with %d hard links", hardLinks(fi))
+	}
+	return "not a regular file"
+}
+
+// openState opens a file of the state directory: never through a symbolic link, never
+// waiting (on a FIFO), and only if it is a regular file; one opened for writing must also
+// have no other name (a hard link to a file elsewhere). Anything else is a
+// *NotRegularError. The returned file does ordinary blocking I/O.
+func openState(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|oNoFollow|oNonBlock, perm)
+	if err != nil {
+		switch {
+		case isSymlinkErr(err):
+			return nil, &NotRegularError{path, "a symbolic link"}
+		case isNoReader(err):
+			what := "a FIFO"
+			if fi, lerr := os.Lstat(path); lerr == nil {
+				what = describe(fi)
+			}
+			return nil, &NotRegularError{path, what}
+		case isDirErr(err):
+			return nil, &NotRegularError{path, "a directory"}
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	writing := flag&(os.O_WRONLY|os.O_RDWR) != 0
+	if !fi.Mode().IsRegular() || writing && hardLinks(fi) > 1 {
+		f.Close()
+		return nil, &NotRegularError{path, describe(fi)}
+	}
+	if err := clearNonBlock(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openNoFollow opens a state file for reading (see openState).
 func openNoFollow(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	return openState(path, os.O_RDONLY, 0)
+}
+
+// ReadRegular reads a file that must be a regular file (it may be reached through a
+// symbolic link) of at most limit bytes, without waiting on a FIFO: for files a repository
+// or a person provides, such as settings. A missing file gives an error matching
+// fs.ErrNotExist.
+func ReadRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &NotRegularError{path, describe(fi)}
+	}
+	if err := clearNonBlock(f); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %s", path, sizeString(limit))
+	}
+	return data, nil
+}
+
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// moveAside renames a planted file (why says what it is) out of the way, so that a fresh
+// one can take its place, and warns. Renaming never touches what a link points to.
+func (s *Store) moveAside(path string, why error) {
+	to := fmt.Sprintf("%s.refused-%s", path, time.Now().UTC().Format("20060102T150405.000000000Z"))
+	if err := os.Rename(path, to); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) { // another process moved it first
+			s.warn(fmt.Sprintf("%v; moving it aside failed: %v", why, err))
+		}
+		return
+	}
+	s.warn(fmt.Sprintf("%v; moved it to %s", why, to))
+}
+
+func (s *Store) warn(msg string) {
+	if s.Warn != nil {
+		s.Warn(msg)
+	}
+}
+
+// openAppend opens a log of the state directory for appending, creating it. A planted
+// file in its place is moved aside first.
+func (s *Store) openAppend(path string) (*os.File, error) {
+	f, err := openState(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if errors.Is(err, ErrNotRegular) {
+		s.moveAside(path, err)
+		f, err = openState(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	}
+	return f, err
+}
+
+// sweep moves aside, under the session lock, anything planted in place of the session's
+// logs, so that the decision taken under the lock can write them.
+func (s *Store) sweep(id string) {
+	for _, name := range []string{"events.jsonl", "tools.jsonl"} {
+		path := filepath.Join(s.SessionDir(id), name)
+		fi, err := os.Lstat(path)
+		if err != nil {
+			continue
+		}
+		if !fi.Mode().IsRegular() || hardLinks(fi) > 1 {
+			s.moveAside(path, &NotRegularError{path, describe(fi)})
+		}
+	}
+}
+
+// CreateLog creates a fresh private log file at path, in a directory of the state
+// directory, for reading and writing: whatever was at path before (a planted link, a
+// FIFO) is removed first, never followed, and the directory must not be a symbolic link.
+func CreateLog(path string) (*os.File, error) {
+	dir := filepath.Dir(path)
+	if err := mkdirPrivate(dir); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, &NotRegularError{dir, describe(fi)}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("replace %s: %w", path, err)
+	}
+	return openState(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 }
 
 // isSymlinkErr reports whether err is what opening a symbolic link with O_NOFOLLOW gives.
@@ -35,7 +219,18 @@ func writeFileAtomic(path string, data []byte) error {
 // WriteFileAtomic replaces path with data: a temp file in the same directory is written,
 // synced and renamed over path, then the directory is synced. On any error the temp file is
 // removed and path is left as it was.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return writeAtomicFunc(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// failWrite, set by tests, makes the atomic write of a path fail as a full disk would.
+var failWrite func(path string) error
+
+// writeAtomicFunc is WriteFileAtomic with the content written by write.
+func writeAtomicFunc(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -48,8 +243,13 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if failWrite != nil {
+		if err = failWrite(path); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if perm != 0o600 {
 		if err = f.Chmod(perm); err != nil {

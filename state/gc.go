@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -26,6 +27,9 @@ func (s *Store) GC(ctx context.Context, cutoff time.Time, dryRun bool) (GCResult
 		return res, err
 	}
 	var errs []error
+	if !dryRun {
+		os.RemoveAll(filepath.Join(s.dir, "trash")) // what an interrupted gc left
+	}
 	for _, id := range ids {
 		if err := s.gcSession(ctx, id, cutoff, dryRun, &res); err != nil {
 			errs = append(errs, err)
@@ -40,75 +44,105 @@ func old(l *Loop, cutoff time.Time) bool {
 
 func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryRun bool, res *GCResult) error {
 	dir := s.SessionDir(id)
-	whole := false
-	err := s.Update(ctx, id, func(tx *Tx, cur *Loop) (*Loop, error) {
-		gone := map[string]bool{}
-		entries, _ := os.ReadDir(filepath.Join(dir, "history"))
-		kept := 0
-		for _, e := range entries {
-			path := filepath.Join(dir, "history", e.Name())
-			l, err := readLoop(path)
-			if err != nil || l == nil || !old(l, cutoff) {
-				kept++
-				continue
-			}
-			gone[l.LoopID] = true
-			res.Loops++
-			res.Bytes += size(path)
-			if !dryRun {
-				os.Remove(path)
-			}
+	if _, err := os.Lstat(dir); err != nil {
+		return nil // removed meanwhile
+	}
+	// The whole session is removed under its lock, so that a hook arming a loop there waits,
+	// then finds the lock file gone and takes a new one (see lock).
+	unlock, err := s.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	s.removeStaleTemps(id)
+	cur, err := readLoop(s.loopPath(id))
+	if err != nil {
+		return err
+	}
+	gone := map[string]bool{}
+	entries, _ := os.ReadDir(filepath.Join(dir, "history"))
+	kept := 0
+	for _, e := range entries {
+		path := filepath.Join(dir, "history", e.Name())
+		l, err := readLoop(path)
+		if err != nil || l == nil || !old(l, cutoff) {
+			kept++
+			continue
 		}
-		if cur != nil && old(cur, cutoff) && kept == 0 {
-			whole = true
-			res.Loops++
-			res.Sessions++
-			res.Bytes += dirSize(dir)
-			return nil, nil
+		gone[l.LoopID] = true
+		res.Loops++
+		res.Bytes += size(path)
+		if !dryRun {
+			os.Remove(path)
 		}
-		// Task files and check logs of the removed loops, and their events.
-		for loopID := range gone {
-			for _, pattern := range []string{"task-" + loopID + ".md", filepath.Join("checks", loopID+"-*")} {
-				matches, _ := filepath.Glob(filepath.Join(dir, pattern))
-				for _, m := range matches {
-					res.Bytes += size(m)
-					if !dryRun {
-						os.Remove(m)
-					}
+	}
+	if cur != nil && old(cur, cutoff) && kept == 0 {
+		res.Loops++
+		res.Sessions++
+		res.Bytes += dirSize(dir)
+		if dryRun {
+			return nil
+		}
+		// Moved out of the way whole, lock file included, then removed: a hook that opened
+		// the lock file meanwhile finds, once it has the lock, that the file is no longer
+		// there, and starts a new directory; none can create a file in this one.
+		trash := filepath.Join(s.dir, "trash")
+		if err := mkdirPrivate(trash); err != nil {
+			return err
+		}
+		to := filepath.Join(trash, id+"-"+NewLoopID(time.Now()))
+		if err := os.Rename(dir, to); err != nil {
+			return fmt.Errorf("remove session %s: %w", id, err)
+		}
+		return os.RemoveAll(to)
+	}
+	// Task files and check logs of the removed loops, and their events.
+	for loopID := range gone {
+		for _, pattern := range []string{"task-" + loopID + ".md", filepath.Join("checks", loopID+"-*")} {
+			matches, _ := filepath.Glob(filepath.Join(dir, pattern))
+			for _, m := range matches {
+				res.Bytes += size(m)
+				if !dryRun {
+					os.Remove(m)
 				}
 			}
 		}
-		if len(gone) > 0 && !dryRun {
-			return nil, s.pruneEvents(id, gone)
-		}
-		return nil, nil
-	})
-	if err != nil || !whole || dryRun {
-		return err
 	}
-	return os.RemoveAll(dir)
+	if len(gone) > 0 && !dryRun {
+		return s.pruneEvents(id, gone)
+	}
+	return nil
 }
 
-// pruneEvents rewrites a session's event log without the events of the given loops.
+// pruneEvents rewrites a session's event log without the events of the given loops. Lines
+// too long to be events are kept as they are.
 func (s *Store) pruneEvents(id string, gone map[string]bool) error {
 	path := filepath.Join(s.SessionDir(id), "events.jsonl")
 	f, err := openNoFollow(path)
 	if err != nil {
 		return nil
 	}
-	var keep strings.Builder
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var e Event
-		if json.Unmarshal(sc.Bytes(), &e) == nil && gone[e.LoopID] {
-			continue
+	defer f.Close()
+	return writeAtomicFunc(path, 0o600, func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		err := eachLine(f, func(line []byte, long, end bool) error {
+			if !long {
+				var e Event
+				if json.Unmarshal(line, &e) == nil && gone[e.LoopID] {
+					return nil
+				}
+			}
+			bw.Write(line)
+			if end {
+				bw.WriteByte('\n')
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("read events %s: %w", path, err)
 		}
-		keep.Write(sc.Bytes())
-		keep.WriteByte('\n')
-	}
-	f.Close()
-	return writeFileAtomic(path, []byte(keep.String()))
+		return bw.Flush()
+	})
 }
 
 func size(path string) int64 {

@@ -33,6 +33,9 @@ var (
 	ErrVersion = errors.New("state file has an unsupported version")
 	// ErrLockTimeout means another process held the session lock for too long.
 	ErrLockTimeout = errors.New("timed out waiting for the session lock")
+	// ErrNotRegular means a state file is a symbolic link, a FIFO, a directory, a device or a
+	// file with other hard links: something planted, never read, written or followed.
+	ErrNotRegular = errors.New("not a regular file")
 )
 
 // Status is where a loop stands.

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -33,6 +34,9 @@ type Store struct {
 	witnessDir string
 	// LockWait bounds the wait for a session lock.
 	LockWait time.Duration
+	// Warn, if set, is told in one line of what the store repaired on its own: a file planted
+	// in place of a log, moved aside.
+	Warn func(msg string)
 }
 
 // NewStore returns the store rooted at dir. Nothing is created until a loop is saved.
@@ -85,18 +89,13 @@ func readLoop(path string) (*Loop, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if errors.Is(err, ErrNotRegular) {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
 	if err != nil {
-		if isSymlinkErr(err) {
-			return nil, fmt.Errorf("%w: %s is a symbolic link", ErrCorrupt, path)
-		}
 		return nil, fmt.Errorf("read state %s: %w", path, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, fmt.Errorf("read state %s: %w", path, err)
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrCorrupt, path)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("read state %s: %w", path, err)
@@ -135,6 +134,8 @@ type Tx struct {
 	store  *Store
 	id     string
 	events []Event
+	// newToolLog: the loop saved starts its tool log afresh (see ResetToolLog).
+	newToolLog bool
 }
 
 // Update locks the session, reads its loop (nil if none) and calls fn. If fn returns a
@@ -151,6 +152,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 	}
 	defer unlock()
 	s.removeStaleTemps(id)
+	s.sweep(id)
 	cur, err := readLoop(s.loopPath(id))
 	if err != nil {
 		return err
@@ -161,18 +163,39 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 		return err
 	}
 	if next != nil {
+		if tx.newToolLog {
+			// The new loop's tool calls are the lines after what the log holds now. The log
+			// is not emptied: if the save below fails, the loop that stays keeps its own.
+			next.ToolsOffset = 0
+			if fi, err := os.Lstat(s.toolLogPath(id)); err == nil && fi.Mode().IsRegular() {
+				next.ToolsOffset = fi.Size()
+			}
+		}
+		archived := ""
 		if cur != nil && cur.LoopID != next.LoopID {
-			if err := s.archive(cur); err != nil {
+			if archived, err = s.archive(cur); err != nil {
 				return err
 			}
 		}
 		if err := s.save(next); err != nil {
+			if archived != "" {
+				os.Remove(archived) // cur stays the session's loop
+			}
 			return err
 		}
 		s.witness(cur, next)
+		if tx.newToolLog {
+			s.emptyToolLog(id, next.ToolsOffset)
+		}
 	}
 	if len(tx.events) > 0 {
 		if err := s.appendEvents(id, tx.events); err != nil {
+			if next != nil {
+				// The decision is saved: the log is a record of it, and losing a line
+				// must not undo what the hook answers.
+				s.warn(err.Error())
+				return nil
+			}
 			return err
 		}
 	}
@@ -213,33 +236,69 @@ func (tx *Tx) WriteTaskFile(loopID, task string) (string, error) {
 // lock takes the session's lock, waiting at most LockWait.
 func (s *Store) lock(ctx context.Context, id string) (func(), error) {
 	dir := s.SessionDir(id)
+	wait := s.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	deadline := time.Now().Add(wait)
+	path := filepath.Join(dir, "loop.lock")
+	for attempt := 0; ; attempt++ {
+		unlock, retry, err := s.tryLock(ctx, dir, path, time.Until(deadline))
+		// gc removes a session's directory, lock file included, while it holds the lock: a
+		// process that waited for that lock, or made the directory just before, has a lock
+		// nobody else sees. It takes the lock again, on the file now there.
+		if !retry || attempt == 4 {
+			if errors.Is(err, ErrLockTimeout) {
+				return nil, fmt.Errorf("lock %s: %w after %s", path, ErrLockTimeout, wait)
+			}
+			return unlock, err
+		}
+	}
+}
+
+// tryLock takes the lock file at path once. retry reports a lock file removed or replaced
+// meanwhile (a concurrent gc).
+func (s *Store) tryLock(ctx context.Context, dir, path string, wait time.Duration) (unlock func(), retry bool, err error) {
 	if err := mkdirPrivate(dir); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// The state directory holds tasks and transcripts' positions: keep it private even if
 	// something else created it more open.
 	if fi, err := os.Stat(s.dir); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(s.dir, 0o700); err != nil {
-			return nil, fmt.Errorf("make %s private: %w", s.dir, err)
+			return nil, false, fmt.Errorf("make %s private: %w", s.dir, err)
 		}
 	}
-	path := filepath.Join(dir, "loop.lock")
-	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR|oNoFollow), flock.SetPermissions(0o600))
-	wait := s.LockWait
+	// Something planted in place of the lock file (a link, a FIFO, a directory) is moved
+	// aside: the lock is only ever taken on a regular file of the session's directory.
+	if fi, err := os.Lstat(path); err == nil && (!fi.Mode().IsRegular() || hardLinks(fi) > 1) {
+		s.moveAside(path, &NotRegularError{path, describe(fi)})
+	}
+	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR|oNoFollow|oNonBlock), flock.SetPermissions(0o600))
 	if wait <= 0 {
-		wait = DefaultLockWait
+		wait = time.Millisecond
 	}
 	if err := acquire(ctx, fl, wait); err != nil {
 		if errors.Is(err, ErrLockTimeout) {
-			return nil, fmt.Errorf("lock %s: %w after %s", path, ErrLockTimeout, wait)
+			return nil, false, err
 		}
 		fl.Close()
-		if isSymlinkErr(err) {
-			return nil, fmt.Errorf("lock %s: %w: the lock file is a symbolic link", path, ErrCorrupt)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, true, err // the directory was removed after it was made
 		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		if isSymlinkErr(err) {
+			return nil, true, fmt.Errorf("lock %s: %w: the lock file is a symbolic link", path, ErrCorrupt)
+		}
+		return nil, false, fmt.Errorf("lock %s: %w", path, err)
 	}
-	return func() { fl.Unlock(); fl.Close() }, nil
+	unlock = func() { fl.Unlock(); fl.Close() }
+	held, err1 := fl.Stat()
+	there, err2 := os.Lstat(path)
+	if err1 != nil || err2 != nil || !os.SameFile(held, there) {
+		unlock()
+		return nil, true, fmt.Errorf("lock %s: the lock file was removed or replaced while waiting for it", path)
+	}
+	return unlock, false, nil
 }
 
 // acquire takes fl, waiting at most wait. A busy lock is waited for with a blocking flock
@@ -282,16 +341,18 @@ func (s *Store) save(l *Loop) error {
 	return writeFileAtomic(s.loopPath(l.SessionID), append(data, '\n'))
 }
 
-func (s *Store) archive(l *Loop) error {
+// archive writes l into the session's history and returns the file's path.
+func (s *Store) archive(l *Loop) (string, error) {
 	dir := filepath.Join(s.SessionDir(l.SessionID), "history")
 	if err := mkdirPrivate(dir); err != nil {
-		return err
+		return "", err
 	}
 	data, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode state of session %s: %w", l.SessionID, err)
+		return "", fmt.Errorf("encode state of session %s: %w", l.SessionID, err)
 	}
-	return writeFileAtomic(filepath.Join(dir, l.LoopID+".json"), append(data, '\n'))
+	path := filepath.Join(dir, l.LoopID+".json")
+	return path, writeFileAtomic(path, append(data, '\n'))
 }
 
 func (s *Store) appendEvents(id string, events []Event) error {
@@ -304,7 +365,7 @@ func (s *Store) appendEvents(id string, events []Event) error {
 		buf = append(append(buf, line...), '\n')
 	}
 	path := filepath.Join(s.SessionDir(id), "events.jsonl")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o600)
+	f, err := s.openAppend(path)
 	if err != nil {
 		return fmt.Errorf("append events %s: %w", path, err)
 	}
@@ -344,18 +405,51 @@ func (s *Store) Events(id string) ([]Event, error) {
 	}
 	defer f.Close()
 	var events []Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
+	err = eachLine(f, func(line []byte, long, _ bool) error {
 		var e Event
-		if json.Unmarshal(sc.Bytes(), &e) == nil && e.Action != "" {
+		if !long && json.Unmarshal(line, &e) == nil && e.Action != "" {
 			events = append(events, e)
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return events, fmt.Errorf("read events %s: %w", path, err)
 	}
 	return events, nil
+}
+
+// maxLine bounds the lines of a log that are read as JSON: longer ones were not written by
+// this package (its lines are short), and are passed over in pieces.
+const maxLine = 1 << 20
+
+// eachLine calls fn with each line of r, without its newline. A line longer than maxLine is
+// given in pieces, each with long set and end set on its last, never held whole in memory.
+func eachLine(r io.Reader, fn func(line []byte, long, end bool) error) error {
+	br := bufio.NewReaderSize(r, maxLine)
+	long := false
+	for {
+		line, err := br.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			if ferr := fn(line, true, false); ferr != nil {
+				return ferr
+			}
+			long = true
+			continue
+		case err != nil && !errors.Is(err, io.EOF):
+			return err
+		}
+		if len(line) > 0 || long {
+			trimmed := bytes.TrimSuffix(line, []byte("\n"))
+			if ferr := fn(trimmed, long, true); ferr != nil {
+				return ferr
+			}
+		}
+		long = false
+		if err != nil {
+			return nil
+		}
+	}
 }
 
 // Quarantine moves a session's unreadable loop file aside, so the next hook starts clean,

@@ -40,7 +40,7 @@ func (s *Store) AppendToolUse(id, loopID, toolUseID string, denied bool) error {
 		return fmt.Errorf("encode tool use: %w", err)
 	}
 	path := s.toolLogPath(id)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o600)
+	f, err := s.openAppend(path)
 	if err != nil {
 		return fmt.Errorf("append tool use %s: %w", path, err)
 	}
@@ -64,8 +64,8 @@ func (s *Store) ToolUses(l *Loop) ([]ToolUse, int64, error) {
 	}
 	defer f.Close()
 	off := l.ToolsOffset
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, off, fmt.Errorf("read tool log %s: not a regular file", path)
+	if fi, err := f.Stat(); err != nil {
+		return nil, off, fmt.Errorf("read tool log %s: %w", path, err)
 	} else if fi.Size() < off {
 		off = 0 // replaced: start over (ids already counted are not counted again)
 	}
@@ -108,16 +108,24 @@ func (s *Store) PendingToolCalls(l *Loop) int {
 	return c.ToolCalls - before
 }
 
-// ResetToolLog empties the session's tool log, when a new loop starts and no earlier loop
-// can use it any more.
+// ResetToolLog starts the tool log afresh for the loop the transaction saves: a new loop,
+// which no earlier loop's calls count for. Nothing is changed until that loop is saved, so
+// that a failed save leaves the loop that stays with its log; then the log is emptied (or,
+// if that fails, the new loop reads it from where it ended).
 func (tx *Tx) ResetToolLog() error {
-	path := tx.store.toolLogPath(tx.id)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|oNoFollow, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	tx.newToolLog = true
+	return nil
+}
+
+// emptyToolLog replaces the session's tool log with an empty file once a new loop that
+// starts at offset size is saved, unless a line was appended meanwhile (then the new loop
+// reads from size on). The new loop's offset, past the end of the empty log, makes it read
+// the new log from its start.
+func (s *Store) emptyToolLog(id string, size int64) {
+	path := s.toolLogPath(id)
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size || size == 0 {
+		return
 	}
-	if err != nil {
-		return fmt.Errorf("reset tool log %s: %w", path, err)
-	}
-	return f.Close()
+	_ = writeFileAtomic(path, nil)
 }

@@ -57,7 +57,9 @@ func TestToolLog(t *testing.T) {
 		t.Fatalf("completed line: %v", ids)
 	}
 	// A new loop resets the log.
-	s.Update(context.Background(), "s1", func(tx *Tx, _ *Loop) (*Loop, error) { return nil, tx.ResetToolLog() })
+	next := newLoop("s1")
+	next.LoopID = "next"
+	s.Update(context.Background(), "s1", func(tx *Tx, _ *Loop) (*Loop, error) { return next, tx.ResetToolLog() })
 	if fi, _ := os.Stat(path); fi.Size() != 0 {
 		t.Fatalf("log not reset: %d bytes", fi.Size())
 	}

@@ -2,7 +2,7 @@ package state
 
 import (
 	"errors"
-	"io/fs"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,11 +29,10 @@ func (s *Store) witness(cur, next *Loop) {
 	wasActive := cur != nil && cur.Status == Active && cur.LoopID == next.LoopID
 	switch {
 	case next.Status == Active && !wasActive:
+		// Written atomically (a new temp file, renamed): nothing planted at the witness's
+		// name is followed or waited on.
 		if os.MkdirAll(s.witnessDir, 0o700) == nil {
-			tmp := s.witnessPath(next.SessionID) + ".tmp"
-			if os.WriteFile(tmp, []byte(next.LoopID+"\n"), 0o600) == nil {
-				os.Rename(tmp, s.witnessPath(next.SessionID))
-			}
+			_ = writeFileAtomic(s.witnessPath(next.SessionID), []byte(next.LoopID+"\n"))
 		}
 	case next.Status != Active:
 		os.Remove(s.witnessPath(next.SessionID))
@@ -48,8 +47,17 @@ func (s *Store) Vanished(id string, l *Loop) string {
 	if s.witnessDir == "" || ValidSessionID(id) != nil {
 		return ""
 	}
-	data, err := os.ReadFile(s.witnessPath(id))
-	if errors.Is(err, fs.ErrNotExist) || err != nil {
+	f, err := openNoFollow(s.witnessPath(id))
+	if errors.Is(err, ErrNotRegular) {
+		os.Remove(s.witnessPath(id)) // not one ralph-loop wrote
+		return ""
+	}
+	if err != nil {
+		return ""
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 256))
+	f.Close()
+	if err != nil {
 		return ""
 	}
 	loopID := strings.TrimSpace(string(data))

@@ -38,7 +38,7 @@ func cancelCommand() *cli.Command {
 			} else if err := state.ValidSessionID(id); err != nil {
 				return usageError{err}
 			}
-			w := cmd.Root().Writer
+			w := newTerminalWriter(cmd.Root().Writer)
 			n := 0
 			for _, id := range ids {
 				if all {

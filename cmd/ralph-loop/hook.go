@@ -2,20 +2,41 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosts"
+	"github.com/ralph-loop/ralph-loop/hook/install"
 )
 
 func hookEnv(cmd *cli.Command) hook.Env {
+	store := newStore()
+	store.Warn = func(msg string) { fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: warning: %s\n", msg) }
 	return hook.Env{
-		Store:   newStore(),
+		Store:   store,
 		Stderr:  cmd.Root().ErrWriter,
 		Getenv:  os.Getenv,
 		CatchUp: hook.DefaultCatchUp,
 	}
+}
+
+// deferred reports whether this hook was run by a shared scope's portable command
+// ($RALPH_LOOP_SCOPE) while hooks at a scope of this machine's own answer the same event.
+func deferred(h hook.Host) bool {
+	scope := os.Getenv(install.ScopeEnv)
+	if scope == "" {
+		return false
+	}
+	inst, ok := hosts.Installer(h.Name())
+	if !ok {
+		return false
+	}
+	cwd, _ := os.Getwd()
+	return inst.Defers(scope, h.Facts(os.Getenv, cwd).ProjectDir, os.Getenv)
 }
 
 func hookCommand() *cli.Command {
@@ -24,8 +45,8 @@ func hookCommand() *cli.Command {
 		Usage:     "answer one hook event of an agent host (run by the host, not by people)",
 		UsageText: "ralph-loop hook --host claude < event.json",
 		Description: "Reads one hook event as JSON on stdin and answers it on stdout in the host's protocol. " +
-			"Claude Code's UserPromptSubmit, Stop, PostToolUse, PostToolUseFailure and SessionEnd go here, and Gemini CLI's " +
-			"BeforeAgent, AfterAgent, BeforeTool, AfterTool, SessionStart and SessionEnd; other events are ignored.",
+			"Claude Code's SessionStart, UserPromptSubmit, PreToolUse, Stop, PostToolUse, PostToolUseFailure and SessionEnd go here, " +
+			"and Gemini CLI's SessionStart, BeforeAgent, BeforeTool, AfterTool, AfterAgent and SessionEnd; other events are ignored.",
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "host", Usage: "the agent host: " + hostNames(), Required: true},
@@ -37,6 +58,12 @@ func hookCommand() *cli.Command {
 			h, err := lookupHost(cmd.String("host"))
 			if err != nil {
 				return err
+			}
+			if deferred(h) {
+				// A project's committed hooks, on a machine where ralph-loop's own hooks
+				// (user or local scope) answer the same event: leave it to those.
+				_, _ = io.Copy(io.Discard, cmd.Root().Reader)
+				return nil
 			}
 			if code := hook.Handle(ctx, hookEnv(cmd), h, cmd.Root().Reader, cmd.Root().Writer); code != 0 {
 				return exitError(code)

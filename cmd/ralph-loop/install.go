@@ -54,7 +54,7 @@ func installCommand(add bool) *cli.Command {
 			auto := cmd.String("host") == ""
 			if auto {
 				for _, h := range hosts.Installers() {
-					if h.Detected(os.Getenv) {
+					if h.Detected(os.Getenv) || !add && installed(h) {
 						targets = append(targets, h)
 					}
 				}
@@ -63,6 +63,9 @@ func installCommand(add bool) *cli.Command {
 				}
 			} else {
 				h, ok := hosts.Installer(cmd.String("host"))
+				if _, known := hosts.Lookup(cmd.String("host")); known && !ok {
+					return fmt.Errorf("ralph-loop cannot %s itself for host %q (no installer); see the README for its setup", name, cmd.String("host"))
+				}
 				if !ok {
 					return usagef("unknown host %q: supported hosts are: %s", cmd.String("host"), installerNames())
 				}
@@ -107,6 +110,13 @@ func installCommand(add bool) *cli.Command {
 			return failed
 		},
 	}
+}
+
+// installed reports whether install recorded an install for the host (uninstall acts on it
+// even when the host's CLI is gone).
+func installed(h *install.Host) bool {
+	m, _ := filepath.Glob(filepath.Join(stateDir(), "install", h.Name+"-*", "record.json"))
+	return len(m) > 0
 }
 
 func installOptions(scope, dir string) (install.Options, error) {

@@ -31,7 +31,7 @@ func logCommand() *cli.Command {
 				return usagef("log takes no arguments")
 			}
 			store := newStore()
-			w := cmd.Root().Writer
+			w := newTerminalWriter(cmd.Root().Writer)
 			id := cmd.String("session")
 			if id != "" {
 				if err := state.ValidSessionID(id); err != nil {

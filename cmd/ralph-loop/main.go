@@ -15,6 +15,7 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/urfave/cli/v3"
 
+	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -64,10 +65,11 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &code):
 		return int(code)
 	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "ralph-loop: error: %v\nralph-loop: hint: run \"ralph-loop help\" for usage\n", usage.err)
+		fmt.Fprintf(stderr, "ralph-loop: error: %s\nralph-loop: hint: run \"ralph-loop help\" for usage\n", inject.Printable(usage.err.Error()))
 		return 2
 	}
-	fmt.Fprintf(stderr, "ralph-loop: error: %v\n", err)
+	// One line, escaped: errors name files and quote state a repository may have written.
+	fmt.Fprintf(stderr, "ralph-loop: error: %s\n", inject.Printable(err.Error()))
 	return 1
 }
 

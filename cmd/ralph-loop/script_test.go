@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -76,6 +77,7 @@ func TestScripts(t *testing.T) {
 //	fixture age SESSION DURATION                make the session's loop last heard from DURATION ago
 //	fixture age-updated SESSION DURATION        make the session's loop last updated DURATION ago
 //	fixture processes-gone FILE                 the processes whose ids FILE lists are gone
+//	fixture mkfifo FILE                         make a FIFO (named pipe) at FILE
 func fixture(argv []string) int {
 	if err := runFixture(argv); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
@@ -103,6 +105,11 @@ func runFixture(argv []string) error {
 		}
 		time.Sleep(d)
 		return runFixture(argv[2:])
+	case "mkfifo":
+		if len(argv) != 2 {
+			return fmt.Errorf("mkfifo FILE")
+		}
+		return syscall.Mkfifo(argv[1], 0o600)
 	case "hold-lock":
 		if len(argv) != 4 {
 			return fmt.Errorf("hold-lock SESSION DURATION READY")

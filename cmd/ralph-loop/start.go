@@ -62,7 +62,7 @@ func startCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("start a loop in session %s: %w", session, err)
 			}
-			w := cmd.Root().Writer
+			w := newTerminalWriter(cmd.Root().Writer)
 			fmt.Fprintf(w, "%s (session %s)\n\n%s\n", inject.Armed(&res.Loop, res.Replaced, claude.Words, 0, 0), session, inject.Contract(&res.Loop, claude.Words))
 			return nil
 		},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -104,6 +105,9 @@ func statusCommand() *cli.Command {
 			}
 			store := newStore()
 			w := cmd.Root().Writer
+			if !cmd.Bool("json") {
+				w = newTerminalWriter(w)
+			}
 			if id := cmd.String("session"); id != "" {
 				if err := state.ValidSessionID(id); err != nil {
 					return usageError{err}
@@ -145,10 +149,15 @@ func allLoops(store *state.Store) ([]state.Loop, error) {
 }
 
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeJSON(b.Bytes()))
+	return err
 }
 
 func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -74,14 +73,19 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 	return cfg, nil
 }
 
-// readSettings reads one settings file; a missing file is empty.
+// MaxSettingsSize bounds a settings file.
+const MaxSettingsSize = 1 << 20
+
+// readSettings reads one settings file; a missing file is empty. Only a regular file (maybe
+// through a link) of at most MaxSettingsSize is read: a repository's link to /dev/zero or a
+// FIFO is refused, never read forever or waited on.
 func readSettings(path string) (map[string]any, error) {
-	data, err := os.ReadFile(path)
+	data, err := state.ReadRegular(path, MaxSettingsSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]any{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read settings: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // Result is the outcome of one check.
@@ -87,13 +89,15 @@ func runOne(ctx context.Context, command string, n int, opt Options) Result {
 			timeout, r.Timeout = left, left.Round(time.Second)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(opt.LogPrefix), 0o700); err != nil {
-		r.Failure = fmt.Sprintf("not run: %v", err)
+	if why := dirGone(opt.Dir); why != "" {
+		r.Failure = "not run: " + why
 		return r
 	}
-	log, err := os.OpenFile(r.LogPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	// A fresh file of its own: whatever was planted at the log's path (a link, a FIFO) is
+	// replaced, never written through or waited on.
+	log, err := state.CreateLog(r.LogPath)
 	if err != nil {
-		r.Failure = fmt.Sprintf("not run: %v", err)
+		r.Failure = fmt.Sprintf("not run: create its log: %v", err)
 		return r
 	}
 	defer log.Close()
@@ -116,21 +120,38 @@ func runOne(ctx context.Context, command string, n int, opt Options) Result {
 	case errors.As(err, &exit):
 		r.ExitCode = exit.ExitCode()
 	case err != nil:
-		r.Failure = fmt.Sprintf("could not run: %v", err)
+		if why := dirGone(opt.Dir); why != "" {
+			r.Failure = "could not run: " + why // removed while it started
+		} else {
+			r.Failure = fmt.Sprintf("could not run: %v", err)
+		}
 	}
 	fmt.Fprintf(log, "\n[ralph-loop: %s]\n", r.Describe())
-	r.Tail = tail(log.Name(), opt.TailChars)
+	r.Tail = tail(log, opt.TailChars)
 	return r
 }
 
-// tail returns the last n characters of the output in the log (without the closing
-// ralph-loop line).
-func tail(path string, n int) string {
-	f, err := os.Open(path)
-	if err != nil {
+// dirGone says why a check cannot run in dir ("" if it can): the directory no longer
+// exists (the loop's worktree was removed), or is not one.
+func dirGone(dir string) string {
+	if dir == "" {
 		return ""
 	}
-	defer f.Close()
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("its directory %s no longer exists", dir)
+	case err != nil:
+		return fmt.Sprintf("its directory %s: %v", dir, err)
+	case !fi.IsDir():
+		return fmt.Sprintf("%s, where it runs, is not a directory", dir)
+	}
+	return ""
+}
+
+// tail returns the last n characters of the output in the log f (without the closing
+// ralph-loop line).
+func tail(f *os.File, n int) string {
 	fi, err := f.Stat()
 	if err != nil {
 		return ""

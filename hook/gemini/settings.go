@@ -5,8 +5,7 @@ import "time"
 // stopTimeout is the AfterAgent hook's timeout: as the project's or the user's settings give
 // it for ralph-loop's hook (in milliseconds), or Gemini CLI's default.
 func stopTimeout(getenv func(string) string, project string) time.Duration {
-	// ok is not relied on: install's HookTimeout (a8e0e33) shadows it and reports false.
-	if d, _ := Installer.HookTimeout("AfterAgent", project, getenv); d > 0 {
+	if d, ok := Installer.HookTimeout("AfterAgent", project, getenv); ok && d > 0 {
 		return d
 	}
 	return DefaultTimeout

@@ -17,7 +17,7 @@ import (
 const lockWait = 30 * time.Second
 
 // maxReplans is how often Do plans again when a file changes under it.
-const maxReplans = 5
+const maxReplans = 20
 
 // Do plans an install (or uninstall) and, unless dry, carries it out under the host's
 // install lock, planning again when a file changed between the plan and its write (another
@@ -55,6 +55,7 @@ func (h *Host) applyReplanning(o Options, install bool, p *Plan) error {
 		if !errors.Is(err, errChanged) || i == maxReplans {
 			return err
 		}
+		time.Sleep(time.Duration(i+1) * time.Millisecond)
 		np, err := h.plan(o, install)
 		if err != nil {
 			return err

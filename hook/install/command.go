@@ -1,6 +1,7 @@
 package install
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,17 +18,32 @@ func HookCommand(binary, host string) string {
 // scope the portable command (PortableCommand).
 func DefaultCommand(c CommandSpec) string {
 	if c.Portable {
-		return PortableCommand(c.Host, c.Event)
+		return PortableCommandAt(c.Host, c.Event, c.Scope)
 	}
 	return HookCommand(c.Binary, c.Host.Name)
 }
 
-// PortableCommand is the hook command written into files that are committed and used on
-// other machines: it runs the ralph-loop found on PATH, and on a machine without one it
-// exits 0 (no hook error, no block), telling the user once how to get it at the events
-// that ask for it (Event.Notice). It is a POSIX sh command line, as the hosts run them.
+// PortableCommand is a hook command for files used on other machines: it runs the
+// ralph-loop found on PATH, and on a machine without one it exits 0 (no hook error, no
+// block), telling the user once how to get it at the events that ask for it (Event.Notice).
+// It is a POSIX sh command line, as the hosts run them.
 func PortableCommand(h *Host, ev Event) string {
-	run := "command -v ralph-loop >/dev/null 2>&1 && exec ralph-loop hook --host " + h.Name + "; "
+	return portable(h, ev, "")
+}
+
+// PortableCommandAt is PortableCommand for a shared scope of the host's: it sets ScopeEnv
+// to the scope, so that the hook defers to ralph-loop's hooks in the machine's own settings
+// (see Defers). Install writes it at shared scopes.
+func PortableCommandAt(h *Host, ev Event, scope string) string {
+	return portable(h, ev, scope)
+}
+
+func portable(h *Host, ev Event, scope string) string {
+	env := ""
+	if scope != "" {
+		env = ScopeEnv + "=" + scope + " "
+	}
+	run := "command -v ralph-loop >/dev/null 2>&1 && " + env + "exec ralph-loop hook --host " + h.Name + "; "
 	say := ""
 	if ev.Notice != Silent {
 		text := inject.NotInstalledHere(h.Title)
@@ -47,12 +63,12 @@ func PortableCommand(h *Host, ev Event) string {
 }
 
 // commandFor is the command line of the host's hooks for an event.
-func (h *Host) commandFor(ev Event, binary string, portable bool) string {
+func (h *Host) commandFor(ev Event, binary string, scope Scope) string {
 	mk := h.Command
 	if mk == nil {
 		mk = DefaultCommand
 	}
-	return mk(CommandSpec{Host: h, Event: ev, Binary: binary, Portable: portable})
+	return mk(CommandSpec{Host: h, Event: ev, Binary: binary, Portable: scope.Shared, Scope: scope.Name})
 }
 
 // IsHookCommand reports whether a command line runs ralph-loop's hook for the named host
@@ -82,15 +98,119 @@ func (h *Host) Ours(cmd string, rec *Record) bool {
 			}
 		}
 	}
-	for _, ev := range h.Events {
-		if cmd == h.commandFor(ev, "", true) {
-			return true
+	scopes := []string{"", ScopePlugin}
+	for _, s := range h.Scopes {
+		if s.Shared {
+			scopes = append(scopes, s.Name)
+			for _, ev := range h.Events {
+				if cmd == h.commandFor(ev, "", s) {
+					return true
+				}
+			}
 		}
 	}
-	for _, n := range []NoticeWhen{Silent, Always, IfRalph} {
-		if cmd == PortableCommand(h, Event{Notice: n}) {
-			return true
+	for _, scope := range scopes {
+		for _, n := range []NoticeWhen{Silent, Always, IfRalph} {
+			if cmd == portable(h, Event{Notice: n}, scope) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// ScopeEnv is set by the portable command to the (shared) scope it was installed at.
+const ScopeEnv = "RALPH_LOOP_SCOPE"
+
+// ScopePlugin is the scope name of hooks that come with a host plugin (Claude Code's), which
+// are shared like a project's and defer to every other set.
+const ScopePlugin = "plugin"
+
+// Defers reports whether a hook run from a shared scope (ScopeEnv) is to do nothing because
+// another set of ralph-loop's hooks answers the same event: two sets would handle every
+// event twice. A project's set defers to the machine's own (user, local scope) whose binary
+// exists; a plugin's set defers to any other set. projectDir is the session's project.
+func (h *Host) Defers(scope, projectDir string, getenv func(string) string) bool {
+	s, ok := h.Scope(scope)
+	plugin := scope == ScopePlugin
+	if !plugin && (!ok || !s.Shared) {
+		return false
+	}
+	for _, other := range h.Scopes {
+		if other.Name == scope || other.Shared && !plugin {
+			continue
+		}
+		path := h.SettingsFile(other.Name, projectDir, getenv)
+		if path == "" {
+			continue
+		}
+		for _, cmd := range h.hookCommands(path) {
+			if h.runnable(cmd, getenv) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hookCommands lists the command lines of ralph-loop's hooks in a settings file.
+func (h *Host) hookCommands(path string) []string {
+	data, _, err := readFile(path)
+	if err != nil || len(data) == 0 {
+		return nil
+	}
+	v, err := parseJSON(data)
+	if err != nil {
+		return nil
+	}
+	root, ok := v.(*object)
+	if !ok {
+		return nil
+	}
+	hooks, _ := objectAt(root, h.hooksPath(), false)
+	if hooks == nil {
+		return nil
+	}
+	var out []string
+	for _, k := range hooks.keys {
+		list, _ := hooks.vals[k].([]any)
+		for _, g := range list {
+			entries := []any{g}
+			if h.Shape == Nested {
+				if o, ok := g.(*object); ok {
+					entries, _ = o.vals["hooks"].([]any)
+				}
+			}
+			for _, e := range entries {
+				o, ok := e.(*object)
+				if !ok || !h.ourEntry(o, nil) {
+					continue
+				}
+				for _, key := range h.commandKeys() {
+					if c, ok := o.vals[key].(string); ok {
+						out = append(out, c)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// runnable reports whether a hook command line's program exists on this machine: the
+// binary it names, or for a portable command a ralph-loop on PATH.
+func (h *Host) runnable(cmd string, getenv func(string) string) bool {
+	if !IsHookCommand(cmd, h.Name) && strings.HasPrefix(cmd, "command -v ralph-loop ") {
+		return OnPath("ralph-loop", getenv("PATH"))
+	}
+	w, err := args.Split(cmd)
+	if err != nil || len(w) == 0 {
+		return false
+	}
+	prog := w[0].Text
+	if !strings.ContainsRune(prog, filepath.Separator) {
+		return OnPath(prog, getenv("PATH"))
+	}
+	fi, err := os.Stat(prog)
+	return err == nil && !fi.IsDir()
 }

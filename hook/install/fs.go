@@ -2,8 +2,6 @@ package install
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -77,7 +75,7 @@ func readFile(path string) ([]byte, fs.FileMode, error) {
 }
 
 // errChanged means a file changed between the plan and its write.
-var errChanged = errors.New("changed while install ran")
+var errChanged = errors.New("another program changed it while install ran; run install again")
 
 // replaceFile writes data to path (through a link) if path still holds old (nil: does not
 // exist): a temp file in the same directory is written and synced, the file is compared
@@ -114,15 +112,23 @@ func replaceFile(path string, old, data []byte, perm fs.FileMode) (err error) {
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp, err)
 	}
-	if err = unchanged(path, old); err != nil {
+	if err = swapIn(path, tmp, real, old); err != nil {
 		return err
-	}
-	if err = os.Rename(tmp, real); err != nil {
-		return fmt.Errorf("rename %s: %w", tmp, err)
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
+	}
+	return nil
+}
+
+// compareAndRename renames tmp over real if path still holds old.
+func compareAndRename(path, tmp, real string, old []byte) error {
+	if err := unchanged(path, old); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, real); err != nil {
+		return fmt.Errorf("rename %s: %w", tmp, err)
 	}
 	return nil
 }
@@ -156,10 +162,4 @@ func createExclusive(path string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	return f.Close()
-}
-
-func randomSuffix() string {
-	var b [4]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -162,6 +162,8 @@ type CommandSpec struct {
 	Binary string
 	// Portable: the scope is shared; the command finds ralph-loop on PATH.
 	Portable bool
+	// Scope is the scope's name.
+	Scope string
 }
 
 // ExtraInput is what a host's Extra step plans from.

@@ -161,8 +161,7 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 	if err != nil {
 		return p, err
 	}
-	portable := t.scope.Shared
-	if install && !portable && !filepath.IsAbs(o.Binary) {
+	if install && !t.scope.Shared && !filepath.IsAbs(o.Binary) {
 		return p, fmt.Errorf("binary path %q is not absolute", o.Binary)
 	}
 
@@ -200,14 +199,18 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 	if err != nil {
 		return p, fmt.Errorf("update %s: %w", t.settings, err)
 	}
-	if install && !had && !o.Force {
-		if where := h.hooksElsewhere(o, t); where != "" {
+	if install && !had {
+		where, note := h.hooksElsewhere(o, t)
+		if where != "" && !o.Force {
 			p.Skipped = where
 			return p, nil
 		}
+		if note != "" {
+			p.Notes = append(p.Notes, note)
+		}
 	}
 	if install {
-		if p.Command, err = h.addHooks(obj, o.Binary, portable, newRec); err != nil {
+		if p.Command, err = h.addHooks(obj, o.Binary, t.scope, newRec); err != nil {
 			return p, fmt.Errorf("update %s: %w", t.settings, err)
 		}
 		if err := h.addSettings(obj, newRec); err != nil {
@@ -215,6 +218,9 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 		}
 	} else {
 		p.Notes = append(p.Notes, h.removeSettings(obj, rec)...)
+		for _, c := range h.lookalikes(obj) {
+			p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
+		}
 	}
 	after := encodeJSON(obj)
 	createdSettings := rec != nil && slices.Contains(rec.Created, t.settings)
@@ -226,10 +232,8 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 	}
 	sc := fileChange(t.settings, old, before, after, perm)
 	if sc.Action == "update" && after == nil {
-		sc.Action = "remove"
-		if !bytes.Equal(bytes.TrimSpace(old), []byte("{}")) && len(bytes.TrimSpace(old)) > 0 {
-			sc.Backup = "yes"
-		}
+		// What is left is empty: nothing of the user's to back up.
+		sc.Action, sc.Backup = "remove", ""
 	}
 	if sc.Action == "create" {
 		newRec.Created = addUnique(newRec.Created, t.settings)
@@ -348,9 +352,12 @@ func emptyDirs(rec *Record, changes []Change) []Change {
 	return out
 }
 
-// hooksElsewhere names the first other scope of the host whose settings hold ralph-loop's
-// hooks already ("" if none).
-func (h *Host) hooksElsewhere(o Options, self target) string {
+// hooksElsewhere names another scope of the host whose settings hold ralph-loop's hooks
+// that would run beside the ones install is adding ("" if none): any other scope when
+// installing at a shared scope; when installing at a scope of this machine's own, the other
+// such scopes only (a shared scope's hooks defer to these, see Defers). note is set when a
+// shared scope's hooks will defer.
+func (h *Host) hooksElsewhere(o Options, self target) (where, note string) {
 	for _, s := range h.Scopes {
 		if s.Name == self.scope.Name {
 			continue
@@ -377,11 +384,16 @@ func (h *Host) hooksElsewhere(o Options, self target) string {
 		if o.StateDir != "" {
 			rec, _ = readRecord(RecordDir(o.StateDir, h.Name, s.Name, t.settings))
 		}
-		if had, _ := h.removeHooks(obj, rec, false); had {
-			return fmt.Sprintf("ralph-loop's hooks are already in %s (%s scope)", t.settings, s.Name)
+		if had, _ := h.removeHooks(obj, rec, false); !had {
+			continue
 		}
+		if s.Shared && !self.scope.Shared {
+			note = fmt.Sprintf("ralph-loop's hooks in %s (%s scope) will leave the events to these on this machine", t.settings, s.Name)
+			continue
+		}
+		return fmt.Sprintf("ralph-loop's hooks are already in %s (%s scope)", t.settings, s.Name), note
 	}
-	return ""
+	return "", note
 }
 
 // fileChange compares settings before and after, as encoded, so that a file that only
@@ -458,7 +470,7 @@ func objectAt(o *object, path []string, create bool) (*object, error) {
 	return cur, nil
 }
 
-func (h *Host) addHooks(root *object, binary string, portable bool, rec *Record) (string, error) {
+func (h *Host) addHooks(root *object, binary string, scope Scope, rec *Record) (string, error) {
 	hooks, err := objectAt(root, h.hooksPath(), true)
 	if err != nil {
 		return "", err
@@ -474,7 +486,7 @@ func (h *Host) addHooks(root *object, binary string, portable bool, rec *Record)
 				return "", fmt.Errorf("%s.%s is not a JSON array", strings.Join(h.hooksPath(), "."), ev.Name)
 			}
 		}
-		cmd := h.commandFor(ev, binary, portable)
+		cmd := h.commandFor(ev, binary, scope)
 		rec.addCommand(cmd)
 		e := fieldsObject(entry(ev, cmd, int64(ev.Timeout/h.unit())))
 		if h.Shape == Flat {
@@ -488,7 +500,7 @@ func (h *Host) addHooks(root *object, binary string, portable bool, rec *Record)
 		g.set("hooks", []any{e})
 		hooks.set(ev.Name, append(list, g))
 	}
-	return h.commandFor(Event{}, binary, portable), nil
+	return h.commandFor(Event{}, binary, scope), nil
 }
 
 // removeHooks takes out every ralph-loop hook entry, and the groups, event lists and hooks
@@ -637,4 +649,33 @@ func (h *Host) removeSettings(root *object, rec *Record) []string {
 		}
 	}
 	return notes
+}
+
+// lookalikes lists the hook command lines left that mention ralph-loop's hook for this
+// host: a wrapper or a copy uninstall does not recognise as its own.
+func (h *Host) lookalikes(root *object) []string {
+	hooks, _ := objectAt(root, h.hooksPath(), false)
+	if hooks == nil {
+		return nil
+	}
+	var out []string
+	var visit func(v any)
+	visit = func(v any) {
+		switch t := v.(type) {
+		case *object:
+			for _, k := range t.keys {
+				visit(t.vals[k])
+			}
+		case []any:
+			for _, e := range t {
+				visit(e)
+			}
+		case string:
+			if strings.Contains(t, "ralph") && strings.Contains(t, "hook --host "+h.Name) && !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	visit(hooks)
+	return out
 }

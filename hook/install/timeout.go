@@ -28,8 +28,8 @@ func (h *Host) HookTimeout(event, projectDir string, getenv func(string) string)
 		if err != nil {
 			continue
 		}
-		root, ok := v.(*object)
-		if !ok {
+		root, isObj := v.(*object)
+		if !isObj {
 			continue
 		}
 		hooks, _ := objectAt(root, h.hooksPath(), false)

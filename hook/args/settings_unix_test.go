@@ -1,0 +1,64 @@
+//go:build unix
+
+package args
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Settings are read only from regular files of at most 1 MiB: a link to /dev/zero (which
+// grew to gigabytes), a FIFO (which hung) or a huge file is a clear error naming the file.
+// A link to a regular file is fine: settings may be kept elsewhere.
+func TestSettingsOnlyRegular(t *testing.T) {
+	p, err := parse(t, `task`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		plant func(path string) error
+		want  string
+	}{
+		"dev-zero":  {func(path string) error { return os.Symlink("/dev/zero", path) }, "is a device, not a regular file"},
+		"fifo":      {func(path string) error { return syscall.Mkfifo(path, 0o600) }, "is a FIFO, not a regular file"},
+		"directory": {func(path string) error { return os.Mkdir(path, 0o700) }, "is a directory, not a regular file"},
+		"huge": {func(path string) error {
+			return os.WriteFile(path, []byte(`{"check-hint": "`+strings.Repeat("x", 2<<20)+`"}`), 0o600)
+		}, "is larger than 1 MiB"},
+	}
+	for name, c := range cases {
+		for _, file := range []string{ProjectSettings, LocalSettings} {
+			t.Run(name+"/"+filepath.Base(file), func(t *testing.T) {
+				dir := t.TempDir()
+				os.Mkdir(filepath.Join(dir, ".ralph"), 0o755)
+				path := filepath.Join(dir, file)
+				if err := c.plant(path); err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan error, 1)
+				go func() { _, err := Resolve(p, dir); done <- err }()
+				select {
+				case err = <-done:
+				case <-time.After(20 * time.Second):
+					t.Fatal("reading settings hangs")
+				}
+				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("got %v, want one line naming %s that says it %s", err, path, c.want)
+				}
+			})
+		}
+	}
+	// Through a link to a regular file: read.
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".ralph"), 0o755)
+	real := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(real, []byte(`{"max-iterations": 7}`), 0o600)
+	os.Symlink(real, filepath.Join(dir, ProjectSettings))
+	if c, err := Resolve(p, dir); err != nil || c.MaxIterations != 7 {
+		t.Errorf("settings through a link: %v, %v", c.MaxIterations, err)
+	}
+}

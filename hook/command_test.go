@@ -1,0 +1,27 @@
+package hook
+
+import "testing"
+
+func TestParseCommand(t *testing.T) {
+	for _, tt := range []struct {
+		prompt, name, rest string
+		ok, looksLike      bool
+	}{
+		{"/ralph-loop fix it", CommandLoop, " fix it", true, false},
+		{"  \n/ulw-loop x", CommandULW, " x", true, false},
+		{"/cancel-ralph", CommandCancel, "", true, false},
+		{"/ralph-loop:ralph-loop fix it --max-iterations 3", CommandLoop, " fix it --max-iterations 3", true, false},
+		{"/ralph-loop:ulw-loop x", CommandULW, " x", true, false},
+		{"/ralph-loop:cancel-ralph", CommandCancel, "", true, false},
+		{"/ralph-loop:other", "", "", false, false},
+		{"/ralph-loopy x", "", "", false, false},
+		{"/ralph-loop:ralph-loopy", "", "", false, false},
+		{"please run /ralph-loop x", "", "", false, false},
+		{"hello", "", "", false, false},
+	} {
+		c, ok, looks := ParseCommand(tt.prompt)
+		if ok != tt.ok || looks != tt.looksLike || c.Name != tt.name || c.Rest != tt.rest {
+			t.Errorf("ParseCommand(%q) = %+v, %v, %v; want %s %q %v %v", tt.prompt, c, ok, looks, tt.name, tt.rest, tt.ok, tt.looksLike)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+//go:build unix
+
+package state
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bounded runs f and fails the test if it has not returned in 20 seconds: a planted FIFO
+// must never make a state operation wait for a peer that never comes.
+func bounded(t *testing.T, what string, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s hangs on a planted file", what)
+		return nil
+	}
+}
+
+type plant struct {
+	name  string
+	plant func(t *testing.T, path, outside string)
+}
+
+var plants = []plant{
+	{"fifo", func(t *testing.T, path, _ string) {
+		if err := syscall.Mkfifo(path, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"symlink", func(t *testing.T, path, outside string) {
+		if err := os.Symlink(outside, path); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"hardlink", func(t *testing.T, path, outside string) {
+		if err := os.Link(outside, path); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"directory", func(t *testing.T, path, _ string) {
+		if err := os.Mkdir(path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}},
+}
+
+// armed returns a store with an active loop in session s1.
+func armed(t *testing.T) (*Store, *Loop, string) {
+	t.Helper()
+	root := t.TempDir()
+	s := NewStore(filepath.Join(root, "state"))
+	l := newLoop("s1")
+	if err := s.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return l, nil }); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(root, "outside.txt")
+	if err := os.WriteFile(outside, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return s, l, outside
+}
+
+func unchanged(t *testing.T, outside string) {
+	t.Helper()
+	if data, err := os.ReadFile(outside); err != nil || string(data) != "precious\n" {
+		t.Errorf("the planted link's target was changed: %q, %v", data, err)
+	}
+}
+
+// Every event and tool log operation, with a FIFO, a link or a directory planted in place of
+// the log: none hangs, none writes through the link, and the loop keeps working: the stop
+// decision (an Update) moves the planted file aside and goes on.
+func TestPlantedLogs(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"events.jsonl", "tools.jsonl"} {
+		for _, p := range plants {
+			t.Run(name+"/"+p.name, func(t *testing.T) {
+				s, l, outside := armed(t)
+				var warned []string
+				s.Warn = func(m string) { warned = append(warned, m) }
+				path := filepath.Join(s.SessionDir("s1"), name)
+				os.Remove(path)
+				p.plant(t, path, outside)
+				bounded(t, "Events", func() error { _, err := s.Events("s1"); return err })
+				bounded(t, "ToolUses", func() error { _, _, err := s.ToolUses(l); return err })
+				bounded(t, "AppendEvent", func() error { return s.AppendEvent("s1", Event{At: t0, LoopID: l.LoopID, Action: ActDenied}) })
+				bounded(t, "AppendToolUse", func() error { return s.AppendToolUse("s1", l.LoopID, "toolu_1", false) })
+				err := bounded(t, "Update", func() error {
+					return s.Update(ctx, "s1", func(tx *Tx, cur *Loop) (*Loop, error) {
+						tx.Record(Event{At: t0, LoopID: cur.LoopID, Action: ActBlocked})
+						if err := tx.ResetToolLog(); err != nil {
+							return nil, err
+						}
+						cur.Iteration++
+						return cur, nil
+					})
+				})
+				if err != nil {
+					t.Fatalf("Update after a planted %s: %v", name, err)
+				}
+				unchanged(t, outside)
+				fi, err := os.Lstat(path)
+				if err == nil && (!fi.Mode().IsRegular() || hardLinks(fi) > 1) {
+					t.Errorf("%s is still the planted %s", name, p.name)
+				}
+				if len(warned) == 0 || !strings.Contains(warned[0], name) || !strings.Contains(warned[0], "moved it to") {
+					t.Errorf("warnings %q: want one naming %s and where it went", warned, name)
+				}
+				// The log works again.
+				if err := s.AppendToolUse("s1", l.LoopID, "toolu_2", false); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.AppendEvent("s1", Event{At: t0, LoopID: l.LoopID, Action: ActDenied}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.Events("s1"); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// A read of a planted file is refused with an error naming it, not followed, not waited on.
+func TestPlantedReadsRefused(t *testing.T) {
+	s, l, outside := armed(t)
+	path := filepath.Join(s.SessionDir("s1"), "events.jsonl")
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A writer holds the FIFO open: a read that waits for data would hang.
+	w, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	err = bounded(t, "Events", func() error { _, err := s.Events("s1"); return err })
+	if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "FIFO") {
+		t.Errorf("Events on a FIFO: %v", err)
+	}
+	tools := s.toolLogPath("s1")
+	os.Remove(tools)
+	os.Symlink(outside, tools)
+	_, _, err = s.ToolUses(l)
+	if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("ToolUses on a link: %v", err)
+	}
+}
+
+// The lock file replaced by a FIFO, a link or a directory: the next update replaces it and
+// works.
+func TestPlantedLock(t *testing.T) {
+	for _, p := range plants {
+		t.Run(p.name, func(t *testing.T) {
+			s, _, outside := armed(t)
+			s.Warn = func(string) {}
+			path := filepath.Join(s.SessionDir("s1"), "loop.lock")
+			os.Remove(path)
+			p.plant(t, path, outside)
+			err := bounded(t, "Update", func() error {
+				return s.Update(context.Background(), "s1", func(_ *Tx, cur *Loop) (*Loop, error) { cur.Iteration++; return cur, nil })
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			unchanged(t, outside)
+		})
+	}
+}
+
+// The witness (outside the state directory) is written without following a link planted
+// at its name or its temp file's, and a FIFO there is not waited on.
+func TestPlantedWitness(t *testing.T) {
+	for _, p := range plants {
+		for _, at := range []string{"", ".tmp"} {
+			t.Run(p.name+at, func(t *testing.T) {
+				root := t.TempDir()
+				s := NewStore(filepath.Join(root, "state"))
+				s.SetWitnessDir(filepath.Join(root, "witness"))
+				os.MkdirAll(filepath.Join(root, "witness"), 0o700)
+				outside := filepath.Join(root, "outside.txt")
+				os.WriteFile(outside, []byte("precious\n"), 0o600)
+				p.plant(t, s.witnessPath("s1")+at, outside)
+				l := newLoop("s1")
+				err := bounded(t, "arming", func() error {
+					return s.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return l, nil })
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				unchanged(t, outside)
+				bounded(t, "Vanished", func() error { s.Vanished("s1", nil); return nil })
+				unchanged(t, outside)
+			})
+		}
+	}
+}
