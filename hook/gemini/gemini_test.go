@@ -317,3 +317,29 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+func TestEncode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ev   hook.Event
+		rep  hook.Reply
+		want string
+	}{
+		{"nothing", hook.Event{Kind: hook.Stop}, hook.Reply{}, ""},
+		{"blocked stop", hook.Event{Kind: hook.Stop, Name: "AfterAgent"}, hook.Reply{Block: true, Reason: "go on <promise>X</promise>", Notice: "n"},
+			`{"decision":"block","reason":"go on <promise>X</promise>","systemMessage":"n"}`},
+		// Gemini CLI shows a refused prompt's systemMessage instead of its reason.
+		{"refused prompt", hook.Event{Kind: hook.Prompt, Name: "BeforeAgent"}, hook.Reply{Block: true, Reason: "cancelled", Notice: "n"},
+			`{"decision":"block","reason":"cancelled"}`},
+		{"contract", hook.Event{Kind: hook.Prompt, Name: "BeforeAgent"}, hook.Reply{Context: "c", Notice: "armed"},
+			`{"systemMessage":"armed","hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"c"}}`},
+		{"denied tool", hook.Event{Kind: hook.ToolCheck, Name: "BeforeTool"}, hook.Reply{Deny: true, DenyReason: "no"}, `{"decision":"deny","reason":"no"}`},
+		{"failure", hook.Event{Kind: hook.Stop, Name: "AfterAgent"}, hook.Reply{Notice: "ralph-loop: error: x", Failed: true}, `{"systemMessage":"ralph-loop: error: x"}`},
+	} {
+		var b bytes.Buffer
+		code, err := Host{}.Encode(&b, tc.ev, tc.rep)
+		if got := strings.TrimSuffix(b.String(), "\n"); err != nil || code != 0 || got != tc.want {
+			t.Errorf("%s: %q (exit %d, %v), want %q", tc.name, got, code, err, tc.want)
+		}
+	}
+}
