@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -225,4 +228,101 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 		return res, fmt.Errorf("run gemini: %w", runErr)
 	}
 	return res, nil
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and polling readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TUI is Gemini CLI's interactive terminal UI running in a pseudo-terminal made by
+// script(1), its keyboard a pipe.
+type TUI struct {
+	Fake   *Fake
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *syncBuffer
+	waited chan struct{}
+}
+
+// StartTUI starts "gemini --yolo" interactively in the project, against a fake with script.
+func (e *Env) StartTUI(script Script) (*TUI, error) {
+	sh, err := exec.LookPath("script")
+	if err != nil {
+		return nil, err
+	}
+	fake, err := StartFake(script)
+	if err != nil {
+		return nil, err
+	}
+	line := "stty rows 40 cols 120; exec " + shellQuote(e.Gemini) + " --yolo -m " + Model
+	cmd := exec.Command(sh, "-qfec", line, "/dev/null")
+	cmd.Dir = e.Project
+	cmd.Env = append(e.environ(fake.URL), "TERM=xterm-256color")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t := &TUI{Fake: fake, cmd: cmd, out: &syncBuffer{}, waited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = t.out, t.out
+	if t.in, err = cmd.StdinPipe(); err != nil {
+		fake.Close()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		fake.Close()
+		return nil, err
+	}
+	go func() { _ = cmd.Wait(); close(t.waited) }()
+	return t, nil
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Screen is everything the TUI wrote, escape sequences removed.
+func (t *TUI) Screen() string {
+	return ansi.ReplaceAllString(t.out.String(), "")
+}
+
+var ansi = regexp.MustCompile(`\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
+
+// WaitFor polls until cond holds or the timeout passes.
+func WaitFor(timeout time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(timeout); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// Type types text, then Enter a moment later (the TUI takes a fast Enter as part of a paste).
+func (t *TUI) Type(text string) error {
+	if _, err := io.WriteString(t.in, text); err != nil {
+		return err
+	}
+	time.Sleep(time.Second)
+	_, err := io.WriteString(t.in, "\r")
+	return err
+}
+
+// Close kills the TUI's process group and stops the fake.
+func (t *TUI) Close() {
+	_ = syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-t.waited:
+	case <-time.After(10 * time.Second):
+	}
+	t.in.Close()
+	t.Fake.Close()
 }

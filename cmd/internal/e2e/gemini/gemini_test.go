@@ -275,3 +275,41 @@ func TestProjectScope(t *testing.T) {
 	})
 	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 1)
 }
+
+// /ralph-loop typed in the interactive terminal UI: the installed command file makes it a
+// known command there, and the hook arms from its expansion.
+func TestInteractive(t *testing.T) {
+	env := newEnv(t)
+	tui, err := env.StartTUI(Script{Turns: []Turn{
+		Shell("Creating w.txt.", "echo w > w.txt"),
+		Say("w.txt done.\n<promise>DONE</promise>"),
+	}})
+	if err != nil {
+		t.Skipf("no pseudo-terminal for the interactive UI: %v", err)
+	}
+	defer tui.Close()
+	defer func() {
+		if t.Failed() {
+			t.Logf("screen:\n%s", cut(tui.Screen(), 6000))
+		}
+	}()
+	if !WaitFor(3*time.Minute, func() bool { return strings.Contains(tui.Screen(), "Type your message") }) {
+		t.Fatal("the interactive UI did not become ready")
+	}
+	if err := tui.Type(`/ralph-loop "Create w.txt" --max-iterations 3`); err != nil {
+		t.Fatal(err)
+	}
+	accepted := func() bool {
+		loops, _ := filepath.Glob(filepath.Join(env.State, "ralph-loop", "sessions", "*"))
+		return len(loops) > 0 && strings.Contains(tui.Screen(), "promise accepted at iteration 1/3")
+	}
+	if !WaitFor(3*time.Minute, accepted) {
+		t.Fatal("the loop was not armed and accepted from the interactive UI")
+	}
+	if !strings.Contains(tui.Screen(), "loop armed: up to 3 iterations") {
+		t.Error("the arming notice was not shown")
+	}
+	if b, err := os.ReadFile(filepath.Join(env.Project, "w.txt")); err != nil || string(b) != "w\n" {
+		t.Errorf("w.txt: %q %v", b, err)
+	}
+}
