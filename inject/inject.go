@@ -432,8 +432,8 @@ func CutByHost(l *state.Loop, h Host, blockCap int) string {
 // NoProgressReason is the end reason of a loop whose iteration ended with no reply from the
 // model.
 func NoProgressReason(h Host) string {
-	return h.display() + " ended an iteration without calling the model (its loop detector stops a turn that repeats itself), " +
-		"so blocking again would only spin"
+	return h.display() + " ended an iteration without a reply from the model (its loop detector aborted a turn that repeated itself, " +
+		"or the turn was interrupted), so the loop stops here instead of going on without the model"
 }
 
 // NoProgress is the notice shown when a loop ends because an iteration had no model reply.

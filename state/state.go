@@ -55,7 +55,8 @@ const (
 	// TimeBudgetExhausted means the loop's --max-time ran out.
 	TimeBudgetExhausted Status = "TIME_BUDGET_EXHAUSTED"
 	// NoProgress means an iteration ended with no reply from the model (Gemini CLI's loop
-	// detector aborted the turn), so blocking again would only spin.
+	// detector aborted the turn, or the user interrupted it): blocking again would spin, or
+	// override the interrupt.
 	NoProgress Status = "NO_PROGRESS"
 )
 

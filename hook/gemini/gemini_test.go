@@ -193,7 +193,7 @@ func TestNoModelReplyEndsTheLoop(t *testing.T) {
 	// the history is rewritten, and AfterAgent fires with no model call.
 	appendRecords(t, s.s.Transcript, map[string]any{"id": "u2", "type": "user", "content": []any{map[string]any{"text": "System: Potential loop detected."}}})
 	r := s.handle(s.f.Stop(s.s, "Still working.\nStill working."))
-	if r.Block || !strings.Contains(r.Notice, "without calling the model") {
+	if r.Block || !strings.Contains(r.Notice, "without a reply from the model") {
 		t.Fatalf("a stop with no model reply: %+v; want the loop ended, saying why", r)
 	}
 	if l := s.loop(); l.Status != state.NoProgress || l.Iteration != 2 {
