@@ -50,10 +50,11 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) mod tidy -diff
 
-# The reliability tests at full size: 200+ hook processes at once across 10 sessions, and
-# 500 hooks killed with SIGKILL mid-flight ("make test" runs them small).
+# The reliability tests at full size: 200+ hook processes at once across 10 sessions, 500
+# hooks killed with SIGKILL mid-flight, and every hook and command run against FIFOs, links,
+# directories and hard links planted at every state path ("make test" runs them small).
 stress:
-	RALPH_STRESS=1 $(GO) test -count=1 -v -run 'TestConcurrentHooks|TestCrashConsistency' ./cmd/ralph-loop/
+	RALPH_STRESS=1 $(GO) test -count=1 -v -run 'TestConcurrentHooks|TestCrashConsistency|TestPlantedFiles' ./cmd/ralph-loop/
 	RALPH_STRESS=1 $(GO) test -count=1 -v -run 'TestConcurrentWriterStress' ./hook/install/
 
 # Whole-process runs of the built hook (cases of issue #5, transcripts up to 1 GB in a

@@ -533,7 +533,14 @@ func (e *engine) stop(ctx context.Context) Reply {
 		case other != "":
 			why.Kind, why.Other = inject.BlockWrongToken, other
 		}
-		return Reply{Block: true, Reason: inject.Continuation(&after, why, w), Notice: join(inject.BlockNotice(&after, why))}
+		n := inject.BlockNotice(&after, why)
+		if w.HidesPromptNotice && after.Iteration == 2 {
+			// The user never saw the arming notice: its warning comes with the first block.
+			if cw := inject.CapWarning(&after, w, e.facts.BlockCap); cw != "" {
+				n += ". " + cw
+			}
+		}
+		return Reply{Block: true, Reason: inject.Continuation(&after, why, w), Notice: join(n)}
 	case Accept:
 		return Reply{Notice: join(inject.Accepted(&after))}
 	case MaxIterations:
@@ -668,7 +675,9 @@ func (e *engine) toolCheck() Reply {
 	default:
 		return Reply{}
 	}
-	reason := guard(in, e.env.Store.Dir(), e.env.Getenv("HOME"), e.env.Getenv("XDG_STATE_HOME"))
+	g := newGuard(e.env.Store.Dir(), e.env.Getenv("HOME"), e.env.Getenv("XDG_STATE_HOME"))
+	g.cli, g.sessionEnv, g.sessionID, g.words = e.facts.CLI, e.facts.SessionEnv, e.ev.SessionID, e.facts.Words
+	reason := g.check(in)
 	if reason == "" {
 		return Reply{}
 	}

@@ -84,11 +84,27 @@ type Armed struct {
 }
 
 // duplicate reports whether an event with key, whose hook began at started, is the one a
-// loop's last decision was made for (key) at at, delivered to a second hook process: the
-// host starts the hooks of one event together, so this one began before that decision. A
-// later event began after the hook that decided had answered.
+// loop's last decision was made for (key), delivered to a second hook process. The host
+// starts the hooks of one event together, so such a hook usually began before that
+// decision; but on a loaded machine it may begin only after the first has answered. It is
+// still the same event if the transcript has not grown since that decision: the host
+// writes the continuation (and the agent's next turn) only once every hook of the event
+// has answered, so a later event with the same input always follows new transcript lines.
 func duplicate(l *state.Loop, key string, started time.Time) bool {
-	return key != "" && l.LastKey == key && started.Before(l.LastKeyAt)
+	if key == "" || l.LastKey != key {
+		return false
+	}
+	return started.Before(l.LastKeyAt) || transcriptUnchanged(l.Transcript)
+}
+
+// transcriptUnchanged reports whether the transcript ends where the last decision stopped
+// reading it (false when that is not known).
+func transcriptUnchanged(pos state.TranscriptPos) bool {
+	if pos.Path == "" || pos.Offset <= 0 {
+		return false
+	}
+	fi, err := os.Stat(pos.Path)
+	return err == nil && fi.Mode().IsRegular() && fi.Size() == pos.Offset
 }
 
 // Arm starts a loop in a session, replacing any loop the session had.

@@ -137,14 +137,29 @@ func sizeString(n int64) string {
 // moveAside renames a planted file (why says what it is) out of the way, so that a fresh
 // one can take its place, and warns. Renaming never touches what a link points to.
 func (s *Store) moveAside(path string, why error) {
-	to := fmt.Sprintf("%s.refused-%s", path, time.Now().UTC().Format("20060102T150405.000000000Z"))
-	if err := os.Rename(path, to); err != nil {
+	to, err := moveAside(path)
+	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) { // another process moved it first
 			s.warn(fmt.Sprintf("%v; moving it aside failed: %v", why, err))
 		}
 		return
 	}
 	s.warn(fmt.Sprintf("%v; moved it to %s", why, to))
+}
+
+func moveAside(path string) (string, error) {
+	to := fmt.Sprintf("%s.refused-%s", path, time.Now().UTC().Format("20060102T150405.000000000Z"))
+	return to, os.Rename(path, to)
+}
+
+// ensureDir makes dir a private directory of its own: something planted at its path (a
+// link to a directory elsewhere, a file) is moved aside first, so that nothing is written
+// through it.
+func (s *Store) ensureDir(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		s.moveAside(dir, fmt.Errorf("%w: %s is %s, not a directory", ErrNotRegular, dir, describe(fi)))
+	}
+	return mkdirPrivate(dir)
 }
 
 func (s *Store) warn(msg string) {
@@ -181,9 +196,13 @@ func (s *Store) sweep(id string) {
 
 // CreateLog creates a fresh private log file at path, in a directory of the state
 // directory, for reading and writing: whatever was at path before (a planted link, a
-// FIFO) is removed first, never followed, and the directory must not be a symbolic link.
+// FIFO) is removed first, never followed, and a link planted as the directory is moved
+// aside.
 func CreateLog(path string) (*os.File, error) {
 	dir := filepath.Dir(path)
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		moveAside(dir) // planted: a link to a directory elsewhere
+	}
 	if err := mkdirPrivate(dir); err != nil {
 		return nil, err
 	}

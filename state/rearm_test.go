@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,8 +77,26 @@ func TestFailedRearmKeepsActiveLoop(t *testing.T) {
 	if uses, _, _ := s.ToolUses(got); got.LoopID != "b" || len(uses) != 0 {
 		t.Errorf("new loop %s sees %d tool calls", got.LoopID, len(uses))
 	}
-	s.AppendToolUse("s1", "b", "toolu_3", false)
-	if uses, _, _ := s.ToolUses(got); len(uses) != 1 {
-		t.Errorf("new loop sees %d tool calls after one, want 1", len(uses))
+	// More calls than the old log held bytes' worth of: each is read.
+	for i := 0; i < 20; i++ {
+		s.AppendToolUse("s1", "b", fmt.Sprintf("toolu_b%d", i), false)
+	}
+	if uses, _, _ := s.ToolUses(got); len(uses) != 20 {
+		t.Errorf("new loop sees %d tool calls after 20", len(uses))
+	}
+	// A call of the old loop logged as the new one is armed does not count for the new one.
+	c := newLoop("s1")
+	c.LoopID = "c"
+	if err := s.Update(ctx, "s1", func(tx *Tx, cur *Loop) (*Loop, error) {
+		tx.ResetToolLog()
+		s.AppendToolUse("s1", "b", "toolu_late", false) // arrives as c is saved
+		return c, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.Peek("s1")
+	s.AppendToolUse("s1", "c", "toolu_c", false)
+	if uses, _, _ := s.ToolUses(got); len(uses) != 1 || uses[0].ToolUseID != "toolu_c" {
+		t.Errorf("loop c sees %v, want only toolu_c", uses)
 	}
 }

@@ -9,9 +9,14 @@
 //	sessions/<session-id>/tools.jsonl       tool calls reported by PostToolUse hooks
 //	sessions/<session-id>/history/<id>.json earlier loops of the session
 //	sessions/<session-id>/task-<id>.md      the full task, when it is too long to repeat
+//	sessions/<session-id>/checks/*.log      each check's output
+//	trash/                                  sessions gc is removing
 //
-// Directories are 0700 and files 0600. loop.json is replaced atomically (temp file, fsync,
-// rename, fsync of the directory) and opened without following symlinks.
+// Directories are 0700 and files 0600. Whole files are replaced atomically (temp file,
+// fsync, rename, fsync of the directory). Every file is opened without following symlinks,
+// without waiting on a FIFO, and used only if it is a regular file (see openState); what
+// was planted in place of a log, the lock or a directory is moved aside to
+// <name>.refused-<time>.
 package state
 
 import (

@@ -163,12 +163,14 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 		return err
 	}
 	if next != nil {
+		var toolLogSize int64 = -1
 		if tx.newToolLog {
-			// The new loop's tool calls are the lines after what the log holds now. The log
-			// is not emptied: if the save below fails, the loop that stays keeps its own.
+			// The new loop reads the tool log from its start: the earlier loops' lines there
+			// are not its own (each line names its loop). The log is not emptied before the
+			// new loop is saved: if the save fails, the loop that stays keeps its calls.
 			next.ToolsOffset = 0
 			if fi, err := os.Lstat(s.toolLogPath(id)); err == nil && fi.Mode().IsRegular() {
-				next.ToolsOffset = fi.Size()
+				toolLogSize = fi.Size()
 			}
 		}
 		archived := ""
@@ -184,8 +186,8 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 			return err
 		}
 		s.witness(cur, next)
-		if tx.newToolLog {
-			s.emptyToolLog(id, next.ToolsOffset)
+		if toolLogSize > 0 {
+			s.emptyToolLog(id, toolLogSize)
 		}
 	}
 	if len(tx.events) > 0 {
@@ -259,7 +261,10 @@ func (s *Store) lock(ctx context.Context, id string) (func(), error) {
 // tryLock takes the lock file at path once. retry reports a lock file removed or replaced
 // meanwhile (a concurrent gc).
 func (s *Store) tryLock(ctx context.Context, dir, path string, wait time.Duration) (unlock func(), retry bool, err error) {
-	if err := mkdirPrivate(dir); err != nil {
+	if err := s.ensureDir(filepath.Dir(dir)); err != nil {
+		return nil, false, err
+	}
+	if err := s.ensureDir(dir); err != nil {
 		return nil, false, err
 	}
 	// The state directory holds tasks and transcripts' positions: keep it private even if
@@ -344,7 +349,7 @@ func (s *Store) save(l *Loop) error {
 // archive writes l into the session's history and returns the file's path.
 func (s *Store) archive(l *Loop) (string, error) {
 	dir := filepath.Join(s.SessionDir(l.SessionID), "history")
-	if err := mkdirPrivate(dir); err != nil {
+	if err := s.ensureDir(dir); err != nil {
 		return "", err
 	}
 	data, err := json.MarshalIndent(l, "", "  ")
@@ -399,6 +404,9 @@ func (s *Store) Events(id string) ([]Event, error) {
 	f, err := openNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	if errors.Is(err, ErrNotRegular) {
+		return nil, fmt.Errorf("read events: %w", err) // the error names the file
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read events %s: %w", path, err)

@@ -59,6 +59,9 @@ func (s *Store) ToolUses(l *Loop) ([]ToolUse, int64, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, l.ToolsOffset, nil
 	}
+	if errors.Is(err, ErrNotRegular) {
+		return nil, l.ToolsOffset, fmt.Errorf("read tool log: %w", err) // the error names the file
+	}
 	if err != nil {
 		return nil, l.ToolsOffset, fmt.Errorf("read tool log %s: %w", path, err)
 	}
@@ -117,14 +120,14 @@ func (tx *Tx) ResetToolLog() error {
 	return nil
 }
 
-// emptyToolLog replaces the session's tool log with an empty file once a new loop that
-// starts at offset size is saved, unless a line was appended meanwhile (then the new loop
-// reads from size on). The new loop's offset, past the end of the empty log, makes it read
-// the new log from its start.
+// emptyToolLog replaces the session's tool log, which held size bytes when a new loop was
+// saved, with an empty file, unless a line was appended since (the new loop's first call:
+// the log is then left as it is, the new loop reading past the older lines, which name
+// other loops).
 func (s *Store) emptyToolLog(id string, size int64) {
 	path := s.toolLogPath(id)
 	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size || size == 0 {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
 		return
 	}
 	_ = writeFileAtomic(path, nil)

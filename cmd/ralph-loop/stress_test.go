@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -309,5 +310,135 @@ func TestCrashConsistency(t *testing.T) {
 		d.Round(time.Microsecond), kills, midWrite, finished, len(events))
 	if kills >= 100 && midWrite == 0 {
 		t.Errorf("no kill landed mid-write: the test did not test what it says")
+	}
+}
+
+// TestPlantedFiles plants a FIFO, a symbolic link to a file and one to a directory (and, at full size, a dangling link, a
+// link to /dev/zero, a directory and a hard link) at every path ralph-loop keeps state in,
+// then runs every kind of hook and command against it. None may hang (each process is
+// killed after 30 seconds, which fails the test), write through a link, or print anything
+// but the host protocol on stdout.
+func TestPlantedFiles(t *testing.T) {
+	// Small: a FIFO everywhere, a link to a file at the files, a link to a directory at the
+	// directories.
+	kindsOf := func(name string) []string {
+		if stress() {
+			return []string{"fifo", "symlink", "dir-link", "dangling", "dev-zero", "directory", "hardlink"}
+		}
+		if strings.HasSuffix(name, "directory") {
+			return []string{"fifo", "dir-link"}
+		}
+		return []string{"fifo", "symlink"}
+	}
+	type target struct {
+		name string
+		path func(r *hookRunner, l *state.Loop) string
+	}
+	session := func(r *hookRunner, name string) string { return filepath.Join(r.store().SessionDir("p"), name) }
+	targets := []target{
+		{"loop.json", func(r *hookRunner, _ *state.Loop) string { return session(r, "loop.json") }},
+		{"loop.lock", func(r *hookRunner, _ *state.Loop) string { return session(r, "loop.lock") }},
+		{"events.jsonl", func(r *hookRunner, _ *state.Loop) string { return session(r, "events.jsonl") }},
+		{"tools.jsonl", func(r *hookRunner, _ *state.Loop) string { return session(r, "tools.jsonl") }},
+		{"history", func(r *hookRunner, l *state.Loop) string {
+			return session(r, filepath.Join("history", l.LoopID+".json"))
+		}},
+		{"history directory", func(r *hookRunner, _ *state.Loop) string { return session(r, "history") }},
+		{"task file", func(r *hookRunner, l *state.Loop) string { return session(r, "task-"+l.LoopID+".md") }},
+		{"check log", func(r *hookRunner, l *state.Loop) string {
+			// The stop before the promise's makes it iteration 2.
+			return session(r, filepath.Join("checks", l.LoopID+"-iteration-2-check-1.log"))
+		}},
+		{"checks directory", func(r *hookRunner, _ *state.Loop) string { return session(r, "checks") }},
+		{"session directory", func(r *hookRunner, _ *state.Loop) string { return r.store().SessionDir("p") }},
+		{"witness", func(r *hookRunner, _ *state.Loop) string {
+			return filepath.Join(r.state, ".cache", "ralph-loop", "active", "p")
+		}},
+	}
+	type step struct {
+		name  string
+		stdin map[string]any
+		args  []string
+	}
+	hook := []string{"hook", "--host", "claude"}
+	for _, tg := range targets {
+		for _, kind := range kindsOf(tg.name) {
+			t.Run(tg.name+"/"+kind, func(t *testing.T) {
+				r := newRunner(t)
+				cwd := t.TempDir()
+				arm := ev("UserPromptSubmit", "p", "cwd", cwd, "prompt", "/ralph-loop planted --check true --max-iterations 50")
+				r.hook(t, arm)
+				l, err := r.store().Peek("p")
+				if err != nil || l == nil {
+					t.Fatalf("armed: %v, %v", l, err)
+				}
+				outside := filepath.Join(t.TempDir(), "precious")
+				os.WriteFile(outside, []byte("precious\n"), 0o600)
+				outsideDir := t.TempDir()
+				path := tg.path(r, l)
+				os.MkdirAll(filepath.Dir(path), 0o700)
+				os.RemoveAll(path)
+				switch kind {
+				case "fifo":
+					err = syscall.Mkfifo(path, 0o600)
+				case "symlink":
+					err = os.Symlink(outside, path)
+				case "dir-link":
+					err = os.Symlink(outsideDir, path)
+				case "dangling":
+					err = os.Symlink(filepath.Join(t.TempDir(), "nothing"), path)
+				case "dev-zero":
+					err = os.Symlink("/dev/zero", path)
+				case "directory":
+					err = os.Mkdir(path, 0o700)
+				case "hardlink":
+					err = os.Link(outside, path)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				steps := []step{
+					{"PreToolUse", ev("PreToolUse", "p", "cwd", cwd, "tool_name", "Bash", "tool_use_id", "toolu_pre",
+						"tool_input", map[string]any{"command": "ralph-loop cancel --all"}), hook},
+					{"PostToolUse", ev("PostToolUse", "p", "cwd", cwd, "tool_name", "Bash", "tool_use_id", "toolu_post",
+						"tool_input", map[string]any{"command": "ls"}), hook},
+					{"Stop", ev("Stop", "p", "cwd", cwd, "last_assistant_message", "not yet"), hook},
+					{"Stop with the promise", ev("Stop", "p", "cwd", cwd, "last_assistant_message", "<promise>DONE</promise>"), hook},
+					{"SessionStart", ev("SessionStart", "p", "cwd", cwd, "source", "resume"), hook},
+					{"arming", arm, hook},
+					{"status", nil, []string{"status"}},
+					{"status --session", nil, []string{"status", "--session", "p", "--json"}},
+					{"log", nil, []string{"log", "--session", "p"}},
+					{"cancel", nil, []string{"cancel", "--session", "p"}},
+					{"gc", nil, []string{"gc", "--older-than", "0s"}},
+				}
+				for _, s := range steps {
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					c := r.cmd(s.stdin, s.args...)
+					cc := exec.CommandContext(ctx, c.Path, c.Args[1:]...)
+					cc.Env, cc.Stdin = c.Env, c.Stdin
+					var stdout, stderr bytes.Buffer
+					cc.Stdout, cc.Stderr = &stdout, &stderr
+					err := cc.Run()
+					hung := ctx.Err() != nil
+					cancel()
+					if hung {
+						t.Fatalf("%s hangs with a %s planted as the %s", s.name, kind, tg.name)
+					}
+					if s.args[0] == "hook" && stdout.Len() > 0 && !json.Valid(stdout.Bytes()) {
+						t.Errorf("%s: stdout is not the host protocol: %q", s.name, stdout.String())
+					}
+					if strings.Count(strings.TrimSpace(stderr.String()), "\n") > 3 {
+						t.Errorf("%s: %v; stderr:\n%s", s.name, err, stderr.String())
+					}
+					if data, _ := os.ReadFile(outside); string(data) != "precious\n" {
+						t.Fatalf("%s wrote through a %s planted as the %s: %q", s.name, kind, tg.name, data)
+					}
+					if entries, _ := os.ReadDir(outsideDir); len(entries) > 0 {
+						t.Fatalf("%s wrote %s through a %s planted as the %s", s.name, entries[0].Name(), kind, tg.name)
+					}
+				}
+			})
+		}
 	}
 }

@@ -6,13 +6,17 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/codex"
 	"github.com/ralph-loop/ralph-loop/hook/gemini"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/qwen"
 )
 
 // All are the supported hosts, in the order help lists them.
 var All = []hook.Host{
 	claude.Host{},
+	qwen.Host{},
+	codex.Host{},
 	gemini.Host{},
 }
 
