@@ -316,8 +316,14 @@ func (t *TUI) Type(text string) error {
 	return err
 }
 
-// Close kills the TUI's process group and stops the fake.
+// Close kills the TUI and stops the fake. script(1) runs the CLI in a session of its own
+// (the pseudo-terminal's), which some of its processes outlive: each child of script is
+// killed with its process group, then script's own group.
 func (t *TUI) Close() {
+	for _, pid := range childrenOf(t.cmd.Process.Pid) {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 	_ = syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
 	select {
 	case <-t.waited:
@@ -325,4 +331,31 @@ func (t *TUI) Close() {
 	}
 	t.in.Close()
 	t.Fake.Close()
+}
+
+// childrenOf lists the processes whose parent is pid (from /proc; none where there is no
+// /proc).
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 && f[1] == fmt.Sprint(pid) {
+			var child int
+			if _, err := fmt.Sscan(e.Name(), &child); err == nil {
+				out = append(out, child)
+			}
+		}
+	}
+	return out
 }
