@@ -34,8 +34,9 @@ unit:
 	$(GO) vet ./...
 	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 ./...
 
-# The real Claude Code CLI, offline, against a scripted fake Messages API (installed once
-# into the user cache with npm).
+# The real host CLIs (Claude Code, Gemini CLI, ...), offline, each against a scripted fake of
+# its model API (installed once into the user cache with npm; a host whose CLI cannot be
+# installed is skipped with one line saying so).
 e2e:
 	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -v ./cmd/internal/e2e/...
 

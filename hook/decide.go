@@ -32,6 +32,8 @@ const (
 	ContinueCheckFailed
 	// TimeBudget ends the loop when its --max-time has run out.
 	TimeBudget
+	// NoProgress ends the loop when an iteration had no model reply at all.
+	NoProgress
 )
 
 // Observation is what a stop hook saw of the iteration that just ended.
@@ -51,6 +53,9 @@ type Observation struct {
 	// calls between the blocks do not reset the host's count.
 	BlockCap       int
 	CapCountsTools bool
+	// NoReply: the transcript shows no agent message since the last decision, on a host
+	// whose stop can come without a model call (Facts.StopsWithoutReply).
+	NoReply bool
 	// Words are the host's facts for the texts of the decision.
 	Words inject.Host
 	// Checks are the results of the loop's checks, run because the promise came (nil:
@@ -77,8 +82,9 @@ func (o Observation) checksPassed(l *state.Loop) bool {
 // A promise made with enough work (or accepted by the no-work policy) ends the loop, even in
 // its last iteration, once the loop's checks (if any) have passed: without their results the
 // verdict is NeedChecks and nothing but the tool count changes. Otherwise the loop ends at its
-// iteration limit, when its time budget has run out, or where the host would override one more
-// block; else the stop is blocked and the next iteration begins.
+// iteration limit, when its time budget has run out, when the iteration had no model reply at
+// all, or where the host would override one more block; else the stop is blocked and the next
+// iteration begins.
 func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.ToolIDs = slices.Clone(l.ToolIDs)
 	l.CountToolCalls(o.Logged)
@@ -117,6 +123,12 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		l.LastAction = state.ActTimeBudget
 		l.Told = true
 		return TimeBudget, l
+	}
+	if o.NoReply {
+		l.Finish(state.NoProgress, state.ByHost, inject.NoProgressReason(o.Words), o.Now)
+		l.LastAction = state.ActNoProgress
+		l.Told = true
+		return NoProgress, l
 	}
 	blocks := l.BlocksSinceTool
 	if o.CapCountsTools {

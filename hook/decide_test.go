@@ -31,6 +31,8 @@ func TestDecide(t *testing.T) {
 		blocksSeen int
 	}{
 		{"no promise blocks", loop(nil), Observation{}, Continue, state.Active, 2, 0, 1},
+		{"no model reply ends the loop", loop(nil), Observation{NoReply: true}, NoProgress, state.NoProgress, 1, 0, 0},
+		{"no model reply at the limit ends it there", loop(func(l *state.Loop) { l.Iteration = 5 }), Observation{NoReply: true}, MaxIterations, state.MaxIterationsReached, 5, 0, 0},
 		{"promise without work is rejected", loop(nil), Observation{Found: true}, ContinueNoWork, state.Active, 2, 0, 1},
 		{"promise with work from the transcript", loop(nil), Observation{Found: true, ToolIDs: []string{"a"}}, Accept, state.PromiseAccepted, 1, 1, 0},
 		{"promise with counted work", loop(func(l *state.Loop) { l.ToolCalls = 3 }), Observation{Found: true}, Accept, state.PromiseAccepted, 1, 3, 0},

@@ -583,6 +583,8 @@ func (e *engine) stop(ctx context.Context) Reply {
 		return Reply{Notice: join(inject.TimeUp(&after))}
 	case CutByHost:
 		return Reply{Notice: join(inject.CutByHost(&after, w, e.facts.BlockCap))}
+	case NoProgress:
+		return Reply{Notice: join(inject.NoProgress(&after, w))}
 	}
 	return Reply{}
 }

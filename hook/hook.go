@@ -322,6 +322,7 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		o.pos.Offset = res.Offset
 		o.sawLast = res.SawLast
 		o.queued = res.Queued()
+		o.NoReply = facts.StopsWithoutReply && !missing && res.Replies == 0
 	}
 	apply()
 	// The file may not exist yet either: in stream-json sessions Claude Code creates it

@@ -170,6 +170,12 @@ type Facts struct {
 	// resumes (SessionStart, source resume); what became of the session's loop is told at
 	// the user's first prompt instead.
 	ResumeNoticeHidden bool
+	// StopsWithoutReply: the host can fire its stop hook with no model reply since the last
+	// one (Gemini CLI does after its loop detector aborts a turn, answering every block at
+	// once without calling the model, and when the user interrupts a turn with Esc). A stop
+	// whose transcript shows no new agent message then ends the loop NO_PROGRESS instead of
+	// being blocked again, which would spin or override the interrupt.
+	StopsWithoutReply bool
 	// CLI is the host's program name, and SessionEnv the variable that holds the session id
 	// in the agent's shell: the guard denies the agent resuming its own session.
 	CLI        string

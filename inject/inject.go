@@ -272,7 +272,7 @@ func Continuation(l *state.Loop, w Why, h Host) string {
 	if l.Mode == state.ModeULW {
 		b.WriteString(ULW + "\n\n")
 	}
-	fmt.Fprintf(&b, "ralph-loop: iteration %d/%d. ", l.Iteration, l.MaxIterations)
+	fmt.Fprintf(&b, "%s%d/%d. ", continuationPrefix, l.Iteration, l.MaxIterations)
 	if h.EscapesMarkup {
 		b.WriteString(EscapedNote + " ")
 	}
@@ -485,6 +485,19 @@ func CutByHost(l *state.Loop, h Host, blockCap int) string {
 		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise the cap", h.Name)
 	}
 	return s
+}
+
+// NoProgressReason is the end reason of a loop whose iteration ended with no reply from the
+// model.
+func NoProgressReason(h Host) string {
+	return h.display() + " ended an iteration without a reply from the model (its loop detector aborted a turn that repeated itself, " +
+		"or the turn was interrupted), so the loop stops here instead of going on without the model"
+}
+
+// NoProgress is the notice shown when a loop ends because an iteration had no model reply.
+func NoProgress(l *state.Loop, h Host) string {
+	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d without the promise: %s%s", l.Iteration, l.MaxIterations,
+		NoProgressReason(h), resumeHint(l))
 }
 
 // Cancelled is the reason shown when /cancel-ralph ends a loop.

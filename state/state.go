@@ -59,6 +59,10 @@ const (
 	CutByHost Status = "CUT_BY_HOST"
 	// TimeBudgetExhausted means the loop's --max-time ran out.
 	TimeBudgetExhausted Status = "TIME_BUDGET_EXHAUSTED"
+	// NoProgress means an iteration ended with no reply from the model (Gemini CLI's loop
+	// detector aborted the turn, or the user interrupted it): blocking again would spin, or
+	// override the interrupt.
+	NoProgress Status = "NO_PROGRESS"
 )
 
 // What to do with a promise made before the minimum number of tool calls.
@@ -310,7 +314,8 @@ const (
 	ActChecking   = "checking"   // a promise came: the checks run
 	ActCheck      = "check"      // one check's result
 	ActTimeBudget = "time_budget"
-	ActYielded    = "yielded" // a stop let through for the user's message; the loop goes on after it
-	ActMessage    = "message" // the user typed a message while the agent worked (the turn goes on)
+	ActNoProgress = "no_progress" // an iteration without a model reply ended the loop
+	ActYielded    = "yielded"     // a stop let through for the user's message; the loop goes on after it
+	ActMessage    = "message"     // the user typed a message while the agent worked (the turn goes on)
 	ActError      = "error"
 )

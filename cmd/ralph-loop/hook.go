@@ -48,11 +48,11 @@ func hookCommand() *cli.Command {
 		Usage:     "answer one hook event of an agent host (run by the host, not by people)",
 		UsageText: "ralph-loop hook --host claude < event.json",
 		Description: "Reads one hook event as JSON on stdin and answers it on stdout in the host's protocol. " +
-			"Every Claude Code event goes here: SessionStart, UserPromptSubmit, PreToolUse, Stop, PostToolUse, PostToolUseFailure and SessionEnd; " +
-			"other events are ignored.",
+			"Claude Code's SessionStart, UserPromptSubmit, PreToolUse, Stop, PostToolUse, PostToolUseFailure and SessionEnd go here, " +
+			"and Gemini CLI's SessionStart, BeforeAgent, BeforeTool, AfterTool, AfterAgent and SessionEnd; other events are ignored.",
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "host", Usage: "the agent host: claude", Required: true},
+			&cli.StringFlag{Name: "host", Usage: "the agent host: " + hostNames(), Required: true},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {

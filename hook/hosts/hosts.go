@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/codex"
 	"github.com/ralph-loop/ralph-loop/hook/copilot"
+	"github.com/ralph-loop/ralph-loop/hook/gemini"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/qwen"
 )
@@ -18,6 +19,7 @@ var All = []hook.Host{
 	qwen.Host{},
 	codex.Host{},
 	copilot.Host{},
+	gemini.Host{},
 }
 
 // Lookup returns the host of that name.

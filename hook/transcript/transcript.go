@@ -65,6 +65,10 @@ type Result struct {
 	// Lines is the number of complete lines read; Bad the number of them that were skipped
 	// as malformed.
 	Lines, Bad int
+	// Replies is the number of the agent's messages read, for hosts whose stop can come
+	// without a model reply (see hook.Facts.StopsWithoutReply); scanners that do not count
+	// them leave it 0.
+	Replies int
 }
 
 // Merge adds the result of a later scan (which started at r.Offset) to r.
@@ -79,6 +83,7 @@ func (r *Result) Merge(later Result) {
 	}
 	r.Lines += later.Lines
 	r.Bad += later.Bad
+	r.Replies += later.Replies
 }
 
 // QueueOp is one operation on the host's queue of prompts typed while the agent works.

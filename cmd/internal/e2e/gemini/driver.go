@@ -1,0 +1,361 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+)
+
+// Version is the Gemini CLI release the suite runs, pinned: the hook protocol and the chat
+// file change between releases.
+const Version = "0.61.0"
+
+// CLI is Gemini CLI on the npm registry.
+var CLI = e2e.Package{
+	Name:    "@google/gemini-cli",
+	Version: Version,
+	Bins:    []string{"node_modules/.bin/gemini"},
+}
+
+// Model is the model name the CLI is told to use (the fake answers any).
+const Model = "gemini-2.5-flash"
+
+// Env is one isolated world: a home directory with Gemini CLI's user settings, a trusted
+// project, ralph-loop's state directory.
+type Env struct {
+	Gemini, RalphLoop string
+	Home, Project     string
+	State, Tmp        string
+}
+
+// NewEnv lays out an Env under root: Gemini CLI set up for the fake API key, the project
+// trusted (what Gemini CLI's trust dialog writes when the user trusts it), and ralph-loop
+// installed by "ralph-loop install --host gemini" with the given scope.
+func NewEnv(ctx context.Context, root, gemini, ralphLoop, scope string) (*Env, error) {
+	e := &Env{Gemini: gemini, RalphLoop: ralphLoop, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
+		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp")}
+	for _, d := range []string{filepath.Join(e.Home, ".gemini"), e.Project, e.State, e.Tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	settings := `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
+}
+`
+	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
+		return nil, err
+	}
+	trust, _ := json.Marshal(map[string]string{e.Project: "TRUST_FOLDER"})
+	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "trustedFolders.json"), trust, 0o644); err != nil {
+		return nil, err
+	}
+	if _, err := e.RalphLoopCmd(ctx, "install", "--host", "gemini", "--scope", scope, "--dir", e.Project); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// environ is the environment of gemini and ralph-loop: the caller's, less anything that
+// could reach a real account, plus the offline settings.
+func (e *Env) environ(apiURL string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "GEMINI"), strings.HasPrefix(k, "GOOGLE"), strings.HasPrefix(k, "XDG_"),
+			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "TERM", k == "CI":
+			continue
+		case k == "PATH":
+			kv = "PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + kv[len("PATH="):]
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "XDG_STATE_HOME="+e.State, "TERM=dumb",
+		"GEMINI_API_KEY=dummy-local-key", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+	if apiURL != "" {
+		env = append(env, "GOOGLE_GEMINI_BASE_URL="+apiURL)
+	}
+	return env
+}
+
+// RalphLoopCmd runs ralph-loop in the Env and returns its stdout.
+func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ("")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// Loop is a loop as "ralph-loop status --json" prints it.
+type Loop = e2e.Loop
+
+// Status returns the session's loops as "ralph-loop status --json" prints them (none when
+// the session never had one).
+func (e *Env) Status(ctx context.Context, session string) ([]Loop, error) {
+	out, err := e.RalphLoopCmd(ctx, "status", "--json", "--session", session)
+	if err != nil {
+		if strings.Contains(err.Error(), "has no ralph loop") {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var st struct{ Loops []Loop }
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		return nil, fmt.Errorf("decode status: %w: %s", err, out)
+	}
+	return st.Loops, nil
+}
+
+// Run is one headless run: "gemini -p PROMPT --yolo" in the project.
+type Run struct {
+	Script    Script
+	Prompt    string
+	SessionID string // "" for a new random one
+	// Resume resumes the session ("latest"); SessionID then only names it for the result.
+	Resume  string
+	Args    []string
+	Timeout time.Duration
+	// KillWhen, if set, is polled while the run goes on: once it returns true the CLI is
+	// killed (SIGKILL: no SessionEnd, as when a machine or terminal dies).
+	KillWhen func(f *Fake) bool
+}
+
+// Result is what a run produced.
+type Result struct {
+	Fake           *Fake
+	SessionID      string
+	ExitCode       int
+	Killed         bool
+	Stdout, Stderr string
+	Elapsed        time.Duration
+}
+
+// NewSessionID returns a random UUID.
+func NewSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Run starts a fake API for the run's script and runs gemini headless.
+func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
+	fake, err := StartFake(r.Script)
+	if err != nil {
+		return nil, err
+	}
+	defer fake.Close()
+	if r.Timeout == 0 {
+		r.Timeout = 4 * time.Minute
+	}
+	if r.SessionID == "" {
+		r.SessionID = NewSessionID()
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
+	defer cancel()
+	args := []string{"-p", r.Prompt, "--yolo", "-m", Model}
+	if r.Resume != "" {
+		args = append(args, "--resume", r.Resume)
+	} else {
+		args = append(args, "--session-id", r.SessionID)
+	}
+	args = append(args, r.Args...)
+	cmd := exec.CommandContext(ctx, e.Gemini, args...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ(fake.URL)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Gemini CLI relaunches itself as a child node process: the whole group is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start gemini: %w", err)
+	}
+	killed := make(chan bool, 1)
+	done := make(chan struct{})
+	go func() {
+		for r.KillWhen != nil {
+			select {
+			case <-done:
+				killed <- false
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if r.KillWhen(fake) {
+				killed <- syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) == nil
+				return
+			}
+		}
+		killed <- false
+	}()
+	runErr := cmd.Wait()
+	close(done)
+	res := &Result{Fake: fake, SessionID: r.SessionID, Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), Killed: <-killed}
+	var exitErr *exec.ExitError
+	switch {
+	case res.Killed:
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("gemini did not finish within %s: %s", r.Timeout, res.Stderr)
+	case runErr == nil:
+	case errors.As(runErr, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+	default:
+		return res, fmt.Errorf("run gemini: %w", runErr)
+	}
+	return res, nil
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and polling readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TUI is Gemini CLI's interactive terminal UI running in a pseudo-terminal made by
+// script(1), its keyboard a pipe.
+type TUI struct {
+	Fake   *Fake
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *syncBuffer
+	waited chan struct{}
+}
+
+// StartTUI starts "gemini --yolo" interactively in the project, against a fake with script.
+func (e *Env) StartTUI(script Script) (*TUI, error) {
+	sh, err := exec.LookPath("script")
+	if err != nil {
+		return nil, err
+	}
+	fake, err := StartFake(script)
+	if err != nil {
+		return nil, err
+	}
+	line := "stty rows 40 cols 120; exec " + shellQuote(e.Gemini) + " --yolo -m " + Model
+	cmd := exec.Command(sh, "-qfec", line, "/dev/null")
+	cmd.Dir = e.Project
+	cmd.Env = append(e.environ(fake.URL), "TERM=xterm-256color")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t := &TUI{Fake: fake, cmd: cmd, out: &syncBuffer{}, waited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = t.out, t.out
+	if t.in, err = cmd.StdinPipe(); err != nil {
+		fake.Close()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		fake.Close()
+		return nil, err
+	}
+	go func() { _ = cmd.Wait(); close(t.waited) }()
+	return t, nil
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Screen is everything the TUI wrote, escape sequences removed.
+func (t *TUI) Screen() string {
+	return ansi.ReplaceAllString(t.out.String(), "")
+}
+
+var ansi = regexp.MustCompile(`\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
+
+// WaitFor polls until cond holds or the timeout passes.
+func WaitFor(timeout time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(timeout); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// Type types text, then Enter a moment later (the TUI takes a fast Enter as part of a paste).
+func (t *TUI) Type(text string) error {
+	if _, err := io.WriteString(t.in, text); err != nil {
+		return err
+	}
+	time.Sleep(time.Second)
+	_, err := io.WriteString(t.in, "\r")
+	return err
+}
+
+// Close kills the TUI and stops the fake. script(1) runs the CLI in a session of its own
+// (the pseudo-terminal's), which some of its processes outlive: each child of script is
+// killed with its process group, then script's own group.
+func (t *TUI) Close() {
+	for _, pid := range childrenOf(t.cmd.Process.Pid) {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	_ = syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-t.waited:
+	case <-time.After(10 * time.Second):
+	}
+	t.in.Close()
+	t.Fake.Close()
+}
+
+// childrenOf lists the processes whose parent is pid (from /proc; none where there is no
+// /proc).
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 && f[1] == fmt.Sprint(pid) {
+			var child int
+			if _, err := fmt.Sscan(e.Name(), &child); err == nil {
+				out = append(out, child)
+			}
+		}
+	}
+	return out
+}

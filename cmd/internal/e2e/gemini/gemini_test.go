@@ -1,0 +1,371 @@
+package gemini
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The scenarios below run the real Gemini CLI headless (gemini -p PROMPT --yolo) with
+// ralph-loop installed by "ralph-loop install --host gemini --scope user" (its hooks and its
+// command files), in a folder the user trusts.
+
+func newEnv(t *testing.T) *Env {
+	t.Helper()
+	need(t)
+	env, err := NewEnv(context.Background(), t.TempDir(), geminiBin, ralphBin, "user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+func run(t *testing.T, env *Env, r Run) *Result {
+	t.Helper()
+	res, err := env.Run(context.Background(), r)
+	if res != nil {
+		t.Cleanup(func() {
+			if t.Failed() {
+				dump(t, env, res)
+			}
+		})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// dump logs what a failed test needs to be understood.
+func dump(t *testing.T, env *Env, r *Result) {
+	t.Logf("gemini exit %d after %s; session %s", r.ExitCode, r.Elapsed.Round(time.Millisecond), r.SessionID)
+	for i, q := range r.Fake.MainRequests() {
+		t.Logf("request %d, last user message: %q", i+1, cut(q.LastUser(), 300))
+	}
+	t.Logf("stdout: %s", cut(r.Stdout, 2000))
+	t.Logf("stderr: %s", cut(r.Stderr, 4000))
+	if out, err := env.RalphLoopCmd(context.Background(), "log", "--session", r.SessionID); err == nil {
+		t.Logf("ralph-loop log:\n%s", out)
+	}
+}
+
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func loopOf(t *testing.T, env *Env, session string) Loop {
+	t.Helper()
+	loops, err := env.Status(context.Background(), session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loops) == 0 {
+		t.Fatalf("no loop in session %s", session)
+	}
+	return loops[0]
+}
+
+func expectLoop(t *testing.T, l Loop, status string, iteration, toolCalls int) {
+	t.Helper()
+	if l.Status != status || l.Iteration != iteration || l.ToolCalls != toolCalls {
+		t.Errorf("loop %s at %d/%d with %d tool calls (%s); want %s at %d with %d tool calls",
+			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.EndReason, status, iteration, toolCalls)
+	}
+}
+
+// 1. Blocked without the promise, then accepted after work. /ralph-loop is typed as the
+// prompt: Gemini CLI expands the installed command file before the hooks run, and the hook
+// arms from the typed line after the expansion.
+func TestBlockedThenAccepted(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Run{
+		Prompt: `/ralph-loop "Create x.txt holding hi" --max-iterations 5`,
+		Script: Script{Turns: []Turn{
+			Say("Let me think about the file first."),
+			Shell("Creating it now.", "echo hi > x.txt"),
+			Say("x.txt is created.\n<promise>DONE</promise>"),
+		}},
+	})
+	if res.ExitCode != 0 {
+		t.Errorf("gemini exit %d", res.ExitCode)
+	}
+	l := loopOf(t, env, res.SessionID)
+	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
+	if l.Task != "Create x.txt holding hi" {
+		t.Errorf("task %q: the typed line was not read from the command's expansion", l.Task)
+	}
+	reqs := res.Fake.MainRequests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	// The contract reaches the model as hook context, angle brackets escaped.
+	if first := reqs[0].LastUser(); !strings.Contains(first, "Create x.txt holding hi") || !strings.Contains(first, "escaped as HTML entities") {
+		t.Errorf("first request lacks the contract: %q", cut(first, 2000))
+	}
+	// The block reason is the next user message, verbatim.
+	if cont := reqs[1].LastUser(); !strings.Contains(cont, "ralph-loop: iteration 2/5") || !strings.Contains(cont, "<promise>DONE</promise>") {
+		t.Errorf("second request's last user message is not the continuation: %q", cut(cont, 2000))
+	}
+	if b, err := os.ReadFile(filepath.Join(env.Project, "x.txt")); err != nil || string(b) != "hi\n" {
+		t.Errorf("x.txt: %q %v", b, err)
+	}
+	for _, e := range l.Events {
+		if e.Action == "turn_ended" {
+			t.Errorf("the continuation was taken for a new prompt: %+v", e)
+		}
+	}
+}
+
+// 2. The iteration limit, with no cap of the host's: every stop is blocked until exactly the
+// limit, then the loop ends there.
+func TestIterationLimit(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Run{
+		Prompt: `/ralph-loop "Think it over" --max-iterations 12`,
+		Script: Script{After: &Turn{Text: "Pass {n}: I looked at part {n} of the problem and noted what I found there."}},
+	})
+	l := loopOf(t, env, res.SessionID)
+	expectLoop(t, l, "MAX_ITERATIONS_REACHED", 12, 0)
+	if n := len(res.Fake.MainRequests()); n != 12 {
+		t.Errorf("%d model requests, want exactly 12", n)
+	}
+	if res.ExitCode != 0 {
+		t.Errorf("gemini exit %d", res.ExitCode)
+	}
+}
+
+// 3. A promise with no tool call is rejected; after real work it is accepted.
+func TestZeroToolPromiseRejected(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Run{
+		Prompt: `/ralph-loop "Write y.txt" --max-iterations 5`,
+		Script: Script{Turns: []Turn{
+			Say("Done already.\n<promise>DONE</promise>"),
+			Shell("Writing it for real.", "echo ok > y.txt"),
+			Say("y.txt written.\n<promise>DONE</promise>"),
+		}},
+	})
+	l := loopOf(t, env, res.SessionID)
+	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
+	reqs := res.Fake.MainRequests()
+	if len(reqs) < 2 || !strings.Contains(reqs[1].LastUser(), "only 0 tool calls") {
+		t.Errorf("the rejection did not reach the model")
+	}
+}
+
+// 4. A promise made in an earlier iteration is not accepted later: Gemini CLI's
+// prompt_response still holds it at the next stop, the transcript's current iteration does
+// not.
+func TestEarlierPromiseNotAcceptedLater(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Run{
+		Prompt: `/ralph-loop "Fix a.txt" --max-iterations 6`,
+		Script: Script{Turns: []Turn{
+			Say("Fixed.\n<promise>DONE</promise>"),             // no work: rejected
+			Shell("Actually fixing it.", "echo fixed > a.txt"), // work, no promise
+			Say("I still need to check the result."),           // must be blocked
+			Say("Checked.\n<promise>DONE</promise>"),
+		}},
+	})
+	l := loopOf(t, env, res.SessionID)
+	expectLoop(t, l, "PROMISE_ACCEPTED", 3, 1)
+	if n := len(res.Fake.MainRequests()); n != 4 {
+		t.Errorf("%d model requests, want 4", n)
+	}
+}
+
+// 6. A session without a loop is untouched: nothing blocked, no state.
+func TestNoLoop(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Run{
+		Prompt: "Say hello.",
+		Script: Script{Turns: []Turn{Shell("", "echo hello"), Say("Hello. <promise>DONE</promise>")}},
+	})
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "Hello.") {
+		t.Errorf("exit %d, stdout %q", res.ExitCode, res.Stdout)
+	}
+	if n := len(res.Fake.MainRequests()); n != 2 {
+		t.Errorf("%d model requests, want 2", n)
+	}
+	if loops, err := env.Status(context.Background(), res.SessionID); err != nil || len(loops) != 0 {
+		t.Errorf("loops %v, error %v; want none", loops, err)
+	}
+	if strings.Contains(res.Stderr, "ralph-loop") {
+		t.Errorf("ralph-loop spoke in a session without a loop: %s", res.Stderr)
+	}
+}
+
+// Gemini CLI's loop detector aborts a turn that repeats itself, after which each block
+// gets another AfterAgent with no model call: the loop ends NO_PROGRESS at the first such
+// stop instead of spinning until the CLI overflows its stack.
+func TestLoopDetectorEndsTheLoop(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Run{
+		Prompt: `/ralph-loop "Keep going" --max-iterations 60`,
+		Script: Script{After: &Turn{Text: "Still working."}, Same: true},
+	})
+	l := loopOf(t, env, res.SessionID)
+	if l.Status != "NO_PROGRESS" || l.Iteration >= 60 {
+		t.Errorf("loop %s at %d/%d (%s); want NO_PROGRESS before the limit", l.Status, l.Iteration, l.MaxIterations, l.EndReason)
+	}
+	// The turn the detector aborts has a model call (or two: the detector's own note is
+	// sent), but no reply is recorded; after it, no more.
+	if n := len(res.Fake.MainRequests()); n > l.Iteration+1 {
+		t.Errorf("%d model requests for %d iterations: the loop spun", n, l.Iteration)
+	}
+	if res.ExitCode != 0 {
+		t.Errorf("gemini exit %d", res.ExitCode)
+	}
+}
+
+// 5. /cancel-ralph ends an active loop. A headless run ends its loop with the session
+// (SessionEnd), so the loop is left active the way a dead terminal leaves it: the CLI is
+// killed while the model works on iteration 2. The session is then resumed with
+// /cancel-ralph typed (its command file expands to a prompt without arguments).
+func TestCancel(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Run{
+		Prompt:   `/ralph-loop "Keep going" --max-iterations 10`,
+		Script:   Script{Turns: []Turn{Say("Working on it.")}, HoldFrom: 2},
+		KillWhen: func(f *Fake) bool { return len(f.MainRequests()) >= 2 },
+	})
+	if !res.Killed {
+		t.Fatalf("the run ended on its own (exit %d)", res.ExitCode)
+	}
+	expectLoop(t, loopOf(t, env, res.SessionID), "ACTIVE", 2, 0)
+	res2 := run(t, env, Run{
+		Prompt:    "/cancel-ralph",
+		SessionID: res.SessionID,
+		Resume:    "latest",
+		Script:    Script{Turns: []Turn{Say("This must not be asked.")}},
+	})
+	l := loopOf(t, env, res.SessionID)
+	expectLoop(t, l, "CANCELLED", 2, 0)
+	if n := len(res2.Fake.MainRequests()); n != 0 {
+		t.Errorf("%d model requests after /cancel-ralph, want none (the hook answers it)", n)
+	}
+	if !strings.Contains(res2.Stderr, "ralph loop cancelled at iteration 2/10") {
+		t.Errorf("the user was not told the loop was cancelled: %s", res2.Stderr)
+	}
+}
+
+// Project scope: .gemini/settings.json and .gemini/commands are committed, so the hooks run
+// the ralph-loop on PATH; in a trusted folder they arm and end a loop as at user scope.
+func TestProjectScope(t *testing.T) {
+	need(t)
+	env, err := NewEnv(context.Background(), t.TempDir(), geminiBin, ralphBin, "project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(env.Project, ".gemini", "commands", "ralph-loop.toml")); err != nil {
+		t.Fatalf("no project command file: %v", err)
+	}
+	res := run(t, env, Run{
+		Prompt: `/ralph-loop "Create z.txt" --max-iterations 3`,
+		Script: Script{Turns: []Turn{
+			Shell("Creating z.txt.", "echo z > z.txt"),
+			Say("Done.\n<promise>DONE</promise>"),
+		}},
+	})
+	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 1)
+}
+
+// /ralph-loop typed in the interactive terminal UI: the installed command file makes it a
+// known command there, and the hook arms from its expansion.
+func TestInteractive(t *testing.T) {
+	env := newEnv(t)
+	tui, err := env.StartTUI(Script{Turns: []Turn{
+		Shell("Creating w.txt.", "echo w > w.txt"),
+		Say("w.txt done.\n<promise>DONE</promise>"),
+	}})
+	if err != nil {
+		t.Skipf("no pseudo-terminal for the interactive UI: %v", err)
+	}
+	defer tui.Close()
+	defer func() {
+		if t.Failed() {
+			t.Logf("screen:\n%s", cut(tui.Screen(), 6000))
+		}
+	}()
+	if !WaitFor(3*time.Minute, func() bool { return strings.Contains(tui.Screen(), "Type your message") }) {
+		t.Fatal("the interactive UI did not become ready")
+	}
+	if err := tui.Type(`/ralph-loop "Create w.txt" --max-iterations 3`); err != nil {
+		t.Fatal(err)
+	}
+	accepted := func() bool {
+		loops, _ := filepath.Glob(filepath.Join(env.State, "ralph-loop", "sessions", "*"))
+		return len(loops) > 0 && strings.Contains(tui.Screen(), "promise accepted at iteration 1/3")
+	}
+	if !WaitFor(3*time.Minute, accepted) {
+		t.Fatal("the loop was not armed and accepted from the interactive UI")
+	}
+	if !strings.Contains(tui.Screen(), "loop armed: up to 3 iterations") {
+		t.Error("the arming notice was not shown")
+	}
+	if b, err := os.ReadFile(filepath.Join(env.Project, "w.txt")); err != nil || string(b) != "w\n" {
+		t.Errorf("w.txt: %q %v", b, err)
+	}
+}
+
+// An interrupt in the interactive terminal UI: Esc while the model works on iteration 2
+// stops the turn, and Gemini CLI still fires AfterAgent, with no model reply. The loop ends
+// there (NO_PROGRESS) rather than sending the model on against the user's interrupt; then
+// /cancel-ralph, answered by the hook without a model call, says how the loop ended.
+func TestInteractiveInterrupt(t *testing.T) {
+	env := newEnv(t)
+	tui, err := env.StartTUI(Script{Turns: []Turn{Say("Working on it.")}, HoldFrom: 2})
+	if err != nil {
+		t.Skipf("no pseudo-terminal for the interactive UI: %v", err)
+	}
+	defer tui.Close()
+	defer func() {
+		if t.Failed() {
+			sc := tui.Screen()
+			t.Logf("screen (end):\n%s", sc[max(0, len(sc)-6000):])
+			t.Logf("%d model requests", len(tui.Fake.MainRequests()))
+		}
+	}()
+	if !WaitFor(3*time.Minute, func() bool { return strings.Contains(tui.Screen(), "Type your message") }) {
+		t.Fatal("the interactive UI did not become ready")
+	}
+	if err := tui.Type(`/ralph-loop "Keep going" --max-iterations 10`); err != nil {
+		t.Fatal(err)
+	}
+	if !WaitFor(3*time.Minute, func() bool { return len(tui.Fake.MainRequests()) >= 2 }) {
+		t.Fatal("iteration 2 never reached the model")
+	}
+	if _, err := io.WriteString(tui.in, "\x1b"); err != nil {
+		t.Fatal(err)
+	}
+	var session string
+	ended := func() bool {
+		sessions, _ := os.ReadDir(filepath.Join(env.State, "ralph-loop", "sessions"))
+		if len(sessions) != 1 {
+			return false
+		}
+		session = sessions[0].Name()
+		loops, _ := env.Status(context.Background(), session)
+		return len(loops) > 0 && loops[0].Status != "ACTIVE"
+	}
+	if !WaitFor(2*time.Minute, ended) {
+		t.Fatal("the interrupt did not end the loop")
+	}
+	expectLoop(t, loopOf(t, env, session), "NO_PROGRESS", 2, 0)
+	if err := tui.Type("/cancel-ralph"); err != nil {
+		t.Fatal(err)
+	}
+	if !WaitFor(2*time.Minute, func() bool { return strings.Contains(tui.Screen(), "the last one ended NO_PROGRESS at iteration 2/10") }) {
+		t.Fatal("/cancel-ralph was not answered by the hook")
+	}
+	if n := len(tui.Fake.MainRequests()); n != 2 {
+		t.Errorf("%d model requests, want 2 (none after the interrupt)", n)
+	}
+}

@@ -1,0 +1,245 @@
+// Package gemini is ralph-loop's host for Gemini CLI: it reads Gemini CLI's hook events
+// (BeforeAgent, AfterAgent, BeforeTool, AfterTool, SessionStart, SessionEnd) into the
+// engine's events, answers in Gemini CLI's protocol, reads its chat transcript, and states
+// its facts.
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// Name is the host's name on the command line and in state files.
+const Name = "gemini"
+
+// Host is Gemini CLI.
+type Host struct{}
+
+var _ hook.Host = Host{}
+
+// Name returns "gemini".
+func (Host) Name() string { return Name }
+
+// Words are Gemini CLI's facts for texts.
+var Words = inject.Host{
+	Name:    Name,
+	Display: "Gemini CLI",
+	// No cap on a block reason was seen (it becomes the next user message verbatim); the
+	// default keeps a continuation a readable size.
+	MessageCap: inject.DefaultMessageCap,
+	Cancel:     "/cancel-ralph",
+	// additionalContext reaches the model with < and > escaped (the block reason does not).
+	ContextEscapesMarkup: true,
+}
+
+// Tool names of Gemini CLI 0.61.0.
+const (
+	ShellTool = "run_shell_command"
+	WriteTool = "write_file"
+	EditTool  = "replace"
+)
+
+// ProjectEnv holds the project directory in every hook's environment.
+const ProjectEnv = "GEMINI_PROJECT_DIR"
+
+// DefaultTimeout is Gemini CLI's hook timeout when the settings give none.
+const DefaultTimeout = 60 * time.Second
+
+// Facts states Gemini CLI's facts for an event.
+func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
+	project := getenv(ProjectEnv)
+	if project == "" {
+		project = cwd
+	}
+	return hook.Facts{
+		Words:       Words,
+		BlockCap:    0, // an always-blocking hook ran 2,273 continuations
+		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
+		ProjectDir:  project,
+		Transcript:  Transcript{},
+		// The chat file is complete when AfterAgent starts (seen in every run).
+		TranscriptLags: false,
+		// Tool calls are counted from AfterTool alone: the transcript records a call the CLI
+		// refused (unknown tool, denied by a hook) like one that ran, with status "error".
+		TranscriptTools: false,
+		// After its loop detector aborts a turn, Gemini CLI answers each block with another
+		// AfterAgent and no model call.
+		StopsWithoutReply: true,
+		CLI:               "gemini",
+		// GEMINI_SESSION_ID is set for hooks only, not in the shell tool's environment.
+		SessionEnv: "",
+	}
+}
+
+// Input is the part of a Gemini CLI hook event that ralph-loop uses. prompt_response is
+// never read: it joins the streamed chunks and accumulates over continuations, so it holds
+// earlier iterations' text.
+type Input struct {
+	Event          string // hook_event_name
+	SessionID      string
+	TranscriptPath string
+	Cwd            string
+	Prompt         string
+	StopHookActive bool
+	ToolName       string
+	Source         string // SessionStart
+	Reason         string // SessionEnd
+	// From tool_input: the shell tool's command, the file tools' path.
+	Command, FilePath string
+	Key               string
+}
+
+func spec(in *Input) *wire.Spec {
+	return &wire.Spec{
+		Strings: map[string]*string{
+			"hook_event_name": &in.Event,
+			"session_id":      &in.SessionID,
+			"transcript_path": &in.TranscriptPath,
+			"cwd":             &in.Cwd,
+			"prompt":          &in.Prompt,
+			"tool_name":       &in.ToolName,
+			"source":          &in.Source,
+			"reason":          &in.Reason,
+		},
+		Bools: map[string]*bool{"stop_hook_active": &in.StopHookActive},
+		Objects: map[string]*wire.Spec{"tool_input": {Loose: map[string]*string{
+			"command":   &in.Command,
+			"file_path": &in.FilePath,
+		}}},
+	}
+}
+
+// DecodeInput reads one event object from r; malformed input is an error wrapping
+// hook.ErrInput.
+func DecodeInput(r io.Reader) (Input, error) {
+	var in Input
+	key, err := wire.Decode(r, spec(&in))
+	if err != nil {
+		return in, fmt.Errorf("%w: %v", hook.ErrInput, strings.TrimPrefix(err.Error(), wire.ErrInput.Error()+": "))
+	}
+	if in.Event == "" {
+		return in, fmt.Errorf("%w: no hook_event_name", hook.ErrInput)
+	}
+	in.Key = key
+	return in, nil
+}
+
+// Decode reads one Gemini CLI hook event.
+func (Host) Decode(r io.Reader) (hook.Event, error) {
+	in, err := DecodeInput(r)
+	if err != nil {
+		return hook.Event{}, err
+	}
+	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	switch in.Event {
+	case "BeforeAgent":
+		if inject.IsContinuation(in.Prompt) {
+			// A blocked stop's reason becomes the next user message, and BeforeAgent fires
+			// for it: it is the loop going on, not the user's prompt.
+			return ev, nil
+		}
+		ev.Kind, ev.Prompt = hook.Prompt, Typed(in.Prompt)
+	case "AfterAgent":
+		ev.Kind = hook.Stop
+	case "AfterTool":
+		// AfterTool fires once for each call that ran, and carries no id: the event's key
+		// (a hash of its bytes, which hold the call's time, input and output) stands for
+		// one, so that a duplicate delivery counts once.
+		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, "aftertool:"+in.Key
+	case "BeforeTool":
+		ev.Kind, ev.ToolName = hook.ToolCheck, in.ToolName
+		switch in.ToolName {
+		case ShellTool:
+			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
+		case WriteTool, EditTool:
+			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
+		}
+	case "SessionStart":
+		ev.Kind, ev.Source = hook.SessionStart, in.Source
+	case "SessionEnd":
+		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
+	}
+	return ev, nil
+}
+
+// commands are the loop commands that install writes as Gemini CLI command files.
+var commands = []string{hook.CommandLoop, hook.CommandULW, hook.CommandCancel}
+
+// Typed returns the text the user typed for a prompt: for a command file's expansion
+// ("<the command's prompt>\n\n<the typed line>"), the typed line, or the bare command when
+// it was typed without arguments; any other prompt as it is.
+func Typed(prompt string) string {
+	for _, c := range commands {
+		if !strings.HasPrefix(prompt, inject.GeminiTag(c)) {
+			continue
+		}
+		rest := prompt[len(inject.GeminiTag(c)):]
+		for from := 0; ; {
+			i := strings.Index(rest[from:], "\n\n"+c)
+			if i < 0 {
+				return c
+			}
+			typed := rest[from+i+2:]
+			if after := typed[len(c):]; after == "" || strings.ContainsRune(" \t\r\n", rune(after[0])) {
+				return typed
+			}
+			from += i + 2
+		}
+	}
+	return prompt
+}
+
+// output is Gemini CLI's hook output object.
+type output struct {
+	Decision           string    `json:"decision,omitempty"`
+	Reason             string    `json:"reason,omitempty"`
+	SystemMessage      string    `json:"systemMessage,omitempty"`
+	HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
+}
+
+type specific struct {
+	HookEventName     string `json:"hookEventName"`
+	AdditionalContext string `json:"additionalContext,omitempty"`
+}
+
+// Encode writes the reply as Gemini CLI's hook output JSON, exit code 0: a block is
+// decision "block" (the reason becomes the next user message after AfterAgent, and refuses
+// the prompt after BeforeAgent), a denied tool decision "deny", context
+// hookSpecificOutput.additionalContext, a notice systemMessage. An empty reply writes nothing.
+func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	out := output{SystemMessage: rep.Notice}
+	switch {
+	case rep.Deny:
+		out.Decision, out.Reason = "deny", rep.DenyReason
+	case rep.Block:
+		out.Decision, out.Reason = "block", rep.Reason
+		if ev.Kind == hook.Prompt {
+			// Gemini CLI shows systemMessage instead of the reason of a refused prompt.
+			out.SystemMessage = ""
+		}
+	}
+	if rep.Context != "" && !rep.Block {
+		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
+	}
+	if out == (output{}) {
+		return 0, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return 1, err
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return 1, err
+	}
+	return 0, nil
+}

@@ -1,0 +1,345 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+func TestTyped(t *testing.T) {
+	body := func(cmd string) string {
+		for _, c := range inject.GeminiCommands() {
+			if c.Name == strings.TrimPrefix(cmd, "/")+".toml" {
+				// The prompt as Gemini CLI reads it from the TOML file.
+				_, p, _ := strings.Cut(c.Content, "prompt = ")
+				p = strings.TrimSpace(p)
+				var s string
+				if err := jsonUnquote(p, &s); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+		}
+		t.Fatalf("no command file for %s", cmd)
+		return ""
+	}
+	loop, cancel := body("/ralph-loop"), body("/cancel-ralph")
+	for _, tc := range []struct{ prompt, want string }{
+		{loop + "\n\n/ralph-loop \"Fix the parser\" --max-iterations 3", "/ralph-loop \"Fix the parser\" --max-iterations 3"},
+		{loop + "\n\n/ralph-loop Fix it\n\nthen /ralph-loop again", "/ralph-loop Fix it\n\nthen /ralph-loop again"},
+		{loop, "/ralph-loop"},
+		{loop + "\n\n/ralph-loopy x", "/ralph-loop"},
+		{body("/ulw-loop") + "\n\n/ulw-loop Do it", "/ulw-loop Do it"},
+		{cancel, "/cancel-ralph"},
+		{"/ralph-loop typed raw in -p mode", "/ralph-loop typed raw in -p mode"},
+		{"do the task", "do the task"},
+	} {
+		if got := Typed(tc.prompt); got != tc.want {
+			t.Errorf("Typed(%q) = %q, want %q", tc.prompt, got, tc.want)
+		}
+	}
+	if strings.Contains(loop, "\n\n/") || strings.Contains(cancel, "\n\n/") {
+		t.Errorf("a command's prompt holds a blank line before a slash, where the typed line would be looked for")
+	}
+}
+
+func TestDecode(t *testing.T) {
+	load := func(name string) []byte { return hosttest.Load(t, filepath.Join("../../testdata/gemini", name)) }
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		kind hook.Kind
+	}{
+		{"BeforeAgent", load("BeforeAgent.json"), hook.Prompt},
+		{"BeforeAgent for a continuation", hosttest.Patch(load("BeforeAgent.after-block.json"), map[string]any{"prompt": "ralph-loop: iteration 2/5. Your stop was blocked"}), hook.Ignored},
+		{"BeforeAgent for an ultrawork continuation", hosttest.Patch(load("BeforeAgent.after-block.json"), map[string]any{"prompt": inject.ULW + "\n\nralph-loop: iteration 2/5. Your stop"}), hook.Ignored},
+		{"AfterAgent", load("AfterAgent.after-block.json"), hook.Stop},
+		{"AfterTool", load("AfterTool.run_shell_command.json"), hook.ToolUsed},
+		{"BeforeTool", load("BeforeTool.run_shell_command.json"), hook.ToolCheck},
+		{"SessionStart", load("SessionStart.json"), hook.SessionStart},
+		{"SessionEnd", load("SessionEnd.json"), hook.SessionEnd},
+		{"unknown event", []byte(`{"hook_event_name":"BeforeModel","session_id":"s"}`), hook.Ignored},
+	} {
+		ev, err := Host{}.Decode(bytes.NewReader(tc.in))
+		if err != nil || ev.Kind != tc.kind {
+			t.Errorf("%s: kind %v, error %v; want %v", tc.name, ev.Kind, err, tc.kind)
+		}
+	}
+	for name, want := range map[string]string{"BeforeAgent.command-file.json": `/ralph-loop "Fix the parser" --max-iterations 3`,
+		"BeforeAgent.command-file-cancel.json": "/cancel-ralph", "BeforeAgent.slash.json": "/ralph-loop fix the bug --max-iterations 3 --completion-promise DONE"} {
+		if ev, err := (Host{}).Decode(bytes.NewReader(load(name))); err != nil || ev.Prompt != want {
+			t.Errorf("%s: prompt %q (%v), want %q", name, ev.Prompt, err, want)
+		}
+	}
+	ev, _ := Host{}.Decode(bytes.NewReader(load("AfterAgent.after-block.json")))
+	if ev.HasLastMessage || ev.HasText || ev.LastMessage != "" {
+		t.Errorf("AfterAgent carried prompt_response into the event: %+v", ev)
+	}
+	a, _ := Host{}.Decode(bytes.NewReader(load("AfterTool.run_shell_command.json")))
+	b, _ := Host{}.Decode(bytes.NewReader(hosttest.Patch(load("AfterTool.run_shell_command.json"), map[string]any{"timestamp": "2026-11-21T22:44:03.660Z"})))
+	if a.ToolUseID == "" || a.ToolUseID == b.ToolUseID {
+		t.Errorf("AfterTool ids %q and %q: want one per event", a.ToolUseID, b.ToolUseID)
+	}
+	w, _ := Host{}.Decode(bytes.NewReader(hosttest.Patch(load("BeforeTool.run_shell_command.json"), map[string]any{"tool_name": "write_file", "tool_input": map[string]any{"file_path": "/x/y", "content": "z"}})))
+	if w.ToolKind != hook.WriteTool || w.FilePath != "/x/y" {
+		t.Errorf("write_file: %+v", w)
+	}
+}
+
+func TestScanCaptured(t *testing.T) {
+	res, err := Transcript{}.Scan("../../testdata/gemini/chat.block-once.jsonl", 0, transcript.Options{Token: "DONE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Four gemini lines: the tool-call record, the same record again with its tool call,
+	// and two answers.
+	if res.Replies != 4 || res.Found || res.Bad != 0 {
+		t.Errorf("block-once: %+v", res)
+	}
+	// The loop-detected chat ends with the hook's continuation, the loop detector's user
+	// message and $set lines holding the whole history: no reply after the last answer.
+	path := "../../testdata/gemini/chat.loop-detected.jsonl"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := bytes.LastIndex(b, []byte(`"type":"gemini"`))
+	off := int64(last + bytes.IndexByte(b[last:], '\n') + 1)
+	res, err = Transcript{}.Scan(path, off, transcript.Options{Token: "Still working."})
+	if err != nil || res.Replies != 0 || res.Offset != int64(len(b)) {
+		t.Errorf("after the loop was detected: %+v %v; want no reply, read to the end (%d)", res, err, len(b))
+	}
+}
+
+func TestScanSkipsHistoryRewrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "chat.jsonl")
+	// Synthetic: a history rewrite holding an earlier answer with the marker.
+	old := geminiRecord("done <promise>DONE</promise>", "", time.Now())
+	if err := os.WriteFile(path, []byte(`{"$set":{"messages":[`+mustJSON(old)+`]}}`+"\n"+`{"$rewindTo":"x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Transcript{}.Scan(path, 0, transcript.Options{Token: "DONE"})
+	if err != nil || res.Found || res.Replies != 0 {
+		t.Errorf("history rewrite counted: %+v %v", res, err)
+	}
+	appendRecords(t, path, map[string]any{"id": "u1", "type": "user", "content": []any{map[string]any{"text": "<promise>DONE</promise>"}}},
+		map[string]any{"content": []any{map[string]any{"text": "ok <promise>DONE</promise>"}}, "type": "gemini", "id": "g1"})
+	res, err = Transcript{}.Scan(path, 0, transcript.Options{Token: "DONE"})
+	if err != nil || !res.Found || res.Replies != 1 {
+		t.Errorf("a gemini record with its content before its type, after a user record with the marker: %+v %v; want found in one reply", res, err)
+	}
+}
+
+// session drives hook.Handle for one Gemini CLI session.
+type session struct {
+	t     *testing.T
+	store *state.Store
+	env   map[string]string
+	s     hosttest.Session
+	f     fixture
+	now   time.Time
+}
+
+func newSession(t *testing.T) *session {
+	dir := t.TempDir()
+	return &session{t: t, store: state.NewStore(filepath.Join(dir, "state", "ralph-loop")),
+		env: map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_STATE_HOME": filepath.Join(dir, "state")},
+		s:   hosttest.Session{ID: "g1", Cwd: dir, Transcript: filepath.Join(dir, "chats", "session-x.jsonl")},
+		f:   fixture{t}, now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+}
+
+func (s *session) handle(in []byte) hosttest.Reply {
+	s.t.Helper()
+	var out, errs bytes.Buffer
+	s.now = s.now.Add(time.Second)
+	now := s.now
+	env := hook.Env{Store: s.store, Now: func() time.Time { return now }, Sleep: func(time.Duration) {},
+		Getenv: func(k string) string { return s.env[k] }, Stderr: &errs}
+	code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
+	r, err := s.f.Reply(0, out.Bytes(), code)
+	if err != nil {
+		s.t.Fatalf("reply %q (exit %d, stderr %s): %v", out.Bytes(), code, errs.String(), err)
+	}
+	return r
+}
+
+func (s *session) loop() *state.Loop {
+	l, err := s.store.Peek(s.s.ID)
+	if err != nil || l == nil {
+		s.t.Fatalf("no loop: %v", err)
+	}
+	return l
+}
+
+func TestNoModelReplyEndsTheLoop(t *testing.T) {
+	s := newSession(t)
+	s.handle(s.f.Prompt(s.s, `/ralph-loop "Fix it" --max-iterations 50`))
+	s.f.Said(s.s, "Still working.", "")
+	if r := s.handle(s.f.Stop(s.s, "Still working.")); !r.Block {
+		t.Fatalf("first stop not blocked: %+v", r)
+	}
+	// The loop detector aborts the next turn: the continuation and its message are written,
+	// the history is rewritten, and AfterAgent fires with no model call.
+	appendRecords(t, s.s.Transcript, map[string]any{"id": "u2", "type": "user", "content": []any{map[string]any{"text": "System: Potential loop detected."}}})
+	r := s.handle(s.f.Stop(s.s, "Still working.\nStill working."))
+	if r.Block || !strings.Contains(r.Notice, "without a reply from the model") {
+		t.Fatalf("a stop with no model reply: %+v; want the loop ended, saying why", r)
+	}
+	if l := s.loop(); l.Status != state.NoProgress || l.Iteration != 2 {
+		t.Errorf("loop %s at %d, want %s at 2", l.Status, l.Iteration, state.NoProgress)
+	}
+	if r := s.handle(s.f.Stop(s.s, "")); r.Block {
+		t.Errorf("a later stop was blocked: %+v", r)
+	}
+}
+
+func TestEarlierPromiseNotAcceptedLater(t *testing.T) {
+	s := newSession(t)
+	s.handle(s.f.Prompt(s.s, `/ralph-loop "Write x.txt" --max-iterations 5`))
+	s.f.Said(s.s, "Done. <promise>DONE</promise>", "")
+	if r := s.handle(s.f.Stop(s.s, "Done. <promise>DONE</promise>")); !r.Block || !strings.Contains(r.Reason, "only 0 tool calls") {
+		t.Fatalf("a promise without work: %+v", r)
+	}
+	// The continuation comes back through BeforeAgent: not a prompt of the user's.
+	cont := s.handle(s.f.Prompt(s.s, "ralph-loop: iteration 2/5. Your stop was blocked: ..."))
+	if cont != (hosttest.Reply{}) {
+		t.Errorf("the continuation's BeforeAgent answered %+v", cont)
+	}
+	s.handle(s.f.ToolUsed(s.s, "call_1"))
+	s.f.Said(s.s, "I wrote x.txt; checking it next.", "call_1")
+	// prompt_response still holds the first iteration's promise; it must not count.
+	r := s.handle(s.f.Stop(s.s, "Done. <promise>DONE</promise>\nI wrote x.txt; checking it next."))
+	if !r.Block {
+		t.Fatalf("the earlier iteration's promise ended the loop: %+v", r)
+	}
+	if l := s.loop(); l.Status != state.Active || l.Iteration != 3 || l.ToolCalls != 1 {
+		t.Errorf("loop %s at %d with %d tool calls, want ACTIVE at 3 with 1", l.Status, l.Iteration, l.ToolCalls)
+	}
+	for _, e := range mustEvents(t, s) {
+		if e.Action == state.ActTurnEnded {
+			t.Errorf("the continuation was logged as a new turn: %+v", e)
+		}
+	}
+}
+
+func mustEvents(t *testing.T, s *session) []state.Event {
+	t.Helper()
+	ev, err := s.store.Events(s.s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func TestArmFromCommandFile(t *testing.T) {
+	s := newSession(t)
+	var body string
+	for _, c := range inject.GeminiCommands() {
+		if c.Name == "ralph-loop.toml" {
+			_, p, _ := strings.Cut(c.Content, "prompt = ")
+			if err := jsonUnquote(strings.TrimSpace(p), &body); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := s.handle(s.f.Prompt(s.s, body+"\n\n/ralph-loop \"Fix the parser\" --max-iterations 4"))
+	if r.Block || !strings.Contains(r.Context, "Fix the parser") || !strings.Contains(r.Context, "escaped as HTML entities") {
+		t.Fatalf("arming from the command file: %+v", r)
+	}
+	if l := s.loop(); l.MaxIterations != 4 || l.Task != "Fix the parser" {
+		t.Errorf("loop %+v", l)
+	}
+	var cancel string
+	for _, c := range inject.GeminiCommands() {
+		if c.Name == "cancel-ralph.toml" {
+			_, p, _ := strings.Cut(c.Content, "prompt = ")
+			if err := jsonUnquote(strings.TrimSpace(p), &cancel); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r = s.handle(s.f.Prompt(s.s, cancel))
+	if !r.Block || !strings.Contains(r.Reason, "cancelled at iteration 1/4") {
+		t.Errorf("/cancel-ralph from its command file: %+v", r)
+	}
+	if l := s.loop(); l.Status != state.Cancelled {
+		t.Errorf("loop %s after /cancel-ralph", l.Status)
+	}
+}
+
+func TestSettingsTimeout(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"HOME": filepath.Join(dir, "home")}[k] }
+	if err := os.MkdirAll(filepath.Join(dir, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := stopTimeout(getenv, dir); got != DefaultTimeout {
+		t.Errorf("no settings: %v", got)
+	}
+	settings := `{"hooks":{"AfterAgent":[{"matcher":"*","hooks":[{"type":"command","command":"/usr/bin/ralph-loop hook --host gemini","timeout":900000}]}]}}`
+	if err := os.WriteFile(filepath.Join(dir, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := stopTimeout(getenv, dir); got != 900*time.Second {
+		t.Errorf("timeout %v, want 15m (900000 ms)", got)
+	}
+}
+
+func TestTrusted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trustedFolders.json")
+	if err := os.WriteFile(path, []byte(`{"/a/b":"TRUST_FOLDER","/c/d/e":"TRUST_PARENT","/a/b/no":"DO_NOT_TRUST"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{"/a/b": true, "/a/b/x": true, "/a/b/no/x": false, "/a": false, "/c/d": true, "/c/d/f": true, "/c": false, "/a/bc": false} {
+		if got := Trusted(path, dir); got != want {
+			t.Errorf("Trusted(%s) = %v, want %v", dir, got, want)
+		}
+	}
+}
+
+func jsonUnquote(s string, v *string) error { return json.Unmarshal([]byte(s), v) }
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func TestEncode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ev   hook.Event
+		rep  hook.Reply
+		want string
+	}{
+		{"nothing", hook.Event{Kind: hook.Stop}, hook.Reply{}, ""},
+		{"blocked stop", hook.Event{Kind: hook.Stop, Name: "AfterAgent"}, hook.Reply{Block: true, Reason: "go on <promise>X</promise>", Notice: "n"},
+			`{"decision":"block","reason":"go on <promise>X</promise>","systemMessage":"n"}`},
+		// Gemini CLI shows a refused prompt's systemMessage instead of its reason.
+		{"refused prompt", hook.Event{Kind: hook.Prompt, Name: "BeforeAgent"}, hook.Reply{Block: true, Reason: "cancelled", Notice: "n"},
+			`{"decision":"block","reason":"cancelled"}`},
+		{"contract", hook.Event{Kind: hook.Prompt, Name: "BeforeAgent"}, hook.Reply{Context: "c", Notice: "armed"},
+			`{"systemMessage":"armed","hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"c"}}`},
+		{"denied tool", hook.Event{Kind: hook.ToolCheck, Name: "BeforeTool"}, hook.Reply{Deny: true, DenyReason: "no"}, `{"decision":"deny","reason":"no"}`},
+		{"failure", hook.Event{Kind: hook.Stop, Name: "AfterAgent"}, hook.Reply{Notice: "ralph-loop: error: x", Failed: true}, `{"systemMessage":"ralph-loop: error: x"}`},
+	} {
+		var b bytes.Buffer
+		code, err := Host{}.Encode(&b, tc.ev, tc.rep)
+		if got := strings.TrimSuffix(b.String(), "\n"); err != nil || code != 0 || got != tc.want {
+			t.Errorf("%s: %q (exit %d, %v), want %q", tc.name, got, code, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package gemini
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/promise"
+)
+
+// Transcript reads Gemini CLI's chat files (~/.gemini/tmp/<project>/chats/session-*.jsonl).
+//
+// The file is JSONL, appended to: a metadata line, then one line per message record
+// ({"id","timestamp","type":"user"|"gemini","content",…}); a record that changes (its tool
+// calls, its token counts) is appended again with the same id. Lines {"$set":{…}} update
+// the metadata, and {"$set":{"messages":[…]}} replaces the whole history (after a loop
+// detection, a compression): those are never the agent's new output and are skipped
+// undecoded. {"$rewindTo":id} drops messages. Only "gemini" records count: their content
+// is the model's text (user records hold the prompts, the hook's continuations and tool
+// results).
+type Transcript struct{}
+
+// Scan reads the chat file at path from offset.
+func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
+	f, size, err := transcript.Open(path)
+	if err != nil {
+		return transcript.Result{Offset: offset}, err
+	}
+	defer f.Close()
+	if offset > size || offset < 0 {
+		offset = 0
+	}
+	limit := size
+	if opt.Limit > 0 && opt.Limit < size {
+		limit = opt.Limit
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return transcript.Result{Offset: offset}, err
+	}
+	return Scan(io.LimitReader(f, limit-offset), offset, opt)
+}
+
+// OffsetAfter finds where the lines written after t start (message records carry their
+// time).
+func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
+	return transcript.OffsetAfter(path, t)
+}
+
+// errSkip stops reading a line that cannot be the agent's output.
+var errSkip = errors.New("not a message record")
+
+// Scan reads a chat file's lines from r, whose first byte is at offset base. Result.Replies
+// counts the model's records read; ToolIDs is left empty (tool calls are counted from
+// AfterTool).
+func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
+	s := &scanner{d: jsonstream.NewLineReader(r, 64<<10), m: promise.NewMatcherMode(opt.Token, opt.Mode)}
+	res := transcript.Result{Offset: base}
+	for {
+		if end, err := s.d.AtEnd(); end || err != nil {
+			return res, err
+		}
+		ln, err := s.line()
+		switch {
+		case err == nil:
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return res, nil // a line still being written: read it next time
+		case errors.Is(err, errSkip):
+			if err := s.d.SkipLine(); err != nil {
+				return res, nil
+			}
+			ln = line{}
+		default:
+			if !errors.Is(err, jsonstream.ErrSyntax) && !errors.Is(err, jsonstream.ErrLineEnd) && !errors.Is(err, jsonstream.ErrTooDeep) {
+				return res, err
+			}
+			if err := s.d.SkipLine(); err != nil {
+				return res, nil
+			}
+			res.Bad++
+			ln = line{}
+		}
+		res.Lines++
+		res.Offset = base + s.d.Offset()
+		if !ln.gemini || !after(ln.ts, opt.TextAfter) {
+			continue
+		}
+		res.Replies++
+		res.Found = res.Found || ln.found
+		if ln.hasOther && !res.HasOther {
+			res.Other, res.HasOther = ln.other, true
+		}
+	}
+}
+
+// after reports whether a record stamped ts counts for a window starting at start.
+func after(ts, start time.Time) bool {
+	return start.IsZero() || ts.IsZero() || ts.After(start)
+}
+
+type line struct {
+	gemini   bool
+	ts       time.Time
+	found    bool
+	other    string
+	hasOther bool
+}
+
+type scanner struct {
+	d       *jsonstream.Reader
+	m       *promise.Matcher
+	ln      line
+	scratch []byte
+}
+
+// line reads one line. The record's type may come after its content, so what the content
+// says is kept until the end of the line shows whose it is.
+func (s *scanner) line() (line, error) {
+	s.ln = line{}
+	err := s.d.Object(func(key []byte) error {
+		switch string(key) {
+		case "$set", "$rewindTo", "sessionId":
+			return errSkip
+		case "type":
+			v, err := s.d.String(s.scratch[:0], 32)
+			s.scratch = v
+			if err != nil {
+				return err
+			}
+			if string(v) != "gemini" {
+				return errSkip
+			}
+			s.ln.gemini = true
+			return nil
+		case "timestamp":
+			if k, err := s.d.Kind(); err != nil || k != '"' {
+				return s.d.Skip()
+			}
+			v, err := s.d.String(s.scratch[:0], 64)
+			s.scratch = v
+			if err != nil {
+				return err
+			}
+			s.ln.ts, _ = time.Parse(time.RFC3339Nano, string(v))
+			return nil
+		case "content":
+			return s.content()
+		}
+		return s.d.Skip()
+	})
+	if err != nil {
+		return s.ln, err
+	}
+	return s.ln, s.d.EndLine()
+}
+
+// content reads a record's content: a string, or an array of parts whose "text" counts
+// .
+func (s *scanner) content() error {
+	k, err := s.d.Kind()
+	if err != nil {
+		return err
+	}
+	switch k {
+	case '"':
+		return s.text()
+	case '[':
+		return s.d.Array(func() error {
+			if k, err := s.d.Kind(); err != nil || k != '{' {
+				if err != nil {
+					return err
+				}
+				return s.d.Skip()
+			}
+			return s.d.Object(func(key []byte) error {
+				if string(key) == "text" {
+					if k, err := s.d.Kind(); err == nil && k == '"' {
+						return s.text()
+					}
+				}
+				return s.d.Skip()
+			})
+		})
+	}
+	return s.d.Skip()
+}
+
+// text streams one text value into the matcher.
+func (s *scanner) text() error {
+	s.m.Reset()
+	err := s.d.StringTo(func(p []byte) { s.m.Write(p) })
+	s.ln.found = s.ln.found || s.m.Found()
+	if o, ok := s.m.Other(); ok && !s.ln.hasOther {
+		s.ln.other, s.ln.hasOther = o, true
+	}
+	return err
+}
