@@ -37,7 +37,7 @@ unit:
 # The real Claude Code CLI, offline, against a scripted fake Messages API (installed once
 # into the user cache with npm).
 e2e:
-	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -v ./cmd/internal/e2e/
+	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -v ./cmd/internal/e2e/...
 
 # One scripted session through the real Claude Code CLI, with a readable timeline.
 demo:

@@ -8,6 +8,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/urfave/cli/v3 v3.14.0
 	golang.org/x/sys v0.47.0
+	mvdan.cc/sh/v3 v3.13.1
 )
 
-require golang.org/x/tools v0.26.0 // indirect
+require golang.org/x/tools v0.38.0 // indirect

@@ -46,7 +46,12 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 	if e.badInput {
 		return 1
 	}
-	code, err := h.Encode(stdout, ev, rep)
+	var code int
+	if se, ok := h.(StderrEncoder); ok {
+		code, err = se.EncodeStderr(stdout, env.Stderr, ev, rep)
+	} else {
+		code, err = h.Encode(stdout, ev, rep)
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ralph-loop: error: write the %s reply: %v\n", h.Name(), err)
 		return 1
@@ -473,7 +478,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		after.LastKey, after.LastKeyAt, after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
 		decided = true
 		blocks := verdict == Continue || verdict == ContinueNoWork
-		after.Transcript.Unseen = blocks && e.facts.TranscriptLags && e.ev.LastMessage != "" && !o.sawLast
+		after.Transcript.Unseen = blocks && e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
 		reason := eventReason(verdict, &after, nil)
 		if verdict == Continue && o.HasOther {
 			other = promise.Marker(o.Other)
@@ -562,7 +567,14 @@ func (e *engine) stop(ctx context.Context) Reply {
 		case other != "":
 			why.Kind, why.Other = inject.BlockWrongToken, other
 		}
-		return Reply{Block: true, Reason: inject.Continuation(&after, why, w), Notice: join(inject.BlockNotice(&after, why))}
+		n := inject.BlockNotice(&after, why)
+		if w.HidesPromptNotice && after.Iteration == 2 {
+			// The user never saw the arming notice: its warning comes with the first block.
+			if cw := inject.CapWarning(&after, w, e.facts.BlockCap); cw != "" {
+				n += ". " + cw
+			}
+		}
+		return Reply{Block: true, Reason: inject.Continuation(&after, why, w), Notice: join(n)}
 	case Accept:
 		return Reply{Notice: join(inject.Accepted(&after))}
 	case MaxIterations:
@@ -698,7 +710,9 @@ func (e *engine) toolCheck() Reply {
 	default:
 		return Reply{}
 	}
-	reason := guard(in, e.env.Store.Dir(), e.env.Getenv("HOME"), e.env.Getenv("XDG_STATE_HOME"))
+	g := newGuard(e.env.Store.Dir(), e.env.Getenv("HOME"), e.env.Getenv("XDG_STATE_HOME"))
+	g.cli, g.sessionEnv, g.sessionID, g.words = e.facts.CLI, e.facts.SessionEnv, e.ev.SessionID, e.facts.Words
+	reason := g.check(in)
 	if reason == "" {
 		return Reply{}
 	}

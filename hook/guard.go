@@ -1,216 +1,316 @@
 package hook
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
-// The guard keeps the agent from escaping its own loop: while a loop is active, a
-// PreToolUse hook denies tool calls that would cancel or re-arm it (running "ralph-loop
-// cancel", "start", "install", "uninstall" or "hook") or write, move or delete anything in
-// ralph-loop's state directory. Only the user ends a loop: /cancel-ralph, or "ralph-loop
-// cancel" typed outside the agent.
+// The guard keeps the agent from ending its own loop: while a loop is active, a PreToolUse
+// hook denies tool calls that would cancel or re-arm it (ralph-loop cancel, start, install,
+// uninstall or hook, however the program is reached), resume the session through the host's
+// CLI (which would hand it a prompt such as /cancel-ralph the user never typed), kill the
+// host, or write, move or delete the state directory, anything in it, or a directory above
+// it. Only the user ends a loop: /cancel-ralph, or "ralph-loop cancel" typed outside the
+// agent.
 //
-// It reads the tool call as written. It is a guard against an agent that takes the easy
-// way out, not a sandbox: a command that builds the path at run time gets through.
+// Shell commands are parsed as bash parses them (mvdan.cc/sh): quotes, escapes, ~, $HOME,
+// ${XDG_STATE_HOME}, variables set earlier in the same command, globs, brace expansion,
+// "cd" earlier in the line, command substitution, wrappers such as timeout, env, sudo or
+// xargs, and the command strings of bash -c, eval, watch, trap, su -c and find -exec.
+// Paths are compared resolved with resolved (symbolic links followed in the existing part
+// of each path and of the state directory), and as written. Reads are allowed.
+//
+// It is a guard against an agent that takes the easy way out, not a sandbox: a script file
+// written and then run, a compiled program, a path built at run time from something the
+// guard cannot know, or a request over the network gets through. docs/guard.md lists what
+// is and is not covered.
 
-// mutating are the ralph-loop subcommands that can end, replace or unhook a loop.
-var mutating = map[string]bool{"cancel": true, "start": true, "install": true, "uninstall": true, "hook": true}
+// maxDepth bounds the nesting of command strings (bash -c "eval '…'") the guard reads;
+// deeper ones are judged by what they mention.
+const maxDepth = 8
 
-// readOnly are programs that only read the files they are given.
-var readOnly = map[string]bool{"cat": true, "head": true, "tail": true, "less": true, "more": true, "ls": true, "wc": true,
-	"grep": true, "egrep": true, "fgrep": true, "rg": true, "jq": true, "stat": true, "file": true, "diff": true, "cmp": true}
+// maxRuns bounds the command strings read for one tool call (eval of a variable that
+// evals itself twice would double at each level); past it, they are judged by what they
+// mention.
+const maxRuns = 256
 
-// prefixes are words that run the command after them.
-var prefixes = map[string]bool{"sudo": true, "command": true, "exec": true, "env": true, "nohup": true, "time": true, "nice": true,
-	"timeout": true, "builtin": true, "doas": true}
+// maxCwds bounds the working directories a command line may be in that the guard tracks.
+const maxCwds = 16
 
-// fileTools are the tools that write the file named by their input.
-var fileTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+// guard judges the tool calls of one session.
+type guard struct {
+	stateDir string
+	// home and stateHome are $HOME and $XDG_STATE_HOME as the hook sees them (the agent's
+	// shell has the same); stateHome may be "".
+	home, stateHome string
+	// cli is the host's program ("claude"), sessionEnv the variable holding the session id
+	// in the agent's shell, sessionID this session's id.
+	cli, sessionEnv, sessionID string
+	words                      inject.Host
 
-// guard returns why a tool call must be denied, or "". home and stateHome are $HOME and
-// $XDG_STATE_HOME, for commands that spell the state directory with them.
-func guard(in Input, stateDir, home, stateHome string) string {
-	stateDir = filepath.Clean(stateDir)
+	// states are the state directory as given and resolved.
+	states []string
+	// resolved remembers resolve's answers during one check.
+	resolved map[string]string
+}
+
+func newGuard(stateDir, home, stateHome string) *guard {
+	g := &guard{stateDir: filepath.Clean(stateDir), home: home, stateHome: stateHome}
+	g.states = []string{g.stateDir}
+	if r := resolve(g.stateDir); r != g.stateDir {
+		g.states = append(g.states, r)
+	}
+	return g
+}
+
+// check returns why a tool call must be denied, or "".
+func (g *guard) check(in Input) string {
 	if fileTools[in.ToolName] && in.FilePath != "" {
 		p := in.FilePath
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(in.Cwd, p)
 		}
-		if within(resolve(p), stateDir) || within(filepath.Clean(p), stateDir) {
-			return "ralph-loop: this loop's state is not the agent's to change: " + in.ToolName + " of a file in " + stateDir +
-				" is denied while the loop is active. Keep working on the task; only the user can end the loop (/cancel-ralph)."
+		if g.relation(p)&inside != 0 {
+			return inject.GuardFile(in.ToolName, g.stateDir, g.words)
 		}
 		return ""
 	}
 	if in.ToolName != "Bash" || in.Command == "" {
 		return ""
 	}
-	for _, seg := range segments(in.Command) {
-		prog, rest := program(seg)
-		if prog == "" {
-			continue
-		}
-		if base := filepath.Base(prog); base == "ralph-loop" || base == "ralph-loop.exe" {
-			for _, w := range rest {
-				if strings.HasPrefix(w, "-") {
-					continue
-				}
-				if mutating[w] {
-					return "ralph-loop: \"ralph-loop " + w + "\" would end or replace the loop, which only the user can do (/cancel-ralph). " +
-						"Denied while the loop is active: keep working on the task, and output the promise only when it is truly done."
-				}
-				break
-			}
-		}
-		for i, w := range seg {
-			if !within(expand(w, home, stateHome), stateDir) {
-				continue
-			}
-			redirect := i > 0 && (strings.HasSuffix(seg[i-1], ">") || seg[i-1] == ">|")
-			if !readOnly[filepath.Base(prog)] || redirect {
-				return "ralph-loop: commands that change " + stateDir + " (this loop's state) are denied while the loop is active. " +
-					"Keep working on the task; only the user can end the loop (/cancel-ralph)."
+	g.resolved = map[string]string{}
+	defer func() { g.resolved = nil }()
+	cwd := in.Cwd
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		cwd = "/"
+	}
+	s := &shell{g: g, cwds: []string{filepath.Clean(cwd)}, vars: map[string][]field{}, exported: map[string]bool{}, env: map[string]*field{}}
+	s.run(in.Command, 0)
+	return s.reason
+}
+
+// fileTools are the tools that write the file named by their input.
+var fileTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+
+// rel is how a path stands to the state directory.
+type rel int
+
+const (
+	// inside: the state directory or a path in it.
+	inside rel = 1 << iota
+	// above: a directory the state directory is in.
+	above
+)
+
+// relation says how the absolute path p, as written and resolved, stands to the state
+// directory.
+func (g *guard) relation(p string) rel {
+	var r rel
+	for _, q := range []string{filepath.Clean(p), g.resolve(p)} {
+		for _, s := range g.states {
+			switch {
+			case within(q, s):
+				r |= inside
+			case within(s, q):
+				r |= above
 			}
 		}
 	}
-	return ""
+	return r
+}
+
+// patternRelation is relation for a glob pattern (an absolute, cleaned path whose unknown
+// parts are unknownMark): the pattern stands as any path it may match would.
+func (g *guard) patternRelation(pat string) rel {
+	var r rel
+	pats := []string{pat}
+	if rp := resolvePattern(pat); rp != pat {
+		pats = append(pats, rp)
+	}
+	for _, p := range pats {
+		for _, s := range g.states {
+			r |= matchRelation(p, s)
+		}
+	}
+	return r
+}
+
+// matchRelation compares pattern p with path s component by component.
+func matchRelation(p, s string) rel {
+	pc, sc := components(p), components(s)
+	for i, c := range pc {
+		if i == len(sc) {
+			return inside
+		}
+		if strings.Contains(c, unknownMark) {
+			// What follows is unknown: it may name s, above it or inside it.
+			if globMatch(strings.ReplaceAll(c, unknownMark, "*"), sc[i]) {
+				return inside | above
+			}
+			return 0
+		}
+		if !globMatch(c, sc[i]) {
+			return 0
+		}
+	}
+	if len(pc) == len(sc) {
+		return inside
+	}
+	return above
+}
+
+func globMatch(pat, name string) bool {
+	ok, err := filepath.Match(pat, name)
+	return ok || err != nil // a malformed pattern may match anything
+}
+
+func components(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
 }
 
 // within reports whether path is dir or inside it.
 func within(path, dir string) bool {
-	if path == "" {
+	if path == "" || dir == "" {
 		return false
 	}
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// resolve follows symbolic links in the existing part of path.
+// resolve is resolve, remembered during a check.
+func (g *guard) resolve(p string) string {
+	if g.resolved == nil {
+		return resolve(p)
+	}
+	r, ok := g.resolved[p]
+	if !ok {
+		r = resolve(p)
+		g.resolved[p] = r
+	}
+	return r
+}
+
+// resolve follows symbolic links in the longest existing part of path; the rest is joined
+// on as written.
 func resolve(path string) string {
-	dir, rest := filepath.Clean(path), ""
-	for {
+	dir, rest := path, ""
+	for i := 0; i < 256; i++ {
 		if r, err := filepath.EvalSymlinks(dir); err == nil {
 			return filepath.Join(r, rest)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return path
+			break
 		}
 		rest = filepath.Join(filepath.Base(dir), rest)
 		dir = parent
 	}
+	return filepath.Clean(path)
 }
 
-// expand makes a word that names a path comparable: ~, $HOME and $XDG_STATE_HOME spelled
-// out, cleaned. Words that are not paths come back as "".
-func expand(w, home, state string) string {
-	if state == "" && home != "" {
-		state = filepath.Join(home, ".local", "state")
+// resolvePattern resolves the part of a pattern before its first glob character.
+func resolvePattern(pat string) string {
+	i := strings.IndexAny(pat, `*?[\`+unknownMark)
+	if i < 0 {
+		return resolve(pat)
 	}
-	for _, r := range []struct{ from, to string }{
-		{"${XDG_STATE_HOME}", state}, {"$XDG_STATE_HOME", state}, {"${HOME}", home}, {"$HOME", home},
-	} {
-		if r.to != "" {
-			w = strings.ReplaceAll(w, r.from, r.to)
-		}
+	j := strings.LastIndexByte(pat[:i], '/')
+	if j <= 0 {
+		return pat
 	}
-	if home != "" && (w == "~" || strings.HasPrefix(w, "~/")) {
-		w = home + w[1:]
-	}
-	if i := strings.IndexByte(w, '='); i > 0 && !strings.HasPrefix(w, "/") { // --flag=/path, VAR=/path
-		w = w[i+1:]
-	}
-	if !filepath.IsAbs(w) {
-		return ""
-	}
-	return resolve(w)
+	return filepath.Join(resolve(pat[:j]), pat[j+1:])
 }
 
-// program returns a segment's command, past variable assignments and prefixes such as
-// sudo or env, and the words after it.
-func program(seg []string) (string, []string) {
-	for i := 0; i < len(seg); i++ {
-		w := seg[i]
-		if eq := strings.IndexByte(w, '='); eq > 0 && !strings.ContainsAny(w[:eq], "/-") {
-			continue // FOO=bar
+// effectiveStateDir is the state directory a ralph-loop run with env uses: XDG_STATE_HOME
+// if it is absolute, else $HOME/.local/state, as adrg/xdg reads them. ok is false when the
+// guard cannot tell (a variable unset or built at run time): the run may use this loop's.
+func (g *guard) effectiveStateDir(env map[string]*field) (dir string, fresh, ok bool) {
+	xdg, set := g.stateHome, g.stateHome != ""
+	if f, over := env["XDG_STATE_HOME"]; over {
+		if f == nil {
+			set = false
+		} else if f.fresh {
+			return "", true, true
+		} else if !f.exact() {
+			return "", false, false
+		} else {
+			xdg, set = f.text, f.text != ""
 		}
-		if prefixes[filepath.Base(w)] || strings.HasPrefix(w, "-") && i > 0 && prefixes[filepath.Base(seg[i-1])] {
-			continue
-		}
-		return w, seg[i+1:]
 	}
-	return "", nil
+	if set && filepath.IsAbs(xdg) {
+		return filepath.Join(xdg, "ralph-loop"), false, true
+	}
+	home := g.home
+	if f, over := env["HOME"]; over {
+		if f == nil {
+			return "", false, false
+		} else if f.fresh {
+			return "", true, true
+		} else if !f.exact() {
+			return "", false, false
+		}
+		home = f.text
+	}
+	if !filepath.IsAbs(home) {
+		return "", false, false
+	}
+	return filepath.Join(home, ".local", "state", "ralph-loop"), false, true
 }
 
-// segments splits a shell command into simple commands at ; & | ( ) newlines and
-// backquotes and $( ), with quotes and backslashes as the shell reads them.
-func segments(cmd string) [][]string {
-	var segs [][]string
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	endWord := func() {
-		if inWord {
-			words = append(words, cur.String())
-			cur.Reset()
-			inWord = false
+// isState reports whether dir is this loop's state directory.
+func (g *guard) isState(dir string) bool {
+	for _, q := range []string{filepath.Clean(dir), resolve(dir)} {
+		for _, s := range g.states {
+			if q == s {
+				return true
+			}
 		}
 	}
-	endSeg := func() {
-		endWord()
-		if len(words) > 0 {
-			segs = append(segs, words)
-			words = nil
+	return false
+}
+
+// mentions reports whether text names the state directory or ralph-loop in a form the
+// guard recognises without parsing it: for commands it cannot read.
+func (g *guard) mentions(text string) bool {
+	words := []string{"ralph-loop", ".local/state", "XDG_STATE_HOME"}
+	words = append(words, g.states...)
+	if g.sessionEnv != "" {
+		words = append(words, g.sessionEnv)
+	}
+	if g.sessionID != "" {
+		words = append(words, g.sessionID)
+	}
+	for _, w := range words {
+		if strings.Contains(text, w) {
+			return true
 		}
 	}
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\r':
-			endWord()
-		case c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '`' || c == '{' || c == '}':
-			endSeg()
-		case c == '$' && i+1 < len(cmd) && cmd[i+1] == '(':
-			endSeg()
-			i++
-		case c == '<' || c == '>':
-			endWord()
-			op := string(c)
-			for i+1 < len(cmd) && (cmd[i+1] == '>' || cmd[i+1] == '&' || cmd[i+1] == '|') {
-				i++
-				op += string(cmd[i])
-			}
-			words = append(words, op)
-		case c == '\\' && i+1 < len(cmd):
-			i++
-			if cmd[i] != '\n' {
-				inWord = true
-				cur.WriteByte(cmd[i])
-			}
-		case c == '\'':
-			inWord = true
-			j := strings.IndexByte(cmd[i+1:], '\'')
-			if j < 0 {
-				j = len(cmd) - i - 1
-			}
-			cur.WriteString(cmd[i+1 : i+1+j])
-			i += j + 1
-		case c == '"':
-			inWord = true
-			j := i + 1
-			for ; j < len(cmd) && cmd[j] != '"'; j++ {
-				if cmd[j] == '\\' && j+1 < len(cmd) {
-					j++
-				}
-				cur.WriteByte(cmd[j])
-			}
-			i = j
-		default:
-			inWord = true
-			cur.WriteByte(c)
+	if g.home != "" {
+		if rel, err := filepath.Rel(g.home, g.stateDir); err == nil && !strings.HasPrefix(rel, "..") && strings.Contains(text, rel) {
+			return true
 		}
 	}
-	endSeg()
-	return segs
+	return false
+}
+
+// repoRoot is the git work tree dir is in: the nearest directory at or above it with a
+// .git, or dir itself when there is none.
+func repoRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
 }

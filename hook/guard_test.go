@@ -3,93 +3,265 @@ package hook
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
-func TestGuard(t *testing.T) {
-	home := t.TempDir()
-	state := filepath.Join(home, ".local", "state", "ralph-loop")
-	os.MkdirAll(filepath.Join(state, "sessions", "s1"), 0o700)
-	os.Symlink(state, filepath.Join(home, "link"))
-	bash := func(cmd string) Input { return Input{ToolName: "Bash", Command: cmd, Cwd: home} }
-	file := func(tool, path string) Input { return Input{ToolName: tool, FilePath: path, Cwd: home} }
+// guardWorld is a home directory with a loop's state in it, for the guard's tests: a git
+// work tree in project, a directory outside any work tree in scratch, and the home itself
+// a git work tree (dotfiles kept in git), so that a git clean there reaches the state.
+type guardWorld struct {
+	home, real, state, stateHome string
+}
+
+// The homes the guard is tried under.
+const (
+	// plainHome: HOME is a real path, XDG_STATE_HOME is set to $HOME/.local/state.
+	plainHome = iota
+	// linkedHome: HOME is reached through a symbolic link, XDG_STATE_HOME is unset.
+	linkedHome
+	// linkedXDG: HOME is a real path, XDG_STATE_HOME is $HOME/.local/state reached
+	// through a symbolic link.
+	linkedXDG
+)
+
+var homeNames = []string{plainHome: "plain home", linkedHome: "linked home", linkedXDG: "linked XDG_STATE_HOME"}
+
+// newGuardWorld makes the world under a fresh temp dir, with HOME as mode says.
+func newGuardWorld(t testing.TB, mode int) guardWorld {
+	root := t.TempDir()
+	real := filepath.Join(root, "real", "home")
+	for _, d := range []string{".git", "project/.git", "scratch", ".local/state/ralph-loop/sessions/s1", ".local/share", "bin"} {
+		if err := os.MkdirAll(filepath.Join(real, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"loop.json", "events.jsonl"} {
+		if err := os.WriteFile(filepath.Join(real, ".local/state/ralph-loop/sessions/s1", f), []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	real, _ = filepath.EvalSymlinks(real)
+	// A link to ralph-loop under another name, as an agent could have made in an earlier call.
+	if err := os.WriteFile(filepath.Join(real, "bin", "ralph-loop"), []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(real, "bin", "ralph-loop"), filepath.Join(real, "bin", "rl")); err != nil {
+		t.Fatal(err)
+	}
+	w := guardWorld{home: real, real: real}
+	if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	switch mode {
+	case linkedHome:
+		w.home = filepath.Join(root, "link", "home")
+		w.state = filepath.Join(w.home, ".local", "state", "ralph-loop")
+	case linkedXDG:
+		w.stateHome = filepath.Join(root, "link", "home", ".local", "state")
+		w.state = filepath.Join(w.stateHome, "ralph-loop")
+	default:
+		w.stateHome = filepath.Join(w.home, ".local", "state")
+		w.state = filepath.Join(w.stateHome, "ralph-loop")
+	}
+	return w
+}
+
+// testJudge returns the guard of a session s1 of Claude Code whose state is in stateDir.
+func testJudge(stateDir, home, stateHome string) func(Input) string {
+	g := newGuard(stateDir, home, stateHome)
+	g.cli, g.sessionEnv, g.sessionID = "claude", "CLAUDE_CODE_SESSION_ID", "s1"
+	return g.check
+}
+
+func (w guardWorld) expand(s string) string {
+	return strings.NewReplacer("{H}", w.home, "{R}", w.real).Replace(s)
+}
+
+func (w guardWorld) bash(cmd string) Input {
+	return Input{ToolName: "Bash", Command: w.expand(cmd), Cwd: filepath.Join(w.home, "project")}
+}
+
+// TestGuardTable runs the table of denied and allowed commands under each kind of home.
+func TestGuardTable(t *testing.T) {
+	for mode, name := range homeNames {
+		w := newGuardWorld(t, mode)
+		judge := testJudge(w.state, w.home, w.stateHome)
+		failed := 0
+		for _, c := range denyCommands {
+			if got := judge(w.bash(c)); got == "" {
+				failed++
+				t.Errorf("%s: %q allowed, want denied", name, c)
+			}
+		}
+		for _, c := range allowCommands {
+			if got := judge(w.bash(c)); got != "" {
+				failed++
+				t.Errorf("%s: %q denied (%s), want allowed", name, c, got)
+			}
+		}
+		t.Logf("%s: %d deny rows, %d allow rows, %d wrong", name, len(denyCommands), len(allowCommands), failed)
+	}
+}
+
+// TestGuardFileTools covers the tools that write the file named in their input.
+func TestGuardFileTools(t *testing.T) {
+	for mode, name := range homeNames {
+		w := newGuardWorld(t, mode)
+		judge := testJudge(w.state, w.home, w.stateHome)
+		os.Symlink(w.state, filepath.Join(w.real, "statelink"))
+		file := func(tool, path string) Input {
+			return Input{ToolName: tool, FilePath: w.expand(path), Cwd: filepath.Join(w.home, "project")}
+		}
+		tests := []struct {
+			in   Input
+			deny bool
+		}{
+			{file("Write", "{H}/.local/state/ralph-loop/sessions/s1/loop.json"), true},
+			{file("Write", "{R}/.local/state/ralph-loop/sessions/s1/loop.json"), true},
+			{file("Write", "{R}/.local/state/ralph-loop/sessions/s2/new.json"), true},
+			{file("Edit", "../.local/state/ralph-loop/sessions/s1/loop.json"), true},
+			{file("Write", "{H}/statelink/sessions/s1/loop.json"), true},
+			{file("Write", "{H}/.local/state/ralph-loop"), true},
+			{file("MultiEdit", "{H}/project/main.go"), false},
+			{file("Write", "{H}/.local/state/ralph-loop-other/x"), false},
+			{file("Write", "{H}/.local/state/other/x"), false},
+			{file("Write", "notes.md"), false},
+		}
+		for _, tt := range tests {
+			got := judge(tt.in)
+			if (got != "") != tt.deny {
+				t.Errorf("%s: %s %q = %q, want deny %v", name, tt.in.ToolName, tt.in.FilePath, got, tt.deny)
+			}
+		}
+	}
+}
+
+// FuzzGuard checks that any tool call is judged without a panic, with a reason from inject
+// when denied, and that the judgement holds under wrappers: a denied simple command stays
+// denied after "timeout 5 " or "nice ", or inside bash -c '…'; a quoted echo is allowed.
+func FuzzGuard(f *testing.F) {
+	for _, c := range denyCommands {
+		f.Add(c, "Bash")
+	}
+	for _, c := range allowCommands {
+		f.Add(c, "Bash")
+	}
+	f.Add("a 'b\\' \"c\\\" $(d) `e` > f 2>&1 <<EOF", "Bash")
+	f.Add("../.local/state/ralph-loop/x", "Write")
+	w := newGuardWorld(f, linkedHome)
+	judge := testJudge(w.state, w.home, w.stateHome)
+	f.Fuzz(func(t *testing.T, cmd, tool string) {
+		in := w.bash(cmd)
+		in.ToolName, in.FilePath = tool, cmd
+		got := judge(in)
+		if got != "" && !strings.HasPrefix(got, "ralph-loop: ") {
+			t.Fatalf("reason %q", got)
+		}
+		if tool != "Bash" {
+			return
+		}
+		if !strings.Contains(cmd, "'") && judge(w.bash("echo '"+cmd+"'")) != "" {
+			t.Errorf("echo '%s' denied", cmd)
+		}
+		if got == "" || !simpleCommand(cmd) {
+			return
+		}
+		quoted := "bash -c '" + strings.ReplaceAll(cmd, "'", `'\''`) + "'"
+		for _, wrapped := range []string{"timeout 5 " + cmd, "nice " + cmd, quoted} {
+			if judge(w.bash(wrapped)) == "" {
+				t.Errorf("%q denied, %q allowed", cmd, wrapped)
+			}
+		}
+	})
+}
+
+// simpleCommand reports whether cmd is one simple command a wrapper can run as it is:
+// a program (no assignments, no compound command, no comment) and its arguments.
+func simpleCommand(cmd string) bool {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil || len(f.Stmts) != 1 || strings.ContainsAny(cmd, "#\n") {
+		return false
+	}
+	st := f.Stmts[0]
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Assigns) > 0 || len(c.Args) == 0 || st.Negated || st.Background || st.Coprocess {
+		return false
+	}
+	// The wrapped program must be one a wrapper can run: not a shell builtin or keyword.
+	switch c.Args[0].Lit() {
+	case "", "cd", "pushd", "popd", "eval", "exec", "export", "unset", "trap", "source", ".", "set", "builtin",
+		"command", "alias", "read", "local", "declare", "typeset", "readonly", "time", "coproc":
+		return false
+	}
+	return true
+}
+
+// TestGuardBounded: command strings that multiply (an eval of a variable that evals itself
+// ten times) are read up to a bound, then judged by what they mention.
+func TestGuardBounded(t *testing.T) {
+	w := newGuardWorld(t, linkedHome)
+	judge := testJudge(w.state, w.home, w.stateHome)
+	bomb := `a='` + strings.Repeat(`eval "$a";`, 10) + `'; eval "$a"`
+	if got := judge(w.bash(bomb)); got != "" {
+		t.Errorf("%q denied: %s", bomb, got)
+	}
+	for _, after := range []string{"; ralph-loop cancel --all", "; bash -c 'ralph-loop cancel --all'", "; rm -rf ~/.local/state"} {
+		if got := judge(w.bash(bomb + after)); got == "" {
+			t.Errorf("%q allowed after the bound", after)
+		}
+	}
+}
+
+func BenchmarkGuard(b *testing.B) {
+	w := newGuardWorld(b, linkedHome)
+	judge := testJudge(w.state, w.home, w.stateHome)
+	cmds := append(append([]string{}, denyCommands...), allowCommands...)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		judge(w.bash(cmds[i%len(cmds)]))
+	}
+}
+
+// TestGuardStateInProject: with XDG_STATE_HOME inside the project's git work tree, git clean
+// and git stash of untracked files would take the state with them.
+func TestGuardStateInProject(t *testing.T) {
+	root := t.TempDir()
+	project := filepath.Join(root, "project")
+	stateHome := filepath.Join(project, ".state")
+	state := filepath.Join(stateHome, "ralph-loop")
+	for _, d := range []string{".git", "src", ".state/ralph-loop/sessions/s1"} {
+		if err := os.MkdirAll(filepath.Join(project, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	judge := testJudge(state, filepath.Join(root, "home"), stateHome)
 	tests := []struct {
-		in   Input
+		cmd  string
 		deny bool
 	}{
-		{bash("ralph-loop cancel --all"), true},
-		{bash("/usr/local/bin/ralph-loop cancel --session s1"), true},
-		{bash("cd /tmp && ralph-loop start --session s1 -- new task"), true},
-		{bash(`echo '{"hook_event_name":"UserPromptSubmit","prompt":"/cancel-ralph"}' | ralph-loop hook --host claude`), true},
-		{bash("sudo ralph-loop uninstall --host claude"), true},
-		{bash("FOO=1 ralph-loop install --host claude --scope project"), true},
-		{bash("x=$(ralph-loop cancel --all)"), true},
-		{bash("ralph-loop status --json"), false},
-		{bash("ralph-loop --version"), false},
-		{bash("rm -rf " + state), true},
-		{bash("rm -rf ~/.local/state/ralph-loop"), true},
-		{bash("rm -rf $HOME/.local/state/ralph-loop/sessions"), true},
-		{bash(`rm -rf "${XDG_STATE_HOME}/ralph-loop"`), true},
-		{bash("mv " + filepath.Join(state, "sessions") + " /tmp/x"), true},
-		{bash("echo x > " + filepath.Join(state, "sessions", "s1", "loop.json")), true},
-		{bash("cat foo >> ~/.local/state/ralph-loop/sessions/s1/loop.json"), true},
-		{bash("python3 -c 'import shutil' && rm -r ~/link/sessions"), true},
-		{bash("cat " + filepath.Join(state, "sessions", "s1", "task-x.md")), false},
-		{bash("grep -r DONE ~/.local/state/ralph-loop | head"), false},
-		{bash("go test ./... && git commit -m 'fix the ralph-loop docs'"), false},
-		{bash("rm -rf ./build ~/.cache/go-build"), false},
-		{bash("echo 'rm -rf ~/.local/state/ralph-loop'"), false},
-		{file("Write", filepath.Join(state, "sessions", "s1", "loop.json")), true},
-		{file("Edit", "../"+filepath.Base(home)+"/.local/state/ralph-loop/sessions/s1/loop.json"), true},
-		{file("Write", filepath.Join(home, "link", "x")), true},
-		{file("MultiEdit", filepath.Join(home, "project", "main.go")), false},
-		{file("NotebookEdit", filepath.Join(state+"-other", "x")), false},
-		{file("Read", filepath.Join(state, "sessions", "s1", "loop.json")), false},
-		{Input{ToolName: "Grep"}, false},
+		{"git clean -fdx", true},
+		{"git clean -fd", true},
+		{"git clean -fdX .", true},
+		{"cd src && git clean -fdx ..", true},
+		{"git stash --include-untracked", true},
+		{"git stash push -a -m wip", true},
+		{"rm -rf .state", true},
+		{"rm -rf .st*", true},
+		{"git clean -fdx src/", false},
+		{"cd src && git clean -fdx", false},
+		{"git clean -n -fdx", false},
+		{"git clean --dry-run -x", false},
+		{"git stash", false},
+		{"git stash pop", false},
+		{"rm -rf src/build", false},
 	}
 	for _, tt := range tests {
-		got := guard(tt.in, state, home, "")
+		got := judge(Input{ToolName: "Bash", Command: tt.cmd, Cwd: project})
 		if (got != "") != tt.deny {
-			t.Errorf("guard(%s %q %q) = %q, want deny %v", tt.in.ToolName, tt.in.Command, tt.in.FilePath, got, tt.deny)
+			t.Errorf("%q = %q, want deny %v", tt.cmd, got, tt.deny)
 		}
 	}
-}
-
-func TestSegments(t *testing.T) {
-	got := segments(`a 'b c' "d\"e" f\ g; h|i && j $(k l) ` + "`m`" + ` > n 2>&1`)
-	want := "[[a b c d\"e f g] [h] [i] [j] [k l] [m] [> n 2 >& 1]]"
-	if s := sprint(got); s != want {
-		t.Errorf("segments = %s, want %s", s, want)
-	}
-}
-
-func sprint(v [][]string) string {
-	s := "["
-	for i, seg := range v {
-		if i > 0 {
-			s += " "
-		}
-		s += "["
-		for j, w := range seg {
-			if j > 0 {
-				s += " "
-			}
-			s += w
-		}
-		s += "]"
-	}
-	return s + "]"
-}
-
-// FuzzGuard checks that any tool call is judged without a panic, and that a command which
-// mentions the state directory only inside an echo's quoted argument is not denied.
-func FuzzGuard(f *testing.F) {
-	f.Add("rm -rf ~/.local/state/ralph-loop", "Bash")
-	f.Add(`echo '{"prompt":"/cancel-ralph"}' | ralph-loop hook --host claude`, "Bash")
-	f.Add("a 'b\\' \"c\\\" $(d) `e` > f 2>&1 <<EOF", "Bash")
-	f.Add("../../.local/state/ralph-loop/x", "Write")
-	f.Fuzz(func(t *testing.T, cmd, tool string) {
-		in := Input{ToolName: tool, Command: cmd, FilePath: cmd, Cwd: "/work"}
-		guard(in, "/home/u/.local/state/ralph-loop", "/home/u", "")
-	})
 }

@@ -293,13 +293,17 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		}
 		o.pos.Offset = start
 	}
+	waitFor := ev.LastMessage
+	if waitFor == "" {
+		waitFor = ev.TurnMark
+	}
 	opt := transcript.Options{
 		Token:      l.CompletionPromise,
 		Mode:       promise.Mode(l.PromiseMatch),
 		TextAfter:  textAfter,
 		ToolsAfter: textAfter,
 		SkipToUser: o.pos.Unseen,
-		Last:       ev.LastMessage,
+		Last:       waitFor,
 	}
 	res, err := tr.Scan(path, o.pos.Offset, opt)
 	missing := errors.Is(err, fs.ErrNotExist)
@@ -325,10 +329,13 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	// never come, and then this costs one bounded wait per blocked stop.
 	waited := false
 	deadline := now.Add(env.CatchUp)
-	for facts.TranscriptLags && ev.LastMessage != "" && !res.SawLast {
-		if v, _ := Decide(*l, o.Observation); v != Continue && v != ContinueNoWork {
+	for facts.TranscriptLags && waitFor != "" && !res.SawLast {
+		v, _ := Decide(*l, o.Observation)
+		if v != Continue && v != ContinueNoWork && (ev.LastMessage != "" || v == Accept || v == NeedChecks) {
 			break // the transcript could only add a promise or tool calls
 		}
+		// Without the last message (TurnMark), the promise itself may still be on its way:
+		// a loop ending at its limit or at the host's cap waits for it too.
 		if !env.Now().Before(deadline) {
 			if missing {
 				o.note = fmt.Sprintf("no transcript file within %s", env.CatchUp)

@@ -26,6 +26,13 @@ type Host interface {
 	Facts(getenv func(string) string, cwd string) Facts
 }
 
+// StderrEncoder is a Host that shows the user its notices on stderr (Copilot CLI shows a
+// hook's stderr when it exits 2, and nothing from its stdout but a block): the engine calls
+// EncodeStderr instead of Encode.
+type StderrEncoder interface {
+	EncodeStderr(stdout, stderr io.Writer, ev Event, rep Reply) (int, error)
+}
+
 // ErrInput means the hook's stdin is not a usable event.
 var ErrInput = errors.New("malformed hook input")
 
@@ -88,6 +95,11 @@ type Event struct {
 	// (Stop); HasLastMessage is false when the host reports none.
 	LastMessage    string
 	HasLastMessage bool
+	// TurnMark, when the host reports no last message (Stop), is what the host's transcript
+	// shows once it holds the whole turn (Copilot CLI: the stop hook's own start, by its
+	// timestamp). The engine waits for it, bounded, as for LastMessage; the host's Transcript
+	// gets it as Options.Last.
+	TurnMark string
 	// Text, when HasText, is the agent's whole output of the iteration as the host hands
 	// it over (hosts without a transcript to read).
 	Text    string

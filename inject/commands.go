@@ -1,6 +1,10 @@
 package inject
 
-import "github.com/ralph-loop/ralph-loop/hook/args"
+import (
+	"strings"
+
+	"github.com/ralph-loop/ralph-loop/hook/args"
+)
 
 // CommandFile is a slash-command file that install writes.
 type CommandFile struct {
@@ -20,15 +24,21 @@ const (
 	cancelRalphDescription = "description: End this session's ralph loop (ralph-loop)"
 	loopBody               = `The ralph-loop hook has read this command's arguments and started a loop for this session; the task and the rules are in the ralph-loop context. Start working on the task now.
 
-If there is no ralph-loop context, or it reports an error, the hook did not start a loop: say so to the user, suggest running "ralph-loop install --host claude" in a terminal, and do nothing else.
+If there is no ralph-loop context, or it reports an error, the hook did not start a loop: say so to the user, suggest running "ralph-loop install --host HOST" in a terminal, and do nothing else.
 `
 )
 
 // loopArgumentHint is the frontmatter line of the loop commands' usage.
 var loopArgumentHint = "argument-hint: " + args.ArgumentHint()
 
-// Commands returns the slash-command files.
-func Commands() []CommandFile {
+// Commands returns Claude Code's slash-command files.
+func Commands() []CommandFile { return CommandsFor("claude") }
+
+// CommandsFor returns the slash-command files for the host of that name (Claude Code's
+// format, which Qwen Code reads too: Markdown with description, argument-hint and
+// disable-model-invocation in the frontmatter).
+func CommandsFor(host string) []CommandFile {
+	loopBody := strings.ReplaceAll(loopBody, "--host HOST", "--host "+host)
 	return []CommandFile{
 		{
 			Name:        "ralph-loop.md",

@@ -37,6 +37,36 @@ type Host struct {
 	Cancel string
 	// EscapesMarkup: the host hands the agent a block reason with <, > and & escaped.
 	EscapesMarkup bool
+	// ContextEscapesMarkup: the host hands the agent the context added to the user's prompt
+	// (the contract) with < and > escaped.
+	ContextEscapesMarkup bool
+	// CapCountsOverride: the host's cap setting counts the block it overrides, so that a
+	// setting of N lets N-1 blocks through (Qwen Code); the texts name the setting's value.
+	CapCountsOverride bool
+	// CapMax is the most the host's cap setting can be raised to (0: no limit known).
+	CapMax int
+	// HidesPromptNotice: the host shows the user no notice from the prompt hook, so the
+	// arming notice's warning about the host's cap is repeated at the loop's first stop.
+	HidesPromptNotice bool
+	// Sigil starts the loop commands as the user types them in the host ("" or "/":
+	// /ralph-loop; Codex's TUI takes "$": $ralph-loop, a skill).
+	Sigil string
+	// SkipsHooks says when the host skips hooks without a word ("" if it never does), for
+	// a loop whose Stop hook never ran.
+	SkipsHooks string
+}
+
+// capValue is the value of the host's cap setting that lets blockCap blocks through.
+func (h Host) capValue(blockCap int) int {
+	if h.CapCountsOverride {
+		return blockCap + 1
+	}
+	return blockCap
+}
+
+// capAtMax reports whether the host's cap setting is already as high as it goes.
+func (h Host) capAtMax(blockCap int) bool {
+	return h.CapMax > 0 && h.capValue(blockCap) >= h.CapMax
 }
 
 // DefaultMessageCap is the message cap of a host that states none: Claude Code's, whose
@@ -56,6 +86,16 @@ func (h Host) display() string {
 	}
 	return "the host"
 }
+
+func (h Host) sigil() string {
+	if h.Sigil != "" {
+		return h.Sigil
+	}
+	return "/"
+}
+
+// Arm is how the user starts a loop in the host: /ralph-loop, or $ralph-loop in Codex.
+func (h Host) Arm() string { return h.sigil() + "ralph-loop" }
 
 func (h Host) cancel() string {
 	if h.Cancel != "" {
@@ -179,6 +219,9 @@ func Contract(l *state.Loop, h Host) string {
 		}
 	}
 	rules.WriteString("Each time you try to stop without the marker, you will be given this task again.")
+	if h.ContextEscapesMarkup {
+		rules.WriteString("\n(This text reaches you with its angle brackets escaped as HTML entities; write the marker with plain angle brackets.)")
+	}
 	budget := h.msgCap() - units(b.String()) - units(rules.String()) - 20
 	fmt.Fprintf(&b, "TASK:\n%s\n\n", taskBlock(l, budget))
 	b.WriteString(rules.String())
@@ -204,6 +247,12 @@ type Why struct {
 	Resumed bool
 }
 
+// EscapedNote tells the agent, in a host that escapes the block reason (EscapesMarkup), how
+// to read the marker in it. It holds no <, > or &, so the escaping leaves it as it is.
+const EscapedNote = "(In this message every less-than sign, greater-than sign and ampersand is shown as an HTML entity: " +
+	"lt, gt or amp between an ampersand and a semicolon. Read them as the plain characters, and write the completion marker " +
+	"with the plain characters, exactly as the loop's rules give it, never with entities.)"
+
 // CheckFailure describes the check that failed, for BlockCheckFailed.
 type CheckFailure struct {
 	Index, Total int
@@ -224,6 +273,9 @@ func Continuation(l *state.Loop, w Why, h Host) string {
 		b.WriteString(ULW + "\n\n")
 	}
 	fmt.Fprintf(&b, "ralph-loop: iteration %d/%d. ", l.Iteration, l.MaxIterations)
+	if h.EscapesMarkup {
+		b.WriteString(EscapedNote + " ")
+	}
 	if w.Resumed {
 		b.WriteString("The user's message has been answered; the loop now goes on. ")
 	}
@@ -248,9 +300,6 @@ func Continuation(l *state.Loop, w Why, h Host) string {
 		fmt.Fprintf(&end, "Fix what fails, and output exactly %s only when the task is done and the checks pass.\n\n", marker)
 	} else {
 		fmt.Fprintf(&end, "Keep working on the task. Only when it is fully complete, output exactly %s (exact match, no variants), alone on the last line. If it is not done, do not output it.\n\n", marker)
-	}
-	if h.EscapesMarkup {
-		end.WriteString("(This message reaches you with its angle brackets escaped as HTML entities; write the marker with plain angle brackets.)\n\n")
 	}
 	end.WriteString("TASK:\n")
 	if why == BlockCheckFailed && f.Tail != "" {
@@ -379,8 +428,19 @@ func CapWarning(l *state.Loop, h Host, blockCap int) string {
 	if h.CapCountsTools {
 		what = "stop blocks in a row"
 	}
-	return fmt.Sprintf("Note: %s ends a turn after %d %s (%s); run \"ralph-loop install --host %s\" and start a new session to raise it",
-		h.display(), blockCap, what, h.CapSetting, h.Name)
+	if !h.CapCountsOverride {
+		return fmt.Sprintf("Note: %s ends a turn after %d %s (%s); run \"ralph-loop install --host %s\" and start a new session to raise it",
+			h.display(), blockCap, what, h.CapSetting, h.Name)
+	}
+	s := fmt.Sprintf("Note: %s ends a turn after %d %s (%s=%d", h.display(), blockCap, what, h.CapSetting, h.capValue(blockCap))
+	if h.capAtMax(blockCap) {
+		s += ", its maximum"
+	}
+	s += fmt.Sprintf("), so this loop can run at most %s in one turn", Plural(blockCap+1, "iteration", "iterations"))
+	if !h.capAtMax(blockCap) {
+		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise it", h.Name)
+	}
+	return s
 }
 
 // Accepted is the notice shown when the promise ends the loop.
@@ -415,13 +475,13 @@ func CutReason(h Host, blockCap int) string {
 	if h.CapSetting == "" {
 		return fmt.Sprintf("%s ends a turn after %d %s and this cannot be raised, so the loop could not go on", h.display(), blockCap, what)
 	}
-	return fmt.Sprintf("%s ends a turn after %d %s (%s=%d), so the loop could not go on", h.display(), blockCap, what, h.CapSetting, blockCap)
+	return fmt.Sprintf("%s ends a turn after %d %s (%s=%d), so the loop could not go on", h.display(), blockCap, what, h.CapSetting, h.capValue(blockCap))
 }
 
 // CutByHost explains why the loop ended when the host's block cap was about to end the turn.
 func CutByHost(l *state.Loop, h Host, blockCap int) string {
 	s := fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: %s", l.Iteration, l.MaxIterations, CutReason(h, blockCap))
-	if h.CapSetting != "" {
+	if h.CapSetting != "" && !h.capAtMax(blockCap) {
 		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise the cap", h.Name)
 	}
 	return s
@@ -475,6 +535,17 @@ func EndedUnseen(l *state.Loop, h Host) string {
 	return fmt.Sprintf("ralph-loop: this session's loop ended %s %s: %s%s", l.Status, at, l.EndReason, resumeHint(l))
 }
 
+// NoStopSeen says, for an active loop that no stop has reached since it was armed (age
+// ago), why that may be and what to do.
+func NoStopSeen(h Host, age string) string {
+	s := fmt.Sprintf("no stop has reached this loop since it was armed %s ago: expected while the agent's first turn runs; "+
+		"if that turn has ended, %s did not run ralph-loop's Stop hook", age, h.display())
+	if h.SkipsHooks != "" {
+		s += " (" + h.SkipsHooks + ")"
+	}
+	return s + fmt.Sprintf(": run \"ralph-loop install --host %s\" and start a new session", h.Name)
+}
+
 // Vanished tells the user that a loop's state was removed or changed by something other
 // than ralph-loop, which ended the loop.
 func Vanished(loopID string, h Host) string {
@@ -522,9 +593,10 @@ const shortUsage = `"TASK" [--max-iterations N] [--completion-promise TOKEN] [--
 
 // Help is the reason shown for /ralph-loop --help.
 func Help(h Host) string {
+	p := h.sigil()
 	return `ralph-loop: keep working on a task, in this session, until it is really done.
-usage: /ralph-loop "TASK" [flags]   (/ulw-loop: the same, demanding autonomous, verified work)
-       /ralph-loop --resume [flags]  (pick up this session's last loop where it ended)
+usage: ` + p + `ralph-loop "TASK" [flags]   (` + p + `ulw-loop: the same, demanding autonomous, verified work)
+       ` + p + `ralph-loop --resume [flags]  (pick up this session's last loop where it ended)
 ` + args.HelpLines(false) + `
 Defaults come from .ralph/settings.json and .ralph/settings.local.json in the project.
 ` + h.cancel() + ` ends the loop; "ralph-loop status" and "ralph-loop log" in a terminal show it.`

@@ -120,3 +120,58 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// qwenWords are Qwen Code's facts: a cap setting of N lets N-1 blocks through, counted
+// across tool calls, raisable to 100; the prompt hook's context arrives escaped.
+var qwenWords = Host{Name: "qwen", Display: "Qwen Code", CapSetting: "stopHookBlockingCap", CapCountsTools: true,
+	CapCountsOverride: true, CapMax: 100, ContextEscapesMarkup: true, HidesPromptNotice: true}
+
+func TestCapTextsCountingTheOverride(t *testing.T) {
+	l := loop("t")
+	l.MaxIterations = 10
+	for _, c := range []struct {
+		blockCap int
+		want     []string
+		not      string
+	}{
+		{7, []string{"after 7 stop blocks in a row (stopHookBlockingCap=8)", "at most 8 iterations in one turn", `"ralph-loop install --host qwen"`}, "maximum"},
+		{8, []string{"(stopHookBlockingCap=9)", "at most 9 iterations"}, "maximum"},
+	} {
+		w := CapWarning(l, qwenWords, c.blockCap)
+		for _, s := range c.want {
+			if !strings.Contains(w, s) {
+				t.Errorf("cap %d: warning %q lacks %q", c.blockCap, w, s)
+			}
+		}
+		if strings.Contains(w, c.not) {
+			t.Errorf("cap %d: warning %q says %q", c.blockCap, w, c.not)
+		}
+	}
+	if w := CapWarning(l, qwenWords, 9); w != "" {
+		t.Errorf("warning for 10 iterations under a setting of 10: %q", w)
+	}
+	l.MaxIterations = 150
+	w := CapWarning(l, qwenWords, 99)
+	if !strings.Contains(w, "(stopHookBlockingCap=100, its maximum), so this loop can run at most 100 iterations") || strings.Contains(w, "install") {
+		t.Errorf("warning at the maximum cap: %q", w)
+	}
+	if r := CutReason(qwenWords, 7); r != "Qwen Code ends a turn after 7 stop blocks in a row (stopHookBlockingCap=8), so the loop could not go on" {
+		t.Errorf("cut reason %q", r)
+	}
+	if s := CutByHost(l, qwenWords, 7); !strings.Contains(s, "install --host qwen") {
+		t.Errorf("cut notice below the maximum does not say how to raise the cap: %q", s)
+	}
+	if s := CutByHost(l, qwenWords, 99); strings.Contains(s, "install") || !strings.Contains(s, "stopHookBlockingCap=100") {
+		t.Errorf("cut notice at the maximum: %q", s)
+	}
+}
+
+func TestContractEscapedContext(t *testing.T) {
+	l := loop("t")
+	if c := Contract(l, qwenWords); !strings.Contains(c, "escaped as HTML entities") {
+		t.Errorf("the contract for a host that escapes the context does not say so: %q", c)
+	}
+	if c := Contract(l, claude); strings.Contains(c, "HTML entities") {
+		t.Errorf("the contract for Claude Code speaks of escaping: %q", c)
+	}
+}

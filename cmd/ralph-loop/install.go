@@ -224,7 +224,11 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 			fmt.Fprintf(w, "hooks run: %s\n", plan.Command)
 		}
 		if changed > 0 {
-			fmt.Fprintf(w, "Start a new %s session (settings are read at start), then type: /ralph-loop \"TASK\" --max-iterations 20\n", h.Title)
+			arm := "/ralph-loop"
+			if hh, ok := hosts.Lookup(h.Name); ok {
+				arm = hh.Facts(os.Getenv, "").Words.Arm()
+			}
+			fmt.Fprintf(w, "Start a new %s session (settings are read at start), then type: %s \"TASK\" --max-iterations 20\n", h.Title, arm)
 		}
 	}
 	return nil

@@ -76,6 +76,7 @@ func TestScripts(t *testing.T) {
 //	fixture set-status SESSION STATUS           edit a loop's status in its file, by hand
 //	fixture age SESSION DURATION                make the session's loop last heard from DURATION ago
 //	fixture age-updated SESSION DURATION        make the session's loop last updated DURATION ago
+//	fixture age-started SESSION DURATION        make the session's loop armed DURATION ago
 //	fixture processes-gone FILE                 the processes whose ids FILE lists are gone
 //	fixture mkfifo FILE                         make a FIFO (named pipe) at FILE
 func fixture(argv []string) int {
@@ -187,15 +188,18 @@ func runFixture(argv []string) error {
 			return err
 		}
 		return os.WriteFile(path, []byte(strings.Replace(string(data), `"status": "ACTIVE"`, `"status": "`+argv[2]+`"`, 1)), 0o600)
-	case "age", "age-updated":
+	case "age", "age-updated", "age-started":
 		d, err := time.ParseDuration(argv[2])
 		if err != nil {
 			return err
 		}
 		return state.NewStore(os.Getenv("STATE")).Update(context.Background(), argv[1], func(_ *state.Tx, l *state.Loop) (*state.Loop, error) {
-			if argv[0] == "age" {
+			switch argv[0] {
+			case "age":
 				l.LastSeenAt = time.Now().Add(-d)
-			} else {
+			case "age-started":
+				l.StartedAt = time.Now().Add(-d)
+			default:
 				l.UpdatedAt = time.Now().Add(-d)
 			}
 			return l, nil

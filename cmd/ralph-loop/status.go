@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -14,12 +15,18 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
+	"github.com/ralph-loop/ralph-loop/hook/hosts"
+	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // idleAfter is how long an active loop's session may go unseen before status flags it.
 const idleAfter = 6 * time.Hour
+
+// noStopAfter is how long an active loop may go without its first stop before status says
+// that its host may not be running the Stop hook.
+const noStopAfter = 10 * time.Minute
 
 // recentLimit is how many finished loops the table shows without --all.
 const recentLimit = 20
@@ -297,6 +304,11 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	row("updated", fmt.Sprintf("%s (%s ago)", l.UpdatedAt.Local().Format("2006-01-02 15:04:05"), age(now.Sub(l.UpdatedAt))))
 	for _, warn := range l.Warnings {
 		row("warning", warn)
+	}
+	if l.Status == state.Active && l.LastAction == state.ActArmed && now.Sub(l.StartedAt) > noStopAfter {
+		if h, ok := hosts.Lookup(l.Host); ok {
+			row("warning", inject.NoStopSeen(h.Facts(os.Getenv, l.Cwd).Words, age(now.Sub(l.StartedAt))))
+		}
 	}
 	if l.TaskFile != "" {
 		row("task file", l.TaskFile)

@@ -12,7 +12,7 @@ import (
 // PluginVersion is the version of the Claude Code plugin. Claude Code updates an installed
 // plugin only when its version changes, so it goes up with every change to the plugin's
 // files.
-const PluginVersion = "1.0.0"
+const PluginVersion = "1.0.1"
 
 // PluginDir is where the plugin lives in the repository, which is also its marketplace
 // (.claude-plugin/marketplace.json at the root).
@@ -20,10 +20,10 @@ const PluginDir = "plugins/ralph-loop"
 
 // PluginFiles are the files of ralph-loop's Claude Code plugin and of the marketplace that
 // lists it, by their path in the repository. The plugin's hooks are the ones a project-scope
-// install writes: they run the ralph-loop found on PATH (and leave every event to
-// ralph-loop's hooks in the user's or the local settings, when a user also ran install), and
-// on a machine without one they do nothing but tell the user once, at the session's start
-// (and when a prompt names ralph), how to install it. A plugin cannot set Claude Code's environment, so the block cap
+// install writes: they run the ralph-loop found on PATH (which leaves every event to any other
+// set of ralph-loop's hooks in the settings, so none runs twice), and on a machine without one they
+// do nothing but tell the user once, at the session's start (and when a prompt names
+// ralph), how to install it. A plugin cannot set Claude Code's environment, so the block cap
 // stays at Claude Code's default of 8 blocks without a tool call in between.
 func PluginFiles() map[string][]byte {
 	const desc = "Keep the agent working on a task, in its current session, until it prints an exact completion promise after real work: /ralph-loop, /ulw-loop, /cancel-ralph"
@@ -64,7 +64,7 @@ func pluginHooks() []byte {
 			Type    string `json:"type"`
 			Command string `json:"command"`
 			Timeout int64  `json:"timeout"`
-		}{"command", install.PortableCommandAt(Installer, ev, install.ScopeProject), int64(ev.Timeout.Seconds())}
+		}{"command", install.PortableCommandAt(Installer, ev, install.ScopePlugin), int64(ev.Timeout.Seconds())}
 		group := struct {
 			Matcher string `json:"matcher,omitempty"`
 			Hooks   []any  `json:"hooks"`

@@ -40,7 +40,10 @@ func FuzzHandle(f *testing.F) {
 			env := hook.Env{Store: state.NewStore(dir), Now: func() time.Time { return time.Unix(1e9, 0) }, Sleep: func(time.Duration) {},
 				Getenv: func(string) string { return "" }, Stderr: &errs}
 			code := hook.Handle(context.Background(), env, h, bytes.NewReader(data), &out)
-			if code != 0 && out.Len() > 0 {
+			// A host that shows notices on stderr at exit 2 (Copilot CLI) still reads the
+			// prompt hook's context from stdout then.
+			_, notices := h.(hook.StderrEncoder)
+			if code != 0 && out.Len() > 0 && !(notices && code == 2) {
 				t.Fatalf("%s: exit %d with stdout %q", h.Name(), code, out.String())
 			}
 		}

@@ -6,12 +6,18 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/codex"
+	"github.com/ralph-loop/ralph-loop/hook/copilot"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/qwen"
 )
 
 // All are the supported hosts, in the order help lists them.
 var All = []hook.Host{
 	claude.Host{},
+	qwen.Host{},
+	codex.Host{},
+	copilot.Host{},
 }
 
 // Lookup returns the host of that name.

@@ -98,7 +98,7 @@ func (h *Host) Ours(cmd string, rec *Record) bool {
 			}
 		}
 	}
-	scopes := []string{""}
+	scopes := []string{"", ScopePlugin}
 	for _, s := range h.Scopes {
 		if s.Shared {
 			scopes = append(scopes, s.Name)
@@ -122,17 +122,22 @@ func (h *Host) Ours(cmd string, rec *Record) bool {
 // ScopeEnv is set by the portable command to the (shared) scope it was installed at.
 const ScopeEnv = "RALPH_LOOP_SCOPE"
 
+// ScopePlugin is the scope name of hooks that come with a host plugin (Claude Code's), which
+// are shared like a project's and defer to every other set.
+const ScopePlugin = "plugin"
+
 // Defers reports whether a hook run from a shared scope (ScopeEnv) is to do nothing because
-// ralph-loop's hooks at a scope of this machine's own (user, local) answer the same event
-// with a binary that exists: two sets would handle every event twice. projectDir is the
-// session's project.
+// another set of ralph-loop's hooks answers the same event: two sets would handle every
+// event twice. A project's set defers to the machine's own (user, local scope) whose binary
+// exists; a plugin's set defers to any other set. projectDir is the session's project.
 func (h *Host) Defers(scope, projectDir string, getenv func(string) string) bool {
 	s, ok := h.Scope(scope)
-	if !ok || !s.Shared {
+	plugin := scope == ScopePlugin
+	if !plugin && (!ok || !s.Shared) {
 		return false
 	}
 	for _, other := range h.Scopes {
-		if other.Shared {
+		if other.Name == scope || other.Shared && !plugin {
 			continue
 		}
 		path := h.SettingsFile(other.Name, projectDir, getenv)
@@ -140,7 +145,7 @@ func (h *Host) Defers(scope, projectDir string, getenv func(string) string) bool
 			continue
 		}
 		for _, cmd := range h.hookCommands(path) {
-			if runnable(cmd, getenv) {
+			if h.runnable(cmd, getenv) {
 				return true
 			}
 		}
@@ -192,8 +197,12 @@ func (h *Host) hookCommands(path string) []string {
 	return out
 }
 
-// runnable reports whether a hook command line's program exists on this machine.
-func runnable(cmd string, getenv func(string) string) bool {
+// runnable reports whether a hook command line's program exists on this machine: the
+// binary it names, or for a portable command a ralph-loop on PATH.
+func (h *Host) runnable(cmd string, getenv func(string) string) bool {
+	if !IsHookCommand(cmd, h.Name) && strings.HasPrefix(cmd, "command -v ralph-loop ") {
+		return OnPath("ralph-loop", getenv("PATH"))
+	}
 	w, err := args.Split(cmd)
 	if err != nil || len(w) == 0 {
 		return false

@@ -336,3 +336,37 @@ func TestBackupNamesUnique(t *testing.T) {
 		t.Errorf("backup names repeat: %q", names)
 	}
 }
+
+// A plugin's hooks (shared, like a project's) leave every event to any other set: the
+// machine's own, or a project's whose ralph-loop is on PATH.
+func TestPluginDefers(t *testing.T) {
+	h := testHost()
+	dir := t.TempDir()
+	bin := t.TempDir()
+	o := opts(t, ScopeProject, dir)
+	getenv := func(path string) func(string) string {
+		return func(k string) string {
+			if k == "PATH" {
+				return path
+			}
+			return o.Getenv(k)
+		}
+	}
+	if h.Defers(ScopePlugin, dir, getenv(bin)) {
+		t.Error("plugin defers with no other set")
+	}
+	do(t, h, o, true)
+	if h.Defers(ScopePlugin, dir, getenv(bin)) {
+		t.Error("plugin defers to project hooks with no ralph-loop on PATH")
+	}
+	os.WriteFile(filepath.Join(bin, "ralph-loop"), []byte("#!/bin/sh\n"), 0o755)
+	if !h.Defers(ScopePlugin, dir, getenv(bin)) {
+		t.Error("plugin does not defer to project hooks")
+	}
+	if h.Defers(ScopeProject, dir, getenv(bin)) {
+		t.Error("project hooks defer to themselves")
+	}
+	if !h.Ours(PortableCommandAt(h, h.Events[0], ScopePlugin), nil) {
+		t.Error("the plugin's command is not recognised as ralph-loop's")
+	}
+}

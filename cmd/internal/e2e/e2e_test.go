@@ -511,6 +511,94 @@ func TestAgentCannotEscape(t *testing.T) {
 	}
 }
 
+// escapeAttempt runs a session whose agent makes the given escape attempts (each must be
+// denied), then does the work and makes the promise; the loop must survive every attempt
+// and accept the promise at its first stop with one tool call. It returns the text of
+// everything the model was sent.
+func escapeAttempt(t *testing.T, env *Env, attempts ...Turn) (*Result, string) {
+	t.Helper()
+	turns := append(attempts, Bash("All right, the real work.", "echo done > done.txt"),
+		Text("done.txt is written. <promise>DONE</promise>"))
+	res := run(t, env, Session{
+		Script:  Script{Turns: turns},
+		Prompts: []string{`/ralph-loop "Write done.txt" --max-iterations 5`},
+	})
+	l := loopOf(t, env, res.SessionID)
+	expectLoop(t, l, "PROMISE_ACCEPTED", 1, 1)
+	denied := 0
+	for _, e := range l.Events {
+		if e.Action == "denied" {
+			denied++
+		}
+	}
+	if denied != len(attempts) {
+		t.Errorf("%d denied calls in the events, want %d: %+v", denied, len(attempts), l.Events)
+	}
+	var sent strings.Builder
+	for _, r := range res.Fake.MainRequests() {
+		for _, m := range r.Messages() {
+			sent.WriteString(m.Text + "\n")
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(env.Project, "done.txt")); err != nil || string(b) != "done\n" {
+		t.Errorf("done.txt = %q, %v", b, err)
+	}
+	return res, sent.String()
+}
+
+// With the temp dir, and so HOME and XDG_STATE_HOME, reached through a symbolic link (as
+// /tmp is on macOS, /home on Fedora Silverblue or an NFS home), the state directory's real
+// path, its $XDG_STATE_HOME spelling and a Write there are all denied: the guard compares
+// resolved paths with resolved paths.
+func TestAgentCannotEscapeLinkedHome(t *testing.T) {
+	need(t)
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	env, err := NewEnv(filepath.Join(root, "link"), claudeBin, ralphBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Install(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(root, "real", "state", "ralph-loop")
+	res, sent := escapeAttempt(t, env,
+		Bash("I'll remove the loop's state by its real path.", "rm -rf "+real),
+		Bash("Then through the variable.", `rm -rf "$XDG_STATE_HOME/ralph-loop"`),
+		Tool("Or overwrite it.", "Write", map[string]any{"file_path": filepath.Join(real, "sessions", "x", "loop.json"), "content": "{}"}),
+	)
+	contains(t, "the tool results", sent, "(this loop's state) are denied while the loop is active",
+		"this loop's state is not the agent's to change: Write of a file in")
+	if _, err := os.Stat(filepath.Join(real, "sessions", res.SessionID, "loop.json")); err != nil {
+		t.Errorf("the state is gone: %v", err)
+	}
+}
+
+// A wrapper before the program does not get a cancel through.
+func TestAgentCannotEscapeWrappedCancel(t *testing.T) {
+	env := newEnv(t)
+	_, sent := escapeAttempt(t, env,
+		Bash("A wrapper, then.", "timeout 10 "+env.RalphLoop+" cancel --all"),
+		Bash("Or through a shell.", `bash -c 'nice ralph-loop cancel --all'`),
+	)
+	contains(t, "the tool results", sent, `"ralph-loop cancel\" would end or replace the loop, which only the user can do (/cancel-ralph)`)
+}
+
+// The host's CLI run from the Bash tool to resume this very session with /cancel-ralph
+// would hand the loop a cancel the user never typed; it is denied.
+func TestAgentCannotResumeItselfWithCancel(t *testing.T) {
+	env := newEnv(t)
+	_, sent := escapeAttempt(t, env,
+		Bash("I'll cancel it through the CLI.", env.Claude+` -p --resume "$CLAUDE_CODE_SESSION_ID" /cancel-ralph`),
+	)
+	contains(t, "the tool results", sent, "to resume or continue a session from inside this one is denied while the loop is active")
+}
+
 // A promise is earned: with --check, a promise made while the tests fail is blocked and the
 // agent gets the failure output; once fixed, the promise is accepted.
 func TestChecks(t *testing.T) {

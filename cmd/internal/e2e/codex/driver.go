@@ -1,0 +1,226 @@
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+)
+
+// Version is the Codex CLI release the suite runs, pinned: the hook protocol and the trust
+// hash change between releases.
+const Version = "0.169.0"
+
+// Package is the Codex CLI on the npm registry: a node launcher and the native binary in a
+// platform package.
+var Package = e2e.Package{
+	Name:    "@openai/codex",
+	Version: Version,
+	Bins:    []string{"node_modules/.bin/codex"},
+}
+
+// Install returns the path of Codex Version, installing it from the npm registry into the
+// cache the first time ($CODEX_BIN, if set, is used instead). npm's output goes to log.
+func Install(ctx context.Context, log io.Writer) (string, error) {
+	if bin := os.Getenv("CODEX_BIN"); bin != "" {
+		return bin, nil
+	}
+	return e2e.InstallNPM(ctx, Package, log)
+}
+
+// Env is one isolated world: a home with Codex's configuration, a project, ralph-loop's
+// state directory.
+type Env struct {
+	Codex, RalphLoop string
+	Root             string
+	Home, CodexHome  string
+	Project, State   string
+	Tmp              string
+	Fake             *Fake
+	// Path, if set, is put before $PATH (for hooks that run the ralph-loop on PATH).
+	Path string
+}
+
+// NewEnv lays out an Env under root, with Codex configured to use fake as its model. The
+// project is marked trusted, as Codex's first-run question would (for project hooks).
+func NewEnv(root, codex, ralphLoop string, fake *Fake) (*Env, error) {
+	e := &Env{Codex: codex, RalphLoop: ralphLoop, Root: root, Home: filepath.Join(root, "home"),
+		Project: filepath.Join(root, "project"), State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp"), Fake: fake}
+	e.CodexHome = filepath.Join(e.Home, ".codex")
+	for _, d := range []string{e.CodexHome, e.Project, e.State, e.Tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	config := fmt.Sprintf(`model = "fake-model"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "Fake"
+base_url = %q
+wire_api = "responses"
+env_key = "FAKE_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[projects.%q]
+trust_level = "trusted"
+`, fake.URL, e.Project)
+	if err := os.WriteFile(filepath.Join(e.CodexHome, "config.toml"), []byte(config), 0o644); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// environ is the environment of codex and ralph-loop: the caller's, less anything that
+// could reach a real account or another Codex, plus the offline settings.
+func (e *Env) environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "CODEX"), strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "XDG_"),
+			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR":
+			continue
+		case k == "PATH" && e.Path != "":
+			kv = "PATH=" + e.Path + string(os.PathListSeparator) + kv[len("PATH="):]
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+e.Home, "CODEX_HOME="+e.CodexHome, "TMPDIR="+e.Tmp, "XDG_STATE_HOME="+e.State,
+		"FAKE_API_KEY=sk-test-dummy", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+}
+
+// RalphLoopCmd runs ralph-loop in the project and returns its stdout.
+func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// InstallHooks runs "ralph-loop install --host codex" for the user's Codex, as a user would.
+func (e *Env) InstallHooks(ctx context.Context, extra ...string) (string, error) {
+	return e.RalphLoopCmd(ctx, append([]string{"install", "--host", "codex", "--scope", "user"}, extra...)...)
+}
+
+// Loop is a loop as "ralph-loop status --json" prints it.
+type Loop struct {
+	SessionID     string `json:"session_id"`
+	Host          string `json:"host"`
+	Status        string `json:"status"`
+	Iteration     int    `json:"iteration"`
+	MaxIterations int    `json:"max_iterations"`
+	ToolCalls     int    `json:"tool_calls"`
+	EndReason     string `json:"end_reason"`
+}
+
+// Status returns the loops of "ralph-loop status --json", for one session if given.
+func (e *Env) Status(ctx context.Context, session string) ([]Loop, error) {
+	args := []string{"status", "--json"}
+	if session != "" {
+		args = append(args, "--session", session)
+	}
+	out, err := e.RalphLoopCmd(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var st struct{ Loops []Loop }
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		return nil, fmt.Errorf("decode status: %w: %s", err, out)
+	}
+	return st.Loops, nil
+}
+
+// Result is one run of "codex exec".
+type Result struct {
+	ExitCode  int
+	SessionID string
+	Stdout    string // the --json event stream
+	Stderr    string
+	Elapsed   time.Duration
+}
+
+// Messages are the agent's messages of the run, from its --json events.
+func (r *Result) Messages() []string {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(r.Stdout))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type string `json:"type"`
+			Item struct {
+				Type, Text string
+			} `json:"item"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == "item.completed" && ev.Item.Type == "agent_message" {
+			out = append(out, ev.Item.Text)
+		}
+	}
+	return out
+}
+
+// Exec runs "codex exec --json PROMPT" in the project, or, with a session id, resumes that
+// session with the prompt. Hooks run as Codex's trust allows: no bypass.
+func (e *Env) Exec(ctx context.Context, session, prompt string) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	args := []string{"exec", "--json", "--skip-git-repo-check"}
+	if session != "" {
+		args = append(args, "resume", session, prompt)
+	} else {
+		args = append(args, prompt)
+	}
+	cmd := exec.CommandContext(ctx, e.Codex, args...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ()
+	cmd.Stdin = strings.NewReader("")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), SessionID: session}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		r.ExitCode = exit.ExitCode()
+	case err != nil:
+		return r, fmt.Errorf("run codex: %w", err)
+	}
+	if ctx.Err() != nil {
+		return r, fmt.Errorf("codex did not finish: %w", ctx.Err())
+	}
+	sc := bufio.NewScanner(strings.NewReader(r.Stdout))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type     string `json:"type"`
+			ThreadID string `json:"thread_id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Type == "thread.started" && ev.ThreadID != "" {
+			r.SessionID = ev.ThreadID
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,298 @@
+// Package codex runs the real Codex CLI, offline, against a scripted fake of the OpenAI
+// Responses API, with ralph-loop installed as its hooks by "ralph-loop install --host codex"
+// and trusted as Codex itself records trust: the end-to-end tests of the Codex host.
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Turn is one scripted answer of the model: its text, a shell command run through Codex's
+// shell tool, or both (the text first).
+type Turn struct {
+	Text  string
+	Shell string
+	// Status, when not 0, answers with this HTTP error instead (with retries off, Codex
+	// ends the turn on it).
+	Status int
+	// Delay holds the answer back.
+	Delay time.Duration
+}
+
+// Text is a turn of plain text.
+func Text(s string) Turn { return Turn{Text: s} }
+
+// Shell is a turn that runs a shell command.
+func Shell(command string) Turn { return Turn{Shell: command} }
+
+// Script is what the fake model answers to the agent's requests, in order.
+type Script struct {
+	Turns []Turn
+	// WhenDone answers every request after the turns run out.
+	WhenDone Turn
+	// MaxMain bounds the agent's requests; past it the fake answers HTTP 400, which ends
+	// the run (default 40).
+	MaxMain int
+}
+
+// Request is one agent request the fake received.
+type Request struct {
+	Index int // 1-based
+	Body  json.RawMessage
+}
+
+// Item is one input item of a request: a message's role and joined text, or a tool call's
+// or its output's text.
+type Item struct {
+	Type, Role, Text string
+}
+
+// Input decodes the request's input items.
+func (r Request) Input() []Item {
+	var body struct {
+		Input []struct {
+			Type      string          `json:"type"`
+			Role      string          `json:"role"`
+			Content   json.RawMessage `json:"content"`
+			Arguments string          `json:"arguments"`
+			Output    json.RawMessage `json:"output"`
+		} `json:"input"`
+	}
+	if json.Unmarshal(r.Body, &body) != nil {
+		return nil
+	}
+	var out []Item
+	for _, in := range body.Input {
+		it := Item{Type: in.Type, Role: in.Role}
+		switch in.Type {
+		case "message":
+			var parts []struct {
+				Text string `json:"text"`
+			}
+			json.Unmarshal(in.Content, &parts)
+			var texts []string
+			for _, p := range parts {
+				texts = append(texts, p.Text)
+			}
+			it.Text = strings.Join(texts, "\n")
+		case "function_call":
+			it.Text = in.Arguments
+		case "function_call_output":
+			var s string
+			if json.Unmarshal(in.Output, &s) != nil {
+				s = string(in.Output)
+			}
+			it.Text = s
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// Last is the text of the request's last input item.
+func (r Request) Last() Item {
+	in := r.Input()
+	if len(in) == 0 {
+		return Item{}
+	}
+	return in[len(in)-1]
+}
+
+// Fake is a scripted Responses API on 127.0.0.1.
+type Fake struct {
+	URL string // base URL, ending in /v1
+
+	srv    *http.Server
+	ln     net.Listener
+	mu     sync.Mutex
+	script Script
+	next   int
+	calls  int
+	reqs   []Request
+}
+
+// NewFake starts a fake model playing script.
+func NewFake(script Script) (*Fake, error) {
+	if script.MaxMain == 0 {
+		script.MaxMain = 40
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	f := &Fake{ln: ln, script: script, URL: "http://" + ln.Addr().String() + "/v1"}
+	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve), ReadHeaderTimeout: 10 * time.Second}
+	go f.srv.Serve(ln)
+	return f, nil
+}
+
+// Close stops the server.
+func (f *Fake) Close() error { return f.srv.Close() }
+
+// Requests returns the agent requests received so far.
+func (f *Fake) Requests() []Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Request(nil), f.reqs...)
+}
+
+// Script replaces the turns still to be played (for a session's next run).
+func (f *Fake) Script(s Script) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s.MaxMain == 0 {
+		s.MaxMain = 40
+	}
+	f.script, f.next = s, 0
+}
+
+func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model","created":0,"owned_by":"fake"}]}`)
+		return
+	case r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses"):
+		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var req struct {
+		Model string `json:"model"`
+		Tools []struct {
+			Name, Type string
+		} `json:"tools"`
+		Text struct {
+			Format struct {
+				Type   string `json:"type"`
+				Schema struct {
+					Properties map[string]any `json:"properties"`
+				} `json:"schema"`
+			} `json:"format"`
+		} `json:"text"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	// Requests Codex makes on its own (a thread title: no tools, a JSON schema) are
+	// answered in the schema's shape and use no turn.
+	if len(req.Tools) == 0 && req.Text.Format.Type == "json_schema" {
+		obj := map[string]any{}
+		for k := range req.Text.Format.Schema.Properties {
+			obj[k] = "Fake title"
+		}
+		b, _ := json.Marshal(obj)
+		f.stream(w, req.Model, "resp_side", Turn{Text: string(b)}, nil)
+		return
+	}
+	f.mu.Lock()
+	idx := len(f.reqs) + 1
+	f.reqs = append(f.reqs, Request{Index: idx, Body: body})
+	turn := f.script.WhenDone
+	over := f.next >= f.script.MaxMain
+	if f.next < len(f.script.Turns) {
+		turn = f.script.Turns[f.next]
+	}
+	f.next++
+	f.calls++
+	call := fmt.Sprintf("call_fake_%d", f.calls)
+	f.mu.Unlock()
+	if over {
+		turn = Turn{Status: http.StatusBadRequest}
+	}
+	if turn.Delay > 0 {
+		time.Sleep(turn.Delay)
+	}
+	if turn.Status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(turn.Status)
+		io.WriteString(w, `{"error":{"message":"fake model: scripted error","type":"invalid_request_error"}}`)
+		return
+	}
+	var tools []string
+	for _, t := range req.Tools {
+		tools = append(tools, t.Name)
+	}
+	f.stream(w, req.Model, fmt.Sprintf("resp_fake_%d", idx), turn, &shellCall{id: call, tools: tools})
+}
+
+type shellCall struct {
+	id    string
+	tools []string
+}
+
+// stream answers with the SSE events Codex reads: the response created, each output item
+// added and done (a message's text in two deltas), and the response completed.
+func (f *Fake) stream(w http.ResponseWriter, model, rid string, t Turn, sc *shellCall) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	var events []map[string]any
+	events = append(events, map[string]any{"type": "response.created",
+		"response": map[string]any{"id": rid, "object": "response", "status": "in_progress", "model": model}})
+	out := 0
+	if t.Text != "" {
+		id := fmt.Sprintf("msg_%s_%d", rid, out)
+		half := len(t.Text) / 2
+		for half > 0 && half < len(t.Text) && t.Text[half]&0xC0 == 0x80 {
+			half--
+		}
+		events = append(events,
+			map[string]any{"type": "response.output_item.added", "output_index": out,
+				"item": map[string]any{"type": "message", "id": id, "role": "assistant", "status": "in_progress", "content": []any{}}},
+			map[string]any{"type": "response.content_part.added", "item_id": id, "output_index": out, "content_index": 0,
+				"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
+		for _, chunk := range []string{t.Text[:half], t.Text[half:]} {
+			if chunk != "" {
+				events = append(events, map[string]any{"type": "response.output_text.delta", "item_id": id, "output_index": out,
+					"content_index": 0, "delta": chunk})
+			}
+		}
+		events = append(events,
+			map[string]any{"type": "response.output_text.done", "item_id": id, "output_index": out, "content_index": 0, "text": t.Text},
+			map[string]any{"type": "response.output_item.done", "output_index": out,
+				"item": map[string]any{"type": "message", "id": id, "role": "assistant", "status": "completed",
+					"content": []any{map[string]any{"type": "output_text", "text": t.Text, "annotations": []any{}}}}})
+		out++
+	}
+	if t.Shell != "" && sc != nil {
+		name, args := "exec_command", map[string]any{"cmd": t.Shell}
+		for _, n := range sc.tools {
+			if n == "exec_command" {
+				break
+			}
+			if n == "shell_command" {
+				name, args = n, map[string]any{"command": t.Shell}
+			}
+		}
+		a, _ := json.Marshal(args)
+		item := map[string]any{"type": "function_call", "id": "fc_" + sc.id, "call_id": sc.id, "name": name,
+			"arguments": string(a), "status": "completed"}
+		events = append(events,
+			map[string]any{"type": "response.output_item.added", "output_index": out, "item": item},
+			map[string]any{"type": "response.output_item.done", "output_index": out, "item": item})
+	}
+	events = append(events, map[string]any{"type": "response.completed", "response": map[string]any{
+		"id": rid, "object": "response", "status": "completed", "model": model, "output": []any{},
+		"usage": map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
+			"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 110}}})
+	fl, _ := w.(http.Flusher)
+	for _, ev := range events {
+		b, _ := json.Marshal(ev)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b)
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+}

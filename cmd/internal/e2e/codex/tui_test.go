@@ -1,0 +1,137 @@
+package codex
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/args"
+)
+
+// tui is Codex's interactive TUI in a detached tmux session on a private server.
+type tui struct {
+	t      *testing.T
+	socket string
+}
+
+func (u *tui) tmux(a ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-L", u.socket}, a...)...).CombinedOutput()
+	return string(out), err
+}
+
+// screen is the pane's text.
+func (u *tui) screen() string {
+	out, _ := u.tmux("capture-pane", "-p", "-t", "codex", "-S", "-200")
+	return out
+}
+
+// waitFor polls until cond holds or d passes.
+func waitFor(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// startTUI runs codex (the TUI) in the project, with the Env's environment.
+func startTUI(t *testing.T, env *Env) *tui {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("the TUI test needs tmux")
+	}
+	var b strings.Builder
+	b.WriteString("cd " + args.Quote(env.Project) + " || exit 1\n")
+	for _, kv := range env.environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "" || strings.ContainsAny(k, "() ") {
+			continue
+		}
+		fmt.Fprintf(&b, "export %s=%s\n", k, args.Quote(v))
+	}
+	b.WriteString("exec " + args.Quote(env.Codex) + "\n")
+	script := filepath.Join(env.Tmp, "tui.sh")
+	if err := os.WriteFile(script, []byte(b.String()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	u := &tui{t: t, socket: fmt.Sprintf("ralph-loop-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	if out, err := u.tmux("new-session", "-d", "-s", "codex", "-x", "200", "-y", "50", "sh "+args.Quote(script)); err != nil {
+		t.Fatalf("tmux: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("screen:\n%s", u.screen())
+		}
+		u.tmux("kill-server")
+	})
+	// The footer under the composer shows once the TUI has started and takes input.
+	if !waitFor(60*time.Second, func() bool { return strings.Contains(u.screen(), "for shortcuts") }) {
+		t.Fatal("the TUI did not show its composer")
+	}
+	time.Sleep(time.Second)
+	return u
+}
+
+// typeLine types text into the composer and presses Enter until done(). Keys sent while the
+// TUI is busy (starting, loading its skills) can be lost or show up late, and the skill menu
+// that opens on $… may take an Enter: so the line is cleared (Ctrl-U) and typed again until
+// it shows whole, then Enter is pressed, and all of it is tried again while done() is false.
+func (u *tui) typeLine(text string, done func() bool) bool {
+	for attempt := 0; attempt < 4; attempt++ {
+		if !strings.Contains(u.screen(), "› "+text) {
+			u.tmux("send-keys", "-t", "codex", "C-u")
+			time.Sleep(300 * time.Millisecond)
+			u.tmux("send-keys", "-t", "codex", "-l", text)
+			if !waitFor(8*time.Second, func() bool { return strings.Contains(u.screen(), "› "+text) }) {
+				continue
+			}
+		}
+		time.Sleep(time.Second)
+		for i := 0; i < 2; i++ {
+			u.tmux("send-keys", "-t", "codex", "Enter")
+			if waitFor(5*time.Second, done) {
+				return true
+			}
+		}
+	}
+	u.t.Logf("gave up typing %q", text)
+	return false
+}
+
+// TestTUI arms a loop in Codex's interactive TUI the way a user does, with $ralph-loop (the
+// TUI refuses unknown slash commands), and the hooks trusted by install: the loop blocks a
+// stop, accepts the promise after work, and the user sees ralph-loop's notices.
+func TestTUI(t *testing.T) {
+	env := newEnv(t, Script{Turns: []Turn{Text("Starting the work."), Shell("echo 1 > x.txt"), Text("Done.\n<promise>DONE</promise>")},
+		WhenDone: Text("Nothing more.")})
+	u := startTUI(t, env)
+	ctx := context.Background()
+	loops := func() []Loop { l, _ := env.Status(ctx, ""); return l }
+	if !u.typeLine(`$ralph-loop "Write x.txt" --max-iterations 4`, func() bool { return len(loops()) > 0 }) {
+		t.Fatal("no loop was armed from the TUI")
+	}
+	if !waitFor(60*time.Second, func() bool { l := loops(); return len(l) > 0 && l[0].Status != "ACTIVE" }) {
+		t.Fatalf("the loop did not end: %+v", loops())
+	}
+	expectLoop(t, loops()[0], "PROMISE_ACCEPTED", 2, 1)
+	screen := u.screen()
+	for _, want := range []string{"ralph-loop: loop armed", "Blocked by hook", "ralph-loop: promise accepted at iteration 2/4"} {
+		if !waitFor(10*time.Second, func() bool { screen = u.screen(); return strings.Contains(screen, want) }) {
+			t.Errorf("the TUI does not show %q", want)
+		}
+	}
+	// $cancel-ralph with no active loop answers in the TUI, and never reaches the model.
+	n := len(env.Fake.Requests())
+	if !u.typeLine("$cancel-ralph", func() bool { return strings.Contains(u.screen(), "no active loop") }) {
+		t.Error("the TUI does not show the answer to $cancel-ralph")
+	}
+	if got := len(env.Fake.Requests()); got != n {
+		t.Errorf("$cancel-ralph reached the model (%d requests, was %d)", got, n)
+	}
+}

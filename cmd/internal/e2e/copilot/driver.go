@@ -1,0 +1,239 @@
+package copilot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+)
+
+// Version is the GitHub Copilot CLI release the suite runs (pinned).
+const Version = "1.0.102"
+
+// Copilot is GitHub Copilot CLI on the npm registry.
+var Copilot = e2e.Package{
+	Name:    "@github/copilot",
+	Version: Version,
+	Bins:    []string{"node_modules/.bin/copilot"},
+	Env:     []string{"COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true"},
+}
+
+// Installed reports whether Copilot CLI Version is in the cache already (so that no
+// registry is needed).
+func Installed() bool {
+	cache, err := e2e.CacheDir()
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(cache, "copilot-"+Version, "node_modules", ".bin", "copilot"))
+	return err == nil
+}
+
+// RegistryReachable reports, quickly, whether npm can reach the registry for Copilot CLI:
+// one try, no retries, so that an offline machine answers in seconds.
+func RegistryReachable(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, "npm", "view", Copilot.Spec(), "version", "--fetch-retries=0", "--fetch-timeout=15000").Run() == nil
+}
+
+// Install returns the path of Copilot CLI Version ($COPILOT_BIN, if set, is used instead),
+// installing it into the cache the first time. npm's output goes to log.
+func Install(ctx context.Context, log io.Writer) (string, error) {
+	if bin := os.Getenv("COPILOT_BIN"); bin != "" {
+		return bin, nil
+	}
+	return e2e.InstallNPM(ctx, Copilot, log)
+}
+
+// Env is one isolated world: a home directory with Copilot CLI's user directory, a project,
+// ralph-loop's state directory. Copilot CLI unpacks itself (235 MB) into XDG_CACHE_HOME on
+// its first run: that directory is shared by every run (Cache).
+type Env struct {
+	Copilot, RalphLoop string
+	Home, Project      string
+	State, Tmp, Cache  string
+}
+
+// NewEnv lays out an Env under root.
+func NewEnv(root, copilot, ralphLoop string) (*Env, error) {
+	cache, err := e2e.CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{Copilot: copilot, RalphLoop: ralphLoop, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
+		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp"), Cache: filepath.Join(cache, "copilot-xdg-cache")}
+	for _, d := range []string{e.UserDir(), e.Project, e.State, e.Tmp, e.Cache} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// UserDir is $COPILOT_HOME.
+func (e *Env) UserDir() string { return filepath.Join(e.Home, ".copilot") }
+
+// environ is the environment of copilot and ralph-loop: the caller's, less anything that
+// could reach a real account or another session, plus the offline settings.
+func (e *Env) environ(apiURL string, extra []string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "COPILOT"), strings.HasPrefix(k, "GITHUB"), strings.HasPrefix(k, "GH_"), strings.HasPrefix(k, "OPENAI"),
+			strings.HasPrefix(k, "ANTHROPIC"), strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "XDG_"),
+			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "TERM":
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "XDG_STATE_HOME="+e.State, "XDG_CACHE_HOME="+e.Cache, "TERM=dumb",
+		"COPILOT_HOME="+e.UserDir(), "COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true",
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+	if apiURL != "" {
+		env = append(env, "COPILOT_PROVIDER_BASE_URL="+apiURL, "COPILOT_PROVIDER_API_KEY=dummy-local-key", "COPILOT_MODEL=fake-model")
+	}
+	return append(env, extra...)
+}
+
+// RalphLoopCmd runs ralph-loop in the project and returns its stdout.
+func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ("", nil)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
+}
+
+// Install runs "ralph-loop install --host copilot" with the given scope (user: into
+// $COPILOT_HOME/settings.json; project: into the project's .github/hooks).
+func (e *Env) Install(ctx context.Context, scope string) (string, error) {
+	args := []string{"install", "--host", "copilot", "--scope", scope}
+	if scope == "project" {
+		args = append(args, "--dir", e.Project)
+	}
+	return e.RalphLoopCmd(ctx, args...)
+}
+
+// Loop is a loop as "ralph-loop status --json" prints it.
+type Loop struct {
+	SessionID     string `json:"session_id"`
+	Host          string `json:"host"`
+	Task          string `json:"task"`
+	Status        string `json:"status"`
+	Iteration     int    `json:"iteration"`
+	MaxIterations int    `json:"max_iterations"`
+	ToolCalls     int    `json:"tool_calls"`
+	EndReason     string `json:"end_reason"`
+}
+
+// Status returns the loops of "ralph-loop status --json".
+func (e *Env) Status(ctx context.Context) ([]Loop, error) {
+	out, err := e.RalphLoopCmd(ctx, "status", "--json")
+	if err != nil {
+		return nil, err
+	}
+	var st struct{ Loops []Loop }
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		return nil, fmt.Errorf("decode status: %w: %s", err, out)
+	}
+	return st.Loops, nil
+}
+
+// Run is one "copilot -p PROMPT --allow-all-tools --no-auto-update" in the project.
+type Run struct {
+	Script Script
+	Prompt string
+	Args   []string // more copilot flags
+	Env    []string // more environment
+	// KillAt kills copilot (its whole process group, with SIGKILL: no sessionEnd hook
+	// runs) once the fake has had this many agent requests (0: never).
+	KillAt int
+}
+
+// Result is what a run produced.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+	Fake           *Fake
+	// Start and End are when copilot started and exited, for the log.
+	Start, End time.Time
+}
+
+// Timeline says when each request came and when copilot exited, from its start.
+func (r *Result) Timeline() string {
+	var b strings.Builder
+	for i, q := range r.Fake.Requests() {
+		fmt.Fprintf(&b, "request %d (tools %v) at %s; ", i+1, q.Tools > 0, q.At.Sub(r.Start).Round(time.Millisecond))
+	}
+	fmt.Fprintf(&b, "exit at %s", r.End.Sub(r.Start).Round(time.Millisecond))
+	return b.String()
+}
+
+// Run runs copilot headless against a fake serving r.Script, with stdin closed.
+func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
+	fake, err := StartFake(r.Script)
+	if err != nil {
+		return nil, err
+	}
+	defer fake.Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.Copilot, append([]string{"-p", r.Prompt, "--allow-all-tools", "--no-auto-update"}, r.Args...)...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ(fake.URL, r.Env)
+	cmd.Stdin = nil
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	if r.KillAt > 0 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+				if len(fake.MainRequests()) >= r.KillAt {
+					time.Sleep(200 * time.Millisecond)
+					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+					return
+				}
+			}
+		}()
+	}
+	err = cmd.Wait()
+	close(done)
+	res := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Fake: fake, Start: start, End: time.Now()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		res.Code = exit.ExitCode()
+	case err != nil:
+		return res, err
+	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("copilot did not finish: %v", ctx.Err())
+	}
+	return res, nil
+}

@@ -1,0 +1,313 @@
+package qwen
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// newEnv is a fresh world with ralph-loop installed for Qwen Code by its own installer.
+func newEnv(t *testing.T, scope string) *Env {
+	t.Helper()
+	need(t)
+	e, err := NewEnv(t.TempDir(), qwenBin, ralphBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := e.Install(context.Background(), scope); err != nil {
+		t.Fatalf("install: %v", err)
+	} else {
+		t.Logf("install: %s", out)
+	}
+	return e
+}
+
+func run(t *testing.T, e *Env, r Run) *Result {
+	t.Helper()
+	res, err := e.Run(context.Background(), r)
+	if err != nil {
+		t.Fatalf("qwen: %v\nstderr: %s", err, res.Stderr)
+	}
+	t.Logf("qwen exit %d: %s\nstdout: %s\nstderr: %s", res.Code, res.Timeline(), res.Stdout, res.Stderr)
+	return res
+}
+
+func onlyLoop(t *testing.T, e *Env) Loop {
+	t.Helper()
+	loops, err := e.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loops) != 1 {
+		t.Fatalf("%d loops, want 1: %+v", len(loops), loops)
+	}
+	return loops[0]
+}
+
+func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {
+	t.Helper()
+	if l.Status != status || l.Iteration != iteration || l.ToolCalls != tools || l.Host != "qwen" {
+		t.Errorf("loop %s at %d/%d with %d tool calls on %q (%s); want %s at %d with %d on qwen",
+			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.Host, l.EndReason, status, iteration, tools)
+	}
+}
+
+func contains(t *testing.T, what, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, s)
+		}
+	}
+}
+
+// continuations are the user messages the agent got after a block: the requests whose last
+// message is a user message starting "ralph-loop: iteration".
+func continuations(f *Fake) []string {
+	var out []string
+	for _, r := range f.MainRequests() {
+		if m := r.Messages[len(r.Messages)-1]; m.Role == "user" && strings.HasPrefix(m.Text, "ralph-loop: iteration") {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+// noOverride checks that Qwen Code never overrode a block: ralph-loop ended every loop
+// itself.
+func noOverride(t *testing.T, res *Result) {
+	t.Helper()
+	if strings.Contains(res.Stderr, "consecutive times; overriding") {
+		t.Error("Qwen Code overrode a Stop hook block")
+	}
+}
+
+// 1. "I'm done" without the promise is blocked and the task comes back; work and the
+// promise then end the loop. The contract reached the model with the prompt, escaped.
+func TestBlockedThenPromise(t *testing.T) {
+	e := newEnv(t, "user")
+	res := run(t, e, Run{
+		Script: Script{Turns: []Turn{
+			Text("I'm done."),
+			Shell("Let me actually do it.", "echo hi > x.txt"),
+			Text("x.txt is written. <promise>DONE</promise>"),
+		}},
+		Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 5`,
+	})
+	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	noOverride(t, res)
+	c := continuations(res.Fake)
+	if len(c) != 1 {
+		t.Fatalf("%d continuations, want 1", len(c))
+	}
+	contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
+		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
+	first := res.Fake.MainRequests()[0].Messages
+	// The installed command file expanded the prompt; the hook's contract came with it.
+	contains(t, "the first request's prompt", first[len(first)-1].Text, "The ralph-loop hook has read this command's arguments",
+		"Create x.txt containing hi", "&lt;promise&gt;DONE&lt;/promise&gt;", "escaped as HTML entities")
+	if b, err := os.ReadFile(filepath.Join(e.Project, "x.txt")); err != nil || string(b) != "hi\n" {
+		t.Errorf("x.txt = %q, %v", b, err)
+	}
+	contains(t, "what the user saw", res.Stderr, "ralph-loop: iteration 2/5: no promise yet, continuing",
+		"ralph-loop: promise accepted at iteration 2/5 after 1 tool call")
+	if n := len(res.Fake.MainRequests()); n != 3 {
+		t.Errorf("%d agent requests, want 3", n)
+	}
+}
+
+// 2. Never a promise: the loop runs exactly its --max-iterations, beyond Qwen Code's own
+// cap of 8 (install raises it), with a tool call in every iteration.
+func TestMaxIterationsBeyondTheHostCap(t *testing.T) {
+	e := newEnv(t, "user")
+	var turns []Turn
+	for i := 1; i <= 10; i++ {
+		turns = append(turns, Shell("", fmt.Sprintf("echo %d >> progress.txt", i)), Text(fmt.Sprintf("Iteration %d: still working.", i)))
+	}
+	res := run(t, e, Run{
+		Script: Script{Turns: turns, WhenDone: Text("Out of script.")},
+		Prompt: `/ralph-loop "Count to ten in progress.txt" --max-iterations 10`,
+	})
+	l := onlyLoop(t, e)
+	expectLoop(t, l, "MAX_ITERATIONS_REACHED", 10, 10)
+	noOverride(t, res)
+	if n := len(continuations(res.Fake)); n != 9 {
+		t.Errorf("%d continuations, want 9", n)
+	}
+	if n := len(res.Fake.MainRequests()); n != 20 {
+		t.Errorf("%d agent requests, want 20", n)
+	}
+	contains(t, "what the user saw", res.Stderr, "ralph-loop: iteration limit reached (10/10) without the promise")
+	if strings.Contains(res.Stderr, "Note:") {
+		t.Error("a cap warning although install raised the cap")
+	}
+}
+
+// 3. Without the raised cap (a user who removed it) Qwen Code would override the 8th block
+// of the turn even with tool calls in between: ralph-loop ends the loop itself at the 8th
+// stop, CUT_BY_HOST, and says why, in status and to the user. Its first block already told
+// the user the effective limit (the arming notice is not shown by Qwen Code).
+func TestCutByTheHostCap(t *testing.T) {
+	e := newEnv(t, "user")
+	data, err := os.ReadFile(e.UserSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["stopHookBlockingCap"] == nil {
+		t.Fatalf("install did not raise the cap: %s", data)
+	}
+	delete(m, "stopHookBlockingCap")
+	data, _ = json.Marshal(m)
+	if err := os.WriteFile(e.UserSettings(), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var turns []Turn
+	for i := 1; i <= 10; i++ {
+		turns = append(turns, Shell("", fmt.Sprintf("echo %d >> progress.txt", i)), Text(fmt.Sprintf("Iteration %d: still working.", i)))
+	}
+	res := run(t, e, Run{
+		Script: Script{Turns: turns, WhenDone: Text("Out of script.")},
+		Prompt: `/ralph-loop "Count to ten in progress.txt" --max-iterations 10`,
+	})
+	l := onlyLoop(t, e)
+	expectLoop(t, l, "CUT_BY_HOST", 8, 8)
+	contains(t, "the end reason", l.EndReason, "Qwen Code ends a turn after 7 stop blocks in a row (stopHookBlockingCap=8)")
+	noOverride(t, res)
+	if n := len(continuations(res.Fake)); n != 7 {
+		t.Errorf("%d continuations, want 7", n)
+	}
+	contains(t, "what the user saw", res.Stderr,
+		"ralph-loop: iteration 2/10: no promise yet, continuing. Note: Qwen Code ends a turn after 7 stop blocks in a row (stopHookBlockingCap=8), so this loop can run at most 8 iterations in one turn",
+		"ralph-loop: loop ended at iteration 8/10: Qwen Code ends a turn after 7 stop blocks in a row (stopHookBlockingCap=8)")
+
+	// The variable wins over the settings, as in Qwen Code: a cap of 4 ends it at 4.
+	e2 := newEnv(t, "user")
+	res = run(t, e2, Run{
+		Script: Script{WhenDone: Text("Thinking, turn {n}.")},
+		Prompt: `/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0`,
+		Env:    []string{"QWEN_CODE_STOP_HOOK_BLOCK_CAP=4"},
+	})
+	l = onlyLoop(t, e2)
+	expectLoop(t, l, "CUT_BY_HOST", 4, 0)
+	contains(t, "the end reason", l.EndReason, "(QWEN_CODE_STOP_HOOK_BLOCK_CAP=4)")
+	noOverride(t, res)
+}
+
+// 4. The promise in the first answer, with no tool call: rejected; the agent's attempt to
+// cancel its own loop from the shell is denied (and is no work); after real work (a
+// command that fails counts: it ran) the promise is accepted.
+func TestPromiseWithoutWork(t *testing.T) {
+	e := newEnv(t, "user")
+	res := run(t, e, Run{
+		Script: Script{Turns: []Turn{
+			Text("<promise>DONE</promise>"),
+			Shell("Let me end this loop.", "ralph-loop cancel --all"),
+			Shell("Fine, doing the work.", "echo hi > x.txt; exit 3"),
+			Text("Now it is really done. <promise>DONE</promise>"),
+		}},
+		Prompt: `/ralph-loop "Create x.txt containing hi"`,
+	})
+	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	c := continuations(res.Fake)
+	if len(c) != 1 {
+		t.Fatalf("%d continuations, want 1", len(c))
+	}
+	contains(t, "the continuation", c[0], "only 0 tool calls have been made")
+	contains(t, "what the user saw", res.Stderr, "promise rejected, no real work yet (0/1 tool calls)")
+	var denied string
+	for _, m := range res.Fake.MainRequests()[2].Messages {
+		if m.Role == "tool" {
+			denied = m.Text
+		}
+	}
+	contains(t, "the denied call's result", denied, "ralph-loop")
+	if strings.Contains(denied, "Exit Code") {
+		t.Errorf("the agent's ralph-loop cancel ran: %q", denied)
+	}
+}
+
+// 5. /cancel-ralph in the session ends its loop: the first run's turn ends on an API error
+// with the loop still active; the cancel, typed in the resumed session, never reaches the
+// model. (Qwen Code's -p mode prints nothing for a prompt a hook refused, so the user's
+// confirmation is only seen in the interactive UI, as "UserPromptSubmit blocked: …".)
+func TestCancel(t *testing.T) {
+	e := newEnv(t, "user")
+	const id = "7d1e8a52-3c0b-4f7e-9a61-2b5c8d4e6f01"
+	res := run(t, e, Run{
+		Script: Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1},
+		Prompt: `/ralph-loop "Keep going" --max-iterations 5`,
+		Args:   []string{"--session-id", id},
+	})
+	expectLoop(t, onlyLoop(t, e), "ACTIVE", 2, 0)
+	if n := len(res.Fake.MainRequests()); n != 2 {
+		t.Errorf("%d agent requests in the first run, want 2 (the answer, then the one refused)", n)
+	}
+	res = run(t, e, Run{Prompt: "/cancel-ralph", Args: []string{"--resume", id}})
+	expectLoop(t, onlyLoop(t, e), "CANCELLED", 2, 0)
+	if n := len(res.Fake.MainRequests()); n != 0 {
+		t.Errorf("the cancel reached the model: %d requests", n)
+	}
+	if res.Code != 0 || strings.TrimSpace(res.Stdout) != "" {
+		t.Errorf("the refused prompt: exit %d, stdout %q; want 0 and nothing", res.Code, res.Stdout)
+	}
+}
+
+// 6. A session without a loop is left alone: nothing blocked, nothing added to the prompt,
+// nothing said, no state.
+func TestNoLoopUntouched(t *testing.T) {
+	e := newEnv(t, "user")
+	res := run(t, e, Run{
+		Script: Script{Turns: []Turn{Shell("", "echo hi > x.txt"), Text("Done: x.txt. <promise>DONE</promise>")}},
+		Prompt: "Create x.txt containing hi",
+	})
+	if res.Code != 0 || res.Stdout != "Done: x.txt. <promise>DONE</promise>\n" {
+		t.Errorf("exit %d, stdout %q", res.Code, res.Stdout)
+	}
+	if strings.Contains(res.Stderr, "ralph-loop:") {
+		t.Errorf("ralph-loop spoke: %s", res.Stderr)
+	}
+	if n := len(res.Fake.MainRequests()); n != 2 {
+		t.Errorf("%d agent requests, want 2", n)
+	}
+	for _, r := range res.Fake.MainRequests() {
+		for _, m := range r.Messages {
+			if m.Role == "user" && (strings.Contains(m.Text, "<qwen:user-prompt-submit-context>") || strings.Contains(m.Text, "ralph-loop: ")) {
+				t.Errorf("a hook added to a request: %q", m.Text)
+			}
+		}
+	}
+	if loops, err := e.Status(context.Background()); err != nil || len(loops) != 0 {
+		t.Errorf("status: %v %+v; want no loops", err, loops)
+	}
+}
+
+// 7. Installed at project scope (.qwen/settings.json, committed): the hooks run the
+// ralph-loop found on PATH, and Qwen Code loads the project's hooks (folder trust is off by
+// default).
+func TestProjectScope(t *testing.T) {
+	e := newEnv(t, "project")
+	if _, err := os.Stat(filepath.Join(e.Project, ".qwen", "commands", "ralph-loop.md")); err != nil {
+		t.Fatalf("no project command file: %v", err)
+	}
+	res := run(t, e, Run{
+		Script: Script{Turns: []Turn{
+			Text("I'm done."),
+			Shell("", "echo hi > x.txt"),
+			Text("x.txt is written. <promise>DONE</promise>"),
+		}},
+		Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 3`,
+		Env:    []string{"PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + os.Getenv("PATH")},
+	})
+	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	if n := len(continuations(res.Fake)); n != 1 {
+		t.Errorf("%d continuations, want 1", n)
+	}
+}

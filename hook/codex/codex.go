@@ -1,0 +1,300 @@
+// Package codex is ralph-loop's host for the OpenAI Codex CLI: it reads Codex's hook events
+// into the engine's events, answers in Codex's protocol, and states its facts.
+//
+// Codex's hooks are Claude Code's in shape (hooks.json, the same field names, decision
+// "block"), with these differences, all seen on Codex 0.169.0:
+//   - No cap on consecutive stop blocks: the loop's own limit is the only stop.
+//   - The block reason reaches the model inside <hook_prompt hook_run_id="…">…</hook_prompt>
+//     with <, > and & escaped as entities.
+//   - Hook output is parsed strictly: a field an event does not know fails the hook.
+//   - Hook text over 2,500 approximate tokens (a quarter of its bytes) is cut to a preview
+//     and the whole saved to a file.
+//   - The interactive TUI refuses unknown slash commands, but a skill named ralph-loop lets
+//     the user type $ralph-loop …, which reaches the prompt hook as typed.
+//   - Untrusted hooks are skipped silently (see Trust).
+//   - No SessionEnd event.
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// Name is the host's name on the command line and in state files.
+const Name = "codex"
+
+// Host is the Codex CLI.
+type Host struct{}
+
+var _ hook.Host = Host{}
+
+// Name returns "codex".
+func (Host) Name() string { return Name }
+
+// Sigil starts a skill mention in Codex's composer: $ralph-loop is how the TUI arms a loop.
+const Sigil = "$"
+
+// Words are Codex's facts for texts.
+var Words = inject.Host{
+	Name:    Name,
+	Display: "Codex",
+	// Codex replaces hook text longer than 2,500 approximate tokens (bytes/4, so 10,000
+	// bytes) by a preview and a file; 3,200 UTF-16 units stay under that for any text
+	// (at most 3 bytes a unit).
+	MessageCap:    3200,
+	Cancel:        Sigil + "cancel-ralph",
+	EscapesMarkup: true,
+	Sigil:         Sigil,
+	SkipsHooks:    "Codex skips hooks it has not trusted, or that changed since they were trusted; install trusts them",
+}
+
+// SessionEnv holds the session id in the agent's shell (Codex sets CODEX_THREAD_ID to the
+// same id).
+const SessionEnv = "CODEX_SESSION_ID"
+
+// HomeEnv names Codex's configuration directory (default ~/.codex).
+const HomeEnv = "CODEX_HOME"
+
+// DefaultTimeout is Codex's timeout for a hook that states none, in seconds.
+const DefaultTimeout = 600
+
+// Facts states Codex's facts for an event.
+func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
+	project := ProjectDir(cwd)
+	return hook.Facts{
+		Words: Words,
+		StopTimeout: func() time.Duration {
+			if d, ok := Installer.HookTimeout("Stop", project, getenv); ok {
+				return d
+			}
+			return DefaultTimeout * time.Second
+		},
+		ProjectDir: cwd,
+		Transcript: Transcript{},
+		// The rollout holds the turn's last message when the Stop hook starts (seen on
+		// 0.169.0), and every tool call by its call id: file edits with apply_patch are
+		// counted from it, whichever tool events Codex fires for them.
+		TranscriptTools: true,
+		CLI:             "codex",
+		SessionEnv:      SessionEnv,
+	}
+}
+
+// ProjectDir is the project of a session in cwd as Codex finds it (its default
+// project_root_markers): the nearest directory up from cwd that holds .git, else cwd.
+func ProjectDir(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	for d := cwd; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return cwd
+		}
+		d = parent
+	}
+}
+
+// Transcript reads Codex's rollout files.
+type Transcript struct{}
+
+// Scan reads the rollout at path from offset.
+func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
+	return ScanFile(path, offset, opt)
+}
+
+// OffsetAfter finds where the lines written after t start (every rollout line is stamped).
+func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
+	return transcript.OffsetAfter(path, t)
+}
+
+// Input is the part of a Codex hook event that ralph-loop uses.
+type Input struct {
+	Event                string // hook_event_name
+	SessionID            string
+	TurnID               string
+	TranscriptPath       string
+	Cwd                  string
+	StopHookActive       bool
+	LastAssistantMessage string
+	HasLastMessage       bool
+	Prompt               string
+	ToolName             string
+	ToolUseID            string
+	Source               string // SessionStart
+	// Command is tool_input.command: the shell command, or apply_patch's patch.
+	Command string
+	Key     string
+}
+
+// DecodeInput reads one Codex event object from r. Fields it does not use are skipped
+// without being held; a known field of the wrong type, a missing hook_event_name, or
+// anything but one JSON object is an error wrapping hook.ErrInput.
+func DecodeInput(r io.Reader) (Input, error) {
+	var in Input
+	last := "\x00"
+	spec := &wire.Spec{
+		Strings: map[string]*string{
+			"hook_event_name":        &in.Event,
+			"session_id":             &in.SessionID,
+			"turn_id":                &in.TurnID,
+			"transcript_path":        &in.TranscriptPath,
+			"cwd":                    &in.Cwd,
+			"last_assistant_message": &last,
+			"prompt":                 &in.Prompt,
+			"tool_name":              &in.ToolName,
+			"tool_use_id":            &in.ToolUseID,
+			"source":                 &in.Source,
+		},
+		Bools:   map[string]*bool{"stop_hook_active": &in.StopHookActive},
+		Objects: map[string]*wire.Spec{"tool_input": {Loose: map[string]*string{"command": &in.Command}}},
+	}
+	key, err := wire.Decode(r, spec)
+	if err != nil {
+		return in, fmt.Errorf("%w: %s", hook.ErrInput, strings.TrimPrefix(err.Error(), wire.ErrInput.Error()+": "))
+	}
+	if in.Event == "" {
+		return in, fmt.Errorf("%w: no hook_event_name", hook.ErrInput)
+	}
+	// last_assistant_message is null when the turn ended without a message.
+	if last != "\x00" {
+		in.LastAssistantMessage, in.HasLastMessage = last, true
+	}
+	in.Key = key
+	return in, nil
+}
+
+// Decode reads one Codex hook event.
+func (Host) Decode(r io.Reader) (hook.Event, error) {
+	in, err := DecodeInput(r)
+	if err != nil {
+		return hook.Event{}, err
+	}
+	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	switch in.Event {
+	case "UserPromptSubmit":
+		ev.Kind, ev.Prompt = hook.Prompt, Unsigil(in.Prompt)
+	case "Stop":
+		ev.Kind = hook.Stop
+		ev.LastMessage, ev.HasLastMessage = in.LastAssistantMessage, in.HasLastMessage && in.LastAssistantMessage != ""
+	case "PostToolUse":
+		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
+	case "PreToolUse":
+		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
+		ev.ToolKind, ev.Command, ev.FilePath = toolKind(in.ToolName, in.Command)
+	case "SessionStart":
+		ev.Kind, ev.Source = hook.SessionStart, in.Source
+	}
+	return ev, nil
+}
+
+// shellTools are the names Codex gives its shell tool in hook events ("Bash" for
+// exec_command in 0.169.0; the others are its older and internal names).
+var shellTools = map[string]bool{"Bash": true, "exec_command": true, "shell": true, "local_shell": true, "shell_command": true}
+
+// toolKind says what a tool call about to run can do. apply_patch edits files: the guard is
+// given the first file its patch names (it reads tool calls as written, not as a sandbox).
+func toolKind(name, command string) (hook.ToolKind, string, string) {
+	switch {
+	case shellTools[name]:
+		return hook.ShellTool, command, ""
+	case name == "apply_patch" || name == "Write" || name == "Edit":
+		if p := PatchFiles(command); len(p) > 0 {
+			return hook.WriteTool, "", p[0]
+		}
+	}
+	return hook.OtherTool, "", ""
+}
+
+// PatchFiles returns the files an apply_patch patch adds, updates, deletes or moves to, in
+// order.
+func PatchFiles(patch string) []string {
+	var files []string
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, p := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if f, ok := strings.CutPrefix(line, p); ok && strings.TrimSpace(f) != "" {
+				files = append(files, strings.TrimSpace(f))
+			}
+		}
+	}
+	return files
+}
+
+// Unsigil turns a loop command typed as a skill mention ($ralph-loop, $ulw-loop,
+// $cancel-ralph: what Codex's TUI lets the user type) into the slash command the engine
+// reads. Any other prompt is returned as it is.
+func Unsigil(prompt string) string {
+	p := strings.TrimLeft(prompt, " \t\r\n")
+	for _, c := range []string{hook.CommandLoop, hook.CommandULW, hook.CommandCancel} {
+		name := Sigil + strings.TrimPrefix(c, "/")
+		if r, ok := strings.CutPrefix(p, name); ok && (r == "" || strings.ContainsRune(" \t\r\n", rune(r[0]))) {
+			return c + r
+		}
+	}
+	return prompt
+}
+
+// output is Codex's hook output object. Codex refuses fields an event does not know, so
+// each event gets only its own.
+type output struct {
+	Decision           string    `json:"decision,omitempty"`
+	Reason             string    `json:"reason,omitempty"`
+	SystemMessage      string    `json:"systemMessage,omitempty"`
+	HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
+}
+
+type specific struct {
+	HookEventName            string `json:"hookEventName"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+}
+
+// Encode writes the reply as Codex's hook output JSON with exit code 0 (nothing at all for
+// an empty reply, which lets everything go on).
+func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	if rep.Empty() {
+		return 0, nil
+	}
+	out := output{SystemMessage: rep.Notice}
+	switch ev.Kind {
+	case hook.Stop, hook.Prompt:
+		if rep.Block {
+			out.Decision, out.Reason = "block", rep.Reason
+		}
+	}
+	switch {
+	case ev.Kind == hook.ToolCheck && rep.Deny:
+		out.HookSpecificOutput = &specific{HookEventName: ev.Name, PermissionDecision: "deny", PermissionDecisionReason: rep.DenyReason}
+	case rep.Context != "" && (ev.Kind == hook.Prompt || ev.Kind == hook.SessionStart):
+		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
+	}
+	if out == (output{}) {
+		return 0, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return 1, err
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return 1, err
+	}
+	return 0, nil
+}

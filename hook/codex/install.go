@@ -1,0 +1,174 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// StopTimeoutSeconds is the Stop hook's timeout that install writes: it leaves a loop's
+// checks (--check) 15 minutes; the other hooks never take more than a few seconds.
+const StopTimeoutSeconds = 900
+
+// Installer installs ralph-loop into Codex: hooks in $CODEX_HOME/hooks.json (user scope) or
+// .codex/hooks.json (project scope, committed), the skills that let the TUI arm and cancel
+// a loop ($ralph-loop, $ulw-loop, $cancel-ralph), and the hooks' trust in the user's
+// config.toml, written as Codex's own /hooks screen writes it: without it Codex skips the
+// hooks without a word.
+var Installer = &install.Host{
+	Name:    Name,
+	Title:   Words.Display,
+	CLI:     "codex",
+	UserDir: userDir,
+	Scopes: []install.Scope{
+		{Name: install.ScopeUser, Base: install.UserBase, Settings: "hooks.json", CommandsDir: "skills", Describe: "$CODEX_HOME (~/.codex)"},
+		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".codex/hooks.json", CommandsDir: ".codex/skills", Shared: true,
+			Describe: ".codex/hooks.json"},
+	},
+	Shape: install.Nested,
+	Events: []install.Event{
+		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
+		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},
+		// The guard looks at shell commands and patches only.
+		{Name: "PreToolUse", Matcher: "Bash|apply_patch", Timeout: 10 * time.Second},
+		{Name: "PostToolUse", Timeout: 10 * time.Second},
+		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},
+	},
+	Commands: func(string) []install.File {
+		var files []install.File
+		for _, s := range inject.Skills(Words) {
+			files = append(files, install.File{Name: filepath.Join(s.Name, "SKILL.md"), Content: s.Content, Mark: "\n" + s.Description + "\n"})
+		}
+		return files
+	},
+	Notice: func(text string) string {
+		b, _ := json.Marshal(map[string]string{"systemMessage": text})
+		return string(b)
+	},
+	Extra: trust,
+}
+
+// Installer returns Codex's installer.
+func (Host) Installer() *install.Host { return Installer }
+
+// userDir is Codex's configuration directory: $CODEX_HOME, or ~/.codex.
+func userDir(getenv func(string) string) (string, error) {
+	if d := getenv(HomeEnv); d != "" {
+		return filepath.Abs(d)
+	}
+	return install.HomeDir(getenv, ".codex")
+}
+
+// trust plans the change to the user's config.toml that keeps the hooks file's trust as
+// its content changes (see Retrust). The keys name the hooks file by its path; when that
+// path goes through a symbolic link, the same entries are written for the resolved path too,
+// since Codex may name it either way.
+func trust(x install.ExtraInput) ([]install.Change, error) {
+	if x.UserDir == "" {
+		return nil, errors.New("no Codex configuration directory (set HOME or CODEX_HOME) for the hooks' trust")
+	}
+	path := filepath.Join(x.UserDir, "config.toml")
+	old, perm, err := readConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := os.ReadFile(x.Settings)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", x.Settings, err)
+	}
+	ours := func(cmd string) bool { return x.Host.Ours(cmd, x.Record) }
+	config := string(old)
+	names := []string{x.Settings}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(x.Settings)); err == nil {
+		if r := filepath.Join(real, filepath.Base(x.Settings)); r != x.Settings {
+			names = append(names, r)
+		}
+	}
+	n := 0
+	for _, name := range names {
+		before, err := Handlers(name, prev, ours)
+		if err != nil {
+			before = nil // a hooks file that is not JSON: the planner refuses it
+		}
+		after, err := Handlers(name, x.Content, ours)
+		if err != nil {
+			return nil, err
+		}
+		if config, err = Retrust(config, before, after); err != nil {
+			return nil, fmt.Errorf("update %s: %w; trust ralph-loop's hooks in Codex's /hooks screen instead", path, err)
+		}
+		if name == x.Settings {
+			for _, e := range after {
+				if e.Ours {
+					n++
+				}
+			}
+		}
+	}
+	c := install.Change{Path: path, Old: old, Perm: perm}
+	switch {
+	case config == string(old):
+		c.Action = "unchanged"
+	case old == nil:
+		c.Action, c.Content = "create", []byte(config)
+	default:
+		c.Action, c.Content, c.Backup = "update", []byte(config), "yes"
+	}
+	if x.Install {
+		c.Note = fmt.Sprintf("trusts ralph-loop's %s as Codex's /hooks screen would (Codex skips untrusted hooks)", inject.Plural(n, "hook", "hooks"))
+		if x.Scope.Base == install.ProjectBase && !projectTrusted(config, x.ProjectDir) {
+			c.Note += fmt.Sprintf("; Codex runs a project's hooks only once the project is trusted: start codex in %s and trust it", x.ProjectDir)
+		}
+	} else if c.Action != "unchanged" {
+		c.Note = "removes the trust of ralph-loop's hooks"
+	}
+	return []install.Change{c}, nil
+}
+
+// readConfig reads config.toml (nil if it does not exist).
+func readConfig(path string) ([]byte, fs.FileMode, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0o600, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 4<<20 {
+		return nil, 0, fmt.Errorf("read %s: not a regular file of at most 4 MiB", path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, fi.Mode().Perm(), nil
+}
+
+// projectTrusted reports whether config.toml marks the project trusted.
+func projectTrusted(config, dir string) bool {
+	lines, err := parseTOML(config)
+	if err != nil {
+		return false
+	}
+	in := false
+	for _, ln := range lines {
+		switch {
+		case ln.header:
+			in = ln.table == "projects."+tomlQuote(dir)
+		case in && ln.key == "trust_level":
+			return bytes.Equal([]byte(ln.value), []byte(`"trusted"`))
+		}
+	}
+	return false
+}

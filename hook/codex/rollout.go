@@ -1,0 +1,292 @@
+package codex
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/promise"
+)
+
+// Codex's transcript is its rollout file ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-…jsonl):
+// one {"timestamp", "type", "payload"} object per line. What the model said and did is in
+// the "response_item" lines: payload {"type": "message", "role": "assistant", "content":
+// [{"type": "output_text", "text"}]} for its text, {"type": "function_call" |
+// "custom_tool_call" | "local_shell_call", "call_id"} for its tool calls. The user's
+// prompts and the stop hook's continuations are "message" items with role "user". Every
+// other line (events, token counts, tool outputs, which can be huge) is skipped unread.
+
+// bufSize is the read buffer; it bounds the memory a scan uses.
+const bufSize = 64 << 10
+
+// ScanFile scans the rollout at path from offset (see transcript.ScanFile: a missing file
+// is an error wrapping fs.ErrNotExist, an offset past the end starts over).
+func ScanFile(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
+	f, size, err := transcript.Open(path)
+	if err != nil {
+		return transcript.Result{Offset: offset}, err
+	}
+	defer f.Close()
+	if offset > size || offset < 0 {
+		offset = 0
+	}
+	limit := size
+	if opt.Limit > 0 && opt.Limit < size {
+		limit = opt.Limit
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return transcript.Result{Offset: offset}, err
+	}
+	return Scan(io.LimitReader(f, limit-offset), offset, opt)
+}
+
+// Scan reads rollout lines from r, whose first byte is at offset base of the file. Only
+// complete lines are consumed; a malformed line is counted and skipped.
+func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
+	s := &scanner{d: jsonstream.NewLineReader(r, bufSize), opt: opt, last: []byte(opt.Last),
+		m: promise.NewMatcherMode(opt.Token, opt.Mode)}
+	res := transcript.Result{Offset: base}
+	skipText := opt.SkipToUser
+	for {
+		if end, err := s.d.AtEnd(); end || err != nil {
+			return res, err
+		}
+		ln, err := s.line()
+		switch {
+		case err == nil:
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return res, nil // the last line is still being written
+		case errors.Is(err, errSkip):
+			if s.d.SkipLine() != nil {
+				return res, nil
+			}
+			ln = rolloutLine{}
+		case isSyntax(err):
+			if s.d.SkipLine() != nil {
+				return res, nil
+			}
+			res.Bad++
+			ln = rolloutLine{}
+		default:
+			return res, err
+		}
+		res.Lines++
+		res.Offset = base + s.d.Offset()
+		if ln.item != "message" && ln.call == "" {
+			continue
+		}
+		switch ln.role {
+		case "user":
+			skipText = false
+		case "assistant":
+			if after(ln.ts, opt.TextAfter) && !skipText {
+				res.Found = res.Found || ln.found
+				res.SawLast = res.SawLast || ln.sawLast
+				if ln.hasOther && !res.HasOther {
+					res.Other, res.HasOther = ln.other, true
+				}
+			}
+		}
+		if ln.call != "" && after(ln.ts, opt.ToolsAfter) {
+			res.ToolIDs = append(res.ToolIDs, ln.call)
+		}
+	}
+}
+
+func isSyntax(err error) bool {
+	return errors.Is(err, jsonstream.ErrSyntax) || errors.Is(err, jsonstream.ErrLineEnd) || errors.Is(err, jsonstream.ErrTooDeep)
+}
+
+// after reports whether a line stamped ts counts for a window starting at start; lines
+// without a readable stamp count.
+func after(ts, start time.Time) bool {
+	return start.IsZero() || ts.IsZero() || ts.After(start)
+}
+
+// errSkip stops reading a line that cannot be the model's output.
+var errSkip = errors.New("not a response item")
+
+// rolloutLine is what one line says.
+type rolloutLine struct {
+	ts         time.Time
+	item, role string
+	call       string // a tool call's id
+	// Of its text, when it is a message: the marker found, the host's last message seen.
+	found, sawLast bool
+	other          string
+	hasOther       bool
+}
+
+type scanner struct {
+	d       *jsonstream.Reader
+	opt     transcript.Options
+	last    []byte
+	m       *promise.Matcher
+	ln      rolloutLine
+	scratch []byte
+	tail    []byte
+}
+
+// line reads one line. Keys are read in any order: a message's text is matched as it
+// streams by and kept only if the line turns out to be the assistant's.
+func (s *scanner) line() (rolloutLine, error) {
+	s.ln = rolloutLine{}
+	isItem := false
+	err := s.d.Object(func(key []byte) error {
+		switch string(key) {
+		case "type":
+			v, err := s.str(32)
+			if err != nil {
+				return err
+			}
+			if string(v) != "response_item" {
+				return errSkip
+			}
+			isItem = true
+			return nil
+		case "timestamp":
+			v, err := s.str(64)
+			if err != nil {
+				return err
+			}
+			if t, err := time.Parse(time.RFC3339Nano, string(v)); err == nil {
+				s.ln.ts = t
+			}
+			return nil
+		case "payload":
+			if k, err := s.d.Kind(); err != nil || k != '{' {
+				if err != nil {
+					return err
+				}
+				return s.d.Skip()
+			}
+			return s.payload()
+		}
+		return s.d.Skip()
+	})
+	if err != nil {
+		return s.ln, err
+	}
+	if !isItem {
+		s.ln = rolloutLine{ts: s.ln.ts}
+	}
+	if s.ln.item != "function_call" && s.ln.item != "custom_tool_call" && s.ln.item != "local_shell_call" {
+		s.ln.call = ""
+	}
+	return s.ln, s.d.EndLine()
+}
+
+// str reads a string value of at most limit bytes (a value of another kind is skipped).
+func (s *scanner) str(limit int) ([]byte, error) {
+	if k, err := s.d.Kind(); err != nil || k != '"' {
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.d.Skip()
+	}
+	v, err := s.d.String(s.scratch[:0], limit)
+	s.scratch = v
+	return v, err
+}
+
+func (s *scanner) payload() error {
+	return s.d.Object(func(key []byte) error {
+		switch string(key) {
+		case "type":
+			v, err := s.str(64)
+			if err != nil {
+				return err
+			}
+			s.ln.item = string(v)
+			switch s.ln.item {
+			case "message", "function_call", "custom_tool_call", "local_shell_call":
+				return nil
+			}
+			return errSkip // reasoning, tool outputs, …
+		case "role":
+			v, err := s.str(32)
+			if err != nil {
+				return err
+			}
+			s.ln.role = string(v)
+			if s.ln.role != "assistant" && s.ln.role != "user" {
+				return errSkip
+			}
+			return nil
+		case "call_id":
+			v, err := s.str(256)
+			if err != nil {
+				return err
+			}
+			s.ln.call = string(v)
+			return nil
+		case "content":
+			if k, err := s.d.Kind(); err != nil || k != '[' || s.ln.role == "user" {
+				if err != nil {
+					return err
+				}
+				return s.d.Skip()
+			}
+			return s.d.Array(s.block)
+		}
+		return s.d.Skip()
+	})
+}
+
+// block reads one content block, matching its text.
+func (s *scanner) block() error {
+	if k, err := s.d.Kind(); err != nil || k != '{' {
+		if err != nil {
+			return err
+		}
+		return s.d.Skip()
+	}
+	s.m.Reset()
+	s.tail = s.tail[:0]
+	tailOK := len(s.last) > 0
+	isText, hasText := true, false
+	err := s.d.Object(func(key []byte) error {
+		switch string(key) {
+		case "type":
+			v, err := s.str(32)
+			if err != nil {
+				return err
+			}
+			isText = string(v) == "output_text" || string(v) == "text"
+			return nil
+		case "text":
+			if k, err := s.d.Kind(); err != nil || k != '"' || !isText {
+				if err != nil {
+					return err
+				}
+				return s.d.Skip()
+			}
+			hasText = true
+			return s.d.StringTo(func(p []byte) {
+				s.m.Write(p)
+				if tailOK {
+					if len(s.tail)+len(p) > len(s.last) {
+						tailOK = false
+						return
+					}
+					s.tail = append(s.tail, p...)
+				}
+			})
+		}
+		return s.d.Skip()
+	})
+	if err != nil || !hasText || !isText {
+		return err
+	}
+	s.ln.found = s.ln.found || s.m.Found()
+	if o, ok := s.m.Other(); ok && !s.ln.hasOther {
+		s.ln.other, s.ln.hasOther = o, true
+	}
+	if tailOK && len(s.tail) > 0 && bytes.HasSuffix(s.last, s.tail) {
+		s.ln.sawLast = true
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package copilot
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
+)
+
+// fixture makes Copilot CLI's payloads from the ones captured from Copilot CLI 1.0.102.
+type fixture struct {
+	t     *testing.T
+	stops map[string]int64 // the timestamp of each session's next agentStop
+}
+
+func (fixture) Host() hook.Host        { return Host{} }
+func (fixture) Env() map[string]string { return map[string]string{} }
+func (f fixture) load(name string) []byte {
+	return hosttest.Load(f.t, filepath.Join("../../testdata/copilot", name))
+}
+
+func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
+	fields["sessionId"], fields["cwd"] = s.ID, s.Cwd
+	return hosttest.Patch(f.load(name), fields)
+}
+
+func (f fixture) stamp(s hosttest.Session) int64 {
+	if _, ok := f.stops[s.ID]; !ok {
+		f.stops[s.ID] = 1795353315580
+	}
+	return f.stops[s.ID]
+}
+
+func (f fixture) Prompt(s hosttest.Session, text string) []byte {
+	return f.base("userPromptSubmitted.json", s, map[string]any{"prompt": text})
+}
+
+// Stop has no last message: the text is in the transcript, up to the stop's own hook.start.
+func (f fixture) Stop(s hosttest.Session, _ string) []byte {
+	return f.base("agentStop.first.json", s, map[string]any{"transcriptPath": s.Transcript, "timestamp": f.stamp(s)})
+}
+
+// ToolUsed is nil: postToolUse has no tool-call id and is not used; Said writes the call
+// into the transcript, where it is counted.
+func (fixture) ToolUsed(hosttest.Session, string) []byte { return nil }
+
+func (f fixture) ToolCheck(s hosttest.Session, command string) []byte {
+	return f.base("preToolUse.json", s, map[string]any{"toolArgs.command": command})
+}
+
+func (f fixture) SessionEnd(s hosttest.Session) []byte {
+	return f.base("sessionEnd.json", s, map[string]any{})
+}
+
+// Said appends what Copilot CLI writes for a turn: the assistant.message, the tool call's
+// tool.execution_complete, and the stop hook's hook.start with the next stop's timestamp.
+func (f fixture) Said(s hosttest.Session, text, toolID string) {
+	f.stops[s.ID] = f.stamp(s) + 1000
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	lines := []map[string]any{{"type": "assistant.message", "timestamp": now, "id": "m",
+		"data": map[string]any{"content": text, "toolRequests": []any{}}}}
+	if toolID != "" {
+		lines = append(lines, map[string]any{"type": "tool.execution_complete", "timestamp": now, "id": "t",
+			"data": map[string]any{"toolCallId": toolID, "success": true}})
+	}
+	lines = append(lines, map[string]any{"type": "hook.start", "timestamp": now, "id": "h",
+		"data": map[string]any{"hookType": "agentStop", "input": map[string]any{"sessionId": s.ID, "timestamp": f.stops[s.ID]}}})
+	if err := os.MkdirAll(filepath.Dir(s.Transcript), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	tf, err := os.OpenFile(s.Transcript, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer tf.Close()
+	for _, l := range lines {
+		b, _ := json.Marshal(l)
+		if _, err := tf.Write(append(b, '\n')); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
+// Reply reads stdout; exit 2 is a notice on stderr (which the suite does not see).
+func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
+	var r hosttest.Reply
+	if code != 0 && code != 2 {
+		return r, fmt.Errorf("exit code %d", code)
+	}
+	if code == 2 && len(stdout) != 0 && kind != hook.Prompt {
+		return r, fmt.Errorf("exit 2 with %q on stdout: Copilot CLI would ignore it", stdout)
+	}
+	if len(stdout) == 0 {
+		return r, nil
+	}
+	var out struct {
+		Decision, Reason, AdditionalContext, PermissionDecision string
+	}
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		return r, err
+	}
+	r.Block, r.Reason, r.Context = out.Decision == "block", out.Reason, out.AdditionalContext
+	r.Deny = out.PermissionDecision == "deny"
+	return r, nil
+}
+
+func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t: t, stops: map[string]int64{}}) }

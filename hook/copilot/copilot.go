@@ -1,0 +1,235 @@
+// Package copilot is ralph-loop's host for GitHub Copilot CLI: it reads Copilot CLI's hook
+// events into the engine's events, answers in Copilot CLI's protocol, and states its facts.
+//
+// Facts seen on Copilot CLI 1.0.102 that shape this package:
+//   - The events carry no event name: each is told by its own fields (agentStop by
+//     stopReason/transcriptPath, postToolUse by toolResult, preToolUse by toolName,
+//     userPromptSubmitted by prompt, sessionStart by source, sessionEnd by reason).
+//   - agentStop carries no last assistant message: the turn's text is read from the
+//     transcript, $COPILOT_HOME/session-state/<id>/events.jsonl, which lags (missing at the
+//     first stop, often ending at the previous turn when the hook starts). The stop hook's
+//     own hook.start line, with the event's timestamp, shows the turn has reached it.
+//   - postToolUse carries no tool-call id: tool calls are counted from the transcript's
+//     tool.execution_complete lines (toolCallId), once each, less the ones a hook denied;
+//     postToolUse is not used.
+//   - A blocked stop's reason reaches userPromptSubmitted as the next prompt: it is not
+//     the user's prompt.
+//   - Only {"decision":"block","reason":R} on stdout blocks a stop (or refuses a prompt);
+//     exit 2 blocks nothing but shows the hook's stderr to the user ("! text"), which is how
+//     notices reach the user. {"additionalContext":C} from the prompt hook reaches the model
+//     (in a <system_reminder> block); systemMessage and stderr at exit 0 are shown nowhere.
+//   - Copilot CLI ends a turn after 8 consecutive stop blocks, tool calls in between do not
+//     reset the count, and no setting raises it.
+package copilot
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// Name is the host's name on the command line and in state files.
+const Name = "copilot"
+
+// BlockCap is how many consecutive stop blocks Copilot CLI honours; the next one is ignored
+// and the turn ends. Tool calls do not reset the count and nothing raises it.
+const BlockCap = 8
+
+// ContinuationPrefix starts every reason ralph-loop blocks a stop with; Copilot CLI hands
+// the reason to userPromptSubmitted as the next prompt.
+const ContinuationPrefix = "ralph-loop: iteration "
+
+// Host is GitHub Copilot CLI.
+type Host struct{}
+
+var (
+	_ hook.Host          = Host{}
+	_ hook.StderrEncoder = Host{}
+)
+
+// Name returns "copilot".
+func (Host) Name() string { return Name }
+
+// Words are Copilot CLI's facts for texts.
+var Words = inject.Host{
+	Name:           Name,
+	Display:        "GitHub Copilot CLI",
+	MessageCap:     9500,
+	CapCountsTools: true,
+	Cancel:         "/cancel-ralph",
+}
+
+// Facts states Copilot CLI's facts for an event.
+func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
+	return hook.Facts{
+		Words:          Words,
+		BlockCap:       BlockCap,
+		CapCountsTools: true,
+		StopTimeout:    func() time.Duration { return stopTimeout(getenv, cwd) },
+		ProjectDir:     cwd,
+		Transcript:     Transcript{},
+		TranscriptLags: true,
+		// postToolUse has no id: every call is counted by the transcript's toolCallId.
+		TranscriptTools: true,
+		CLI:             "copilot",
+	}
+}
+
+// stopTimeout is the agentStop hook's timeout as the installed hooks give it, or Copilot
+// CLI's default of 30 s.
+func stopTimeout(getenv func(string) string, project string) time.Duration {
+	if d, ok := Installer.HookTimeout("agentStop", project, getenv); ok {
+		return d
+	}
+	return 30 * time.Second
+}
+
+// input is the part of a Copilot CLI hook event that ralph-loop uses.
+type input struct {
+	key                                    string
+	SessionID, Cwd, TranscriptPath         string
+	Prompt, StopReason, Source, Reason     string
+	ToolName, Command, Path, InitialPrompt string
+	Timestamp                              string // milliseconds, as JSON text
+	StopActive                             bool
+}
+
+// decodeInput reads one event object from r.
+func decodeInput(r io.Reader) (input, error) {
+	var in input
+	args := &wire.Spec{Loose: map[string]*string{"command": &in.Command, "path": &in.Path}}
+	result := &wire.Spec{}
+	spec := &wire.Spec{
+		Strings: map[string]*string{
+			"sessionId": &in.SessionID, "cwd": &in.Cwd, "transcriptPath": &in.TranscriptPath,
+			"prompt": &in.Prompt, "stopReason": &in.StopReason, "source": &in.Source,
+			"reason": &in.Reason, "toolName": &in.ToolName, "initialPrompt": &in.InitialPrompt,
+		},
+		Bools:   map[string]*bool{"stop_hook_active": &in.StopActive},
+		Numbers: map[string]*string{"timestamp": &in.Timestamp},
+		Objects: map[string]*wire.Spec{"toolArgs": args, "toolResult": result},
+	}
+	key, err := wire.Decode(r, spec)
+	if err != nil {
+		return in, fmt.Errorf("%w: %v", hook.ErrInput, strings.TrimPrefix(err.Error(), wire.ErrInput.Error()+": "))
+	}
+	in.key = key
+	return in, nil
+}
+
+// shellTool is the name of Copilot CLI's shell tool; writeTools write the file at
+// toolArgs.path (the tools Copilot CLI 1.0.102 offers the model).
+const shellTool = "bash"
+
+var writeTools = map[string]bool{"create": true, "edit": true}
+
+// Decode reads one Copilot CLI hook event, telling the event by its fields.
+func (Host) Decode(r io.Reader) (hook.Event, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil {
+		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
+	}
+	in, err := decodeInput(strings.NewReader(string(raw)))
+	if err != nil {
+		return hook.Event{}, err
+	}
+	if in.SessionID == "" {
+		return hook.Event{}, fmt.Errorf("%w: no sessionId", hook.ErrInput)
+	}
+	has := fields(raw)
+	ev := hook.Event{SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.key}
+	switch {
+	case has["stopReason"] || has["transcriptPath"] || has["stop_hook_active"]:
+		ev.Name, ev.Kind = "agentStop", hook.Stop
+		if in.Timestamp != "" {
+			ev.TurnMark = in.Timestamp
+		}
+	case has["toolResult"]:
+		// No tool-call id: the call is counted from the transcript.
+		ev.Name = "postToolUse"
+	case has["toolName"]:
+		ev.Name, ev.Kind, ev.ToolName = "preToolUse", hook.ToolCheck, in.ToolName
+		switch {
+		case in.ToolName == shellTool:
+			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
+		case writeTools[in.ToolName]:
+			ev.ToolKind, ev.FilePath = hook.WriteTool, in.Path
+		}
+	case has["prompt"]:
+		ev.Name = "userPromptSubmitted"
+		// A blocked stop's reason comes back as a prompt: it is the same turn going on,
+		// not the user's (which would restart the count of blocks against the cap).
+		if !strings.HasPrefix(in.Prompt, ContinuationPrefix) {
+			ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
+		}
+	case has["initialPrompt"] || (has["source"] && !has["reason"]):
+		ev.Name, ev.Kind, ev.Source = "sessionStart", hook.SessionStart, in.Source
+	case has["reason"]:
+		ev.Name, ev.Kind, ev.Reason = "sessionEnd", hook.SessionEnd, in.Reason
+	default:
+		ev.Name = "unknown"
+	}
+	return ev, nil
+}
+
+// fields returns the names of the object's top-level fields (raw is known to be one object).
+func fields(raw []byte) map[string]bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	has := make(map[string]bool, len(m))
+	for k := range m {
+		has[k] = true
+	}
+	return has
+}
+
+// Encode writes the reply in Copilot CLI's protocol, with notices dropped (see
+// EncodeStderr, which the engine calls).
+func (h Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	return h.EncodeStderr(w, io.Discard, ev, rep)
+}
+
+// EncodeStderr writes the reply in Copilot CLI's protocol: a blocked stop or a refused
+// prompt as {"decision":"block","reason":R}, a denied tool call as permissionDecision
+// "deny", context for the model as additionalContext; a notice goes on stderr with exit
+// code 2, which Copilot CLI shows the user and which blocks nothing. A notice that comes
+// with a block is not shown (Copilot CLI would ignore the block at exit 2).
+func (Host) EncodeStderr(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	if rep.Empty() {
+		return 0, nil
+	}
+	out := map[string]string{}
+	switch {
+	case rep.Block && (ev.Kind == hook.Stop || ev.Kind == hook.Prompt):
+		out["decision"], out["reason"] = "block", rep.Reason
+	case rep.Deny && ev.Kind == hook.ToolCheck:
+		out["permissionDecision"], out["permissionDecisionReason"] = "deny", rep.DenyReason
+	}
+	if rep.Context != "" && ev.Kind == hook.Prompt && !rep.Block {
+		out["additionalContext"] = rep.Context
+	}
+	if len(out) > 0 {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return 1, err
+		}
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return 1, err
+		}
+	}
+	if rep.Notice != "" && out["decision"] == "" && out["permissionDecision"] == "" {
+		if _, err := fmt.Fprintln(stderr, rep.Notice); err != nil {
+			return 1, err
+		}
+		return 2, nil
+	}
+	return 0, nil
+}

@@ -1,0 +1,216 @@
+package copilot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// session is one Copilot CLI session of a test: its events, through the engine, and its
+// events.jsonl, written as Copilot CLI writes it (late, when a test says so).
+type session struct {
+	t     *testing.T
+	store *state.Store
+	id    string
+	dir   string
+	path  string
+	now   time.Time
+	stamp int64
+}
+
+func newSession(t *testing.T) *session {
+	dir := t.TempDir()
+	return &session{t: t, store: state.NewStore(filepath.Join(dir, "state")), id: "b79b4ddd-e9b5-4160-abbb-8bca72d1f305", dir: dir,
+		path: filepath.Join(dir, "session-state", "events.jsonl"), now: time.Now().Add(-time.Hour), stamp: 1795353315580}
+}
+
+// handle runs one event and returns stdout, stderr and the exit code.
+func (s *session) handle(fields map[string]any) (string, string, int) {
+	s.t.Helper()
+	fields["sessionId"], fields["cwd"] = s.id, s.dir
+	in, _ := json.Marshal(fields)
+	s.now = s.now.Add(time.Second)
+	now := s.now
+	var out, errs bytes.Buffer
+	env := hook.Env{Store: s.store, Now: func() time.Time { return now }, Sleep: func(time.Duration) {},
+		Getenv: func(string) string { return "" }, Stderr: &errs}
+	code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
+	return out.String(), errs.String(), code
+}
+
+func (s *session) prompt(text string) (string, string, int) {
+	return s.handle(map[string]any{"prompt": text, "timestamp": 1})
+}
+
+// stop is the next agentStop; the transcript holds its hook.start only if wrote says so.
+func (s *session) stop() (string, string, int) {
+	s.stamp += 1000
+	return s.handle(map[string]any{"transcriptPath": s.path, "stopReason": "end_turn", "stop_hook_active": false, "timestamp": s.stamp})
+}
+
+// write appends lines to events.jsonl.
+func (s *session) write(lines ...map[string]any) {
+	s.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer f.Close()
+	for _, l := range lines {
+		l["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
+		b, _ := json.Marshal(l)
+		f.Write(append(b, '\n'))
+	}
+}
+
+func said(text string) map[string]any {
+	return map[string]any{"type": "assistant.message", "data": map[string]any{"content": text}}
+}
+
+func ran(id string, success bool, errMsg string) map[string]any {
+	d := map[string]any{"toolCallId": id, "success": success}
+	if errMsg != "" {
+		d["error"] = map[string]any{"message": errMsg}
+	}
+	return map[string]any{"type": "tool.execution_complete", "data": d}
+}
+
+// stopStarted is the stop hook's own hook.start line, for the stop with this timestamp.
+func stopStarted(stamp int64) map[string]any {
+	return map[string]any{"type": "hook.start", "data": map[string]any{"hookType": "agentStop", "input": map[string]any{"timestamp": stamp}}}
+}
+
+func (s *session) loop() *state.Loop {
+	s.t.Helper()
+	l, err := s.store.Peek(s.id)
+	if err != nil || l == nil {
+		s.t.Fatalf("no loop: %v", err)
+	}
+	return l
+}
+
+// The transcript lags: at a stop it still ends at the previous turn's promise, which must
+// not be taken for this turn's; the next stop reads this turn's text (and not the earlier
+// one's again).
+func TestEarlierTurnsPromiseNotAccepted(t *testing.T) {
+	s := newSession(t)
+	if out, _, code := s.prompt(`/ralph-loop "Fix it" --max-iterations 5 --min-tool-calls 0`); code != 2 || !strings.Contains(out, "additionalContext") {
+		t.Fatalf("arming: exit %d, %q", code, out)
+	}
+	// Iteration 1 ends; its hook.start has not reached the file.
+	s.write(said("Working on it."))
+	if out, _, _ := s.stop(); !strings.Contains(out, `"decision":"block"`) {
+		t.Fatalf("first stop not blocked: %q", out)
+	}
+	// Its lines arrive late, with a promise that belongs to iteration 1 (decided already);
+	// iteration 2's own text has not arrived when its stop starts.
+	s.write(said("<promise>DONE</promise>"), stopStarted(s.stamp))
+	if out, _, _ := s.stop(); !strings.Contains(out, `"decision":"block"`) {
+		t.Fatalf("the earlier turn's promise ended the loop: %q", out)
+	}
+	if l := s.loop(); l.Status != state.Active || l.Iteration != 3 {
+		t.Fatalf("loop %s at %d", l.Status, l.Iteration)
+	}
+	s.write(said("Still going."), stopStarted(s.stamp))
+	s.write(said("Done now. <promise>DONE</promise>"), stopStarted(s.stamp+1000))
+	if out, _, _ := s.stop(); strings.Contains(out, "block") {
+		t.Fatalf("this turn's promise was blocked: %q", out)
+	}
+	if l := s.loop(); l.Status != state.PromiseAccepted || l.Iteration != 3 {
+		t.Fatalf("loop %s at %d", l.Status, l.Iteration)
+	}
+}
+
+// A call the preToolUse hook denied is in the transcript (tool.execution_start, then a
+// failed tool.execution_complete) but did not run: it is no work. A call that ran and
+// failed is work, counted once however many scans see it.
+func TestToolCallsFromTheTranscript(t *testing.T) {
+	s := newSession(t)
+	s.prompt(`/ralph-loop "Fix it" --max-iterations 5`)
+	s.write(said("ending it"), ran("call_1", false, "Denied by preToolUse hook: ralph-loop: no"), said("<promise>DONE</promise>"), stopStarted(s.stamp+1000))
+	if out, _, _ := s.stop(); !strings.Contains(out, "only 0 tool calls") {
+		t.Fatalf("a denied call counted as work: %q", out)
+	}
+	s.write(said("working"), ran("call_2", false, "exit code 3"), said("<promise>DONE</promise>"), stopStarted(s.stamp+1000))
+	if out, _, _ := s.stop(); strings.Contains(out, "block") {
+		t.Fatalf("blocked after work: %q", out)
+	}
+	if l := s.loop(); l.Status != state.PromiseAccepted || l.ToolCalls != 1 {
+		t.Fatalf("loop %s with %d tool calls; want accepted with 1", l.Status, l.ToolCalls)
+	}
+}
+
+// A blocked stop's reason comes back as userPromptSubmitted: it is not the user's prompt,
+// and Copilot CLI's count of blocks goes on through it. The 9th stop of a 12-iteration
+// loop ends it CUT_BY_HOST, telling the user on stderr (exit 2), never blocking a 9th time.
+func TestCapCountsThroughContinuations(t *testing.T) {
+	s := newSession(t)
+	_, notice, _ := s.prompt(`/ralph-loop "Count" --max-iterations 12 --min-tool-calls 0`)
+	if !strings.Contains(notice, "at most 9 iterations") {
+		t.Errorf("the arming notice does not state the effective limit: %q", notice)
+	}
+	for i := 1; i <= 8; i++ {
+		s.write(said("step"), stopStarted(s.stamp+1000))
+		out, _, _ := s.stop()
+		var r struct{ Decision, Reason string }
+		if json.Unmarshal([]byte(out), &r); r.Decision != "block" {
+			t.Fatalf("stop %d not blocked: %q", i, out)
+		}
+		if out, _, code := s.prompt(r.Reason); out != "" || code != 0 {
+			t.Fatalf("the continuation as a prompt answered %q (exit %d)", out, code)
+		}
+	}
+	s.write(said("step"), stopStarted(s.stamp+1000))
+	out, notice, code := s.stop()
+	if out != "" || code != 2 || !strings.Contains(notice, "loop ended at iteration 9/12") {
+		t.Fatalf("9th stop: stdout %q, exit %d, stderr %q", out, code, notice)
+	}
+	if l := s.loop(); l.Status != state.CutByHost || !strings.Contains(l.EndReason, "8 stop blocks in a row") {
+		t.Fatalf("loop %s (%s)", l.Status, l.EndReason)
+	}
+}
+
+// Each captured payload decodes to its event, told by its fields alone.
+func TestDecodeCaptures(t *testing.T) {
+	for name, want := range map[string]hook.Kind{
+		"sessionStart.json": hook.SessionStart, "userPromptSubmitted.json": hook.Prompt,
+		"userPromptSubmitted.continuation.json": hook.Prompt, // the harness's reason, not ralph-loop's
+		"preToolUse.json":                       hook.ToolCheck, "postToolUse.json": hook.Ignored, "agentStop.first.json": hook.Stop,
+		"agentStop.after-block.json": hook.Stop, "sessionEnd.json": hook.SessionEnd,
+	} {
+		f, err := os.Open(filepath.Join("../../testdata/copilot", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := Host{}.Decode(f)
+		f.Close()
+		if err != nil || ev.Kind != want {
+			t.Errorf("%s: kind %v, %v; want %v", name, ev.Kind, err, want)
+		}
+		switch want {
+		case hook.Stop:
+			if ev.TurnMark == "" || ev.TranscriptPath == "" || ev.HasLastMessage {
+				t.Errorf("%s: %+v", name, ev)
+			}
+		case hook.ToolCheck:
+			if ev.ToolKind != hook.ShellTool || !strings.HasPrefix(ev.Command, "echo hi-from-tool") {
+				t.Errorf("%s: %+v", name, ev)
+			}
+		}
+	}
+	ev, err := Host{}.Decode(strings.NewReader(`{"sessionId":"s","prompt":"ralph-loop: iteration 2/5. Your stop was blocked"}`))
+	if err != nil || ev.Kind != hook.Ignored {
+		t.Errorf("a continuation coming back as a prompt: %v, %v; want Ignored", ev.Kind, err)
+	}
+}

@@ -1,0 +1,96 @@
+package copilot
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/install"
+)
+
+// StopTimeoutSeconds is the agentStop hook's timeout that install writes: the stop hook runs
+// a loop's checks (--check), which it leaves 15 minutes.
+const StopTimeoutSeconds = 900
+
+// ProjectHooks is the hooks file install writes at project scope.
+const ProjectHooks = ".github/hooks/ralph-loop.json"
+
+// Installer installs ralph-loop's hooks for Copilot CLI: into the "hooks" key of
+// $COPILOT_HOME/settings.json (~/.copilot) at user scope, which runs in every folder, or
+// into .github/hooks/ralph-loop.json (committed) at project scope, which Copilot CLI runs
+// only in a folder the user trusts (and skips silently otherwise). Copilot CLI has no
+// command files: a typed /ralph-loop … reaches userPromptSubmitted as typed.
+var Installer = &install.Host{
+	Name:    Name,
+	Title:   Words.Display,
+	CLI:     "copilot",
+	UserDir: userDir,
+	Scopes: []install.Scope{
+		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", Describe: "~/.copilot/settings.json"},
+		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ProjectHooks, Shared: true, Describe: ProjectHooks},
+	},
+	Shape: install.Flat,
+	Events: []install.Event{
+		{Name: "sessionStart", Timeout: 10 * time.Second},
+		{Name: "userPromptSubmitted", Timeout: 10 * time.Second, Notice: install.IfRalph},
+		{Name: "preToolUse", Timeout: 10 * time.Second},
+		// postToolUse is not installed: it carries no tool-call id, and the calls are
+		// counted from the transcript.
+		{Name: "agentStop", Timeout: StopTimeoutSeconds * time.Second},
+		{Name: "sessionEnd", Timeout: 10 * time.Second},
+	},
+	TimeoutKey: "timeoutSec",
+	Entry: func(_ install.Event, command string, timeout int64) []install.Field {
+		return []install.Field{{Key: "type", Value: "command"}, {Key: "bash", Value: command}, {Key: "timeoutSec", Value: timeout}}
+	},
+	CommandKeys: []string{"bash"},
+	Settings:    []install.Setting{{Path: []string{"version"}, Value: 1}},
+	Extra:       trustNote,
+	Command:     command,
+}
+
+// command is the hooks' command line: install's own, except that at a shared scope the
+// line that tells a machine without ralph-loop how to get it exits 2, since Copilot CLI
+// shows a hook's stderr only then (and exit 2 blocks nothing).
+func command(c install.CommandSpec) string {
+	cmd := install.DefaultCommand(c)
+	if !c.Portable {
+		return cmd
+	}
+	switch c.Event.Notice {
+	case install.Always:
+		return strings.TrimSuffix(cmd, "; exit 0") + "; exit 2"
+	case install.IfRalph:
+		return strings.Replace(cmd, ";; esac; exit 0", "; exit 2;; esac; exit 0", 1)
+	}
+	return cmd
+}
+
+// Installer returns Copilot CLI's installer.
+func (Host) Installer() *install.Host { return Installer }
+
+// userDir is Copilot CLI's user directory: $COPILOT_HOME, or ~/.copilot.
+func userDir(getenv func(string) string) (string, error) {
+	if d := getenv("COPILOT_HOME"); d != "" {
+		return filepath.Abs(d)
+	}
+	return install.HomeDir(getenv, ".copilot")
+}
+
+// trustNote tells the user, at a project install, that Copilot CLI skips the project's hooks
+// silently unless the folder is trusted. Install does not trust the folder itself: trust is
+// the user's decision (Copilot CLI asks when it starts in the folder, and keeps it in
+// "trustedFolders" of $COPILOT_HOME/config.json).
+func trustNote(x install.ExtraInput) ([]install.Change, error) {
+	if !x.Install || x.Scope.Name != install.ScopeProject {
+		return nil, nil
+	}
+	return []install.Change{{
+		Path:   filepath.Join(x.UserDir, "config.json"),
+		Action: "unchanged",
+		Note: fmt.Sprintf("Copilot CLI runs %s only in a trusted folder and skips it silently otherwise: "+
+			"trust %s when Copilot CLI asks (it keeps that in \"trustedFolders\" here), or start it with --trust-folder; "+
+			"\"ralph-loop install --host copilot\" (user scope) needs no trust", ProjectHooks, x.ProjectDir),
+	}}, nil
+}

@@ -1,0 +1,166 @@
+package copilot
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/promise"
+)
+
+// Transcript reads Copilot CLI's session events ($COPILOT_HOME/session-state/<id>/
+// events.jsonl): one {"type","data","id","timestamp"} object a line. The agent's text is in
+// assistant.message (data.content), each tool call's end in tool.execution_complete
+// (data.toolCallId, data.success, data.error.message), and every hook's start in hook.start
+// (data.hookType, data.input). tool.execution_start is written before the preToolUse hook
+// runs, so a call the hook denied has one too: only its completion says it was denied.
+type Transcript struct{}
+
+// maxLine bounds a line that is decoded; longer lines (big tool results) are skipped
+// unread, since none of the lines read are that long but an agent's message.
+const maxLine = 8 << 20
+
+// Scan reads the events at path from offset. Options.Last is the agentStop event's
+// timestamp: SawLast reports that the stop hook's own hook.start line was read, so the
+// turn's lines before it are all there. With SkipToUser, agent text before the first
+// agentStop hook.start line read does not count (it is the end of an iteration already
+// decided, which reached the file late).
+func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
+	f, size, err := transcript.Open(path)
+	if err != nil {
+		return transcript.Result{Offset: offset}, err
+	}
+	defer f.Close()
+	limit := size
+	if opt.Limit > 0 && opt.Limit < limit {
+		limit = opt.Limit
+	}
+	if offset > limit {
+		offset = limit
+	}
+	return scan(io.NewSectionReader(f, offset, limit-offset), offset, opt)
+}
+
+// event is the part of a transcript line that is read.
+type event struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      struct {
+		Content    string `json:"content"`
+		ToolCallID string `json:"toolCallId"`
+		Success    bool   `json:"success"`
+		Error      struct {
+			Message string `json:"message"`
+		} `json:"error"`
+		HookType string `json:"hookType"`
+		Input    struct {
+			Timestamp json.Number `json:"timestamp"`
+		} `json:"input"`
+	} `json:"data"`
+}
+
+// wanted are the line types that are decoded; lines without one of them are skipped
+// undecoded (a line that holds one but is of another type is decoded and then skipped).
+var wanted = [][]byte{
+	[]byte(`"type":"assistant.message"`),
+	[]byte(`"type":"tool.execution_complete"`),
+	[]byte(`"type":"hook.start"`),
+}
+
+func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
+	res := transcript.Result{Offset: base}
+	br := bufio.NewReaderSize(r, 64<<10)
+	skipText := opt.SkipToUser
+	var line []byte
+	for {
+		line = line[:0]
+		long, complete := false, false
+		for {
+			chunk, err := br.ReadSlice('\n')
+			if !long {
+				if len(line)+len(chunk) > maxLine {
+					long, line = true, line[:0]
+				} else {
+					line = append(line, chunk...)
+				}
+			}
+			base += int64(len(chunk))
+			if err == nil {
+				complete = true
+				break
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if err == io.EOF {
+				return res, nil // an incomplete last line is read again next time
+			}
+			return res, err
+		}
+		if !complete {
+			return res, nil
+		}
+		res.Lines++
+		res.Offset = base
+		if long || !isWanted(line) {
+			continue
+		}
+		var ev event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			res.Bad++
+			continue
+		}
+		switch ev.Type {
+		case "assistant.message":
+			if skipText || !after(ev.Timestamp, opt.TextAfter) {
+				continue
+			}
+			if promise.ContainsMode(ev.Data.Content, opt.Token, opt.Mode) {
+				res.Found = true
+			}
+			if o, ok := promise.Other(ev.Data.Content, opt.Token); ok && !res.HasOther {
+				res.Other, res.HasOther = o, true
+			}
+		case "tool.execution_complete":
+			// A call that ran counts, failed or not; one a hook (or the user) denied did
+			// not run.
+			denied := !ev.Data.Success && strings.HasPrefix(ev.Data.Error.Message, "Denied")
+			if ev.Data.ToolCallID != "" && !denied && after(ev.Timestamp, opt.ToolsAfter) {
+				res.ToolIDs = append(res.ToolIDs, ev.Data.ToolCallID)
+			}
+		case "hook.start":
+			if ev.Data.HookType != "agentStop" {
+				continue
+			}
+			skipText = false
+			if opt.Last != "" && ev.Data.Input.Timestamp.String() == opt.Last {
+				res.SawLast = true
+			}
+		}
+	}
+}
+
+func isWanted(line []byte) bool {
+	for _, p := range wanted {
+		if bytes.Contains(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// after reports whether ts is after start (a zero start admits everything; a line without a
+// time is admitted).
+func after(ts, start time.Time) bool {
+	return start.IsZero() || ts.IsZero() || ts.After(start)
+}
+
+// OffsetAfter finds where the lines written after t start, by their timestamps.
+func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
+	return transcript.OffsetAfter(path, t)
+}

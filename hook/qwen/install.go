@@ -1,0 +1,69 @@
+package qwen
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// InstallBlockCap is the cap install sets (stopHookBlockingCap, unless the settings set one
+// already): Qwen Code's maximum, so that a loop can run up to 100 iterations in one turn.
+const InstallBlockCap = MaxBlockCap
+
+// StopTimeoutSeconds is the Stop hook's timeout that install writes: the Stop hook runs a
+// loop's checks (--check), which it leaves 15 minutes. Qwen Code reads 1000 or more as
+// milliseconds, so a timeout in seconds must stay below 1000.
+const StopTimeoutSeconds = 900
+
+// Installer installs ralph-loop into Qwen Code's settings: ~/.qwen/settings.json (or
+// $QWEN_HOME) at user scope, .qwen/settings.json (committed) at project scope, with the
+// slash commands (Markdown) in the commands directory beside them. Project hooks load only
+// in a trusted folder; folder trust is off by default in Qwen Code.
+var Installer = &install.Host{
+	Name:    Name,
+	Title:   Words.Display,
+	CLI:     "qwen",
+	UserDir: userDir,
+	Scopes: []install.Scope{
+		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", CommandsDir: "commands", Describe: "~/.qwen"},
+		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".qwen/settings.json", CommandsDir: ".qwen/commands", Shared: true, Describe: ".qwen/settings.json"},
+	},
+	Shape: install.Nested,
+	Events: []install.Event{
+		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
+		// Fired before every model request; the hook arms only on the user's own prompt.
+		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},
+		// PreToolUse runs only for the tools the guard looks at (an exact-name list).
+		{Name: "PreToolUse", Matcher: "run_shell_command|write_file|edit|notebook_edit", Timeout: 10 * time.Second},
+		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second},
+		{Name: "PostToolUseFailure", Matcher: "*", Timeout: 10 * time.Second},
+		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},
+		{Name: "SessionEnd", Timeout: 10 * time.Second},
+	},
+	Settings: []install.Setting{{Path: []string{BlockCapSetting}, Value: InstallBlockCap}},
+	Commands: func(string) []install.File {
+		var files []install.File
+		for _, cf := range inject.CommandsFor(Name) {
+			files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
+		}
+		return files
+	},
+	Notice: func(text string) string {
+		b, _ := json.Marshal(map[string]string{"systemMessage": text})
+		return string(b)
+	},
+}
+
+// Installer returns Qwen Code's installer.
+func (Host) Installer() *install.Host { return Installer }
+
+// userDir is Qwen Code's user configuration directory: $QWEN_HOME, or ~/.qwen.
+func userDir(getenv func(string) string) (string, error) {
+	if d := getenv("QWEN_HOME"); d != "" {
+		return filepath.Abs(d)
+	}
+	return install.HomeDir(getenv, ".qwen")
+}

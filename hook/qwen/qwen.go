@@ -1,0 +1,180 @@
+// Package qwen is ralph-loop's host for Qwen Code: it reads Qwen Code's hook events into
+// the engine's events, answers in Qwen Code's protocol, and states its facts.
+//
+// Qwen Code's hooks are Claude Code's in shape (the same event names, fields and output
+// JSON), so decoding and encoding build on package claude. The differences are facts kept
+// here: UserPromptSubmit fires before every model request (after each tool result and each
+// continuation too), and only the user's own prompt carries submitted_prompt; tool calls
+// are named by the provider's tool_call_id; the cap on consecutive stop blocks counts the
+// block it overrides and is not reset by tool calls; hook timeouts of 1000 or more are
+// milliseconds; notices from the prompt hook are never shown to the user.
+package qwen
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// Name is the host's name on the command line and in state files.
+const Name = "qwen"
+
+// Host is Qwen Code.
+type Host struct{}
+
+var _ hook.Host = Host{}
+
+// Name returns "qwen".
+func (Host) Name() string { return Name }
+
+// Settings and variables of Qwen Code's cap on consecutive stop blocks: with a cap of N the
+// Stop hook is called N times and its N-th block is overridden, so N-1 continuations run;
+// tool calls in between do not reset the count. The variable wins over the settings.
+const (
+	BlockCapSetting = "stopHookBlockingCap"
+	BlockCapEnv     = "QWEN_CODE_STOP_HOOK_BLOCK_CAP"
+	DefaultBlockCap = 8
+	MaxBlockCap     = 100
+)
+
+// SessionEnv holds the session id in every hook's environment.
+const SessionEnv = "QWEN_CODE_SESSION_ID"
+
+// Words are Qwen Code's facts for texts.
+var Words = inject.Host{
+	Name:                 Name,
+	Display:              "Qwen Code",
+	MessageCap:           9500,
+	CapSetting:           BlockCapSetting,
+	CapCountsTools:       true,
+	CapCountsOverride:    true,
+	CapMax:               MaxBlockCap,
+	Cancel:               "/cancel-ralph",
+	ContextEscapesMarkup: true, // additionalContext reaches the model with < and > as &lt; &gt;
+	HidesPromptNotice:    true, // a UserPromptSubmit systemMessage only goes to the debug log
+}
+
+// Facts states Qwen Code's facts for an event.
+func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
+	project := projectDir(getenv, cwd)
+	limit, from := blockCap(getenv, project)
+	w := Words
+	w.CapSetting = from
+	return hook.Facts{
+		Words:          w,
+		BlockCap:       limit - 1, // the blocks Qwen Code lets through
+		CapCountsTools: true,
+		StopTimeout:    func() time.Duration { return stopTimeout(getenv, project) },
+		ProjectDir:     project,
+		// The Stop event's last_assistant_message is exactly the turn's last answer, and
+		// every call that runs fires PostToolUse or PostToolUseFailure (a call refused
+		// before it runs fires neither), so the transcript is not read.
+		CLI:        "qwen",
+		SessionEnv: SessionEnv,
+	}
+}
+
+// projectDir is where the session's project is: $QWEN_PROJECT_DIR (set for hooks), or the
+// session's directory.
+func projectDir(getenv func(string) string, cwd string) string {
+	if d := getenv("QWEN_PROJECT_DIR"); d != "" {
+		return d
+	}
+	return cwd
+}
+
+// input is the part of a Qwen Code hook event that ralph-loop uses: Claude Code's fields
+// and Qwen Code's own.
+type input struct {
+	claude.Input
+	// SubmittedPrompt is the user's prompt as typed; only the prompt the user submitted
+	// carries it (not the sends after tool results or continuations).
+	SubmittedPrompt string
+	// ToolCallID is the provider's id of the tool call (tool_use_id is Qwen Code's own).
+	ToolCallID string
+}
+
+// decodeInput reads one event object from r, as claude.DecodeInput does, with Qwen Code's
+// extra fields.
+func decodeInput(r io.Reader) (input, error) {
+	var in input
+	spec := claude.Spec(&in.Input)
+	spec.Strings["submitted_prompt"] = &in.SubmittedPrompt
+	spec.Strings["tool_call_id"] = &in.ToolCallID
+	key, err := wire.Decode(r, spec)
+	if err != nil {
+		return in, fmt.Errorf("%w: %v", hook.ErrInput, trimPrefix(err))
+	}
+	if in.Event == "" {
+		return in, fmt.Errorf("%w: no hook_event_name", hook.ErrInput)
+	}
+	in.Key = key
+	return in, nil
+}
+
+// trimPrefix drops wire's own "malformed hook input: " so that the message says it once.
+func trimPrefix(err error) string {
+	s, p := err.Error(), wire.ErrInput.Error()+": "
+	if len(s) > len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}
+
+// Tool names of Qwen Code's built-in tools that the guard looks at.
+const (
+	shellTool = "run_shell_command"
+)
+
+var writeTools = map[string]bool{"write_file": true, "edit": true, "notebook_edit": true}
+
+// Decode reads one Qwen Code hook event.
+func (Host) Decode(r io.Reader) (hook.Event, error) {
+	in, err := decodeInput(r)
+	if err != nil {
+		return hook.Event{}, err
+	}
+	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	id := in.ToolCallID
+	if id == "" {
+		id = in.ToolUseID
+	}
+	switch in.Event {
+	case "UserPromptSubmit":
+		// Fired before every model request; "prompt" is then the tool results' (empty)
+		// or a Stop hook's reason. Only the user's own submission is a prompt: the others
+		// are the same turn going on, and must not restart the count of blocks.
+		if in.SubmittedPrompt != "" {
+			ev.Kind, ev.Prompt = hook.Prompt, in.SubmittedPrompt
+		}
+	case "Stop":
+		ev.Kind, ev.LastMessage, ev.HasLastMessage = hook.Stop, in.LastAssistantMessage, in.LastAssistantMessage != ""
+	case "PostToolUse", "PostToolUseFailure":
+		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, id
+	case "PreToolUse":
+		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, id
+		switch {
+		case in.ToolName == shellTool:
+			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
+		case writeTools[in.ToolName]:
+			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
+		}
+	case "SessionStart":
+		ev.Kind, ev.Source = hook.SessionStart, in.Source
+	case "SessionEnd":
+		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
+	}
+	return ev, nil
+}
+
+// Encode writes the reply as Qwen Code's hook output JSON, which is Claude Code's: a block
+// as decision and reason, the notice as systemMessage (shown on stderr in -p runs, for Stop
+// only), context and denials in hookSpecificOutput; exit code 0, nothing for an empty reply.
+func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	return claude.Host{}.Encode(w, ev, rep)
+}
