@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -27,6 +29,8 @@ func Available() error {
 type Session struct {
 	socket string
 	name   string
+	// pidFile holds the program's process id, written by the launcher before it execs it.
+	pidFile string
 }
 
 // Options say how to start a session.
@@ -56,6 +60,8 @@ func Start(ctx context.Context, o Options, argv ...string) (*Session, error) {
 	var script strings.Builder
 	script.WriteString("#!/bin/sh\n")
 	fmt.Fprintf(&script, "cd %s || exit 1\n", quote(o.Dir))
+	pidFile := filepath.Join(o.Scratch, "pid")
+	fmt.Fprintf(&script, "echo $$ > %s\n", quote(pidFile))
 	script.WriteString("exec env -i")
 	for _, kv := range o.Env {
 		script.WriteString(" " + quote(kv))
@@ -68,7 +74,7 @@ func Start(ctx context.Context, o Options, argv ...string) (*Session, error) {
 	if err := os.WriteFile(launch, []byte(script.String()), 0o755); err != nil {
 		return nil, err
 	}
-	s := &Session{socket: filepath.Join(o.Scratch, "tmux.sock"), name: "t"}
+	s := &Session{socket: filepath.Join(o.Scratch, "tmux.sock"), name: "t", pidFile: pidFile}
 	// The socket path must be short (sun_path): fall back to a temporary directory.
 	if len(s.socket) > 100 {
 		d, err := os.MkdirTemp("", "tmux-")
@@ -181,9 +187,23 @@ func Trim(screen string) string {
 	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
 }
 
-// Kill ends the session and its server.
+// Kill ends the session and its server, and waits (up to 10 s) for the program to be gone,
+// so that nothing writes to its directories any more; then it is killed outright.
 func (s *Session) Kill() error {
+	pid := 0
+	if b, err := os.ReadFile(s.pidFile); err == nil {
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
 	_, err := s.tmux(context.Background(), "kill-server")
+	if pid > 0 {
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
 	if d := filepath.Dir(s.socket); strings.HasPrefix(filepath.Base(d), "tmux-") {
 		os.RemoveAll(d)
 	}
