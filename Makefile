@@ -24,7 +24,7 @@ install:
 # then the end-to-end suite with the real Claude Code CLI when npm can reach the registry
 # to install it (or CLAUDE_BIN names a claude $(CLAUDE_CODE) binary).
 test: unit
-	@if [ -n "$$CLAUDE_BIN" ] || { command -v npm >/dev/null 2>&1 && npm view $(CLAUDE_CODE) version >/dev/null 2>&1; }; then \
+	@if [ -n "$$CLAUDE_BIN" ] || { command -v npm >/dev/null 2>&1 && npm view --fetch-retries=0 $(CLAUDE_CODE) version >/dev/null 2>&1; }; then \
 	  $(MAKE) --no-print-directory e2e; \
 	else \
 	  echo "make test: SKIPPED the end-to-end suite: npm is missing or cannot reach the registry to install $(CLAUDE_CODE); unit and script tests passed"; \
