@@ -21,8 +21,8 @@ install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop
 
 # Unit tests, testscript scripts (testdata/script) and the fuzz seed corpora, with -race;
-# then the end-to-end suite with the real Claude Code CLI when npm can reach the registry
-# to install it (or CLAUDE_BIN names a claude $(CLAUDE_CODE) binary).
+# then the real-CLI suite of every host when npm can reach the registry to install the
+# pinned CLIs (or CLAUDE_BIN names a claude $(CLAUDE_CODE) binary).
 test: unit
 	@if [ -n "$$CLAUDE_BIN" ] || { command -v npm >/dev/null 2>&1 && npm view --fetch-retries=0 $(CLAUDE_CODE) version >/dev/null 2>&1; }; then \
 	  $(MAKE) --no-print-directory e2e; \
