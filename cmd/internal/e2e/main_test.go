@@ -12,6 +12,7 @@ import (
 var (
 	claudeBin, ralphBin string
 	setupErr            error
+	skipWhy             string
 )
 
 func TestMain(m *testing.M) {
@@ -22,7 +23,12 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		ctx := context.Background()
-		if claudeBin, setupErr = InstallClaude(ctx, os.Stderr); setupErr == nil {
+		if os.Getenv("CLAUDE_BIN") == "" {
+			skipWhy = Unavailable(ctx, Claude)
+		}
+		if skipWhy != "" {
+			fmt.Fprintln(os.Stderr, "ralph-loop e2e (claude): SKIPPED: "+skipWhy)
+		} else if claudeBin, setupErr = InstallClaude(ctx, os.Stderr); setupErr == nil {
 			ralphBin, setupErr = BuildRalphLoop(ctx, dir)
 		}
 		code := m.Run()
@@ -37,6 +43,9 @@ func need(t *testing.T) {
 	t.Helper()
 	if os.Getenv("RALPH_E2E") != "1" {
 		t.Skip("end-to-end test with the real Claude Code CLI: run with RALPH_E2E=1 (make e2e)")
+	}
+	if skipWhy != "" {
+		t.Skip("SKIPPED: " + skipWhy)
 	}
 	if setupErr != nil {
 		t.Fatalf("setting up the end-to-end suite: %v", setupErr)

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
@@ -33,32 +30,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	ctx := context.Background()
-	if os.Getenv("CODEX_BIN") == "" && !installed() && !registryReachable(ctx) {
-		skipWhy = fmt.Sprintf("SKIPPED: %s is not installed in the cache and the npm registry cannot be reached to install it", Package.Spec())
+	if why := e2e.Unavailable(ctx, Package); os.Getenv("CODEX_BIN") == "" && why != "" {
+		skipWhy = "SKIPPED: " + why
+		fmt.Fprintln(os.Stderr, "ralph-loop e2e (codex): "+skipWhy)
 	} else if codexBin, setupErr = Install(ctx, os.Stderr); setupErr == nil {
 		ralphBin, setupErr = e2e.BuildRalphLoop(ctx, dir)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// installed reports whether the pinned Codex is in the cache already.
-func installed() bool {
-	cache, err := e2e.CacheDir()
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(filepath.Join(cache, "codex-"+Version, "node_modules", ".bin", "codex"))
-	return err == nil
-}
-
-// registryReachable asks npm, once and without retries, whether the registry serves the
-// pinned version.
-func registryReachable(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	return exec.CommandContext(ctx, "npm", "view", Package.Spec(), "version", "--fetch-retries=0").Run() == nil
 }
 
 // need skips a test unless the suite can run, and fails it if setup failed.

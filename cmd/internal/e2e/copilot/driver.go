@@ -28,25 +28,6 @@ var Copilot = e2e.Package{
 	Env:     []string{"COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true"},
 }
 
-// Installed reports whether Copilot CLI Version is in the cache already (so that no
-// registry is needed).
-func Installed() bool {
-	cache, err := e2e.CacheDir()
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(filepath.Join(cache, "copilot-"+Version, "node_modules", ".bin", "copilot"))
-	return err == nil
-}
-
-// RegistryReachable reports, quickly, whether npm can reach the registry for Copilot CLI:
-// one try, no retries, so that an offline machine answers in seconds.
-func RegistryReachable(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	return exec.CommandContext(ctx, "npm", "view", Copilot.Spec(), "version", "--fetch-retries=0", "--fetch-timeout=15000").Run() == nil
-}
-
 // Install returns the path of Copilot CLI Version ($COPILOT_BIN, if set, is used instead),
 // installing it into the cache the first time. npm's output goes to log.
 func Install(ctx context.Context, log io.Writer) (string, error) {

@@ -25,8 +25,8 @@ func TestMain(m *testing.M) {
 		switch {
 		case os.Getenv("COPILOT_BIN") == "" && exec.Command("node", "--version").Run() != nil:
 			skipWhy = "node is not installed: Copilot CLI " + Version + " needs it"
-		case os.Getenv("COPILOT_BIN") == "" && !Installed() && !RegistryReachable(ctx):
-			skipWhy = "the npm registry is unreachable and " + Copilot.Spec() + " is not in the cache: cannot install it"
+		case os.Getenv("COPILOT_BIN") == "":
+			skipWhy = e2e.Unavailable(ctx, Copilot)
 		}
 		if skipWhy != "" {
 			fmt.Fprintln(os.Stderr, "ralph-loop e2e (copilot): SKIPPED: "+skipWhy)

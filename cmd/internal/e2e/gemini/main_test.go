@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"testing"
-	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
@@ -32,8 +30,8 @@ func TestMain(m *testing.M) {
 	ctx := context.Background()
 	if bin := os.Getenv("GEMINI_BIN"); bin != "" {
 		geminiBin = bin
-	} else if !installed() && !reachable(ctx) {
-		skipWhy = fmt.Sprintf("SKIPPED the Gemini CLI end-to-end suite: %s is not installed in the cache and npm cannot reach the registry", CLI.Spec())
+	} else if why := e2e.Unavailable(ctx, CLI); why != "" {
+		skipWhy = "SKIPPED the Gemini CLI end-to-end suite: " + why
 		fmt.Println("ralph-loop e2e: " + skipWhy)
 	} else {
 		geminiBin, setupErr = e2e.InstallNPM(ctx, CLI, os.Stderr)
@@ -44,24 +42,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// installed reports whether the pinned CLI is in the cache already.
-func installed() bool {
-	cache, err := e2e.CacheDir()
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(cache + "/gemini-cli-" + Version + "/node_modules/.bin/gemini")
-	return err == nil
-}
-
-// reachable asks npm about the pinned version without retries, so that an offline
-// machine answers fast.
-func reachable(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	return exec.CommandContext(ctx, "npm", "view", CLI.Spec(), "version", "--fetch-retries=0").Run() == nil
 }
 
 // need skips a test unless the end-to-end suite is on and Gemini CLI is at hand, and fails

@@ -27,25 +27,6 @@ var Qwen = e2e.Package{
 	Bins:    []string{"node_modules/.bin/qwen"},
 }
 
-// Installed reports whether Qwen Code Version is in the cache already (so that no registry
-// is needed).
-func Installed() bool {
-	cache, err := e2e.CacheDir()
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(filepath.Join(cache, "qwen-code-"+Version, "node_modules", ".bin", "qwen"))
-	return err == nil
-}
-
-// RegistryReachable reports, quickly, whether npm can reach the registry for Qwen Code:
-// one try, no retries, so that an offline machine answers in seconds.
-func RegistryReachable(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	return exec.CommandContext(ctx, "npm", "view", Qwen.Spec(), "version", "--fetch-retries=0", "--fetch-timeout=15000").Run() == nil
-}
-
 // Install returns the path of Qwen Code Version ($QWEN_BIN, if set, is used instead),
 // installing it into the cache the first time. npm's output goes to log.
 func Install(ctx context.Context, log io.Writer) (string, error) {

@@ -25,8 +25,8 @@ func TestMain(m *testing.M) {
 		switch {
 		case os.Getenv("QWEN_BIN") == "" && exec.Command("node", "--version").Run() != nil:
 			skipWhy = "node is not installed: Qwen Code " + Version + " needs it"
-		case os.Getenv("QWEN_BIN") == "" && !Installed() && !RegistryReachable(ctx):
-			skipWhy = "the npm registry is unreachable and " + Qwen.Spec() + " is not in the cache: cannot install it"
+		case os.Getenv("QWEN_BIN") == "":
+			skipWhy = e2e.Unavailable(ctx, Qwen)
 		}
 		if skipWhy != "" {
 			fmt.Fprintln(os.Stderr, "ralph-loop e2e (qwen): SKIPPED: "+skipWhy)
