@@ -1,4 +1,4 @@
-package copilot
+package fakechat
 
 import (
 	"bufio"
@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// The fake streams an answer as the OpenAI-compatible clients read it: text in pieces that join to the whole,
+// The fake streams an answer as the hosts read it: text in pieces that join to the whole,
 // tool calls with their ids, a finish reason, then [DONE]; past MaxMain it answers 400.
 func TestFakeStreams(t *testing.T) {
-	f, err := StartFake(Script{Turns: []Turn{Shell("Let me do it.", "echo hi > x.txt")}, WhenDone: Text("turn {n} ü"), MaxMain: 2})
+	f, err := StartFake(Script{Turns: []Turn{Tool("Let me do it.", "run_shell_command", map[string]any{"command": "echo hi > x.txt"})}, WhenDone: Text("turn {n} ü"), MaxMain: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestFakeStreams(t *testing.T) {
 		}
 		return text.String(), calls, finish, resp.StatusCode
 	}
-	if text, calls, finish, _ := post(); text != "Let me do it." || len(calls) != 1 || calls[0] != `call_fake_1 bash {"command":"echo hi \u003e x.txt","description":"run a command"}` || finish != "tool_calls" {
+	if text, calls, finish, _ := post(); text != "Let me do it." || len(calls) != 1 || calls[0] != `call_fake_1 run_shell_command {"command":"echo hi \u003e x.txt"}` || finish != "tool_calls" {
 		t.Errorf("first answer: %q %q %q", text, calls, finish)
 	}
 	if text, calls, finish, _ := post(); text != "turn 2 ü" || calls != nil || finish != "stop" {

@@ -1,0 +1,276 @@
+// Package fakechat is a scripted fake of the OpenAI Chat Completions API (streamed and
+// plain answers, a script of text and tool-call turns, a log of every request), for the
+// real-CLI suites of the hosts that speak it (Qwen Code, GitHub Copilot CLI). Nothing here is
+// used by ralph-loop itself.
+package fakechat
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Call is one tool call of a scripted answer.
+type Call struct {
+	Name string
+	Args map[string]any
+}
+
+// Turn is one scripted answer of the model: text, then tool calls.
+type Turn struct {
+	Text  string
+	Calls []Call
+}
+
+// Text is an answer of plain text.
+func Text(s string) Turn { return Turn{Text: s} }
+
+// Tool is an answer with optional text, then one call of the named tool.
+func Tool(text, name string, args map[string]any) Turn {
+	return Turn{Text: text, Calls: []Call{{Name: name, Args: args}}}
+}
+
+// Script is what the fake model answers to the agent's requests, in order.
+type Script struct {
+	Turns []Turn
+	// WhenDone answers every request after the turns run out ("{n}" in its text becomes
+	// the request's number).
+	WhenDone Turn
+	// MaxMain bounds the agent's requests; past it the fake answers HTTP 400, which ends
+	// the turn with an API error (default 40).
+	MaxMain int
+	// Hang: past MaxMain the fake answers nothing until the client goes away (a model that
+	// never answers), instead of HTTP 400.
+	Hang bool
+}
+
+// Message is one message of a request, its text parts joined.
+type Message struct {
+	Role       string
+	Text       string
+	ToolCallID string
+	ToolCalls  []string // names
+}
+
+// Request is one chat completion request the fake received.
+type Request struct {
+	Messages []Message
+	Tools    int
+	Stream   bool
+	Raw      []byte
+	At       time.Time
+}
+
+// Fake is a scripted OpenAI-compatible endpoint on 127.0.0.1.
+type Fake struct {
+	URL    string // base URL, ending in /v1
+	script Script
+	srv    *http.Server
+	mu     sync.Mutex
+	reqs   []Request
+	main   int
+	calls  int
+}
+
+// StartFake serves script on a free port of 127.0.0.1.
+func StartFake(script Script) (*Fake, error) {
+	if script.MaxMain == 0 {
+		script.MaxMain = 40
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	f := &Fake{URL: "http://" + ln.Addr().String() + "/v1", script: script}
+	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve), ReadHeaderTimeout: 10 * time.Second}
+	go f.srv.Serve(ln)
+	return f, nil
+}
+
+// Close stops the server.
+func (f *Fake) Close() error { return f.srv.Close() }
+
+// Requests are the chat completion requests, in order.
+func (f *Fake) Requests() []Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Request(nil), f.reqs...)
+}
+
+// MainRequests are the agent's requests: the ones that offer tools.
+func (f *Fake) MainRequests() []Request {
+	var out []Request
+	for _, r := range f.Requests() {
+		if r.Tools > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+type chatRequest struct {
+	Stream   bool              `json:"stream"`
+	Tools    []json.RawMessage `json:"tools"`
+	Messages []struct {
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCallID string          `json:"tool_call_id"`
+		ToolCalls  []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+}
+
+// text joins a message content: a string, or parts with "text".
+func text(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(raw, &parts)
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	switch {
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models"):
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"fake-model","object":"model","owned_by":"fake"}]}`)
+		return
+	case r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		http.Error(w, `{"error":{"message":"fake: no route"}}`, http.StatusNotFound)
+		return
+	}
+	var cr chatRequest
+	if err := json.Unmarshal(body, &cr); err != nil {
+		http.Error(w, `{"error":{"message":"fake: bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	req := Request{Tools: len(cr.Tools), Stream: cr.Stream, Raw: body, At: time.Now()}
+	for _, m := range cr.Messages {
+		msg := Message{Role: m.Role, Text: text(m.Content), ToolCallID: m.ToolCallID}
+		for _, c := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, c.Function.Name)
+		}
+		req.Messages = append(req.Messages, msg)
+	}
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	var t Turn
+	over := false
+	if req.Tools == 0 {
+		t = Text("{}") // side requests (none seen with the memory agents off)
+	} else {
+		f.main++
+		switch {
+		case f.main > f.script.MaxMain:
+			over = true
+		case f.main <= len(f.script.Turns):
+			t = f.script.Turns[f.main-1]
+		default:
+			t = f.script.WhenDone
+			t.Text = strings.ReplaceAll(t.Text, "{n}", fmt.Sprint(f.main))
+		}
+	}
+	ids := make([]string, len(t.Calls))
+	for i := range t.Calls {
+		f.calls++
+		ids[i] = fmt.Sprintf("call_fake_%d", f.calls)
+	}
+	f.mu.Unlock()
+	if over && f.script.Hang {
+		<-r.Context().Done()
+		return
+	}
+	if over {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":{"message":"fake: the script allows no more requests","type":"invalid_request_error"}}`)
+		return
+	}
+	if !cr.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(completion(t, ids))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	for _, c := range Chunks(t, ids) {
+		data, _ := json.Marshal(c)
+		fmt.Fprintf(w, "data: %s\n\n", data)
+	}
+	io.WriteString(w, "data: [DONE]\n\n")
+}
+
+// Chunks are the streamed chat.completion.chunk objects of an answer: the role, the text
+// in two pieces, one delta per tool call (with the given ids), the finish reason, usage.
+func Chunks(t Turn, ids []string) []map[string]any {
+	created := time.Now().Unix()
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": "fake-model",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	out := []map[string]any{chunk(map[string]any{"role": "assistant", "content": ""}, nil)}
+	for _, p := range halves(t.Text) {
+		out = append(out, chunk(map[string]any{"content": p}, nil))
+	}
+	for i, c := range t.Calls {
+		args, _ := json.Marshal(c.Args)
+		out = append(out, chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": ids[i], "type": "function",
+			"function": map[string]any{"name": c.Name, "arguments": string(args)}}}}, nil))
+	}
+	finish := "stop"
+	if len(t.Calls) > 0 {
+		finish = "tool_calls"
+	}
+	out = append(out, chunk(map[string]any{}, finish))
+	return append(out, map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": "fake-model",
+		"choices": []any{}, "usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+}
+
+func completion(t Turn, ids []string) map[string]any {
+	msg := map[string]any{"role": "assistant", "content": t.Text}
+	finish := "stop"
+	if len(t.Calls) > 0 {
+		var calls []any
+		for i, c := range t.Calls {
+			args, _ := json.Marshal(c.Args)
+			calls = append(calls, map[string]any{"id": ids[i], "type": "function", "function": map[string]any{"name": c.Name, "arguments": string(args)}})
+		}
+		msg["tool_calls"], finish = calls, "tool_calls"
+	}
+	return map[string]any{"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(), "model": "fake-model",
+		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+}
+
+// halves splits text in two streamed pieces, on a rune boundary, so that the client has to
+// join them.
+func halves(s string) []string {
+	r := []rune(s)
+	if len(r) < 2 {
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
+	return []string{string(r[:len(r)/2]), string(r[len(r)/2:])}
+}
