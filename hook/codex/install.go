@@ -2,7 +2,6 @@ package codex
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -49,10 +48,7 @@ var Installer = &install.Host{
 		}
 		return files
 	},
-	Notice: func(text string) string {
-		b, _ := json.Marshal(map[string]string{"systemMessage": text})
-		return string(b)
-	},
+	Notice: install.SystemMessage,
 	Extra: trust,
 }
 

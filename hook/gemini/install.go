@@ -56,10 +56,7 @@ var Installer = &install.Host{
 		}
 		return files
 	},
-	Notice: func(text string) string {
-		b, _ := json.Marshal(map[string]string{"systemMessage": text})
-		return string(b)
-	},
+	Notice: install.SystemMessage,
 	Extra: trustNote,
 }
 

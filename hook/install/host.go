@@ -1,6 +1,7 @@
 package install
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -280,4 +281,11 @@ func HomeDir(getenv func(string) string, elem ...string) (string, error) {
 		}
 	}
 	return filepath.Join(append([]string{home}, elem...)...), nil
+}
+
+// SystemMessage is a Host.Notice for the hosts that show the user a hook's
+// {"systemMessage": text}.
+func SystemMessage(text string) string {
+	b, _ := json.Marshal(map[string]string{"systemMessage": text}) // a string: never fails
+	return string(b)
 }

@@ -1,7 +1,6 @@
 package qwen
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"time"
 
@@ -51,10 +50,7 @@ var Installer = &install.Host{
 		}
 		return files
 	},
-	Notice: func(text string) string {
-		b, _ := json.Marshal(map[string]string{"systemMessage": text})
-		return string(b)
-	},
+	Notice: install.SystemMessage,
 }
 
 // Installer returns Qwen Code's installer.
