@@ -49,7 +49,7 @@ var Installer = &install.Host{
 		return files
 	},
 	Notice: install.SystemMessage,
-	Extra: trust,
+	Extra:  trust,
 }
 
 // Installer returns Codex's installer.

@@ -57,7 +57,7 @@ var Installer = &install.Host{
 		return files
 	},
 	Notice: install.SystemMessage,
-	Extra: trustNote,
+	Extra:  trustNote,
 }
 
 // Installer returns Gemini CLI's installer.
