@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,15 +26,6 @@ var Package = e2e.Package{
 	Name:    "@openai/codex",
 	Version: Version,
 	Bins:    []string{"node_modules/.bin/codex"},
-}
-
-// Install returns the path of Codex Version, installing it from the npm registry into the
-// cache the first time ($CODEX_BIN, if set, is used instead). npm's output goes to log.
-func Install(ctx context.Context, log io.Writer) (string, error) {
-	if bin := os.Getenv("CODEX_BIN"); bin != "" {
-		return bin, nil
-	}
-	return e2e.InstallNPM(ctx, Package, log)
 }
 
 // Env is one isolated world: a home with Codex's configuration, a project, ralph-loop's

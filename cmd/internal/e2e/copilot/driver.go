@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,15 +25,6 @@ var Copilot = e2e.Package{
 	Version: Version,
 	Bins:    []string{"node_modules/.bin/copilot"},
 	Env:     []string{"COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true"},
-}
-
-// Install returns the path of Copilot CLI Version ($COPILOT_BIN, if set, is used instead),
-// installing it into the cache the first time. npm's output goes to log.
-func Install(ctx context.Context, log io.Writer) (string, error) {
-	if bin := os.Getenv("COPILOT_BIN"); bin != "" {
-		return bin, nil
-	}
-	return e2e.InstallNPM(ctx, Copilot, log)
 }
 
 // Env is one isolated world: a home directory with Copilot CLI's user directory, a project,

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,15 +24,6 @@ var Qwen = e2e.Package{
 	Name:    "@qwen-code/qwen-code",
 	Version: Version,
 	Bins:    []string{"node_modules/.bin/qwen"},
-}
-
-// Install returns the path of Qwen Code Version ($QWEN_BIN, if set, is used instead),
-// installing it into the cache the first time. npm's output goes to log.
-func Install(ctx context.Context, log io.Writer) (string, error) {
-	if bin := os.Getenv("QWEN_BIN"); bin != "" {
-		return bin, nil
-	}
-	return e2e.InstallNPM(ctx, Qwen, log)
 }
 
 // Env is one isolated world: a home directory with Qwen Code's user settings, a project,

@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// Suite is one host's real-CLI suite: Setup installs the host's pinned CLI (unless BinEnv
+// names one) and builds ralph-loop once, in TestMain; Need, at the start of each test, skips
+// it with the reason when the suite is off or the CLI cannot be had, and fails it when the
+// setup failed.
+type Suite struct {
+	// Title is the host's name for people ("Qwen Code"); Package its CLI on the npm
+	// registry; BinEnv the variable that may name an installed binary instead ("QWEN_BIN").
+	Title   string
+	Package Package
+	BinEnv  string
+	// Bin and RalphLoop are the host CLI and the ralph-loop binary the tests run.
+	Bin, RalphLoop string
+
+	dir  string
+	skip string
+	err  error
+}
+
+// Setup prepares the suite when RALPH_E2E=1 and says on stderr, in one line, why it skips
+// otherwise.
+func (s *Suite) Setup() {
+	if os.Getenv("RALPH_E2E") != "1" {
+		s.skip = "end-to-end test with the real " + s.Title + " CLI: run with RALPH_E2E=1 (make e2e)"
+		return
+	}
+	ctx := context.Background()
+	if bin := os.Getenv(s.BinEnv); bin != "" {
+		s.Bin = bin
+	} else {
+		if exec.Command("node", "--version").Run() != nil {
+			s.skip = "node is not installed: " + s.Package.Spec() + " needs it"
+		} else {
+			s.skip = Unavailable(ctx, s.Package)
+		}
+		if s.skip != "" {
+			s.skip = "SKIPPED: " + s.skip
+			fmt.Fprintf(os.Stderr, "ralph-loop e2e (%s): %s\n", s.Title, s.skip)
+			return
+		}
+		if s.Bin, s.err = InstallNPM(ctx, s.Package, os.Stderr); s.err != nil {
+			return
+		}
+	}
+	if s.dir, s.err = os.MkdirTemp("", "ralph-loop-e2e-bin-"); s.err == nil {
+		s.RalphLoop, s.err = BuildRalphLoop(ctx, s.dir)
+	}
+}
+
+// Cleanup removes what Setup made.
+func (s *Suite) Cleanup() {
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+}
+
+// Need skips t unless the suite can run, and fails it if the setup failed.
+func (s *Suite) Need(t *testing.T) {
+	t.Helper()
+	if s.skip != "" {
+		t.Skip(s.skip)
+	}
+	if s.err != nil {
+		t.Fatalf("setting up the %s end-to-end suite: %v", s.Title, s.err)
+	}
+}
