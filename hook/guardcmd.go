@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -24,29 +25,39 @@ type cmdline struct {
 var ralphSubs = map[string]bool{"cancel": true, "start": true, "install": true, "uninstall": true, "hook": true}
 
 // readers only read the files they name (their output may still be redirected).
-var readers = set("cat tac head tail less more most ls ll dir vdir wc grep egrep fgrep rg ag ack jq stat file diff cmp " +
-	"md5sum sha1sum sha256sum sha512sum b2sum cksum sum du df tree realpath readlink basename dirname echo printf test [ [[ " +
-	"od hexdump xxd strings nl cut tr column fold fmt pr paste join comm bat batcat view rview nview zcat zless zmore xzcat " +
-	"bzcat lzcat zstdcat base64 base32 true false pwd whoami id date sleep type which whence hash help man info " +
-	"printenv locale uname hostname ps pgrep pidof lsof top htop free uptime file cal expr seq yes tput stty tty " +
-	"look getent groups logname nproc arch env-show exit return break continue shift wait jobs fg bg disown " +
-	"let local declare typeset readonly export set shopt umask ulimit alias unalias complete compgen source . history " +
-	"go-doc tsort numfmt sha224sum sha384sum xmllint csvlook gron fzf namei lsattr getfacl")
+var readers = sync.OnceValue(func() map[string]bool {
+	return set("cat tac head tail less more most ls ll dir vdir wc grep egrep fgrep rg ag ack jq stat file diff cmp " +
+		"md5sum sha1sum sha256sum sha512sum b2sum cksum sum du df tree realpath readlink basename dirname echo printf test [ [[ " +
+		"od hexdump xxd strings nl cut tr column fold fmt pr paste join comm bat batcat view rview nview zcat zless zmore xzcat " +
+		"bzcat lzcat zstdcat base64 base32 true false pwd whoami id date sleep type which whence hash help man info " +
+		"printenv locale uname hostname ps pgrep pidof lsof top htop free uptime file cal expr seq yes tput stty tty " +
+		"look getent groups logname nproc arch env-show exit return break continue shift wait jobs fg bg disown " +
+		"let local declare typeset readonly export set shopt umask ulimit alias unalias complete compgen source . history " +
+		"go-doc tsort numfmt sha224sum sha384sum xmllint csvlook gron fzf namei lsattr getfacl")
+})
 
 // destroyers delete or change what they name: denied on the state directory and on every
 // directory above it.
-var destroyers = set("rm rmdir unlink shred srm wipe truncate chmod chown chgrp chattr setfacl trash trash-put " +
-	"trash-rm gio mount kioclient5 gvfs-rm gvfs-trash")
+var destroyers = sync.OnceValue(func() map[string]bool {
+	return set("rm rmdir unlink shred srm wipe truncate chmod chown chgrp chattr setfacl trash trash-put " +
+		"trash-rm gio mount kioclient5 gvfs-rm gvfs-trash")
+})
 
 // writers write what they name: denied inside the state directory.
-var writers = set("touch mkdir mkfifo mknod tee sponge fallocate patch split csplit")
+var writers = sync.OnceValue(func() map[string]bool {
+	return set("touch mkdir mkfifo mknod tee sponge fallocate patch split csplit")
+})
 
 // editors may write the files they open (vim -R and view only read).
-var editors = set("vi vim nvim nano emacs emacsclient code codium subl ed ex micro hx helix kak joe pico gedit kate " +
-	"mcedit ne jed mg gvim mvim")
+var editors = sync.OnceValue(func() map[string]bool {
+	return set("vi vim nvim nano emacs emacsclient code codium subl ed ex micro hx helix kak joe pico gedit kate " +
+		"mcedit ne jed mg gvim mvim")
+})
 
 // shells run a command string with -c, or what they read on stdin.
-var shells = set("sh bash zsh dash ksh mksh ash fish yash posh tcsh csh rbash")
+var shells = sync.OnceValue(func() map[string]bool {
+	return set("sh bash zsh dash ksh mksh ash fish yash posh tcsh csh rbash")
+})
 
 func set(words string) map[string]bool {
 	m := map[string]bool{}
@@ -78,23 +89,23 @@ func (s *shell) exec(c *cmdline) {
 		s.ralph(c, args)
 	case s.g.cli != "" && name == s.g.cli:
 		s.hostCLI(args)
-	case programs[name] != nil:
-		programs[name](s, c, args)
-	case shells[name]:
+	case program(name) != nil:
+		program(name)(s, c, args)
+	case shells()[name]:
 		s.shellProg(c, args)
 	case strings.HasPrefix(name, "python"):
 		s.python(c, args)
-	case readers[name]:
-	case destroyers[name]:
+	case readers()[name]:
+	case destroyers()[name]:
 		s.paths(c, args, inside|above)
-	case editors[name]:
+	case editors()[name]:
 		for _, a := range args {
 			if a.text == "-R" || a.text == "-M" {
 				return
 			}
 		}
 		s.paths(c, args, inside)
-	case writers[name]:
+	case writers()[name]:
 		s.paths(c, args, inside)
 	default:
 		// A program the guard does not know: nothing inside the state directory.
@@ -124,10 +135,21 @@ func (s *shell) paths(c *cmdline, args []field, mask rel) {
 	}
 }
 
-// programs are the commands judged by their own rules.
-var programs map[string]func(*shell, *cmdline, []field)
+// programs are the commands judged by their own rules. The table is made the first time the
+// guard needs it, not when the program starts: every hook process would pay for it, and
+// only a tool check of an active loop uses it.
+var (
+	programs     map[string]func(*shell, *cmdline, []field)
+	programsOnce sync.Once
+)
 
-func init() {
+// program returns the rule of the command with that name (nil if none).
+func program(name string) func(*shell, *cmdline, []field) {
+	programsOnce.Do(makePrograms)
+	return programs[name]
+}
+
+func makePrograms() {
 	programs = map[string]func(*shell, *cmdline, []field){
 		"cd":        func(s *shell, c *cmdline, a []field) { s.cd(a) },
 		"pushd":     func(s *shell, c *cmdline, a []field) { s.cd(a) },
@@ -1121,7 +1143,7 @@ func (s *shell) sed(c *cmdline, args []field) {
 		return
 	}
 	for _, sc := range scripts {
-		if s.codeMentions(sc) && regexp.MustCompile(`(^|[;}\s/0-9$])[wWe]\b`).MatchString(sc) {
+		if s.codeMentions(sc) && sedWrites().MatchString(sc) {
 			s.denyState()
 			return
 		}
@@ -1211,21 +1233,28 @@ func (s *shell) yq(c *cmdline, args []field) {
 	}
 }
 
+// sedWrites finds sed's w, W and e commands (writing a file, running a command) in a
+// script.
+var sedWrites = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[;}\s/0-9$])[wWe]\b`) })
+
 // writesCode are the words of code that changes files or runs commands, in the languages
-// of the usual one-liners.
-var writesCode = regexp.MustCompile(`rmtree|remove|unlink|rmdir|rename|replace|truncate|chmod|chown|symlink|rm_r|rm_f|rmSync|` +
-	`rmdirSync|writeFile|appendFile|createWriteStream|mkfifo|system|popen|Popen|subprocess|exec|spawn|move|copy|` +
-	`write|print\s*>|printf\s*>|>|open\s*\([^)]*,\s*['"]?[wax+]|File\.open|FileUtils|shutil|` + "`")
+// of the usual one-liners. The regular expressions are compiled when first needed, not in
+// every hook process.
+var writesCode = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`rmtree|remove|unlink|rmdir|rename|replace|truncate|chmod|chown|symlink|rm_r|rm_f|rmSync|` +
+		`rmdirSync|writeFile|appendFile|createWriteStream|mkfifo|system|popen|Popen|subprocess|exec|spawn|move|copy|` +
+		`write|print\s*>|printf\s*>|>|open\s*\([^)]*,\s*['"]?[wax+]|File\.open|FileUtils|shutil|` + "`")
+})
 
 // judgeCode denies a one-liner that names the state directory (or a directory above it)
 // and writes or runs something.
 func (s *shell) judgeCode(code string) {
-	if s.codeMentions(code) && writesCode.MatchString(code) {
+	if s.codeMentions(code) && writesCode().MatchString(code) {
 		s.denyState()
 	}
 }
 
-var quotedInCode = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
+var quotedInCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'([^']*)'|"([^"]*)"`) })
 
 // codeMentions reports whether code names the state directory, or a quoted string in it is
 // a path there or above it.
@@ -1233,7 +1262,7 @@ func (s *shell) codeMentions(code string) bool {
 	if s.g.mentions(code) {
 		return true
 	}
-	for _, m := range quotedInCode.FindAllStringSubmatch(code, 64) {
+	for _, m := range quotedInCode().FindAllStringSubmatch(code, 64) {
 		p := m[1] + m[2]
 		if strings.HasPrefix(p, "~") {
 			p = s.tilde(p)
