@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // This file reads a shell command the way bash would, far enough to judge it: words are
@@ -589,10 +589,27 @@ func (s *shell) tilde(v string) string {
 	if strings.ContainsAny(name, `*?[\'"$`) {
 		return v
 	}
-	if u, err := user.Lookup(name); err == nil && u.HomeDir != "" {
-		return u.HomeDir + rest
+	if home := homeOf(name, "/etc/passwd"); home != "" {
+		return home + rest
 	}
 	return v
+}
+
+// homeOf is the home directory of the user with that name in the passwd file ("" if none).
+// It reads the file itself: os/user would link the binary against the C library, and every
+// hook process would pay for the dynamic loader.
+func homeOf(name, passwd string) string {
+	data, err := state.ReadRegular(passwd, 16<<20)
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) >= 7 && f[0] == name {
+			return f[5]
+		}
+	}
+	return ""
 }
 
 // param expands $NAME and ${…}.

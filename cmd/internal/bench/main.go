@@ -434,7 +434,9 @@ func (b *bench) concurrentCase() error {
 	}
 	base.name = fmt.Sprintf("6 baseline: %d concurrent ralph-loop version (x%d)", n, bursts)
 	r, err := b.bursts(n, bursts, func(burst, i int) ([]byte, []string) {
-		ev := event("Stop", session, "last_assistant_message", "not yet", "stop_hook_active", true)
+		// Each stop says something else: identical events at once are one event delivered
+		// twice, which the hook counts once.
+		ev := event("Stop", session, "last_assistant_message", fmt.Sprintf("not yet (%d.%d)", burst, i), "stop_hook_active", true)
 		if i%2 == 1 {
 			ev = event("PostToolUse", session, "tool_name", "Bash", "tool_use_id", fmt.Sprintf("toolu_%d_%d", burst, i))
 		}
