@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -132,19 +133,10 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 }
 
 // output is Claude Code's hook output object.
-type output struct {
-	Decision           string    `json:"decision,omitempty"`
-	Reason             string    `json:"reason,omitempty"`
-	SystemMessage      string    `json:"systemMessage,omitempty"`
-	HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
-}
-
-type specific struct {
-	HookEventName            string `json:"hookEventName"`
-	AdditionalContext        string `json:"additionalContext,omitempty"`
-	PermissionDecision       string `json:"permissionDecision,omitempty"`
-	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
-}
+type (
+	output   = wire.Output
+	specific = wire.Specific
+)
 
 // Encode writes the reply as Claude Code's hook output JSON (exit code 0; nothing at all
 // for an empty reply, which lets everything go on).

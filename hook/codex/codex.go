@@ -251,19 +251,10 @@ func Unsigil(prompt string) string {
 
 // output is Codex's hook output object. Codex refuses fields an event does not know, so
 // each event gets only its own.
-type output struct {
-	Decision           string    `json:"decision,omitempty"`
-	Reason             string    `json:"reason,omitempty"`
-	SystemMessage      string    `json:"systemMessage,omitempty"`
-	HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
-}
-
-type specific struct {
-	HookEventName            string `json:"hookEventName"`
-	AdditionalContext        string `json:"additionalContext,omitempty"`
-	PermissionDecision       string `json:"permissionDecision,omitempty"`
-	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
-}
+type (
+	output   = wire.Output
+	specific = wire.Specific
+)
 
 // Encode writes the reply as Codex's hook output JSON with exit code 0 (nothing at all for
 // an empty reply, which lets everything go on).

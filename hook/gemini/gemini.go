@@ -198,17 +198,10 @@ func Typed(prompt string) string {
 }
 
 // output is Gemini CLI's hook output object.
-type output struct {
-	Decision           string    `json:"decision,omitempty"`
-	Reason             string    `json:"reason,omitempty"`
-	SystemMessage      string    `json:"systemMessage,omitempty"`
-	HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
-}
-
-type specific struct {
-	HookEventName     string `json:"hookEventName"`
-	AdditionalContext string `json:"additionalContext,omitempty"`
-}
+type (
+	output   = wire.Output
+	specific = wire.Specific
+)
 
 // Encode writes the reply as Gemini CLI's hook output JSON, exit code 0: a block is
 // decision "block" (the reason becomes the next user message after AfterAgent, and refuses
