@@ -45,14 +45,3 @@ func GeminiCommands() []CommandFile {
 // tomlString is s as a TOML basic string (JSON's escapes are TOML's, for the characters
 // these texts hold).
 func tomlString(s string) string { return strconv.Quote(s) }
-
-// IsContinuation reports whether text is a continuation this package wrote (a blocked stop's
-// reason), which hosts that hand it back to their prompt hook (Gemini CLI) must not take
-// for the user's prompt.
-func IsContinuation(text string) bool {
-	text = strings.TrimPrefix(text, ULW+"\n\n")
-	return strings.HasPrefix(text, continuationPrefix)
-}
-
-// continuationPrefix starts every continuation (after the ultrawork preamble).
-const continuationPrefix = "ralph-loop: iteration "

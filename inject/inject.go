@@ -614,3 +614,14 @@ usage: ` + p + `ralph-loop "TASK" [flags]   (` + p + `ulw-loop: the same, demand
 Defaults come from .ralph/settings.json and .ralph/settings.local.json in the project.
 ` + h.cancel() + ` ends the loop; "ralph-loop status" and "ralph-loop log" in a terminal show it.`
 }
+
+// IsContinuation reports whether text is a continuation this package wrote (a blocked stop's
+// reason), which hosts that hand it back to their prompt hook (Gemini CLI, Copilot CLI)
+// must not take for the user's prompt.
+func IsContinuation(text string) bool {
+	text = strings.TrimPrefix(text, ULW+"\n\n")
+	return strings.HasPrefix(text, continuationPrefix)
+}
+
+// continuationPrefix starts every continuation (after the ultrawork preamble).
+const continuationPrefix = "ralph-loop: iteration "

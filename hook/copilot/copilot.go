@@ -41,10 +41,6 @@ const Name = "copilot"
 // and the turn ends. Tool calls do not reset the count and nothing raises it.
 const BlockCap = 8
 
-// ContinuationPrefix starts every reason ralph-loop blocks a stop with; Copilot CLI hands
-// the reason to userPromptSubmitted as the next prompt.
-const ContinuationPrefix = "ralph-loop: iteration "
-
 // Host is GitHub Copilot CLI.
 type Host struct{}
 
@@ -165,7 +161,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Name = "userPromptSubmitted"
 		// A blocked stop's reason comes back as a prompt: it is the same turn going on,
 		// not the user's (which would restart the count of blocks against the cap).
-		if !strings.HasPrefix(in.Prompt, ContinuationPrefix) {
+		if !inject.IsContinuation(in.Prompt) {
 			ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
 		}
 	case has["initialPrompt"] || (has["source"] && !has["reason"]):

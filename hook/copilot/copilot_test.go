@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -209,8 +210,12 @@ func TestDecodeCaptures(t *testing.T) {
 			}
 		}
 	}
-	ev, err := Host{}.Decode(strings.NewReader(`{"sessionId":"s","prompt":"ralph-loop: iteration 2/5. Your stop was blocked"}`))
-	if err != nil || ev.Kind != hook.Ignored {
-		t.Errorf("a continuation coming back as a prompt: %v, %v; want Ignored", ev.Kind, err)
+	for _, prompt := range []string{"ralph-loop: iteration 2/5. Your stop was blocked",
+		inject.ULW + "\n\nralph-loop: iteration 2/5. Your stop was blocked"} { // /ulw-loop's
+		in, _ := json.Marshal(map[string]string{"sessionId": "s", "prompt": prompt})
+		ev, err := Host{}.Decode(bytes.NewReader(in))
+		if err != nil || ev.Kind != hook.Ignored {
+			t.Errorf("a continuation coming back as a prompt (%.30q): %v, %v; want Ignored", prompt, ev.Kind, err)
+		}
 	}
 }
