@@ -62,3 +62,23 @@ The ralph-loop hook handles /cancel-ralph before it reaches you, so this text me
 		},
 	}
 }
+
+// OpencodeCommands returns opencode's command files (.opencode/command/*.md): Markdown whose
+// frontmatter has only the description (opencode's own keys are description, agent, model
+// and subtask). opencode hands the plugin the command's raw arguments before it expands the
+// template, so the template only tells the agent where the loop's context is.
+func OpencodeCommands() []CommandFile {
+	var out []CommandFile
+	for _, cf := range CommandsFor("opencode") {
+		body := cf.Content[strings.Index(cf.Content, "\n---\n")+len("\n---\n"):]
+		out = append(out, CommandFile{Name: cf.Name, Description: cf.Description, Content: "---\n" + cf.Description + "\n---\n" + body})
+	}
+	return out
+}
+
+// RelayRefusal is what a host that cannot drop a prompt (opencode) hands the agent instead
+// of a prompt ralph-loop refused: the reason, to be passed on to the user.
+func RelayRefusal(reason string) string {
+	return "ralph-loop handled this message itself; it is not a task for you. " +
+		"Tell the user exactly the following, in full, and do nothing else:\n\n" + reason
+}

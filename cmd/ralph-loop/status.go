@@ -235,14 +235,14 @@ func firstLine(s string, n int) string {
 	return line
 }
 
-// sessionLoops reads a session's loops, counting in the tool calls an active loop has not
-// merged from the tool log yet.
+// sessionLoops reads a session's loops, counting in the tool calls a loop has not merged
+// from the tool log yet: an active loop's since its last stop, and an ended loop's made in
+// the iteration it ended in before a stop (a cancel, the session's end). Calls are logged
+// only while a loop is active.
 func sessionLoops(store *state.Store, id string) ([]state.Loop, error) {
 	loops, err := store.Loops(id)
 	for i := range loops {
-		if loops[i].Status == state.Active {
-			loops[i].ToolCalls += store.PendingToolCalls(&loops[i])
-		}
+		loops[i].ToolCalls += store.PendingToolCalls(&loops[i])
 	}
 	return loops, err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/copilot"
 	"github.com/ralph-loop/ralph-loop/hook/gemini"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/opencode"
 	"github.com/ralph-loop/ralph-loop/hook/qwen"
 )
 
@@ -20,6 +21,7 @@ var All = []hook.Host{
 	codex.Host{},
 	copilot.Host{},
 	gemini.Host{},
+	opencode.Host{},
 }
 
 // Lookup returns the host of that name.

@@ -57,6 +57,10 @@ type Host struct {
 	Settings []Setting
 	// Commands are the command files for a scope, written into the scope's CommandsDir.
 	Commands func(scope string) []File
+	// Files are more files written into the scope's CommandsDir like command files, made
+	// for the hooks' command (opencode's plugin, which runs ralph-loop itself). A name may
+	// hold a subdirectory ("plugins/ralph-loop.js").
+	Files func(c CommandSpec) []File
 
 	// Extra plans what the host needs beyond its hooks file and command files (Codex's
 	// trust entries in config.toml, Gemini's trusted folders). nil: nothing.
@@ -96,7 +100,8 @@ type Scope struct {
 	Name string
 	// Base says what Settings and CommandsDir are relative to.
 	Base Base
-	// Settings is the hooks settings file ("settings.json", ".claude/settings.json").
+	// Settings is the hooks settings file ("settings.json", ".claude/settings.json"); ""
+	// for a host whose hooks are files of its own (opencode's plugin, in Files).
 	Settings string
 	// CommandsDir is where command files go ("" for none at this scope).
 	CommandsDir string

@@ -123,7 +123,9 @@ func (h *Host) target(o Options) (target, error) {
 	if base == "" {
 		return t, fmt.Errorf("no user configuration directory for %s", h.Title)
 	}
-	t.settings = filepath.Join(base, s.Settings)
+	if s.Settings != "" {
+		t.settings = filepath.Join(base, s.Settings)
+	}
 	if s.CommandsDir != "" {
 		t.commands = filepath.Join(base, s.CommandsDir)
 	}
@@ -154,8 +156,13 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 		o.Now = time.Now()
 	}
 	p := &Plan{Host: h, Scope: t.scope, Install: install, Settings: t.settings}
+	if t.settings == "" {
+		// A host without a hooks settings file (opencode: a plugin file runs ralph-loop):
+		// its files are the plan.
+		p.Settings = t.commands
+	}
 	if o.StateDir != "" {
-		p.RecordDir = RecordDir(o.StateDir, h.Name, t.scope.Name, t.settings)
+		p.RecordDir = RecordDir(o.StateDir, h.Name, t.scope.Name, p.Settings)
 	}
 	rec, err := readRecord(p.RecordDir)
 	if err != nil {
@@ -165,23 +172,7 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 		return p, fmt.Errorf("binary path %q is not absolute", o.Binary)
 	}
 
-	old, perm, err := readFile(t.settings)
-	if err != nil {
-		return p, err
-	}
-	var root any = newObject()
-	if len(bytes.TrimSpace(old)) > 0 {
-		if root, err = parseJSON(old); err != nil {
-			return p, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", t.settings, err)
-		}
-	}
-	obj, ok := root.(*object)
-	if !ok {
-		return p, fmt.Errorf("read %s: the settings are not a JSON object", t.settings)
-	}
-	before := encodeJSON(obj)
-
-	newRec := &Record{Host: h.Name, Scope: t.scope.Name, Settings: t.settings, Files: map[string]string{}, Extra: map[string]string{}}
+	newRec := &Record{Host: h.Name, Scope: t.scope.Name, Settings: p.Settings, Files: map[string]string{}, Extra: map[string]string{}}
 	if rec != nil {
 		*newRec = *rec
 		newRec.Commands = nil // the commands written now
@@ -195,53 +186,25 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 	}
 	newRec.Updated = o.Now.UTC()
 
-	had, err := h.removeHooks(obj, rec, !install)
-	if err != nil {
-		return p, fmt.Errorf("update %s: %w", t.settings, err)
-	}
-	if install && !had {
-		where, note := h.hooksElsewhere(o, t)
-		if where != "" && !o.Force {
-			p.Skipped = where
-			return p, nil
+	var after []byte
+	if t.settings != "" {
+		var skipped bool
+		if after, skipped, err = h.planSettings(o, t, p, rec, newRec, install); err != nil || skipped {
+			return p, err
 		}
-		if note != "" {
-			p.Notes = append(p.Notes, note)
-		}
+	} else if install {
+		p.Command = h.commandFor(Event{}, o.Binary, t.scope)
 	}
-	if install {
-		if p.Command, err = h.addHooks(obj, o.Binary, t.scope, newRec); err != nil {
-			return p, fmt.Errorf("update %s: %w", t.settings, err)
-		}
-		if err := h.addSettings(obj, newRec); err != nil {
-			return p, fmt.Errorf("update %s: %w", t.settings, err)
-		}
-	} else {
-		p.Notes = append(p.Notes, h.removeSettings(obj, rec)...)
-		for _, c := range h.lookalikes(obj) {
-			p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
-		}
-	}
-	after := encodeJSON(obj)
-	createdSettings := rec != nil && slices.Contains(rec.Created, t.settings)
-	switch {
-	case old == nil && !install:
-		after = nil // nothing to uninstall from a file that does not exist
-	case !install && createdSettings && len(obj.keys) == 0:
-		after = nil // install created it: remove what is left empty
-	}
-	sc := fileChange(t.settings, old, before, after, perm)
-	if sc.Action == "update" && after == nil {
-		// What is left is empty: nothing of the user's to back up.
-		sc.Action, sc.Backup = "remove", ""
-	}
-	if sc.Action == "create" {
-		newRec.Created = addUnique(newRec.Created, t.settings)
-	}
-	p.Changes = append(p.Changes, sc)
 
-	if t.commands != "" && h.Commands != nil {
-		for _, cf := range h.Commands(t.scope.Name) {
+	if t.commands != "" && (h.Commands != nil || h.Files != nil) {
+		var files []File
+		if h.Commands != nil {
+			files = h.Commands(t.scope.Name)
+		}
+		if h.Files != nil {
+			files = append(files, h.Files(CommandSpec{Host: h, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
+		}
+		for _, cf := range files {
 			path := filepath.Join(t.commands, cf.Name)
 			c, err := commandChange(path, cf, install, rec)
 			if err != nil {
@@ -300,6 +263,73 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// planSettings plans the change to the hooks settings file: ralph-loop's hooks and settings
+// added (install) or removed. It returns what the file will hold (nil: it will not exist),
+// or skipped when install adds nothing because the hooks are at another scope already.
+func (h *Host) planSettings(o Options, t target, p *Plan, rec, newRec *Record, install bool) (after []byte, skipped bool, err error) {
+	old, perm, err := readFile(t.settings)
+	if err != nil {
+		return nil, false, err
+	}
+	var root any = newObject()
+	if len(bytes.TrimSpace(old)) > 0 {
+		if root, err = parseJSON(old); err != nil {
+			return nil, false, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", t.settings, err)
+		}
+	}
+	obj, ok := root.(*object)
+	if !ok {
+		return nil, false, fmt.Errorf("read %s: the settings are not a JSON object", t.settings)
+	}
+	before := encodeJSON(obj)
+
+	had, err := h.removeHooks(obj, rec, !install)
+	if err != nil {
+		return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
+	}
+	if install && !had {
+		where, note := h.hooksElsewhere(o, t)
+		if where != "" && !o.Force {
+			p.Skipped = where
+			return nil, true, nil
+		}
+		if note != "" {
+			p.Notes = append(p.Notes, note)
+		}
+	}
+	if install {
+		if p.Command, err = h.addHooks(obj, o.Binary, t.scope, newRec); err != nil {
+			return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
+		}
+		if err := h.addSettings(obj, newRec); err != nil {
+			return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
+		}
+	} else {
+		p.Notes = append(p.Notes, h.removeSettings(obj, rec)...)
+		for _, c := range h.lookalikes(obj) {
+			p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
+		}
+	}
+	after = encodeJSON(obj)
+	createdSettings := rec != nil && slices.Contains(rec.Created, t.settings)
+	switch {
+	case old == nil && !install:
+		after = nil // nothing to uninstall from a file that does not exist
+	case !install && createdSettings && len(obj.keys) == 0:
+		after = nil // install created it: remove what is left empty
+	}
+	sc := fileChange(t.settings, old, before, after, perm)
+	if sc.Action == "update" && after == nil {
+		// What is left is empty: nothing of the user's to back up.
+		sc.Action, sc.Backup = "remove", ""
+	}
+	if sc.Action == "create" {
+		newRec.Created = addUnique(newRec.Created, t.settings)
+	}
+	p.Changes = append(p.Changes, sc)
+	return after, false, nil
 }
 
 // missingDirs lists dir and its parents that do not exist yet, deepest first.
@@ -365,7 +395,7 @@ func (h *Host) hooksElsewhere(o Options, self target) (where, note string) {
 		oo := o
 		oo.Scope = s.Name
 		t, err := h.target(oo)
-		if err != nil || t.settings == self.settings {
+		if err != nil || t.settings == "" || t.settings == self.settings {
 			continue
 		}
 		data, _, err := readFile(t.settings)

@@ -92,6 +92,17 @@ func StartFake(script Script) (*Fake, error) {
 	return f, nil
 }
 
+// SetScript makes the fake answer the agent's next requests from script, from its first
+// turn (the requests so far are kept).
+func (f *Fake) SetScript(script Script) {
+	if script.MaxMain == 0 {
+		script.MaxMain = 40
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.script, f.main = script, 0
+}
+
 // Close stops the server.
 func (f *Fake) Close() error { return f.srv.Close() }
 

@@ -1,0 +1,315 @@
+package opencode
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// settle is how long a session must stay idle to count as finished: the plugin sends a
+// continuation within milliseconds of the idle.
+const settle = 2 * time.Second
+
+// world is a fresh Env with ralph-loop installed for opencode by its own installer at each
+// of scopes, and opencode serving script.
+type world struct {
+	*Env
+	srv *Server
+}
+
+func newWorld(t *testing.T, script Script, scopes ...string) *world {
+	t.Helper()
+	suite.Need(t)
+	e, err := NewEnv(t.TempDir(), opencodeBin, ralphBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, scope := range scopes {
+		out, err := e.Install(context.Background(), scope)
+		if err != nil {
+			t.Fatalf("install: %v", err)
+		}
+		t.Logf("install: %s", out)
+	}
+	srv, err := e.Serve(context.Background(), script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{Env: e, srv: srv}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("opencode's log:\n%s", tail(srv.Log.String(), 6000))
+		}
+		srv.Close()
+	})
+	return w
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// start opens a session and sends the first prompt: a command ("!/ralph-loop ARGS" is run
+// as the TUI runs "/ralph-loop ARGS") or text as typed; then it waits until the session
+// settles and done holds.
+func (w *world) start(t *testing.T, prompt string, done func() bool) string {
+	t.Helper()
+	ctx := context.Background()
+	id, err := w.srv.NewSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.send(t, id, prompt, done)
+	return id
+}
+
+func (w *world) send(t *testing.T, id, prompt string, done func() bool) {
+	t.Helper()
+	ctx := context.Background()
+	before, since := len(w.srv.Fake.MainRequests()), time.Now()
+	if name, args, ok := strings.Cut(strings.TrimPrefix(prompt, "!"), " "); strings.HasPrefix(prompt, "!/") && ok {
+		w.srv.Command(ctx, id, strings.TrimPrefix(name, "/"), args)
+	} else if err := w.srv.Prompt(ctx, id, prompt); err != nil {
+		t.Fatal(err)
+	}
+	turns, err := w.srv.Settled(ctx, id, since, settle, done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("settled after %d busy spells, %d agent requests; toasts: %q", turns, len(w.srv.Fake.MainRequests())-before, w.srv.Toasts())
+}
+
+// ended is true once every loop has ended (and there is one).
+func (w *world) ended() bool {
+	loops, err := w.Status(context.Background())
+	if err != nil || len(loops) == 0 {
+		return false
+	}
+	for _, l := range loops {
+		if l.Status == "ACTIVE" {
+			return false
+		}
+	}
+	return true
+}
+
+// failed is true once opencode has reported a session error (the fake's HTTP 400 when its
+// script allows no more requests).
+func (w *world) failed() bool { return len(w.srv.Errors()) > 0 }
+
+func always() bool { return true }
+
+func (w *world) onlyLoop(t *testing.T) Loop {
+	t.Helper()
+	loops, err := w.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loops) != 1 {
+		t.Fatalf("%d loops, want 1: %+v", len(loops), loops)
+	}
+	return loops[0]
+}
+
+func (w *world) noLoops(t *testing.T) {
+	t.Helper()
+	loops, err := w.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loops) != 0 {
+		t.Errorf("%d loops, want none: %+v", len(loops), loops)
+	}
+}
+
+func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {
+	t.Helper()
+	if l.Status != status || l.Iteration != iteration || l.ToolCalls != tools || l.Host != "opencode" {
+		t.Errorf("loop %s at %d/%d with %d tool calls on %q (%s); want %s at %d with %d on opencode",
+			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.Host, l.EndReason, status, iteration, tools)
+	}
+}
+
+func contains(t *testing.T, what, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, s)
+		}
+	}
+}
+
+// continuations are the user messages the agent got after a block.
+func continuations(f *Fake) []string {
+	var out []string
+	for _, r := range f.MainRequests() {
+		if m := r.Messages[len(r.Messages)-1]; m.Role == "user" && strings.Contains(m.Text, "ralph-loop: iteration") {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+// lastUser is the last user message of the n-th agent request (from 0).
+func lastUser(t *testing.T, f *Fake, n int) string {
+	t.Helper()
+	reqs := f.MainRequests()
+	if n >= len(reqs) {
+		t.Fatalf("no agent request %d (%d in all)", n+1, len(reqs))
+	}
+	for i := len(reqs[n].Messages) - 1; i >= 0; i-- {
+		if m := reqs[n].Messages[i]; m.Role == "user" {
+			return m.Text
+		}
+	}
+	return ""
+}
+
+func (w *world) toasts() string { return strings.Join(w.srv.Toasts(), "\n") }
+
+func (w *world) noErrors(t *testing.T) {
+	t.Helper()
+	if errs := w.srv.Errors(); len(errs) > 0 {
+		t.Errorf("session errors: %q", errs)
+	}
+	for _, m := range w.srv.Toasts() {
+		if strings.Contains(m, "error") {
+			t.Errorf("an error toast: %s", m)
+		}
+	}
+}
+
+// 1. /ralph-loop run as a command (as the TUI runs it): "I'm done" without the promise is
+// blocked and the task comes back; work and the promise then end the loop. The contract
+// reached the model with the command, and the user saw each step.
+func TestBlockedThenPromise(t *testing.T) {
+	w := newWorld(t, Script{Turns: []Turn{
+		Text("I'm done."),
+		Shell("Let me actually do it.", "echo hi > x.txt"),
+		Text("x.txt is written. <promise>DONE</promise>"),
+	}}, "user")
+	w.start(t, `!/ralph-loop "Create x.txt containing `+"`hi`"+`" --max-iterations 5`, w.ended)
+	expectLoop(t, w.onlyLoop(t), "PROMISE_ACCEPTED", 2, 1)
+	w.noErrors(t)
+	c := continuations(w.srv.Fake)
+	if len(c) != 1 {
+		t.Fatalf("%d continuations, want 1", len(c))
+	}
+	contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
+		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing `hi`")
+	contains(t, "the first request's prompt", lastUser(t, w.srv.Fake, 0), "The ralph-loop hook has read this command's arguments",
+		"ralph-loop: a loop is now active", "<promise>DONE</promise>", "Create x.txt containing `hi`")
+	if b, err := os.ReadFile(filepath.Join(w.Project, "x.txt")); err != nil || string(b) != "hi\n" {
+		t.Errorf("x.txt = %q, %v", b, err)
+	}
+	contains(t, "what the user saw", w.toasts(), "loop armed: up to 5 iterations", "promise accepted at iteration 2/5 after 1 tool call")
+	if n := len(w.srv.Fake.MainRequests()); n != 3 {
+		t.Errorf("%d agent requests, want 3", n)
+	}
+}
+
+// 2. /ralph-loop sent as plain text (POST prompt_async, no expansion) arms the loop too. The
+// promise in the first answer, with no tool call, is rejected; the agent's attempt to
+// cancel its own loop from the shell is denied (its result says why, and it is no work);
+// after real work the promise is accepted.
+func TestTypedPromiseWithoutWork(t *testing.T) {
+	w := newWorld(t, Script{Turns: []Turn{
+		Text("<promise>DONE</promise>"),
+		Shell("Let me end this loop.", "ralph-loop cancel --all"),
+		Shell("Fine, doing the work.", "echo hi > x.txt"),
+		Text("Now it is really done. <promise>DONE</promise>"),
+	}}, "user")
+	w.start(t, `/ralph-loop "Create x.txt containing hi"`, w.ended)
+	expectLoop(t, w.onlyLoop(t), "PROMISE_ACCEPTED", 2, 1)
+	c := continuations(w.srv.Fake)
+	if len(c) != 1 {
+		t.Fatalf("%d continuations, want 1", len(c))
+	}
+	contains(t, "the continuation", c[0], "only 0 tool calls have been made")
+	reqs := w.srv.Fake.MainRequests()
+	var denied string
+	for _, m := range reqs[2].Messages {
+		if m.Role == "tool" {
+			denied = m.Text
+		}
+	}
+	contains(t, "the denied call's result", denied, "ralph-loop")
+	if b, err := os.ReadFile(filepath.Join(w.Project, "x.txt")); err != nil || string(b) != "hi\n" {
+		t.Errorf("x.txt = %q, %v", b, err)
+	}
+}
+
+// 3. The iteration limit: a loop that never promises ends at --max-iterations, with the
+// reason in status and shown to the user; opencode has no cap of its own, so 12 iterations
+// run.
+func TestIterationLimit(t *testing.T) {
+	var turns []Turn
+	for i := 1; i <= 12; i++ {
+		turns = append(turns, Shell("", fmt.Sprintf("echo %d >> progress.txt", i)), Text(fmt.Sprintf("Iteration %d: still working.", i)))
+	}
+	w := newWorld(t, Script{Turns: turns, WhenDone: Text("Out of script.")}, "user")
+	w.start(t, `!/ralph-loop "Count to twelve in progress.txt" --max-iterations 12`, w.ended)
+	l := w.onlyLoop(t)
+	expectLoop(t, l, "MAX_ITERATIONS_REACHED", 12, 12)
+	if n := len(continuations(w.srv.Fake)); n != 11 {
+		t.Errorf("%d continuations, want 11", n)
+	}
+	if n := len(w.srv.Fake.MainRequests()); n != 24 {
+		t.Errorf("%d agent requests, want 24", n)
+	}
+	contains(t, "what the user saw", w.toasts(), "12/12")
+	if b, err := os.ReadFile(filepath.Join(w.Project, "progress.txt")); err != nil || strings.Count(string(b), "\n") != 12 {
+		t.Errorf("progress.txt = %q, %v; want 12 lines", b, err)
+	}
+}
+
+// 4. /cancel-ralph between turns ends the loop. The loop's turn ends on a model error,
+// which is not a stop (the loop waits for the user); the cancel's template never reaches the
+// model as a task (the agent is asked to tell the user the loop is cancelled), and the stop
+// after that turn is not blocked.
+func TestCancel(t *testing.T) {
+	w := newWorld(t, Script{Turns: []Turn{
+		Shell("Starting.", "echo 1 > step.txt"),
+		Text("Step one done."),
+		Shell("", "echo 2 >> step.txt"),
+	}, MaxMain: 3}, "user")
+	id := w.start(t, `!/ralph-loop "Keep going" --max-iterations 5`, w.failed)
+	expectLoop(t, w.onlyLoop(t), "ACTIVE", 2, 2)
+	if n := len(continuations(w.srv.Fake)); n != 1 {
+		t.Errorf("%d continuations, want 1 (none after the error)", n)
+	}
+	w.srv.Fake.SetScript(Script{Turns: []Turn{Text("The loop is cancelled.")}})
+	w.send(t, id, "!/cancel-ralph ", w.ended)
+	expectLoop(t, w.onlyLoop(t), "CANCELLED", 2, 2)
+	contains(t, "what the user saw", w.toasts(), "cancelled at iteration 2/5")
+	last := w.srv.Fake.MainRequests()
+	contains(t, "what the agent got for /cancel-ralph", lastUser(t, w.srv.Fake, len(last)-1), "Tell the user exactly the following", "cancelled at iteration 2/5")
+	if n := len(continuations(w.srv.Fake)); n != 1 {
+		t.Errorf("%d continuations, want 1", n)
+	}
+}
+
+// 5. A session without a loop is left alone: nothing added to the prompt, nothing said,
+// no continuation, no state.
+func TestNoLoopUntouched(t *testing.T) {
+	w := newWorld(t, Script{Turns: []Turn{Shell("", "echo hi > x.txt"), Text("Done: x.txt. <promise>DONE</promise>")}}, "user")
+	w.start(t, "Create x.txt containing hi", always)
+	if n := len(w.srv.Fake.MainRequests()); n != 2 {
+		t.Errorf("%d agent requests, want 2", n)
+	}
+	if got := lastUser(t, w.srv.Fake, 0); got != "Create x.txt containing hi" {
+		t.Errorf("the prompt reached the model as %q", got)
+	}
+	if s := w.toasts(); s != "" {
+		t.Errorf("ralph-loop spoke: %s", s)
+	}
+	w.noErrors(t)
+	w.noLoops(t)
+}

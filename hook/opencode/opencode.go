@@ -1,0 +1,248 @@
+// Package opencode is ralph-loop's host for opencode. opencode has no hooks that run
+// commands: install writes a plugin (plugin.js) that passes the events ralph-loop needs to
+// "ralph-loop hook --host opencode" as JSON objects of its own making, and does what the
+// reply says. This package reads those objects and writes the replies.
+//
+// Facts seen on opencode 1.18.33 that shape the plugin and this package:
+//   - There is no stop hook, and nothing can veto a session going idle: the plugin asks for
+//     the stop decision when the session goes idle after being busy, and continues it with
+//     client.session.promptAsync, whose text reaches the model as a plain user message.
+//   - After a model error opencode goes idle twice with no busy between, and event hooks run
+//     concurrently: the plugin acts only on an idle that follows a busy, one at a time, and
+//     not at all on a turn that ended on an error or an interrupt.
+//   - opencode keeps no transcript a hook can read: the plugin hands over the agent's
+//     messages since the last user message (the iteration's), text parts only.
+//   - A custom command (/ralph-loop in the TUI, POST /session/:id/command) fires
+//     command.execute.before with the raw arguments, then chat.message with the expanded
+//     template; a prompt sent as text (POST /session/:id/prompt_async) reaches chat.message
+//     as typed. The plugin can add to or replace the prompt's text parts; throwing there
+//     fails the request with an opaque server error, so a refused prompt is replaced by a
+//     request that the agent tell the user why.
+//   - tool.execute.before can refuse a call by throwing: the error's message is the tool's
+//     result for the model, and tool.execute.after does not fire. tool.execute.after carries
+//     the call's callID.
+//   - "opencode run" exits at the first idle, so loops run in the TUI and under "opencode
+//     serve", not under "opencode run".
+package opencode
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// Name is the host's name on the command line and in state files.
+const Name = "opencode"
+
+// StopTimeout is how long the plugin waits for the stop decision (a loop's checks run then);
+// other events get 10 seconds.
+const StopTimeout = 15 * time.Minute
+
+// Host is opencode.
+type Host struct{}
+
+var _ hook.Host = Host{}
+
+// Name returns "opencode".
+func (Host) Name() string { return Name }
+
+// Words are opencode's facts for texts.
+var Words = inject.Host{
+	Name:    Name,
+	Display: "opencode",
+	Cancel:  "/cancel-ralph",
+}
+
+// Facts states opencode's facts. It has no cap on continuations and no transcript the
+// engine reads (the plugin hands over the iteration's text).
+func (Host) Facts(_ func(string) string, cwd string) hook.Facts {
+	return hook.Facts{
+		Words:       Words,
+		StopTimeout: func() time.Duration { return StopTimeout },
+		ProjectDir:  cwd,
+		CLI:         "opencode",
+	}
+}
+
+// Hooks, as the plugin names the events it passes on.
+const (
+	hookIdle        = "session.idle"
+	hookDeleted     = "session.deleted"
+	hookCommand     = "command.execute.before"
+	hookMessage     = "chat.message"
+	hookToolBefore  = "tool.execute.before"
+	hookToolAfter   = "tool.execute.after"
+	maxInput        = 64 << 20
+	shellTool       = "bash"
+	unknownToolName = "invalid" // what opencode runs for a call to a tool it does not have
+)
+
+// writeTools are opencode's tools that write the file at args.filePath.
+var writeTools = map[string]bool{"write": true, "edit": true, "multiedit": true, "patch": true}
+
+// input is one event as the plugin sends it.
+type input struct {
+	Hook      string `json:"hook"`
+	SessionID string `json:"sessionID"`
+	Directory string `json:"directory"`
+	// Prompt is the user's prompt (chat.message), or the command as typed
+	// (command.execute.before: "/ralph-loop ARGUMENTS").
+	Prompt string `json:"prompt"`
+	// Messages are the agent's messages of the iteration (session.idle).
+	Messages []message `json:"messages"`
+	// Tool calls.
+	Tool   string          `json:"tool"`
+	CallID string          `json:"callID"`
+	Args   json.RawMessage `json:"args"`
+}
+
+type message struct {
+	Role  string `json:"role"`
+	Parts []struct {
+		Text      string `json:"text"`
+		Synthetic bool   `json:"synthetic"`
+	} `json:"parts"`
+}
+
+// Decode reads one event from the plugin.
+func (Host) Decode(r io.Reader) (hook.Event, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err != nil {
+		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
+	}
+	if len(raw) > maxInput {
+		return hook.Event{}, fmt.Errorf("%w: over %d MiB", hook.ErrInput, maxInput>>20)
+	}
+	var in input
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
+	}
+	if in.SessionID == "" {
+		return hook.Event{}, fmt.Errorf("%w: no sessionID", hook.ErrInput)
+	}
+	sum := sha256.Sum256(raw)
+	ev := hook.Event{Name: in.Hook, SessionID: in.SessionID, Cwd: in.Directory, Key: hex.EncodeToString(sum[:16])}
+	switch in.Hook {
+	case hookIdle:
+		ev.Kind, ev.Text, ev.HasText = hook.Stop, iterationText(in.Messages), true
+	case hookCommand:
+		ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
+	case hookMessage:
+		// A blocked stop's continuation comes back as a user message: the same turn going
+		// on, not the user's prompt.
+		if !inject.IsContinuation(in.Prompt) {
+			ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
+		}
+	case hookToolBefore:
+		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.Tool, in.CallID
+		var a struct {
+			Command  string `json:"command"`
+			FilePath string `json:"filePath"`
+		}
+		_ = json.Unmarshal(in.Args, &a) // the tools' arguments vary: what does not fit is left empty
+		switch {
+		case in.Tool == shellTool:
+			ev.ToolKind, ev.Command = hook.ShellTool, a.Command
+		case writeTools[in.Tool]:
+			ev.ToolKind, ev.FilePath = hook.WriteTool, a.FilePath
+		}
+	case hookToolAfter:
+		if in.CallID == "" {
+			return hook.Event{}, fmt.Errorf("%w: no callID", hook.ErrInput)
+		}
+		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.Tool, in.CallID
+		ev.Rejected = in.Tool == unknownToolName
+	case hookDeleted:
+		ev.Kind, ev.Reason = hook.SessionEnd, "deleted"
+	}
+	return ev, nil
+}
+
+// iterationText is the agent's text of the iteration: the text parts of the assistant
+// messages after the last user message, in order. The plugin sends only those; a user
+// message among them (never sent) would end what counts.
+func iterationText(ms []message) string {
+	from := 0
+	for i, m := range ms {
+		if m.Role == "user" {
+			from = i + 1
+		}
+	}
+	var texts []string
+	for _, m := range ms[from:] {
+		if m.Role != "assistant" {
+			continue
+		}
+		for _, p := range m.Parts {
+			if !p.Synthetic && p.Text != "" {
+				texts = append(texts, p.Text)
+			}
+		}
+	}
+	return strings.Join(texts, "\n\n")
+}
+
+// Output is the reply the plugin acts on; empty fields are left out.
+type Output struct {
+	// Continue: the loop goes on; the plugin sends this as the session's next prompt.
+	Continue string `json:"continue,omitempty"`
+	// Append is added to the prompt's text for the model (the loop's context).
+	Append string `json:"append,omitempty"`
+	// Replace replaces the prompt's text: a refused prompt, which the agent is asked to
+	// explain to the user instead.
+	Replace *string `json:"replace,omitempty"`
+	// Deny refuses a tool call with this reason for the agent.
+	Deny string `json:"deny,omitempty"`
+	// Notice is a line for the user (a toast in the TUI, and opencode's log).
+	Notice string `json:"notice,omitempty"`
+	// Error is ralph-loop's failure, shown like a notice.
+	Error string `json:"error,omitempty"`
+}
+
+// Encode writes the reply for the plugin.
+func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	if rep.Empty() {
+		return 0, nil
+	}
+	var out Output
+	switch {
+	case rep.Block && ev.Kind == hook.Stop:
+		out.Continue = rep.Reason
+	case rep.Block && ev.Kind == hook.Prompt:
+		// opencode cannot drop a prompt: the agent is asked to pass the reason on.
+		s := inject.RelayRefusal(rep.Reason)
+		out.Replace = &s
+		if rep.Notice == "" {
+			rep.Notice = rep.Reason
+		}
+	case rep.Deny && ev.Kind == hook.ToolCheck:
+		out.Deny = rep.DenyReason
+	}
+	if rep.Context != "" && ev.Kind == hook.Prompt && !rep.Block {
+		out.Append = rep.Context
+	}
+	if rep.Failed {
+		out.Error = rep.Notice
+	} else {
+		out.Notice = rep.Notice
+	}
+	if out == (Output{}) {
+		return 0, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return 1, err
+	}
+	_, err = w.Write(append(b, '\n'))
+	if err != nil {
+		return 1, err
+	}
+	return 0, nil
+}

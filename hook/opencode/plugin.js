@@ -1,0 +1,166 @@
+// ralph-loop's opencode plugin (ralph-loop-plugin v1), written by "ralph-loop install --host opencode";
+// "ralph-loop uninstall --host opencode" removes it. It only translates: each event ralph-loop
+// needs goes as JSON to "ralph-loop hook --host opencode", and the plugin does what the reply
+// says. Every decision is ralph-loop's.
+import { spawn } from "node:child_process"
+
+const BINARY = __BINARY__ // an absolute path, or "ralph-loop" (looked for on PATH)
+const SCOPE = __SCOPE__
+const MISSING = __MISSING__ // said once when BINARY is not there
+const COMMANDS = ["ralph-loop", "ulw-loop", "cancel-ralph"]
+const STOP_TIMEOUT_MS = 15 * 60 * 1000 // a loop's checks (--check) run at the stop
+const TIMEOUT_MS = 10 * 1000
+
+export const RalphLoop = async ({ client, directory }) => {
+  // A user copy and a project copy of this plugin may both be loaded: the user's acts.
+  const loaded = (globalThis.__ralphLoopPlugin ??= {})
+  const here = (loaded[directory] ??= {})
+  here[SCOPE] = true
+  const acts = () => SCOPE === "user" || !here.user
+
+  let missingSaid = false
+  const say = (message, variant = "info") => {
+    client.tui.showToast({ body: { title: "ralph-loop", message, variant } }).catch(() => {})
+    client.app.log({ body: { service: "ralph-loop", level: variant === "error" ? "error" : "info", message } }).catch(() => {})
+  }
+
+  // ask runs ralph-loop with one event and returns its reply ({} when it has nothing to say
+  // or cannot be run: the session then goes on as if ralph-loop were not there).
+  const ask = (event, timeout = TIMEOUT_MS) =>
+    new Promise((resolve) => {
+      let out = "", err = "", done = false
+      const finish = (reply) => { if (!done) { done = true; resolve(reply) } }
+      let child
+      try {
+        child = spawn(BINARY, ["hook", "--host", "opencode"], { cwd: directory, stdio: ["pipe", "pipe", "pipe"] })
+      } catch (e) {
+        return finish({ error: String(e) })
+      }
+      const timer = setTimeout(() => { child.kill("SIGKILL"); finish({ error: `ralph-loop: error: no reply in ${timeout / 1000} s` }) }, timeout)
+      child.stdout.on("data", (d) => (out += d))
+      child.stderr.on("data", (d) => (err += d))
+      child.on("error", (e) => {
+        clearTimeout(timer)
+        if (e.code === "ENOENT") {
+          if (!missingSaid && event.mentionsRalph) say(MISSING, "warning")
+          missingSaid ||= event.mentionsRalph
+          return finish({})
+        }
+        finish({ error: `ralph-loop: error: ${e.message}` })
+      })
+      child.on("close", (code) => {
+        clearTimeout(timer)
+        if (code !== 0) return finish({ error: err.trim() || `ralph-loop: error: exit status ${code}` })
+        try { finish(out.trim() ? JSON.parse(out) : {}) } catch { finish({ error: "ralph-loop: error: a reply that is not JSON" }) }
+      })
+      child.stdin.on("error", () => {})
+      child.stdin.end(JSON.stringify(event))
+    })
+
+  const show = (reply) => {
+    if (reply.error) say(reply.error.split("\n")[0], "error")
+    if (reply.notice) say(reply.notice)
+  }
+
+  // What the prompt hooks hand the model: ralph-loop's context added, or the prompt replaced
+  // (a refused command: the model is asked to tell the user why, and to do nothing else).
+  const apply = (reply, parts) => {
+    show(reply)
+    if (reply.replace !== undefined) {
+      const first = parts.findIndex((p) => p.type === "text")
+      for (let i = parts.length - 1; i >= 0; i--) if (parts[i].type === "text" && i !== first) parts.splice(i, 1)
+      if (first >= 0) parts[first].text = reply.replace
+      else parts.push({ type: "text", text: reply.replace })
+    }
+    if (reply.append) {
+      const last = parts.findLastIndex((p) => p.type === "text")
+      if (last >= 0) parts[last].text += "\n\n" + reply.append
+      else parts.push({ type: "text", text: reply.append })
+    }
+  }
+
+  const sessions = new Map()
+  const session = (id) => {
+    if (!sessions.has(id)) sessions.set(id, { busy: false, deciding: false, again: false, error: null })
+    return sessions.get(id)
+  }
+  const expanded = new Set() // sessions whose next message is one of our commands, expanded
+
+  // stop asks ralph-loop whether the turn that just ended may end the loop's iteration, with
+  // the agent's messages since the last user message (this iteration's, no earlier one's),
+  // and sends the continuation back into the session when it says so. Only an idle that
+  // follows a busy counts (opencode goes idle twice after a model error), one at a time.
+  const stop = async (id) => {
+    const s = session(id)
+    if (!s.busy) return
+    if (s.deciding) return void (s.again = true)
+    s.busy = false
+    const error = s.error
+    s.error = null
+    s.deciding = true
+    try {
+      // A turn that ended on an error or an interrupt (Esc) is not a stop (opencode shows the
+      // error): a loop waits for the user's next message, as when Claude Code's turn fails.
+      if (error) return
+      const res = await client.session.messages({ path: { id } })
+      const messages = res.data ?? []
+      const since = messages.findLastIndex((m) => m.info?.role === "user")
+      const iteration = messages.slice(since + 1).map((m) => ({
+        id: m.info?.id,
+        role: m.info?.role,
+        parts: (m.parts ?? []).filter((p) => p.type === "text").map((p) => ({ text: p.text, synthetic: p.synthetic === true })),
+      }))
+      const reply = await ask({ hook: "session.idle", sessionID: id, directory, messages: iteration }, STOP_TIMEOUT_MS)
+      show(reply)
+      if (reply.continue) {
+        await client.session.promptAsync({ path: { id }, body: { parts: [{ type: "text", text: reply.continue }] } })
+      }
+    } catch (e) {
+      say(`ralph-loop: error: ${e?.message ?? e}`, "error")
+    } finally {
+      s.deciding = false
+    }
+    if (s.again) {
+      s.again = false
+      await stop(id)
+    }
+  }
+
+  return {
+    event: async ({ event }) => {
+      if (!acts()) return
+      const p = event.properties ?? {}
+      if (event.type === "session.status" && p.sessionID) {
+        if (p.status?.type === "busy") session(p.sessionID).busy = true
+        if (p.status?.type === "idle") await stop(p.sessionID)
+      } else if (event.type === "session.error" && p.sessionID) {
+        session(p.sessionID).error = p.error?.name ?? "an error"
+      } else if (event.type === "session.deleted" && p.info?.id) {
+        sessions.delete(p.info.id)
+        show(await ask({ hook: "session.deleted", sessionID: p.info.id, directory }))
+      }
+    },
+    "command.execute.before": async (input, output) => {
+      if (!acts() || !COMMANDS.includes(input.command)) return
+      expanded.add(input.sessionID)
+      const prompt = `/${input.command} ${input.arguments ?? ""}`.trim()
+      apply(await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, mentionsRalph: true }), output.parts)
+    },
+    "chat.message": async (input, output) => {
+      if (!acts() || expanded.delete(input.sessionID)) return
+      const prompt = output.parts.filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\n")
+      if (!prompt) return
+      apply(await ask({ hook: "chat.message", sessionID: input.sessionID, directory, prompt, mentionsRalph: /ralph/i.test(prompt) }), output.parts)
+    },
+    "tool.execute.before": async (input, output) => {
+      if (!acts()) return
+      const reply = await ask({ hook: "tool.execute.before", sessionID: input.sessionID, directory, tool: input.tool, callID: input.callID, args: output.args })
+      show(reply)
+      if (reply.deny) throw new Error(reply.deny)
+    },
+    "tool.execute.after": async (input) => {
+      if (!acts()) return
+      show(await ask({ hook: "tool.execute.after", sessionID: input.sessionID, directory, tool: input.tool, callID: input.callID }))
+    },
+  }
+}
