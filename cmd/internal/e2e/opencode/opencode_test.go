@@ -15,7 +15,7 @@ import (
 const settle = 2 * time.Second
 
 // world is a fresh Env with ralph-loop installed for opencode by its own installer at each
-// of scopes, and opencode serving script.
+// of scopes ("path": ralph-loop put on PATH), and opencode serving script.
 type world struct {
 	*Env
 	srv *Server
@@ -29,6 +29,12 @@ func newWorld(t *testing.T, script Script, scopes ...string) *world {
 		t.Fatal(err)
 	}
 	for _, scope := range scopes {
+		if scope == "path" {
+			if err := e.OnPath(); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
 		out, err := e.Install(context.Background(), scope)
 		if err != nil {
 			t.Fatalf("install: %v", err)
@@ -312,4 +318,67 @@ func TestNoLoopUntouched(t *testing.T) {
 	}
 	w.noErrors(t)
 	w.noLoops(t)
+}
+
+// 6. A command ralph-loop refuses (a misspelt flag) never reaches the agent as a task: the
+// agent is asked to tell the user why, the user sees the reason, and no loop starts.
+func TestRefusedCommand(t *testing.T) {
+	w := newWorld(t, Script{Turns: []Turn{Text("ralph-loop did not start: --max-iter is not a flag.")}}, "user")
+	w.start(t, `!/ralph-loop "Do it" --max-iter 3`, always)
+	w.noLoops(t)
+	contains(t, "what the agent got", lastUser(t, w.srv.Fake, 0), "Tell the user exactly the following", "--max-iter", "--max-iterations")
+	if strings.Contains(lastUser(t, w.srv.Fake, 0), "The ralph-loop hook has read this command's arguments") {
+		t.Errorf("the command's template reached the agent")
+	}
+	contains(t, "what the user saw", w.toasts(), "--max-iter")
+	if n := len(w.srv.Fake.MainRequests()); n != 1 {
+		t.Errorf("%d agent requests, want 1", n)
+	}
+}
+
+// 7. The project's plugin (committed; it runs the ralph-loop on PATH) runs a loop, and with
+// the user's plugin loaded too, only one of them acts: one continuation per stop, each
+// event counted once.
+func TestProjectAndUserScope(t *testing.T) {
+	for _, scopes := range [][]string{{"project"}, {"project", "user"}} {
+		t.Run(strings.Join(scopes, "+"), func(t *testing.T) {
+			suite.Need(t)
+			w := newWorld(t, Script{Turns: []Turn{
+				Shell("", "echo 1 >> n.txt"), Text("One."),
+				Shell("", "echo 2 >> n.txt"), Text("Two."),
+				Shell("", "echo 3 >> n.txt"), Text("Three. <promise>DONE</promise>"),
+			}}, append([]string{"path"}, scopes...)...)
+			w.start(t, `!/ralph-loop "Count to three in n.txt" --max-iterations 5`, w.ended)
+			expectLoop(t, w.onlyLoop(t), "PROMISE_ACCEPTED", 3, 3)
+			if n := len(continuations(w.srv.Fake)); n != 2 {
+				t.Errorf("%d continuations, want 2", n)
+			}
+			if n := len(w.srv.Fake.MainRequests()); n != 6 {
+				t.Errorf("%d agent requests, want 6", n)
+			}
+			if n := strings.Count(w.toasts(), "loop armed"); n != 1 {
+				t.Errorf("armed %d times, want once", n)
+			}
+			w.noErrors(t)
+		})
+	}
+}
+
+// 8. A project's plugin on a machine without ralph-loop: no error, no block, nothing armed;
+// the user is told once how to get it, and the command's template tells the agent to say
+// the loop did not start.
+func TestProjectWithoutRalphLoop(t *testing.T) {
+	w := newWorld(t, Script{Turns: []Turn{Text("The loop did not start."), Text("Hello.")}}, "project")
+	id := w.start(t, `!/ralph-loop "Do it" --max-iterations 3`, always)
+	w.send(t, id, "/ralph-loop again", always)
+	w.noLoops(t)
+	w.noErrors(t)
+	contains(t, "what the user saw", w.toasts(), "not on this machine's PATH", "go install github.com/ralph-loop/ralph-loop/cmd/ralph-loop@latest")
+	if n := strings.Count(w.toasts(), "not on this machine's PATH"); n != 1 {
+		t.Errorf("told %d times, want once", n)
+	}
+	contains(t, "what the agent got", lastUser(t, w.srv.Fake, 0), "If there is no ralph-loop context")
+	if n := len(w.srv.Fake.MainRequests()); n != 2 {
+		t.Errorf("%d agent requests, want 2", n)
+	}
 }

@@ -1,0 +1,194 @@
+package opencode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+func load(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../../testdata/opencode", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Every event the plugin sent under opencode 1.18.33 decodes to what the engine needs.
+func TestDecodeCaptures(t *testing.T) {
+	tests := []struct {
+		file  string
+		kind  hook.Kind
+		check func(t *testing.T, ev hook.Event)
+	}{
+		{"command.execute.before.json", hook.Prompt, func(t *testing.T, ev hook.Event) {
+			if ev.Prompt != `/ralph-loop "Create x.txt containing hi" --max-iterations 5` {
+				t.Errorf("prompt %q", ev.Prompt)
+			}
+		}},
+		{"command.execute.before.cancel.json", hook.Prompt, func(t *testing.T, ev hook.Event) {
+			if ev.Prompt != "/cancel-ralph" {
+				t.Errorf("prompt %q", ev.Prompt)
+			}
+		}},
+		{"chat.message.json", hook.Prompt, func(t *testing.T, ev hook.Event) {
+			if ev.Prompt != "thanks, now something else" {
+				t.Errorf("prompt %q", ev.Prompt)
+			}
+		}},
+		{"chat.message.typed-command.json", hook.Prompt, nil},
+		// The continuation a blocked stop sent comes back as a user message: not the user's.
+		{"chat.message.continuation.json", hook.Ignored, nil},
+		{"session.idle.no-promise.json", hook.Stop, func(t *testing.T, ev hook.Event) {
+			if !ev.HasText || ev.Text != "I'm done." {
+				t.Errorf("text %q (%v)", ev.Text, ev.HasText)
+			}
+		}},
+		{"session.idle.promise.json", hook.Stop, func(t *testing.T, ev hook.Event) {
+			want := "Let me actually do it.\n\nLet me end this loop.\n\nx.txt is written. <promise>DONE</promise>"
+			if ev.Text != want {
+				t.Errorf("text %q, want %q", ev.Text, want)
+			}
+		}},
+		{"session.idle.empty.json", hook.Stop, func(t *testing.T, ev hook.Event) {
+			if !ev.HasText || ev.Text != "" {
+				t.Errorf("text %q (%v)", ev.Text, ev.HasText)
+			}
+		}},
+		{"tool.execute.before.json", hook.ToolCheck, func(t *testing.T, ev hook.Event) {
+			if ev.ToolKind != hook.ShellTool || ev.Command != "echo hi > x.txt" || ev.ToolUseID != "call_fake_1" {
+				t.Errorf("tool %+v", ev)
+			}
+		}},
+		{"tool.execute.after.json", hook.ToolUsed, func(t *testing.T, ev hook.Event) {
+			if ev.ToolUseID != "call_fake_1" || ev.ToolName != "bash" || ev.Rejected {
+				t.Errorf("tool %+v", ev)
+			}
+		}},
+		{"session.deleted.json", hook.SessionEnd, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			ev, err := Host{}.Decode(bytes.NewReader(load(t, tt.file)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Kind != tt.kind || ev.SessionID == "" || ev.Cwd != "/WORK/project" || ev.Key == "" {
+				t.Fatalf("decoded %+v; want kind %v with session, cwd and key", ev, tt.kind)
+			}
+			if tt.check != nil {
+				tt.check(t, ev)
+			}
+		})
+	}
+}
+
+// Only this iteration's agent text counts: what came before the last user message (a
+// promise of an earlier iteration) does not, nor do synthetic parts.
+func TestIterationText(t *testing.T) {
+	in := `{"hook":"session.idle","sessionID":"ses_1","directory":"/p","messages":[
+		{"role":"assistant","parts":[{"text":"<promise>DONE</promise>"}]},
+		{"role":"user","parts":[{"text":"ralph-loop: iteration 2/5"}]},
+		{"role":"assistant","parts":[{"text":"first"},{"text":"<promise>DONE</promise>","synthetic":true}]},
+		{"role":"assistant","parts":[{"text":""},{"text":"second"}]}]}`
+	ev, err := Host{}.Decode(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Text != "first\n\nsecond" {
+		t.Errorf("text %q, want %q", ev.Text, "first\n\nsecond")
+	}
+}
+
+func TestDecodeBadInput(t *testing.T) {
+	for name, in := range map[string]string{
+		"empty":          "",
+		"not JSON":       "hello",
+		"array":          "[]",
+		"no session":     `{"hook":"session.idle","messages":[]}`,
+		"session number": `{"hook":"session.idle","sessionID":7}`,
+		"messages":       `{"hook":"session.idle","sessionID":"s","messages":"x"}`,
+		"no callID":      `{"hook":"tool.execute.after","sessionID":"s","tool":"bash"}`,
+		"two objects":    `{"sessionID":"s"}{"sessionID":"s"}`,
+	} {
+		if _, err := (Host{}).Decode(strings.NewReader(in)); !errors.Is(err, hook.ErrInput) {
+			t.Errorf("%s: err %v, want ErrInput", name, err)
+		}
+	}
+	// An event the engine does not handle, or a tool whose arguments are not an object, is
+	// not an error.
+	for _, in := range []string{`{"hook":"session.compacted","sessionID":"s"}`, `{"hook":"tool.execute.before","sessionID":"s","tool":"bash","args":[1]}`} {
+		if _, err := (Host{}).Decode(strings.NewReader(in)); err != nil {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+}
+
+func TestEncode(t *testing.T) {
+	stop := hook.Event{Kind: hook.Stop}
+	prompt := hook.Event{Kind: hook.Prompt}
+	tool := hook.Event{Kind: hook.ToolCheck}
+	tests := []struct {
+		name string
+		ev   hook.Event
+		rep  hook.Reply
+		want string
+	}{
+		{"nothing", stop, hook.Reply{}, ""},
+		{"continue", stop, hook.Reply{Block: true, Reason: "go on <&>", Notice: "iteration 2/5"}, `{"continue":"go on \u003c\u0026\u003e","notice":"iteration 2/5"}` + "\n"},
+		{"allowed with a notice", stop, hook.Reply{Notice: "done"}, `{"notice":"done"}` + "\n"},
+		{"armed", prompt, hook.Reply{Context: "the contract", Notice: "armed"}, `{"append":"the contract","notice":"armed"}` + "\n"},
+		{"refused", prompt, hook.Reply{Block: true, Reason: "bad flag"}, `{"replace":` + jsonString(inject.RelayRefusal("bad flag")) + `,"notice":"bad flag"}` + "\n"},
+		{"denied", tool, hook.Reply{Deny: true, DenyReason: "no"}, `{"deny":"no"}` + "\n"},
+		{"failed", stop, hook.Reply{Notice: "ralph-loop: error: x", Failed: true}, `{"error":"ralph-loop: error: x"}` + "\n"},
+		{"a deny on a stop is nothing", stop, hook.Reply{Deny: true, DenyReason: "no"}, ""},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		code, err := Host{}.Encode(&b, tt.ev, tt.rep)
+		if err != nil || code != 0 || b.String() != tt.want {
+			t.Errorf("%s: %q, exit %d, %v; want %q", tt.name, b.String(), code, err, tt.want)
+		}
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// The plugin install writes is a JavaScript module node accepts, with every placeholder
+// filled, at both scopes (skipped where node is not installed).
+func TestPluginSyntax(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	for _, tt := range []struct {
+		binary, scope string
+		portable      bool
+	}{{`/opt/a "b"/ralph-loop`, "user", false}, {"", "project", true}} {
+		src := Plugin(tt.binary, tt.scope, tt.portable)
+		for _, ph := range []string{"__BINARY__", "__SCOPE__", "__MISSING__"} {
+			if strings.Contains(src, ph) {
+				t.Errorf("%s: %s is left", tt.scope, ph)
+			}
+		}
+		path := filepath.Join(t.TempDir(), "ralph-loop.mjs")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(node, "--check", path).CombinedOutput(); err != nil {
+			t.Errorf("%s: node --check: %v\n%s", tt.scope, err, out)
+		}
+	}
+}
