@@ -714,6 +714,7 @@ func (e *engine) toolCheck() Reply {
 	}
 	g := newGuard(e.env.Store.Dir(), e.env.Getenv("HOME"), e.env.Getenv("XDG_STATE_HOME"))
 	g.cli, g.sessionEnv, g.sessionID, g.words = e.facts.CLI, e.facts.SessionEnv, e.ev.SessionID, e.facts.Words
+	g.server = e.facts.Server
 	reason := g.check(in)
 	if reason == "" {
 		return Reply{}

@@ -3,7 +3,9 @@ package hook
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -50,6 +52,9 @@ type guard struct {
 	// in the agent's shell, sessionID this session's id.
 	cli, sessionEnv, sessionID string
 	words                      inject.Host
+	// server: the host runs an HTTP server that drives its sessions (opencode), which the
+	// agent's shell can reach.
+	server bool
 
 	// states are the state directory as given and resolved.
 	states []string
@@ -81,6 +86,9 @@ func (g *guard) check(in Input) string {
 	if in.ToolName != "Bash" || in.Command == "" {
 		return ""
 	}
+	if g.server && g.drivesSession(in.Command) {
+		return inject.GuardServer(g.cli, g.words)
+	}
 	g.resolved = map[string]string{}
 	defer func() { g.resolved = nil }()
 	cwd := in.Cwd
@@ -90,6 +98,21 @@ func (g *guard) check(in Input) string {
 	s := &shell{g: g, cwds: []string{filepath.Clean(cwd)}, vars: map[string][]field{}, exported: map[string]bool{}, env: map[string]*field{}}
 	s.run(in.Command, 0)
 	return s.reason
+}
+
+// serverRequest matches the paths of a host server's requests that hand a session a prompt
+// or a command, or drive its TUI (opencode: POST /session/ID/prompt_async, /message,
+// /command, /shell; /tui/submit-prompt, /tui/execute-command, …).
+var serverRequest = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`/session/[^/\s'"]+/(prompt_async|message|command|shell)\b|/tui/[a-z]`)
+})
+
+// drivesSession reports whether a shell command, as written, would send the host's server a
+// request that drives a session (a prompt the user never typed, such as /cancel-ralph), or
+// names this session to the server at all: the loop's session is the user's to drive. A
+// request whose path is built at run time is not seen (see docs/guard.md).
+func (g *guard) drivesSession(cmd string) bool {
+	return serverRequest().MatchString(cmd) || g.sessionID != "" && strings.Contains(cmd, g.sessionID)
 }
 
 // fileTools are the tools that write the file named by their input.

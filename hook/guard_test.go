@@ -106,6 +106,24 @@ func TestGuardTable(t *testing.T) {
 	}
 }
 
+// TestGuardServerTable runs the server tables, and allowCommands, for opencode.
+func TestGuardServerTable(t *testing.T) {
+	w := newGuardWorld(t, plainHome)
+	g := newGuard(w.state, w.home, w.stateHome)
+	g.cli, g.sessionID, g.server = "opencode", "ses_abc123", true
+	for _, c := range denyServerCommands {
+		if got := g.check(w.bash(c)); got == "" {
+			t.Errorf("%q allowed, want denied", c)
+		}
+	}
+	for _, c := range append(append([]string{}, allowServerCommands...), allowCommands...) {
+		if got := g.check(w.bash(c)); got != "" {
+			t.Errorf("%q denied (%s), want allowed", c, got)
+		}
+	}
+	t.Logf("%d deny rows, %d allow rows", len(denyServerCommands), len(allowServerCommands)+len(allowCommands))
+}
+
 // TestGuardFileTools covers the tools that write the file named in their input.
 func TestGuardFileTools(t *testing.T) {
 	for mode, name := range homeNames {

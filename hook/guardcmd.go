@@ -866,7 +866,7 @@ func (s *shell) hostCLI(args []field) {
 		switch {
 		case strings.HasPrefix(t, "--"):
 			name, _, _ := strings.Cut(t[2:], "=")
-			resume = name == "resume" || name == "continue" || name == "session-id" || name == "fork-session" || name == "last"
+			resume = name == "resume" || name == "continue" || name == "session" || name == "session-id" || name == "fork-session" || name == "last"
 		case len(t) > 1 && t[0] == '-':
 			resume = strings.ContainsAny(t[1:], "cr")
 		default:

@@ -180,6 +180,10 @@ type Facts struct {
 	// in the agent's shell: the guard denies the agent resuming its own session.
 	CLI        string
 	SessionEnv string
+	// Server: the host runs an HTTP server that drives its sessions (opencode serve, and the
+	// TUI's own), reachable from the agent's shell; the guard denies requests that drive a
+	// session.
+	Server bool
 }
 
 // Transcript reads a host's transcript.

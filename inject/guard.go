@@ -32,6 +32,14 @@ func GuardResume(cli string, h Host) string {
 		"the loop. Keep working on the task.", cli, h.cancel())
 }
 
+// GuardServer denies a request to the host's server that drives the loop's session (or
+// names it).
+func GuardServer(cli string, h Host) string {
+	return fmt.Sprintf("ralph-loop: sending %s's server a prompt or a command for a session, or naming this session to it, is "+
+		"denied while the loop is active: it would hand this session a prompt the user never typed (such as %s), and only the "+
+		"user can end the loop. Keep working on the task.", cli, h.cancel())
+}
+
 // GuardKill denies ending the host's process, which would end the session and its loop.
 func GuardKill(cli string, h Host) string {
 	return fmt.Sprintf("ralph-loop: ending %s from inside the session would end the loop, which only the user can do (%s). "+

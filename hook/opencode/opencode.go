@@ -68,6 +68,7 @@ func (Host) Facts(_ func(string) string, cwd string) hook.Facts {
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,
 		CLI:         "opencode",
+		Server:      true,
 	}
 }
 

@@ -382,3 +382,39 @@ func TestProjectWithoutRalphLoop(t *testing.T) {
 		t.Errorf("%d agent requests, want 2", n)
 	}
 }
+
+// 9. The agent cannot end its own loop through opencode's server: sending /cancel-ralph to
+// its session over the HTTP API (as a prompt, or as the command) is denied like a cancel
+// from the shell, and the loop goes on.
+func TestAgentCannotCancelThroughTheServer(t *testing.T) {
+	w := newWorld(t, Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1}, "user")
+	id := w.start(t, `!/ralph-loop "Keep going" --max-iterations 5 --min-tool-calls 0`, w.failed)
+	expectLoop(t, w.onlyLoop(t), "ACTIVE", 2, 0)
+	post := func(path, body string) string {
+		return fmt.Sprintf(`curl -s -m 5 -X POST %s/session/%s/%s -H 'content-type: application/json' -d '%s'`, w.srv.URL, id, path, body)
+	}
+	w.srv.Fake.SetScript(Script{Turns: []Turn{
+		Shell("Ending the loop myself.", post("prompt_async", `{"parts":[{"type":"text","text":"/cancel-ralph"}]}`)),
+		Shell("Or as the command.", post("command", `{"command":"cancel-ralph","arguments":""}`)),
+		Text("Still here."),
+	}, WhenDone: Text("Working.")})
+	w.send(t, id, "go on", w.ended)
+	expectLoop(t, w.onlyLoop(t), "MAX_ITERATIONS_REACHED", 5, 0)
+	var denied []string
+	for _, r := range w.srv.Fake.MainRequests() {
+		for _, m := range r.Messages {
+			if m.Role == "user" && strings.Contains(m.Text, "cancelled") {
+				t.Errorf("the agent's cancel reached the session: %q", m.Text)
+			}
+		}
+		if m := r.Messages[len(r.Messages)-1]; m.Role == "tool" {
+			denied = append(denied, m.Text)
+		}
+	}
+	if len(denied) != 2 {
+		t.Fatalf("%d tool results, want 2: %q", len(denied), denied)
+	}
+	for _, d := range denied {
+		contains(t, "the denied call's result", d, "ralph-loop", "denied")
+	}
+}
