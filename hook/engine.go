@@ -531,7 +531,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 					Reason: fmt.Sprintf("check %d/%d `%s` %s (log: %s)", r.Index, r.Total, r.Command, r.Describe(), r.LogPath)})
 			}
 			verdict, after = Decide(*cur, Observation{Now: now, Found: true, BlockCap: e.facts.BlockCap,
-				CapCountsTools: e.facts.CapCountsTools, Words: e.facts.Words, Checks: checks})
+				CapCountsTools: e.facts.CapCountsTools, HostBlocks: e.ev.HostBlocks, Words: e.facts.Words, Checks: checks})
 			decided = true
 			tx.Record(state.Event{At: now, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction,
 				Reason: eventReason(verdict, &after, checks)})

@@ -104,6 +104,10 @@ type Event struct {
 	// it over (hosts without a transcript to read).
 	Text    string
 	HasText bool
+	// HostBlocks is how many blocked stops in a row the host has honoured so far, when its
+	// stop event says so (Stop; Cursor's loop_count), for its cap on them; 0 when it does
+	// not.
+	HostBlocks int
 
 	// Tool calls (ToolUsed, ToolCheck).
 	ToolName  string
