@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/codex"
 	"github.com/ralph-loop/ralph-loop/hook/copilot"
+	"github.com/ralph-loop/ralph-loop/hook/cursor"
 	"github.com/ralph-loop/ralph-loop/hook/gemini"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/qwen"
@@ -20,6 +21,7 @@ var All = []hook.Host{
 	codex.Host{},
 	copilot.Host{},
 	gemini.Host{},
+	cursor.Host{},
 }
 
 // Lookup returns the host of that name.
