@@ -697,15 +697,12 @@ func (e *engine) toolUsed() Reply {
 // for the loop's next stop to read (Facts.SaidLog). Like the tool log, it is appended
 // without the lock.
 func (e *engine) said() Reply {
-	if !e.session() {
+	if !e.facts.SaidLog || !e.session() {
 		return Reply{}
 	}
 	l, out := e.active()
 	if l == nil {
 		return orEmpty(out)
-	}
-	if !e.facts.SaidLog {
-		return Reply{}
 	}
 	m := state.Said{Timestamp: e.env.Now(), LoopID: l.LoopID, Turn: e.ev.TurnMark, Text: e.ev.Text}
 	if err := e.env.Store.AppendSaid(e.ev.SessionID, m); err != nil {
