@@ -53,6 +53,11 @@ type Observation struct {
 	// calls between the blocks do not reset the host's count.
 	BlockCap       int
 	CapCountsTools bool
+	// HostBlocks is the host's own count of the blocks it has honoured in a row, when its
+	// stop event reports one (Cursor's loop_count; 0 otherwise): the cap is reached when
+	// either count reaches it, so a count the host keeps differently from the loop (not
+	// reset by a new prompt) cannot let a block through that the host would ignore.
+	HostBlocks int
 	// NoReply: the transcript shows no agent message since the last decision, on a host
 	// whose stop can come without a model call (Facts.StopsWithoutReply).
 	NoReply bool
@@ -134,6 +139,7 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	if o.CapCountsTools {
 		blocks = l.BlocksInTurn
 	}
+	blocks = max(blocks, o.HostBlocks)
 	if o.BlockCap > 0 && blocks >= o.BlockCap {
 		l.Finish(state.CutByHost, state.ByHost, inject.CutReason(o.Words, o.BlockCap), o.Now)
 		l.LastAction = state.ActCutByHost

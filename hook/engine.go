@@ -42,6 +42,11 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 		return 0
 	}
 	e := &engine{env: env, host: h, ev: ev, start: start, facts: h.Facts(env.Getenv, ev.Cwd)}
+	if e.facts.SaidLog && state.ValidSessionID(ev.SessionID) == nil {
+		// The host's transcript is the session's said log, which the engine keeps.
+		e.facts.Transcript = saidLog{}
+		e.ev.TranscriptPath = env.Store.SaidPath(ev.SessionID)
+	}
 	rep := e.handle(ctx)
 	if e.badInput {
 		return 1
@@ -84,6 +89,8 @@ func (e *engine) handle(ctx context.Context) Reply {
 		return e.sessionStart(ctx)
 	case SessionEnd:
 		return e.sessionEnd(ctx)
+	case Said:
+		return e.said()
 	}
 	return Reply{}
 }
@@ -531,7 +538,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 					Reason: fmt.Sprintf("check %d/%d `%s` %s (log: %s)", r.Index, r.Total, r.Command, r.Describe(), r.LogPath)})
 			}
 			verdict, after = Decide(*cur, Observation{Now: now, Found: true, BlockCap: e.facts.BlockCap,
-				CapCountsTools: e.facts.CapCountsTools, Words: e.facts.Words, Checks: checks})
+				CapCountsTools: e.facts.CapCountsTools, HostBlocks: e.ev.HostBlocks, Words: e.facts.Words, Checks: checks})
 			decided = true
 			tx.Record(state.Event{At: now, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction,
 				Reason: eventReason(verdict, &after, checks)})
@@ -681,6 +688,24 @@ func (e *engine) toolUsed() Reply {
 	// once, and the next stop decision counts them. A call the host refused before it ran
 	// is logged as denied: it never counts, even when the transcript shows it.
 	if err := e.env.Store.AppendToolUse(e.ev.SessionID, l.LoopID, e.ev.ToolUseID, e.ev.Rejected); err != nil {
+		return e.fail("%v", err)
+	}
+	return Reply{}
+}
+
+// said keeps one of the agent's messages in the session's said log while a loop is active,
+// for the loop's next stop to read (Facts.SaidLog). Like the tool log, it is appended
+// without the lock.
+func (e *engine) said() Reply {
+	if !e.facts.SaidLog || !e.session() {
+		return Reply{}
+	}
+	l, out := e.active()
+	if l == nil {
+		return orEmpty(out)
+	}
+	m := state.Said{Timestamp: e.env.Now(), LoopID: l.LoopID, Turn: e.ev.TurnMark, Text: e.ev.Text}
+	if err := e.env.Store.AppendSaid(e.ev.SessionID, m); err != nil {
 		return e.fail("%v", err)
 	}
 	return Reply{}

@@ -260,6 +260,7 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 			Found:          promise.ContainsMode(last, l.CompletionPromise, promise.Mode(l.PromiseMatch)),
 			BlockCap:       facts.BlockCap,
 			CapCountsTools: facts.CapCountsTools,
+			HostBlocks:     ev.HostBlocks,
 			Words:          facts.Words,
 		},
 		pos: l.Transcript,

@@ -55,6 +55,10 @@ const (
 	SessionStart
 	// SessionEnd: the session ended.
 	SessionEnd
+	// Said: the agent finished a message; Event.Text is the message and Event.TurnMark the
+	// turn it belongs to (the stop of that turn has the same TurnMark). For hosts that hand
+	// the agent's text to a hook of its own (Facts.SaidLog).
+	Said
 )
 
 // ToolKind says what a tool call can do, for the guard.
@@ -104,6 +108,10 @@ type Event struct {
 	// it over (hosts without a transcript to read).
 	Text    string
 	HasText bool
+	// HostBlocks is how many blocked stops in a row the host has honoured so far, when its
+	// stop event says so (Stop; Cursor's loop_count), for its cap on them; 0 when it does
+	// not.
+	HostBlocks int
 
 	// Tool calls (ToolUsed, ToolCheck).
 	ToolName  string
@@ -176,6 +184,12 @@ type Facts struct {
 	// whose transcript shows no new agent message then ends the loop NO_PROGRESS instead of
 	// being blocked again, which would spin or override the interrupt.
 	StopsWithoutReply bool
+	// SaidLog: the host hands each of the agent's messages to a hook of its own (Said
+	// events) and keeps no transcript ralph-loop can read (Cursor): the engine keeps the
+	// messages of an active loop in the session's said log (state.Said) and reads that as
+	// the host's transcript. Transcript must be nil; TranscriptLags says whether a stop can
+	// come before its turn's Said event has been handled.
+	SaidLog bool
 	// CLI is the host's program name, and SessionEnv the variable that holds the session id
 	// in the agent's shell: the guard denies the agent resuming its own session.
 	CLI        string

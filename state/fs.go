@@ -182,7 +182,7 @@ func (s *Store) openAppend(path string) (*os.File, error) {
 // sweep moves aside, under the session lock, anything planted in place of the session's
 // logs, so that the decision taken under the lock can write them.
 func (s *Store) sweep(id string) {
-	for _, name := range []string{"events.jsonl", "tools.jsonl"} {
+	for _, name := range []string{"events.jsonl", "tools.jsonl", "said.jsonl"} {
 		path := filepath.Join(s.SessionDir(id), name)
 		fi, err := os.Lstat(path)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/codex"
 	"github.com/ralph-loop/ralph-loop/hook/copilot"
+	"github.com/ralph-loop/ralph-loop/hook/cursor"
 	"github.com/ralph-loop/ralph-loop/hook/gemini"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/opencode"
@@ -21,6 +22,7 @@ var All = []hook.Host{
 	codex.Host{},
 	copilot.Host{},
 	gemini.Host{},
+	cursor.Host{},
 	opencode.Host{},
 }
 

@@ -40,6 +40,13 @@ type Fixture interface {
 	Reply(kind hook.Kind, stdout []byte, code int) (Reply, error)
 }
 
+// SaidEventer is a Fixture whose host hands the agent's text to a hook event of its own
+// (Cursor's afterAgentResponse) instead of a transcript the stop reads: each Said is also
+// sent through the engine as the event SaidEvent makes (nil: none).
+type SaidEventer interface {
+	SaidEvent(s Session, text string) []byte
+}
+
 // Session is one session of a test.
 type Session struct {
 	ID         string
@@ -62,8 +69,12 @@ func Run(t *testing.T, f Fixture) {
 	t.Run("no loop", func(t *testing.T) {
 		w := newWorld(t, f)
 		s := w.session("plain")
-		for kind, in := range map[hook.Kind][]byte{hook.Prompt: f.Prompt(s, "hello"), hook.Stop: f.Stop(s, "done <promise>DONE</promise>"),
-			hook.ToolUsed: f.ToolUsed(s, "call_1"), hook.ToolCheck: f.ToolCheck(s, "rm -rf /tmp/x"), hook.SessionEnd: f.SessionEnd(s)} {
+		events := map[hook.Kind][]byte{hook.Prompt: f.Prompt(s, "hello"), hook.Stop: f.Stop(s, "done <promise>DONE</promise>"),
+			hook.ToolUsed: f.ToolUsed(s, "call_1"), hook.ToolCheck: f.ToolCheck(s, "rm -rf /tmp/x"), hook.SessionEnd: f.SessionEnd(s)}
+		if se, ok := f.(SaidEventer); ok {
+			events[hook.Said] = se.SaidEvent(s, "done <promise>DONE</promise>")
+		}
+		for kind, in := range events {
 			if in == nil {
 				continue
 			}
@@ -87,7 +98,7 @@ func Run(t *testing.T, f Fixture) {
 			t.Errorf("the contract lacks the task or the marker: %q", r.Context)
 		}
 		w.expect(s, state.Active, 1, 0)
-		f.Said(s, "Working on it.", "")
+		w.said(s, "Working on it.", "")
 		r = w.reply(hook.Stop, f.Stop(s, "Working on it."))
 		if !r.Block || !strings.Contains(r.Reason, "Fix the parser") || !strings.Contains(r.Reason, "iteration 2/3") {
 			t.Fatalf("stop without the promise: %+v; want a block with the task", r)
@@ -96,7 +107,7 @@ func Run(t *testing.T, f Fixture) {
 		if in := f.ToolUsed(s, "call_a1"); in != nil {
 			w.reply(hook.ToolUsed, in)
 		}
-		f.Said(s, "Fixed. <promise>DONE</promise>", "call_a1")
+		w.said(s, "Fixed. <promise>DONE</promise>", "call_a1")
 		r = w.reply(hook.Stop, f.Stop(s, "Fixed. <promise>DONE</promise>"))
 		if r.Block {
 			t.Fatalf("the promise after work was blocked: %q", r.Reason)
@@ -107,7 +118,7 @@ func Run(t *testing.T, f Fixture) {
 		w := newWorld(t, f)
 		s := w.session("s2")
 		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Write x.txt" --max-iterations 3`))
-		f.Said(s, "<promise>DONE</promise>", "")
+		w.said(s, "<promise>DONE</promise>", "")
 		r := w.reply(hook.Stop, f.Stop(s, "<promise>DONE</promise>"))
 		if !r.Block || !strings.Contains(r.Reason, "only 0 tool calls") {
 			t.Fatalf("a promise without work: %+v; want a block saying no work was done", r)
@@ -119,7 +130,7 @@ func Run(t *testing.T, f Fixture) {
 		s := w.session("s3")
 		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Think" --max-iterations 2 --min-tool-calls 0`))
 		for i := 1; i <= 2; i++ {
-			f.Said(s, "Still thinking.", "")
+			w.said(s, "Still thinking.", "")
 			r := w.reply(hook.Stop, f.Stop(s, "Still thinking."))
 			if r.Block != (i < 2) {
 				t.Fatalf("stop %d: blocked %v", i, r.Block)
@@ -136,7 +147,7 @@ func Run(t *testing.T, f Fixture) {
 			t.Errorf("cancel reply %+v does not say the loop was cancelled", r)
 		}
 		w.expect(s, state.Cancelled, 1, 0)
-		f.Said(s, "ok", "")
+		w.said(s, "ok", "")
 		if r := w.reply(hook.Stop, f.Stop(s, "ok")); r.Block {
 			t.Errorf("a stop after the cancel was blocked: %q", r.Reason)
 		}
@@ -184,7 +195,7 @@ func Run(t *testing.T, f Fixture) {
 		if l, _ := w.store.Loops(s.ID); len(l) != 1 {
 			t.Errorf("%d loops after a duplicated arm, want 1 (the first superseded by its own duplicate?)", len(l))
 		}
-		f.Said(s, "Working.", "")
+		w.said(s, "Working.", "")
 		stop := f.Stop(s, "Working.")
 		t1 := t0.Add(time.Minute)
 		out, _ := w.handleFrom(stop, t1)
@@ -196,7 +207,7 @@ func Run(t *testing.T, f Fixture) {
 		}
 		w.expect(s, state.Active, 2, 0)
 		// The same payload again, after the answer: a new stop.
-		f.Said(s, "Working.", "")
+		w.said(s, "Working.", "")
 		out, _ = w.handleFrom(stop, t1.Add(time.Minute))
 		if r, err := f.Reply(hook.Stop, out, 0); err != nil || !r.Block {
 			t.Fatalf("an identical later stop was not blocked: %+v %v", r, err)
@@ -242,6 +253,19 @@ func newWorld(t *testing.T, f Fixture) *world {
 
 func (w *world) session(id string) Session {
 	return Session{ID: id, Cwd: filepath.Join(w.dir, "project"), Transcript: filepath.Join(w.dir, "transcripts", id+".jsonl")}
+}
+
+// said records the agent's text (and a tool call) for the next stop: in the host's
+// transcript, or as the host's own event for it.
+func (w *world) said(s Session, text, toolID string) {
+	w.f.Said(s, text, toolID)
+	if se, ok := w.f.(SaidEventer); ok {
+		if in := se.SaidEvent(s, text); in != nil {
+			if out, code := w.handle(in); code != 0 || len(out) != 0 {
+				w.t.Errorf("the agent's message: exit %d, stdout %q; want nothing", code, out)
+			}
+		}
+	}
 }
 
 // handle runs one hook event through the engine as "ralph-loop hook" would.

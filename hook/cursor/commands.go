@@ -1,0 +1,83 @@
+package cursor
+
+import (
+	"strings"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/install"
+)
+
+// Cursor's command files (.cursor/commands/NAME.md, ~/.cursor/commands/NAME.md) are plain
+// Markdown that Cursor puts in the model's prompt, with "anything you type after the command
+// name" alongside. Whether beforeSubmitPrompt then gets the text as typed or expanded, and
+// in what order, is not documented. So each file's text is wrapped in a tag line and an end
+// tag line, by which the hook finds the file's text in the prompt and takes the rest for
+// what was typed (Unwrap); a prompt as typed ("/ralph-loop …") is read as it is.
+//
+// The hook cannot add the loop's contract to the prompt (beforeSubmitPrompt has no field for
+// it): the loop commands' text tells the agent the rules instead, without the marker itself
+// (a token set with --completion-promise or in .ralph/settings.json differs), and every
+// follow-up names the exact marker.
+
+// Tag is the first line of the command file of cmd ("/ralph-loop"); EndTag is its last.
+func Tag(cmd string) string { return "[ralph-loop command " + cmd + "]" }
+
+// EndTag ends every command file's text.
+const EndTag = "[/ralph-loop command]"
+
+// commands are the loop commands, each with its file's text between the tags.
+var commands = []struct{ cmd, text string }{
+	{hook.CommandLoop, loopText(hook.CommandLoop, "")},
+	{hook.CommandULW, loopText(hook.CommandULW, " Work autonomously: do not stop to ask the user, and verify your work before you call it done.")},
+	{hook.CommandCancel, `The ralph-loop hook handles /cancel-ralph before it reaches you, so this text means the hook is not installed or did not run. ` +
+		`Tell the user the loop was not cancelled and that running "ralph-loop cancel --all" in a terminal ends it. Do nothing else.`},
+}
+
+func loopText(cmd, extra string) string {
+	return `This is a ralph loop, run by the ralph-loop stop hook: the task is the text typed with ` + cmd +
+		` (words starting with -- are the loop's settings, not part of the task). Start working on the task now.` + extra + "\n" +
+		`Each time you stop before the task is done, the hook sends you the task again. When, and only when, the task is completely done, ` +
+		`print the completion marker alone on the last line of your reply: the token given with --completion-promise (DONE if none was given) ` +
+		`between <promise> and </promise> tags. The hook's messages name the exact marker.`
+}
+
+// Files are the command files install writes (ralph-loop.md, ulw-loop.md, cancel-ralph.md).
+// A file is ralph-loop's own, of any version, when it holds its tag line.
+func Files() []install.File {
+	var files []install.File
+	for _, c := range commands {
+		files = append(files, install.File{
+			Name:    strings.TrimPrefix(c.cmd, "/") + ".md",
+			Content: Tag(c.cmd) + "\n" + c.text + "\n" + EndTag + "\n",
+			Mark:    Tag(c.cmd) + "\n",
+		})
+	}
+	return files
+}
+
+// Unwrap returns the loop command a prompt holds when Cursor expanded one of the command
+// files into it: the file's text, from its tag line to its end tag, is taken out, and the
+// rest is what the user typed (with the command's name put in front when Cursor left it
+// out). Any other prompt is returned as it is.
+func Unwrap(prompt string) string {
+	for _, c := range commands {
+		tag := Tag(c.cmd)
+		i := strings.Index(prompt, tag)
+		if i < 0 {
+			continue
+		}
+		j := strings.Index(prompt[i:], EndTag)
+		if j < 0 {
+			continue
+		}
+		rest := strings.TrimSpace(prompt[:i] + "\n" + prompt[i+j+len(EndTag):])
+		if _, ok, _ := hook.ParseCommand(rest); ok {
+			return rest
+		}
+		if rest == "" {
+			return c.cmd
+		}
+		return c.cmd + " " + rest
+	}
+	return prompt
+}
