@@ -173,9 +173,10 @@ type Event struct {
 	Properties json.RawMessage `json:"properties"`
 }
 
-// Serve writes the project's opencode.json for a fake serving script (the fake is the only
-// provider), and starts "opencode serve" on a free port of 127.0.0.1.
-func (e *Env) Serve(ctx context.Context, script Script) (*Server, error) {
+// Configure starts a fake serving script and writes the project's opencode.json for it (the
+// fake is the only provider; without a project config opencode falls back to a hosted
+// model).
+func (e *Env) Configure(script Script) (*Fake, error) {
 	fake, err := fakechat.StartFake(script)
 	if err != nil {
 		return nil, err
@@ -193,6 +194,19 @@ func (e *Env) Serve(ctx context.Context, script Script) (*Server, error) {
 	b, _ := json.MarshalIndent(cfg, "", "  ")
 	if err := os.WriteFile(filepath.Join(e.Project, "opencode.json"), b, 0o644); err != nil {
 		fake.Close()
+		return nil, err
+	}
+	return fake, nil
+}
+
+// Environ is the environment opencode runs with here (see environ).
+func (e *Env) Environ() []string { return e.environ() }
+
+// Serve configures the project for a fake serving script (Configure) and starts "opencode
+// serve" on a free port of 127.0.0.1.
+func (e *Env) Serve(ctx context.Context, script Script) (*Server, error) {
+	fake, err := e.Configure(script)
+	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
