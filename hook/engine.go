@@ -332,6 +332,9 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	if err != nil {
 		return blockPrompt(inject.ArgError(err))
 	}
+	if e.ev.CannotLoop != "" {
+		return blockPrompt("ralph-loop: " + e.ev.CannotLoop + "; nothing was started")
+	}
 	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
 		return blockPrompt(fmt.Sprintf("ralph-loop: error: %v; nothing was started", err))
 	}

@@ -94,6 +94,9 @@ type Event struct {
 
 	// Prompt is the user's prompt, raw (Prompt).
 	Prompt string
+	// CannotLoop, when set, is why the host cannot run a loop in this session (opencode run,
+	// which exits at the first idle): a loop command is refused with it.
+	CannotLoop string
 
 	// LastMessage is the agent's final message of the turn as the host reports it
 	// (Stop); HasLastMessage is false when the host reports none.

@@ -82,3 +82,7 @@ func RelayRefusal(reason string) string {
 	return "ralph-loop handled this message itself; it is not a task for you. " +
 		"Tell the user exactly the following, in full, and do nothing else:\n\n" + reason
 }
+
+// OpencodeRunCannotLoop is why a loop cannot be started under "opencode run".
+const OpencodeRunCannotLoop = "opencode run exits when the agent first stops, so a loop cannot go on there; " +
+	"start it in the opencode TUI, or in a session of opencode serve (opencode run --attach to a running server works too)"

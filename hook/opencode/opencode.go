@@ -96,6 +96,8 @@ type input struct {
 	// Prompt is the user's prompt (chat.message), or the command as typed
 	// (command.execute.before: "/ralph-loop ARGUMENTS").
 	Prompt string `json:"prompt"`
+	// Run: opencode runs as "opencode run", which exits at the first idle.
+	Run bool `json:"run"`
 	// Messages are the agent's messages of the iteration (session.idle).
 	Messages []message `json:"messages"`
 	// Tool calls.
@@ -162,6 +164,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Rejected = in.Tool == unknownToolName
 	case hookDeleted:
 		ev.Kind, ev.Reason = hook.SessionEnd, "deleted"
+	}
+	if ev.Kind == hook.Prompt && in.Run {
+		ev.CannotLoop = inject.OpencodeRunCannotLoop
 	}
 	return ev, nil
 }

@@ -10,6 +10,11 @@ const MISSING = __MISSING__ // said once when BINARY is not there
 const COMMANDS = ["ralph-loop", "ulw-loop", "cancel-ralph"]
 const STOP_TIMEOUT_MS = 15 * 60 * 1000 // a loop's checks (--check) run at the stop
 const TIMEOUT_MS = 10 * 1000
+const TOAST_MS = 4000
+// "opencode run" (without --attach, which leaves the loop to the server) exits at the first
+// idle: ralph-loop refuses to start a loop there.
+const argv = process.argv.slice(2)
+const RUN = argv.find((a) => !a.startsWith("-")) === "run" && !argv.some((a) => a === "--attach" || a.startsWith("--attach="))
 
 export const RalphLoop = async ({ client, directory }) => {
   // A user copy and a project copy of this plugin may both be loaded: the user's acts.
@@ -18,10 +23,23 @@ export const RalphLoop = async ({ client, directory }) => {
   here[SCOPE] = true
   const acts = () => SCOPE === "user" || !here.user
 
+  // The TUI shows one toast at a time and may drop one that comes while another is shown:
+  // each stays TOAST_MS, and of those that come meanwhile only the latest follows it.
+  let toastUntil = 0, pending = null, timer = null
+  const toast = () => {
+    timer = null
+    const wait = toastUntil - Date.now()
+    if (wait > 0) return void (timer = setTimeout(toast, wait))
+    const t = pending
+    pending = null
+    toastUntil = Date.now() + TOAST_MS + 250
+    client.tui.showToast({ body: { title: "ralph-loop", message: t.message, variant: t.variant, duration: TOAST_MS } }).catch(() => {})
+  }
   let missingSaid = false
   const say = (message, variant = "info") => {
-    client.tui.showToast({ body: { title: "ralph-loop", message, variant } }).catch(() => {})
     client.app.log({ body: { service: "ralph-loop", level: variant === "error" ? "error" : "info", message } }).catch(() => {})
+    pending = { message, variant }
+    if (!timer) toast()
   }
 
   // ask runs ralph-loop with one event and returns its reply ({} when it has nothing to say
@@ -144,13 +162,13 @@ export const RalphLoop = async ({ client, directory }) => {
       if (!acts() || !COMMANDS.includes(input.command)) return
       expanded.add(input.sessionID)
       const prompt = `/${input.command} ${input.arguments ?? ""}`.trim()
-      apply(await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, mentionsRalph: true }), output.parts)
+      apply(await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: true }), output.parts)
     },
     "chat.message": async (input, output) => {
       if (!acts() || expanded.delete(input.sessionID)) return
       const prompt = output.parts.filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\n")
       if (!prompt) return
-      apply(await ask({ hook: "chat.message", sessionID: input.sessionID, directory, prompt, mentionsRalph: /ralph/i.test(prompt) }), output.parts)
+      apply(await ask({ hook: "chat.message", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: /ralph/i.test(prompt) }), output.parts)
     },
     "tool.execute.before": async (input, output) => {
       if (!acts()) return

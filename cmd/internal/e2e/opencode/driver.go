@@ -93,12 +93,13 @@ func (e *Env) environ() []string {
 		switch {
 		case strings.HasPrefix(k, "OPENCODE"), strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "ANTHROPIC"),
 			strings.HasPrefix(k, "XDG_"), strings.HasPrefix(strings.ToLower(k), "npm_config"),
-			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "PATH":
+			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "PATH", k == "PWD":
 			continue
 		}
 		env = append(env, kv)
 	}
-	return append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "PATH="+e.Bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+	// PWD too: opencode takes its directory from it, not from the working directory.
+	return append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "PWD="+e.Project, "PATH="+e.Bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"), "XDG_DATA_HOME="+filepath.Join(e.Home, ".local", "share"),
 		"XDG_CACHE_HOME="+filepath.Join(e.Home, ".cache"), "XDG_STATE_HOME="+e.State,
 		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1",
@@ -472,4 +473,21 @@ func (s *Server) Errors() []string {
 		}
 	}
 	return out
+}
+
+// RunCLI runs "opencode run ARGS" in the project against a fake serving script, and returns
+// its output and the fake.
+func (e *Env) RunCLI(ctx context.Context, script Script, args ...string) (string, *Fake, error) {
+	fake, err := e.Configure(script)
+	if err != nil {
+		return "", nil, err
+	}
+	defer fake.Close()
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.Opencode, append([]string{"run"}, args...)...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ()
+	out, err := cmd.CombinedOutput()
+	return string(out), fake, err
 }

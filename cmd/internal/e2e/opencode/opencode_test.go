@@ -418,3 +418,34 @@ func TestAgentCannotCancelThroughTheServer(t *testing.T) {
 		contains(t, "the denied call's result", d, "ralph-loop", "denied")
 	}
 }
+
+// 11. "opencode run" exits when the agent first stops, so a loop cannot go on there:
+// /ralph-loop, run as the command or typed, is refused with the reason (the agent is asked to
+// pass it on, and run prints it), and nothing is armed.
+func TestRunRefusesLoop(t *testing.T) {
+	suite.Need(t)
+	e, err := NewEnv(t.TempDir(), opencodeBin, ralphBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Install(context.Background(), "user"); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--command", "ralph-loop", "Create x.txt"}, {"/ralph-loop", "Create-x.txt"}} {
+		out, fake, err := e.RunCLI(context.Background(), Script{Turns: []Turn{Text("ralph-loop says a loop cannot run under opencode run.")}}, args...)
+		if err != nil {
+			t.Fatalf("opencode run %q: %v\n%s", args, err, out)
+		}
+		contains(t, "what the agent got", lastUser(t, fake, 0), "opencode run exits when the agent first stops", "Tell the user exactly the following")
+		if n := len(fake.MainRequests()); n != 1 {
+			t.Errorf("opencode run %q: %d agent requests, want 1", args, n)
+		}
+	}
+	loops, err := e.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(loops) != 0 {
+		t.Errorf("%d loops armed under opencode run: %+v", len(loops), loops)
+	}
+}
