@@ -180,6 +180,30 @@ func lastUser(t *testing.T, f *Fake, n int) string {
 
 func (w *world) toasts() string { return strings.Join(w.srv.Toasts(), "\n") }
 
+// saw checks that the user was shown each of wants as a toast, waiting up to 10 s: the plugin
+// shows one toast at a time, so a notice may follow the one before it by a few seconds.
+func (w *world) saw(t *testing.T, wants ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		missing := ""
+		for _, want := range wants {
+			if !strings.Contains(w.toasts(), want) {
+				missing = want
+				break
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the user was not shown %q; the toasts:\n%s", missing, w.toasts())
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 func (w *world) noErrors(t *testing.T) {
 	t.Helper()
 	if errs := w.srv.Errors(); len(errs) > 0 {
@@ -215,7 +239,7 @@ func TestBlockedThenPromise(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(w.Project, "x.txt")); err != nil || string(b) != "hi\n" {
 		t.Errorf("x.txt = %q, %v", b, err)
 	}
-	contains(t, "what the user saw", w.toasts(), "loop armed: up to 5 iterations", "promise accepted at iteration 2/5 after 1 tool call")
+	w.saw(t, "loop armed: up to 5 iterations", "promise accepted at iteration 2/5 after 1 tool call")
 	if n := len(w.srv.Fake.MainRequests()); n != 3 {
 		t.Errorf("%d agent requests, want 3", n)
 	}
@@ -270,7 +294,7 @@ func TestIterationLimit(t *testing.T) {
 	if n := len(w.srv.Fake.MainRequests()); n != 24 {
 		t.Errorf("%d agent requests, want 24", n)
 	}
-	contains(t, "what the user saw", w.toasts(), "12/12")
+	w.saw(t, "12/12")
 	if b, err := os.ReadFile(filepath.Join(w.Project, "progress.txt")); err != nil || strings.Count(string(b), "\n") != 12 {
 		t.Errorf("progress.txt = %q, %v; want 12 lines", b, err)
 	}
@@ -294,7 +318,7 @@ func TestCancel(t *testing.T) {
 	w.srv.Fake.SetScript(Script{Turns: []Turn{Text("The loop is cancelled.")}})
 	w.send(t, id, "!/cancel-ralph ", w.ended)
 	expectLoop(t, w.onlyLoop(t), "CANCELLED", 2, 2)
-	contains(t, "what the user saw", w.toasts(), "cancelled at iteration 2/5")
+	w.saw(t, "cancelled at iteration 2/5")
 	last := w.srv.Fake.MainRequests()
 	contains(t, "what the agent got for /cancel-ralph", lastUser(t, w.srv.Fake, len(last)-1), "Tell the user exactly the following", "cancelled at iteration 2/5")
 	if n := len(continuations(w.srv.Fake)); n != 1 {
@@ -330,7 +354,7 @@ func TestRefusedCommand(t *testing.T) {
 	if strings.Contains(lastUser(t, w.srv.Fake, 0), "The ralph-loop hook has read this command's arguments") {
 		t.Errorf("the command's template reached the agent")
 	}
-	contains(t, "what the user saw", w.toasts(), "--max-iter")
+	w.saw(t, "--max-iter")
 	if n := len(w.srv.Fake.MainRequests()); n != 1 {
 		t.Errorf("%d agent requests, want 1", n)
 	}
@@ -373,7 +397,7 @@ func TestProjectWithoutRalphLoop(t *testing.T) {
 	w.send(t, id, "/ralph-loop again", always)
 	w.noLoops(t)
 	w.noErrors(t)
-	contains(t, "what the user saw", w.toasts(), "not on this machine's PATH", "go install github.com/ralph-loop/ralph-loop/cmd/ralph-loop@latest")
+	w.saw(t, "not on this machine's PATH", "go install github.com/ralph-loop/ralph-loop/cmd/ralph-loop@latest")
 	if n := strings.Count(w.toasts(), "not on this machine's PATH"); n != 1 {
 		t.Errorf("told %d times, want once", n)
 	}
@@ -448,4 +472,37 @@ func TestRunRefusesLoop(t *testing.T) {
 	if len(loops) != 0 {
 		t.Errorf("%d loops armed under opencode run: %+v", len(loops), loops)
 	}
+}
+
+// 12. ralph-loop failing in the plugin (here a binary that exits 1 with one line on stderr)
+// traps nothing: the session goes on as without ralph-loop, no continuation is sent, and the
+// user sees the error line.
+func TestFailingRalphLoop(t *testing.T) {
+	suite.Need(t)
+	e, err := NewEnv(t.TempDir(), opencodeBin, ralphBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(e.Bin, "broken-ralph-loop")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\ncat >/dev/null\necho 'ralph-loop: error: the disk is on fire' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.RalphLoopCmd(context.Background(), "install", "--host", "opencode", "--binary", broken); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := e.Serve(context.Background(), Script{Turns: []Turn{Shell("", "echo hi > x.txt"), Text("I'm done.")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{Env: e, srv: srv}
+	t.Cleanup(srv.Close)
+	w.start(t, `!/ralph-loop "Create x.txt" --max-iterations 5`, always)
+	if n := len(srv.Fake.MainRequests()); n != 2 {
+		t.Errorf("%d agent requests, want 2 (no continuation)", n)
+	}
+	if errs := srv.Errors(); len(errs) > 0 {
+		t.Errorf("session errors: %q", errs)
+	}
+	w.saw(t, "ralph-loop: error: the disk is on fire")
+	w.noLoops(t)
 }
