@@ -3,6 +3,7 @@ package hook
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -187,14 +188,22 @@ func FuzzGuard(f *testing.F) {
 		if got == "" || !simpleCommand(cmd) {
 			return
 		}
-		quoted := "bash -c '" + strings.ReplaceAll(cmd, "'", `'\''`) + "'"
-		for _, wrapped := range []string{"timeout 5 " + cmd, "nice " + cmd, quoted} {
+		wrappers := []string{"timeout 5 " + cmd, "nice " + cmd}
+		// bash -c gives the command positional parameters of its own ($0 is "bash"): a
+		// command that uses them is another command there.
+		if !positional.MatchString(cmd) {
+			wrappers = append(wrappers, "bash -c '"+strings.ReplaceAll(cmd, "'", `'\''`)+"'")
+		}
+		for _, wrapped := range wrappers {
 			if judge(w.bash(wrapped)) == "" {
 				t.Errorf("%q denied, %q allowed", cmd, wrapped)
 			}
 		}
 	})
 }
+
+// positional matches a use of the shell's positional parameters ($0, ${1}, $@, $#, $*).
+var positional = regexp.MustCompile(`\$\{?[0-9@*#]`)
 
 // simpleCommand reports whether cmd is one simple command a wrapper can run as it is:
 // a program (no assignments, no compound command, no comment) and its arguments.
