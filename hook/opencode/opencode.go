@@ -10,8 +10,9 @@
 //   - After a model error opencode goes idle twice with no busy between, and event hooks run
 //     concurrently: the plugin acts only on an idle that follows a busy, one at a time, and
 //     not at all on a turn that ended on an error or an interrupt.
-//   - opencode keeps no transcript a hook can read: the plugin hands over the agent's
-//     messages since the last user message (the iteration's), text parts only.
+//   - opencode keeps no transcript a hook can read: the plugin hands over the turn's messages
+//     (from the first after the last stop's), text parts only. A message the user sends
+//     while a turn runs is handed to the agent at its next step, within the turn.
 //   - A custom command (/ralph-loop in the TUI, POST /session/:id/command) fires
 //     command.execute.before with the raw arguments, then chat.message with the expanded
 //     template; a prompt sent as text (POST /session/:id/prompt_async) reaches chat.message
@@ -172,17 +173,12 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 }
 
 // iterationText is the agent's text of the iteration: the text parts of the assistant
-// messages after the last user message, in order. The plugin sends only those; a user
-// message among them (never sent) would end what counts.
+// messages the plugin sends (the turn's, from its first message after the last stop), in
+// order, less synthetic parts. A user message among them (one sent while the turn ran) does
+// not end what counts.
 func iterationText(ms []message) string {
-	from := 0
-	for i, m := range ms {
-		if m.Role == "user" {
-			from = i + 1
-		}
-	}
 	var texts []string
-	for _, m := range ms[from:] {
+	for _, m := range ms {
 		if m.Role != "assistant" {
 			continue
 		}

@@ -92,13 +92,13 @@ func TestDecodeCaptures(t *testing.T) {
 	}
 }
 
-// Only this iteration's agent text counts: what came before the last user message (a
-// promise of an earlier iteration) does not, nor do synthetic parts.
+// The text of the turn the plugin sends counts, across a message the user sent while it
+// ran; synthetic parts and the user's own text do not.
 func TestIterationText(t *testing.T) {
 	in := `{"hook":"session.idle","sessionID":"ses_1","directory":"/p","messages":[
-		{"role":"assistant","parts":[{"text":"<promise>DONE</promise>"}]},
-		{"role":"user","parts":[{"text":"ralph-loop: iteration 2/5"}]},
+		{"role":"user","parts":[{"text":"ralph-loop: iteration 2/5 <promise>DONE</promise>"}]},
 		{"role":"assistant","parts":[{"text":"first"},{"text":"<promise>DONE</promise>","synthetic":true}]},
+		{"role":"user","parts":[{"text":"also this"}]},
 		{"role":"assistant","parts":[{"text":""},{"text":"second"}]}]}`
 	ev, err := Host{}.Decode(strings.NewReader(in))
 	if err != nil {

@@ -103,9 +103,10 @@ export const RalphLoop = async ({ client, directory }) => {
     return sessions.get(id)
   }
   const expanded = new Set() // sessions whose next message is one of our commands, expanded
+  const endsTurn = (m) => m.info?.role === "assistant" && !!m.info.finish && m.info.finish !== "tool-calls"
 
   // stop asks ralph-loop whether the turn that just ended may end the loop's iteration, with
-  // the agent's messages since the last user message (this iteration's, no earlier one's),
+  // the turn's messages (this iteration's, no earlier one's),
   // and sends the continuation back into the session when it says so. Only an idle that
   // follows a busy counts (opencode goes idle twice after a model error), one at a time.
   const stop = async (id) => {
@@ -122,8 +123,12 @@ export const RalphLoop = async ({ client, directory }) => {
       if (error) return
       const res = await client.session.messages({ path: { id } })
       const messages = res.data ?? []
-      const since = messages.findLastIndex((m) => m.info?.role === "user")
-      const iteration = messages.slice(since + 1).map((m) => ({
+      // The turn: the messages after the agent's last one that ended an earlier turn (it
+      // finished other than to call tools). A message the user sent while it ran is part of
+      // it: opencode hands it to the agent at its next step.
+      let from = messages.length - 1
+      while (from > 0 && !endsTurn(messages[from - 1])) from--
+      const iteration = messages.slice(from).map((m) => ({
         id: m.info?.id,
         role: m.info?.role,
         parts: (m.parts ?? []).filter((p) => p.type === "text").map((p) => ({ text: p.text, synthetic: p.synthetic === true })),

@@ -429,15 +429,17 @@ func (s *Server) Settled(ctx context.Context, id string, since time.Time, settle
 
 // Message is one message of a session: its role and text parts.
 type Message struct {
-	Role  string
-	Text  string
-	Tools []string // tool parts: "tool:status"
+	Role string
+	// Finish is why an assistant message ended ("stop", "tool-calls").
+	Finish string
+	Text   string
+	Tools  []string // tool parts: "tool:status"
 }
 
 // Messages returns the session's messages.
 func (s *Server) Messages(ctx context.Context, id string) ([]Message, error) {
 	var raw []struct {
-		Info  struct{ Role string }
+		Info  struct{ Role, Finish string }
 		Parts []struct {
 			Type, Text, Tool string
 			State            struct{ Status string }
@@ -448,7 +450,7 @@ func (s *Server) Messages(ctx context.Context, id string) ([]Message, error) {
 	}
 	var out []Message
 	for _, m := range raw {
-		msg := Message{Role: m.Info.Role}
+		msg := Message{Role: m.Info.Role, Finish: m.Info.Finish}
 		var texts []string
 		for _, p := range m.Parts {
 			switch p.Type {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
 // settle is how long a session must stay idle to count as finished: the plugin sends a
@@ -505,4 +507,66 @@ func TestFailingRalphLoop(t *testing.T) {
 	}
 	w.saw(t, "ralph-loop: error: the disk is on fire")
 	w.noLoops(t)
+}
+
+// 13. A message the user sends while the loop's turn runs (typed in the TUI, posted by a
+// client) is handed to the agent at its next step, within the turn: the loop goes on, and the
+// promise the agent printed earlier in the turn (here with its last check, before the message)
+// counts for the iteration.
+func TestMessageWhileRunning(t *testing.T) {
+	w := newWorld(t, Script{Turns: []Turn{
+		Shell("Working on it.", "echo hi > x.txt"),
+		fakechat.Tool("x.txt is written. <promise>DONE</promise>", "bash", map[string]any{"command": "sleep 3; cat x.txt"}),
+		Text("Noted: the README stays short."),
+	}}, "user")
+	ctx := context.Background()
+	id, err := w.srv.NewSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now()
+	w.srv.Command(ctx, id, "ralph-loop", `"Create x.txt containing hi" --max-iterations 5`)
+	for len(w.srv.Fake.MainRequests()) < 2 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // the second tool call is running
+	if err := w.srv.Prompt(ctx, id, "Also keep the README short."); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.srv.Settled(ctx, id, since, settle, w.ended); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := w.srv.Messages(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, m.Role+"/"+m.Finish)
+	}
+	t.Logf("messages: %v", roles)
+	expectLoop(t, w.onlyLoop(t), "PROMISE_ACCEPTED", 1, 2)
+	if n := len(continuations(w.srv.Fake)); n != 0 {
+		t.Errorf("%d continuations, want 0", n)
+	}
+	if n := len(w.srv.Fake.MainRequests()); n != 3 {
+		t.Errorf("%d agent requests, want 3", n)
+	}
+	contains(t, "the last request", lastUser(t, w.srv.Fake, 2), "Also keep the README short.")
+}
+
+// 14. A promise of an earlier iteration (rejected: no work yet) is not taken for a later one:
+// the iteration that then does the work without printing it is blocked.
+func TestEarlierPromiseNotAcceptedLater(t *testing.T) {
+	w := newWorld(t, Script{Turns: []Turn{
+		Text("<promise>DONE</promise>"),
+		Shell("Doing the work now.", "echo hi > x.txt"),
+		Text("Written; checking it next."),
+		Text("Checked. <promise>DONE</promise>"),
+	}}, "user")
+	w.start(t, `!/ralph-loop "Create x.txt containing hi" --max-iterations 5`, w.ended)
+	expectLoop(t, w.onlyLoop(t), "PROMISE_ACCEPTED", 3, 1)
+	if n := len(continuations(w.srv.Fake)); n != 2 {
+		t.Errorf("%d continuations, want 2", n)
+	}
 }
