@@ -134,6 +134,7 @@ func (e *Env) Install(ctx context.Context) error {
 // Loop is a loop as "ralph-loop status --json" prints it.
 type Loop struct {
 	SessionID         string `json:"session_id"`
+	Host              string `json:"host"`
 	Task              string `json:"task"`
 	Status            string `json:"status"`
 	Iteration         int    `json:"iteration"`
@@ -159,6 +160,11 @@ func (e *Env) Status(ctx context.Context, session string) ([]Loop, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DecodeStatus(out)
+}
+
+// DecodeStatus reads the loops of "ralph-loop status --json" output.
+func DecodeStatus(out string) ([]Loop, error) {
 	var st struct{ Loops []Loop }
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		return nil, fmt.Errorf("decode status: %w: %s", err, out)

@@ -81,14 +81,7 @@ func expectLoop(t *testing.T, l Loop, status string, iteration, toolCalls int) {
 	}
 }
 
-func contains(t *testing.T, what, s string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(s, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, s)
-		}
-	}
-}
+var contains = Contains
 
 func hasNotice(r *Result, sub string) bool {
 	for _, n := range r.Notices() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -53,6 +54,25 @@ func (s *Suite) Setup() {
 	}
 	if s.dir, s.err = os.MkdirTemp("", "ralph-loop-e2e-bin-"); s.err == nil {
 		s.RalphLoop, s.err = BuildRalphLoop(ctx, s.dir)
+	}
+}
+
+// Contains checks that s, what the test names what, holds each of wants.
+func Contains(t testing.TB, what, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, s)
+		}
+	}
+}
+
+// ExpectLoop checks a loop's status, iteration and tool calls, and that it is host's.
+func ExpectLoop(t testing.TB, l Loop, host, status string, iteration, tools int) {
+	t.Helper()
+	if l.Status != status || l.Iteration != iteration || l.ToolCalls != tools || l.Host != host {
+		t.Errorf("loop %s at %d/%d with %d tool calls on %q (%s); want %s at %d with %d on %s",
+			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.Host, l.EndReason, status, iteration, tools, host)
 	}
 }
 

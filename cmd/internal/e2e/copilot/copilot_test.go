@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
 // newEnv is a fresh world with ralph-loop installed for Copilot CLI by its own installer.
@@ -50,33 +52,13 @@ func onlyLoop(t *testing.T, e *Env) Loop {
 
 func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {
 	t.Helper()
-	if l.Status != status || l.Iteration != iteration || l.ToolCalls != tools || l.Host != "copilot" {
-		t.Errorf("loop %s at %d/%d with %d tool calls on %q (%s); want %s at %d with %d on copilot",
-			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.Host, l.EndReason, status, iteration, tools)
-	}
+	e2e.ExpectLoop(t, l, "copilot", status, iteration, tools)
 }
 
-func contains(t *testing.T, what, s string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(s, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, s)
-		}
-	}
-}
+var contains = e2e.Contains
 
-// continuations are the user messages the agent got after a block: the requests whose last
-// message is a user message holding "ralph-loop: iteration" (Copilot CLI puts a
-// <current_datetime> block before it).
-func continuations(f *Fake) []string {
-	var out []string
-	for _, r := range f.MainRequests() {
-		if m := r.Messages[len(r.Messages)-1]; m.Role == "user" && strings.Contains(m.Text, "ralph-loop: iteration") {
-			out = append(out, m.Text)
-		}
-	}
-	return out
-}
+// continuations are the user messages the agent got after a block.
+func continuations(f *Fake) []string { return f.Continuations() }
 
 // 1. "I'm done" without the promise is blocked and the task comes back; work and the
 // promise then end the loop. The contract reached the model with the prompt.

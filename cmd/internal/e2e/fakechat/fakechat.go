@@ -92,6 +92,19 @@ func StartFake(script Script) (*Fake, error) {
 	return f, nil
 }
 
+// Continuations are the user messages the agent got after a blocked stop: the last message
+// of each agent request, when it is a user message holding "ralph-loop: iteration" (some
+// hosts put a block of their own before it).
+func (f *Fake) Continuations() []string {
+	var out []string
+	for _, r := range f.MainRequests() {
+		if m := r.Messages[len(r.Messages)-1]; m.Role == "user" && strings.Contains(m.Text, "ralph-loop: iteration") {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
 // SetScript makes the fake answer the agent's next requests from script, from its first
 // turn (the requests so far are kept).
 func (f *Fake) SetScript(script Script) {

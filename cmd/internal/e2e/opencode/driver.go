@@ -131,15 +131,7 @@ func (e *Env) Install(ctx context.Context, scope string) (string, error) {
 }
 
 // Loop is a loop as "ralph-loop status --json" prints it.
-type Loop struct {
-	SessionID     string `json:"session_id"`
-	Host          string `json:"host"`
-	Status        string `json:"status"`
-	Iteration     int    `json:"iteration"`
-	MaxIterations int    `json:"max_iterations"`
-	ToolCalls     int    `json:"tool_calls"`
-	EndReason     string `json:"end_reason"`
-}
+type Loop = e2e.Loop
 
 // Status returns the loops of "ralph-loop status --json".
 func (e *Env) Status(ctx context.Context) ([]Loop, error) {
@@ -147,11 +139,7 @@ func (e *Env) Status(ctx context.Context) ([]Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st struct{ Loops []Loop }
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		return nil, fmt.Errorf("decode status: %w: %s", err, out)
-	}
-	return st.Loops, nil
+	return e2e.DecodeStatus(out)
 }
 
 // Server is a running "opencode serve" in the project, with its event stream read.

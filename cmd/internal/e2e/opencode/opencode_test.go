@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
@@ -139,31 +140,13 @@ func (w *world) noLoops(t *testing.T) {
 
 func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {
 	t.Helper()
-	if l.Status != status || l.Iteration != iteration || l.ToolCalls != tools || l.Host != "opencode" {
-		t.Errorf("loop %s at %d/%d with %d tool calls on %q (%s); want %s at %d with %d on opencode",
-			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.Host, l.EndReason, status, iteration, tools)
-	}
+	e2e.ExpectLoop(t, l, "opencode", status, iteration, tools)
 }
 
-func contains(t *testing.T, what, s string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(s, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, s)
-		}
-	}
-}
+var contains = e2e.Contains
 
 // continuations are the user messages the agent got after a block.
-func continuations(f *Fake) []string {
-	var out []string
-	for _, r := range f.MainRequests() {
-		if m := r.Messages[len(r.Messages)-1]; m.Role == "user" && strings.Contains(m.Text, "ralph-loop: iteration") {
-			out = append(out, m.Text)
-		}
-	}
-	return out
-}
+func continuations(f *Fake) []string { return f.Continuations() }
 
 // lastUser is the last user message of the n-th agent request (from 0).
 func lastUser(t *testing.T, f *Fake, n int) string {

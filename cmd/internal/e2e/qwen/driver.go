@@ -3,7 +3,6 @@ package qwen
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -109,16 +108,7 @@ func (e *Env) Install(ctx context.Context, scope string) (string, error) {
 }
 
 // Loop is a loop as "ralph-loop status --json" prints it.
-type Loop struct {
-	SessionID     string `json:"session_id"`
-	Host          string `json:"host"`
-	Task          string `json:"task"`
-	Status        string `json:"status"`
-	Iteration     int    `json:"iteration"`
-	MaxIterations int    `json:"max_iterations"`
-	ToolCalls     int    `json:"tool_calls"`
-	EndReason     string `json:"end_reason"`
-}
+type Loop = e2e.Loop
 
 // Status returns the loops of "ralph-loop status --json".
 func (e *Env) Status(ctx context.Context) ([]Loop, error) {
@@ -126,11 +116,7 @@ func (e *Env) Status(ctx context.Context) ([]Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st struct{ Loops []Loop }
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		return nil, fmt.Errorf("decode status: %w: %s", err, out)
-	}
-	return st.Loops, nil
+	return e2e.DecodeStatus(out)
 }
 
 // Run is one "qwen -p PROMPT --yolo" in the project.
