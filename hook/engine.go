@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/hook/check"
+	"github.com/ralph-loop/ralph-loop/hook/proc"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -73,6 +74,9 @@ type engine struct {
 	// start is when the hook began.
 	start    time.Time
 	badInput bool
+	// Who ran the hook (see caller).
+	callerRead, callerOK bool
+	callerInfo           proc.Caller
 }
 
 func (e *engine) handle(ctx context.Context) Reply {
@@ -141,29 +145,27 @@ func (e *engine) stateError(err error) Reply {
 }
 
 // ended is what to tell the user at a stop or prompt of a session whose loop is not active:
-// its state removed or changed outside ralph-loop, or an ending the user did not see.
+// an ending the user did not see, or what happened to its state meanwhile.
 func (e *engine) ended(ctx context.Context, l *state.Loop) string {
-	if id := e.env.Store.Vanished(e.ev.SessionID, l); id != "" {
-		msg := inject.Vanished(id, e.facts.Words)
-		fmt.Fprintln(e.env.Stderr, msg)
-		return msg
-	}
 	return e.tell(ctx, l)
 }
 
 // tell returns the notice for a loop that ended without the user seeing it (a cancel from a
-// terminal, the session's end), and marks it told, so that it is said once. "" when there
-// is nothing to tell.
+// terminal, the session's end), with what the user has not been told of it yet, and marks
+// it told, so that it is said once. "" when there is nothing to tell.
 func (e *engine) tell(ctx context.Context, l *state.Loop) string {
-	if l == nil || l.Status == state.Active || l.Told {
+	if l == nil || l.Status == state.Active || l.Told && len(l.Pending) == 0 {
 		return ""
 	}
 	var notice string
 	_, err := update(ctx, e.env, e.ev.SessionID, func(_ *state.Tx, cur *state.Loop) (*state.Loop, error) {
-		if cur == nil || cur.LoopID != l.LoopID || cur.Status == state.Active || cur.Told {
+		if cur == nil || cur.LoopID != l.LoopID || cur.Status == state.Active || cur.Told && len(cur.Pending) == 0 {
 			return nil, nil
 		}
-		notice = inject.EndedUnseen(cur, e.facts.Words)
+		notice = takePending(cur, e.facts.Words)
+		if !cur.Told {
+			notice = joinNotices(notice, inject.EndedUnseen(cur, e.facts.Words))
+		}
 		cur.Told = true
 		return cur, nil
 	})
@@ -264,6 +266,9 @@ func (e *engine) prompt(ctx context.Context) Reply {
 		return blockPrompt(inject.CommandNotRecognised(e.facts.Words))
 	}
 	if ok {
+		if r := e.refuseLoopCommand(ctx, c.Name); r != nil {
+			return *r
+		}
 		switch c.Name {
 		case CommandLoop:
 			return e.arm(ctx, c.Rest, state.ModeRalph)
@@ -283,13 +288,31 @@ func (e *engine) prompt(ctx context.Context) Reply {
 	if l == nil || l.Status != state.Active {
 		return Reply{Notice: e.ended(ctx, l)}
 	}
+	st := e.judge(l)
+	if st.refused() {
+		return Reply{} // not the loop's host: the loop does not take it for the user's turn
+	}
+	e.env.Store.Touch(e.ev.SessionID)
 	// A new user prompt in a session with an active loop: a new turn, so the host's count of
 	// consecutive blocks starts again. If the last turn ended on a block, the host ended it
 	// (an interruption, an API error or its block cap): say so in the log.
 	now := e.env.Now()
+	var notice []string
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
+		}
+		e.claim(cur, st)
+		if n := takePending(cur, e.facts.Words); n != "" {
+			notice = append(notice, n)
+		}
+		if cur.AwaitCancel {
+			// The last stop was let through for a /cancel-ralph the transcript showed
+			// queued; this prompt is not it, so nobody typed it: the loop goes on.
+			cur.AwaitCancel = false
+			notice = append(notice, inject.QueuedCancelNotSent(cur, e.facts.Words))
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActMessage,
+				Reason: "the cancel the transcript showed queued did not come as the user's prompt; the loop goes on"})
 		}
 		if e.ev.Turn != "" && e.ev.Turn == cur.Turn {
 			// Typed while the agent worked, in the running turn: the host queues it and
@@ -315,7 +338,7 @@ func (e *engine) prompt(ctx context.Context) Reply {
 	if err != nil {
 		return e.stateError(err)
 	}
-	return Reply{}
+	return Reply{Notice: strings.Join(notice, " ")}
 }
 
 func blockPrompt(reason string) Reply { return Reply{Block: true, Reason: reason} }
@@ -347,6 +370,9 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		Key:            e.ev.Key,
 		Started:        e.start,
 		Turn:           e.ev.Turn,
+	}
+	if c, ok := e.caller(); ok {
+		req.Owner = ownerOf(c)
 	}
 	if p.Resume {
 		old, iteration, err := e.resumable(p)
@@ -446,6 +472,12 @@ func (e *engine) stop(ctx context.Context) Reply {
 	if l == nil || l.Status != state.Active {
 		return Reply{Notice: e.ended(ctx, l)}
 	}
+	st := e.judge(l)
+	if st.refused() {
+		e.notTaken("stop")
+		return Reply{}
+	}
+	e.env.Store.Touch(e.ev.SessionID)
 	var (
 		verdict Verdict
 		after   state.Loop
@@ -453,13 +485,15 @@ func (e *engine) stop(ctx context.Context) Reply {
 		readErr error
 		other   string
 		yield   string // a prompt the user typed while the turn ran, answered before the loop goes on
-		cancel  bool   // the user typed the cancel command while the turn ran
+		cancel  bool   // the transcript shows the cancel command queued while the turn ran
 		resumed bool   // the loop yielded to the user's message at the last stop
+		pending string // what the user has not been told yet
 	)
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active || duplicate(cur, e.ev.Key, e.start) {
 			return nil, nil
 		}
+		e.claim(cur, st)
 		o := observe(e.env, e.facts, cur, e.ev, start)
 		readErr = o.err
 		for _, q := range o.queued {
@@ -470,17 +504,6 @@ func (e *engine) stop(ctx context.Context) Reply {
 			}
 		}
 		resumed = cur.Yielded
-		if cancel {
-			after = *cur
-			after.CountToolCalls(o.Logged)
-			after.Transcript, after.ToolsOffset = o.pos, o.toolsOffset
-			after.Finish(state.Cancelled, state.ByUser, "cancelled with "+CommandCancel+", typed while the loop ran", start)
-			after.Told, after.UpdatedAt, after.LastSeenAt, after.LastAction = true, start, start, state.ActCancelled
-			after.LastKey, after.LastKeyAt, after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
-			tx.Record(state.Event{At: start, LoopID: after.LoopID, Iteration: after.Iteration, Action: state.ActCancelled, Reason: after.EndReason})
-			decided = true
-			return &after, nil
-		}
 		verdict, after = Decide(*cur, o.Observation)
 		after.Transcript = o.pos
 		after.ToolsOffset = o.toolsOffset
@@ -495,7 +518,18 @@ func (e *engine) stop(ctx context.Context) Reply {
 			reason = fmt.Sprintf("promise not found, but a different token was: %s (the marker is %s); continuing with iteration %d/%d",
 				other, promise.Marker(after.CompletionPromise), after.Iteration, after.MaxIterations)
 		}
-		if blocks && yield != "" {
+		pending = takePending(&after, e.facts.Words)
+		switch {
+		case blocks && cancel:
+			// The transcript shows /cancel-ralph queued while the agent worked: the stop is
+			// let through so that the host hands it over as the user's prompt, which ends
+			// the loop. A line in the transcript alone ends nothing (anything can write
+			// one): if the next prompt is not the cancel, the loop goes on.
+			after = yielded(*cur, after)
+			after.AwaitCancel = true
+			reason = fmt.Sprintf("the transcript shows %s queued while the loop ran; this stop is let through for it, and the loop "+
+				"ends when it comes as the user's prompt (or resumes at the next stop, iteration %d/%d)", CommandCancel, after.Iteration, after.MaxIterations)
+		case blocks && yield != "":
 			// The user typed a message while the agent worked: let this stop through so
 			// that it is answered as its own turn; the loop goes on at the next stop, and
 			// the iteration that was blocked is not used up.
@@ -513,16 +547,20 @@ func (e *engine) stop(ctx context.Context) Reply {
 		return &after, nil
 	})
 	if err != nil {
+		if r, ok := e.blockAnyway(l, decided, verdict, &after, err); ok {
+			return r
+		}
 		return e.stateError(err)
 	}
 	if !decided {
 		return Reply{}
 	}
-	if cancel {
-		return Reply{Notice: inject.Cancelled(&after)}
-	}
 	if after.Yielded {
-		return Reply{Notice: inject.Yielded(&after, e.facts.Words)}
+		n := inject.Yielded(&after, e.facts.Words)
+		if after.AwaitCancel {
+			n = inject.CancelQueued(&after, e.facts.Words)
+		}
+		return Reply{Notice: joinNotices(pending, n)}
 	}
 	var checks []check.Result
 	if verdict == NeedChecks {
@@ -560,10 +598,10 @@ func (e *engine) stop(ctx context.Context) Reply {
 		fmt.Fprintln(e.env.Stderr, notice)
 	}
 	join := func(s string) string {
-		if notice == "" {
-			return s
+		if notice != "" {
+			s += " (" + notice + ")"
 		}
-		return s + " (" + notice + ")"
+		return joinNotices(pending, s)
 	}
 	w := e.facts.Words
 	switch verdict {
@@ -597,6 +635,60 @@ func (e *engine) stop(ctx context.Context) Reply {
 		return Reply{Notice: join(inject.NoProgress(&after, w))}
 	}
 	return Reply{}
+}
+
+// joinNotices joins notices for the user, leaving out empty ones.
+func joinNotices(ns ...string) string {
+	var out []string
+	for _, n := range ns {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// writeGrace bounds how long stops are blocked on a decision that could not be saved (a
+// full disk): the loop cannot count them, so past it they are let through.
+const writeGrace = 10 * time.Minute
+
+// blockAnyway answers a stop whose state transaction failed when letting it through would
+// hand the loop to whoever made it fail: the decision to block could not be saved (a full
+// disk: for a while, the host's block cap the backstop), or the session's lock is held by a
+// process that is not ralph-loop. ok is false when the failure lets the stop through as
+// before.
+func (e *engine) blockAnyway(l *state.Loop, decided bool, v Verdict, after *state.Loop, err error) (Reply, bool) {
+	w := e.facts.Words
+	switch {
+	case decided && (v == Continue || v == ContinueNoWork) && errors.Is(err, state.ErrWrite) && e.env.Now().Sub(l.UpdatedAt) < writeGrace:
+		n := inject.WriteFailed(err)
+		fmt.Fprintln(e.env.Stderr, n)
+		why := inject.Why{Kind: inject.BlockNoPromise}
+		if v == ContinueNoWork {
+			why.Kind = inject.BlockNoWork
+		}
+		return Reply{Block: true, Reason: inject.Continuation(after, why, w), Notice: n}, true
+	case errors.Is(err, state.ErrLockForeign):
+		n := inject.LockHeld(err)
+		fmt.Fprintln(e.env.Stderr, n)
+		return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockNoPromise}, w), Notice: n}, true
+	}
+	return Reply{}, false
+}
+
+// notTaken logs an event of the loop's session that changed nothing because it did not come
+// from the loop's host (see judge).
+func (e *engine) notTaken(what string) {
+	l, err := e.env.Store.Peek(e.ev.SessionID)
+	if err != nil || l == nil {
+		return
+	}
+	who := "an unknown process"
+	if c, ok := e.caller(); ok {
+		who = c.String()
+	}
+	_ = e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActRefused,
+		Reason: fmt.Sprintf("a %s event from %s, which is not the loop's host, changed nothing", what, who)})
 }
 
 // yielded is the loop after a stop let through for the user's message: what the decision
@@ -687,6 +779,10 @@ func (e *engine) toolUsed() Reply {
 	if l == nil {
 		return orEmpty(out)
 	}
+	if e.judge(l).refused() {
+		return Reply{} // not the loop's host: no work of the loop's agent
+	}
+	e.env.Store.Touch(e.ev.SessionID)
 	// Appended to the tool log without the lock: parallel tool calls run their hooks at
 	// once, and the next stop decision counts them. A call the host refused before it ran
 	// is logged as denied: it never counts, even when the transcript shows it.
@@ -706,6 +802,9 @@ func (e *engine) said() Reply {
 	l, out := e.active()
 	if l == nil {
 		return orEmpty(out)
+	}
+	if e.judge(l).refused() {
+		return Reply{}
 	}
 	m := state.Said{Timestamp: e.env.Now(), LoopID: l.LoopID, Turn: e.ev.TurnMark, Text: e.ev.Text}
 	if err := e.env.Store.AppendSaid(e.ev.SessionID, m); err != nil {
@@ -790,6 +889,9 @@ func (e *engine) sessionStart(ctx context.Context) Reply {
 	if e.ev.Source == "resume" && e.facts.ResumeNoticeHidden {
 		return Reply{} // told at the first prompt, where the user sees it
 	}
+	if l.Status == state.Active && e.judge(l).refused() {
+		return Reply{}
+	}
 	if l.Status == state.Active {
 		switch e.ev.Source {
 		case "compact", "clear":
@@ -812,6 +914,12 @@ func (e *engine) sessionEnd(ctx context.Context) Reply {
 	l, out := e.active()
 	if l == nil {
 		return orEmpty(out)
+	}
+	if e.judge(l).refused() {
+		// A host the agent started on this session (claude -p --resume) ending, or an
+		// event sent from inside: the loop's own session goes on.
+		e.notTaken("session end")
+		return Reply{}
 	}
 	why := "the session ended"
 	if e.ev.Reason != "" {

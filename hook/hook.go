@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook/proc"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
@@ -33,6 +34,10 @@ type Env struct {
 	// Started is when the host started the hook process (see ProcessStart); zero: when
 	// Handle began.
 	Started time.Time
+	// Caller, if set, says who ran this hook: the host process and how it handed the hook
+	// its input (see authority.go). nil: who asks cannot be told, and events are judged as
+	// before loops had owners.
+	Caller func() (proc.Caller, error)
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines
@@ -74,6 +79,8 @@ type ArmRequest struct {
 	// new loop.
 	Resume    *state.Loop
 	Iteration int
+	// Owner is the session's host process, as the arming hook found it (nil: unknown).
+	Owner *state.Owner
 }
 
 // Armed is the outcome of Arm.
@@ -129,6 +136,7 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		LastKey:     req.Key,
 		LastKeyAt:   now,
 		Turn:        req.Turn,
+		Owner:       req.Owner,
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs = req.Iteration, r.ToolCalls, r.ToolIDs

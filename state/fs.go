@@ -171,6 +171,9 @@ func (s *Store) warn(msg string) {
 // openAppend opens a log of the state directory for appending, creating it. A planted
 // file in its place is moved aside first.
 func (s *Store) openAppend(path string) (*os.File, error) {
+	if err := s.ensureDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
 	f, err := openState(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if errors.Is(err, ErrNotRegular) {
 		s.moveAside(path, err)
@@ -285,6 +288,27 @@ func writeAtomicFunc(path string, perm os.FileMode, write func(io.Writer) error)
 		return fmt.Errorf("rename %s: %w", tmp, err)
 	}
 	return syncDir(dir)
+}
+
+// writeAtomicNoSync replaces path with data like WriteFileAtomic, without waiting for the
+// disk: for copies that a later write supersedes.
+func writeAtomicNoSync(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err = errors.Join(werr, cerr); err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // syncDir makes a rename in dir durable.

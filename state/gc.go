@@ -45,7 +45,15 @@ func old(l *Loop, cutoff time.Time) bool {
 func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryRun bool, res *GCResult) error {
 	dir := s.SessionDir(id)
 	if _, err := os.Lstat(dir); err != nil {
-		return nil // removed meanwhile
+		// Only the keep's copy is left: it goes with its loop.
+		if c, _, err := s.readChecked(id); err == nil && c != nil && old(c, cutoff) {
+			res.Loops++
+			res.Sessions++
+			if !dryRun {
+				s.dropCopy(id)
+			}
+		}
+		return nil
 	}
 	// The whole session is removed under its lock, so that a hook arming a loop there waits,
 	// then finds the lock file gone and takes a new one (see lock).
@@ -55,9 +63,12 @@ func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryR
 	}
 	defer unlock()
 	s.removeStaleTemps(id)
-	cur, err := readLoop(s.loopPath(id))
+	cur, repair, err := s.readChecked(id)
 	if err != nil {
 		return err
+	}
+	if repair != nil {
+		return nil // not as ralph-loop left it: the session's next hook puts it back
 	}
 	gone := map[string]bool{}
 	entries, _ := os.ReadDir(filepath.Join(dir, "history"))
@@ -94,6 +105,7 @@ func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryR
 		if err := os.Rename(dir, to); err != nil {
 			return fmt.Errorf("remove session %s: %w", id, err)
 		}
+		s.dropCopy(id)
 		return os.RemoveAll(to)
 	}
 	// Task files and check logs of the removed loops, and their events.

@@ -181,19 +181,23 @@ func TestPlantedLock(t *testing.T) {
 	}
 }
 
-// The witness (outside the state directory) is written without following a link planted
-// at its name or its temp file's, and a FIFO there is not waited on.
-func TestPlantedWitness(t *testing.T) {
+// The keep (outside the state directory) is written without following a link planted at
+// a copy's name, its temp file's or the key's, and a FIFO there is not waited on.
+func TestPlantedKeep(t *testing.T) {
 	for _, p := range plants {
-		for _, at := range []string{"", ".tmp"} {
-			t.Run(p.name+at, func(t *testing.T) {
+		for _, at := range []string{"s1.json", "s1.json.tmp", "key"} {
+			t.Run(p.name+"/"+at, func(t *testing.T) {
 				root := t.TempDir()
 				s := NewStore(filepath.Join(root, "state"))
-				s.SetWitnessDir(filepath.Join(root, "witness"))
-				os.MkdirAll(filepath.Join(root, "witness"), 0o700)
+				s.SetKeepDir(filepath.Join(root, "keep"))
+				os.MkdirAll(s.copiesDir(), 0o700)
 				outside := filepath.Join(root, "outside.txt")
 				os.WriteFile(outside, []byte("precious\n"), 0o600)
-				p.plant(t, s.witnessPath("s1")+at, outside)
+				where := filepath.Join(s.copiesDir(), at)
+				if at == "key" {
+					where = filepath.Join(root, "keep", "key")
+				}
+				p.plant(t, where, outside)
 				l := newLoop("s1")
 				err := bounded(t, "arming", func() error {
 					return s.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return l, nil })
@@ -202,7 +206,7 @@ func TestPlantedWitness(t *testing.T) {
 					t.Fatal(err)
 				}
 				unchanged(t, outside)
-				bounded(t, "Vanished", func() error { s.Vanished("s1", nil); return nil })
+				bounded(t, "Peek", func() error { _, err := s.Peek("s1"); return err })
 				unchanged(t, outside)
 			})
 		}

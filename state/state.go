@@ -38,6 +38,12 @@ var (
 	ErrVersion = errors.New("state file has an unsupported version")
 	// ErrLockTimeout means another process held the session lock for too long.
 	ErrLockTimeout = errors.New("timed out waiting for the session lock")
+	// ErrLockForeign means the session lock is held, again and again, by processes that
+	// are not ralph-loop.
+	ErrLockForeign = errors.New("the session lock is held by a process that is not ralph-loop")
+	// ErrWrite means a state file could not be written (a full disk, a read-only file
+	// system): the decision taken stands, but it is not on disk.
+	ErrWrite = errors.New("could not write the state")
 	// ErrNotRegular means a state file is a symbolic link, a FIFO, a directory, a device or a
 	// file with other hard links: something planted, never read, written or followed.
 	ErrNotRegular = errors.New("not a regular file")
@@ -192,6 +198,9 @@ type Loop struct {
 	// Yielded: the last stop was let through so that a message the user typed meanwhile is
 	// answered as its own turn; the loop resumes at the next stop, its iteration kept.
 	Yielded bool `json:"yielded,omitempty"`
+	// AwaitCancel: the last stop was let through for a /cancel-ralph the transcript showed
+	// queued; the loop ends when it comes as the user's prompt, and goes on otherwise.
+	AwaitCancel bool `json:"await_cancel,omitempty"`
 	// Turn is the host's id of the user turn of the last event that armed the loop or made a
 	// stop decision (Claude Code's prompt_id; "" when the host gives none): a prompt of the
 	// same turn is a message the user typed while the agent worked, not a new turn.
@@ -204,6 +213,42 @@ type Loop struct {
 	// LastAction is the action of the last event ("armed", "blocked", ...).
 	LastAction string    `json:"last_action"`
 	LastSeenAt time.Time `json:"last_seen_at"`
+
+	// Owner is the host process that runs the loop's session and how it hands its hooks
+	// their input (nil: not known, as for a loop armed from a terminal before any hook of
+	// the session ran, or where the process table cannot be read).
+	Owner *Owner `json:"owner,omitempty"`
+	// Pending are what the user is to be told at the session's next stop or prompt: what
+	// was put back or refused meanwhile. Each is told once.
+	Pending []Pending `json:"pending,omitempty"`
+	// Seq counts the writes of the loop file: of two copies both signed, the higher is the
+	// newer.
+	Seq uint64 `json:"seq,omitempty"`
+}
+
+// Pending is something that happened to a loop that the user has not been told yet.
+type Pending struct {
+	At time.Time `json:"at"`
+	// What is ActRestored (the state was put back from the keep) or ActRefused (an attempt
+	// from inside the session, refused).
+	What string `json:"what"`
+	// Why says what was found or tried.
+	Why string `json:"why"`
+}
+
+// Owner is a session's host process, as its hooks found it: the process past any shell
+// between the host and the hook, named by pid and start time, and the way its hooks get
+// their input. An event that claims to come from the owner must come the same way.
+type Owner struct {
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start"`
+	Boot  string `json:"boot,omitempty"`
+	Comm  string `json:"comm"`
+	// Stdin is how the hooks get their input ("socket", "pipe", ...); Peer: a socket made
+	// by the owner itself; SameSession: the hooks run in the owner's session.
+	Stdin       string `json:"stdin"`
+	Peer        bool   `json:"peer,omitempty"`
+	SameSession bool   `json:"same_session,omitempty"`
 }
 
 // TranscriptPos is a read position in a host transcript.
@@ -275,7 +320,7 @@ const (
 	ByHost       = "host"           // the host's cap on stop blocks
 	ByUser       = "user"           // the user's cancel command, typed in the session
 	ByTerminal   = "terminal"       // "ralph-loop cancel" outside the session
-	ByInside     = "inside-session" // "ralph-loop cancel" run inside the session (a tool call or a shell escape)
+	ByInside     = "inside-session" // "ralph-loop cancel" run inside the session where who runs it cannot be told
 	ByNewLoop    = "new-loop"       // a new loop replaced it
 	BySessionEnd = "session-end"    // the session ended
 )
@@ -317,5 +362,7 @@ const (
 	ActNoProgress = "no_progress" // an iteration without a model reply ended the loop
 	ActYielded    = "yielded"     // a stop let through for the user's message; the loop goes on after it
 	ActMessage    = "message"     // the user typed a message while the agent worked (the turn goes on)
+	ActRefused    = "refused"     // an attempt from inside the session to end, re-arm or unhook the loop, refused
+	ActRestored   = "restored"    // the loop's state was changed outside ralph-loop and put back
 	ActError      = "error"
 )

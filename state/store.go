@@ -20,6 +20,9 @@ import (
 	"github.com/gofrs/flock"
 )
 
+// errForeign means a lock is held by a process that is not a live ralph-loop.
+var errForeign = ErrLockForeign
+
 // DefaultLockWait bounds how long a hook waits for a session lock before it gives up (and
 // lets the agent stop rather than hang until the host's hook timeout).
 const DefaultLockWait = 3 * time.Second
@@ -30,13 +33,19 @@ const maxStateFile = 64 << 20
 // Store is the state directory.
 type Store struct {
 	dir string
-	// witnessDir keeps the witnesses of active loops (see witness.go).
-	witnessDir string
+	// keepDir is the keep (see keep.go): ralph-loop's own copy of every loop, and the key
+	// its loop files are signed with.
+	keepDir string
+	macKey  []byte
 	// LockWait bounds the wait for a session lock.
 	LockWait time.Duration
 	// Warn, if set, is told in one line of what the store repaired on its own: a file planted
 	// in place of a log, moved aside.
 	Warn func(msg string)
+	// Foreign, if set, reports whether the lock file at path is held by a process that is
+	// not a live ralph-loop (one stopped, or another program): such a hold is not waited
+	// for; the lock moves to a fresh file and the holder keeps the old one.
+	Foreign func(path string) bool
 }
 
 // NewStore returns the store rooted at dir. Nothing is created until a loop is saved.
@@ -75,12 +84,15 @@ func (s *Store) SessionDir(id string) string { return filepath.Join(s.dir, "sess
 func (s *Store) loopPath(id string) string { return filepath.Join(s.SessionDir(id), "loop.json") }
 
 // Peek reads a session's loop without locking: the cheap check every hook makes first. It
-// returns nil and no error when the session has no loop file.
+// returns nil and no error when the session has no loop. A loop file that is not as
+// ralph-loop left it gives the loop as ralph-loop last wrote it (see keep.go); the next
+// Update puts that back on disk and tells the session.
 func (s *Store) Peek(id string) (*Loop, error) {
 	if err := ValidSessionID(id); err != nil {
 		return nil, err
 	}
-	return readLoop(s.loopPath(id))
+	l, _, err := s.readChecked(id)
+	return l, err
 }
 
 // readLoop reads one loop file; nil, nil when it does not exist.
@@ -141,7 +153,9 @@ type Tx struct {
 // Update locks the session, reads its loop (nil if none) and calls fn. If fn returns a
 // loop, that loop is saved; if its LoopID differs from the one read, the old loop moves to
 // the session's history first. Events recorded with Tx.Record are appended after the save.
-// A corrupt loop file is reported as an error wrapping ErrCorrupt before fn is called.
+// A loop file that is not as ralph-loop left it is put back from the keep first (see
+// keep.go), with an event and a notice for the session. A corrupt loop file with no copy
+// is reported as an error wrapping ErrCorrupt before fn is called.
 func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop) (*Loop, error)) error {
 	if err := ValidSessionID(id); err != nil {
 		return err
@@ -153,14 +167,20 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 	defer unlock()
 	s.removeStaleTemps(id)
 	s.sweep(id)
-	cur, err := readLoop(s.loopPath(id))
+	cur, repair, err := s.readChecked(id)
 	if err != nil {
 		return err
 	}
 	tx := &Tx{store: s, id: id}
+	if repair != nil {
+		s.restore(tx, cur, repair)
+	}
 	next, err := fn(tx, cur)
 	if err != nil {
 		return err
+	}
+	if next == nil && repair != nil {
+		next = cur // the repair is saved even when fn changes nothing
 	}
 	if next != nil {
 		var toolLogSize int64 = -1
@@ -185,7 +205,6 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 			}
 			return err
 		}
-		s.witness(cur, next)
 		if toolLogSize > 0 {
 			s.emptyToolLog(id, toolLogSize)
 		}
@@ -253,6 +272,9 @@ func (s *Store) lock(ctx context.Context, id string) (func(), error) {
 			if errors.Is(err, ErrLockTimeout) {
 				return nil, fmt.Errorf("lock %s: %w after %s", path, ErrLockTimeout, wait)
 			}
+			if errors.Is(err, ErrLockForeign) {
+				return nil, fmt.Errorf("lock %s: %w", path, err)
+			}
 			return unlock, err
 		}
 	}
@@ -283,7 +305,12 @@ func (s *Store) tryLock(ctx context.Context, dir, path string, wait time.Duratio
 	if wait <= 0 {
 		wait = time.Millisecond
 	}
-	if err := acquire(ctx, fl, wait); err != nil {
+	foreign := func() bool { return s.Foreign != nil && s.Foreign(path) }
+	if err := acquire(ctx, fl, wait, foreign); err != nil {
+		if errors.Is(err, errForeign) {
+			s.moveAside(path, fmt.Errorf("the session lock %s is held by a process that is not a live ralph-loop", path))
+			return nil, true, err
+		}
 		if errors.Is(err, ErrLockTimeout) {
 			return nil, false, err
 		}
@@ -310,9 +337,13 @@ func (s *Store) tryLock(ctx context.Context, dir, path string, wait time.Duratio
 // rather than by polling (TryLockContext): the kernel hands it over the moment it is free,
 // which matters when many hooks of one session queue up. If the wait times out, fl is
 // released and closed as soon as the abandoned flock returns (the caller must not touch it).
-func acquire(ctx context.Context, fl *flock.Flock, wait time.Duration) error {
+func acquire(ctx context.Context, fl *flock.Flock, wait time.Duration, foreign func() bool) error {
 	if ok, err := fl.TryLock(); ok || err != nil {
 		return err
+	}
+	if foreign() {
+		fl.Close()
+		return errForeign
 	}
 	done := make(chan error, 1)
 	go func() { done <- fl.Lock() }()
@@ -333,17 +364,37 @@ func acquire(ctx context.Context, fl *flock.Flock, wait time.Duration) error {
 	return ErrLockTimeout
 }
 
+// save writes a loop file, signed, and the keep's copy of it. A failure to write the loop
+// file wraps ErrWrite.
 func (s *Store) save(l *Loop) error {
-	l.Version = Version
-	data, err := json.MarshalIndent(l, "", "  ")
+	l.Seq++
+	data, err := s.sign(l)
 	if err != nil {
-		return fmt.Errorf("encode state of session %s: %w", l.SessionID, err)
+		return err
 	}
 	dir := s.SessionDir(l.SessionID)
 	if err := mkdirPrivate(dir); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
-	return writeFileAtomic(s.loopPath(l.SessionID), append(data, '\n'))
+	path := s.loopPath(l.SessionID)
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		s.moveAside(path, &NotRegularError{path, describe(fi)}) // a rename cannot replace it
+	}
+	if err := writeFileAtomic(path, data); err != nil {
+		return fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	s.keepCopy(l.SessionID, data)
+	s.mark(l)
+	return nil
+}
+
+// restore makes the loop put back from the keep the session's loop again (saved by the
+// Update that found it), records what happened and leaves the session a notice.
+func (s *Store) restore(tx *Tx, l *Loop, r *Repair) {
+	now := time.Now().UTC()
+	tx.Record(Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: ActRestored, Reason: r.Why + "; put back ralph-loop's copy"})
+	l.Pending = append(l.Pending, Pending{At: now, What: ActRestored, Why: r.Why})
+	s.warn(fmt.Sprintf("session %s: %s; put back ralph-loop's copy of loop %s", l.SessionID, r.Why, l.LoopID))
 }
 
 // archive writes l into the session's history and returns the file's path.
@@ -471,19 +522,15 @@ func (s *Store) Quarantine(id string, now time.Time) (string, error) {
 	if err := os.Rename(from, to); err != nil {
 		return "", fmt.Errorf("move aside %s: %w", from, err)
 	}
-	if s.witnessDir != "" {
-		os.Remove(s.witnessPath(id)) // the user is told of the corrupt file already
-	}
+	s.dropCopy(id) // the user is told of the corrupt file already
 	return to, syncDir(filepath.Dir(from))
 }
 
-// Sessions lists the ids of all sessions that have a state directory.
+// Sessions lists the ids of all sessions that have a state directory or a copy in the keep
+// (a session whose state directory was removed).
 func (s *Store) Sessions() ([]string, error) {
 	entries, err := os.ReadDir(filepath.Join(s.dir, "sessions"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	var ids []string
@@ -492,7 +539,7 @@ func (s *Store) Sessions() ([]string, error) {
 			ids = append(ids, e.Name())
 		}
 	}
-	return ids, nil
+	return append(ids, s.keptOnly(ids)...), nil
 }
 
 // Loops returns a session's current loop followed by its earlier ones, newest first.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
+	"github.com/ralph-loop/ralph-loop/hook/proc"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -29,6 +30,9 @@ func cancelCommand() *cli.Command {
 				return usagef("cancel takes exactly one of --session ID and --all")
 			}
 			env := hookEnv(cmd)
+			if err := refuseInside(ctx, commandLine(), env.Store); err != nil {
+				return err
+			}
 			ids := []string{id}
 			if all {
 				var err error
@@ -48,7 +52,8 @@ func cancelCommand() *cli.Command {
 					}
 				}
 				by, why := state.ByTerminal, "cancelled with ralph-loop cancel"
-				if insideSession(id) {
+				if !proc.Supported && insideSession(id) {
+					// Where ancestry cannot be read, the session's variable is all there is to go on.
 					by, why = state.ByInside, "cancelled with ralph-loop cancel run inside the session (a tool call or a shell escape)"
 				}
 				l, err := hook.Cancel(ctx, env, id, by, why, false)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -12,6 +13,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/proc"
 )
 
 func hookEnv(cmd *cli.Command) hook.Env {
@@ -24,6 +26,7 @@ func hookEnv(cmd *cli.Command) hook.Env {
 		Getenv:  os.Getenv,
 		CatchUp: hook.DefaultCatchUp,
 		Started: started,
+		Caller:  sync.OnceValues(proc.HookCaller),
 	}
 }
 

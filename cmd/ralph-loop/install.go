@@ -95,6 +95,11 @@ func installCommand(add bool) *cli.Command {
 						}
 					}
 				}
+				if !cmd.Bool("dry-run") {
+					if err := refuseUnhook(ctx, h, scope, o.Dir); err != nil {
+						return err
+					}
+				}
 				plan, err := h.Do(ctx, o, add, cmd.Bool("dry-run"))
 				if err == nil {
 					err = report(cmd.Root().Writer, plan, cmd, auto)

@@ -78,9 +78,16 @@ func stateDir() string {
 	return filepath.Join(xdg.StateHome, "ralph-loop")
 }
 
+// keepDir is where ralph-loop keeps its own copy of every loop and the key that signs
+// them: $XDG_DATA_HOME/ralph-loop, out of the way of what happens to the state directory.
+func keepDir() string {
+	return filepath.Join(xdg.DataHome, "ralph-loop")
+}
+
 func newStore() *state.Store {
 	s := state.NewStore(stateDir())
-	s.SetWitnessDir(filepath.Join(xdg.CacheHome, "ralph-loop", "active"))
+	s.SetKeepDir(keepDir())
+	s.Foreign = foreignLock
 	return s
 }
 

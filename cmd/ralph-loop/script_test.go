@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -47,6 +48,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, "state"))
 			e.Setenv("STATE", filepath.Join(e.WorkDir, "state", "ralph-loop"))
+			keep := state.NewStore(filepath.Join(e.WorkDir, "state", "ralph-loop"))
+			keep.SetKeepDir(filepath.Join(e.WorkDir, "home", ".local", "share", "ralph-loop"))
+			e.Setenv("KEEP", keep.CopiesDir())
 			e.Setenv("CAPTURED", captured)
 			// A -race binary sleeps 1s at exit by default; the scripts run hundreds of them.
 			e.Setenv("GORACE", "atexit_sleep_ms=0")
@@ -79,12 +83,54 @@ func TestScripts(t *testing.T) {
 //	fixture age-started SESSION DURATION        make the session's loop armed DURATION ago
 //	fixture processes-gone FILE                 the processes whose ids FILE lists are gone
 //	fixture mkfifo FILE                         make a FIFO (named pipe) at FILE
+//	fixture terminal CMD ARGS...                run a command as the user's terminal would: in a
+//	                                            process of its own, not below this one (so not
+//	                                            below the host of a loop armed from here), with its
+//	                                            output and exit code passed on
 func fixture(argv []string) int {
+	if len(argv) > 0 && argv[0] == "terminal" {
+		return fixtureTerminal(argv[1:])
+	}
+	if len(argv) > 0 && argv[0] == "ask" {
+		return fixtureAsk(argv[1:])
+	}
 	if err := runFixture(argv); err != nil {
 		fmt.Fprintln(os.Stderr, "fixture:", err)
 		return 1
 	}
 	return 0
+}
+
+// fixtureTerminal runs argv as a process that does not descend from this one: an
+// intermediate process in a session of its own starts it and exits at once, so that it is
+// handed to the system's reaper, as a command typed in another terminal would be. Its
+// output and exit code come back through files.
+func fixtureTerminal(argv []string) int {
+	dir, err := os.MkdirTemp("", "ralph-loop-terminal-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fixture:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	c := exec.Command("fixture", append([]string{"detach", dir}, argv...)...)
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if out, err := c.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "fixture: detach: %v: %s\n", err, out)
+		return 1
+	}
+	for i := 0; i < 6000; i++ {
+		if b, err := os.ReadFile(filepath.Join(dir, "rc")); err == nil && len(b) > 0 {
+			out, _ := os.ReadFile(filepath.Join(dir, "out"))
+			errs, _ := os.ReadFile(filepath.Join(dir, "err"))
+			os.Stdout.Write(out)
+			os.Stderr.Write(errs)
+			rc, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			return rc
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	fmt.Fprintln(os.Stderr, "fixture: terminal: the command did not finish within 60s")
+	return 1
 }
 
 func runFixture(argv []string) error {
@@ -119,7 +165,7 @@ func runFixture(argv []string) error {
 		if err != nil {
 			return err
 		}
-		store := state.NewStore(os.Getenv("STATE"))
+		store := newStore()
 		return store.Update(context.Background(), argv[1], func(*state.Tx, *state.Loop) (*state.Loop, error) {
 			if err := os.WriteFile(argv[3], nil, 0o644); err != nil {
 				return nil, err
@@ -162,7 +208,7 @@ func runFixture(argv []string) error {
 			return nil
 		})
 	case "task-file-matches":
-		l, err := state.NewStore(os.Getenv("STATE")).Peek(argv[1])
+		l, err := newStore().Peek(argv[1])
 		if err != nil || l == nil {
 			return fmt.Errorf("no loop: %v", err)
 		}
@@ -193,7 +239,7 @@ func runFixture(argv []string) error {
 		if err != nil {
 			return err
 		}
-		return state.NewStore(os.Getenv("STATE")).Update(context.Background(), argv[1], func(_ *state.Tx, l *state.Loop) (*state.Loop, error) {
+		return newStore().Update(context.Background(), argv[1], func(_ *state.Tx, l *state.Loop) (*state.Loop, error) {
 			switch argv[0] {
 			case "age":
 				l.LastSeenAt = time.Now().Add(-d)
@@ -226,6 +272,36 @@ func runFixture(argv []string) error {
 			}
 		}
 		return nil
+	case "host":
+		return fixtureHost(argv[1])
+	case "detach":
+		// Started by terminal in a session of its own: start the command's runner and go,
+		// leaving it to the reaper.
+		c := exec.Command("fixture", append([]string{"run-to", strconv.Itoa(os.Getpid())}, argv[1:]...)...)
+		return c.Start()
+	case "run-to":
+		// Not until detach has exited: before that, this process still descends from the
+		// script's.
+		for os.Getppid() == atoi(argv[1]) {
+			time.Sleep(time.Millisecond)
+		}
+		dir := argv[2]
+		out, _ := os.Create(filepath.Join(dir, "out"))
+		errs, _ := os.Create(filepath.Join(dir, "err"))
+		c := exec.Command(argv[3], argv[4:]...)
+		c.Stdout, c.Stderr = out, errs
+		rc := 0
+		if err := c.Run(); err != nil {
+			rc = 1
+			if ee, ok := err.(*exec.ExitError); ok {
+				rc = ee.ExitCode()
+			}
+		}
+		out.Close()
+		errs.Close()
+		tmp := filepath.Join(dir, "rc.tmp")
+		os.WriteFile(tmp, []byte(strconv.Itoa(rc)+"\n"), 0o600)
+		return os.Rename(tmp, filepath.Join(dir, "rc"))
 	case "wait-file":
 		for i := 0; i < 1000; i++ {
 			if _, err := os.Stat(argv[1]); err == nil {
@@ -281,6 +357,11 @@ func fixturePayload(argv []string) error {
 		return err
 	}
 	return os.WriteFile(argv[1], out, 0o644)
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // alive reports whether a process runs (a zombie waiting for its parent does not count).

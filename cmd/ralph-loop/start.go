@@ -52,7 +52,11 @@ func startCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			res, err := hook.Arm(ctx, hookEnv(cmd), hook.ArmRequest{
+			env := hookEnv(cmd)
+			if err := refuseInside(ctx, commandLine(), env.Store); err != nil {
+				return err
+			}
+			res, err := hook.Arm(ctx, env, hook.ArmRequest{
 				SessionID: session,
 				Host:      claude.Name,
 				Cwd:       cwd,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/inject"
@@ -58,8 +59,22 @@ type loopView struct {
 	LastSeenAt        time.Time         `json:"last_seen_at"`
 	EndedAt           *time.Time        `json:"ended_at,omitempty"`
 	EndReason         string            `json:"end_reason,omitempty"`
-	Warnings          []string          `json:"warnings,omitempty"`
-	Events            *[]eventView      `json:"events,omitempty"`
+	EndedBy           string            `json:"ended_by,omitempty"`
+	// Owner is the session's host process, when known; Authority says how who asks is
+	// told for this loop ("process" or why only the guard's reading of commands is left).
+	Owner     *ownerView `json:"owner,omitempty"`
+	Authority string     `json:"authority,omitempty"`
+	// HooksSilent, for an active loop, says since when its session's transcript has grown
+	// with no hook of it running (its hooks were turned off).
+	HooksSilent string       `json:"hooks_silent,omitempty"`
+	Warnings    []string     `json:"warnings,omitempty"`
+	Events      *[]eventView `json:"events,omitempty"`
+}
+
+type ownerView struct {
+	PID     int    `json:"pid"`
+	Program string `json:"program"`
+	Running bool   `json:"running"`
 }
 
 type eventView struct {
@@ -69,14 +84,23 @@ type eventView struct {
 	Reason    string    `json:"reason"`
 }
 
-func view(l state.Loop) loopView {
+func view(store *state.Store, l state.Loop) loopView {
 	v := loopView{
 		SessionID: l.SessionID, LoopID: l.LoopID, Host: l.Host, Cwd: l.Cwd, Task: l.Task, TaskFile: l.TaskFile,
 		Status: l.Status, Iteration: l.Iteration, MaxIterations: l.MaxIterations, ToolCalls: l.ToolCalls,
 		MinToolCalls: l.MinToolCalls, CompletionPromise: l.CompletionPromise, OnPromiseNoWork: l.OnPromiseNoWork,
 		ArmedBy: l.ArmedBy, StartedAt: l.StartedAt, UpdatedAt: l.UpdatedAt, LastSeenAt: l.LastSeenAt,
-		EndedAt: l.EndedAt, EndReason: l.EndReason, Warnings: l.Warnings,
+		EndedAt: l.EndedAt, EndReason: l.EndReason, EndedBy: l.EndedBy, Warnings: l.Warnings,
 		Mode: mode(l), Checks: l.Checks, CheckHint: l.CheckHint, Sources: l.Sources,
+	}
+	if l.Owner != nil {
+		v.Owner = &ownerView{PID: l.Owner.PID, Program: l.Owner.Comm, Running: hook.OwnerRunning(&l)}
+	}
+	if l.Status == state.Active {
+		v.Authority = hook.Authority(&l)
+		if since, ok := hook.HooksSilent(store, &l, time.Now()); ok {
+			v.HooksSilent = since.Round(time.Second).String()
+		}
 	}
 	if l.MaxTime > 0 {
 		v.MaxTime = time.Duration(l.MaxTime).String()
@@ -172,7 +196,7 @@ func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
 	if asJSON {
 		views := []loopView{}
 		for _, l := range loops {
-			views = append(views, view(l))
+			views = append(views, view(store, l))
 		}
 		if err := writeJSON(w, map[string]any{"loops": views}); err != nil {
 			return err
@@ -256,7 +280,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	if asJSON {
 		views := []loopView{}
 		for _, l := range loops {
-			v := view(l)
+			v := view(store, l)
 			evs := []eventView{}
 			for _, e := range events {
 				if e.LoopID == l.LoopID {
@@ -289,6 +313,22 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	row("status", statusWord(l, now))
 	if l.EndReason != "" {
 		row("ended", l.EndReason)
+	}
+	if l.EndedBy != "" {
+		row("ended by", inject.EndedBy(l.EndedBy))
+	}
+	if l.Status == state.Active {
+		if l.Owner != nil {
+			run := "running"
+			if !hook.OwnerRunning(&l) {
+				run = "gone: the next host of the session to run a hook takes the loop over"
+			}
+			row("host process", fmt.Sprintf("%s (pid %d, %s)", l.Owner.Comm, l.Owner.PID, run))
+		}
+		row("who may end it", hook.Authority(&l))
+		if since, ok := hook.HooksSilent(store, &l, now); ok {
+			row("warning", strings.TrimPrefix(inject.HooksSilent(l.SessionID, age(since)), "ralph-loop: "))
+		}
 	}
 	row("iteration", fmt.Sprintf("%d/%d", l.Iteration, l.MaxIterations))
 	row("tool calls", fmt.Sprintf("%d (the promise needs at least %d; without them: %s)", l.ToolCalls, l.MinToolCalls, l.OnPromiseNoWork))

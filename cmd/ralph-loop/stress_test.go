@@ -52,16 +52,28 @@ func newRunner(t *testing.T) *hookRunner {
 	return &hookRunner{bin: bin, state: t.TempDir()}
 }
 
+// cmd runs the binary. A hook's input is handed over in a file, not a pipe or socket as a
+// host does: these tests are about concurrency and files, and a process that reads its
+// events from a file is not taken for a session's host (the test binary would be the
+// "host" of every loop, and its own cancel refused).
 func (r *hookRunner) cmd(stdin any, args ...string) *exec.Cmd {
 	c := exec.Command(r.bin, args...)
-	c.Env = append(os.Environ(), "XDG_STATE_HOME="+r.state, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0", "HOME="+r.state)
+	c.Env = append(os.Environ(), "XDG_STATE_HOME="+r.state, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=0", "HOME="+r.state,
+		"XDG_DATA_HOME="+filepath.Join(r.state, "data"), "XDG_CACHE_HOME="+filepath.Join(r.state, "cache"))
+	var data []byte
 	switch v := stdin.(type) {
 	case nil:
+		return c
 	case []byte:
-		c.Stdin = bytes.NewReader(v)
+		data = v
 	default:
-		data, _ := json.Marshal(v)
-		c.Stdin = bytes.NewReader(data)
+		data, _ = json.Marshal(v)
+	}
+	f, err := os.CreateTemp(r.state, "stdin-*.json")
+	if err == nil {
+		f.Write(data)
+		f.Seek(0, 0)
+		c.Stdin = f // closed by the garbage collector; the directory goes with the test
 	}
 	return c
 }
@@ -351,8 +363,14 @@ func TestPlantedFiles(t *testing.T) {
 		}},
 		{"checks directory", func(r *hookRunner, _ *state.Loop) string { return session(r, "checks") }},
 		{"session directory", func(r *hookRunner, _ *state.Loop) string { return r.store().SessionDir("p") }},
-		{"witness", func(r *hookRunner, _ *state.Loop) string {
-			return filepath.Join(r.state, ".cache", "ralph-loop", "active", "p")
+		{"keep copy", func(r *hookRunner, _ *state.Loop) string {
+			return filepath.Join(r.state, "data", "ralph-loop", "loops", "p.json")
+		}},
+		{"keep key", func(r *hookRunner, _ *state.Loop) string {
+			return filepath.Join(r.state, "data", "ralph-loop", "key")
+		}},
+		{"active marker", func(r *hookRunner, _ *state.Loop) string {
+			return filepath.Join(r.state, "ralph-loop", "active", "p")
 		}},
 	}
 	type step struct {

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/proc"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// foreignLock reports whether the lock file at path is held by a process that is not a live
+// ralph-loop: a stopped process, or another program (by the file it runs, not its name).
+func foreignLock(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	dev, ino, ok := devIno(fi)
+	if !ok {
+		return false
+	}
+	pids, err := proc.LockHolders(dev, ino)
+	if err != nil {
+		return false
+	}
+	self, err := os.Stat("/proc/self/exe")
+	if err != nil {
+		return false
+	}
+	for _, pid := range pids {
+		p, err := proc.Read(pid)
+		if err != nil {
+			continue // gone
+		}
+		if p.Stopped {
+			return true
+		}
+		// An exiting process has no program any more but still holds its files: unknown,
+		// so waited for.
+		if exe, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && !os.SameFile(exe, self) {
+			return true
+		}
+	}
+	return false
+}
+
+// refuseInside returns the error of a command (what it is, for messages) that would end,
+// re-arm or unhook a loop, run below the host of an active loop: in the agent's shell, a
+// host the agent started, a script it wrote, or the host's own shell escape. Such a command
+// is refused whatever its spelling; the attempt is logged in the loop's session and the
+// user is told there. The loops looked at are those of stores (the command's own, and for
+// install and uninstall those its ancestors' hooks use). nil when it may act, or when
+// process ancestry cannot be read (the guard's reading of the command is then the only
+// line, and status says so).
+func refuseInside(ctx context.Context, what string, stores ...*state.Store) error {
+	chain, err := proc.Ancestors(os.Getpid())
+	if err != nil {
+		return nil
+	}
+	for _, s := range stores {
+		l, p := hook.InsideLoop(s, chain)
+		if l == nil {
+			continue
+		}
+		env := hook.Env{Store: s}
+		_ = hook.RecordRefusal(ctx, env, l.SessionID, fmt.Sprintf("%q run by %s", what, chainString(chain, p)))
+		return fmt.Errorf("%s", inject.RefusedCommand(what, l.SessionID, p.Comm, p.PID))
+	}
+	return nil
+}
+
+// chainString names the processes from this one's parent up to the host p.
+func chainString(chain []proc.Info, p proc.Info) string {
+	var names []string
+	for _, q := range chain {
+		if q.PID == p.PID {
+			break
+		}
+		names = append(names, q.String())
+	}
+	if len(names) == 0 {
+		return p.String() + " itself (a tool call of the agent, or the host's shell escape)"
+	}
+	return strings.Join(names, " under ") + " under " + p.String()
+}
+
+// ancestorStores are the state directories the hooks of this process's ancestors use (from
+// their environment when they started), besides this process's own: an install or
+// uninstall with another XDG_STATE_HOME still unhooks the loops its ancestors run.
+func ancestorStores() []*state.Store {
+	own := stateDir()
+	seen := map[string]bool{own: true}
+	out := []*state.Store{newStore()}
+	chain, err := proc.Ancestors(os.Getpid())
+	if err != nil {
+		return out
+	}
+	for _, p := range chain {
+		env, err := proc.Environ(p.PID)
+		if err != nil {
+			continue
+		}
+		dir := storeDirOf(env)
+		if dir == "" || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		out = append(out, state.NewStore(dir))
+	}
+	return out
+}
+
+// storeDirOf is the state directory of a process with environment env.
+func storeDirOf(env []string) string {
+	var home, xdgState string
+	for _, kv := range env {
+		switch {
+		case strings.HasPrefix(kv, "XDG_STATE_HOME="):
+			xdgState = kv[len("XDG_STATE_HOME="):]
+		case strings.HasPrefix(kv, "HOME="):
+			home = kv[len("HOME="):]
+		}
+	}
+	if xdgState != "" && filepath.IsAbs(xdgState) {
+		return filepath.Join(xdgState, "ralph-loop")
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "ralph-loop")
+}
+
+// commandLine is this command as typed, for messages and the log.
+func commandLine() string {
+	return "ralph-loop " + strings.Join(os.Args[1:], " ")
+}
+
+// refuseUnhook returns the error of an install or uninstall of host h at scope (project
+// directory dir) run below the host of an active loop of the same host whose settings it
+// would change: the loop's hooks are the user's to change. An install into another home
+// or project (a test run under a loop) goes ahead.
+func refuseUnhook(ctx context.Context, h *install.Host, scope, dir string) error {
+	chain, err := proc.Ancestors(os.Getpid())
+	if err != nil {
+		return nil
+	}
+	mine := scopeTarget(h, scope, os.Getenv, dir)
+	for _, s := range ancestorStores() {
+		for _, o := range hook.OwnedLoops(s, chain) {
+			if o.Loop.Host != h.Name {
+				continue
+			}
+			getenv := os.Getenv
+			if env, err := proc.Environ(o.Proc.PID); err == nil {
+				getenv = lookup(env)
+			}
+			theirs := []string{scopeTarget(h, scope, getenv, o.Loop.Cwd)}
+			if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", o.Proc.PID)); err == nil {
+				theirs = append(theirs, scopeTarget(h, scope, getenv, cwd))
+			}
+			for _, t := range theirs {
+				if mine != "" && sameFile(mine, t) {
+					_ = hook.RecordRefusal(ctx, hook.Env{Store: s}, o.Loop.SessionID, fmt.Sprintf("%q run by %s", commandLine(), chainString(chain, o.Proc)))
+					return fmt.Errorf("%s", inject.RefusedCommand(commandLine(), o.Loop.SessionID, o.Proc.Comm, o.Proc.PID))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// scopeTarget is the file (or, for a host with no settings file, the directory) through
+// which host h's hooks at scope are installed, for environment getenv and project dir.
+func scopeTarget(h *install.Host, scope string, getenv func(string) string, dir string) string {
+	sc, ok := h.Scope(scope)
+	if !ok {
+		return ""
+	}
+	base := dir
+	if sc.Base == install.UserBase {
+		if h.UserDir == nil {
+			return ""
+		}
+		d, err := h.UserDir(getenv)
+		if err != nil {
+			return ""
+		}
+		base = d
+	}
+	if sc.Settings != "" {
+		return filepath.Join(base, sc.Settings)
+	}
+	return filepath.Join(base, sc.CommandsDir)
+}
+
+// sameFile compares two paths as written and with links resolved.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(filepath.Dir(a))
+	rb, err2 := filepath.EvalSymlinks(filepath.Dir(b))
+	return err1 == nil && err2 == nil && filepath.Join(ra, filepath.Base(a)) == filepath.Join(rb, filepath.Base(b))
+}
+
+// lookup is getenv over an environment list.
+func lookup(env []string) func(string) string {
+	return func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// A stand-in host: a long-running process that runs ralph-loop's hooks and the agent's
+// shell commands the way Claude Code does (seen on 2.1.330, docs/guard.md): a hook through
+// "sh -c", in a session of its own, its input written into a socket the host made; a tool
+// call through "bash -c", in a session of its own, its input /dev/null. The scripts drive
+// it with "fixture ask", so that the agent's commands run for real below the host of a
+// loop, and their effect is what the scripts check.
+//
+//	fixture host DIR               serve DIR/sock until asked to quit
+//	fixture ask DIR hook FILE      run "ralph-loop hook --host claude" with FILE as its input
+//	fixture ask DIR tool COMMAND   run COMMAND as the agent's shell tool would
+//	fixture ask DIR quit           stop the host
+
+type standinRequest struct {
+	Kind string `json:"kind"` // hook, tool, quit
+	Arg  string `json:"arg"`
+}
+
+type standinReply struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+func fixtureHost(dir string) error {
+	sock := filepath.Join(dir, "sock")
+	os.MkdirAll(dir, 0o700)
+	os.Remove(sock)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		var req standinRequest
+		if err := json.NewDecoder(c).Decode(&req); err != nil {
+			c.Close()
+			continue
+		}
+		if req.Kind == "quit" {
+			json.NewEncoder(c).Encode(standinReply{})
+			c.Close()
+			return nil
+		}
+		rep := standinRun(req)
+		json.NewEncoder(c).Encode(rep)
+		c.Close()
+	}
+}
+
+// standinRun runs one hook or tool call as the host does.
+func standinRun(req standinRequest) standinReply {
+	var cmd *exec.Cmd
+	switch req.Kind {
+	case "hook":
+		payload, err := os.ReadFile(req.Arg)
+		if err != nil {
+			return standinReply{Stderr: err.Error(), Code: 1}
+		}
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return standinReply{Stderr: err.Error(), Code: 1}
+		}
+		ours, theirs := os.NewFile(uintptr(fds[0]), "host"), os.NewFile(uintptr(fds[1]), "hook")
+		cmd = exec.Command("sh", "-c", "ralph-loop hook --host claude")
+		cmd.Stdin = theirs
+		defer theirs.Close()
+		go func() {
+			ours.Write(payload)
+			ours.Close()
+		}()
+	case "tool":
+		cmd = exec.Command("bash", "-c", req.Arg)
+	default:
+		return standinReply{Stderr: "unknown request " + req.Kind, Code: 2}
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	rep := standinReply{Stdout: stdout.String(), Stderr: stderr.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		rep.Code = ee.ExitCode()
+	case err != nil:
+		rep.Stderr += err.Error()
+		rep.Code = 1
+	}
+	return rep
+}
+
+// fixtureAsk sends the stand-in host in dir one request and passes on its reply.
+func fixtureAsk(argv []string) int {
+	if len(argv) < 2 {
+		fmt.Fprintln(os.Stderr, "fixture: ask DIR hook FILE | tool COMMAND | quit")
+		return 2
+	}
+	req := standinRequest{Kind: argv[1]}
+	if len(argv) > 2 {
+		req.Arg = argv[2]
+	}
+	var c net.Conn
+	var err error
+	for i := 0; i < 500; i++ { // the host may still be starting
+		if c, err = net.Dial("unix", filepath.Join(argv[0], "sock")); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fixture: ask:", err)
+		return 1
+	}
+	defer c.Close()
+	json.NewEncoder(c).Encode(req)
+	var rep standinReply
+	if err := json.NewDecoder(c).Decode(&rep); err != nil {
+		fmt.Fprintln(os.Stderr, "fixture: ask:", err)
+		return 1
+	}
+	os.Stdout.WriteString(rep.Stdout)
+	os.Stderr.WriteString(rep.Stderr)
+	return rep.Code
+}

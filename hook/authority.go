@@ -1,0 +1,302 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/proc"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// Only the user ends a loop. Who asks is told by the process table, not by how a command
+// is spelled: every loop records its session's host process (state.Owner), and
+//
+//   - an event of a session whose loop has an owner is taken from that owner only, reaching
+//     the hook the way the owner's hooks always do (a socket the owner made proves it); an
+//     event from a process below the owner (the agent's shell, a host the agent started,
+//     whatever its program is called) or from another host of the session while the owner
+//     runs changes nothing;
+//   - a loop command (/ralph-loop, /cancel-ralph, a resume) from a host below the owner of
+//     any active loop is refused, and so is ralph-loop's own cancel, start, install and
+//     uninstall run below one (see InsideLoop);
+//   - once the owner is gone (the user quit and resumed the session), the next host to
+//     send an event owns the loop.
+//
+// Where the process table cannot be read, events are judged as before there were owners,
+// and the guard's reading of commands is the only line (docs/guard.md).
+
+// standing is how the sender of an event stands to a session's loop.
+type standing int
+
+const (
+	// standUnknown: who sent it cannot be told (no process table, or the loop has no
+	// owner yet): the event is taken as before.
+	standUnknown standing = iota
+	// standOwner: the loop's own host.
+	standOwner
+	// standNew: a host not below any active loop's host, while the loop's owner is gone:
+	// it owns the loop from now on.
+	standNew
+	// standInside: a process below the host of an active loop, or one that claims to be the
+	// owner but does not reach the hook the way the owner's hooks do.
+	standInside
+	// standOther: another host of the session, while the owner still runs.
+	standOther
+)
+
+// refused reports whether an event of this standing may not change the loop.
+func (s standing) refused() bool { return s == standInside || s == standOther }
+
+// caller returns who ran this hook (memoized); false when that cannot be told.
+func (e *engine) caller() (proc.Caller, bool) {
+	if !e.callerRead {
+		e.callerRead = true
+		if e.env.Caller != nil {
+			c, err := e.env.Caller()
+			e.callerOK = err == nil
+			e.callerInfo = c
+		}
+	}
+	return e.callerInfo, e.callerOK
+}
+
+// ownerOf is the owner record of a caller, or nil when its input is not one a host hands
+// its hooks (a file, a terminal, /dev/null): such a process is not taken for a host.
+func ownerOf(c proc.Caller) *state.Owner {
+	switch c.Stdin.Kind {
+	case "socket", "pipe":
+	default:
+		return nil
+	}
+	return &state.Owner{PID: c.Host.PID, Start: c.Host.Start, Boot: c.Host.Boot, Comm: c.Host.Comm,
+		Stdin: c.Stdin.Kind, Peer: c.Proved(), SameSession: c.SameSession}
+}
+
+func ownerID(o *state.Owner) proc.ID { return proc.ID{PID: o.PID, Start: o.Start, Boot: o.Boot} }
+
+// judge tells how the sender of this event stands to loop l.
+func (e *engine) judge(l *state.Loop) standing {
+	c, ok := e.caller()
+	if !ok || l == nil || l.Owner == nil {
+		return standUnknown
+	}
+	o := l.Owner
+	if c.Host.ID.Same(ownerID(o)) {
+		// The owner itself, or a process that was exec'd in place of a tool the owner
+		// started, or one that feeds a hook its own input: only the way in tells them apart.
+		if c.Proved() {
+			return standOwner
+		}
+		if o.Peer || o.Stdin != c.Stdin.Kind || o.SameSession != c.SameSession {
+			return standInside
+		}
+		return standOwner
+	}
+	if proc.Descends(c.Host.PID, ownerID(o)) {
+		return standInside
+	}
+	if proc.Alive(ownerID(o)) {
+		return standOther
+	}
+	if e.belowActiveLoop() != nil {
+		return standInside
+	}
+	return standNew
+}
+
+// claim records the sender as the loop's owner when it may be: the loop has none yet, the
+// old owner is gone, or the owner's hooks now prove themselves (a socket the owner made).
+// It is called inside the session's transaction.
+func (e *engine) claim(l *state.Loop, st standing) {
+	c, ok := e.caller()
+	if !ok {
+		return
+	}
+	o := ownerOf(c)
+	switch {
+	case o == nil:
+	case st == standNew:
+		l.Owner = o
+	case st == standOwner && l.Owner != nil && !l.Owner.Peer && o.Peer:
+		l.Owner = o
+	case st == standUnknown && l.Owner == nil && e.belowActiveLoop() == nil:
+		l.Owner = o
+	}
+}
+
+// belowActiveLoop returns the active loop (of any session in the store) whose owner the
+// sender of this event runs below, or nil.
+func (e *engine) belowActiveLoop() *state.Loop {
+	c, ok := e.caller()
+	if !ok {
+		return nil
+	}
+	chain, err := proc.Ancestors(c.Host.PID)
+	if err != nil {
+		return nil
+	}
+	l, _ := InsideLoop(e.env.Store, chain)
+	return l
+}
+
+// InsideLoop returns the active loop of store whose owner is one of the processes procs
+// (a command's ancestors, nearest first) and which of them it is; nil when none is.
+func InsideLoop(store *state.Store, procs []proc.Info) (*state.Loop, proc.Info) {
+	if m := OwnedLoops(store, procs); len(m) > 0 {
+		return m[0].Loop, m[0].Proc
+	}
+	return nil, proc.Info{}
+}
+
+// Owned is an active loop and the process among a command's ancestors that owns it.
+type Owned struct {
+	Loop *state.Loop
+	Proc proc.Info
+}
+
+// OwnedLoops returns every active loop of store whose owner is one of the processes procs.
+func OwnedLoops(store *state.Store, procs []proc.Info) []Owned {
+	if len(procs) == 0 {
+		return nil
+	}
+	ids, err := store.Sessions()
+	if err != nil {
+		return nil
+	}
+	var out []Owned
+	for _, id := range ids {
+		l, err := store.Peek(id)
+		if err != nil || l == nil || l.Status != state.Active || l.Owner == nil {
+			continue
+		}
+		for _, p := range procs {
+			if p.ID.Same(ownerID(l.Owner)) {
+				out = append(out, Owned{l, p})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// refuseLoopCommand answers a loop command (name) that may not act: sent from below the host
+// of an active loop, or from another host of a session whose loop's owner still runs. nil
+// when it may act.
+func (e *engine) refuseLoopCommand(ctx context.Context, name string) *Reply {
+	c, ok := e.caller()
+	if !ok {
+		return nil
+	}
+	l, _ := e.env.Store.Peek(e.ev.SessionID)
+	if l == nil || l.Status != state.Active {
+		l = nil
+	}
+	st := standUnknown
+	if l != nil {
+		st = e.judge(l)
+	}
+	outer := e.belowActiveLoop()
+	if !st.refused() && outer == nil {
+		return nil
+	}
+	what := fmt.Sprintf("%s sent by %s", name, c)
+	if outer != nil && (l == nil || outer.SessionID != l.SessionID) && st != standInside {
+		// A host the agent of another session started: that session is told.
+		e.refusal(ctx, outer.SessionID, what+" (in session "+e.ev.SessionID+")")
+		r := blockPrompt(inject.RefusedInside(name, c.String(), outer.SessionID, e.facts.Words))
+		return &r
+	}
+	e.refusal(ctx, e.ev.SessionID, what)
+	if st == standOther {
+		r := blockPrompt(inject.RefusedOtherHost(name, l.Owner.Comm, l.Owner.PID, e.ev.SessionID, e.facts.Words))
+		return &r
+	}
+	r := blockPrompt(inject.RefusedInside(name, c.String(), e.ev.SessionID, e.facts.Words))
+	return &r
+}
+
+// refusal records, in a session whose loop is active, an attempt from inside to end,
+// re-arm or unhook it: an event in its log, and a notice for the user at its next stop.
+func (e *engine) refusal(ctx context.Context, sessionID, what string) {
+	if err := RecordRefusal(ctx, e.env, sessionID, what); err != nil {
+		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+	}
+}
+
+// RecordRefusal records, in a session whose loop is active, an attempt to end, re-arm or
+// unhook the loop from inside the session, refused: an event in its log, and a notice for
+// the user at its next stop or prompt.
+func RecordRefusal(ctx context.Context, env Env, sessionID, what string) error {
+	env.defaults()
+	now := env.Now()
+	_, err := update(ctx, env, sessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil || cur.Status != state.Active {
+			return nil, nil
+		}
+		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActRefused, Reason: "refused " + what})
+		if len(cur.Pending) < maxPending {
+			cur.Pending = append(cur.Pending, state.Pending{At: now, What: state.ActRefused, Why: what})
+		}
+		return cur, nil
+	})
+	return err
+}
+
+// maxPending bounds the notices a loop keeps for the user (a process that tries again and
+// again is told of once per notice slot; the log has every attempt).
+const maxPending = 8
+
+// takePending returns the notice for what the user has not been told yet, and clears it.
+// It is called inside the session's transaction.
+func takePending(l *state.Loop, h inject.Host) string {
+	if len(l.Pending) == 0 {
+		return ""
+	}
+	n := inject.Pending(l.Pending, h)
+	l.Pending = nil
+	return n
+}
+
+// OwnerRunning reports whether a loop's owner, when known, still runs.
+func OwnerRunning(l *state.Loop) bool { return l.Owner != nil && proc.Alive(ownerID(l.Owner)) }
+
+// Authority says, for status, how it is told for loop l who may end it.
+func Authority(l *state.Loop) string {
+	switch {
+	case !proc.Supported:
+		return inject.AuthoritySpelling("this system's process table cannot be read")
+	case l.Owner == nil:
+		return inject.AuthoritySpelling("no hook of its session has run since it was armed, so its host process is not known yet")
+	}
+	return inject.AuthorityProcess(l.Owner.Comm, l.Owner.PID)
+}
+
+// silentAfter is how long a session's transcript may grow with no hook of it running before
+// its hooks are taken to have stopped answering: every turn of a host fires a hook within
+// seconds of writing to its transcript.
+const silentAfter = time.Minute
+
+// HooksSilent reports, for an active loop, whether its session's transcript has grown for
+// longer than silentAfter after the last hook of the session ran (its hooks were turned off
+// or removed while the loop was active), and for how long.
+func HooksSilent(store *state.Store, l *state.Loop, now time.Time) (time.Duration, bool) {
+	if l.Status != state.Active || l.Transcript.Path == "" {
+		return 0, false
+	}
+	last := store.LastEvent(l.SessionID)
+	if last.IsZero() {
+		last = l.LastSeenAt
+	}
+	fi, err := os.Stat(l.Transcript.Path)
+	if err != nil {
+		return 0, false
+	}
+	grew := fi.ModTime().Sub(last)
+	if grew <= silentAfter {
+		return 0, false
+	}
+	return grew, true
+}

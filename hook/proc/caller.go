@@ -1,0 +1,79 @@
+package proc
+
+import "fmt"
+
+// Caller is who ran this process as a hook: the host, and how the hook got its input.
+type Caller struct {
+	// Host is the nearest ancestor that did not hand this process its own standard input:
+	// past a "sh -c" (or a launcher) that passed its input on, the process that made it.
+	// Where a process's input cannot be named (macOS), past the shells.
+	Host Info
+	// Via are the processes between this one and Host (nearest first).
+	Via []Info
+	// Stdin is how this process's standard input reaches it.
+	Stdin Stdin
+	// SameSession: this process runs in the host's session.
+	SameSession bool
+}
+
+// Proved reports whether the host itself made the socket this process reads its input
+// from: no other process can hand a hook such an input.
+func (c Caller) Proved() bool {
+	return c.Stdin.Kind == "socket" && c.Stdin.Peer > 0 && c.Stdin.Peer == c.Host.PID
+}
+
+func (c Caller) String() string {
+	s := c.Host.String()
+	if len(c.Via) > 0 {
+		s += fmt.Sprintf(" through %s", c.Via[len(c.Via)-1])
+	}
+	return s
+}
+
+// HookCaller finds who ran this process (see Caller). It fails where the process table
+// cannot be read.
+func HookCaller() (Caller, error) {
+	if !Supported {
+		return Caller{}, ErrUnsupported
+	}
+	self, err := Self()
+	if err != nil {
+		return Caller{}, err
+	}
+	c := Caller{Stdin: ReadStdin()}
+	in := fd0(self.PID)
+	p := self
+	for i := 0; i < MaxDepth; i++ {
+		q, err := Read(p.PPID)
+		if err != nil {
+			return Caller{}, err
+		}
+		// Where a process's input cannot be named (macOS), shells are looked past instead.
+		passed := in != "" && fd0(q.PID) == in || in == "" && IsShell(q.Comm)
+		if !passed || q.PPID <= 1 {
+			c.Host = q
+			break
+		}
+		c.Via = append(c.Via, q)
+		p = q
+	}
+	if c.Host.PID == 0 {
+		return Caller{}, fmt.Errorf("find the host of process %d: too deep", self.PID)
+	}
+	c.SameSession = self.Session == c.Host.Session
+	return c, nil
+}
+
+// Descends reports whether anc is an ancestor of the process pid (not pid itself).
+func Descends(pid int, anc ID) bool {
+	chain, err := Ancestors(pid)
+	if err != nil {
+		return false
+	}
+	for _, a := range chain {
+		if a.ID.Same(anc) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,161 @@
+package proc
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// Supported reports whether this system's process table can be read.
+const Supported = true
+
+var bootID = sync.OnceValue(func() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+})
+
+// Read reads one process's entry in the process table.
+func Read(pid int) (Info, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Info{}, fmt.Errorf("read process %d: %w", pid, err)
+	}
+	return parseStat(pid, b, bootID())
+}
+
+// parseStat reads /proc/PID/stat: "pid (comm) state ppid pgrp session tty …", the comm
+// possibly holding spaces and parentheses, starttime the 22nd field.
+func parseStat(pid int, b []byte, boot string) (Info, error) {
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return Info{}, fmt.Errorf("read process %d: malformed stat", pid)
+	}
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 20 {
+		return Info{}, fmt.Errorf("read process %d: malformed stat", pid)
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	sid, err2 := strconv.Atoi(f[3])
+	start, err3 := strconv.ParseUint(f[19], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return Info{}, fmt.Errorf("read process %d: malformed stat", pid)
+	}
+	st := f[0]
+	return Info{
+		ID:      ID{PID: pid, Start: start, Boot: boot},
+		PPID:    ppid,
+		Comm:    string(b[open+1 : end]),
+		Session: sid,
+		Stopped: st == "T" || st == "t",
+		Zombie:  st == "Z" || st == "X",
+	}, nil
+}
+
+// Self is this process.
+func Self() (Info, error) { return Read(os.Getpid()) }
+
+// Environ returns a process's environment as it was when it started (a process of the
+// same user only).
+func Environ(pid int) ([]string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return nil, err
+	}
+	var env []string
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if len(kv) > 0 {
+			env = append(env, string(kv))
+		}
+	}
+	return env, nil
+}
+
+// ReadStdin says how this process's standard input reaches it.
+func ReadStdin() Stdin {
+	var st unix.Stat_t
+	if err := unix.Fstat(0, &st); err != nil {
+		return Stdin{Kind: "other"}
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFSOCK:
+		s := Stdin{Kind: "socket"}
+		if cred, err := unix.GetsockoptUcred(0, unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
+			s.Peer = int(cred.Pid)
+		}
+		return s
+	case unix.S_IFIFO:
+		return Stdin{Kind: "pipe"}
+	case unix.S_IFREG:
+		return Stdin{Kind: "file"}
+	case unix.S_IFCHR:
+		if link, err := os.Readlink("/proc/self/fd/0"); err == nil && link == "/dev/null" {
+			return Stdin{Kind: "null"}
+		}
+		return Stdin{Kind: "tty"}
+	}
+	return Stdin{Kind: "other"}
+}
+
+// LockHolders returns the pids that hold a flock or POSIX lock on the file with the given
+// device and inode numbers, as /proc/locks lists them.
+func LockHolders(dev, ino uint64) ([]int, error) {
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return nil, err
+	}
+	return parseLocks(b, unix.Major(dev), unix.Minor(dev), ino), nil
+}
+
+// parseLocks reads /proc/locks lines such as
+// "1: FLOCK  ADVISORY  WRITE 12345 08:01:1234567 0 EOF" (a waiting lock is marked "->"
+// and not held).
+func parseLocks(b []byte, major, minor uint32, ino uint64) []int {
+	want := fmt.Sprintf("%02x:%02x:%d", major, minor, ino)
+	var pids []int
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] == "->" {
+			continue
+		}
+		if !strings.EqualFold(f[5], want) && !sameDevIno(f[5], major, minor, ino) {
+			continue
+		}
+		if pid, err := strconv.Atoi(f[4]); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// sameDevIno compares a "MAJ:MIN:INO" field whatever the width of its hex numbers.
+func sameDevIno(field string, major, minor uint32, ino uint64) bool {
+	p := strings.Split(field, ":")
+	if len(p) != 3 {
+		return false
+	}
+	ma, err1 := strconv.ParseUint(p[0], 16, 32)
+	mi, err2 := strconv.ParseUint(p[1], 16, 32)
+	in, err3 := strconv.ParseUint(p[2], 10, 64)
+	return err1 == nil && err2 == nil && err3 == nil && uint32(ma) == major && uint32(mi) == minor && in == ino
+}
+
+// Exe returns the path of the program a process runs.
+func Exe(pid int) (string, error) { return os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe") }
+
+// fd0 names what a process's standard input is ("pipe:[123]", "socket:[456]", a path), ""
+// when it cannot be read.
+func fd0(pid int) string {
+	s, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/0")
+	if err != nil {
+		return ""
+	}
+	return s
+}

@@ -1,0 +1,26 @@
+//go:build !linux && !darwin
+
+package proc
+
+// Supported reports whether this system's process table can be read.
+const Supported = false
+
+// Read cannot read the process table here.
+func Read(pid int) (Info, error) { return Info{}, ErrUnsupported }
+
+// Self cannot read the process table here.
+func Self() (Info, error) { return Info{}, ErrUnsupported }
+
+// Environ cannot be read here.
+func Environ(pid int) ([]string, error) { return nil, ErrUnsupported }
+
+// ReadStdin cannot tell here.
+func ReadStdin() Stdin { return Stdin{Kind: "other"} }
+
+// LockHolders cannot be read here.
+func LockHolders(dev, ino uint64) ([]int, error) { return nil, ErrUnsupported }
+
+// Exe cannot be read here.
+func Exe(pid int) (string, error) { return "", ErrUnsupported }
+
+func fd0(pid int) string { return "" }
