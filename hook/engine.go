@@ -95,8 +95,30 @@ func (e *engine) handle(ctx context.Context) Reply {
 		return e.sessionEnd(ctx)
 	case Said:
 		return e.said()
+	case ConfigChange:
+		return e.configChange(ctx)
 	}
 	return Reply{}
+}
+
+// configChange refuses, while the session's loop is active, a change to the host's settings
+// that would leave the session without ralph-loop's hooks: every hook turned off, or
+// ralph-loop's hooks removed or the file that held them replaced. The loop's next stop tells
+// the user what was tried.
+func (e *engine) configChange(ctx context.Context) Reply {
+	if e.facts.Hooked == nil || !e.session() {
+		return Reply{}
+	}
+	l, out := e.active()
+	if l == nil {
+		return orEmpty(out)
+	}
+	ok, why := e.facts.Hooked()
+	if ok {
+		return Reply{}
+	}
+	e.refusal(ctx, e.ev.SessionID, fmt.Sprintf("a change to %s (%s)", e.ev.ConfigFile, why))
+	return Reply{Block: true, Reason: inject.ConfigRefused(e.ev.ConfigFile, why, e.facts.Words)}
 }
 
 // fail reports an error that lets the agent go on: one line on stderr, and the same line

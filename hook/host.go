@@ -59,6 +59,9 @@ const (
 	// turn it belongs to (the stop of that turn has the same TurnMark). For hosts that hand
 	// the agent's text to a hook of its own (Facts.SaidLog).
 	Said
+	// ConfigChange: one of the host's settings files changed (Event.ConfigFile) while the
+	// session runs; the reply may refuse the change (Facts.Hooked).
+	ConfigChange
 )
 
 // ToolKind says what a tool call can do, for the guard.
@@ -125,8 +128,11 @@ type Event struct {
 	// Rejected: the host refused the call before it ran (an unknown tool); it is no work.
 	Rejected bool
 
-	// Source is how the session started (SessionStart): startup, resume, clear, compact.
+	// Source is how the session started (SessionStart): startup, resume, clear, compact;
+	// for ConfigChange, which settings changed (user_settings, project_settings, …).
 	Source string
+	// ConfigFile is the settings file that changed (ConfigChange).
+	ConfigFile string
 	// Reason is why the session ended (SessionEnd).
 	Reason string
 }
@@ -201,6 +207,10 @@ type Facts struct {
 	// TUI's own), reachable from the agent's shell; the guard denies requests that drive a
 	// session.
 	Server bool
+	// Hooked, for a host that asks its hooks before a settings change takes effect
+	// (ConfigChange), reports whether the host, with its settings files as they now are on
+	// disk, still runs ralph-loop's hooks, and if not, why (nil: no such event).
+	Hooked func() (ok bool, why string)
 }
 
 // Transcript reads a host's transcript.

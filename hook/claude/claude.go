@@ -58,6 +58,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		ResumeNoticeHidden: true,
 		CLI:                "claude",
 		SessionEnv:         SessionEnv,
+		Hooked:             func() (bool, string) { return hooked(getenv, project) },
 	}
 }
 
@@ -128,6 +129,8 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.Source = hook.SessionStart, in.Source
 	case "SessionEnd":
 		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
+	case "ConfigChange":
+		ev.Kind, ev.Source, ev.ConfigFile = hook.ConfigChange, in.Source, in.ConfigFile
 	}
 	return ev, nil
 }

@@ -22,7 +22,9 @@ type Input struct {
 	ToolName             string
 	ToolUseID            string
 	Reason               string // SessionEnd
-	Source               string // SessionStart
+	Source               string // SessionStart, ConfigChange
+	// ConfigFile is the settings file that changed (ConfigChange's file_path).
+	ConfigFile string
 	// From tool_input (PreToolUse): Bash's command, the file tools' path.
 	Command, FilePath string
 	// Key identifies the input (a hash of its bytes).
@@ -44,6 +46,7 @@ func Spec(in *Input) *wire.Spec {
 			"tool_use_id":            &in.ToolUseID,
 			"reason":                 &in.Reason,
 			"source":                 &in.Source,
+			"file_path":              &in.ConfigFile,
 		},
 		Bools: map[string]*bool{"stop_hook_active": &in.StopHookActive},
 		Objects: map[string]*wire.Spec{"tool_input": {Loose: map[string]*string{

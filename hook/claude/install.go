@@ -41,6 +41,9 @@ var Installer = &install.Host{
 		{Name: "PostToolUseFailure", Matcher: "*", Timeout: 10 * time.Second},
 		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
+		// Asked before a settings change takes effect in a running session: a change that
+		// would unhook a running loop is refused.
+		{Name: "ConfigChange", Timeout: 10 * time.Second},
 	},
 	Settings: []install.Setting{{Path: []string{"env", BlockCapEnv}, Value: BlockCap}},
 	Commands: func(string) []install.File {

@@ -12,7 +12,7 @@ import (
 // PluginVersion is the version of the Claude Code plugin. Claude Code updates an installed
 // plugin only when its version changes, so it goes up with every change to the plugin's
 // files.
-const PluginVersion = "1.0.1"
+const PluginVersion = "1.0.2"
 
 // PluginDir is where the plugin lives in the repository, which is also its marketplace
 // (.claude-plugin/marketplace.json at the root).
