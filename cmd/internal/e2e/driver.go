@@ -143,7 +143,12 @@ type Loop struct {
 	MinToolCalls      int    `json:"min_tool_calls"`
 	CompletionPromise string `json:"completion_promise"`
 	EndReason         string `json:"end_reason"`
-	Events            []struct {
+	EndedBy           string `json:"ended_by"`
+	Owner             *struct {
+		PID     int    `json:"pid"`
+		Program string `json:"program"`
+	} `json:"owner"`
+	Events []struct {
 		Iteration int    `json:"iteration"`
 		Action    string `json:"action"`
 		Reason    string `json:"reason"`
