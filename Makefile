@@ -61,7 +61,7 @@ stress:
 # temporary directory), then the matcher's and the scanner's Go benchmarks.
 bench: build
 	$(GO) run ./cmd/internal/bench -bin $(BIN)
-	$(GO) test -run '^$$' -bench . -benchtime 20x -count 3 ./promise/ ./hook/transcript/
+	$(GO) test -run '^$$' -bench . -benchtime 20x -count 3 ./promise/ ./hook/transcript/ ./hook/proc/
 
 # Every fuzz target for FUZZTIME each; crashers land in <pkg>/testdata/fuzz/<Target>/.
 fuzz:

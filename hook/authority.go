@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/proc"
@@ -300,3 +301,60 @@ func HooksSilent(store *state.Store, l *state.Loop, now time.Time) (time.Duratio
 	}
 	return grew, true
 }
+
+// silentNotice tells the user, at a prompt or a session start in any other session, about
+// the sessions whose hooks stopped answering while their loop was active (see HooksSilent):
+// once per silence, recorded in the silent session's log. A session whose hooks answer
+// costs one read of the active markers' directory.
+func (e *engine) silentNotice() string {
+	ids, err := e.env.Store.Active()
+	if err != nil || len(ids) == 0 {
+		return ""
+	}
+	now := e.env.Now()
+	var out []string
+	for _, id := range ids {
+		if id == e.ev.SessionID {
+			continue
+		}
+		last := e.env.Store.LastEvent(id)
+		if last.IsZero() || now.Sub(last) <= silentAfter {
+			continue // a hook of it ran lately: nothing to read
+		}
+		l, err := e.env.Store.Peek(id)
+		if err != nil || l == nil {
+			continue
+		}
+		since, ok := HooksSilent(e.env.Store, l, now)
+		if !ok || toldSilent(e.env.Store, id, last) {
+			continue
+		}
+		n := inject.HooksSilent(id, since.Round(time.Second).String())
+		out = append(out, n)
+		why := fmt.Sprintf("its hooks stopped answering while the loop was active (its transcript grew for %s after the last hook, at %s); told in session %s",
+			since.Round(time.Second), silentMark(last), e.ev.SessionID)
+		if err := e.env.Store.AppendEvent(id, state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActSilent, Reason: why}); err != nil {
+			fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+		}
+	}
+	return joinNotices(out...)
+}
+
+// toldSilent reports whether the user was told of session id's silence since its last hook
+// ran (at last): its log has the silence's event, which names that time.
+func toldSilent(store *state.Store, id string, last time.Time) bool {
+	events, err := store.Events(id)
+	if err != nil {
+		return true // cannot tell: say nothing rather than at every prompt
+	}
+	mark := silentMark(last)
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Action == state.ActSilent && strings.Contains(events[i].Reason, mark) {
+			return true
+		}
+	}
+	return false
+}
+
+// silentMark names the time of a silent session's last hook in its log.
+func silentMark(last time.Time) string { return last.UTC().Format(time.RFC3339Nano) }

@@ -82,7 +82,9 @@ type engine struct {
 func (e *engine) handle(ctx context.Context) Reply {
 	switch e.ev.Kind {
 	case Prompt:
-		return e.prompt(ctx)
+		r := e.prompt(ctx)
+		r.Notice = joinNotices(r.Notice, e.silentNotice())
+		return r
 	case Stop:
 		return e.stop(ctx)
 	case ToolUsed:
@@ -90,7 +92,9 @@ func (e *engine) handle(ctx context.Context) Reply {
 	case ToolCheck:
 		return e.toolCheck()
 	case SessionStart:
-		return e.sessionStart(ctx)
+		r := e.sessionStart(ctx)
+		r.Notice = joinNotices(r.Notice, e.silentNotice())
+		return r
 	case SessionEnd:
 		return e.sessionEnd(ctx)
 	case Said:

@@ -559,13 +559,6 @@ func NoStopSeen(h Host, age string) string {
 	return s + fmt.Sprintf(": run \"ralph-loop install --host %s\" and start a new session", h.Name)
 }
 
-// Vanished tells the user that a loop's state was removed or changed by something other
-// than ralph-loop, which ended the loop.
-func Vanished(loopID string, h Host) string {
-	return fmt.Sprintf("ralph-loop: this session's loop (%s) is gone: its state was removed or changed outside ralph-loop "+
-		"(not by %s or \"ralph-loop cancel\"), so nothing is blocked any more; \"ralph-loop log\" shows what it did", loopID, h.cancel())
-}
-
 // AlreadyEnded answers a cancel for a loop that had already ended.
 func AlreadyEnded(l *state.Loop) string {
 	if l.Status == state.Cancelled && l.EndedBy == state.ByUser {

@@ -359,10 +359,11 @@ const (
 	ActChecking   = "checking"   // a promise came: the checks run
 	ActCheck      = "check"      // one check's result
 	ActTimeBudget = "time_budget"
-	ActNoProgress = "no_progress" // an iteration without a model reply ended the loop
-	ActYielded    = "yielded"     // a stop let through for the user's message; the loop goes on after it
-	ActMessage    = "message"     // the user typed a message while the agent worked (the turn goes on)
-	ActRefused    = "refused"     // an attempt from inside the session to end, re-arm or unhook the loop, refused
-	ActRestored   = "restored"    // the loop's state was changed outside ralph-loop and put back
+	ActNoProgress = "no_progress"  // an iteration without a model reply ended the loop
+	ActYielded    = "yielded"      // a stop let through for the user's message; the loop goes on after it
+	ActMessage    = "message"      // the user typed a message while the agent worked (the turn goes on)
+	ActRefused    = "refused"      // an attempt from inside the session to end, re-arm or unhook the loop, refused
+	ActRestored   = "restored"     // the loop's state was changed outside ralph-loop and put back
+	ActSilent     = "hooks_silent" // the session's hooks stopped answering while its loop was active; another session was told
 	ActError      = "error"
 )

@@ -250,6 +250,14 @@ func runFixture(argv []string) error {
 			}
 			return l, nil
 		})
+	case "age-marker":
+		// Sets when a hook of the session last ran, by its active marker, to DURATION ago.
+		d, err := time.ParseDuration(argv[2])
+		if err != nil {
+			return err
+		}
+		at := time.Now().Add(-d)
+		return os.Chtimes(filepath.Join(os.Getenv("STATE"), "active", argv[1]), at, at)
 	case "processes-gone":
 		data, err := os.ReadFile(argv[1])
 		if err != nil {
