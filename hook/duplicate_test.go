@@ -33,13 +33,13 @@ func TestDuplicate(t *testing.T) {
 }
 
 // The process's start is read from the kernel (the host forked it then, however late the
-// program got going), as the latest time it can have been, given 10 ms ticks.
+// program got going), as the earliest time it can have been, given 10 ms ticks.
 func TestProcessStart(t *testing.T) {
 	now := time.Unix(5000, 0)
 	stat := "4242 (ralph (loop) x) S 1 4242 4242 0 -1 4194304 100 0 0 0 1 0 0 0 20 0 1 0 123400 1000 200"
 	got, ok := processStart(now, stat, "1240.00 900.00\n")
-	// Started at 1234.00 s after boot, now is 1240.00: 6 s ago, at most 10 ms later.
-	if want := now.Add(-6 * time.Second).Add(10 * time.Millisecond); !ok || !got.Equal(want) {
+	// Started at 1234.00 s after boot, now is 1240.00: 6 s ago, at least 10 ms earlier.
+	if want := now.Add(-6 * time.Second).Add(-10 * time.Millisecond); !ok || !got.Equal(want) {
 		t.Errorf("processStart = %v, %v; want %v", got, ok, want)
 	}
 	for _, bad := range [][2]string{{"garbage", "1240.00 1"}, {stat, ""}, {"1 (x) S 1 2 3", "1240.00 1"}} {

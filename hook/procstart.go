@@ -28,7 +28,10 @@ func ProcessStart(now time.Time) (time.Time, bool) {
 const ticks = 100
 
 // processStart computes the start from the contents of /proc/self/stat and /proc/uptime:
-// the latest time it can have been, since both count in ticks of 10 ms.
+// the earliest time it can have been, since both count in ticks of 10 ms. A second delivery
+// of an event was started before the first one's decision, so the earliest start tells it
+// apart however quickly the first answered; a later event with the same input cannot
+// follow a decision by less than a model call, far more than the tick.
 func processStart(now time.Time, stat, uptime string) (time.Time, bool) {
 	i := strings.LastIndexByte(stat, ')')
 	if i < 0 {
@@ -48,5 +51,5 @@ func processStart(now time.Time, stat, uptime string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	age := time.Duration(secs*float64(time.Second)) - time.Duration(start)*time.Second/ticks
-	return now.Add(-age).Add(time.Second / ticks).Round(time.Millisecond), true
+	return now.Add(-age).Add(-time.Second / ticks).Truncate(time.Millisecond), true
 }

@@ -37,6 +37,17 @@ func TestScripts(t *testing.T) {
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// model stands for the model call between two stops of a loop: a host never
+			// fires a stop within a few ticks of the last decision, and an identical event
+			// that soon is taken for a second delivery of the same one (see hook.duplicate).
+			"model": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) > 0 {
+					ts.Fatalf("usage: model")
+				}
+				time.Sleep(30 * time.Millisecond)
+			},
+		},
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1", // rewrite cmp files after a deliberate change
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {

@@ -265,6 +265,7 @@ func TestCrashConsistency(t *testing.T) {
 	// the state is read, decided and written.
 	var took []time.Duration
 	for i := 0; i < 7; i++ {
+		time.Sleep(30 * time.Millisecond) // a model call
 		appendTurn()
 		t0 := time.Now()
 		r.hook(t, stopEv)
@@ -300,7 +301,9 @@ func TestCrashConsistency(t *testing.T) {
 			midWrite++
 		}
 	}
-	// The next hook works and cleans up.
+	// The next hook works and cleans up. It comes a model call after the last kill: the
+	// same input any sooner is a second delivery of the killed one's event (hook.duplicate).
+	time.Sleep(30 * time.Millisecond)
 	appendTurn()
 	before, _ := r.store().Peek(id)
 	out := r.hook(t, stopEv)
@@ -457,6 +460,42 @@ func TestPlantedFiles(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestDuplicateDelivery delivers each stop to two hook processes started together, as a
+// host does when ralph-loop's hooks are installed twice (a forced second install, a user and
+// a project copy): the loop advances once per stop, however quickly the first answers. Many
+// rounds, since the two processes race.
+func TestDuplicateDelivery(t *testing.T) {
+	rounds := 40
+	if stress() {
+		rounds = 300
+	}
+	r := newRunner(t)
+	r.hook(t, ev("UserPromptSubmit", "d1", "prompt", "/ralph-loop twice --max-iterations 100000 --min-tool-calls 0"))
+	for i := 1; i <= rounds; i++ {
+		stop := ev("Stop", "d1", "last_assistant_message", fmt.Sprintf("not yet (%d)", i))
+		var wg sync.WaitGroup
+		cmds := []*exec.Cmd{r.cmd(stop, "hook", "--host", "claude"), r.cmd(stop, "hook", "--host", "claude")}
+		errs := make([]error, len(cmds))
+		for j, c := range cmds {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[j] = c.Run() }()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", i, err)
+			}
+		}
+		l, err := r.store().Peek("d1")
+		if err != nil || l == nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		if l.Iteration != 1+i {
+			t.Fatalf("after %d stops, each delivered twice: iteration %d, want %d (a duplicate counted)", i, l.Iteration, 1+i)
 		}
 	}
 }
