@@ -49,6 +49,8 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) mod tidy -diff
+	@# The binary builds where the process table is read another way (macOS) or not at all.
+	@for os in darwin freebsd windows; do GOOS=$$os GOARCH=amd64 $(GO) build -o /dev/null ./cmd/ralph-loop || exit 1; done
 
 # The reliability tests at full size: 200+ hook processes at once across 10 sessions, 500
 # hooks killed with SIGKILL mid-flight, and every hook and command run against FIFOs, links,

@@ -48,7 +48,7 @@ func TestScripts(t *testing.T) {
 				time.Sleep(30 * time.Millisecond)
 			},
 		},
-		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1", // rewrite cmp files after a deliberate change
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1", // rewrite cmp files after a deliberate change
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
 				return os.Geteuid() == 0, nil
