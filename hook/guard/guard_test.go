@@ -1,4 +1,4 @@
-package hook
+package guard
 
 import (
 	"os"
@@ -71,18 +71,17 @@ func newGuardWorld(t testing.TB, mode int) guardWorld {
 }
 
 // testJudge returns the guard of a session s1 of Claude Code whose state is in stateDir.
-func testJudge(stateDir, home, stateHome string) func(Input) string {
-	g := newGuard(stateDir, home, stateHome)
-	g.cli, g.sessionEnv, g.sessionID = "claude", "CLAUDE_CODE_SESSION_ID", "s1"
-	return g.check
+func testJudge(stateDir, home, stateHome string) func(Action) string {
+	cfg := Config{StateDir: stateDir, Home: home, StateHome: stateHome, CLI: "claude", SessionEnv: "CLAUDE_CODE_SESSION_ID", SessionID: "s1"}
+	return func(a Action) string { return Check(cfg, a) }
 }
 
 func (w guardWorld) expand(s string) string {
 	return strings.NewReplacer("{H}", w.home, "{R}", w.real).Replace(s)
 }
 
-func (w guardWorld) bash(cmd string) Input {
-	return Input{ToolName: "Bash", Command: w.expand(cmd), Cwd: filepath.Join(w.home, "project")}
+func (w guardWorld) bash(cmd string) Action {
+	return Action{Kind: Run, Tool: "Bash", Command: w.expand(cmd), Dir: filepath.Join(w.home, "project")}
 }
 
 // TestGuardTable runs the table of denied and allowed commands under each kind of home.
@@ -110,8 +109,7 @@ func TestGuardTable(t *testing.T) {
 // TestGuardServerTable runs the server tables, and allowCommands, for opencode.
 func TestGuardServerTable(t *testing.T) {
 	w := newGuardWorld(t, plainHome)
-	g := newGuard(w.state, w.home, w.stateHome)
-	g.cli, g.sessionID, g.server = "opencode", "ses_abc123", true
+	g := newGuard(Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "opencode", SessionID: "ses_abc123", Server: true})
 	for _, c := range denyServerCommands {
 		if got := g.check(w.bash(c)); got == "" {
 			t.Errorf("%q allowed, want denied", c)
@@ -131,11 +129,11 @@ func TestGuardFileTools(t *testing.T) {
 		w := newGuardWorld(t, mode)
 		judge := testJudge(w.state, w.home, w.stateHome)
 		os.Symlink(w.state, filepath.Join(w.real, "statelink"))
-		file := func(tool, path string) Input {
-			return Input{ToolName: tool, FilePath: w.expand(path), Cwd: filepath.Join(w.home, "project")}
+		file := func(tool, path string) Action {
+			return Action{Kind: Write, Tool: tool, Paths: []string{w.expand(path)}, Dir: filepath.Join(w.home, "project")}
 		}
 		tests := []struct {
-			in   Input
+			in   Action
 			deny bool
 		}{
 			{file("Write", "{H}/.local/state/ralph-loop/sessions/s1/loop.json"), true},
@@ -152,7 +150,7 @@ func TestGuardFileTools(t *testing.T) {
 		for _, tt := range tests {
 			got := judge(tt.in)
 			if (got != "") != tt.deny {
-				t.Errorf("%s: %s %q = %q, want deny %v", name, tt.in.ToolName, tt.in.FilePath, got, tt.deny)
+				t.Errorf("%s: %s %q = %q, want deny %v", name, tt.in.Tool, tt.in.Paths, got, tt.deny)
 			}
 		}
 	}
@@ -174,7 +172,9 @@ func FuzzGuard(f *testing.F) {
 	judge := testJudge(w.state, w.home, w.stateHome)
 	f.Fuzz(func(t *testing.T, cmd, tool string) {
 		in := w.bash(cmd)
-		in.ToolName, in.FilePath = tool, cmd
+		if tool != "Bash" {
+			in = Action{Kind: Write, Tool: tool, Paths: []string{cmd}, Dir: in.Dir}
+		}
 		got := judge(in)
 		if got != "" && !strings.HasPrefix(got, "ralph-loop: ") {
 			t.Fatalf("reason %q", got)
@@ -286,7 +286,7 @@ func TestGuardStateInProject(t *testing.T) {
 		{"rm -rf src/build", false},
 	}
 	for _, tt := range tests {
-		got := judge(Input{ToolName: "Bash", Command: tt.cmd, Cwd: project})
+		got := judge(Action{Kind: Run, Tool: "Bash", Command: tt.cmd, Dir: project})
 		if (got != "") != tt.deny {
 			t.Errorf("%q = %q, want deny %v", tt.cmd, got, tt.deny)
 		}

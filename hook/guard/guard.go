@@ -1,4 +1,27 @@
-package hook
+// Package guard judges an agent's tool call, while its loop is active, by what the call
+// does: it denies what would end or re-arm the loop, resume the session from inside, kill
+// the host, or change the loop's state or the files that keep the loop going.
+//
+// The guard keeps the agent from ending its own loop: while a loop is active, a PreToolUse
+// hook denies tool calls that would cancel or re-arm it (ralph-loop cancel, start, install,
+// uninstall or hook, however the program is reached), resume the session through the host's
+// CLI (which would hand it a prompt such as /cancel-ralph the user never typed), kill the
+// host, or write, move or delete the state directory (or another protected path: the keep,
+// the host's hook configuration), anything in it, or a directory above it. Only the user
+// ends a loop: /cancel-ralph, or "ralph-loop cancel" typed outside the agent.
+//
+// Shell commands are parsed as bash parses them (mvdan.cc/sh): quotes, escapes, ~, $HOME,
+// ${XDG_STATE_HOME}, variables set earlier in the same command, globs, brace expansion,
+// "cd" earlier in the line, command substitution, wrappers such as timeout, env, sudo or
+// xargs, and the command strings of bash -c, eval, watch, trap, su -c and find -exec.
+// Paths are compared resolved with resolved (symbolic links followed in the existing part
+// of each path and of the state directory), and as written. Reads are allowed.
+//
+// It is a guard against an agent that takes the easy way out, not a sandbox: a script file
+// written and then run, a compiled program, a path built at run time from something the
+// guard cannot know, or a request over the network gets through. Authority by process
+// (package hook) is what stops those. docs/guard.md lists what is and is not covered.
+package guard
 
 import (
 	"os"
@@ -10,25 +33,59 @@ import (
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
-// The guard keeps the agent from ending its own loop: while a loop is active, a PreToolUse
-// hook denies tool calls that would cancel or re-arm it (ralph-loop cancel, start, install,
-// uninstall or hook, however the program is reached), resume the session through the host's
-// CLI (which would hand it a prompt such as /cancel-ralph the user never typed), kill the
-// host, or write, move or delete the state directory, anything in it, or a directory above
-// it. Only the user ends a loop: /cancel-ralph, or "ralph-loop cancel" typed outside the
-// agent.
-//
-// Shell commands are parsed as bash parses them (mvdan.cc/sh): quotes, escapes, ~, $HOME,
-// ${XDG_STATE_HOME}, variables set earlier in the same command, globs, brace expansion,
-// "cd" earlier in the line, command substitution, wrappers such as timeout, env, sudo or
-// xargs, and the command strings of bash -c, eval, watch, trap, su -c and find -exec.
-// Paths are compared resolved with resolved (symbolic links followed in the existing part
-// of each path and of the state directory), and as written. Reads are allowed.
-//
-// It is a guard against an agent that takes the easy way out, not a sandbox: a script file
-// written and then run, a compiled program, a path built at run time from something the
-// guard cannot know, or a request over the network gets through. docs/guard.md lists what
-// is and is not covered.
+// Kind is what a tool call does, as the host's adapter tells it.
+type Kind int
+
+// Kinds of tool calls.
+const (
+	// None: a tool the guard does not look at (reads, searches, web).
+	None Kind = iota
+	// Run runs Action.Command in a shell, in Action.Dir.
+	Run
+	// Write writes (creates, edits, replaces) the files Action.Paths.
+	Write
+	// Delete removes the files Action.Paths.
+	Delete
+	// Patch applies Action.Patch, a patch in apply_patch's form ("*** Begin Patch"), whose
+	// paths are taken from Action.Dir; Action.Paths are files the tool names besides.
+	Patch
+)
+
+// Action is one tool call, as the guard judges it.
+type Action struct {
+	Kind Kind
+	// Tool is the host's own name for the tool, for messages ("Write", "apply_patch").
+	Tool string
+	// Command is the shell command (Run).
+	Command string
+	// Dir is the directory the command runs in and relative paths are taken from.
+	Dir string
+	// Paths are the files the tool writes or deletes (Write, Delete, Patch).
+	Paths []string
+	// Patch is the patch text (Patch).
+	Patch string
+}
+
+// Config is what the guard knows of the session whose tool calls it judges.
+type Config struct {
+	// StateDir is the loop's state directory.
+	StateDir string
+	// Home and StateHome are $HOME and $XDG_STATE_HOME as the hook sees them (the agent's
+	// shell has the same); StateHome may be "".
+	Home, StateHome string
+	// CLI is the host's program ("claude"), SessionEnv the variable holding the session id
+	// in the agent's shell, SessionID this session's id.
+	CLI, SessionEnv, SessionID string
+	// Server: the host runs an HTTP server that drives its sessions (opencode), which the
+	// agent's shell can reach. ServerPorts are the ports it may listen on, as the host's
+	// facts know them (none: its usual ones).
+	Server      bool
+	ServerPorts []string
+	Words       inject.Host
+	// Protected are more paths kept like the state directory: nothing in them is written,
+	// and no directory above them deleted or moved (the keep, the host's hook files).
+	Protected []string
+}
 
 // maxDepth bounds the nesting of command strings (bash -c "eval '…'") the guard reads;
 // deeper ones are judged by what they mention.
@@ -44,59 +101,89 @@ const maxCwds = 16
 
 // guard judges the tool calls of one session.
 type guard struct {
+	Config
 	stateDir string
-	// home and stateHome are $HOME and $XDG_STATE_HOME as the hook sees them (the agent's
-	// shell has the same); stateHome may be "".
-	home, stateHome string
-	// cli is the host's program ("claude"), sessionEnv the variable holding the session id
-	// in the agent's shell, sessionID this session's id.
+	home     string
+	// stateHome may be "".
+	stateHome string
+	// cli, sessionEnv, sessionID: see Config.
 	cli, sessionEnv, sessionID string
 	words                      inject.Host
-	// server: the host runs an HTTP server that drives its sessions (opencode), which the
-	// agent's shell can reach.
-	server bool
+	server                     bool
 
 	// states are the state directory as given and resolved.
 	states []string
+	// kept are the state directory and the other protected paths, as given and resolved.
+	kept []string
 	// resolved remembers resolve's answers during one check.
 	resolved map[string]string
 }
 
-func newGuard(stateDir, home, stateHome string) *guard {
-	g := &guard{stateDir: filepath.Clean(stateDir), home: home, stateHome: stateHome}
+func newGuard(cfg Config) *guard {
+	g := &guard{Config: cfg, stateDir: filepath.Clean(cfg.StateDir), home: cfg.Home, stateHome: cfg.StateHome,
+		cli: cfg.CLI, sessionEnv: cfg.SessionEnv, sessionID: cfg.SessionID, words: cfg.Words, server: cfg.Server}
 	g.states = []string{g.stateDir}
 	if r := resolve(g.stateDir); r != g.stateDir {
 		g.states = append(g.states, r)
 	}
+	g.kept = append([]string(nil), g.states...)
+	for _, p := range cfg.Protected {
+		if p == "" || !filepath.IsAbs(p) {
+			continue
+		}
+		p = filepath.Clean(p)
+		g.kept = append(g.kept, p)
+		if r := resolve(p); r != p {
+			g.kept = append(g.kept, r)
+		}
+	}
 	return g
 }
 
+// Check returns why the tool call act must be denied, or "" when it may run.
+func Check(cfg Config, act Action) string {
+	return newGuard(cfg).check(act)
+}
+
 // check returns why a tool call must be denied, or "".
-func (g *guard) check(in Input) string {
-	if fileTools[in.ToolName] && in.FilePath != "" {
-		p := in.FilePath
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(in.Cwd, p)
+func (g *guard) check(act Action) string {
+	switch act.Kind {
+	case Write, Delete, Patch:
+		paths := act.Paths
+		if act.Kind == Patch {
+			paths = append(PatchFiles(act.Patch), paths...)
 		}
-		if g.relation(p)&inside != 0 {
-			return inject.GuardFile(in.ToolName, g.stateDir, g.words)
+		for _, p := range paths {
+			if p == "" {
+				continue
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(act.Dir, p)
+			}
+			r := g.relation(p)
+			if r&inside != 0 || act.Kind != Write && r&above != 0 {
+				return inject.GuardFile(act.Tool, g.stateDir, g.words)
+			}
 		}
 		return ""
-	}
-	if in.ToolName != "Bash" || in.Command == "" {
+	case Run:
+	default:
 		return ""
 	}
-	if g.server && g.drivesSession(in.Command) {
+	if act.Command == "" {
+		return ""
+	}
+	if g.server && g.drivesSession(act.Command) {
 		return inject.GuardServer(g.cli, g.words)
 	}
 	g.resolved = map[string]string{}
 	defer func() { g.resolved = nil }()
-	cwd := in.Cwd
+	cwd := act.Dir
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		cwd = "/"
 	}
 	s := &shell{g: g, cwds: []string{filepath.Clean(cwd)}, vars: map[string][]field{}, exported: map[string]bool{}, env: map[string]*field{}}
-	s.run(in.Command, 0)
+	s.run(act.Command, 0)
 	return s.reason
 }
 
@@ -115,8 +202,20 @@ func (g *guard) drivesSession(cmd string) bool {
 	return serverRequest().MatchString(cmd) || g.sessionID != "" && strings.Contains(cmd, g.sessionID)
 }
 
-// fileTools are the tools that write the file named by their input.
-var fileTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+// PatchFiles returns the files an apply_patch patch adds, updates, deletes or moves to, in
+// order.
+func PatchFiles(patch string) []string {
+	var files []string
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, p := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if f, ok := strings.CutPrefix(strings.TrimLeft(line, " \t"), p); ok && strings.TrimSpace(f) != "" {
+				files = append(files, strings.TrimSpace(f))
+			}
+		}
+	}
+	return files
+}
 
 // rel is how a path stands to the state directory.
 type rel int
@@ -133,7 +232,7 @@ const (
 func (g *guard) relation(p string) rel {
 	var r rel
 	for _, q := range []string{filepath.Clean(p), g.resolve(p)} {
-		for _, s := range g.states {
+		for _, s := range g.kept {
 			switch {
 			case within(q, s):
 				r |= inside
@@ -154,7 +253,7 @@ func (g *guard) patternRelation(pat string) rel {
 		pats = append(pats, rp)
 	}
 	for _, p := range pats {
-		for _, s := range g.states {
+		for _, s := range g.kept {
 			r |= matchRelation(p, s)
 		}
 	}

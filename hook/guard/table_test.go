@@ -1,4 +1,4 @@
-package hook
+package guard
 
 // The guard's table: every form issue 10 lists, denied and allowed. Each command is judged
 // with the agent in {H}/project, a git work tree, while the session s1 has a loop in
