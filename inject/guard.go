@@ -53,3 +53,9 @@ func GuardUnsure(h Host) string {
 		"this session, so it is denied while the loop is active (only the user ends the loop: %s). If it only reads, "+
 		"write it more simply; otherwise keep working on the task.", h.cancel())
 }
+
+// GuardTooComplex denies a command the guard could not finish reading within its budget.
+func GuardTooComplex(h Host) string {
+	return fmt.Sprintf("ralph-loop: this command is too complex to check; split the command into simpler ones (while the "+
+		"loop is active, every command is checked; only the user ends the loop: %s).", h.cancel())
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -290,5 +291,54 @@ func TestGuardStateInProject(t *testing.T) {
 		if (got != "") != tt.deny {
 			t.Errorf("%q = %q, want deny %v", tt.cmd, got, tt.deny)
 		}
+	}
+}
+
+// TestGuardBudget: a short command whose dead branch doubles a variable again and again
+// (issue 16: 28 doublings took 12–18 s and 5 GB, 29 crashed the hook) is denied as too
+// complex, within a bounded amount of memory, and so is any command past the budget.
+func TestGuardBudget(t *testing.T) {
+	w := newGuardWorld(t, linkedHome)
+	judge := testJudge(w.state, w.home, w.stateHome)
+	bombs := []string{
+		"if false; then x=aa; " + strings.Repeat("x=$x$x; ", 26) + "fi; echo ok",
+		"x=a; " + strings.Repeat(`x="$x$x"; `, 26) + "true",
+		"x=a; " + strings.Repeat(`x=${x}${x}; `, 26) + ": \"$x\"",
+		"x=a; for i in $(seq 29); do x=$x$x; done; " + strings.Repeat("y=$x$x$x$x; x=$y; ", 14) + "echo",
+		"x=a; " + strings.Repeat("x=$x$x$x$x$x$x$x$x; ", 10) + "echo \"$x\"",
+		"x=/tmp/$(printf a); " + strings.Repeat("x=$x/$x; ", 26) + "rm -rf \"$x\"",
+	}
+	for _, cmd := range bombs {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		got := judge(w.bash(cmd))
+		runtime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+			t.Errorf("%q: %d MB allocated, want a bounded amount", cmd, alloc>>20)
+		}
+		if !strings.Contains(got, "too complex to check; split the command") {
+			t.Errorf("%q = %q, want denied as too complex", cmd, got)
+		}
+	}
+	long := "echo " + strings.Repeat("a", maxCommand)
+	if got := judge(w.bash(long)); !strings.Contains(got, "too complex") {
+		t.Errorf("a %d-byte command = %q, want denied as too complex", len(long), got)
+	}
+	many := strings.Repeat("echo a b c d e f g h; ", maxSteps/8)
+	if got := judge(w.bash(many)); !strings.Contains(got, "too complex") {
+		t.Errorf("%d commands = %q, want denied as too complex", maxSteps/8, got)
+	}
+}
+
+// BenchmarkGuardBudget measures the guard on a command past its budget (issue 16's 280-byte
+// doubling, 29 times).
+func BenchmarkGuardBudget(b *testing.B) {
+	w := newGuardWorld(b, linkedHome)
+	judge := testJudge(w.state, w.home, w.stateHome)
+	cmd := w.bash("if false; then x=aa; " + strings.Repeat("x=$x$x;", 29) + "fi; echo ok")
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		judge(cmd)
 	}
 }

@@ -22,6 +22,19 @@ const unknownMark = "\x00"
 // maxFields bounds the fields one word expands to (brace expansions, loops).
 const maxFields = 64
 
+// The guard's budget for one tool call: it answers within a bounded time and memory on any
+// input, and past its budget denies the call as too complex to check (a command line that
+// doubles a variable thirty times would otherwise take gigabytes).
+const (
+	// maxCommand is the longest command the guard reads.
+	maxCommand = 1 << 20
+	// maxExpand bounds the bytes of words the guard expands for one tool call.
+	maxExpand = 4 << 20
+	// maxSteps bounds the words expanded, commands judged and paths compared for one tool
+	// call.
+	maxSteps = 20000
+)
+
 // field is one word after expansion.
 type field struct {
 	// text is the value; unknown parts are unknownMark. Glob characters are kept.
@@ -61,6 +74,45 @@ type shell struct {
 	sawState bool
 	// ralphNames are names a copy or link of ralph-loop was given earlier in the line.
 	ralphNames map[string]bool
+	// spent and steps are what the check has used of its budget; over is set past it.
+	spent, steps int
+	over         bool
+}
+
+// step counts one unit of work; past the budget the call is denied as too complex.
+func (s *shell) step() bool {
+	s.steps++
+	if s.steps > maxSteps {
+		s.tooComplex()
+	}
+	return !s.over
+}
+
+// spend counts n bytes of expansion; past the budget the call is denied as too complex.
+func (s *shell) spend(n int) bool {
+	s.spent += n
+	if s.spent > maxExpand || n > maxExpand {
+		s.tooComplex()
+	}
+	return !s.over
+}
+
+func (s *shell) tooComplex() {
+	s.over = true
+	s.reason = inject.GuardTooComplex(s.g.words) // over any other reason: nothing after it was read
+}
+
+// fits reports whether appending each of alts to each field of acc stays in the budget,
+// and counts it.
+func (s *shell) fits(acc, alts []field) bool {
+	n := 0
+	for _, a := range acc {
+		n += len(a.text) * max(len(alts), 1)
+	}
+	for _, b := range alts {
+		n += len(b.text) * len(acc)
+	}
+	return s.spend(n)
 }
 
 func (s *shell) deny(reason string) {
@@ -77,6 +129,10 @@ func (s *shell) run(text string, depth int) {
 		return
 	}
 	s.runs++
+	if len(text) > maxCommand {
+		s.tooComplex()
+		return
+	}
 	if depth > maxDepth || s.runs > maxRuns {
 		if s.g.mentions(text) {
 			s.deny(inject.GuardUnsure(s.g.words))
@@ -104,7 +160,7 @@ func (s *shell) run(text string, depth int) {
 // after it.
 func (s *shell) stmts(sts []*syntax.Stmt, stdin *string) {
 	for _, st := range sts {
-		if s.reason != "" {
+		if s.reason != "" || !s.step() {
 			return
 		}
 		before := s.cwds
@@ -391,6 +447,9 @@ func (s *shell) word(w *syntax.Word) []field {
 	if w == nil {
 		return nil
 	}
+	if s.over || !s.step() {
+		return []field{{text: unknownMark, lead: true}}
+	}
 	src := ""
 	if p, e := int(w.Pos().Offset()), int(w.End().Offset()); p >= 0 && e <= len(s.src) && p <= e {
 		src = s.src[p:e]
@@ -409,6 +468,9 @@ func (s *shell) word(w *syntax.Word) []field {
 // parts appends the expansion of parts to each of the fields in acc.
 func (s *shell) parts(parts []syntax.WordPart, quoted bool, acc []field) []field {
 	for i, p := range parts {
+		if s.over {
+			return []field{{text: unknownMark, lead: true}}
+		}
 		switch x := p.(type) {
 		case *syntax.Lit:
 			v := x.Value
@@ -416,19 +478,25 @@ func (s *shell) parts(parts []syntax.WordPart, quoted bool, acc []field) []field
 				v = s.tilde(v)
 			}
 			text, glob := unquoteLit(v, quoted)
-			acc = appendText(acc, text, glob)
+			if s.fits(acc, []field{{text: text}}) {
+				acc = appendText(acc, text, glob)
+			}
 		case *syntax.SglQuoted:
 			v := x.Value
 			if x.Dollar {
 				v = ansiC(v)
 			}
-			acc = appendText(acc, v, false)
+			if s.fits(acc, []field{{text: v}}) {
+				acc = appendText(acc, v, false)
+			}
 		case *syntax.DblQuoted:
 			acc = s.parts(x.Parts, true, acc)
 		case *syntax.ParamExp:
 			acc = s.param(x, acc)
 		case *syntax.CmdSubst:
-			acc = appendFields(acc, []field{s.cmdSubst(x)})
+			if alt := []field{s.cmdSubst(x)}; s.fits(acc, alt) {
+				acc = appendFields(acc, alt)
+			}
 		case *syntax.ProcSubst:
 			s.stmts(x.Stmts, nil)
 			acc = appendText(acc, unknownMark, false)
@@ -446,7 +514,9 @@ func (s *shell) parts(parts []syntax.WordPart, quoted bool, acc []field) []field
 			for _, e := range x.Elems {
 				alts = append(alts, s.parts(e.Parts, quoted, []field{{}})...)
 			}
-			acc = appendFields(acc, alts)
+			if s.fits(acc, alts) {
+				acc = appendFields(acc, alts)
+			}
 		default:
 			acc = appendText(acc, unknownMark, false)
 		}
@@ -618,6 +688,9 @@ func (s *shell) param(x *syntax.ParamExp, acc []field) []field {
 		!x.Excl && !x.Length && x.Slice == nil && x.Repl == nil && x.Exp == nil {
 		// ${a[@]}: every element of an array set earlier in the line.
 		if vals, ok := s.vars[x.Param.Value]; ok {
+			if !s.fits(acc, vals) {
+				return acc
+			}
 			return appendFields(acc, vals)
 		}
 	}
@@ -641,6 +714,9 @@ func (s *shell) param(x *syntax.ParamExp, acc []field) []field {
 	}
 	if !ok {
 		return appendText(acc, unknownMark, false)
+	}
+	if !s.fits(acc, vals) {
+		return acc
 	}
 	return appendFields(acc, vals)
 }
@@ -722,6 +798,9 @@ func (s *shell) cmdSubst(x *syntax.CmdSubst) field {
 // rel is how a field, as a path, stands to the state directory: relative paths are taken
 // from every directory the command may be in. Fields the guard cannot know are neither.
 func (s *shell) rel(f field) rel {
+	if !s.step() {
+		return 0
+	}
 	if f.input && s.sawState {
 		return inside | above
 	}
