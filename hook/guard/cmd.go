@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -84,6 +85,14 @@ func (s *shell) exec(c *cmdline) {
 		return
 	}
 	name := strings.TrimSuffix(filepath.Base(prog.text), ".exe")
+	if s.g.server {
+		switch {
+		case netClients()[name]:
+			s.netClient(name, c, args)
+		case socketClients()[name]:
+			s.socketClient(c, args)
+		}
+	}
 	switch {
 	case name == "ralph-loop" || s.ralphNames[name] || s.isRalph(prog.text, args):
 		s.ralph(c, args)
@@ -197,6 +206,10 @@ func makePrograms() {
 		"mawk":      (*shell).awk,
 		"nawk":      (*shell).awk,
 		"yq":        (*shell).yq,
+		// Codex's apply_patch, run through the shell with the patch as its argument or on
+		// its stdin: every file it names.
+		"apply_patch": (*shell).applyPatch,
+		"applypatch":  (*shell).applyPatch,
 		// Wrappers: run the command after their options.
 		"timeout": func(s *shell, c *cmdline, a []field) { s.wrap(c, a, "sk", []string{"signal", "kill-after"}, 1) },
 		"nice":    func(s *shell, c *cmdline, a []field) { s.wrap(c, a, "n", []string{"adjustment"}, 0) },
@@ -813,27 +826,40 @@ func (s *shell) goTool(c *cmdline, args []field) {
 // status, log, gc, version and --help read. A run whose XDG_STATE_HOME (or HOME) points
 // at another state directory does not touch this loop (developing ralph-loop under a loop).
 func (s *shell) ralph(c *cmdline, args []field) {
-	sub, dry := "", false
+	sub := ""
+	// help, version and dry are the values of --help, --version and --dry-run: like the CLI
+	// (urfave/cli), a flag given more than once takes its last value, so "--help
+	// --help=false" runs the command. A word the guard cannot know may be any flag.
+	var help, version, dry, unknown bool
 	for _, a := range args {
 		t := a.text
 		if t == "--" {
 			break
 		}
 		if !a.exact() {
+			unknown = true
 			if sub == "" {
 				sub = "?"
 			}
 			continue
 		}
-		if t == "--help" || t == "-h" || sub == "" && (t == "--version" || t == "-v") {
-			return
+		if name, val, ok := boolFlag(t); ok {
+			switch name {
+			case "help", "h":
+				help = val
+			case "version", "v":
+				version = version || sub == "" && val
+			case "dry-run":
+				dry = val
+			}
+			continue
 		}
 		if sub == "" && !strings.HasPrefix(t, "-") {
 			sub = t
 		}
-		if t == "--dry-run" || t == "-dry-run" || t == "--dry-run=true" {
-			dry = true
-		}
+	}
+	if !unknown && (help || version) {
+		return
 	}
 	if sub == "" && !c.more {
 		return
@@ -841,7 +867,7 @@ func (s *shell) ralph(c *cmdline, args []field) {
 	if sub != "" && sub != "?" && !ralphSubs[sub] {
 		return
 	}
-	if dry && (sub == "install" || sub == "uninstall") {
+	if dry && !unknown && (sub == "install" || sub == "uninstall") {
 		return
 	}
 	if dir, fresh, ok := s.g.effectiveStateDir(c.env); fresh || ok && !s.g.isState(dir) {
@@ -851,6 +877,27 @@ func (s *shell) ralph(c *cmdline, args []field) {
 		sub = "cancel"
 	}
 	s.deny(inject.GuardCommand(sub, s.g.words))
+}
+
+// boolFlag reads a boolean flag as urfave/cli does: "-name" or "--name" is true,
+// "--name=value" is the value (a value strconv.ParseBool refuses is false here: the CLI
+// stops with a usage error, but the guard does not count on it).
+func boolFlag(arg string) (name string, val, ok bool) {
+	if !strings.HasPrefix(arg, "-") || arg == "-" {
+		return "", false, false
+	}
+	name = strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+	name, v, hasVal := strings.Cut(name, "=")
+	switch name {
+	case "help", "h", "version", "v", "dry-run":
+	default:
+		return "", false, false
+	}
+	if !hasVal {
+		return name, true, true
+	}
+	b, err := strconv.ParseBool(v)
+	return name, err == nil && b, true
 }
 
 // hostCLI: the host's own CLI resuming or continuing a session would hand it a prompt the
@@ -1233,6 +1280,26 @@ func (s *shell) yq(c *cmdline, args []field) {
 	}
 }
 
+// applyPatch judges each file a patch adds, updates, deletes or moves to, from where the
+// command runs.
+func (s *shell) applyPatch(c *cmdline, args []field) {
+	var patch string
+	switch {
+	case len(args) > 0:
+		patch = joinFields(args).text
+	case c.stdin != nil:
+		patch = *c.stdin
+	default:
+		return // the patch is read at run time from a file or a pipe the guard cannot see
+	}
+	for _, f := range PatchFiles(patch) {
+		if s.rel(field{text: f})&inside != 0 {
+			s.denyState()
+			return
+		}
+	}
+}
+
 // sedWrites finds sed's w, W and e commands (writing a file, running a command) in a
 // script.
 var sedWrites = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[;}\s/0-9$])[wWe]\b`) })
@@ -1249,6 +1316,10 @@ var writesCode = sync.OnceValue(func() *regexp.Regexp {
 // judgeCode denies a one-liner that names the state directory (or a directory above it)
 // and writes or runs something.
 func (s *shell) judgeCode(code string) {
+	if s.g.server && s.g.serverCode(code) {
+		s.deny(inject.GuardServer(s.g.cli, s.g.words))
+		return
+	}
 	if s.codeMentions(code) && writesCode().MatchString(code) {
 		s.denyState()
 	}

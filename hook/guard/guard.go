@@ -26,9 +26,7 @@ package guard
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -117,6 +115,8 @@ type guard struct {
 	kept []string
 	// resolved remembers resolve's answers during one check.
 	resolved map[string]string
+	// hit is the protected path a call was last found to touch (see note).
+	hit string
 }
 
 func newGuard(cfg Config) *guard {
@@ -147,11 +147,17 @@ func Check(cfg Config, act Action) string {
 
 // check returns why a tool call must be denied, or "".
 func (g *guard) check(act Action) string {
+	g.hit = ""
 	switch act.Kind {
 	case Write, Delete, Patch:
 		paths := act.Paths
 		if act.Kind == Patch {
-			paths = append(PatchFiles(act.Patch), paths...)
+			files := PatchFiles(act.Patch)
+			if len(files) == 0 && g.mentions(act.Patch) {
+				// Not a patch the guard can read, naming the state: judged by what it names.
+				return g.denial(act.Tool)
+			}
+			paths = append(files, paths...)
 		}
 		for _, p := range paths {
 			if p == "" {
@@ -162,7 +168,7 @@ func (g *guard) check(act Action) string {
 			}
 			r := g.relation(p)
 			if r&inside != 0 || act.Kind != Write && r&above != 0 {
-				return inject.GuardFile(act.Tool, g.stateDir, g.words)
+				return g.denial(act.Tool)
 			}
 		}
 		return ""
@@ -173,9 +179,6 @@ func (g *guard) check(act Action) string {
 	if act.Command == "" {
 		return ""
 	}
-	if g.server && g.drivesSession(act.Command) {
-		return inject.GuardServer(g.cli, g.words)
-	}
 	g.resolved = map[string]string{}
 	defer func() { g.resolved = nil }()
 	cwd := act.Dir
@@ -185,21 +188,6 @@ func (g *guard) check(act Action) string {
 	s := &shell{g: g, cwds: []string{filepath.Clean(cwd)}, vars: map[string][]field{}, exported: map[string]bool{}, env: map[string]*field{}}
 	s.run(act.Command, 0)
 	return s.reason
-}
-
-// serverRequest matches the paths of a host server's requests that hand a session a prompt
-// or a command, or drive its TUI (opencode: POST /session/ID/prompt_async, /message,
-// /command, /shell; /tui/submit-prompt, /tui/execute-command, …).
-var serverRequest = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`/session/[^/\s'"]+/(prompt_async|message|command|shell)\b|/tui/[a-z]`)
-})
-
-// drivesSession reports whether a shell command, as written, would send the host's server a
-// request that drives a session (a prompt the user never typed, such as /cancel-ralph), or
-// names this session to the server at all: the loop's session is the user's to drive. A
-// request whose path is built at run time is not seen (see docs/guard.md).
-func (g *guard) drivesSession(cmd string) bool {
-	return serverRequest().MatchString(cmd) || g.sessionID != "" && strings.Contains(cmd, g.sessionID)
 }
 
 // PatchFiles returns the files an apply_patch patch adds, updates, deletes or moves to, in
@@ -236,12 +224,30 @@ func (g *guard) relation(p string) rel {
 			switch {
 			case within(q, s):
 				r |= inside
+				g.note(s)
 			case within(s, q):
 				r |= above
+				g.note(s)
 			}
 		}
 	}
 	return r
+}
+
+// note remembers the protected path a call was last found to touch, for the message of a
+// denial that follows.
+func (g *guard) note(kept string) { g.hit = kept }
+
+// denial is the reason for a call that would change a protected path: the state's own
+// message, or the one for the keep or the host's hook files.
+func (g *guard) denial(tool string) string {
+	if g.hit != "" && !g.isState(g.hit) {
+		return inject.GuardProtected(g.hit, g.stateDir, g.words)
+	}
+	if tool != "" {
+		return inject.GuardFile(tool, g.stateDir, g.words)
+	}
+	return inject.GuardState(g.stateDir, g.words)
 }
 
 // patternRelation is relation for a glob pattern (an absolute, cleaned path whose unknown
@@ -254,7 +260,10 @@ func (g *guard) patternRelation(pat string) rel {
 	}
 	for _, p := range pats {
 		for _, s := range g.kept {
-			r |= matchRelation(p, s)
+			if m := matchRelation(p, s); m != 0 {
+				r |= m
+				g.note(s)
+			}
 		}
 	}
 	return r

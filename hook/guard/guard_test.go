@@ -110,7 +110,7 @@ func TestGuardTable(t *testing.T) {
 // TestGuardServerTable runs the server tables, and allowCommands, for opencode.
 func TestGuardServerTable(t *testing.T) {
 	w := newGuardWorld(t, plainHome)
-	g := newGuard(Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "opencode", SessionID: "ses_abc123", Server: true})
+	g := newGuard(Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "opencode", SessionID: "ses_abc123", Server: true, ServerPorts: []string{"41234"}})
 	for _, c := range denyServerCommands {
 		if got := g.check(w.bash(c)); got == "" {
 			t.Errorf("%q allowed, want denied", c)

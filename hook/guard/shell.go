@@ -121,7 +121,7 @@ func (s *shell) deny(reason string) {
 	}
 }
 
-func (s *shell) denyState() { s.deny(inject.GuardState(s.g.stateDir, s.g.words)) }
+func (s *shell) denyState() { s.deny(s.g.denial("")) }
 
 // run judges a command line; depth counts the command strings it is nested in.
 func (s *shell) run(text string, depth int) {

@@ -272,6 +272,12 @@ var denyCommands = []string{
 	`{H}/bin/rl cancel`,
 	`a=(ralph-loop cancel --all); "${a[@]}"`,
 	`a=(rm -rf ~/.local/state); ${a[*]}`,
+	// Issue 16: a flag given more than once takes its last value, as urfave/cli reads it.
+	`ralph-loop cancel --all --help --help=false`,
+	`ralph-loop cancel --all -h -h=false`,
+	`ralph-loop uninstall --dry-run --dry-run=false --host claude`,
+	`ralph-loop cancel --all --help $X`,
+	`ralph-loop uninstall --host claude --dry-run "$NOPE"`,
 }
 
 // allowCommands are the Bash commands the guard lets through: reads, and work that does not
@@ -493,6 +499,8 @@ var allowCommands = []string{
 	`gh run cancel 123`,
 	`kubectl delete pod x --all`,
 	`a=(ls -la ~/.local/state); "${a[@]}"`,
+	// Issue 16: the last value of a repeated flag is the one that counts.
+	`ralph-loop cancel --all -help`,
 }
 
 // denyServerCommands are denied for a host that runs a server driving its sessions
@@ -515,7 +523,6 @@ var denyServerCommands = []string{
 	`node -e "fetch('http://127.0.0.1:4096/session/ses_abc123/command',{method:'POST'})"`,
 	`bash -c 'curl -X POST localhost:4096/session/ses_abc123/prompt_async'`,
 	`timeout 5 curl -X POST localhost:4096/tui/submit-prompt`,
-	`echo ses_abc123`,
 	`opencode run --session ses_abc123 /cancel-ralph`,
 	`opencode run -s ses_abc123 /cancel-ralph`,
 	`opencode run --session=ses_abc123 "/cancel-ralph"`,
@@ -523,6 +530,24 @@ var denyServerCommands = []string{
 	`opencode run -c /cancel-ralph`,
 	`opencode run --attach http://127.0.0.1:4096 --continue /cancel-ralph`,
 	`pkill opencode`,
+	// Issue 16: routes that abort or delete a session, a session id fetched at run time,
+	// the address built at run time, the port the host's facts give.
+	`curl -X DELETE http://127.0.0.1:4096/session/ses_other`,
+	`curl -X DELETE localhost:4096/session/$(curl -s localhost:4096/session | jq -r '.[0].id')`,
+	`curl -XDELETE "http://localhost:4096/session/$SID"`,
+	`curl -s --request DELETE "http://[::1]:4096/session/${ID}?directory=/x"`,
+	`curl -X POST http://127.0.0.1:4096/session/ses_other/abort`,
+	`curl -s -X POST localhost:4096/session/$(curl -s localhost:4096/session | jq -r '.[0].id')/abort`,
+	`http DELETE :4096/session/ses_other`,
+	`wget --method=DELETE -qO- http://127.0.0.1:4096/session/ses_other`,
+	`curl -X POST "$OPENCODE_URL/session/x/abort"`,
+	`curl -X POST http://127.0.0.1:41234/session/x/abort`,
+	`curl -X POST http://localhost:41234/session/x/revert`,
+	`http POST :4096/session/x/summarize`,
+	`python3 -c "import urllib.request as u; u.urlopen(u.Request('http://127.0.0.1:4096/session/'+sid, method='DELETE'))"`,
+	`node -e "fetch('http://localhost:4096/session/'+id+'/abort',{method:'POST'})"`,
+	`printf 'DELETE /session/ses_other HTTP/1.1\r\nHost: x\r\n\r\n' | nc localhost 4096`,
+	`for s in $(curl -s localhost:4096/session | jq -r '.[].id'); do curl -X DELETE localhost:4096/session/$s; done`,
 }
 
 // allowServerCommands are let through for such a host: reading the server, other servers'
@@ -538,4 +563,18 @@ var allowServerCommands = []string{
 	`opencode --version`,
 	`opencode models`,
 	`ls ~/.config/opencode`,
+	// Issue 16: the server rule is for a network client's URL, never for file names, and
+	// only for the host's own server's port.
+	`cat internal/tui/model.go`,
+	`go build ./cmd/tui/app`,
+	`ls ./session/x/message`,
+	`cat src/routes/session/abc/command.ts`,
+	`vim web/tui/app.go`,
+	`curl localhost:3000/session/abc/message`,
+	`curl -X POST http://127.0.0.1:8080/session/abc/command`,
+	`grep -rn "/tui/submit-prompt" docs/`,
+	`echo ses_abc123`,
+	`curl -s http://127.0.0.1:4096/session/ses_abc123`,
+	`curl -s localhost:4096/session/ses_abc123/message`,
+	`curl -s http://127.0.0.1:4096/session/ses_abc123/todo`,
 }
