@@ -904,15 +904,30 @@ func (e *engine) action() guard.Action {
 // guardConfig is what the guard knows of this session.
 func (e *engine) guardConfig() guard.Config {
 	return guard.Config{
-		StateDir:   e.env.Store.Dir(),
-		Home:       e.env.Getenv("HOME"),
-		StateHome:  e.env.Getenv("XDG_STATE_HOME"),
-		CLI:        e.facts.CLI,
-		SessionEnv: e.facts.SessionEnv,
-		SessionID:  e.ev.SessionID,
-		Server:     e.facts.Server,
-		Words:      e.facts.Words,
+		StateDir:    e.env.Store.Dir(),
+		Home:        e.env.Getenv("HOME"),
+		StateHome:   e.env.Getenv("XDG_STATE_HOME"),
+		CLI:         e.facts.CLI,
+		SessionEnv:  e.facts.SessionEnv,
+		SessionID:   e.ev.SessionID,
+		Server:      e.facts.Server,
+		ServerPorts: e.facts.ServerPorts,
+		Words:       e.facts.Words,
+		Protected:   e.protected(),
 	}
+}
+
+// protected are the paths kept like the state directory: ralph-loop's keep of the loop's
+// state, and the host's hook files.
+func (e *engine) protected() []string {
+	var p []string
+	if k := e.env.Store.KeepDir(); k != "" {
+		p = append(p, k)
+	}
+	if e.facts.HookFiles != nil {
+		p = append(p, e.facts.HookFiles()...)
+	}
+	return p
 }
 
 func firstLine(s string, n int) string {

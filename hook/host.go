@@ -217,6 +217,13 @@ type Facts struct {
 	// TUI's own), reachable from the agent's shell; the guard denies requests that drive a
 	// session.
 	Server bool
+	// ServerPorts are the ports the host's server may listen on besides its usual one, as
+	// the hook's environment tells them (opencode's plugin passes its server's URL).
+	ServerPorts []string
+	// HookFiles, for a host without ConfigChange, returns the files through which the host
+	// runs ralph-loop's hooks: the guard keeps the agent from changing them while a loop runs
+	// (nil: none). Only called for a tool check of an active loop.
+	HookFiles func() []string
 	// Hooked, for a host that asks its hooks before a settings change takes effect
 	// (ConfigChange), reports whether the host, with its settings files as they now are on
 	// disk, still runs ralph-loop's hooks, and if not, why (nil: no such event).

@@ -153,16 +153,11 @@ func TestUnsigil(t *testing.T) {
 	}
 }
 
-func TestPatchFiles(t *testing.T) {
+func TestToolKindPatch(t *testing.T) {
 	patch := "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: dir/b.go\n*** Move to: dir/c.go\n@@\n-a\n+b\n*** Delete File: d\n*** End Patch"
-	got := PatchFiles(patch)
-	want := []string{"a.txt", "dir/b.go", "dir/c.go", "d"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	kind, cmd, path := toolKind("apply_patch", patch)
-	if kind != hook.WriteTool || cmd != "" || path != "a.txt" {
-		t.Errorf("apply_patch: %v %q %q", kind, cmd, path)
+	kind, cmd, p := toolKind("apply_patch", patch)
+	if kind != hook.PatchTool || cmd != "" || p != patch {
+		t.Errorf("apply_patch: %v %q %q", kind, cmd, p)
 	}
 }
 

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -340,5 +341,14 @@ func BenchmarkGuardBudget(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		judge(cmd)
+	}
+}
+
+func TestPatchFiles(t *testing.T) {
+	patch := "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: dir/b.go\n*** Move to: dir/c.go\n@@\n-a\n+b\n*** Delete File: d\r\n*** End Patch"
+	got := PatchFiles(patch)
+	want := []string{"a.txt", "dir/b.go", "dir/c.go", "d"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
