@@ -206,6 +206,7 @@ func makePrograms() {
 		"mawk":      (*shell).awk,
 		"nawk":      (*shell).awk,
 		"yq":        (*shell).yq,
+		"chmod":     (*shell).chmod,
 		// Codex's apply_patch, run through the shell with the patch as its argument or on
 		// its stdin: every file it names.
 		"apply_patch": (*shell).applyPatch,
@@ -702,7 +703,7 @@ func (s *shell) find(c *cmdline, args []field) {
 		switch expr[j].text {
 		case "-delete":
 			for _, r := range roots {
-				if s.rel(r) != 0 {
+				if s.findReaches(r, expr) {
 					s.denyState()
 					return
 				}
@@ -731,6 +732,38 @@ func (s *shell) find(c *cmdline, args []field) {
 			}
 		}
 	}
+}
+
+// findReaches reports whether find from root with expression expr may delete in the state
+// directory or a directory above it: root is there, or above it and -maxdepth lets find
+// go as deep as the state directory (the directories above it are not empty, so -delete
+// cannot remove them).
+func (s *shell) findReaches(root field, expr []field) bool {
+	r := s.rel(root)
+	if r&inside != 0 || r == 0 {
+		return r != 0
+	}
+	depth := -1
+	for i, a := range expr {
+		if a.text == "-maxdepth" && i+1 < len(expr) {
+			if n, err := strconv.Atoi(expr[i+1].text); err == nil && expr[i+1].exact() {
+				depth = n
+			}
+		}
+	}
+	if depth < 0 || !root.exact() {
+		return true
+	}
+	for _, p := range s.abs(root.text) {
+		for _, k := range s.g.kept {
+			for _, q := range []string{filepath.Clean(p), s.g.resolve(p)} {
+				if rel, err := filepath.Rel(q, k); err == nil && within(k, q) && len(components(rel)) <= depth {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // git: clean, and stash of untracked files, in a work tree that holds the state directory.
@@ -1190,9 +1223,25 @@ func (s *shell) sed(c *cmdline, args []field) {
 		return
 	}
 	for _, sc := range scripts {
-		if s.codeMentions(sc) && sedWrites().MatchString(sc) {
-			s.denyState()
-			return
+		for _, loc := range sedWrites().FindAllStringIndex(sc, 64) {
+			cmd := sc[loc[1]-1]
+			arg, _, _ := strings.Cut(sc[loc[1]:], "\n")
+			arg = strings.TrimSpace(arg)
+			if strings.HasPrefix(arg, "~") {
+				arg = s.tilde(arg)
+			}
+			switch {
+			case cmd == 'e' && s.codeMentions(sc):
+				// e runs a command: the rest of the line, or the pattern space.
+				s.denyState()
+				return
+			case cmd != 'e' && arg != "" && s.rel(field{text: arg})&inside != 0:
+				s.denyState()
+				return
+			case cmd != 'e' && arg == "" && s.codeMentions(sc):
+				s.denyState()
+				return
+			}
 		}
 	}
 }
@@ -1280,6 +1329,46 @@ func (s *shell) yq(c *cmdline, args []field) {
 	}
 }
 
+// chmod: a mode that takes none of the owner's access away (700 on the home, go-rwx, +x)
+// changes nothing for ralph-loop above the state directory; any other, or any mode inside
+// it, is judged as a destroyer.
+func (s *shell) chmod(c *cmdline, args []field) {
+	opts, ops, _ := scan(args, "", []string{"reference"}, false)
+	if _, ok := hasOpt(opts, "--reference"); ok || len(ops) == 0 {
+		s.paths(c, ops, inside|above)
+		return
+	}
+	mode, files := ops[0], ops[1:]
+	if !mode.exact() || !keepsOwner(mode.text) {
+		s.paths(c, files, inside|above)
+		return
+	}
+	s.paths(c, files, inside)
+}
+
+// keepsOwner reports whether a chmod mode leaves the owner read, write and search access:
+// an octal mode whose owner digit is 7, or symbolic clauses that only add, or that touch
+// only the group and others.
+func keepsOwner(mode string) bool {
+	if n, err := strconv.ParseUint(mode, 8, 32); err == nil {
+		return n>>6&7 == 7
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		i := strings.IndexAny(clause, "+-=")
+		if i < 0 {
+			return false
+		}
+		who, op := clause[:i], clause[i]
+		if op == '+' {
+			continue
+		}
+		if who == "" || strings.ContainsAny(who, "ua") || strings.Trim(who, "go") != "" {
+			return false
+		}
+	}
+	return true
+}
+
 // applyPatch judges each file a patch adds, updates, deletes or moves to, from where the
 // command runs.
 func (s *shell) applyPatch(c *cmdline, args []field) {
@@ -1306,23 +1395,154 @@ var sedWrites = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 
 // writesCode are the words of code that changes files or runs commands, in the languages
 // of the usual one-liners. The regular expressions are compiled when first needed, not in
-// every hook process.
+// every hook process. A string's replace (s.replace(a, b)) is not one: see writes.
 var writesCode = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`rmtree|remove|unlink|rmdir|rename|replace|truncate|chmod|chown|symlink|rm_r|rm_f|rmSync|` +
+	return regexp.MustCompile(`rmtree|remove|unlink|rmdir|rename|truncate|chmod|chown|symlink|rm_r|rm_f|rmSync|` +
 		`rmdirSync|writeFile|appendFile|createWriteStream|mkfifo|system|popen|Popen|subprocess|exec|spawn|move|copy|` +
 		`write|print\s*>|printf\s*>|>|open\s*\([^)]*,\s*['"]?[wax+]|File\.open|FileUtils|shutil|` + "`")
 })
 
+// runsCode are the words of code that runs a command.
+var runsCode = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`system|popen|Popen|subprocess|exec|spawn|getline|\|\s*["']|` + "`")
+})
+
+// replaceCall finds a call of a method named replace.
+var replaceCall = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\breplace\s*\(`) })
+
+// writes reports whether code changes files or runs commands: a word of writesCode, or a
+// replace that is not a string's (a path's replace takes one argument, a string's two).
+func writes(code string) bool {
+	if writesCode().MatchString(code) {
+		return true
+	}
+	for _, loc := range replaceCall().FindAllStringIndex(code, 64) {
+		if callArgs(code[loc[1]:]) < 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// callArgs counts the arguments of a call whose text (after its opening parenthesis) is
+// rest, skipping quoted strings and nested brackets.
+func callArgs(rest string) int {
+	depth, n, any := 0, 1, false
+	var quote byte
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote, any = c, true
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			if depth == 0 {
+				if !any {
+					return 0
+				}
+				return n
+			}
+			depth--
+		case c == ',' && depth == 0:
+			n++
+		case c != ' ' && c != '\t':
+			any = true
+		}
+	}
+	return n
+}
+
 // judgeCode denies a one-liner that names the state directory (or a directory above it)
-// and writes or runs something.
+// and writes or runs something, or runs a command (a string of the code) the guard denies.
 func (s *shell) judgeCode(code string) {
 	if s.g.server && s.g.serverCode(code) {
 		s.deny(inject.GuardServer(s.g.cli, s.g.words))
 		return
 	}
-	if s.codeMentions(code) && writesCode().MatchString(code) {
+	if s.codeMentionsState(code) && writes(code) {
 		s.denyState()
+		return
 	}
+	if !s.g.mentions(code) || !runsCode().MatchString(code) {
+		return // ralph-loop named in a string that nothing runs (a pattern, a message)
+	}
+	// The commands it may run are among its strings: each alone, and each list of them
+	// (subprocess.run(['ralph-loop', 'cancel'])). A string naming ralph-loop must name a
+	// subcommand that only reads.
+	for _, lit := range codeCommands(code) {
+		if strings.Contains(lit, "ralph-loop") && !readOnlyRalph(lit) {
+			s.deny(inject.GuardUnsure(s.g.words))
+			return
+		}
+		s.nested(field{text: lit})
+		if s.reason != "" {
+			return
+		}
+	}
+}
+
+// withoutReads is code less its lists of strings that are a command that only reads
+// ralph-loop (subprocess.run(['ralph-loop', 'status'])): they are not a mention of its state.
+func withoutReads(code string) string {
+	return codeList().ReplaceAllStringFunc(code, func(l string) string {
+		var words []string
+		for _, m := range quotedInCode().FindAllStringSubmatch(l, 256) {
+			words = append(words, m[1]+m[2])
+		}
+		if readOnlyRalph(strings.Join(words, " ")) {
+			return "[]"
+		}
+		return l
+	})
+}
+
+// codeCommands are the strings of code, and its lists of strings joined by spaces, less
+// the lists that only read ralph-loop.
+func codeCommands(code string) []string {
+	code = withoutReads(code)
+	var out []string
+	for _, m := range quotedInCode().FindAllStringSubmatch(code, 256) {
+		out = append(out, m[1]+m[2])
+	}
+	for _, l := range codeList().FindAllString(code, 64) {
+		var words []string
+		for _, m := range quotedInCode().FindAllStringSubmatch(l, 256) {
+			words = append(words, m[1]+m[2])
+		}
+		out = append(out, strings.Join(words, " "))
+	}
+	return out
+}
+
+// codeList matches a list or tuple of strings: ['a', "b"].
+var codeList = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[\[(]\s*(?:'[^']*'|"[^"]*")(?:\s*,\s*(?:'[^']*'|"[^"]*"))*\s*,?\s*[\])]`)
+})
+
+// readOnlyRalph reports whether a command line that names ralph-loop runs one of its
+// subcommands that only read (status, log, version, help), and nothing after it.
+func readOnlyRalph(line string) bool {
+	f := strings.Fields(line)
+	for i, w := range f {
+		if filepath.Base(w) != "ralph-loop" {
+			continue
+		}
+		for _, a := range f[i+1:] {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			return !ralphSubs[a] && (a == "status" || a == "log" || a == "version" || a == "help")
+		}
+		return false
+	}
+	return false
 }
 
 var quotedInCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'([^']*)'|"([^"]*)"`) })
@@ -1330,7 +1550,15 @@ var quotedInCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 // codeMentions reports whether code names the state directory, or a quoted string in it is
 // a path there or above it.
 func (s *shell) codeMentions(code string) bool {
-	if s.g.mentions(code) {
+	return s.g.mentions(code) || s.codeMentionsState(code)
+}
+
+// codeMentionsState reports whether code names the state directory (as a path, or its
+// parts: ralph-loop as a string or a path component), or a quoted string in it is a path
+// there or above it; ralph-loop named in a command string or a pattern is not.
+func (s *shell) codeMentionsState(code string) bool {
+	code = withoutReads(code)
+	if s.g.mentionsState(code) {
 		return true
 	}
 	for _, m := range quotedInCode().FindAllStringSubmatch(code, 64) {

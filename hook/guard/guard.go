@@ -431,6 +431,27 @@ func (g *guard) mentions(text string) bool {
 	return false
 }
 
+// mentionsState is mentions without the words that name ralph-loop only as a program:
+// "ralph-loop" counts as a whole quoted string or a path's last or next-to-last part
+// (…/ralph-loop', ralph-loop/sessions), not inside a pattern or a command line
+// ('/ralph-loop/p', 'ralph-loop status').
+func (g *guard) mentionsState(text string) bool {
+	words := []string{".local/state", "XDG_STATE_HOME", "ralph-loop/sessions", "ralph-loop/keep", "ralph-loop/loops",
+		"/ralph-loop'", `/ralph-loop"`, "'ralph-loop'", `"ralph-loop"`, "`ralph-loop`"}
+	words = append(words, g.kept...)
+	for _, w := range words {
+		if strings.Contains(text, w) || strings.HasSuffix(text, "/ralph-loop") {
+			return true
+		}
+	}
+	if g.home != "" {
+		if rel, err := filepath.Rel(g.home, g.stateDir); err == nil && !strings.HasPrefix(rel, "..") && strings.Contains(text, rel) {
+			return true
+		}
+	}
+	return false
+}
+
 // repoRoot is the git work tree dir is in: the nearest directory at or above it with a
 // .git, or dir itself when there is none.
 func repoRoot(dir string) string {

@@ -277,6 +277,8 @@ var denyCommands = []string{
 	`ralph-loop cancel --all -h -h=false`,
 	`ralph-loop uninstall --dry-run --dry-run=false --host claude`,
 	`ralph-loop cancel --all --help $X`,
+	// Issue 16: one-liners that run ralph-loop from their strings, or name the state in parts.
+	`awk 'BEGIN{"ralph-loop cancel --all" | getline x}'`,
 	`ralph-loop uninstall --host claude --dry-run "$NOPE"`,
 }
 
@@ -501,6 +503,18 @@ var allowCommands = []string{
 	`a=(ls -la ~/.local/state); "${a[@]}"`,
 	// Issue 16: the last value of a repeated flag is the one that counts.
 	`ralph-loop cancel --all -help`,
+	// Issue 16: false denies of ordinary work.
+	`find ~ -maxdepth 1 -name '*.tmp' -delete`,
+	`find ~/.local -maxdepth 1 -name '*.log' -delete`,
+	"sed -n '/ralph-loop/w found.txt' README.md",
+	`awk '/ralph-loop/ {print > "matches.txt"}' README.md`,
+	`python3 -c "import json,os; p=os.path.expanduser('~/.local/state/ralph-loop/sessions/s1/loop.json'); print(open(p).read().replace('\n',' '))"`,
+	`python3 -c "import subprocess; print(subprocess.run(['ralph-loop','status'],capture_output=True,text=True).stdout)"`,
+	`python3 -c "import os; os.system('ralph-loop status --json')"`,
+	`python3 -c "print('ralph-loop status'.replace('status','log'))"`,
+	`chmod 700 ~`,
+	`chmod go-rwx ~`,
+	`chmod 755 ~/.local`,
 }
 
 // denyServerCommands are denied for a host that runs a server driving its sessions
@@ -577,4 +591,17 @@ var allowServerCommands = []string{
 	`curl -s http://127.0.0.1:4096/session/ses_abc123`,
 	`curl -s localhost:4096/session/ses_abc123/message`,
 	`curl -s http://127.0.0.1:4096/session/ses_abc123/todo`,
+}
+
+// stillDenied are denied by the guard before issue 16 and after: the rules the issue's false
+// denies loosened (a string's replace, ralph-loop named in a pattern or a read-only command,
+// find's depth, chmod's mode) still deny these.
+var stillDenied = []string{
+	`python3 -c "import os; c='ralph-loop '+'cancel'; os.system(c+' --all')"`,
+	`node -e "require('child_process').execFileSync('ralph-loop',['cancel','--all'])"`,
+	`python3 -c "from pathlib import Path; Path('/tmp/a').replace(Path.home()/'.local/state/ralph-loop')"`,
+	"sed -n 'w ~/.local/state/ralph-loop/sessions/s1/loop.json' /tmp/x",
+	`find ~ -maxdepth 4 -name '*.json' -delete`,
+	`chmod 600 ~/.local`,
+	`chmod u-x ~`,
 }
