@@ -148,9 +148,23 @@ func TestGuardFileTools(t *testing.T) {
 			{file("Write", "{H}/.local/state/ralph-loop-other/x"), false},
 			{file("Write", "{H}/.local/state/other/x"), false},
 			{file("Write", "notes.md"), false},
+			// Issue 16: every file of a patch, deletes above the state, the host's own names.
+			{Action{Kind: Patch, Tool: "apply_patch", Dir: filepath.Join(w.home, "project"),
+				Patch: w.expand("*** Begin Patch\n*** Add File: a.txt\n+a\n*** Add File: {H}/.local/state/ralph-loop/sessions/s1/loop.json\n+{}\n*** End Patch")}, true},
+			{Action{Kind: Patch, Tool: "apply_patch", Dir: filepath.Join(w.home, "project"),
+				Patch: "*** Begin Patch\n*** Update File: a.txt\n*** Move to: ../.local/state/ralph-loop/x\n*** End Patch"}, true},
+			{Action{Kind: Patch, Tool: "patch", Dir: filepath.Join(w.home, "project"),
+				Patch: w.expand("--- a/x\n+++ {H}/.local/state/ralph-loop/sessions/s1/loop.json\n@@ -1 +1 @@\n")}, true},
+			{Action{Kind: Delete, Tool: "Delete", Paths: []string{w.expand("{H}/.local")}}, true},
+			{Action{Kind: Patch, Tool: "apply_patch", Dir: filepath.Join(w.home, "project"),
+				Patch: "*** Begin Patch\n*** Add File: a.txt\n+a\n*** Delete File: b.txt\n*** End Patch"}, false},
+			{Action{Kind: Delete, Tool: "Delete", Paths: []string{w.expand("{H}/project/old.go")}}, false},
 		}
 		for _, tt := range tests {
 			got := judge(tt.in)
+			if tt.deny && !strings.Contains(got, tt.in.Tool+" of a file") {
+				t.Errorf("%s: %s denied without the host's name for the tool: %q", name, tt.in.Tool, got)
+			}
 			if (got != "") != tt.deny {
 				t.Errorf("%s: %s %q = %q, want deny %v", name, tt.in.Tool, tt.in.Paths, got, tt.deny)
 			}
@@ -350,5 +364,64 @@ func TestPatchFiles(t *testing.T) {
 	want := []string{"a.txt", "dir/b.go", "dir/c.go", "d"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestGuardProtected: the keep (ralph-loop's copies of the loop's state) and the host's hook
+// files are kept like the state directory, in file tools, patches and the shell; reading
+// them, and writing beside them, is allowed.
+func TestGuardProtected(t *testing.T) {
+	w := newGuardWorld(t, plainHome)
+	keep := filepath.Join(w.home, ".local", "share", "ralph-loop")
+	hooks := filepath.Join(w.home, ".codex", "hooks.json")
+	project := filepath.Join(w.home, "project")
+	cfg := Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "codex", SessionID: "s1",
+		Protected: []string{keep, hooks, filepath.Join(w.home, ".codex", "config.toml"), filepath.Join(project, ".gemini", "settings.json")}}
+	run := func(cmd string) Action { return Action{Kind: Run, Tool: "Bash", Command: w.expand(cmd), Dir: project} }
+	file := func(kind Kind, path string) Action {
+		return Action{Kind: kind, Tool: "apply_patch", Paths: []string{w.expand(path)}, Dir: project}
+	}
+	patch := func(p string) Action {
+		return Action{Kind: Patch, Tool: "apply_patch", Patch: "*** Begin Patch\n*** Add File: a.txt\n+a\n" + w.expand(p) + "\n*** End Patch", Dir: project}
+	}
+	deny := []Action{
+		run(`rm -rf ~/.local/share/ralph-loop`),
+		run(`rm -rf ~/.local/share`),
+		run(`echo '{}' > ~/.codex/hooks.json`),
+		run(`sed -i '/ralph-loop/d' ~/.codex/hooks.json`),
+		run(`rm ~/.codex/config.toml`),
+		run(`mv ~/.codex ~/.codex.off`),
+		run(`mkdir -p .gemini && echo '{"hooksConfig":{"enabled":false}}' > .gemini/settings.json`),
+		run(`cp /tmp/x ~/.local/share/ralph-loop/key`),
+		run("apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: {H}/.codex/hooks.json\n@@\n-a\n+b\n*** End Patch\nEOF"),
+		file(Write, "{H}/.codex/hooks.json"),
+		file(Write, ".gemini/settings.json"),
+		file(Delete, "{H}/.local/share/ralph-loop/key"),
+		file(Delete, "{H}/.codex"),
+		patch("*** Delete File: {H}/.codex/hooks.json"),
+		patch("*** Update File: notes.md\n*** Move to: {H}/.local/share/ralph-loop/loops/x.json"),
+	}
+	allow := []Action{
+		run(`cat ~/.codex/hooks.json`),
+		run(`jq . ~/.codex/config.toml`),
+		run(`ls -la ~/.local/share/ralph-loop`),
+		run(`echo x > ~/.codex/notes.txt`),
+		run(`rm -rf ~/.local/share/other-app`),
+		file(Write, "{H}/.codex/AGENTS.md"),
+		file(Write, ".gemini/commands/x.toml"),
+		file(Delete, "{H}/.local/share/other/x"),
+		patch("*** Add File: {H}/project/b.txt"),
+	}
+	for _, a := range deny {
+		if got := Check(cfg, a); got == "" {
+			t.Errorf("%v %q %q %q allowed, want denied", a.Kind, a.Command, a.Paths, a.Patch)
+		} else if !strings.Contains(got, "keeps this loop going") && !strings.Contains(got, w.state) {
+			t.Errorf("%q: reason %q names neither the protected path nor the state", a.Command, got)
+		}
+	}
+	for _, a := range allow {
+		if got := Check(cfg, a); got != "" {
+			t.Errorf("%v %q %q %q denied (%s), want allowed", a.Kind, a.Command, a.Paths, a.Patch, got)
+		}
 	}
 }
