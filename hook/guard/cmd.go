@@ -78,13 +78,18 @@ func (s *shell) exec(c *cmdline) {
 		s.rel(a) // every path the line names counts for xargs further on
 	}
 	if !prog.exact() {
-		if len(args) > 0 && ralphSubs[args[0].text] && strings.Contains(strings.ToLower(prog.src), "ralph") {
+		// A program named at run time ($RL, ${!H}) given ralph-loop's subcommand, on a line
+		// that names ralph-loop.
+		if len(args) > 0 && ralphSubs[args[0].text] && (strings.Contains(strings.ToLower(prog.src), "ralph") || strings.Contains(s.src, "ralph-loop")) {
 			s.deny(inject.GuardCommand(args[0].text, s.g.words))
 		}
 		s.paths(c, args, inside)
 		return
 	}
 	name := strings.TrimSuffix(filepath.Base(prog.text), ".exe")
+	if a, ok := s.aliases[name]; ok && !strings.Contains(prog.text, "/") || ok && !knownProgram(name) {
+		name = a // a copy or link of a program made earlier in the line, under another name
+	}
 	if s.g.server {
 		switch {
 		case netClients()[name]:
@@ -117,9 +122,35 @@ func (s *shell) exec(c *cmdline) {
 	case writers()[name]:
 		s.paths(c, args, inside)
 	default:
-		// A program the guard does not know: nothing inside the state directory.
+		// A program the guard does not know: nothing inside the state directory, and a
+		// program it is given to run (prlimit, unshare, chroot, screen…) judged as run.
+		if s.launches(c, args) {
+			return
+		}
 		s.paths(c, args, inside)
 	}
+}
+
+// knownProgram reports whether the guard has a rule for a program of this name.
+func knownProgram(name string) bool {
+	return name == "ralph-loop" || program(name) != nil || shells()[name] || readers()[name] || destroyers()[name] ||
+		editors()[name] || writers()[name] || strings.HasPrefix(name, "python")
+}
+
+// launches judges an unknown program's arguments as a command it runs, from the first one
+// that names ralph-loop, a program that deletes, or a shell; it reports whether there was one.
+func (s *shell) launches(c *cmdline, args []field) bool {
+	for i, a := range args {
+		if !a.exact() || strings.HasPrefix(a.text, "-") {
+			continue
+		}
+		n := strings.TrimSuffix(filepath.Base(a.text), ".exe")
+		if n == "ralph-loop" || s.ralphNames[n] || destroyers()[n] || shells()[n] || s.g.cli != "" && n == s.g.cli {
+			s.exec(&cmdline{args: args[i:], env: c.env, stdin: c.stdin, more: c.more})
+			return true
+		}
+	}
+	return false
 }
 
 // paths denies when an argument, or the value of a --flag=value, stands to the state
@@ -207,6 +238,15 @@ func makePrograms() {
 		"nawk":      (*shell).awk,
 		"yq":        (*shell).yq,
 		"chmod":     (*shell).chmod,
+		"set":       (*shell).setArgs,
+		"source":    (*shell).source,
+		".":         (*shell).source,
+		"make":      (*shell).makeCmd,
+		"gmake":     (*shell).makeCmd,
+		"gdb":       (*shell).gdb,
+		"at":        (*shell).atCmd,
+		"batch":     (*shell).atCmd,
+		"tmux":      (*shell).tmux,
 		// Codex's apply_patch, run through the shell with the patch as its argument or on
 		// its stdin: every file it names.
 		"apply_patch": (*shell).applyPatch,
@@ -534,6 +574,8 @@ func (s *shell) shellProg(c *cmdline, args []field) {
 			s.vars["*"] = args[i+2:]
 		}
 		s.nested(args[i])
+	case i < len(args) && args[i].proc != nil:
+		s.run(*args[i].proc, s.depth+1) // bash <(…): the script is what the command prints
 	case i < len(args):
 		// A script file: what it does is not read (see docs/guard.md).
 		s.paths(c, args[i+1:], inside)
@@ -773,6 +815,11 @@ func (s *shell) git(c *cmdline, args []field) {
 	tree := ""
 	for _, o := range opts {
 		switch o.name {
+		case "-c":
+			// An alias ("!CMD"), a pager, an editor, an ssh command…: a command git runs.
+			if k, v, ok := strings.Cut(o.val, "="); ok && (strings.HasPrefix(v, "!") || gitRuns(k)) {
+				s.nested(field{text: strings.TrimPrefix(v, "!")})
+			}
 		case "-C":
 			for i, d := range dirs {
 				if filepath.IsAbs(o.val) {
@@ -831,6 +878,18 @@ func (s *shell) git(c *cmdline, args []field) {
 			s.denyState()
 		}
 	}
+}
+
+// gitRuns reports whether a git setting names a command git runs.
+func gitRuns(key string) bool {
+	k := strings.ToLower(key)
+	for _, w := range []string{"pager", "editor", "sshcommand", "fsmonitor", "askpass", "helper", "external", "textconv",
+		"command", "program", "cmd", "driver", "proxy", "process", "clean", "smudge"} {
+		if strings.HasSuffix(k, w) || strings.HasPrefix(k, "alias.") {
+			return true
+		}
+	}
+	return false
 }
 
 // goTool: "go run ./cmd/ralph-loop ARGS" is ralph-loop.
@@ -1140,6 +1199,19 @@ func (s *shell) tar(c *cmdline, args []field) {
 			s.denyState()
 			return
 		}
+		if _, abs := hasOpt(opts, "-P", "--absolute-names"); abs {
+			s.denyState() // members with absolute names go anywhere, the state included
+			return
+		}
+		for _, o := range ops {
+			if !filepath.IsAbs(o.text) {
+				o.text = dir.text + "/" + o.text
+			}
+			if s.rel(o) != 0 {
+				s.denyState() // members named on the line that are the state or above it
+				return
+			}
+		}
 	}
 	if remove {
 		for _, o := range ops {
@@ -1268,6 +1340,11 @@ func (s *shell) script(c *cmdline, args []field, codeOpts, inPlace, withArg stri
 		s.paths(c, ops, inside)
 		return
 	}
+	if code && len(opts) > 0 && s.codeWrites(opts, codeOpts) {
+		// The code writes or deletes what it is given: the paths after it.
+		s.paths(c, ops, inside|above)
+		return
+	}
 	switch {
 	case code:
 	case (len(ops) == 0 || ops[0].text == "-") && c.stdin != nil:
@@ -1277,6 +1354,18 @@ func (s *shell) script(c *cmdline, args []field, codeOpts, inPlace, withArg stri
 	}
 }
 
+// codeWrites reports whether the code given with one of codeOpts writes or runs something.
+func (s *shell) codeWrites(opts []opt, codeOpts string) bool {
+	for _, o := range opts {
+		if len(o.name) == 2 && strings.Contains(codeOpts, o.name[1:]) || o.name == "--eval" || o.name == "--print" {
+			if writes(o.val) || strings.Contains(o.val, "unlink") || strings.Contains(o.val, "rmSync") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // python [-c CODE | -m MODULE | SCRIPT] [ARGS...]
 func (s *shell) python(c *cmdline, args []field) {
 	opts, _, rest := scan(args, "cmWXQ", nil, true)
@@ -1284,6 +1373,9 @@ func (s *shell) python(c *cmdline, args []field) {
 		switch o.name {
 		case "-c":
 			s.judgeCode(o.val)
+			if s.reason == "" && writes(o.val) {
+				s.paths(c, rest, inside|above) // sys.argv: the paths the code is given
+			}
 			return
 		case "-m":
 			if o.val == "json.tool" {
@@ -1367,6 +1459,133 @@ func keepsOwner(mode string) bool {
 		}
 	}
 	return true
+}
+
+// setArgs: set -- ARGS (or set ARGS) gives the shell new positional parameters.
+func (s *shell) setArgs(c *cmdline, args []field) {
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" || t == "-" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "+") {
+			break
+		}
+		if t == "-o" || t == "+o" {
+			i++
+		}
+	}
+	if i > len(args) || i == len(args) && (len(args) == 0 || args[len(args)-1].text != "--") {
+		return
+	}
+	rest := args[i:]
+	for j := 1; j <= 9; j++ {
+		if j <= len(rest) {
+			s.vars[strconv.Itoa(j)] = []field{rest[j-1]}
+		} else {
+			s.vars[strconv.Itoa(j)] = []field{{}}
+		}
+	}
+	s.vars["@"], s.vars["*"] = capFields(append([]field(nil), rest...)), capFields(append([]field(nil), rest...))
+}
+
+// source FILE: a file is read as a script the guard does not see; <(…) is what the command
+// in it prints.
+func (s *shell) source(c *cmdline, args []field) {
+	if len(args) > 0 && args[0].proc != nil {
+		s.run(*args[0].proc, s.depth+1)
+	}
+}
+
+// makeCmd: make -f - (or /dev/stdin) reads its makefile on stdin; its recipes are commands.
+func (s *shell) makeCmd(c *cmdline, args []field) {
+	opts, ops, _ := scan(args, "fCIjlo", []string{"file", "makefile", "directory", "include-dir", "jobs", "load-average", "old-file", "eval"}, false)
+	for _, o := range opts {
+		switch o.name {
+		case "-f", "--file", "--makefile":
+			if o.val == "-" || o.val == "/dev/stdin" {
+				if c.stdin == nil {
+					s.deny(inject.GuardUnsure(s.g.words))
+					return
+				}
+				s.recipes(*c.stdin)
+			}
+		case "--eval":
+			s.recipes(o.val)
+		case "-C", "--directory":
+			s.paths(c, []field{{text: o.val}}, inside)
+		}
+	}
+	for _, op := range ops {
+		if name, val, ok := strings.Cut(op.text, "="); ok && (name == "SHELL" || name == "MAKESHELL") {
+			s.nested(field{text: val})
+		}
+	}
+}
+
+// recipes judges a makefile's recipe lines (a tab first) and its $(shell …) calls.
+func (s *shell) recipes(mk string) {
+	for _, line := range strings.Split(mk, "\n") {
+		if strings.HasPrefix(line, "\t") {
+			s.nested(field{text: strings.TrimLeft(strings.TrimSpace(line), "@-+")})
+		} else if i := strings.Index(line, "$(shell "); i >= 0 {
+			s.nested(field{text: strings.TrimSuffix(line[i+len("$(shell "):], ")")})
+		}
+		if s.reason != "" {
+			return
+		}
+	}
+}
+
+// gdb: -ex "shell CMD" (or "!CMD") runs CMD.
+func (s *shell) gdb(c *cmdline, args []field) {
+	for i, a := range args {
+		t := a.text
+		v, ok := "", false
+		switch {
+		case (t == "-ex" || t == "--ex" || t == "-eval-command" || t == "--eval-command" || t == "-iex") && i+1 < len(args):
+			v, ok = args[i+1].text, true
+		case strings.HasPrefix(t, "--eval-command=") || strings.HasPrefix(t, "-eval-command="):
+			_, v, ok = strings.Cut(t, "=")
+		}
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if r, found := strings.CutPrefix(v, "shell "); found {
+			s.nested(field{text: r})
+		} else if r, found := strings.CutPrefix(v, "!"); found {
+			s.nested(field{text: r})
+		} else if strings.HasPrefix(v, "pipe ") || strings.HasPrefix(v, "python") {
+			if s.g.mentions(v) {
+				s.deny(inject.GuardUnsure(s.g.words))
+			}
+		}
+	}
+}
+
+// atCmd: at and batch run what they read on stdin, later.
+func (s *shell) atCmd(c *cmdline, args []field) {
+	if c.stdin != nil {
+		s.run(*c.stdin, s.depth+1)
+	}
+	opts, _, _ := scan(args, "fqtmMlrdbuvc", nil, false)
+	if v, ok := hasOpt(opts, "-f"); ok && s.g.mentions(v) {
+		s.deny(inject.GuardUnsure(s.g.words))
+	}
+}
+
+// tmux runs the command strings it is given (new-session 'CMD', send-keys 'CMD' Enter,
+// run-shell, respawn-pane…).
+func (s *shell) tmux(c *cmdline, args []field) {
+	for _, a := range args {
+		if strings.ContainsAny(a.text, " \t") || s.g.mentions(a.text) {
+			s.nested(a)
+		}
+	}
+	s.launches(c, args)
 }
 
 // applyPatch judges each file a patch adds, updates, deletes or moves to, from where the
@@ -1607,16 +1826,29 @@ func (s *shell) isRalph(prog string, args []field) bool {
 	return err == nil && strings.TrimSuffix(filepath.Base(r), ".exe") == "ralph-loop"
 }
 
-// notePrograms remembers copies and links of ralph-loop made in the line, by their names.
+// notePrograms remembers copies and links of ralph-loop, and of the programs the guard has
+// rules for (a renamed rm), made in the line, by their names.
 func (s *shell) notePrograms(srcs []field, dest field) {
 	for _, src := range srcs {
-		if filepath.Base(src.text) != "ralph-loop" {
+		base := strings.TrimSuffix(filepath.Base(src.text), ".exe")
+		to := filepath.Base(strings.TrimRight(dest.text, "/"))
+		if len(srcs) > 1 || to == "." || to == "/" {
+			to = base // copied into a directory, under its own name
+		}
+		if base == "ralph-loop" {
+			if s.ralphNames == nil {
+				s.ralphNames = map[string]bool{}
+			}
+			s.ralphNames[to] = true
 			continue
 		}
-		if s.ralphNames == nil {
-			s.ralphNames = map[string]bool{}
+		if !src.exact() || !knownProgram(base) || to == base {
+			continue
 		}
-		s.ralphNames[filepath.Base(strings.TrimRight(dest.text, "/"))] = true
+		if s.aliases == nil {
+			s.aliases = map[string]string{}
+		}
+		s.aliases[to] = base
 	}
 }
 

@@ -50,6 +50,8 @@ type field struct {
 	input bool
 	// src is the word as written, for messages and for telling $PPID from a number.
 	src string
+	// proc, for <(…), is what its command prints, when the guard can tell.
+	proc *string
 }
 
 // exact reports whether the field's value is fully known.
@@ -72,8 +74,12 @@ type shell struct {
 	reason   string
 	// sawState: some word of the command named the state directory or a directory above it.
 	sawState bool
-	// ralphNames are names a copy or link of ralph-loop was given earlier in the line.
+	// ralphNames are names a copy or link of ralph-loop was given earlier in the line;
+	// aliases the names given to copies or links of other programs (a renamed rm).
 	ralphNames map[string]bool
+	aliases    map[string]string
+	// oldCwds are the directories the command was in before its last cd ($OLDPWD, cd -).
+	oldCwds []string
 	// spent and steps are what the check has used of its budget; over is set past it.
 	spent, steps int
 	over         bool
@@ -500,6 +506,9 @@ func (s *shell) parts(parts []syntax.WordPart, quoted bool, acc []field) []field
 		case *syntax.ProcSubst:
 			s.stmts(x.Stmts, nil)
 			acc = appendText(acc, unknownMark, false)
+			if len(x.Stmts) == 1 && len(acc) == 1 {
+				acc[0].proc = s.output(x.Stmts[0])
+			}
 		case *syntax.ArithmExp:
 			s.walkSubst(x)
 			acc = appendText(acc, unknownMark, false)
@@ -741,6 +750,14 @@ func (s *shell) lookup(name string) ([]field, bool) {
 		}
 	case "PWD":
 		return []field{{text: s.cwds[len(s.cwds)-1]}}, true
+	case "OLDPWD":
+		if len(s.oldCwds) > 0 {
+			var fs []field
+			for _, d := range s.oldCwds {
+				fs = append(fs, field{text: d})
+			}
+			return fs, true
+		}
 	}
 	if name != "" && name == s.g.sessionEnv && s.g.sessionID != "" {
 		return []field{{text: s.g.sessionID}}, true
@@ -840,6 +857,14 @@ func (s *shell) cd(args []field) {
 	switch {
 	case len(ops) == 0:
 		to = field{text: s.g.home}
+	case ops[0].text == "-" && len(s.oldCwds) > 0:
+		s.cwds, s.oldCwds = s.oldCwds, s.cwds
+		for _, c := range s.cwds {
+			if s.g.relation(c) != 0 {
+				s.sawState = true
+			}
+		}
+		return
 	case ops[0].text == "-" || !ops[0].exact():
 		return
 	default:
@@ -855,7 +880,7 @@ func (s *shell) cd(args []field) {
 			next = append(next, p)
 		}
 	}
-	s.cwds = next
+	s.oldCwds, s.cwds = s.cwds, next
 	for _, c := range next {
 		if s.g.relation(c) != 0 {
 			s.sawState = true

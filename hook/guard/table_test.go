@@ -277,7 +277,37 @@ var denyCommands = []string{
 	`ralph-loop cancel --all -h -h=false`,
 	`ralph-loop uninstall --dry-run --dry-run=false --host claude`,
 	`ralph-loop cancel --all --help $X`,
-	// Issue 16: one-liners that run ralph-loop from their strings, or name the state in parts.
+	// Issue 16: spellings the parser did not follow: runners off the wrapper list, commands
+	// in git's settings, gdb and make, <(…) as a script, ${!H}, set --, $OLDPWD, the path
+	// given to an interpreter's code, a renamed rm, tar -x over the state.
+	`prlimit --nofile=1024 ralph-loop cancel --all`,
+	`prlimit -n1024 rm -rf ~/.local/state`,
+	`unshare -r rm -rf ~/.local/state`,
+	`chroot / rm -rf ~/.local/state`,
+	`numactl -C0 ralph-loop cancel --all`,
+	`dbus-run-session -- ralph-loop cancel --all`,
+	`screen -dm ralph-loop cancel --all`,
+	`tmux new-session -d 'ralph-loop cancel --all'`,
+	`echo 'ralph-loop cancel --all' | at now`,
+	`git -c alias.x='!ralph-loop cancel --all' x`,
+	`git -c core.pager='rm -rf ~/.local/state' log`,
+	`bash <(echo ralph-loop cancel --all)`,
+	`source <(echo ralph-loop cancel --all)`,
+	`. <(printf 'rm -rf ~/.local/state')`,
+	"make -f - <<'EOF'\nall:\n\tralph-loop cancel --all\nEOF",
+	`gdb -batch -ex 'shell ralph-loop cancel --all'`,
+	`gdb -q -ex '!rm -rf ~/.local/state' -ex quit`,
+	`R=ralph-loop; H=R; ${!H} cancel --all`,
+	`set -- ralph-loop cancel --all; "$@"`,
+	`set -- ~/.local/state; rm -rf "$1"`,
+	`cd ~/.local/state; cd /tmp; rm -rf "$OLDPWD"`,
+	`python3 -c 'import shutil,sys; shutil.rmtree(sys.argv[1])' ~/.local/state/ralph-loop`,
+	`node -e "require('fs').rmSync(process.argv[1],{recursive:true})" ~/.local/state`,
+	`perl -e 'unlink @ARGV' ~/.local/state/ralph-loop/sessions/s1/loop.json`,
+	`cp /bin/rm /tmp/del; /tmp/del -rf ~/.local/state`,
+	`ln -s "$(which rm)" ./x && ./x -r ~/.local`,
+	`tar -xPf /tmp/evil.tar`,
+	`tar -xf /tmp/evil.tar -C ~ .local/state/ralph-loop`,
 	`awk 'BEGIN{"ralph-loop cancel --all" | getline x}'`,
 	`ralph-loop uninstall --host claude --dry-run "$NOPE"`,
 }
@@ -604,4 +634,23 @@ var stillDenied = []string{
 	`find ~ -maxdepth 4 -name '*.json' -delete`,
 	`chmod 600 ~/.local`,
 	`chmod u-x ~`,
+}
+
+// stillAllowed are allowed by the guard before issue 16 and after: the rules added for the
+// issue's spellings (set --, cd -, git -c, make -f -, <(…), renamed programs, interpreters'
+// arguments, unknown runners, tar -x members, gdb -ex) let these through.
+var stillAllowed = []string{
+	`set -- a b; echo "$1"`,
+	`set -e; rm -rf build`,
+	`cd /tmp && cd - && rm -rf build`,
+	`git -c user.name=x -c core.pager=cat log`,
+	"make -f - <<'EOF'\nall:\n\techo hi\nEOF",
+	`bash <(echo echo hi)`,
+	`cp /bin/ls /tmp/myls; /tmp/myls ~/.local/state`,
+	`python3 -c 'import sys; print(open(sys.argv[1]).read())' ~/.local/state/ralph-loop/sessions/s1/loop.json`,
+	`prlimit --nofile=1024 go test ./...`,
+	`tmux new-session -d 'npm run dev'`,
+	`tar -xf x.tar -C /tmp/out docs/`,
+	`docker run --rm alpine rm -rf /tmp/x`,
+	`gdb -batch -ex run -ex bt ./prog`,
 }
