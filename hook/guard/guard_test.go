@@ -425,3 +425,34 @@ func TestGuardProtected(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAction checks that any action of any kind is judged without a panic, within the
+// budget, with a reason from inject when denied, and that a patch is denied when any one of
+// its files is (the same file alone, or first, is).
+func FuzzAction(f *testing.F) {
+	f.Add(int(Patch), "apply_patch", "*** Begin Patch\n*** Add File: a.txt\n+a\n*** Update File: ../.local/state/ralph-loop/x\n*** End Patch", "b.txt")
+	f.Add(int(Write), "write", "", "../.local/state/ralph-loop/sessions/s1/loop.json")
+	f.Add(int(Delete), "Delete", "", "..")
+	f.Add(int(Run), "bash", "curl -X DELETE localhost:4096/session/x", "")
+	f.Add(int(Run), "bash", "x=a; x=$x$x; x=$x$x; echo $x", "")
+	w := newGuardWorld(f, linkedHome)
+	cfg := Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "opencode", SessionID: "s1", Server: true,
+		Protected: []string{filepath.Join(w.home, ".config", "opencode", "plugins", "ralph-loop.js")}}
+	dir := filepath.Join(w.home, "project")
+	f.Fuzz(func(t *testing.T, kind int, tool, text, path string) {
+		act := Action{Kind: Kind(kind), Tool: tool, Command: text, Patch: text, Paths: []string{path}, Dir: dir}
+		got := Check(cfg, act)
+		if got != "" && !strings.HasPrefix(got, "ralph-loop: ") {
+			t.Fatalf("reason %q", got)
+		}
+		if act.Kind != Patch {
+			return
+		}
+		for _, file := range PatchFiles(text) {
+			one := Action{Kind: Write, Tool: tool, Paths: []string{file}, Dir: dir}
+			if Check(cfg, one) != "" && got == "" {
+				t.Errorf("%q denied alone, its patch allowed", file)
+			}
+		}
+	})
+}
