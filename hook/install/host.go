@@ -298,7 +298,8 @@ func SystemMessage(text string) string {
 // HookFiles are the files through which the host runs ralph-loop's hooks, at every scope it
 // has (whether or not they exist yet: a new project settings file can turn hooks off too):
 // each scope's hooks settings file, and files of its own such as opencode's plugin, with
-// extra (files named relative to the user directory, such as Codex's config.toml). The
+// extra (files named relative to the user directory, such as Codex's config.toml, or
+// absolute). The
 // guard keeps the agent from changing them while a loop runs, on hosts that cannot ask
 // their hooks before a settings change takes effect.
 func (h *Host) HookFiles(getenv func(string) string, projectDir string, extra ...string) []string {
@@ -326,8 +327,11 @@ func (h *Host) HookFiles(getenv func(string) string, projectDir string, extra ..
 			}
 		}
 	}
-	if user != "" && filepath.IsAbs(user) {
-		for _, e := range extra {
+	for _, e := range extra {
+		switch {
+		case filepath.IsAbs(e):
+			files = append(files, e)
+		case user != "" && filepath.IsAbs(user):
 			files = append(files, filepath.Join(user, e))
 		}
 	}
