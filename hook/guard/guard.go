@@ -97,17 +97,13 @@ const maxRuns = 256
 // maxCwds bounds the working directories a command line may be in that the guard tracks.
 const maxCwds = 16
 
-// guard judges the tool calls of one session.
+// guard judges the tool calls of one session (see Config for its fields).
 type guard struct {
-	Config
-	stateDir string
-	home     string
-	// stateHome may be "".
-	stateHome string
-	// cli, sessionEnv, sessionID: see Config.
+	stateDir, home, stateHome  string
 	cli, sessionEnv, sessionID string
 	words                      inject.Host
 	server                     bool
+	serverPorts                []string
 
 	// states are the state directory as given and resolved.
 	states []string
@@ -120,8 +116,8 @@ type guard struct {
 }
 
 func newGuard(cfg Config) *guard {
-	g := &guard{Config: cfg, stateDir: filepath.Clean(cfg.StateDir), home: cfg.Home, stateHome: cfg.StateHome,
-		cli: cfg.CLI, sessionEnv: cfg.SessionEnv, sessionID: cfg.SessionID, words: cfg.Words, server: cfg.Server}
+	g := &guard{stateDir: filepath.Clean(cfg.StateDir), home: cfg.Home, stateHome: cfg.StateHome, cli: cfg.CLI,
+		sessionEnv: cfg.SessionEnv, sessionID: cfg.SessionID, words: cfg.Words, server: cfg.Server, serverPorts: cfg.ServerPorts}
 	g.states = []string{g.stateDir}
 	if r := resolve(g.stateDir); r != g.stateDir {
 		g.states = append(g.states, r)
@@ -411,7 +407,7 @@ func (g *guard) isState(dir string) bool {
 // guard recognises without parsing it: for commands it cannot read.
 func (g *guard) mentions(text string) bool {
 	words := []string{"ralph-loop", ".local/state", "XDG_STATE_HOME"}
-	words = append(words, g.states...)
+	words = append(words, g.kept...)
 	if g.sessionEnv != "" {
 		words = append(words, g.sessionEnv)
 	}

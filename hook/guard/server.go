@@ -48,7 +48,7 @@ func (g *guard) isServerPort(port string) bool {
 	if port == defaultServerPort {
 		return true
 	}
-	for _, p := range g.ServerPorts {
+	for _, p := range g.serverPorts {
 		if p == port {
 			return true
 		}
