@@ -113,6 +113,8 @@ type guard struct {
 	resolved map[string]string
 	// hit is the protected path a call was last found to touch (see note).
 	hit string
+	// lookups counts the file system lookups of one check, for its budget.
+	lookups int
 }
 
 func newGuard(cfg Config) *guard {
@@ -143,7 +145,7 @@ func Check(cfg Config, act Action) string {
 
 // check returns why a tool call must be denied, or "".
 func (g *guard) check(act Action) string {
-	g.hit = ""
+	g.hit, g.lookups = "", 0
 	switch act.Kind {
 	case Write, Delete, Patch:
 		paths := act.Paths
@@ -318,7 +320,9 @@ func (g *guard) resolve(p string) string {
 	}
 	r, ok := g.resolved[p]
 	if !ok {
-		r = resolve(p)
+		var n int
+		r, n = resolveN(p)
+		g.lookups += n
 		g.resolved[p] = r
 	}
 	return r
@@ -327,10 +331,17 @@ func (g *guard) resolve(p string) string {
 // resolve follows symbolic links in the longest existing part of path; the rest is joined
 // on as written.
 func resolve(path string) string {
-	dir, rest := path, ""
-	for i := 0; i < 256; i++ {
+	r, _ := resolveN(path)
+	return r
+}
+
+// resolveN is resolve, with the number of file system lookups it made (for the budget).
+func resolveN(path string) (string, int) {
+	dir, rest, n := path, "", 0
+	for n < 256 {
+		n++
 		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
+			return filepath.Join(r, rest), n
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -339,7 +350,7 @@ func resolve(path string) string {
 		rest = filepath.Join(filepath.Base(dir), rest)
 		dir = parent
 	}
-	return filepath.Clean(path)
+	return filepath.Clean(path), n
 }
 
 // resolvePattern resolves the part of a pattern before its first glob character.

@@ -340,9 +340,37 @@ func TestGuardBudget(t *testing.T) {
 	if got := judge(w.bash(long)); !strings.Contains(got, "too complex") {
 		t.Errorf("a %d-byte command = %q, want denied as too complex", len(long), got)
 	}
+	var paths strings.Builder
+	paths.WriteString("rm -f")
+	for i := 0; i < 9000; i++ {
+		fmt.Fprintf(&paths, " /no/such/dir%d/a/b/c/d/e/f/g/h", i)
+	}
+	if got := judge(w.bash(paths.String())); !strings.Contains(got, "too complex") {
+		t.Errorf("9000 paths to resolve = %q, want denied as too complex", got)
+	}
 	many := strings.Repeat("echo a b c d e f g h; ", maxSteps/8)
 	if got := judge(w.bash(many)); !strings.Contains(got, "too complex") {
 		t.Errorf("%d commands = %q, want denied as too complex", maxSteps/8, got)
+	}
+}
+
+// BenchmarkGuardLarge measures the guard on large commands at its budget: many paths to
+// resolve, many commands, many directories.
+func BenchmarkGuardLarge(b *testing.B) {
+	w := newGuardWorld(b, linkedHome)
+	judge := testJudge(w.state, w.home, w.stateHome)
+	var paths strings.Builder
+	paths.WriteString("rm -f")
+	for i := 0; i < 9000; i++ {
+		fmt.Fprintf(&paths, " /no/such/dir%d/a/b/c/d/e/f/g/h", i)
+	}
+	cmds := []string{paths.String(), strings.Repeat("echo a b c d e f g h; ", 2400), strings.Repeat("cd /tmp/x$RANDOM/y; ", 3000) + "rm -rf *"}
+	for _, c := range cmds {
+		b.Run(fmt.Sprint(len(c)), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				judge(w.bash(c))
+			}
+		})
 	}
 }
 

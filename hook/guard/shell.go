@@ -30,8 +30,8 @@ const (
 	maxCommand = 1 << 20
 	// maxExpand bounds the bytes of words the guard expands for one tool call.
 	maxExpand = 4 << 20
-	// maxSteps bounds the words expanded, commands judged and paths compared for one tool
-	// call.
+	// maxSteps bounds the words expanded, commands judged, paths compared and file system
+	// lookups made for one tool call.
 	maxSteps = 20000
 )
 
@@ -88,7 +88,7 @@ type shell struct {
 // step counts one unit of work; past the budget the call is denied as too complex.
 func (s *shell) step() bool {
 	s.steps++
-	if s.steps > maxSteps {
+	if s.steps+s.g.lookups > maxSteps {
 		s.tooComplex()
 	}
 	return !s.over
