@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/hook/check"
+	"github.com/ralph-loop/ralph-loop/hook/guard"
 	"github.com/ralph-loop/ralph-loop/hook/proc"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
@@ -856,19 +857,11 @@ func (e *engine) toolCheck() Reply {
 	if l == nil {
 		return orEmpty(out)
 	}
-	in := Input{ToolName: e.ev.ToolName, Cwd: e.ev.Cwd}
-	switch e.ev.ToolKind {
-	case ShellTool:
-		in.ToolName, in.Command = "Bash", e.ev.Command
-	case WriteTool:
-		in.ToolName, in.FilePath = "Write", e.ev.FilePath
-	default:
+	act := e.action()
+	if act.Kind == guard.None {
 		return Reply{}
 	}
-	g := newGuard(e.env.Store.Dir(), e.env.Getenv("HOME"), e.env.Getenv("XDG_STATE_HOME"))
-	g.cli, g.sessionEnv, g.sessionID, g.words = e.facts.CLI, e.facts.SessionEnv, e.ev.SessionID, e.facts.Words
-	g.server = e.facts.Server
-	reason := g.check(in)
+	reason := guard.Check(e.guardConfig(), act)
 	if reason == "" {
 		return Reply{}
 	}
@@ -888,6 +881,57 @@ func (e *engine) toolCheck() Reply {
 		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
 	}
 	return Reply{Deny: true, DenyReason: reason}
+}
+
+// action is what the tool call does, as the host's adapter told it.
+func (e *engine) action() guard.Action {
+	dir := e.ev.Cwd
+	if e.ev.ToolDir != "" {
+		dir = e.ev.ToolDir
+		if !filepath.IsAbs(dir) && e.ev.Cwd != "" {
+			dir = filepath.Join(e.ev.Cwd, dir)
+		}
+	}
+	act := guard.Action{Kind: e.ev.ToolKind, Tool: e.ev.ToolName, Dir: dir}
+	switch act.Kind {
+	case ShellTool:
+		act.Command = e.ev.Command
+	case WriteTool, DeleteTool, PatchTool:
+		if e.ev.FilePath != "" {
+			act.Paths = append(act.Paths, e.ev.FilePath)
+		}
+		act.Patch = e.ev.Patch
+	}
+	return act
+}
+
+// guardConfig is what the guard knows of this session.
+func (e *engine) guardConfig() guard.Config {
+	return guard.Config{
+		StateDir:    e.env.Store.Dir(),
+		Home:        e.env.Getenv("HOME"),
+		StateHome:   e.env.Getenv("XDG_STATE_HOME"),
+		CLI:         e.facts.CLI,
+		SessionEnv:  e.facts.SessionEnv,
+		SessionID:   e.ev.SessionID,
+		Server:      e.facts.Server,
+		ServerPorts: e.facts.ServerPorts,
+		Words:       e.facts.Words,
+		Protected:   e.protected(),
+	}
+}
+
+// protected are the paths kept like the state directory: ralph-loop's keep of the loop's
+// state, and the host's hook files.
+func (e *engine) protected() []string {
+	var p []string
+	if k := e.env.Store.KeepDir(); k != "" {
+		p = append(p, k)
+	}
+	if e.facts.HookFiles != nil {
+		p = append(p, e.facts.HookFiles()...)
+	}
+	return p
 }
 
 func firstLine(s string, n int) string {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook/guard"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -64,17 +65,21 @@ const (
 	ConfigChange
 )
 
-// ToolKind says what a tool call can do, for the guard.
-type ToolKind int
+// ToolKind says what a tool call does, for the guard (see package guard).
+type ToolKind = guard.Kind
 
 // Tool kinds.
 const (
 	// OtherTool is a tool the guard does not look at (reads, searches, web).
-	OtherTool ToolKind = iota
-	// ShellTool runs Event.Command in a shell.
-	ShellTool
+	OtherTool = guard.None
+	// ShellTool runs Event.Command in a shell, in Event.ToolDir (or Event.Cwd).
+	ShellTool = guard.Run
 	// WriteTool writes the file at Event.FilePath.
-	WriteTool
+	WriteTool = guard.Write
+	// DeleteTool deletes the file at Event.FilePath.
+	DeleteTool = guard.Delete
+	// PatchTool applies the patch Event.Patch (apply_patch's form) to the files it names.
+	PatchTool = guard.Patch
 )
 
 // Event is one hook event, as the engine sees it.
@@ -124,7 +129,12 @@ type Event struct {
 	ToolUseID string
 	ToolKind  ToolKind
 	Command   string // ShellTool
-	FilePath  string // WriteTool
+	FilePath  string // WriteTool, DeleteTool
+	// Patch is the patch (PatchTool), whose files are judged each.
+	Patch string
+	// ToolDir is the directory the tool call runs in, when the host gives one apart from
+	// the session's (Cursor's working_directory); relative paths are taken from it.
+	ToolDir string
 	// Rejected: the host refused the call before it ran (an unknown tool); it is no work.
 	Rejected bool
 
@@ -207,6 +217,13 @@ type Facts struct {
 	// TUI's own), reachable from the agent's shell; the guard denies requests that drive a
 	// session.
 	Server bool
+	// ServerPorts are the ports the host's server may listen on besides its usual one, as
+	// the hook's environment tells them (opencode's plugin passes its server's URL).
+	ServerPorts []string
+	// HookFiles, for a host without ConfigChange, returns the files through which the host
+	// runs ralph-loop's hooks: the guard keeps the agent from changing them while a loop runs
+	// (nil: none). Only called for a tool check of an active loop.
+	HookFiles func() []string
 	// Hooked, for a host that asks its hooks before a settings change takes effect
 	// (ConfigChange), reports whether the host, with its settings files as they now are on
 	// disk, still runs ralph-loop's hooks, and if not, why (nil: no such event).

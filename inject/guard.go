@@ -32,12 +32,12 @@ func GuardResume(cli string, h Host) string {
 		"the loop. Keep working on the task.", cli, h.cancel())
 }
 
-// GuardServer denies a request to the host's server that drives the loop's session (or
-// names it).
+// GuardServer denies a request to the host's server that drives, aborts or deletes a
+// session, or drives its TUI.
 func GuardServer(cli string, h Host) string {
-	return fmt.Sprintf("ralph-loop: sending %s's server a prompt or a command for a session, or naming this session to it, is "+
-		"denied while the loop is active: it would hand this session a prompt the user never typed (such as %s), and only the "+
-		"user can end the loop. Keep working on the task.", cli, h.cancel())
+	return fmt.Sprintf("ralph-loop: sending %s's server a prompt or a command for a session, or aborting or deleting a "+
+		"session through it, is denied while the loop is active: it could hand this session a prompt the user never typed "+
+		"(such as %s) or end it, and only the user can end the loop. Keep working on the task.", cli, h.cancel())
 }
 
 // GuardKill denies ending the host's process, which would end the session and its loop.
@@ -52,4 +52,18 @@ func GuardUnsure(h Host) string {
 	return fmt.Sprintf("ralph-loop: this command could not be read with certainty and it names ralph-loop, its state or "+
 		"this session, so it is denied while the loop is active (only the user ends the loop: %s). If it only reads, "+
 		"write it more simply; otherwise keep working on the task.", h.cancel())
+}
+
+// GuardTooComplex denies a command the guard could not finish reading within its budget.
+func GuardTooComplex(h Host) string {
+	return fmt.Sprintf("ralph-loop: this command is too complex to check; split the command into simpler ones (while the "+
+		"loop is active, every command is checked; only the user ends the loop: %s).", h.cancel())
+}
+
+// GuardProtected denies changing a path kept for the loop besides its state directory:
+// ralph-loop's keep of the loop's state, or the host's hook configuration.
+func GuardProtected(path, dir string, h Host) string {
+	return fmt.Sprintf("ralph-loop: %s keeps this loop going (with its state in %s): changing, moving or deleting it, or a "+
+		"directory above it, is denied while the loop is active. Keep working on the task; only the user can end the loop "+
+		"(%s). Reading it is allowed.", path, dir, h.cancel())
 }

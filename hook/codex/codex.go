@@ -73,7 +73,8 @@ const DefaultTimeout = 600
 func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	project := ProjectDir(cwd)
 	return hook.Facts{
-		Words: Words,
+		HookFiles: func() []string { return Installer.HookFiles(getenv, project, "config.toml") },
+		Words:     Words,
 		StopTimeout: func() time.Duration {
 			if d, ok := Installer.HookTimeout("Stop", project, getenv); ok {
 				return d
@@ -195,7 +196,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
 	case "PreToolUse":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
-		ev.ToolKind, ev.Command, ev.FilePath = toolKind(in.ToolName, in.Command)
+		ev.ToolKind, ev.Command, ev.Patch = toolKind(in.ToolName, in.Command)
 	case "SessionStart":
 		ev.Kind, ev.Source = hook.SessionStart, in.Source
 	}
@@ -206,33 +207,17 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 // exec_command in 0.169.0; the others are its older and internal names).
 var shellTools = map[string]bool{"Bash": true, "exec_command": true, "shell": true, "local_shell": true, "shell_command": true}
 
-// toolKind says what a tool call about to run can do. apply_patch edits files: the guard is
-// given the first file its patch names (it reads tool calls as written, not as a sandbox).
-func toolKind(name, command string) (hook.ToolKind, string, string) {
+// toolKind says what a tool call about to run does, with its command or its patch.
+// apply_patch's tool_input.command is the patch: every file it names is judged. (The shell
+// can run apply_patch too: the guard reads that as a patch.)
+func toolKind(name, command string) (kind hook.ToolKind, cmd, patch string) {
 	switch {
 	case shellTools[name]:
 		return hook.ShellTool, command, ""
 	case name == "apply_patch" || name == "Write" || name == "Edit":
-		if p := PatchFiles(command); len(p) > 0 {
-			return hook.WriteTool, "", p[0]
-		}
+		return hook.PatchTool, "", command
 	}
 	return hook.OtherTool, "", ""
-}
-
-// PatchFiles returns the files an apply_patch patch adds, updates, deletes or moves to, in
-// order.
-func PatchFiles(patch string) []string {
-	var files []string
-	for _, line := range strings.Split(patch, "\n") {
-		line = strings.TrimRight(line, "\r")
-		for _, p := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-			if f, ok := strings.CutPrefix(line, p); ok && strings.TrimSpace(f) != "" {
-				files = append(files, strings.TrimSpace(f))
-			}
-		}
-	}
-	return files
 }
 
 // Unsigil turns a loop command typed as a skill mention ($ralph-loop, $ulw-loop,

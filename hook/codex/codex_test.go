@@ -100,6 +100,11 @@ func TestDecodeEvents(t *testing.T) {
 		{"PostToolUse.Bash.json", hook.Event{Kind: hook.ToolUsed, ToolName: "Bash", ToolUseID: "call_fake_1"}},
 		{"PreToolUse.Bash.json", hook.Event{Kind: hook.ToolCheck, ToolName: "Bash", ToolUseID: "call_fake_1", ToolKind: hook.ShellTool, Command: "echo 1 >> progress.txt"}},
 		{"SessionStart.json", hook.Event{Kind: hook.SessionStart, Source: "startup"}},
+		// Codex 0.169.0 offering apply_patch (model gpt-5.5): the tool, and the shell running it.
+		{"PreToolUse.apply_patch.json", hook.Event{Kind: hook.ToolCheck, ToolName: "apply_patch", ToolUseID: "call_fake_1", ToolKind: hook.PatchTool,
+			Patch: "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: /WORK/probe/state/ralph-loop/sessions/planted/loop.json\n+{}\n*** End Patch\n"}},
+		{"PreToolUse.Bash.apply_patch.json", hook.Event{Kind: hook.ToolCheck, ToolName: "Bash", ToolUseID: "call_fake_2", ToolKind: hook.ShellTool,
+			Command: "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: /WORK/probe/state/ralph-loop/sessions/planted/loop.json\n+{}\n*** End Patch\nEOF"}},
 	} {
 		data, err := os.ReadFile(filepath.Join("../../testdata/codex", c.file))
 		if err != nil {
@@ -153,16 +158,11 @@ func TestUnsigil(t *testing.T) {
 	}
 }
 
-func TestPatchFiles(t *testing.T) {
+func TestToolKindPatch(t *testing.T) {
 	patch := "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: dir/b.go\n*** Move to: dir/c.go\n@@\n-a\n+b\n*** Delete File: d\n*** End Patch"
-	got := PatchFiles(patch)
-	want := []string{"a.txt", "dir/b.go", "dir/c.go", "d"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	kind, cmd, path := toolKind("apply_patch", patch)
-	if kind != hook.WriteTool || cmd != "" || path != "a.txt" {
-		t.Errorf("apply_patch: %v %q %q", kind, cmd, path)
+	kind, cmd, p := toolKind("apply_patch", patch)
+	if kind != hook.PatchTool || cmd != "" || p != patch {
+		t.Errorf("apply_patch: %v %q %q", kind, cmd, p)
 	}
 }
 

@@ -64,6 +64,7 @@ var Words = inject.Host{
 // Facts states Copilot CLI's facts for an event.
 func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	return hook.Facts{
+		HookFiles:      func() []string { return Installer.HookFiles(getenv, cwd, "config.json") },
 		Words:          Words,
 		BlockCap:       BlockCap,
 		CapCountsTools: true,
@@ -125,6 +126,42 @@ const shellTool = "bash"
 
 var writeTools = map[string]bool{"create": true, "edit": true}
 
+// editorTool writes toolArgs.path unless its toolArgs.command is "view"; patchTool applies a
+// patch in apply_patch's form, which Copilot CLI hands over as toolArgs itself, a string
+// (the tool's input is free text), not an object.
+const (
+	editorTool = "str_replace_editor"
+	patchTool  = "apply_patch"
+)
+
+// patchArgs is apply_patch's patch: toolArgs as a string, or the first string field of
+// toolArgs as an object (input, patch), or a string that holds such an object.
+func patchArgs(raw []byte) string {
+	var v struct {
+		ToolArgs json.RawMessage `json:"toolArgs"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	var str string
+	if json.Unmarshal(v.ToolArgs, &str) == nil {
+		if !strings.HasPrefix(strings.TrimSpace(str), "{") {
+			return str
+		}
+		v.ToolArgs = json.RawMessage(str)
+	}
+	var obj map[string]any
+	if json.Unmarshal(v.ToolArgs, &obj) != nil {
+		return str
+	}
+	for _, k := range []string{"input", "patch", "patchText", "command"} {
+		if p, ok := obj[k].(string); ok && p != "" {
+			return p
+		}
+	}
+	return str
+}
+
 // Decode reads one Copilot CLI hook event, telling the event by its fields.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
 	raw, err := io.ReadAll(io.LimitReader(r, 64<<20))
@@ -156,6 +193,11 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
 		case writeTools[in.ToolName]:
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.Path
+		case in.ToolName == editorTool && in.Command != "view":
+			// str_replace_editor: create, str_replace, insert, undo_edit at toolArgs.path.
+			ev.ToolKind, ev.FilePath = hook.WriteTool, in.Path
+		case in.ToolName == patchTool:
+			ev.ToolKind, ev.Patch = hook.PatchTool, patchArgs(raw)
 		}
 	case has["prompt"]:
 		ev.Name = "userPromptSubmitted"

@@ -219,3 +219,35 @@ func TestDecodeCaptures(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeToolKinds: what Copilot CLI's tools do (synthetic payloads in the shape of
+// preToolUse.json): apply_patch's toolArgs is the patch itself, a string;
+// str_replace_editor writes its path unless it views.
+func TestDecodeToolKinds(t *testing.T) {
+	patch := "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch"
+	for _, c := range []struct {
+		tool string
+		args any
+		want hook.Event
+	}{
+		{"apply_patch", patch, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
+		{"apply_patch", map[string]any{"input": patch}, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
+		{"apply_patch", `{"input":` + strconvQuote(patch) + `}`, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
+		{"str_replace_editor", map[string]any{"command": "create", "path": "/w/x", "file_text": "x"}, hook.Event{ToolKind: hook.WriteTool, FilePath: "/w/x"}},
+		{"str_replace_editor", map[string]any{"command": "str_replace", "path": "/w/x"}, hook.Event{ToolKind: hook.WriteTool, FilePath: "/w/x"}},
+		{"str_replace_editor", map[string]any{"command": "view", "path": "/w/x"}, hook.Event{}},
+		{"bash", map[string]any{"command": "ls"}, hook.Event{ToolKind: hook.ShellTool, Command: "ls"}},
+	} {
+		in, _ := json.Marshal(map[string]any{"sessionId": "s1", "timestamp": 1, "cwd": "/w", "toolName": c.tool, "toolArgs": c.args})
+		ev, err := Host{}.Decode(bytes.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind != hook.ToolCheck || ev.ToolKind != c.want.ToolKind || ev.Patch != c.want.Patch || ev.Command != c.want.Command ||
+			ev.FilePath != c.want.FilePath {
+			t.Errorf("%s %v: got %+v", c.tool, c.args, ev)
+		}
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -183,9 +183,13 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
 		switch {
 		case in.ToolName == shellTool:
-			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
+			// The command runs in tool_input.working_directory when it gives one.
+			ev.ToolKind, ev.Command, ev.ToolDir = hook.ShellTool, in.Command, in.WorkingDir
 		case writeTools[in.ToolName]:
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
+			if in.ToolName == "Delete" {
+				ev.ToolKind = hook.DeleteTool
+			}
 			if ev.FilePath == "" {
 				ev.FilePath = in.Path
 			}

@@ -374,6 +374,17 @@ func TestGuard(t *testing.T) {
 	if !strings.Contains(out, `"permission":"deny"`) {
 		t.Errorf("deleting the loop's state: %q", out)
 	}
+	// Issue 16: the command runs in tool_input.working_directory, not the event's cwd; Delete
+	// of a directory above the state deletes the state.
+	out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Shell", "cwd": filepath.Join(s.dir, "project"),
+		"tool_input": map[string]any{"command": "rm -rf ralph-loop", "working_directory": filepath.Join(s.dir, "state")}, "tool_use_id": "t11"})
+	if !strings.Contains(out, `"permission":"deny"`) {
+		t.Errorf("a command in the state's parent (working_directory): %q", out)
+	}
+	out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Delete", "tool_input": map[string]any{"file_path": filepath.Join(s.dir, "state")}, "tool_use_id": "t12"})
+	if !strings.Contains(out, `"permission":"deny"`) || !strings.Contains(out, "Delete of a file") {
+		t.Errorf("deleting the directory above the state: %q", out)
+	}
 	// The denied call is no work when Cursor reports it failed.
 	s.handle("postToolUseFailure", map[string]any{"tool_name": "Shell", "tool_use_id": "t9", "failure_type": "permission_denied"})
 	s.said("<promise>DONE</promise>")

@@ -27,6 +27,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		project = getenv("CURSOR_PROJECT_DIR")
 	}
 	return hook.Facts{
+		HookFiles:      func() []string { return Installer.HookFiles(getenv, project) },
 		Words:          Words,
 		BlockCap:       LoopLimit(getenv, project),
 		CapCountsTools: true,

@@ -60,6 +60,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		project = cwd
 	}
 	return hook.Facts{
+		HookFiles:   func() []string { return Installer.HookFiles(getenv, project, trustedFoldersFile(getenv, "")) },
 		Words:       Words,
 		BlockCap:    0, // an always-blocking hook ran 2,273 continuations
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
@@ -92,9 +93,10 @@ type Input struct {
 	ToolName       string
 	Source         string // SessionStart
 	Reason         string // SessionEnd
-	// From tool_input: the shell tool's command, the file tools' path.
-	Command, FilePath string
-	Key               string
+	// From tool_input: the shell tool's command and directory (dir_path, relative to the
+	// workspace), the file tools' path.
+	Command, Dir, FilePath string
+	Key                    string
 }
 
 func spec(in *Input) *wire.Spec {
@@ -112,6 +114,7 @@ func spec(in *Input) *wire.Spec {
 		Bools: map[string]*bool{"stop_hook_active": &in.StopHookActive},
 		Objects: map[string]*wire.Spec{"tool_input": {Loose: map[string]*string{
 			"command":   &in.Command,
+			"dir_path":  &in.Dir,
 			"file_path": &in.FilePath,
 		}}},
 	}
@@ -158,7 +161,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.ToolName = hook.ToolCheck, in.ToolName
 		switch in.ToolName {
 		case ShellTool:
-			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
+			ev.ToolKind, ev.Command, ev.ToolDir = hook.ShellTool, in.Command, in.Dir
 		case WriteTool, EditTool:
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		}

@@ -343,3 +343,13 @@ func TestEncode(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeShellDir: run_shell_command's dir_path is where the command runs (a synthetic
+// payload in the shape of BeforeTool.run_shell_command.json).
+func TestDecodeShellDir(t *testing.T) {
+	in := `{"session_id":"s","cwd":"/w","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"rm -rf ralph-loop","dir_path":"../state"}}`
+	ev, err := Host{}.Decode(strings.NewReader(in))
+	if err != nil || ev.ToolKind != hook.ShellTool || ev.Command != "rm -rf ralph-loop" || ev.ToolDir != "../state" {
+		t.Errorf("got %+v, %v", ev, err)
+	}
+}

@@ -294,3 +294,46 @@ func SystemMessage(text string) string {
 	b, _ := json.Marshal(map[string]string{"systemMessage": text}) // a string: never fails
 	return string(b)
 }
+
+// HookFiles are the files through which the host runs ralph-loop's hooks, at every scope it
+// has (whether or not they exist yet: a new project settings file can turn hooks off too):
+// each scope's hooks settings file, and files of its own such as opencode's plugin, with
+// extra (files named relative to the user directory, such as Codex's config.toml, or
+// absolute). The
+// guard keeps the agent from changing them while a loop runs, on hosts that cannot ask
+// their hooks before a settings change takes effect.
+func (h *Host) HookFiles(getenv func(string) string, projectDir string, extra ...string) []string {
+	user := ""
+	if h.UserDir != nil {
+		if d, err := h.UserDir(getenv); err == nil {
+			user = d
+		}
+	}
+	var files []string
+	for _, s := range h.Scopes {
+		base := user
+		if s.Base == ProjectBase {
+			base = projectDir
+		}
+		if base == "" || !filepath.IsAbs(base) {
+			continue
+		}
+		if s.Settings != "" {
+			files = append(files, filepath.Join(base, s.Settings))
+		}
+		if h.Files != nil {
+			for _, f := range h.Files(CommandSpec{Host: h, Scope: s.Name, Portable: s.Shared}) {
+				files = append(files, filepath.Join(base, s.CommandsDir, f.Name))
+			}
+		}
+	}
+	for _, e := range extra {
+		switch {
+		case filepath.IsAbs(e):
+			files = append(files, e)
+		case user != "" && filepath.IsAbs(user):
+			files = append(files, filepath.Join(user, e))
+		}
+	}
+	return files
+}

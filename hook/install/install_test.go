@@ -1,6 +1,7 @@
 package install
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,4 +152,22 @@ func describe(p *Plan) string {
 		b.WriteString("\n" + c.Describe())
 	}
 	return b.String()
+}
+
+// TestHookFiles: the files through which a host runs the hooks, at every scope, for the
+// guard; extra files are relative to the user directory or absolute.
+func TestHookFiles(t *testing.T) {
+	h := &Host{Name: "h", UserDir: func(getenv func(string) string) (string, error) { return HomeDir(getenv, ".h") },
+		Scopes: []Scope{{Name: ScopeUser, Base: UserBase, Settings: "settings.json", CommandsDir: "cmds"},
+			{Name: ScopeProject, Base: ProjectBase, Settings: ".h/settings.json", CommandsDir: ".h"}},
+		Files: func(c CommandSpec) []File { return []File{{Name: "plugins/p.js"}} }}
+	getenv := func(k string) string { return map[string]string{"HOME": "/home/u"}[k] }
+	got := fmt.Sprint(h.HookFiles(getenv, "/p", "config.toml", "/etc/h.json"))
+	want := "[/home/u/.h/settings.json /home/u/.h/cmds/plugins/p.js /p/.h/settings.json /p/.h/plugins/p.js /home/u/.h/config.toml /etc/h.json]"
+	if got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	if got := fmt.Sprint(h.HookFiles(getenv, "")); !strings.HasPrefix(got, "[/home/u/.h/settings.json") || strings.Contains(got, "/p/") {
+		t.Errorf("no project: %s", got)
+	}
 }

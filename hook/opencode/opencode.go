@@ -32,6 +32,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
@@ -63,14 +64,29 @@ var Words = inject.Host{
 
 // Facts states opencode's facts. It has no cap on continuations and no transcript the
 // engine reads (the plugin hands over the iteration's text).
-func (Host) Facts(_ func(string) string, cwd string) hook.Facts {
+func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	return hook.Facts{
+		ServerPorts: serverPorts(getenv(ServerEnv)),
+		HookFiles:   func() []string { return Installer.HookFiles(getenv, cwd) },
 		Words:       Words,
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,
 		CLI:         "opencode",
 		Server:      true,
 	}
+}
+
+// ServerEnv holds the URL of opencode's server as the plugin sees it (its serverUrl), so
+// that the guard knows the port requests to it go to.
+const ServerEnv = "RALPH_LOOP_OPENCODE_SERVER"
+
+// serverPorts is the port of the server's URL (none when it is not one).
+func serverPorts(u string) []string {
+	p, err := url.Parse(u)
+	if err != nil || p.Port() == "" {
+		return nil
+	}
+	return []string{p.Port()}
 }
 
 // Hooks, as the plugin names the events it passes on.
@@ -87,7 +103,11 @@ const (
 )
 
 // writeTools are opencode's tools that write the file at args.filePath.
-var writeTools = map[string]bool{"write": true, "edit": true, "multiedit": true, "patch": true}
+var writeTools = map[string]bool{"write": true, "edit": true, "multiedit": true}
+
+// patchTools apply args.patchText, a patch in apply_patch's form (opencode 1.18: apply_patch
+// for the models that take it, patch in older versions).
+var patchTools = map[string]bool{"apply_patch": true, "patch": true}
 
 // input is one event as the plugin sends it.
 type input struct {
@@ -147,13 +167,17 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	case hookToolBefore:
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.Tool, in.CallID
 		var a struct {
-			Command  string `json:"command"`
-			FilePath string `json:"filePath"`
+			Command   string `json:"command"`
+			FilePath  string `json:"filePath"`
+			PatchText string `json:"patchText"`
+			Workdir   string `json:"workdir"`
 		}
 		_ = json.Unmarshal(in.Args, &a) // the tools' arguments vary: what does not fit is left empty
 		switch {
 		case in.Tool == shellTool:
-			ev.ToolKind, ev.Command = hook.ShellTool, a.Command
+			ev.ToolKind, ev.Command, ev.ToolDir = hook.ShellTool, a.Command, a.Workdir
+		case patchTools[in.Tool]:
+			ev.ToolKind, ev.Patch, ev.FilePath = hook.PatchTool, a.PatchText, a.FilePath
 		case writeTools[in.Tool]:
 			ev.ToolKind, ev.FilePath = hook.WriteTool, a.FilePath
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,6 +190,43 @@ func TestPluginSyntax(t *testing.T) {
 		}
 		if out, err := exec.Command(node, "--check", path).CombinedOutput(); err != nil {
 			t.Errorf("%s: node --check: %v\n%s", tt.scope, err, out)
+		}
+	}
+}
+
+// TestDecodeToolKinds: what opencode's tools do, from their arguments (synthetic payloads in
+// the shape of tool.execute.before.json; opencode 1.18's apply_patch takes patchText, bash a
+// workdir).
+func TestDecodeToolKinds(t *testing.T) {
+	patch := "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch"
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want hook.Event
+	}{
+		{"apply_patch", map[string]any{"patchText": patch}, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
+		{"patch", map[string]any{"patchText": patch}, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
+		{"bash", map[string]any{"command": "ls", "workdir": "/w/sub"}, hook.Event{ToolKind: hook.ShellTool, Command: "ls", ToolDir: "/w/sub"}},
+		{"write", map[string]any{"filePath": "/w/x", "content": "x"}, hook.Event{ToolKind: hook.WriteTool, FilePath: "/w/x"}},
+		{"read", map[string]any{"filePath": "/w/x"}, hook.Event{}},
+	} {
+		in, _ := json.Marshal(map[string]any{"hook": "tool.execute.before", "sessionID": "ses_1", "directory": "/w", "tool": c.tool,
+			"callID": "call_1", "args": c.args})
+		ev, err := Host{}.Decode(bytes.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.ToolKind != c.want.ToolKind || ev.Patch != c.want.Patch || ev.Command != c.want.Command || ev.ToolDir != c.want.ToolDir ||
+			ev.FilePath != c.want.FilePath || ev.ToolName != c.tool {
+			t.Errorf("%s: got %+v", c.tool, ev)
+		}
+	}
+}
+
+func TestServerPorts(t *testing.T) {
+	for u, want := range map[string]string{"http://127.0.0.1:41234/": "[41234]", "http://localhost:4096": "[4096]", "": "[]", "http://x/": "[]"} {
+		if got := fmt.Sprint(serverPorts(u)); got != want {
+			t.Errorf("serverPorts(%q) = %s, want %s", u, got, want)
 		}
 	}
 }

@@ -16,7 +16,11 @@ const TOAST_MS = 4000
 const argv = process.argv.slice(2)
 const RUN = argv.find((a) => !a.startsWith("-")) === "run" && !argv.some((a) => a === "--attach" || a.startsWith("--attach="))
 
-export const RalphLoop = async ({ client, directory }) => {
+export const RalphLoop = async (ctx) => {
+  const { client, directory } = ctx
+  // The server's URL, for the guard's rule on requests to it (read when asked: it is known
+  // once the server listens).
+  const serverUrl = () => { try { return String(ctx.serverUrl ?? "") } catch { return "" } }
   // A user copy and a project copy of this plugin may both be loaded: the user's acts.
   const loaded = (globalThis.__ralphLoopPlugin ??= {})
   const here = (loaded[directory] ??= {})
@@ -50,7 +54,9 @@ export const RalphLoop = async ({ client, directory }) => {
       const finish = (reply) => { if (!done) { done = true; resolve(reply) } }
       let child
       try {
-        child = spawn(BINARY, ["hook", "--host", "opencode"], { cwd: directory, stdio: ["pipe", "pipe", "pipe"] })
+        child = spawn(BINARY, ["hook", "--host", "opencode"], {
+          cwd: directory, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, RALPH_LOOP_OPENCODE_SERVER: serverUrl() },
+        })
       } catch (e) {
         return finish({ error: String(e) })
       }

@@ -66,6 +66,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	w := Words
 	w.CapSetting = from
 	return hook.Facts{
+		HookFiles:      func() []string { return Installer.HookFiles(getenv, project) },
 		Words:          w,
 		BlockCap:       limit - 1, // the blocks Qwen Code lets through
 		CapCountsTools: true,

@@ -78,6 +78,17 @@ trust_level = "trusted"
 	return e, nil
 }
 
+// UseModel makes Codex ask the fake for model (its catalog entry says which tools Codex
+// offers: gpt-5.5 gets the apply_patch tool).
+func (e *Env) UseModel(model string) error {
+	path := filepath.Join(e.CodexHome, "config.toml")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(strings.Replace(string(b), `model = "fake-model"`, fmt.Sprintf("model = %q", model), 1)), 0o644)
+}
+
 // environ is the environment of codex and ralph-loop: the caller's, less anything that
 // could reach a real account or another Codex, plus the offline settings.
 func (e *Env) environ() []string {

@@ -339,3 +339,49 @@ func TestUninstall(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardApplyPatch: the agent's apply_patch at the loop's state, through Codex's
+// apply_patch tool (a patch whose first file is the project's, its second in the state
+// directory) and through the shell (apply_patch reading a here-document), is denied; the
+// state is untouched, the loop stays ACTIVE and the next stop is blocked.
+func TestGuardApplyPatch(t *testing.T) {
+	env := newEnv(t, Script{})
+	if err := env.UseModel("gpt-5.5"); err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(env.State, "ralph-loop", "sessions", "planted", "loop.json")
+	patch := "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: " + planted + "\n+{}\n*** End Patch\n"
+	env.Fake.Script(Script{Turns: []Turn{
+		Patch(patch),
+		Shell("apply_patch <<'EOF'\n" + patch + "EOF"),
+		Text("I am done."),
+		{Status: 400},
+	}})
+	r := run(t, env, "", `$ralph-loop "Keep the notes" --max-iterations 5`)
+	if r.SessionID == "" {
+		t.Fatal("no session id")
+	}
+	expectLoop(t, loopOf(t, env, r.SessionID), "ACTIVE", 2, 0)
+	if _, err := os.Stat(planted); !os.IsNotExist(err) {
+		t.Errorf("the patch reached the state directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(env.Project, "notes.txt")); !os.IsNotExist(err) {
+		t.Errorf("a denied patch was applied in part: %v", err)
+	}
+	reqs := env.Fake.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model requests, want 4", len(reqs))
+	}
+	for i, q := range reqs[1:3] {
+		if l := q.Last(); !strings.Contains(l.Text, "ralph-loop: ") || !strings.Contains(l.Text, "only the user can end the loop") {
+			t.Errorf("request %d: the denial is not what the agent read: %s %.300q", i+2, l.Type, l.Text)
+		}
+	}
+	if c := continuation(reqs[3]); !strings.Contains(c, "iteration 2/5") {
+		t.Errorf("the stop after the denied patches was not blocked: %.300q", reqs[3].Last().Text)
+	}
+	log, err := env.RalphLoopCmd(context.Background(), "log", "--session", r.SessionID)
+	if err != nil || strings.Count(log, "denied the agent's") != 2 {
+		t.Errorf("the log does not show two denials (%v):\n%s", err, log)
+	}
+}

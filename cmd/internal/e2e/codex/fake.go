@@ -19,6 +19,9 @@ import (
 type Turn struct {
 	Text  string
 	Shell string
+	// Patch is a patch the model applies through Codex's apply_patch tool (offered to the
+	// models whose catalog entry says so, such as gpt-5.5: see Env.UseModel).
+	Patch string
 	// Status, when not 0, answers with this HTTP error instead (with retries off, Codex
 	// ends the turn on it).
 	Status int
@@ -31,6 +34,9 @@ func Text(s string) Turn { return Turn{Text: s} }
 
 // Shell is a turn that runs a shell command.
 func Shell(command string) Turn { return Turn{Shell: command} }
+
+// Patch is a turn that applies a patch with the apply_patch tool.
+func Patch(patch string) Turn { return Turn{Patch: patch} }
 
 // Script is what the fake model answers to the agent's requests, in order.
 type Script struct {
@@ -84,7 +90,7 @@ func (r Request) Input() []Item {
 			it.Text = strings.Join(texts, "\n")
 		case "function_call":
 			it.Text = in.Arguments
-		case "function_call_output":
+		case "custom_tool_call_output", "function_call_output":
 			var s string
 			if json.Unmarshal(in.Output, &s) != nil {
 				s = string(in.Output)
@@ -279,6 +285,14 @@ func (f *Fake) stream(w http.ResponseWriter, model, rid string, t Turn, sc *shel
 		a, _ := json.Marshal(args)
 		item := map[string]any{"type": "function_call", "id": "fc_" + sc.id, "call_id": sc.id, "name": name,
 			"arguments": string(a), "status": "completed"}
+		events = append(events,
+			map[string]any{"type": "response.output_item.added", "output_index": out, "item": item},
+			map[string]any{"type": "response.output_item.done", "output_index": out, "item": item})
+	}
+	if t.Patch != "" && sc != nil {
+		// apply_patch is a freeform tool: its input is the patch itself.
+		item := map[string]any{"type": "custom_tool_call", "id": "ctc_" + sc.id, "call_id": sc.id, "name": "apply_patch",
+			"input": t.Patch, "status": "completed"}
 		events = append(events,
 			map[string]any{"type": "response.output_item.added", "output_index": out, "item": item},
 			map[string]any{"type": "response.output_item.done", "output_index": out, "item": item})

@@ -59,6 +59,9 @@ type Env struct {
 	Opencode, RalphLoop string
 	Home, Project       string
 	State, Tmp, Bin     string
+	// Model is the fake's model name ("": fake-model). opencode picks the tools it offers
+	// by it: a "gpt-" model gets apply_patch instead of edit and write.
+	Model string
 }
 
 // NewEnv lays out an Env under root.
@@ -170,14 +173,18 @@ func (e *Env) Configure(script Script) (*Fake, error) {
 	if err != nil {
 		return nil, err
 	}
+	model := e.Model
+	if model == "" {
+		model = "fake-model"
+	}
 	cfg := map[string]any{
 		"$schema": "https://opencode.ai/config.json",
 		"provider": map[string]any{"fake": map[string]any{
 			"npm": "@ai-sdk/openai-compatible", "name": "Fake",
 			"options": map[string]any{"baseURL": fake.URL, "apiKey": "dummy-local-key"},
-			"models":  map[string]any{"fake-model": map[string]any{"name": "Fake Model"}},
+			"models":  map[string]any{model: map[string]any{"name": "Fake Model"}},
 		}},
-		"enabled_providers": []string{"fake"}, "model": "fake/fake-model", "small_model": "fake/fake-model",
+		"enabled_providers": []string{"fake"}, "model": "fake/" + model, "small_model": "fake/" + model,
 		"autoupdate": false, "share": "disabled",
 	}
 	b, _ := json.MarshalIndent(cfg, "", "  ")

@@ -26,11 +26,18 @@ type world struct {
 
 func newWorld(t *testing.T, script Script, scopes ...string) *world {
 	t.Helper()
+	return newWorldModel(t, "", script, scopes...)
+}
+
+// newWorldModel is newWorld with the fake's model named model (see Env.Model).
+func newWorldModel(t *testing.T, model string, script Script, scopes ...string) *world {
+	t.Helper()
 	suite.Need(t)
 	e, err := NewEnv(t.TempDir(), opencodeBin, ralphBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.Model = model
 	for _, scope := range scopes {
 		if scope == "path" {
 			if err := e.OnPath(); err != nil {
@@ -425,6 +432,39 @@ func TestAgentCannotCancelThroughTheServer(t *testing.T) {
 	}
 	for _, d := range denied {
 		contains(t, "the denied call's result", d, "ralph-loop", "denied")
+	}
+}
+
+// TestGuardApplyPatch: the agent's apply_patch (offered to a "gpt-" model) whose second file
+// is in the loop's state directory is denied as a whole: nothing is written, the loop stays
+// ACTIVE and its next stops are blocked.
+func TestGuardApplyPatch(t *testing.T) {
+	w := newWorldModel(t, "gpt-5.5", Script{}, "user")
+	planted := filepath.Join(w.State, "ralph-loop", "sessions", "planted", "loop.json")
+	patch := "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: " + planted + "\n+{}\n*** End Patch"
+	w.srv.Fake.SetScript(Script{Turns: []Turn{
+		fakechat.Tool("Editing.", "apply_patch", map[string]any{"patchText": patch}),
+		Text("Done."),
+	}, WhenDone: Text("Working."), MaxMain: 3})
+	w.start(t, `!/ralph-loop "Keep the notes" --max-iterations 5`, w.failed)
+	expectLoop(t, w.onlyLoop(t), "ACTIVE", 3, 0)
+	if _, err := os.Stat(planted); !os.IsNotExist(err) {
+		t.Errorf("the patch reached the state directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.Project, "notes.txt")); !os.IsNotExist(err) {
+		t.Errorf("a denied patch was applied in part: %v", err)
+	}
+	reqs := w.srv.Fake.MainRequests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d agent requests, want at least 2", len(reqs))
+	}
+	m := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if m.Role != "tool" {
+		t.Fatalf("the second request does not end with the patch's result: %s %q", m.Role, m.Text)
+	}
+	contains(t, "the denied patch's result", m.Text, "ralph-loop", "denied", "apply_patch")
+	if c := continuations(w.srv.Fake); len(c) < 2 {
+		t.Errorf("%d continuations after the denied patch, want 2 (each stop blocked)", len(c))
 	}
 }
 

@@ -1,4 +1,4 @@
-package hook
+package guard
 
 // The guard's table: every form issue 10 lists, denied and allowed. Each command is judged
 // with the agent in {H}/project, a git work tree, while the session s1 has a loop in
@@ -272,6 +272,44 @@ var denyCommands = []string{
 	`{H}/bin/rl cancel`,
 	`a=(ralph-loop cancel --all); "${a[@]}"`,
 	`a=(rm -rf ~/.local/state); ${a[*]}`,
+	// Issue 16: a flag given more than once takes its last value, as urfave/cli reads it.
+	`ralph-loop cancel --all --help --help=false`,
+	`ralph-loop cancel --all -h -h=false`,
+	`ralph-loop uninstall --dry-run --dry-run=false --host claude`,
+	`ralph-loop cancel --all --help $X`,
+	// Issue 16: spellings the parser did not follow: runners off the wrapper list, commands
+	// in git's settings, gdb and make, <(…) as a script, ${!H}, set --, $OLDPWD, the path
+	// given to an interpreter's code, a renamed rm, tar -x over the state.
+	`prlimit --nofile=1024 ralph-loop cancel --all`,
+	`prlimit -n1024 rm -rf ~/.local/state`,
+	`unshare -r rm -rf ~/.local/state`,
+	`chroot / rm -rf ~/.local/state`,
+	`numactl -C0 ralph-loop cancel --all`,
+	`dbus-run-session -- ralph-loop cancel --all`,
+	`screen -dm ralph-loop cancel --all`,
+	`tmux new-session -d 'ralph-loop cancel --all'`,
+	`echo 'ralph-loop cancel --all' | at now`,
+	`git -c alias.x='!ralph-loop cancel --all' x`,
+	`git -c core.pager='rm -rf ~/.local/state' log`,
+	`bash <(echo ralph-loop cancel --all)`,
+	`source <(echo ralph-loop cancel --all)`,
+	`. <(printf 'rm -rf ~/.local/state')`,
+	"make -f - <<'EOF'\nall:\n\tralph-loop cancel --all\nEOF",
+	`gdb -batch -ex 'shell ralph-loop cancel --all'`,
+	`gdb -q -ex '!rm -rf ~/.local/state' -ex quit`,
+	`R=ralph-loop; H=R; ${!H} cancel --all`,
+	`set -- ralph-loop cancel --all; "$@"`,
+	`set -- ~/.local/state; rm -rf "$1"`,
+	`cd ~/.local/state; cd /tmp; rm -rf "$OLDPWD"`,
+	`python3 -c 'import shutil,sys; shutil.rmtree(sys.argv[1])' ~/.local/state/ralph-loop`,
+	`node -e "require('fs').rmSync(process.argv[1],{recursive:true})" ~/.local/state`,
+	`perl -e 'unlink @ARGV' ~/.local/state/ralph-loop/sessions/s1/loop.json`,
+	`cp /bin/rm /tmp/del; /tmp/del -rf ~/.local/state`,
+	`ln -s "$(which rm)" ./x && ./x -r ~/.local`,
+	`tar -xPf /tmp/evil.tar`,
+	`tar -xf /tmp/evil.tar -C ~ .local/state/ralph-loop`,
+	`awk 'BEGIN{"ralph-loop cancel --all" | getline x}'`,
+	`ralph-loop uninstall --host claude --dry-run "$NOPE"`,
 }
 
 // allowCommands are the Bash commands the guard lets through: reads, and work that does not
@@ -493,6 +531,20 @@ var allowCommands = []string{
 	`gh run cancel 123`,
 	`kubectl delete pod x --all`,
 	`a=(ls -la ~/.local/state); "${a[@]}"`,
+	// Issue 16: the last value of a repeated flag is the one that counts.
+	`ralph-loop cancel --all -help`,
+	// Issue 16: false denies of ordinary work.
+	`find ~ -maxdepth 1 -name '*.tmp' -delete`,
+	`find ~/.local -maxdepth 1 -name '*.log' -delete`,
+	"sed -n '/ralph-loop/w found.txt' README.md",
+	`awk '/ralph-loop/ {print > "matches.txt"}' README.md`,
+	`python3 -c "import json,os; p=os.path.expanduser('~/.local/state/ralph-loop/sessions/s1/loop.json'); print(open(p).read().replace('\n',' '))"`,
+	`python3 -c "import subprocess; print(subprocess.run(['ralph-loop','status'],capture_output=True,text=True).stdout)"`,
+	`python3 -c "import os; os.system('ralph-loop status --json')"`,
+	`python3 -c "print('ralph-loop status'.replace('status','log'))"`,
+	`chmod 700 ~`,
+	`chmod go-rwx ~`,
+	`chmod 755 ~/.local`,
 }
 
 // denyServerCommands are denied for a host that runs a server driving its sessions
@@ -515,7 +567,6 @@ var denyServerCommands = []string{
 	`node -e "fetch('http://127.0.0.1:4096/session/ses_abc123/command',{method:'POST'})"`,
 	`bash -c 'curl -X POST localhost:4096/session/ses_abc123/prompt_async'`,
 	`timeout 5 curl -X POST localhost:4096/tui/submit-prompt`,
-	`echo ses_abc123`,
 	`opencode run --session ses_abc123 /cancel-ralph`,
 	`opencode run -s ses_abc123 /cancel-ralph`,
 	`opencode run --session=ses_abc123 "/cancel-ralph"`,
@@ -523,6 +574,24 @@ var denyServerCommands = []string{
 	`opencode run -c /cancel-ralph`,
 	`opencode run --attach http://127.0.0.1:4096 --continue /cancel-ralph`,
 	`pkill opencode`,
+	// Issue 16: routes that abort or delete a session, a session id fetched at run time,
+	// the address built at run time, the port the host's facts give.
+	`curl -X DELETE http://127.0.0.1:4096/session/ses_other`,
+	`curl -X DELETE localhost:4096/session/$(curl -s localhost:4096/session | jq -r '.[0].id')`,
+	`curl -XDELETE "http://localhost:4096/session/$SID"`,
+	`curl -s --request DELETE "http://[::1]:4096/session/${ID}?directory=/x"`,
+	`curl -X POST http://127.0.0.1:4096/session/ses_other/abort`,
+	`curl -s -X POST localhost:4096/session/$(curl -s localhost:4096/session | jq -r '.[0].id')/abort`,
+	`http DELETE :4096/session/ses_other`,
+	`wget --method=DELETE -qO- http://127.0.0.1:4096/session/ses_other`,
+	`curl -X POST "$OPENCODE_URL/session/x/abort"`,
+	`curl -X POST http://127.0.0.1:41234/session/x/abort`,
+	`curl -X POST http://localhost:41234/session/x/revert`,
+	`http POST :4096/session/x/summarize`,
+	`python3 -c "import urllib.request as u; u.urlopen(u.Request('http://127.0.0.1:4096/session/'+sid, method='DELETE'))"`,
+	`node -e "fetch('http://localhost:4096/session/'+id+'/abort',{method:'POST'})"`,
+	`printf 'DELETE /session/ses_other HTTP/1.1\r\nHost: x\r\n\r\n' | nc localhost 4096`,
+	`for s in $(curl -s localhost:4096/session | jq -r '.[].id'); do curl -X DELETE localhost:4096/session/$s; done`,
 }
 
 // allowServerCommands are let through for such a host: reading the server, other servers'
@@ -538,4 +607,50 @@ var allowServerCommands = []string{
 	`opencode --version`,
 	`opencode models`,
 	`ls ~/.config/opencode`,
+	// Issue 16: the server rule is for a network client's URL, never for file names, and
+	// only for the host's own server's port.
+	`cat internal/tui/model.go`,
+	`go build ./cmd/tui/app`,
+	`ls ./session/x/message`,
+	`cat src/routes/session/abc/command.ts`,
+	`vim web/tui/app.go`,
+	`curl localhost:3000/session/abc/message`,
+	`curl -X POST http://127.0.0.1:8080/session/abc/command`,
+	`grep -rn "/tui/submit-prompt" docs/`,
+	`echo ses_abc123`,
+	`curl -s http://127.0.0.1:4096/session/ses_abc123`,
+	`curl -s localhost:4096/session/ses_abc123/message`,
+	`curl -s http://127.0.0.1:4096/session/ses_abc123/todo`,
+}
+
+// stillDenied are denied by the guard before issue 16 and after: the rules the issue's false
+// denies loosened (a string's replace, ralph-loop named in a pattern or a read-only command,
+// find's depth, chmod's mode) still deny these.
+var stillDenied = []string{
+	`python3 -c "import os; c='ralph-loop '+'cancel'; os.system(c+' --all')"`,
+	`node -e "require('child_process').execFileSync('ralph-loop',['cancel','--all'])"`,
+	`python3 -c "from pathlib import Path; Path('/tmp/a').replace(Path.home()/'.local/state/ralph-loop')"`,
+	"sed -n 'w ~/.local/state/ralph-loop/sessions/s1/loop.json' /tmp/x",
+	`find ~ -maxdepth 4 -name '*.json' -delete`,
+	`chmod 600 ~/.local`,
+	`chmod u-x ~`,
+}
+
+// stillAllowed are allowed by the guard before issue 16 and after: the rules added for the
+// issue's spellings (set --, cd -, git -c, make -f -, <(…), renamed programs, interpreters'
+// arguments, unknown runners, tar -x members, gdb -ex) let these through.
+var stillAllowed = []string{
+	`set -- a b; echo "$1"`,
+	`set -e; rm -rf build`,
+	`cd /tmp && cd - && rm -rf build`,
+	`git -c user.name=x -c core.pager=cat log`,
+	"make -f - <<'EOF'\nall:\n\techo hi\nEOF",
+	`bash <(echo echo hi)`,
+	`cp /bin/ls /tmp/myls; /tmp/myls ~/.local/state`,
+	`python3 -c 'import sys; print(open(sys.argv[1]).read())' ~/.local/state/ralph-loop/sessions/s1/loop.json`,
+	`prlimit --nofile=1024 go test ./...`,
+	`tmux new-session -d 'npm run dev'`,
+	`tar -xf x.tar -C /tmp/out docs/`,
+	`docker run --rm alpine rm -rf /tmp/x`,
+	`gdb -batch -ex run -ex bt ./prog`,
 }

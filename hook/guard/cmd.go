@@ -1,9 +1,10 @@
-package hook
+package guard
 
 import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -77,13 +78,26 @@ func (s *shell) exec(c *cmdline) {
 		s.rel(a) // every path the line names counts for xargs further on
 	}
 	if !prog.exact() {
-		if len(args) > 0 && ralphSubs[args[0].text] && strings.Contains(strings.ToLower(prog.src), "ralph") {
+		// A program named at run time ($RL, ${!H}) given ralph-loop's subcommand, on a line
+		// that names ralph-loop.
+		if len(args) > 0 && ralphSubs[args[0].text] && (strings.Contains(strings.ToLower(prog.src), "ralph") || strings.Contains(s.src, "ralph-loop")) {
 			s.deny(inject.GuardCommand(args[0].text, s.g.words))
 		}
 		s.paths(c, args, inside)
 		return
 	}
 	name := strings.TrimSuffix(filepath.Base(prog.text), ".exe")
+	if a, ok := s.aliases[name]; ok && !strings.Contains(prog.text, "/") || ok && !knownProgram(name) {
+		name = a // a copy or link of a program made earlier in the line, under another name
+	}
+	if s.g.server {
+		switch {
+		case netClients()[name]:
+			s.netClient(name, c, args)
+		case socketClients()[name]:
+			s.socketClient(c, args)
+		}
+	}
 	switch {
 	case name == "ralph-loop" || s.ralphNames[name] || s.isRalph(prog.text, args):
 		s.ralph(c, args)
@@ -108,9 +122,35 @@ func (s *shell) exec(c *cmdline) {
 	case writers()[name]:
 		s.paths(c, args, inside)
 	default:
-		// A program the guard does not know: nothing inside the state directory.
+		// A program the guard does not know: nothing inside the state directory, and a
+		// program it is given to run (prlimit, unshare, chroot, screen…) judged as run.
+		if s.launches(c, args) {
+			return
+		}
 		s.paths(c, args, inside)
 	}
+}
+
+// knownProgram reports whether the guard has a rule for a program of this name.
+func knownProgram(name string) bool {
+	return name == "ralph-loop" || program(name) != nil || shells()[name] || readers()[name] || destroyers()[name] ||
+		editors()[name] || writers()[name] || strings.HasPrefix(name, "python")
+}
+
+// launches judges an unknown program's arguments as a command it runs, from the first one
+// that names ralph-loop, a program that deletes, or a shell; it reports whether there was one.
+func (s *shell) launches(c *cmdline, args []field) bool {
+	for i, a := range args {
+		if !a.exact() || strings.HasPrefix(a.text, "-") {
+			continue
+		}
+		n := strings.TrimSuffix(filepath.Base(a.text), ".exe")
+		if n == "ralph-loop" || s.ralphNames[n] || destroyers()[n] || shells()[n] || s.g.cli != "" && n == s.g.cli {
+			s.exec(&cmdline{args: args[i:], env: c.env, stdin: c.stdin, more: c.more})
+			return true
+		}
+	}
+	return false
 }
 
 // paths denies when an argument, or the value of a --flag=value, stands to the state
@@ -197,6 +237,20 @@ func makePrograms() {
 		"mawk":      (*shell).awk,
 		"nawk":      (*shell).awk,
 		"yq":        (*shell).yq,
+		"chmod":     (*shell).chmod,
+		"set":       (*shell).setArgs,
+		"source":    (*shell).source,
+		".":         (*shell).source,
+		"make":      (*shell).makeCmd,
+		"gmake":     (*shell).makeCmd,
+		"gdb":       (*shell).gdb,
+		"at":        (*shell).atCmd,
+		"batch":     (*shell).atCmd,
+		"tmux":      (*shell).tmux,
+		// Codex's apply_patch, run through the shell with the patch as its argument or on
+		// its stdin: every file it names.
+		"apply_patch": (*shell).applyPatch,
+		"applypatch":  (*shell).applyPatch,
 		// Wrappers: run the command after their options.
 		"timeout": func(s *shell, c *cmdline, a []field) { s.wrap(c, a, "sk", []string{"signal", "kill-after"}, 1) },
 		"nice":    func(s *shell, c *cmdline, a []field) { s.wrap(c, a, "n", []string{"adjustment"}, 0) },
@@ -520,6 +574,8 @@ func (s *shell) shellProg(c *cmdline, args []field) {
 			s.vars["*"] = args[i+2:]
 		}
 		s.nested(args[i])
+	case i < len(args) && args[i].proc != nil:
+		s.run(*args[i].proc, s.depth+1) // bash <(…): the script is what the command prints
 	case i < len(args):
 		// A script file: what it does is not read (see docs/guard.md).
 		s.paths(c, args[i+1:], inside)
@@ -689,7 +745,7 @@ func (s *shell) find(c *cmdline, args []field) {
 		switch expr[j].text {
 		case "-delete":
 			for _, r := range roots {
-				if s.rel(r) != 0 {
+				if s.findReaches(r, expr) {
 					s.denyState()
 					return
 				}
@@ -720,6 +776,38 @@ func (s *shell) find(c *cmdline, args []field) {
 	}
 }
 
+// findReaches reports whether find from root with expression expr may delete in the state
+// directory or a directory above it: root is there, or above it and -maxdepth lets find
+// go as deep as the state directory (the directories above it are not empty, so -delete
+// cannot remove them).
+func (s *shell) findReaches(root field, expr []field) bool {
+	r := s.rel(root)
+	if r&inside != 0 || r == 0 {
+		return r != 0
+	}
+	depth := -1
+	for i, a := range expr {
+		if a.text == "-maxdepth" && i+1 < len(expr) {
+			if n, err := strconv.Atoi(expr[i+1].text); err == nil && expr[i+1].exact() {
+				depth = n
+			}
+		}
+	}
+	if depth < 0 || !root.exact() {
+		return true
+	}
+	for _, p := range s.abs(root.text) {
+		for _, k := range s.g.kept {
+			for _, q := range []string{filepath.Clean(p), s.g.resolve(p)} {
+				if rel, err := filepath.Rel(q, k); err == nil && within(k, q) && len(components(rel)) <= depth {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // git: clean, and stash of untracked files, in a work tree that holds the state directory.
 func (s *shell) git(c *cmdline, args []field) {
 	opts, _, rest := scan(args, "Cc", []string{"git-dir", "work-tree", "namespace", "exec-path", "config-env"}, true)
@@ -727,6 +815,11 @@ func (s *shell) git(c *cmdline, args []field) {
 	tree := ""
 	for _, o := range opts {
 		switch o.name {
+		case "-c":
+			// An alias ("!CMD"), a pager, an editor, an ssh command…: a command git runs.
+			if k, v, ok := strings.Cut(o.val, "="); ok && (strings.HasPrefix(v, "!") || gitRuns(k)) {
+				s.nested(field{text: strings.TrimPrefix(v, "!")})
+			}
 		case "-C":
 			for i, d := range dirs {
 				if filepath.IsAbs(o.val) {
@@ -787,6 +880,18 @@ func (s *shell) git(c *cmdline, args []field) {
 	}
 }
 
+// gitRuns reports whether a git setting names a command git runs.
+func gitRuns(key string) bool {
+	k := strings.ToLower(key)
+	for _, w := range []string{"pager", "editor", "sshcommand", "fsmonitor", "askpass", "helper", "external", "textconv",
+		"command", "program", "cmd", "driver", "proxy", "process", "clean", "smudge"} {
+		if strings.HasSuffix(k, w) || strings.HasPrefix(k, "alias.") {
+			return true
+		}
+	}
+	return false
+}
+
 // goTool: "go run ./cmd/ralph-loop ARGS" is ralph-loop.
 func (s *shell) goTool(c *cmdline, args []field) {
 	if len(args) == 0 || args[0].text != "run" {
@@ -813,27 +918,40 @@ func (s *shell) goTool(c *cmdline, args []field) {
 // status, log, gc, version and --help read. A run whose XDG_STATE_HOME (or HOME) points
 // at another state directory does not touch this loop (developing ralph-loop under a loop).
 func (s *shell) ralph(c *cmdline, args []field) {
-	sub, dry := "", false
+	sub := ""
+	// help, version and dry are the values of --help, --version and --dry-run: like the CLI
+	// (urfave/cli), a flag given more than once takes its last value, so "--help
+	// --help=false" runs the command. A word the guard cannot know may be any flag.
+	var help, version, dry, unknown bool
 	for _, a := range args {
 		t := a.text
 		if t == "--" {
 			break
 		}
 		if !a.exact() {
+			unknown = true
 			if sub == "" {
 				sub = "?"
 			}
 			continue
 		}
-		if t == "--help" || t == "-h" || sub == "" && (t == "--version" || t == "-v") {
-			return
+		if name, val, ok := boolFlag(t); ok {
+			switch name {
+			case "help", "h":
+				help = val
+			case "version", "v":
+				version = version || sub == "" && val
+			case "dry-run":
+				dry = val
+			}
+			continue
 		}
 		if sub == "" && !strings.HasPrefix(t, "-") {
 			sub = t
 		}
-		if t == "--dry-run" || t == "-dry-run" || t == "--dry-run=true" {
-			dry = true
-		}
+	}
+	if !unknown && (help || version) {
+		return
 	}
 	if sub == "" && !c.more {
 		return
@@ -841,7 +959,7 @@ func (s *shell) ralph(c *cmdline, args []field) {
 	if sub != "" && sub != "?" && !ralphSubs[sub] {
 		return
 	}
-	if dry && (sub == "install" || sub == "uninstall") {
+	if dry && !unknown && (sub == "install" || sub == "uninstall") {
 		return
 	}
 	if dir, fresh, ok := s.g.effectiveStateDir(c.env); fresh || ok && !s.g.isState(dir) {
@@ -851,6 +969,27 @@ func (s *shell) ralph(c *cmdline, args []field) {
 		sub = "cancel"
 	}
 	s.deny(inject.GuardCommand(sub, s.g.words))
+}
+
+// boolFlag reads a boolean flag as urfave/cli does: "-name" or "--name" is true,
+// "--name=value" is the value (a value strconv.ParseBool refuses is false here: the CLI
+// stops with a usage error, but the guard does not count on it).
+func boolFlag(arg string) (name string, val, ok bool) {
+	if !strings.HasPrefix(arg, "-") || arg == "-" {
+		return "", false, false
+	}
+	name = strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-")
+	name, v, hasVal := strings.Cut(name, "=")
+	switch name {
+	case "help", "h", "version", "v", "dry-run":
+	default:
+		return "", false, false
+	}
+	if !hasVal {
+		return name, true, true
+	}
+	b, err := strconv.ParseBool(v)
+	return name, err == nil && b, true
 }
 
 // hostCLI: the host's own CLI resuming or continuing a session would hand it a prompt the
@@ -1060,6 +1199,19 @@ func (s *shell) tar(c *cmdline, args []field) {
 			s.denyState()
 			return
 		}
+		if _, abs := hasOpt(opts, "-P", "--absolute-names"); abs {
+			s.denyState() // members with absolute names go anywhere, the state included
+			return
+		}
+		for _, o := range ops {
+			if !filepath.IsAbs(o.text) {
+				o.text = dir.text + "/" + o.text
+			}
+			if s.rel(o) != 0 {
+				s.denyState() // members named on the line that are the state or above it
+				return
+			}
+		}
 	}
 	if remove {
 		for _, o := range ops {
@@ -1143,9 +1295,25 @@ func (s *shell) sed(c *cmdline, args []field) {
 		return
 	}
 	for _, sc := range scripts {
-		if s.codeMentions(sc) && sedWrites().MatchString(sc) {
-			s.denyState()
-			return
+		for _, loc := range sedWrites().FindAllStringIndex(sc, 64) {
+			cmd := sc[loc[1]-1]
+			arg, _, _ := strings.Cut(sc[loc[1]:], "\n")
+			arg = strings.TrimSpace(arg)
+			if strings.HasPrefix(arg, "~") {
+				arg = s.tilde(arg)
+			}
+			switch {
+			case cmd == 'e' && s.codeMentions(sc):
+				// e runs a command: the rest of the line, or the pattern space.
+				s.denyState()
+				return
+			case cmd != 'e' && arg != "" && s.rel(field{text: arg})&inside != 0:
+				s.denyState()
+				return
+			case cmd != 'e' && arg == "" && s.codeMentions(sc):
+				s.denyState()
+				return
+			}
 		}
 	}
 }
@@ -1172,6 +1340,11 @@ func (s *shell) script(c *cmdline, args []field, codeOpts, inPlace, withArg stri
 		s.paths(c, ops, inside)
 		return
 	}
+	if code && len(opts) > 0 && s.codeWrites(opts, codeOpts) {
+		// The code writes or deletes what it is given: the paths after it.
+		s.paths(c, ops, inside|above)
+		return
+	}
 	switch {
 	case code:
 	case (len(ops) == 0 || ops[0].text == "-") && c.stdin != nil:
@@ -1181,6 +1354,18 @@ func (s *shell) script(c *cmdline, args []field, codeOpts, inPlace, withArg stri
 	}
 }
 
+// codeWrites reports whether the code given with one of codeOpts writes or runs something.
+func (s *shell) codeWrites(opts []opt, codeOpts string) bool {
+	for _, o := range opts {
+		if len(o.name) == 2 && strings.Contains(codeOpts, o.name[1:]) || o.name == "--eval" || o.name == "--print" {
+			if writes(o.val) || strings.Contains(o.val, "unlink") || strings.Contains(o.val, "rmSync") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // python [-c CODE | -m MODULE | SCRIPT] [ARGS...]
 func (s *shell) python(c *cmdline, args []field) {
 	opts, _, rest := scan(args, "cmWXQ", nil, true)
@@ -1188,6 +1373,9 @@ func (s *shell) python(c *cmdline, args []field) {
 		switch o.name {
 		case "-c":
 			s.judgeCode(o.val)
+			if s.reason == "" && writes(o.val) {
+				s.paths(c, rest, inside|above) // sys.argv: the paths the code is given
+			}
 			return
 		case "-m":
 			if o.val == "json.tool" {
@@ -1233,25 +1421,347 @@ func (s *shell) yq(c *cmdline, args []field) {
 	}
 }
 
+// chmod: a mode that takes none of the owner's access away (700 on the home, go-rwx, +x)
+// changes nothing for ralph-loop above the state directory; any other, or any mode inside
+// it, is judged as a destroyer.
+func (s *shell) chmod(c *cmdline, args []field) {
+	opts, ops, _ := scan(args, "", []string{"reference"}, false)
+	if _, ok := hasOpt(opts, "--reference"); ok || len(ops) == 0 {
+		s.paths(c, ops, inside|above)
+		return
+	}
+	mode, files := ops[0], ops[1:]
+	if !mode.exact() || !keepsOwner(mode.text) {
+		s.paths(c, files, inside|above)
+		return
+	}
+	s.paths(c, files, inside)
+}
+
+// keepsOwner reports whether a chmod mode leaves the owner read, write and search access:
+// an octal mode whose owner digit is 7, or symbolic clauses that only add, or that touch
+// only the group and others.
+func keepsOwner(mode string) bool {
+	if n, err := strconv.ParseUint(mode, 8, 32); err == nil {
+		return n>>6&7 == 7
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		i := strings.IndexAny(clause, "+-=")
+		if i < 0 {
+			return false
+		}
+		who, op := clause[:i], clause[i]
+		if op == '+' {
+			continue
+		}
+		if who == "" || strings.ContainsAny(who, "ua") || strings.Trim(who, "go") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// setArgs: set -- ARGS (or set ARGS) gives the shell new positional parameters.
+func (s *shell) setArgs(c *cmdline, args []field) {
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" || t == "-" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "+") {
+			break
+		}
+		if t == "-o" || t == "+o" {
+			i++
+		}
+	}
+	if i > len(args) || i == len(args) && (len(args) == 0 || args[len(args)-1].text != "--") {
+		return
+	}
+	rest := args[i:]
+	for j := 1; j <= 9; j++ {
+		if j <= len(rest) {
+			s.vars[strconv.Itoa(j)] = []field{rest[j-1]}
+		} else {
+			s.vars[strconv.Itoa(j)] = []field{{}}
+		}
+	}
+	s.vars["@"], s.vars["*"] = capFields(append([]field(nil), rest...)), capFields(append([]field(nil), rest...))
+}
+
+// source FILE: a file is read as a script the guard does not see; <(…) is what the command
+// in it prints.
+func (s *shell) source(c *cmdline, args []field) {
+	if len(args) > 0 && args[0].proc != nil {
+		s.run(*args[0].proc, s.depth+1)
+	}
+}
+
+// makeCmd: make -f - (or /dev/stdin) reads its makefile on stdin; its recipes are commands.
+func (s *shell) makeCmd(c *cmdline, args []field) {
+	opts, ops, _ := scan(args, "fCIjlo", []string{"file", "makefile", "directory", "include-dir", "jobs", "load-average", "old-file", "eval"}, false)
+	for _, o := range opts {
+		switch o.name {
+		case "-f", "--file", "--makefile":
+			if o.val == "-" || o.val == "/dev/stdin" {
+				if c.stdin == nil {
+					s.deny(inject.GuardUnsure(s.g.words))
+					return
+				}
+				s.recipes(*c.stdin)
+			}
+		case "--eval":
+			s.recipes(o.val)
+		case "-C", "--directory":
+			s.paths(c, []field{{text: o.val}}, inside)
+		}
+	}
+	for _, op := range ops {
+		if name, val, ok := strings.Cut(op.text, "="); ok && (name == "SHELL" || name == "MAKESHELL") {
+			s.nested(field{text: val})
+		}
+	}
+}
+
+// recipes judges a makefile's recipe lines (a tab first) and its $(shell …) calls.
+func (s *shell) recipes(mk string) {
+	for _, line := range strings.Split(mk, "\n") {
+		if strings.HasPrefix(line, "\t") {
+			s.nested(field{text: strings.TrimLeft(strings.TrimSpace(line), "@-+")})
+		} else if i := strings.Index(line, "$(shell "); i >= 0 {
+			s.nested(field{text: strings.TrimSuffix(line[i+len("$(shell "):], ")")})
+		}
+		if s.reason != "" {
+			return
+		}
+	}
+}
+
+// gdb: -ex "shell CMD" (or "!CMD") runs CMD.
+func (s *shell) gdb(c *cmdline, args []field) {
+	for i, a := range args {
+		t := a.text
+		v, ok := "", false
+		switch {
+		case (t == "-ex" || t == "--ex" || t == "-eval-command" || t == "--eval-command" || t == "-iex") && i+1 < len(args):
+			v, ok = args[i+1].text, true
+		case strings.HasPrefix(t, "--eval-command=") || strings.HasPrefix(t, "-eval-command="):
+			_, v, ok = strings.Cut(t, "=")
+		}
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if r, found := strings.CutPrefix(v, "shell "); found {
+			s.nested(field{text: r})
+		} else if r, found := strings.CutPrefix(v, "!"); found {
+			s.nested(field{text: r})
+		} else if strings.HasPrefix(v, "pipe ") || strings.HasPrefix(v, "python") {
+			if s.g.mentions(v) {
+				s.deny(inject.GuardUnsure(s.g.words))
+			}
+		}
+	}
+}
+
+// atCmd: at and batch run what they read on stdin, later.
+func (s *shell) atCmd(c *cmdline, args []field) {
+	if c.stdin != nil {
+		s.run(*c.stdin, s.depth+1)
+	}
+	opts, _, _ := scan(args, "fqtmMlrdbuvc", nil, false)
+	if v, ok := hasOpt(opts, "-f"); ok && s.g.mentions(v) {
+		s.deny(inject.GuardUnsure(s.g.words))
+	}
+}
+
+// tmux runs the command strings it is given (new-session 'CMD', send-keys 'CMD' Enter,
+// run-shell, respawn-pane…).
+func (s *shell) tmux(c *cmdline, args []field) {
+	for _, a := range args {
+		if strings.ContainsAny(a.text, " \t") || s.g.mentions(a.text) {
+			s.nested(a)
+		}
+	}
+	s.launches(c, args)
+}
+
+// applyPatch judges each file a patch adds, updates, deletes or moves to, from where the
+// command runs.
+func (s *shell) applyPatch(c *cmdline, args []field) {
+	var patch string
+	switch {
+	case len(args) > 0:
+		patch = joinFields(args).text
+	case c.stdin != nil:
+		patch = *c.stdin
+	default:
+		return // the patch is read at run time from a file or a pipe the guard cannot see
+	}
+	for _, f := range PatchFiles(patch) {
+		if s.rel(field{text: f})&inside != 0 {
+			s.denyState()
+			return
+		}
+	}
+}
+
 // sedWrites finds sed's w, W and e commands (writing a file, running a command) in a
 // script.
 var sedWrites = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[;}\s/0-9$])[wWe]\b`) })
 
 // writesCode are the words of code that changes files or runs commands, in the languages
 // of the usual one-liners. The regular expressions are compiled when first needed, not in
-// every hook process.
+// every hook process. A string's replace (s.replace(a, b)) is not one: see writes.
 var writesCode = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`rmtree|remove|unlink|rmdir|rename|replace|truncate|chmod|chown|symlink|rm_r|rm_f|rmSync|` +
+	return regexp.MustCompile(`rmtree|remove|unlink|rmdir|rename|truncate|chmod|chown|symlink|rm_r|rm_f|rmSync|` +
 		`rmdirSync|writeFile|appendFile|createWriteStream|mkfifo|system|popen|Popen|subprocess|exec|spawn|move|copy|` +
 		`write|print\s*>|printf\s*>|>|open\s*\([^)]*,\s*['"]?[wax+]|File\.open|FileUtils|shutil|` + "`")
 })
 
-// judgeCode denies a one-liner that names the state directory (or a directory above it)
-// and writes or runs something.
-func (s *shell) judgeCode(code string) {
-	if s.codeMentions(code) && writesCode().MatchString(code) {
-		s.denyState()
+// runsCode are the words of code that runs a command.
+var runsCode = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`system|popen|Popen|subprocess|exec|spawn|getline|\|\s*["']|` + "`")
+})
+
+// replaceCall finds a call of a method named replace.
+var replaceCall = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\breplace\s*\(`) })
+
+// writes reports whether code changes files or runs commands: a word of writesCode, or a
+// replace that is not a string's (a path's replace takes one argument, a string's two).
+func writes(code string) bool {
+	if writesCode().MatchString(code) {
+		return true
 	}
+	for _, loc := range replaceCall().FindAllStringIndex(code, 64) {
+		if callArgs(code[loc[1]:]) < 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// callArgs counts the arguments of a call whose text (after its opening parenthesis) is
+// rest, skipping quoted strings and nested brackets.
+func callArgs(rest string) int {
+	depth, n, any := 0, 1, false
+	var quote byte
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote, any = c, true
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			if depth == 0 {
+				if !any {
+					return 0
+				}
+				return n
+			}
+			depth--
+		case c == ',' && depth == 0:
+			n++
+		case c != ' ' && c != '\t':
+			any = true
+		}
+	}
+	return n
+}
+
+// judgeCode denies a one-liner that names the state directory (or a directory above it)
+// and writes or runs something, or runs a command (a string of the code) the guard denies.
+func (s *shell) judgeCode(code string) {
+	if s.g.server && s.g.serverCode(code) {
+		s.deny(inject.GuardServer(s.g.cli, s.g.words))
+		return
+	}
+	if s.codeMentionsState(code) && writes(code) {
+		s.denyState()
+		return
+	}
+	if !s.g.mentions(code) || !runsCode().MatchString(code) {
+		return // ralph-loop named in a string that nothing runs (a pattern, a message)
+	}
+	// The commands it may run are among its strings: each alone, and each list of them
+	// (subprocess.run(['ralph-loop', 'cancel'])). A string naming ralph-loop must name a
+	// subcommand that only reads.
+	for _, lit := range codeCommands(code) {
+		if strings.Contains(lit, "ralph-loop") && !readOnlyRalph(lit) {
+			s.deny(inject.GuardUnsure(s.g.words))
+			return
+		}
+		s.nested(field{text: lit})
+		if s.reason != "" {
+			return
+		}
+	}
+}
+
+// withoutReads is code less its lists of strings that are a command that only reads
+// ralph-loop (subprocess.run(['ralph-loop', 'status'])): they are not a mention of its state.
+func withoutReads(code string) string {
+	return codeList().ReplaceAllStringFunc(code, func(l string) string {
+		var words []string
+		for _, m := range quotedInCode().FindAllStringSubmatch(l, 256) {
+			words = append(words, m[1]+m[2])
+		}
+		if readOnlyRalph(strings.Join(words, " ")) {
+			return "[]"
+		}
+		return l
+	})
+}
+
+// codeCommands are the strings of code, and its lists of strings joined by spaces, less
+// the lists that only read ralph-loop.
+func codeCommands(code string) []string {
+	code = withoutReads(code)
+	var out []string
+	for _, m := range quotedInCode().FindAllStringSubmatch(code, 256) {
+		out = append(out, m[1]+m[2])
+	}
+	for _, l := range codeList().FindAllString(code, 64) {
+		var words []string
+		for _, m := range quotedInCode().FindAllStringSubmatch(l, 256) {
+			words = append(words, m[1]+m[2])
+		}
+		out = append(out, strings.Join(words, " "))
+	}
+	return out
+}
+
+// codeList matches a list or tuple of strings: ['a', "b"].
+var codeList = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[\[(]\s*(?:'[^']*'|"[^"]*")(?:\s*,\s*(?:'[^']*'|"[^"]*"))*\s*,?\s*[\])]`)
+})
+
+// readOnlyRalph reports whether a command line that names ralph-loop runs one of its
+// subcommands that only read (status, log, version, help), and nothing after it.
+func readOnlyRalph(line string) bool {
+	f := strings.Fields(line)
+	for i, w := range f {
+		if filepath.Base(w) != "ralph-loop" {
+			continue
+		}
+		for _, a := range f[i+1:] {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			return !ralphSubs[a] && (a == "status" || a == "log" || a == "version" || a == "help")
+		}
+		return false
+	}
+	return false
 }
 
 var quotedInCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'([^']*)'|"([^"]*)"`) })
@@ -1259,7 +1769,15 @@ var quotedInCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 // codeMentions reports whether code names the state directory, or a quoted string in it is
 // a path there or above it.
 func (s *shell) codeMentions(code string) bool {
-	if s.g.mentions(code) {
+	return s.g.mentions(code) || s.codeMentionsState(code)
+}
+
+// codeMentionsState reports whether code names the state directory (as a path, or its
+// parts: ralph-loop as a string or a path component), or a quoted string in it is a path
+// there or above it; ralph-loop named in a command string or a pattern is not.
+func (s *shell) codeMentionsState(code string) bool {
+	code = withoutReads(code)
+	if s.g.mentionsState(code) {
 		return true
 	}
 	for _, m := range quotedInCode().FindAllStringSubmatch(code, 64) {
@@ -1308,16 +1826,29 @@ func (s *shell) isRalph(prog string, args []field) bool {
 	return err == nil && strings.TrimSuffix(filepath.Base(r), ".exe") == "ralph-loop"
 }
 
-// notePrograms remembers copies and links of ralph-loop made in the line, by their names.
+// notePrograms remembers copies and links of ralph-loop, and of the programs the guard has
+// rules for (a renamed rm), made in the line, by their names.
 func (s *shell) notePrograms(srcs []field, dest field) {
 	for _, src := range srcs {
-		if filepath.Base(src.text) != "ralph-loop" {
+		base := strings.TrimSuffix(filepath.Base(src.text), ".exe")
+		to := filepath.Base(strings.TrimRight(dest.text, "/"))
+		if len(srcs) > 1 || to == "." || to == "/" {
+			to = base // copied into a directory, under its own name
+		}
+		if base == "ralph-loop" {
+			if s.ralphNames == nil {
+				s.ralphNames = map[string]bool{}
+			}
+			s.ralphNames[to] = true
 			continue
 		}
-		if s.ralphNames == nil {
-			s.ralphNames = map[string]bool{}
+		if !src.exact() || !knownProgram(base) || to == base {
+			continue
 		}
-		s.ralphNames[filepath.Base(strings.TrimRight(dest.text, "/"))] = true
+		if s.aliases == nil {
+			s.aliases = map[string]string{}
+		}
+		s.aliases[to] = base
 	}
 }
 

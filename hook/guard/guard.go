@@ -1,22 +1,14 @@
-package hook
-
-import (
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
-	"sync"
-
-	"github.com/ralph-loop/ralph-loop/inject"
-)
-
+// Package guard judges an agent's tool call, while its loop is active, by what the call
+// does: it denies what would end or re-arm the loop, resume the session from inside, kill
+// the host, or change the loop's state or the files that keep the loop going.
+//
 // The guard keeps the agent from ending its own loop: while a loop is active, a PreToolUse
 // hook denies tool calls that would cancel or re-arm it (ralph-loop cancel, start, install,
 // uninstall or hook, however the program is reached), resume the session through the host's
 // CLI (which would hand it a prompt such as /cancel-ralph the user never typed), kill the
-// host, or write, move or delete the state directory, anything in it, or a directory above
-// it. Only the user ends a loop: /cancel-ralph, or "ralph-loop cancel" typed outside the
-// agent.
+// host, or write, move or delete the state directory (or another protected path: the keep,
+// the host's hook configuration), anything in it, or a directory above it. Only the user
+// ends a loop: /cancel-ralph, or "ralph-loop cancel" typed outside the agent.
 //
 // Shell commands are parsed as bash parses them (mvdan.cc/sh): quotes, escapes, ~, $HOME,
 // ${XDG_STATE_HOME}, variables set earlier in the same command, globs, brace expansion,
@@ -27,8 +19,71 @@ import (
 //
 // It is a guard against an agent that takes the easy way out, not a sandbox: a script file
 // written and then run, a compiled program, a path built at run time from something the
-// guard cannot know, or a request over the network gets through. docs/guard.md lists what
-// is and is not covered.
+// guard cannot know, or a request over the network gets through. Authority by process
+// (package hook) is what stops those. docs/guard.md lists what is and is not covered.
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// Kind is what a tool call does, as the host's adapter tells it.
+type Kind int
+
+// Kinds of tool calls.
+const (
+	// None: a tool the guard does not look at (reads, searches, web).
+	None Kind = iota
+	// Run runs Action.Command in a shell, in Action.Dir.
+	Run
+	// Write writes (creates, edits, replaces) the files Action.Paths.
+	Write
+	// Delete removes the files Action.Paths.
+	Delete
+	// Patch applies Action.Patch, a patch in apply_patch's form ("*** Begin Patch"), whose
+	// paths are taken from Action.Dir; Action.Paths are files the tool names besides.
+	Patch
+)
+
+// Action is one tool call, as the guard judges it.
+type Action struct {
+	Kind Kind
+	// Tool is the host's own name for the tool, for messages ("Write", "apply_patch").
+	Tool string
+	// Command is the shell command (Run).
+	Command string
+	// Dir is the directory the command runs in and relative paths are taken from.
+	Dir string
+	// Paths are the files the tool writes or deletes (Write, Delete, Patch).
+	Paths []string
+	// Patch is the patch text (Patch).
+	Patch string
+}
+
+// Config is what the guard knows of the session whose tool calls it judges.
+type Config struct {
+	// StateDir is the loop's state directory.
+	StateDir string
+	// Home and StateHome are $HOME and $XDG_STATE_HOME as the hook sees them (the agent's
+	// shell has the same); StateHome may be "".
+	Home, StateHome string
+	// CLI is the host's program ("claude"), SessionEnv the variable holding the session id
+	// in the agent's shell, SessionID this session's id.
+	CLI, SessionEnv, SessionID string
+	// Server: the host runs an HTTP server that drives its sessions (opencode), which the
+	// agent's shell can reach. ServerPorts are the ports it may listen on, as the host's
+	// facts know them (none: its usual ones).
+	Server      bool
+	ServerPorts []string
+	Words       inject.Host
+	// Protected are more paths kept like the state directory: nothing in them is written,
+	// and no directory above them deleted or moved (the keep, the host's hook files).
+	Protected []string
+}
 
 // maxDepth bounds the nesting of command strings (bash -c "eval '…'") the guard reads;
 // deeper ones are judged by what they mention.
@@ -42,81 +97,111 @@ const maxRuns = 256
 // maxCwds bounds the working directories a command line may be in that the guard tracks.
 const maxCwds = 16
 
-// guard judges the tool calls of one session.
+// guard judges the tool calls of one session (see Config for its fields).
 type guard struct {
-	stateDir string
-	// home and stateHome are $HOME and $XDG_STATE_HOME as the hook sees them (the agent's
-	// shell has the same); stateHome may be "".
-	home, stateHome string
-	// cli is the host's program ("claude"), sessionEnv the variable holding the session id
-	// in the agent's shell, sessionID this session's id.
+	stateDir, home, stateHome  string
 	cli, sessionEnv, sessionID string
 	words                      inject.Host
-	// server: the host runs an HTTP server that drives its sessions (opencode), which the
-	// agent's shell can reach.
-	server bool
+	server                     bool
+	serverPorts                []string
 
 	// states are the state directory as given and resolved.
 	states []string
+	// kept are the state directory and the other protected paths, as given and resolved.
+	kept []string
 	// resolved remembers resolve's answers during one check.
 	resolved map[string]string
+	// hit is the protected path a call was last found to touch (see note).
+	hit string
+	// lookups counts the file system lookups of one check, for its budget.
+	lookups int
 }
 
-func newGuard(stateDir, home, stateHome string) *guard {
-	g := &guard{stateDir: filepath.Clean(stateDir), home: home, stateHome: stateHome}
+func newGuard(cfg Config) *guard {
+	g := &guard{stateDir: filepath.Clean(cfg.StateDir), home: cfg.Home, stateHome: cfg.StateHome, cli: cfg.CLI,
+		sessionEnv: cfg.SessionEnv, sessionID: cfg.SessionID, words: cfg.Words, server: cfg.Server, serverPorts: cfg.ServerPorts}
 	g.states = []string{g.stateDir}
 	if r := resolve(g.stateDir); r != g.stateDir {
 		g.states = append(g.states, r)
 	}
+	g.kept = append([]string(nil), g.states...)
+	for _, p := range cfg.Protected {
+		if p == "" || !filepath.IsAbs(p) {
+			continue
+		}
+		p = filepath.Clean(p)
+		g.kept = append(g.kept, p)
+		if r := resolve(p); r != p {
+			g.kept = append(g.kept, r)
+		}
+	}
 	return g
 }
 
+// Check returns why the tool call act must be denied, or "" when it may run.
+func Check(cfg Config, act Action) string {
+	return newGuard(cfg).check(act)
+}
+
 // check returns why a tool call must be denied, or "".
-func (g *guard) check(in Input) string {
-	if fileTools[in.ToolName] && in.FilePath != "" {
-		p := in.FilePath
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(in.Cwd, p)
+func (g *guard) check(act Action) string {
+	g.hit, g.lookups = "", 0
+	switch act.Kind {
+	case Write, Delete, Patch:
+		paths := act.Paths
+		if act.Kind == Patch {
+			files := PatchFiles(act.Patch)
+			if len(files) == 0 && g.mentions(act.Patch) {
+				// Not a patch the guard can read, naming the state: judged by what it names.
+				return g.denial(act.Tool)
+			}
+			paths = append(files, paths...)
 		}
-		if g.relation(p)&inside != 0 {
-			return inject.GuardFile(in.ToolName, g.stateDir, g.words)
+		for _, p := range paths {
+			if p == "" {
+				continue
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(act.Dir, p)
+			}
+			r := g.relation(p)
+			if r&inside != 0 || act.Kind != Write && r&above != 0 {
+				return g.denial(act.Tool)
+			}
 		}
 		return ""
-	}
-	if in.ToolName != "Bash" || in.Command == "" {
+	case Run:
+	default:
 		return ""
 	}
-	if g.server && g.drivesSession(in.Command) {
-		return inject.GuardServer(g.cli, g.words)
+	if act.Command == "" {
+		return ""
 	}
 	g.resolved = map[string]string{}
 	defer func() { g.resolved = nil }()
-	cwd := in.Cwd
+	cwd := act.Dir
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		cwd = "/"
 	}
 	s := &shell{g: g, cwds: []string{filepath.Clean(cwd)}, vars: map[string][]field{}, exported: map[string]bool{}, env: map[string]*field{}}
-	s.run(in.Command, 0)
+	s.run(act.Command, 0)
 	return s.reason
 }
 
-// serverRequest matches the paths of a host server's requests that hand a session a prompt
-// or a command, or drive its TUI (opencode: POST /session/ID/prompt_async, /message,
-// /command, /shell; /tui/submit-prompt, /tui/execute-command, …).
-var serverRequest = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`/session/[^/\s'"]+/(prompt_async|message|command|shell)\b|/tui/[a-z]`)
-})
-
-// drivesSession reports whether a shell command, as written, would send the host's server a
-// request that drives a session (a prompt the user never typed, such as /cancel-ralph), or
-// names this session to the server at all: the loop's session is the user's to drive. A
-// request whose path is built at run time is not seen (see docs/guard.md).
-func (g *guard) drivesSession(cmd string) bool {
-	return serverRequest().MatchString(cmd) || g.sessionID != "" && strings.Contains(cmd, g.sessionID)
+// PatchFiles returns the files an apply_patch patch adds, updates, deletes or moves to, in
+// order.
+func PatchFiles(patch string) []string {
+	var files []string
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, p := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if f, ok := strings.CutPrefix(strings.TrimLeft(line, " \t"), p); ok && strings.TrimSpace(f) != "" {
+				files = append(files, strings.TrimSpace(f))
+			}
+		}
+	}
+	return files
 }
-
-// fileTools are the tools that write the file named by their input.
-var fileTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
 // rel is how a path stands to the state directory.
 type rel int
@@ -133,16 +218,34 @@ const (
 func (g *guard) relation(p string) rel {
 	var r rel
 	for _, q := range []string{filepath.Clean(p), g.resolve(p)} {
-		for _, s := range g.states {
+		for _, s := range g.kept {
 			switch {
 			case within(q, s):
 				r |= inside
+				g.note(s)
 			case within(s, q):
 				r |= above
+				g.note(s)
 			}
 		}
 	}
 	return r
+}
+
+// note remembers the protected path a call was last found to touch, for the message of a
+// denial that follows.
+func (g *guard) note(kept string) { g.hit = kept }
+
+// denial is the reason for a call that would change a protected path: the state's own
+// message, or the one for the keep or the host's hook files.
+func (g *guard) denial(tool string) string {
+	if g.hit != "" && !g.isState(g.hit) {
+		return inject.GuardProtected(g.hit, g.stateDir, g.words)
+	}
+	if tool != "" {
+		return inject.GuardFile(tool, g.stateDir, g.words)
+	}
+	return inject.GuardState(g.stateDir, g.words)
 }
 
 // patternRelation is relation for a glob pattern (an absolute, cleaned path whose unknown
@@ -154,8 +257,11 @@ func (g *guard) patternRelation(pat string) rel {
 		pats = append(pats, rp)
 	}
 	for _, p := range pats {
-		for _, s := range g.states {
-			r |= matchRelation(p, s)
+		for _, s := range g.kept {
+			if m := matchRelation(p, s); m != 0 {
+				r |= m
+				g.note(s)
+			}
 		}
 	}
 	return r
@@ -214,7 +320,9 @@ func (g *guard) resolve(p string) string {
 	}
 	r, ok := g.resolved[p]
 	if !ok {
-		r = resolve(p)
+		var n int
+		r, n = resolveN(p)
+		g.lookups += n
 		g.resolved[p] = r
 	}
 	return r
@@ -223,10 +331,17 @@ func (g *guard) resolve(p string) string {
 // resolve follows symbolic links in the longest existing part of path; the rest is joined
 // on as written.
 func resolve(path string) string {
-	dir, rest := path, ""
-	for i := 0; i < 256; i++ {
+	r, _ := resolveN(path)
+	return r
+}
+
+// resolveN is resolve, with the number of file system lookups it made (for the budget).
+func resolveN(path string) (string, int) {
+	dir, rest, n := path, "", 0
+	for n < 256 {
+		n++
 		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(r, rest)
+			return filepath.Join(r, rest), n
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -235,7 +350,7 @@ func resolve(path string) string {
 		rest = filepath.Join(filepath.Base(dir), rest)
 		dir = parent
 	}
-	return filepath.Clean(path)
+	return filepath.Clean(path), n
 }
 
 // resolvePattern resolves the part of a pattern before its first glob character.
@@ -303,7 +418,7 @@ func (g *guard) isState(dir string) bool {
 // guard recognises without parsing it: for commands it cannot read.
 func (g *guard) mentions(text string) bool {
 	words := []string{"ralph-loop", ".local/state", "XDG_STATE_HOME"}
-	words = append(words, g.states...)
+	words = append(words, g.kept...)
 	if g.sessionEnv != "" {
 		words = append(words, g.sessionEnv)
 	}
@@ -312,6 +427,27 @@ func (g *guard) mentions(text string) bool {
 	}
 	for _, w := range words {
 		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	if g.home != "" {
+		if rel, err := filepath.Rel(g.home, g.stateDir); err == nil && !strings.HasPrefix(rel, "..") && strings.Contains(text, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsState is mentions without the words that name ralph-loop only as a program:
+// "ralph-loop" counts as a whole quoted string or a path's last or next-to-last part
+// (…/ralph-loop', ralph-loop/sessions), not inside a pattern or a command line
+// ('/ralph-loop/p', 'ralph-loop status').
+func (g *guard) mentionsState(text string) bool {
+	words := []string{".local/state", "XDG_STATE_HOME", "ralph-loop/sessions", "ralph-loop/keep", "ralph-loop/loops",
+		"/ralph-loop'", `/ralph-loop"`, "'ralph-loop'", `"ralph-loop"`, "`ralph-loop`"}
+	words = append(words, g.kept...)
+	for _, w := range words {
+		if strings.Contains(text, w) || strings.HasSuffix(text, "/ralph-loop") {
 			return true
 		}
 	}

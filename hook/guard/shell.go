@@ -1,4 +1,4 @@
-package hook
+package guard
 
 import (
 	"path/filepath"
@@ -22,6 +22,19 @@ const unknownMark = "\x00"
 // maxFields bounds the fields one word expands to (brace expansions, loops).
 const maxFields = 64
 
+// The guard's budget for one tool call: it answers within a bounded time and memory on any
+// input, and past its budget denies the call as too complex to check (a command line that
+// doubles a variable thirty times would otherwise take gigabytes).
+const (
+	// maxCommand is the longest command the guard reads.
+	maxCommand = 1 << 20
+	// maxExpand bounds the bytes of words the guard expands for one tool call.
+	maxExpand = 4 << 20
+	// maxSteps bounds the words expanded, commands judged, paths compared and file system
+	// lookups made for one tool call.
+	maxSteps = 20000
+)
+
 // field is one word after expansion.
 type field struct {
 	// text is the value; unknown parts are unknownMark. Glob characters are kept.
@@ -37,6 +50,8 @@ type field struct {
 	input bool
 	// src is the word as written, for messages and for telling $PPID from a number.
 	src string
+	// proc, for <(…), is what its command prints, when the guard can tell.
+	proc *string
 }
 
 // exact reports whether the field's value is fully known.
@@ -59,8 +74,51 @@ type shell struct {
 	reason   string
 	// sawState: some word of the command named the state directory or a directory above it.
 	sawState bool
-	// ralphNames are names a copy or link of ralph-loop was given earlier in the line.
+	// ralphNames are names a copy or link of ralph-loop was given earlier in the line;
+	// aliases the names given to copies or links of other programs (a renamed rm).
 	ralphNames map[string]bool
+	aliases    map[string]string
+	// oldCwds are the directories the command was in before its last cd ($OLDPWD, cd -).
+	oldCwds []string
+	// spent and steps are what the check has used of its budget; over is set past it.
+	spent, steps int
+	over         bool
+}
+
+// step counts one unit of work; past the budget the call is denied as too complex.
+func (s *shell) step() bool {
+	s.steps++
+	if s.steps+s.g.lookups > maxSteps {
+		s.tooComplex()
+	}
+	return !s.over
+}
+
+// spend counts n bytes of expansion; past the budget the call is denied as too complex.
+func (s *shell) spend(n int) bool {
+	s.spent += n
+	if s.spent > maxExpand || n > maxExpand {
+		s.tooComplex()
+	}
+	return !s.over
+}
+
+func (s *shell) tooComplex() {
+	s.over = true
+	s.reason = inject.GuardTooComplex(s.g.words) // over any other reason: nothing after it was read
+}
+
+// fits reports whether appending each of alts to each field of acc stays in the budget,
+// and counts it.
+func (s *shell) fits(acc, alts []field) bool {
+	n := 0
+	for _, a := range acc {
+		n += len(a.text) * max(len(alts), 1)
+	}
+	for _, b := range alts {
+		n += len(b.text) * len(acc)
+	}
+	return s.spend(n)
 }
 
 func (s *shell) deny(reason string) {
@@ -69,7 +127,7 @@ func (s *shell) deny(reason string) {
 	}
 }
 
-func (s *shell) denyState() { s.deny(inject.GuardState(s.g.stateDir, s.g.words)) }
+func (s *shell) denyState() { s.deny(s.g.denial("")) }
 
 // run judges a command line; depth counts the command strings it is nested in.
 func (s *shell) run(text string, depth int) {
@@ -77,6 +135,10 @@ func (s *shell) run(text string, depth int) {
 		return
 	}
 	s.runs++
+	if len(text) > maxCommand {
+		s.tooComplex()
+		return
+	}
 	if depth > maxDepth || s.runs > maxRuns {
 		if s.g.mentions(text) {
 			s.deny(inject.GuardUnsure(s.g.words))
@@ -104,7 +166,7 @@ func (s *shell) run(text string, depth int) {
 // after it.
 func (s *shell) stmts(sts []*syntax.Stmt, stdin *string) {
 	for _, st := range sts {
-		if s.reason != "" {
+		if s.reason != "" || !s.step() {
 			return
 		}
 		before := s.cwds
@@ -391,6 +453,9 @@ func (s *shell) word(w *syntax.Word) []field {
 	if w == nil {
 		return nil
 	}
+	if s.over || !s.step() {
+		return []field{{text: unknownMark, lead: true}}
+	}
 	src := ""
 	if p, e := int(w.Pos().Offset()), int(w.End().Offset()); p >= 0 && e <= len(s.src) && p <= e {
 		src = s.src[p:e]
@@ -409,6 +474,9 @@ func (s *shell) word(w *syntax.Word) []field {
 // parts appends the expansion of parts to each of the fields in acc.
 func (s *shell) parts(parts []syntax.WordPart, quoted bool, acc []field) []field {
 	for i, p := range parts {
+		if s.over {
+			return []field{{text: unknownMark, lead: true}}
+		}
 		switch x := p.(type) {
 		case *syntax.Lit:
 			v := x.Value
@@ -416,22 +484,31 @@ func (s *shell) parts(parts []syntax.WordPart, quoted bool, acc []field) []field
 				v = s.tilde(v)
 			}
 			text, glob := unquoteLit(v, quoted)
-			acc = appendText(acc, text, glob)
+			if s.fits(acc, []field{{text: text}}) {
+				acc = appendText(acc, text, glob)
+			}
 		case *syntax.SglQuoted:
 			v := x.Value
 			if x.Dollar {
 				v = ansiC(v)
 			}
-			acc = appendText(acc, v, false)
+			if s.fits(acc, []field{{text: v}}) {
+				acc = appendText(acc, v, false)
+			}
 		case *syntax.DblQuoted:
 			acc = s.parts(x.Parts, true, acc)
 		case *syntax.ParamExp:
 			acc = s.param(x, acc)
 		case *syntax.CmdSubst:
-			acc = appendFields(acc, []field{s.cmdSubst(x)})
+			if alt := []field{s.cmdSubst(x)}; s.fits(acc, alt) {
+				acc = appendFields(acc, alt)
+			}
 		case *syntax.ProcSubst:
 			s.stmts(x.Stmts, nil)
 			acc = appendText(acc, unknownMark, false)
+			if len(x.Stmts) == 1 && len(acc) == 1 {
+				acc[0].proc = s.output(x.Stmts[0])
+			}
 		case *syntax.ArithmExp:
 			s.walkSubst(x)
 			acc = appendText(acc, unknownMark, false)
@@ -446,7 +523,9 @@ func (s *shell) parts(parts []syntax.WordPart, quoted bool, acc []field) []field
 			for _, e := range x.Elems {
 				alts = append(alts, s.parts(e.Parts, quoted, []field{{}})...)
 			}
-			acc = appendFields(acc, alts)
+			if s.fits(acc, alts) {
+				acc = appendFields(acc, alts)
+			}
 		default:
 			acc = appendText(acc, unknownMark, false)
 		}
@@ -618,6 +697,9 @@ func (s *shell) param(x *syntax.ParamExp, acc []field) []field {
 		!x.Excl && !x.Length && x.Slice == nil && x.Repl == nil && x.Exp == nil {
 		// ${a[@]}: every element of an array set earlier in the line.
 		if vals, ok := s.vars[x.Param.Value]; ok {
+			if !s.fits(acc, vals) {
+				return acc
+			}
 			return appendFields(acc, vals)
 		}
 	}
@@ -642,6 +724,9 @@ func (s *shell) param(x *syntax.ParamExp, acc []field) []field {
 	if !ok {
 		return appendText(acc, unknownMark, false)
 	}
+	if !s.fits(acc, vals) {
+		return acc
+	}
 	return appendFields(acc, vals)
 }
 
@@ -665,6 +750,14 @@ func (s *shell) lookup(name string) ([]field, bool) {
 		}
 	case "PWD":
 		return []field{{text: s.cwds[len(s.cwds)-1]}}, true
+	case "OLDPWD":
+		if len(s.oldCwds) > 0 {
+			var fs []field
+			for _, d := range s.oldCwds {
+				fs = append(fs, field{text: d})
+			}
+			return fs, true
+		}
 	}
 	if name != "" && name == s.g.sessionEnv && s.g.sessionID != "" {
 		return []field{{text: s.g.sessionID}}, true
@@ -722,6 +815,9 @@ func (s *shell) cmdSubst(x *syntax.CmdSubst) field {
 // rel is how a field, as a path, stands to the state directory: relative paths are taken
 // from every directory the command may be in. Fields the guard cannot know are neither.
 func (s *shell) rel(f field) rel {
+	if !s.step() {
+		return 0
+	}
 	if f.input && s.sawState {
 		return inside | above
 	}
@@ -761,6 +857,14 @@ func (s *shell) cd(args []field) {
 	switch {
 	case len(ops) == 0:
 		to = field{text: s.g.home}
+	case ops[0].text == "-" && len(s.oldCwds) > 0:
+		s.cwds, s.oldCwds = s.oldCwds, s.cwds
+		for _, c := range s.cwds {
+			if s.g.relation(c) != 0 {
+				s.sawState = true
+			}
+		}
+		return
 	case ops[0].text == "-" || !ops[0].exact():
 		return
 	default:
@@ -776,7 +880,7 @@ func (s *shell) cd(args []field) {
 			next = append(next, p)
 		}
 	}
-	s.cwds = next
+	s.oldCwds, s.cwds = s.cwds, next
 	for _, c := range next {
 		if s.g.relation(c) != 0 {
 			s.sawState = true
