@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -111,7 +112,7 @@ func TestDecodeEvents(t *testing.T) {
 		}
 		got := ev
 		got.Name, got.SessionID, got.Cwd, got.TranscriptPath, got.Key = "", "", "", "", ""
-		if got != c.want {
+		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: got %+v\nwant %+v", c.file, got, c.want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Transcript reads Copilot CLI's session events ($COPILOT_HOME/session-state/<id>/
@@ -19,6 +20,11 @@ import (
 // (data.toolCallId, data.success, data.error.message), and every hook's start in hook.start
 // (data.hookType, data.input). tool.execution_start is written before the preToolUse hook
 // runs, so a call the hook denied has one too: only its completion says it was denied.
+// What the model used is in session.usage_record (data.usage: model, inputTokens,
+// outputTokens, cacheReadTokens, cacheWriteTokens, apiCallId), one per model call, side
+// calls and subagents' included; its "cost" is not in USD and is not read. Whether
+// inputTokens includes the cache reads is not known (the captures have none): they are
+// added, which can count too much, never too little.
 type Transcript struct{}
 
 // maxLine bounds a line that is decoded; longer lines (big tool results) are skipped
@@ -58,7 +64,15 @@ type event struct {
 			Message string `json:"message"`
 		} `json:"error"`
 		HookType string `json:"hookType"`
-		Input    struct {
+		Usage    struct {
+			Model      string `json:"model"`
+			Input      int64  `json:"inputTokens"`
+			Output     int64  `json:"outputTokens"`
+			CacheRead  int64  `json:"cacheReadTokens"`
+			CacheWrite int64  `json:"cacheWriteTokens"`
+			APICallID  string `json:"apiCallId"`
+		} `json:"usage"`
+		Input struct {
 			Timestamp json.Number `json:"timestamp"`
 		} `json:"input"`
 	} `json:"data"`
@@ -70,10 +84,12 @@ var wanted = [][]byte{
 	[]byte(`"type":"assistant.message"`),
 	[]byte(`"type":"tool.execution_complete"`),
 	[]byte(`"type":"hook.start"`),
+	[]byte(`"type":"session.usage_record"`),
 }
 
 func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
 	res := transcript.Result{Offset: base}
+	u := transcript.NewDedup(opt.UsageSeen)
 	br := bufio.NewReaderSize(r, 64<<10)
 	skipText := opt.SkipToUser
 	var line []byte
@@ -132,6 +148,11 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			denied := !ev.Data.Success && strings.HasPrefix(ev.Data.Error.Message, "Denied")
 			if ev.Data.ToolCallID != "" && !denied && after(ev.Timestamp, opt.ToolsAfter) {
 				res.ToolIDs = append(res.ToolIDs, ev.Data.ToolCallID)
+			}
+		case "session.usage_record":
+			if x := ev.Data.Usage; after(ev.Timestamp, opt.ToolsAfter) && min(x.Input, x.Output, x.CacheRead, x.CacheWrite) >= 0 {
+				u.Add(&res, x.APICallID, usage.Record{Model: x.Model,
+					Tokens: usage.Tokens{Input: x.Input, CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}})
 			}
 		case "hook.start":
 			if ev.Data.HookType != "agentStop" {

@@ -27,6 +27,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		project = getenv("CURSOR_PROJECT_DIR")
 	}
 	return hook.Facts{
+		NoUsage:        "Cursor hands its hooks no token counts and keeps no transcript they can read",
 		Words:          Words,
 		BlockCap:       LoopLimit(getenv, project),
 		CapCountsTools: true,

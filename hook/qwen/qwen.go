@@ -76,6 +76,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// before it runs fires neither), so the transcript is not read.
 		CLI:        "qwen",
 		SessionEnv: SessionEnv,
+		NoUsage:    "ralph-loop does not read Qwen Code's chat records yet",
 	}
 }
 
