@@ -66,6 +66,10 @@ var table = []Entry{
 	{"gpt-5.5", Price{5, 5, 0.50, 30}, "morphllm.com/openai-api-pricing (OpenAI's price table, June 2026)"},
 	{"gpt-5.4", Price{2.50, 2.50, 0.25, 15}, "morphllm.com/openai-api-pricing (OpenAI's price table, June 2026)"},
 	{"gpt-5.4-mini", Price{0.75, 0.75, 0.075, 4.50}, "morphllm.com/openai-api-pricing (OpenAI's price table, June 2026)"},
+	// Gemini CLI 0.61.0's default model (DEFAULT_GEMINI_MODEL). Google bills no cache
+	// writes (it bills cache storage by the hour, not counted): writes at the input rate.
+	{"gemini-2.5-pro", Price{1.25, 1.25, 0.31, 10}, "ai.google.dev/gemini-api/docs/pricing, prompts up to 200K (input and output as quoted by gemini-cost 0.1.0 on docs.rs; cache read as last published there)"},
+	{"gemini-2.5-flash", Price{0.30, 0.30, 0.075, 2.50}, "ai.google.dev/gemini-api/docs/pricing (as last published there)"},
 }
 
 // Table returns the embedded price table, sorted by model.

@@ -31,6 +31,9 @@ import (
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
+// DefaultModel is the model Codex CLI 0.169.0 asks its provider for when config.toml names none (seen against a local server): the price table must know it.
+const DefaultModel = "gpt-6.1-sol"
+
 // Name is the host's name on the command line and in state files.
 const Name = "codex"
 
