@@ -441,8 +441,8 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 }
 
 // budgetArmable refuses a token or cost budget the loop could not keep: on a host that
-// records no usage ralph-loop reads, or, for a cost budget, when a model this session has
-// used already has no known price.
+// records no usage ralph-loop reads, or, for a cost budget, when the model the session uses
+// (as the host's event names it, or as its last loop found) has no known price.
 func (e *engine) budgetArmable(c state.Config) error {
 	if c.MaxTokens == 0 && c.MaxCost == 0 {
 		return nil
@@ -457,11 +457,14 @@ func (e *engine) budgetArmable(c state.Config) error {
 	if c.MaxCost == 0 {
 		return nil
 	}
-	last, err := e.env.Store.Peek(e.ev.SessionID)
-	if err != nil || last == nil {
-		return nil
+	used := []string{e.ev.Model}
+	if last, err := e.env.Store.Peek(e.ev.SessionID); err == nil && last != nil {
+		used = append(used, last.Spent.Unpriced...)
 	}
-	for _, m := range last.Spent.Unpriced {
+	for _, m := range used {
+		if m == "" {
+			continue
+		}
 		if _, ok := usage.Lookup(m, c.Prices); !ok {
 			return fmt.Errorf("--%s: this session uses %s, which has no known price (see \"ralph-loop prices\"; set one under %q in %s)",
 				args.FlagMaxCost, m, args.SettingPrices, args.ProjectSettings)

@@ -317,6 +317,9 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		UsageSeen:  o.pos.UsageID,
 		Model:      o.pos.Model,
 	}
+	if ev.Model != "" {
+		opt.Model = ev.Model // the model of this turn, which may have begun before the last scan's end
+	}
 	res, err := tr.Scan(path, o.pos.Offset, opt)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
@@ -366,7 +369,10 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		}
 		waited = true
 		env.Sleep(10 * time.Millisecond)
-		opt.UsageSeen, opt.Model = o.pos.UsageID, o.pos.Model
+		opt.UsageSeen = o.pos.UsageID
+		if o.pos.Model != "" {
+			opt.Model = o.pos.Model
+		}
 		more, err := tr.Scan(path, res.Offset, opt)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -120,6 +120,9 @@ type Event struct {
 	// not.
 	HostBlocks int
 
+	// Model is the model the session uses, when the host's event names it (Codex): the
+	// model of usage records that name none, and known at arming for --max-cost.
+	Model string
 	// Usage, for a host that hands over the iteration's messages (HasText), is what the
 	// model used for them, as the host recorded it (Stop).
 	Usage []usage.Record
