@@ -33,7 +33,7 @@ func TestDecideBudget(t *testing.T) {
 		}), Observation{Usage: opus(1000, 0)}, Budget, "the token budget of 2,000 was reached", 2000},
 		{"below the cost budget", loop(func(l *state.Loop) { l.MaxCost = 1 }), Observation{Usage: opus(100_000, 10_000)}, Continue, "", 110_000},
 		{"cost budget reached", loop(func(l *state.Loop) { l.MaxCost = 0.6 }), Observation{Usage: opus(100_000, 10_000)}, Budget,
-			"the cost budget of $0.6000 was reached without the promise: 110,000 tokens, $0.6000", 110_000},
+			"the cost budget of $0.60 was reached without the promise: 110,000 tokens, $0.60", 110_000},
 		{"the user's price counts", loop(func(l *state.Loop) { l.MaxCost = 0.5; l.Prices = map[string]usage.Price{"claude-opus-5-5": {Input: 1}} }),
 			Observation{Usage: opus(100_000, 10_000)}, Continue, "", 110_000},
 		{"the host's cost counts", loop(func(l *state.Loop) { l.MaxCost = 2 }),

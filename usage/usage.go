@@ -5,6 +5,7 @@ package usage
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -122,10 +123,10 @@ func Count(n int64) string {
 	return b.String()
 }
 
-// Dollars writes an amount in USD: cents for amounts of a dollar or more, four decimals
-// below.
+// Dollars writes an amount in USD: in cents for a dollar or more and for whole cents, with
+// four decimals below a dollar otherwise.
 func Dollars(v float64) string {
-	if v >= 1 || v == 0 {
+	if c := v * 100; v >= 1 || math.Abs(c-math.Round(c)) < 1e-9 {
 		return fmt.Sprintf("$%.2f", v)
 	}
 	return fmt.Sprintf("$%.4f", v)

@@ -99,7 +99,7 @@ func TestCanonical(t *testing.T) {
 }
 
 func TestDollars(t *testing.T) {
-	for v, want := range map[float64]string{0: "$0.00", 0.0421: "$0.0421", 1: "$1.00", 12.345: "$12.35"} {
+	for v, want := range map[float64]string{0: "$0.00", 0.0421: "$0.0421", 0.05: "$0.05", 0.75: "$0.75", 1: "$1.00", 12.345: "$12.35"} {
 		if got := usage.Dollars(v); got != want {
 			t.Errorf("Dollars(%v): got %q, want %q", v, got, want)
 		}

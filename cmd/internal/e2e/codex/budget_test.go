@@ -32,7 +32,7 @@ func TestBudget(t *testing.T) {
 		reason                string
 	}{
 		{"tokens", "--max-tokens 5000", "", "BUDGET_EXHAUSTED", 3, -1, "token budget of 5,000 was reached"},
-		{"cost", "--max-cost 0.08", prices, "BUDGET_EXHAUSTED", 4, 0.0215, "cost budget of $0.0800 was reached"},
+		{"cost", "--max-cost 0.08", prices, "BUDGET_EXHAUSTED", 4, 0.0215, "cost budget of $0.08 was reached"},
 		{"never reached", "--max-tokens 1000000 --max-cost 50", prices, "MAX_ITERATIONS_REACHED", 5, 0.0215, "iteration limit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -59,6 +59,10 @@ type Env struct {
 	Opencode, RalphLoop string
 	Home, Project       string
 	State, Tmp, Bin     string
+	// ModelCost, if set, is the fake model's price in opencode's config ({"input",
+	// "output", "cache_read", "cache_write"}, USD per million tokens): opencode computes
+	// each message's cost from it. Without it opencode knows no price and reports 0.
+	ModelCost map[string]float64
 }
 
 // NewEnv lays out an Env under root.
@@ -170,12 +174,16 @@ func (e *Env) Configure(script Script) (*Fake, error) {
 	if err != nil {
 		return nil, err
 	}
+	model := map[string]any{"name": "Fake Model"}
+	if e.ModelCost != nil {
+		model["cost"] = e.ModelCost
+	}
 	cfg := map[string]any{
 		"$schema": "https://opencode.ai/config.json",
 		"provider": map[string]any{"fake": map[string]any{
 			"npm": "@ai-sdk/openai-compatible", "name": "Fake",
 			"options": map[string]any{"baseURL": fake.URL, "apiKey": "dummy-local-key"},
-			"models":  map[string]any{"fake-model": map[string]any{"name": "Fake Model"}},
+			"models":  map[string]any{"fake-model": model},
 		}},
 		"enabled_providers": []string{"fake"}, "model": "fake/fake-model", "small_model": "fake/fake-model",
 		"autoupdate": false, "share": "disabled",

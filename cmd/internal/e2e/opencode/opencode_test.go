@@ -26,11 +26,18 @@ type world struct {
 
 func newWorld(t *testing.T, script Script, scopes ...string) *world {
 	t.Helper()
+	return newWorldWith(t, script, nil, scopes...)
+}
+
+// newWorldWith is newWorld with the fake model's price in opencode's config (nil: none).
+func newWorldWith(t *testing.T, script Script, cost map[string]float64, scopes ...string) *world {
+	t.Helper()
 	suite.Need(t)
 	e, err := NewEnv(t.TempDir(), opencodeBin, ralphBin)
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.ModelCost = cost
 	for _, scope := range scopes {
 		if scope == "path" {
 			if err := e.OnPath(); err != nil {
