@@ -27,6 +27,8 @@ var usageCases = []struct {
 	// Gemini CLI appends a record again when its tokens change.
 	{"gemini", "gemini/chat.block-once.jsonl", 3, 45, "gemini-2.5-flash"},
 	{"copilot", "copilot/transcript.events.jsonl", 3, 45, "fake-model"},
+	// Qwen Code's chat file of a loop ended by --max-tokens (cmd/internal/e2e/qwen).
+	{"qwen", "qwen/chat.budget.jsonl", 4, 9200, "fake-model"},
 }
 
 func tally(rs []usage.Record) (int64, string) {
