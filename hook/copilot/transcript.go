@@ -21,10 +21,11 @@ import (
 // (data.hookType, data.input). tool.execution_start is written before the preToolUse hook
 // runs, so a call the hook denied has one too: only its completion says it was denied.
 // What the model used is in session.usage_record (data.usage: model, inputTokens,
-// outputTokens, cacheReadTokens, cacheWriteTokens, apiCallId), one per model call, side
-// calls and subagents' included; its "cost" is not in USD and is not read. Whether
-// inputTokens includes the cache reads is not known (the captures have none): they are
-// added, which can count too much, never too little.
+// outputTokens, cacheReadTokens, cacheWriteTokens), one event per model call, side calls
+// and subagents' included, each counted once by the event's id (the provider's apiCallId
+// need not be unique). inputTokens includes the cache reads (seen against a fake reporting
+// cached tokens); whether it includes cache writes is not known, so they are added, which
+// can count too much, never too little. Its "cost" is not in USD and is not read.
 type Transcript struct{}
 
 // maxLine bounds a line that is decoded; longer lines (big tool results) are skipped
@@ -55,6 +56,7 @@ func (Transcript) Scan(path string, offset int64, opt transcript.Options) (trans
 // event is the part of a transcript line that is read.
 type event struct {
 	Type      string    `json:"type"`
+	ID        string    `json:"id"`
 	Timestamp time.Time `json:"timestamp"`
 	Data      struct {
 		Content    string `json:"content"`
@@ -70,7 +72,6 @@ type event struct {
 			Output     int64  `json:"outputTokens"`
 			CacheRead  int64  `json:"cacheReadTokens"`
 			CacheWrite int64  `json:"cacheWriteTokens"`
-			APICallID  string `json:"apiCallId"`
 		} `json:"usage"`
 		Input struct {
 			Timestamp json.Number `json:"timestamp"`
@@ -151,8 +152,8 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			}
 		case "session.usage_record":
 			if x := ev.Data.Usage; after(ev.Timestamp, opt.ToolsAfter) && min(x.Input, x.Output, x.CacheRead, x.CacheWrite) >= 0 {
-				u.Add(&res, x.APICallID, usage.Record{Model: x.Model,
-					Tokens: usage.Tokens{Input: x.Input, CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}})
+				u.Add(&res, ev.ID, usage.Record{Model: x.Model,
+					Tokens: usage.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}})
 			}
 		case "hook.start":
 			if ev.Data.HookType != "agentStop" {
