@@ -19,6 +19,20 @@ type Tokens struct {
 	Output     int64 `json:"output"`
 }
 
+// MaxCount bounds a count of one kind in one record: more is not a real count (and sums
+// of such could overflow), so a record with one is not counted.
+const MaxCount = 1 << 40
+
+// Valid reports whether every count of t is from 0 to MaxCount.
+func (t Tokens) Valid() bool {
+	for _, n := range []int64{t.Input, t.CacheWrite, t.CacheRead, t.Output} {
+		if n < 0 || n > MaxCount {
+			return false
+		}
+	}
+	return true
+}
+
 // Total is every token the model read and wrote.
 func (t Tokens) Total() int64 { return t.Input + t.CacheWrite + t.CacheRead + t.Output }
 

@@ -151,9 +151,10 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 				res.ToolIDs = append(res.ToolIDs, ev.Data.ToolCallID)
 			}
 		case "session.usage_record":
-			if x := ev.Data.Usage; after(ev.Timestamp, opt.ToolsAfter) && min(x.Input, x.Output, x.CacheRead, x.CacheWrite) >= 0 {
-				u.Add(&res, ev.ID, usage.Record{Model: x.Model,
-					Tokens: usage.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}})
+			x := ev.Data.Usage
+			t := usage.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}
+			if after(ev.Timestamp, opt.ToolsAfter) && t.Valid() && x.Input >= 0 {
+				u.Add(&res, ev.ID, usage.Record{Model: x.Model, Tokens: t})
 			}
 		case "hook.start":
 			if ev.Data.HookType != "agentStop" {

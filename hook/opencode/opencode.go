@@ -150,7 +150,7 @@ func iterationUsage(ms []message) []usage.Record {
 		t := u.Tokens
 		r := usage.Record{Model: u.Model, Tokens: usage.Tokens{Input: t.Input, CacheWrite: t.Cache.Write, CacheRead: t.Cache.Read,
 			Output: t.Output + t.Reasoning}}
-		if min(r.Input, r.CacheWrite, r.CacheRead, r.Output) < 0 {
+		if !r.Valid() || t.Output < 0 || t.Reasoning < 0 {
 			continue
 		}
 		if u.Cost != nil && *u.Cost > 0 && !math.IsInf(*u.Cost, 0) {

@@ -507,7 +507,7 @@ func ReadCount(d *jsonstream.Reader, buf []byte) (int64, error) {
 		return 0, err
 	}
 	n, perr := strconv.ParseInt(string(v), 10, 64)
-	if perr != nil || n < 0 || n > 1<<50 {
+	if perr != nil || n < 0 || n > usage.MaxCount {
 		return 0, nil
 	}
 	return n, nil
