@@ -224,7 +224,7 @@ func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
 		return readErr
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tSTATUS\tITERATION\tTOOLS\tUPDATED\tTASK")
+	fmt.Fprintln(tw, "SESSION\tSTATUS\tITERATION\tTOOLS\tSPENT\tUPDATED\tTASK")
 	now := time.Now()
 	finished, hidden := 0, 0
 	for _, l := range loops {
@@ -234,8 +234,8 @@ func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
 				continue
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%s\t%s\n", l.SessionID, statusWord(l, now), l.Iteration, l.MaxIterations,
-			l.ToolCalls, l.UpdatedAt.Local().Format("2006-01-02 15:04"), firstLine(l.Task, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\n", l.SessionID, statusWord(l, now), l.Iteration, l.MaxIterations,
+			l.ToolCalls, spentShort(l.Spent), l.UpdatedAt.Local().Format("2006-01-02 15:04"), firstLine(l.Task, 60))
 	}
 	tw.Flush()
 	if hidden > 0 {
@@ -419,6 +419,19 @@ func spentLine(l state.Loop) string {
 		s += " (budget " + strings.Join(of, " or ") + ")"
 	}
 	return s
+}
+
+// spentShort is what a loop's model used, for the table: "6,500 tok $0.02" ("$?" while a
+// model has no price; "-" before any use is recorded).
+func spentShort(s usage.Spent) string {
+	if s.Empty() {
+		return "-"
+	}
+	c := "$?"
+	if s.CostKnown() {
+		c = usage.Dollars(s.CostUSD)
+	}
+	return usage.Count(s.Total()) + " tok " + c
 }
 
 // eventSpent is what a stop decision's iteration used, as the log shows it after the
