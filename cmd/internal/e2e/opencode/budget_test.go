@@ -22,10 +22,10 @@ const turnCost = 0.0215
 
 // TestBudget: on the real opencode, a loop that never promises ends BUDGET_EXHAUSTED at the
 // stop where the tokens opencode recorded on the iteration's messages reach --max-tokens
-// (the third iteration: 6,900 >= 5,000), or where opencode's own cost reaches --max-cost (the
-// fourth: $0.086 >= $0.08). A model opencode has no price for (it reports a cost of 0) is not
-// free: a cost budget ends at the first stop, naming it. A budget never reached changes
-// nothing.
+// (the second iteration: 4,600 >= 4,000), or where opencode's own cost reaches --max-cost
+// (the second: $0.043 >= $0.04). A model opencode has no price for (it reports a cost of 0)
+// is not free: a cost budget ends at the first stop, naming it. A budget never reached
+// changes nothing. (Each run starts "opencode serve": the iterations are kept few.)
 func TestBudget(t *testing.T) {
 	for _, c := range []struct {
 		name, flags string
@@ -35,14 +35,14 @@ func TestBudget(t *testing.T) {
 		perTurn     float64 // cost; -1: unknown
 		reason      string
 	}{
-		{"tokens", "--max-tokens 5000", nil, "BUDGET_EXHAUSTED", 3, -1, "token budget of 5,000 was reached"},
-		{"cost", "--max-cost 0.08", price, "BUDGET_EXHAUSTED", 4, turnCost, "cost budget of $0.08 was reached"},
-		{"unknown price", "--max-cost 5", nil, "BUDGET_EXHAUSTED", 1, -1, "fake-model has no known price"},
-		{"never reached", "--max-tokens 1000000 --max-cost 50", price, "MAX_ITERATIONS_REACHED", 5, turnCost, "iteration limit"},
+		{"tokens", "--max-iterations 3 --max-tokens 4000", nil, "BUDGET_EXHAUSTED", 2, -1, "token budget of 4,000 was reached"},
+		{"cost", "--max-iterations 3 --max-cost 0.04", price, "BUDGET_EXHAUSTED", 2, turnCost, "cost budget of $0.04 was reached"},
+		{"unknown price", "--max-iterations 3 --max-cost 5", nil, "BUDGET_EXHAUSTED", 1, -1, "fake-model has no known price"},
+		{"never reached", "--max-iterations 2 --max-tokens 1000000 --max-cost 50", price, "MAX_ITERATIONS_REACHED", 2, turnCost, "iteration limit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorldWith(t, Script{WhenDone: Text("Still thinking."), Usage: &perTurn}, c.cost, "user")
-			w.start(t, `!/ralph-loop "Think hard" --max-iterations 5 --min-tool-calls 0 `+c.flags, w.ended)
+			w.start(t, `!/ralph-loop "Think hard" --min-tool-calls 0 `+c.flags, w.ended)
 			l := w.onlyLoop(t)
 			it := c.iteration
 			expectLoop(t, l, c.status, it, 0)
