@@ -3,11 +3,13 @@ package hook
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/check"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Verdict is the outcome of a stop decision.
@@ -34,6 +36,9 @@ const (
 	TimeBudget
 	// NoProgress ends the loop when an iteration had no model reply at all.
 	NoProgress
+	// Budget ends the loop when its --max-tokens or --max-cost is reached, or its cost can
+	// no longer be counted.
+	Budget
 )
 
 // Observation is what a stop hook saw of the iteration that just ended.
@@ -66,6 +71,8 @@ type Observation struct {
 	// Checks are the results of the loop's checks, run because the promise came (nil:
 	// not run). The last one failed unless all passed.
 	Checks []check.Result
+	// Usage is what the model used since the last decision, as the host recorded it.
+	Usage []usage.Record
 }
 
 // checksPassed reports whether every check ran and passed.
@@ -87,7 +94,7 @@ func (o Observation) checksPassed(l *state.Loop) bool {
 // A promise made with enough work (or accepted by the no-work policy) ends the loop, even in
 // its last iteration, once the loop's checks (if any) have passed: without their results the
 // verdict is NeedChecks and nothing but the tool count changes. Otherwise the loop ends at its
-// iteration limit, when its time budget has run out, when the iteration had no model reply at
+// iteration limit, when its token or cost budget is reached, when its time budget has run out, when the iteration had no model reply at
 // all, or where the host would override one more block; else the stop is blocked and the next
 // iteration begins.
 func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
@@ -98,6 +105,7 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	}
 	l.UpdatedAt = o.Now
 	l.LastSeenAt = o.Now
+	l.Spent = l.Spent.Add(o.Usage, l.Prices)
 	work := l.ToolCalls >= l.MinToolCalls
 	promised := o.Found && (work || l.OnPromiseNoWork != state.NoWorkReject)
 	if promised && len(l.Checks) > 0 && o.Checks == nil {
@@ -116,6 +124,12 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		l.Told = true
 		l.LastAction = state.ActAccepted
 		return Accept, l
+	}
+	if why := overBudget(&l); why != "" {
+		l.Finish(state.BudgetExhausted, state.ByLimit, why, o.Now)
+		l.LastAction = state.ActBudget
+		l.Told = true
+		return Budget, l
 	}
 	if l.Iteration >= l.MaxIterations {
 		l.Finish(state.MaxIterationsReached, state.ByLimit, "iteration limit reached without the promise", o.Now)
@@ -159,4 +173,21 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.WindowStart = o.Now
 	l.LastAction = state.ActBlocked
 	return v, l
+}
+
+// overBudget says why the loop's token or cost budget ends it, or "" when it does not: a
+// budget reached, or a cost budget that can no longer be kept because a model used has no
+// known price (its tokens are never taken as free).
+func overBudget(l *state.Loop) string {
+	s := l.Spent
+	switch {
+	case l.MaxTokens > 0 && s.Total() >= l.MaxTokens:
+		return fmt.Sprintf("the token budget of %s was reached without the promise: %s", usage.Count(l.MaxTokens), s)
+	case l.MaxCost > 0 && !s.CostKnown():
+		return fmt.Sprintf("the cost budget of %s cannot be kept: %s has no known price (set one under %q in %s): %s",
+			usage.Dollars(l.MaxCost), strings.Join(s.Unpriced, ", "), "prices", ".ralph/settings.json", s)
+	case l.MaxCost > 0 && s.CostUSD >= l.MaxCost:
+		return fmt.Sprintf("the cost budget of %s was reached without the promise: %s", usage.Dollars(l.MaxCost), s)
+	}
+	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Slash commands the engine handles in the user's prompts.
@@ -425,6 +426,9 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 			return blockPrompt(inject.ArgError(err))
 		}
 	}
+	if err := e.budgetArmable(req.Config); err != nil {
+		return blockPrompt(inject.ArgError(err))
+	}
 	res, err := Arm(ctx, e.env, req)
 	if err != nil {
 		msg := fmt.Sprintf("ralph-loop: error: could not start the loop: %v", err)
@@ -439,6 +443,39 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		notice += fmt.Sprintf(" (an unreadable state file was moved to %s)", res.Quarantined)
 	}
 	return Reply{Notice: notice, Context: inject.Contract(&res.Loop, e.facts.Words)}
+}
+
+// budgetArmable refuses a token or cost budget the loop could not keep: on a host that
+// records no usage ralph-loop reads, or, for a cost budget, when the model the session uses
+// (as the host's event names it, or as its last loop found) has no known price.
+func (e *engine) budgetArmable(c state.Config) error {
+	if c.MaxTokens == 0 && c.MaxCost == 0 {
+		return nil
+	}
+	flag := "--" + args.FlagMaxTokens
+	if c.MaxTokens == 0 {
+		flag = "--" + args.FlagMaxCost
+	}
+	if e.facts.NoUsage != "" {
+		return fmt.Errorf("%s: %s, so it cannot keep a budget", flag, e.facts.NoUsage)
+	}
+	if c.MaxCost == 0 {
+		return nil
+	}
+	used := []string{e.ev.Model}
+	if last, err := e.env.Store.Peek(e.ev.SessionID); err == nil && last != nil {
+		used = append(used, last.Spent.Unpriced...)
+	}
+	for _, m := range used {
+		if m == "" {
+			continue
+		}
+		if _, ok := usage.Lookup(m, c.Prices); !ok {
+			return fmt.Errorf("--%s: this session uses %s, which has no known price (see \"ralph-loop prices\"; set one under %q in %s)",
+				args.FlagMaxCost, m, args.SettingPrices, args.ProjectSettings)
+		}
+	}
+	return nil
 }
 
 // resumable returns the session's loop that --resume picks up and the iteration it goes on
@@ -570,7 +607,8 @@ func (e *engine) stop(ctx context.Context) Reply {
 		if verdict == NeedChecks {
 			after.LastAction = state.ActChecking
 		}
-		tx.Record(state.Event{At: start, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction, Reason: reason})
+		tx.Record(spentIn(state.Event{At: start, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction, Reason: reason},
+			cur.Spent, after.Spent))
 		return &after, nil
 	})
 	if err != nil {
@@ -656,12 +694,29 @@ func (e *engine) stop(ctx context.Context) Reply {
 		return Reply{Notice: join(inject.MaxReached(&after))}
 	case TimeBudget:
 		return Reply{Notice: join(inject.TimeUp(&after))}
+	case Budget:
+		return Reply{Notice: join(inject.BudgetOut(&after))}
 	case CutByHost:
 		return Reply{Notice: join(inject.CutByHost(&after, w, e.facts.BlockCap))}
 	case NoProgress:
 		return Reply{Notice: join(inject.NoProgress(&after, w))}
 	}
 	return Reply{}
+}
+
+// spentIn adds to a stop decision's event what the model used in its iteration: what was
+// spent since before.
+func spentIn(ev state.Event, before, now usage.Spent) state.Event {
+	d := now.Minus(before)
+	if d.Total() == 0 && d.CostUSD == 0 {
+		return ev
+	}
+	ev.Tokens = d.Total()
+	if d.CostKnown() && now.CostKnown() {
+		c := d.CostUSD
+		ev.CostUSD = &c
+	}
+	return ev
 }
 
 // joinNotices joins notices for the user, leaving out empty ones.

@@ -139,7 +139,7 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		Owner:       req.Owner,
 	}
 	if r := req.Resume; r != nil {
-		l.Iteration, l.ToolCalls, l.ToolIDs = req.Iteration, r.ToolCalls, r.ToolIDs
+		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent
 	}
 	// Armed from the prompt hook: everything in the transcript now is from before the loop.
 	if req.TranscriptPath != "" {
@@ -275,6 +275,7 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	}
 	o.Other, o.HasOther = promise.Other(last, l.CompletionPromise)
 	o.Logged, o.toolsOffset, o.err = env.Store.ToolUses(l)
+	o.Usage = ev.Usage
 	tr := facts.Transcript
 	if tr == nil || ev.HasText {
 		return o
@@ -313,6 +314,11 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		ToolsAfter: textAfter,
 		SkipToUser: o.pos.Unseen,
 		Last:       waitFor,
+		UsageSeen:  o.pos.UsageID,
+		Model:      o.pos.Model,
+	}
+	if ev.Model != "" {
+		opt.Model = ev.Model // the model of this turn, which may have begun before the last scan's end
 	}
 	res, err := tr.Scan(path, o.pos.Offset, opt)
 	missing := errors.Is(err, fs.ErrNotExist)
@@ -332,6 +338,13 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		o.sawLast = res.SawLast
 		o.queued = res.Queued()
 		o.NoReply = facts.StopsWithoutReply && !missing && res.Replies == 0
+		o.Usage = res.Usage
+		if res.UsageID != "" {
+			o.pos.UsageID = res.UsageID
+		}
+		if res.Model != "" {
+			o.pos.Model = res.Model
+		}
 	}
 	apply()
 	// The file may not exist yet either: in stream-json sessions Claude Code creates it
@@ -356,6 +369,10 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		}
 		waited = true
 		env.Sleep(10 * time.Millisecond)
+		opt.UsageSeen = o.pos.UsageID
+		if o.pos.Model != "" {
+			opt.Model = o.pos.Model
+		}
 		more, err := tr.Scan(path, res.Offset, opt)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/guard"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Host translates one agent CLI's hook protocol: it decodes the host's event into an
@@ -124,6 +125,13 @@ type Event struct {
 	// not.
 	HostBlocks int
 
+	// Model is the model the session uses, when the host's event names it (Codex): the
+	// model of usage records that name none, and known at arming for --max-cost.
+	Model string
+	// Usage, for a host that hands over the iteration's messages (HasText), is what the
+	// model used for them, as the host recorded it (Stop).
+	Usage []usage.Record
+
 	// Tool calls (ToolUsed, ToolCheck).
 	ToolName  string
 	ToolUseID string
@@ -183,6 +191,9 @@ type Facts struct {
 	StopTimeout func() time.Duration
 	// ProjectDir is the session's project, where .ralph/settings*.json are read.
 	ProjectDir string
+	// NoUsage, when set, says why the host records no usage ralph-loop can read: the
+	// token and cost budgets are refused at arming with it.
+	NoUsage string
 	// Transcript reads the host's transcript (nil: the host has none the engine reads).
 	Transcript Transcript
 	// TranscriptLags: the host writes the transcript asynchronously, so the end of a turn

@@ -12,6 +12,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // MaxTaskInline is the longest task repeated in full in a message to the agent. Claude Code
@@ -354,6 +355,12 @@ func Armed(l *state.Loop, replaced *state.Loop, h Host, blockCap int, stopTimeou
 	if l.MaxTime > 0 {
 		s += fmt.Sprintf(" or %s", time.Duration(l.MaxTime))
 	}
+	if l.MaxTokens > 0 {
+		s += fmt.Sprintf(" or %s tokens", usage.Count(l.MaxTokens))
+	}
+	if l.MaxCost > 0 {
+		s += " or " + usage.Dollars(l.MaxCost)
+	}
 	s += ", done on " + promise.Marker(l.CompletionPromise)
 	if l.MinToolCalls > 0 {
 		s += fmt.Sprintf(" after at least %s", Plural(l.MinToolCalls, "tool call", "tool calls"))
@@ -459,6 +466,11 @@ func Accepted(l *state.Loop) string {
 // TimeUp is the notice shown when the time budget ends the loop.
 func TimeUp(l *state.Loop) string {
 	return fmt.Sprintf("ralph-loop: the time budget of %s ran out at iteration %d/%d without the promise: loop over", time.Duration(l.MaxTime), l.Iteration, l.MaxIterations)
+}
+
+// BudgetOut is the notice shown when the loop's token or cost budget ends it.
+func BudgetOut(l *state.Loop) string {
+	return fmt.Sprintf("ralph-loop: %s, at iteration %d/%d: loop over", l.EndReason, l.Iteration, l.MaxIterations)
 }
 
 // MaxReached is the notice shown when the iteration limit ends the loop.

@@ -23,6 +23,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Version is the schema version written in every state file and event line.
@@ -69,6 +71,9 @@ const (
 	// detector aborted the turn, or the user interrupted it): blocking again would spin, or
 	// override the interrupt.
 	NoProgress Status = "NO_PROGRESS"
+	// BudgetExhausted means the loop's --max-tokens or --max-cost was reached, or its cost
+	// could no longer be counted (a model with no known price, under --max-cost).
+	BudgetExhausted Status = "BUDGET_EXHAUSTED"
 )
 
 // What to do with a promise made before the minimum number of tool calls.
@@ -106,6 +111,13 @@ type Config struct {
 	OnPromiseNoWork string `json:"on_promise_no_work"`
 	// MaxTime is the wall-clock budget from arming (0: none).
 	MaxTime Duration `json:"max_time,omitempty"`
+	// MaxTokens and MaxCost are the loop's budget of the model's tokens and of their cost in
+	// USD, from arming (0: none).
+	MaxTokens int64   `json:"max_tokens,omitempty"`
+	MaxCost   float64 `json:"max_cost,omitempty"`
+	// Prices are the user's prices by model (.ralph/settings.json "prices"), over the
+	// embedded table.
+	Prices map[string]usage.Price `json:"prices,omitempty"`
 	// Checks must all exit 0 for a promise to be accepted.
 	Checks           []string `json:"checks,omitempty"`
 	CheckTimeout     Duration `json:"check_timeout"`
@@ -175,6 +187,8 @@ type Loop struct {
 	// (a terminal's cancel, the session's end) is told at the session's next stop or prompt.
 	Told     bool     `json:"told,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Spent is what the model used since arming, as the host recorded it.
+	Spent usage.Spent `json:"spent,omitzero"`
 
 	// Bookkeeping for the stop decision.
 
@@ -260,6 +274,12 @@ type TranscriptPos struct {
 	// Unseen: when the last stop was decided, the transcript did not show the agent's last
 	// message yet; text before the next user line is still that iteration's.
 	Unseen bool `json:"unseen,omitempty"`
+	// UsageID is the id of the last model reply whose usage was counted: a reply written
+	// over several lines is counted once, even when a scan ends between them.
+	UsageID string `json:"usage_id,omitempty"`
+	// Model is the model the transcript last named, for hosts whose usage records do not
+	// name theirs.
+	Model string `json:"model,omitempty"`
 }
 
 // MaxToolIDs bounds Loop.ToolIDs. The two sources of tool calls report the same call within
@@ -316,7 +336,7 @@ func (l *Loop) CountToolCalls(uses []ToolUse) {
 // Who or what ended a loop (Loop.EndedBy).
 const (
 	ByPromise    = "promise"        // the agent's promise was accepted
-	ByLimit      = "limit"          // the iteration limit or the time budget
+	ByLimit      = "limit"          // the iteration limit, the time budget or the token or cost budget
 	ByHost       = "host"           // the host's cap on stop blocks
 	ByUser       = "user"           // the user's cancel command, typed in the session
 	ByTerminal   = "terminal"       // "ralph-loop cancel" outside the session
@@ -342,6 +362,10 @@ type Event struct {
 	Iteration int       `json:"iteration"`
 	Action    string    `json:"action"`
 	Reason    string    `json:"reason"`
+	// Tokens and CostUSD, on a stop decision's event, are what the model used in the
+	// iteration it decided (CostUSD nil: not known).
+	Tokens  int64    `json:"tokens,omitempty"`
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // Event actions.
@@ -365,5 +389,6 @@ const (
 	ActRefused    = "refused"      // an attempt from inside the session to end, re-arm or unhook the loop, refused
 	ActRestored   = "restored"     // the loop's state was changed outside ralph-loop and put back
 	ActSilent     = "hooks_silent" // the session's hooks stopped answering while its loop was active; another session was told
+	ActBudget     = "budget"       // --max-tokens or --max-cost ended the loop
 	ActError      = "error"
 )

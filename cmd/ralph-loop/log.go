@@ -95,7 +95,7 @@ func printLog(w io.Writer, store *state.Store, id string, from int) (int, error)
 			last = e.LoopID
 		}
 		// Fixed columns, so that lines printed as they come (--follow) line up.
-		fmt.Fprintf(w, "  %s  %-5s %-14s %s\n", e.At.Local().Format("2006-01-02 15:04:05.000"), fmt.Sprintf("#%d", e.Iteration), e.Action, e.Reason)
+		fmt.Fprintf(w, "  %s  %-5s %-14s %s%s\n", e.At.Local().Format("2006-01-02 15:04:05.000"), fmt.Sprintf("#%d", e.Iteration), e.Action, e.Reason, eventSpent(e))
 	}
 	return len(events), nil
 }
@@ -145,7 +145,11 @@ func follow(ctx context.Context, w io.Writer, store *state.Store, id string) err
 			// One more read: the final events may have come with the status.
 			_, err := printLog(w, store, id, n)
 			if err == nil {
-				fmt.Fprintf(w, "loop ended: %s at iteration %d/%d (%s)\n", l.Status, l.Iteration, l.MaxIterations, l.EndReason)
+				spent := ""
+				if !l.Spent.Empty() {
+					spent = "; spent " + l.Spent.String()
+				}
+				fmt.Fprintf(w, "loop ended: %s at iteration %d/%d (%s)%s\n", l.Status, l.Iteration, l.MaxIterations, l.EndReason, spent)
 			}
 			return err
 		}

@@ -120,6 +120,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			cancelCommand(),
 			statusCommand(),
 			logCommand(),
+			pricesCommand(),
 			gcCommand(),
 			installCommand(true),
 			installCommand(false),

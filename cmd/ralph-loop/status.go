@@ -20,6 +20,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // idleAfter is how long an active loop's session may go unseen before status flags it.
@@ -66,9 +67,16 @@ type loopView struct {
 	Authority string     `json:"authority,omitempty"`
 	// HooksSilent, for an active loop, says since when its session's transcript has grown
 	// with no hook of it running (its hooks were turned off).
-	HooksSilent string       `json:"hooks_silent,omitempty"`
-	Warnings    []string     `json:"warnings,omitempty"`
-	Events      *[]eventView `json:"events,omitempty"`
+	HooksSilent string   `json:"hooks_silent,omitempty"`
+	Warnings    []string `json:"warnings,omitempty"`
+	// Tokens and CostUSD are what the model used since arming; CostUSD is null when a
+	// model used has no known price (Unpriced names them).
+	Tokens    int64        `json:"tokens"`
+	CostUSD   *float64     `json:"cost_usd"`
+	Unpriced  []string     `json:"unpriced,omitempty"`
+	MaxTokens int64        `json:"max_tokens,omitempty"`
+	MaxCost   float64      `json:"max_cost,omitempty"`
+	Events    *[]eventView `json:"events,omitempty"`
 }
 
 type ownerView struct {
@@ -82,6 +90,9 @@ type eventView struct {
 	Iteration int       `json:"iteration"`
 	Action    string    `json:"action"`
 	Reason    string    `json:"reason"`
+	// Tokens and CostUSD, on a stop decision, are what its iteration used.
+	Tokens  int64    `json:"tokens,omitempty"`
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 func view(store *state.Store, l state.Loop) loopView {
@@ -92,6 +103,11 @@ func view(store *state.Store, l state.Loop) loopView {
 		ArmedBy: l.ArmedBy, StartedAt: l.StartedAt, UpdatedAt: l.UpdatedAt, LastSeenAt: l.LastSeenAt,
 		EndedAt: l.EndedAt, EndReason: l.EndReason, EndedBy: l.EndedBy, Warnings: l.Warnings,
 		Mode: mode(l), Checks: l.Checks, CheckHint: l.CheckHint, Sources: l.Sources,
+		Tokens: l.Spent.Total(), Unpriced: l.Spent.Unpriced, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost,
+	}
+	if l.Spent.CostKnown() {
+		c := l.Spent.CostUSD
+		v.CostUSD = &c
 	}
 	if l.Owner != nil {
 		v.Owner = &ownerView{PID: l.Owner.PID, Program: l.Owner.Comm, Running: hook.OwnerRunning(&l)}
@@ -208,7 +224,7 @@ func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
 		return readErr
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tSTATUS\tITERATION\tTOOLS\tUPDATED\tTASK")
+	fmt.Fprintln(tw, "SESSION\tSTATUS\tITERATION\tTOOLS\tSPENT\tUPDATED\tTASK")
 	now := time.Now()
 	finished, hidden := 0, 0
 	for _, l := range loops {
@@ -218,8 +234,8 @@ func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
 				continue
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%s\t%s\n", l.SessionID, statusWord(l, now), l.Iteration, l.MaxIterations,
-			l.ToolCalls, l.UpdatedAt.Local().Format("2006-01-02 15:04"), firstLine(l.Task, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%s\t%s\t%s\n", l.SessionID, statusWord(l, now), l.Iteration, l.MaxIterations,
+			l.ToolCalls, spentShort(l.Spent), l.UpdatedAt.Local().Format("2006-01-02 15:04"), firstLine(l.Task, 60))
 	}
 	tw.Flush()
 	if hidden > 0 {
@@ -284,7 +300,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 			evs := []eventView{}
 			for _, e := range events {
 				if e.LoopID == l.LoopID {
-					evs = append(evs, eventView{At: e.At, Iteration: e.Iteration, Action: e.Action, Reason: e.Reason})
+					evs = append(evs, eventView{At: e.At, Iteration: e.Iteration, Action: e.Action, Reason: e.Reason, Tokens: e.Tokens, CostUSD: e.CostUSD})
 				}
 			}
 			v.Events = &evs
@@ -333,6 +349,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	row("iteration", fmt.Sprintf("%d/%d", l.Iteration, l.MaxIterations))
 	row("tool calls", fmt.Sprintf("%d (the promise needs at least %d; without them: %s)", l.ToolCalls, l.MinToolCalls, l.OnPromiseNoWork))
 	row("promise", promise.Marker(l.CompletionPromise))
+	row("spent", spentLine(l))
 	if l.MaxTime > 0 {
 		row("time budget", fmt.Sprintf("%s (until %s)", time.Duration(l.MaxTime), l.StartedAt.Add(time.Duration(l.MaxTime)).Local().Format("2006-01-02 15:04:05")))
 	}
@@ -369,7 +386,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, e := range events {
 		if e.LoopID == l.LoopID {
-			fmt.Fprintf(tw, "  %s\t#%d\t%s\t%s\n", e.At.Local().Format("15:04:05.000"), e.Iteration, e.Action, e.Reason)
+			fmt.Fprintf(tw, "  %s\t#%d\t%s\t%s%s\n", e.At.Local().Format("15:04:05.000"), e.Iteration, e.Action, e.Reason, eventSpent(e))
 		}
 	}
 	tw.Flush()
@@ -386,4 +403,46 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// spentLine says what a loop's model used, and of which budgets.
+func spentLine(l state.Loop) string {
+	s := l.Spent.String()
+	var of []string
+	if l.MaxTokens > 0 {
+		of = append(of, usage.Count(l.MaxTokens)+" tokens")
+	}
+	if l.MaxCost > 0 {
+		of = append(of, usage.Dollars(l.MaxCost))
+	}
+	if len(of) > 0 {
+		s += " (budget " + strings.Join(of, " or ") + ")"
+	}
+	return s
+}
+
+// spentShort is what a loop's model used, for the table: "6,500 tok $0.02" ("$?" while a
+// model has no price; "-" before any use is recorded).
+func spentShort(s usage.Spent) string {
+	if s.Empty() {
+		return "-"
+	}
+	c := "$?"
+	if s.CostKnown() {
+		c = usage.Dollars(s.CostUSD)
+	}
+	return usage.Count(s.Total()) + " tok " + c
+}
+
+// eventSpent is what a stop decision's iteration used, as the log shows it after the
+// reason ("" for other events).
+func eventSpent(e state.Event) string {
+	if e.Tokens == 0 {
+		return ""
+	}
+	s := " [" + usage.Count(e.Tokens) + " tokens"
+	if e.CostUSD != nil {
+		s += ", " + usage.Dollars(*e.CostUSD)
+	}
+	return s + "]"
 }

@@ -225,6 +225,8 @@ const (
 	FlagMinToolCalls      = "min-tool-calls"
 	FlagOnPromiseNoWork   = "on-promise-no-work"
 	FlagMaxTime           = "max-time"
+	FlagMaxTokens         = "max-tokens"
+	FlagMaxCost           = "max-cost"
 	FlagCheck             = "check"
 	FlagCheckTimeout      = "check-timeout"
 	FlagCheckOutputChars  = "check-output-chars"

@@ -322,3 +322,66 @@ func TestHelpWordAndResume(t *testing.T) {
 		t.Error("--promise-match everywhere was accepted")
 	}
 }
+
+// TestParseBudgetFlags: --max-tokens takes a whole number, --max-cost an amount in USD;
+// anything else is refused with one line, nothing parsed.
+func TestParseBudgetFlags(t *testing.T) {
+	p, err := parse(t, `t --max-tokens 2000000 --max-cost 0.75`, Options{})
+	if err != nil || p.Config.MaxTokens != 2_000_000 || p.Config.MaxCost != 0.75 {
+		t.Fatalf("got %+v, %v", p.Config, err)
+	}
+	if p, err := parse(t, `t --max-cost 5 --max-tokens=08`, Options{}); err != nil || p.Config.MaxCost != 5 || p.Config.MaxTokens != 8 {
+		t.Fatalf("got %+v, %v", p.Config, err)
+	}
+	for in, want := range map[string]string{
+		`t --max-cost -3`:                     "not an amount in USD",
+		`t --max-cost abc`:                    "not an amount in USD",
+		`t --max-cost 0`:                      "more than 0",
+		`t --max-cost 1e3`:                    "not an amount in USD",
+		`t --max-cost NaN`:                    "not an amount in USD",
+		`t --max-cost Inf`:                    "not an amount in USD",
+		`t --max-cost .`:                      "not an amount in USD",
+		`t --max-cost 1.2.3`:                  "not an amount in USD",
+		`t --max-cost $5`:                     "not an amount in USD",
+		`t --max-cost 2000000`:                "at most 1000000",
+		`t --max-tokens 1.5`:                  "not a whole number of tokens",
+		`t --max-tokens 0`:                    "not a whole number of tokens",
+		`t --max-tokens -1`:                   "not a whole number of tokens",
+		`t --max-tokens +5`:                   "not a whole number of tokens",
+		`t --max-tokens 1e6`:                  "not a whole number of tokens",
+		`t --max-tokens 99999999999999999999`: "not a whole number of tokens",
+	} {
+		if _, err := parse(t, in, Options{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestResolvePrices: "prices" in the settings sets the user's prices; a bad one names the
+// file and the model.
+func TestResolvePrices(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755)
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(dir, ProjectSettings), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"max-cost": "2.5", "prices": {"my-model": {"input": 1, "cache_write": 1.25, "cache_read": 0.1, "output": 5}}}`)
+	c, err := Resolve(Parsed{}, dir)
+	if err != nil || c.MaxCost != 2.5 || c.Prices["my-model"].Output != 5 || c.Prices["my-model"].CacheRead != 0.1 {
+		t.Fatalf("got %+v, %v", c, err)
+	}
+	for in, want := range map[string]string{
+		`{"prices": 3}`:                   `"prices" must be an object of models`,
+		`{"prices": {"m": {"input": 1}}}`: `"m": "cache_write" must be a number`,
+		`{"prices": {"m": {"input": -1, "cache_write": 1, "cache_read": 1, "output": 1}}}`: `"input" must be from 0`,
+		`{"prices": {"m": {"inptu": 1}}}`:                                                  `unknown price "inptu"`,
+		`{"max-tokens": 1.5}`:                                                              "not a whole number of tokens",
+	} {
+		write(in)
+		if _, err := Resolve(Parsed{}, dir); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), ProjectSettings) {
+			t.Errorf("%s: got %v, want %q", in, err, want)
+		}
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Flag is one flag of /ralph-loop and "ralph-loop start": how it is typed, what it sets,
@@ -110,6 +112,24 @@ var Flags = []Flag{
 				return "none"
 			}
 			return time.Duration(c.MaxTime).String()
+		}},
+	{Name: FlagMaxTokens, Arg: "N", Default: "none", Usage: "token budget from now: input, cache and output tokens the model used",
+		Doc: "budget of the model's tokens from arming, all kinds counted (input, cache writes, cache reads, output), as the host recorded them: at the first stop after it is reached, the loop ends `BUDGET_EXHAUSTED`. A whole number, at least 1. See \"Budgets\".",
+		set: func(p *Parsed, v string) (err error) { p.Config.MaxTokens, err = tokens(v); return },
+		show: func(c *state.Config) string {
+			if c.MaxTokens == 0 {
+				return "none"
+			}
+			return usage.Count(c.MaxTokens)
+		}},
+	{Name: FlagMaxCost, Arg: "USD", Default: "none", Usage: "cost budget from now in USD, e.g. 5 or 0.75",
+		Doc: "budget in USD from arming (`5`, `0.75`): the host's own cost where it records one, else the model's tokens at its price (`ralph-loop prices`; a model with no known price ends the loop rather than count as free). At the first stop after it is reached, the loop ends `BUDGET_EXHAUSTED`. See \"Budgets\".",
+		set: func(p *Parsed, v string) (err error) { p.Config.MaxCost, err = dollars(v); return },
+		show: func(c *state.Config) string {
+			if c.MaxCost == 0 {
+				return "none"
+			}
+			return usage.Dollars(c.MaxCost)
 		}},
 	{Name: FlagResume, NoSettings: true, Usage: "pick up this session's last loop where it ended, with the iterations it had left",
 		Doc: "instead of a task: pick up the session's last loop (ended by `/exit`, the host's cap, a cancel or the time budget) where it ended, with the iterations it had left and the same settings; flags given with it change those settings.",
@@ -288,4 +308,35 @@ func Over(c state.Config, p Parsed) (state.Config, error) {
 		c.Sources[kv[0]] = "flag"
 	}
 	return c, nil
+}
+
+// MaxTokens and MaxCost bound the budgets a loop takes: more than anyone spends in a loop,
+// small enough that the sums never lose precision.
+const (
+	MaxTokens = 1_000_000_000_000
+	MaxCost   = 1_000_000
+)
+
+// tokens reads a token budget: a whole number from 1 to MaxTokens.
+func tokens(v string) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 || n > MaxTokens || strings.TrimLeft(v, "0123456789") != "" {
+		return 0, fmt.Errorf("%q is not a whole number of tokens from 1 to %s", v, usage.Count(MaxTokens))
+	}
+	return n, nil
+}
+
+// dollars reads a cost budget: a decimal number of USD (digits, one optional point), more
+// than 0 and at most MaxCost.
+func dollars(v string) (float64, error) {
+	bad := fmt.Errorf("%q is not an amount in USD such as 5 or 0.75 (more than 0, at most %d)", v, MaxCost)
+	whole, frac, _ := strings.Cut(v, ".")
+	if whole+frac == "" || strings.Trim(whole+frac, "0123456789") != "" || len(v) > 32 {
+		return 0, bad
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 || f > MaxCost {
+		return 0, bad
+	}
+	return f, nil
 }

@@ -22,12 +22,17 @@ func FuzzParse(f *testing.F) {
 	f.Add(`fix the parser --max-iterations=08 --completion-promise "A  B" --min-tool-calls 0 --on-promise-no-work warn`)
 	f.Add("\"Fix `x` in $HOME's \\\"dir\\\"\nthen\" -- --x")
 	f.Add(`it's`)
+	f.Add(`t --max-tokens 2000000 --max-cost 0.75`)
+	f.Add(`t --max-cost=-3 --max-tokens 1.5`)
 	f.Fuzz(func(t *testing.T, s string) {
 		words, err := Split(s)
 		if err == nil {
 			p, err := Parse(words, Options{})
 			if err == nil && strings.TrimSpace(p.Config.Task) == "" {
 				t.Fatalf("Parse(%q) gave an empty task", s)
+			}
+			if c := p.Config; err == nil && (c.MaxTokens < 0 || c.MaxTokens > MaxTokens || !(c.MaxCost >= 0 && c.MaxCost <= MaxCost)) {
+				t.Fatalf("Parse(%q) gave budgets %d tokens, %v USD", s, c.MaxTokens, c.MaxCost)
 			}
 		}
 		if strings.TrimSpace(s) == "" {

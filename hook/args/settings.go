@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/state"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Per-project defaults, relative to the project directory. Both may set any loop flag, by
@@ -32,6 +34,7 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 	}
 	var merged map[string]any
 	origin := map[string]string{}
+	var err error
 	for _, name := range []string{ProjectSettings, LocalSettings} {
 		layer, err := readSettings(filepath.Join(projectDir, name))
 		if err != nil {
@@ -54,6 +57,12 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 			}
 			continue
 		}
+		if k == SettingPrices {
+			if cfg.Prices, err = prices(merged[k]); err != nil {
+				return cfg, fmt.Errorf("%s: %w", origin[k], err)
+			}
+			continue
+		}
 		if err := applySetting(&cfg, k, merged[k]); err != nil {
 			return cfg, fmt.Errorf("%s: %w", origin[k], err)
 		}
@@ -71,6 +80,48 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 		cfg.Sources[kv[0]] = "flag"
 	}
 	return cfg, nil
+}
+
+// SettingPrices is the settings' key for the user's prices, by model: {"prices": {"MODEL":
+// {"input": 4, "cache_write": 5, "cache_read": 0.2, "output": 20}}}, USD per million tokens,
+// over the embedded table (ralph-loop prices).
+const SettingPrices = "prices"
+
+// priceKinds are the four prices each model of "prices" must have.
+var priceKinds = []string{"input", "cache_write", "cache_read", "output"}
+
+// prices reads the "prices" setting.
+func prices(v any) (map[string]usage.Price, error) {
+	models, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%q must be an object of models, each {%s}", SettingPrices, strings.Join(priceKinds, ", "))
+	}
+	out := map[string]usage.Price{}
+	for model, pv := range models {
+		kinds, ok := pv.(map[string]any)
+		if strings.TrimSpace(model) == "" || !ok {
+			return nil, fmt.Errorf("%q: %q must be an object {%s} of USD per million tokens", SettingPrices, model, strings.Join(priceKinds, ", "))
+		}
+		var f [4]float64
+		for k := range kinds {
+			if !slices.Contains(priceKinds, k) {
+				return nil, fmt.Errorf("%q: %q: unknown price %q (the prices are %s)", SettingPrices, model, k, strings.Join(priceKinds, ", "))
+			}
+		}
+		for i, k := range priceKinds {
+			n, ok := kinds[k].(json.Number)
+			if !ok {
+				return nil, fmt.Errorf("%q: %q: %q must be a number of USD per million tokens", SettingPrices, model, k)
+			}
+			x, err := n.Float64()
+			if err != nil || x < 0 || x > MaxCost {
+				return nil, fmt.Errorf("%q: %q: %q must be from 0 to %d USD per million tokens", SettingPrices, model, k, MaxCost)
+			}
+			f[i] = x
+		}
+		out[model] = usage.Price{Input: f[0], CacheWrite: f[1], CacheRead: f[2], Output: f[3]}
+	}
+	return out, nil
 }
 
 // MaxSettingsSize bounds a settings file.
@@ -129,7 +180,7 @@ func mergeJSON(a, b any) any {
 // applySetting sets one loop setting from a settings file's value.
 func applySetting(c *state.Config, key string, v any) error {
 	if !known(key) {
-		return fmt.Errorf("unknown setting %q (settings take the loop flags' names: %s)", key, strings.Join(LoopFlags, ", "))
+		return fmt.Errorf("unknown setting %q (settings take the loop flags' names: %s; and %q)", key, strings.Join(LoopFlags, ", "), SettingPrices)
 	}
 	if key == FlagCheck {
 		c.Checks = nil

@@ -15,6 +15,9 @@ import (
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
+// DefaultModel is the model Claude Code 2.1.330 asks for unless told otherwise (seen in the fake API's recorded requests and in testdata/claude/transcript.*.jsonl): the price table must know it.
+const DefaultModel = "claude-opus-5-5"
+
 // Name is the host's name on the command line and in state files.
 const Name = "claude"
 

@@ -31,6 +31,9 @@ import (
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
+// DefaultModel is the model Codex CLI 0.169.0 asks its provider for when config.toml names none (seen against a local server): the price table must know it.
+const DefaultModel = "gpt-6.1-sol"
+
 // Name is the host's name on the command line and in state files.
 const Name = "codex"
 
@@ -137,6 +140,7 @@ type Input struct {
 	ToolName             string
 	ToolUseID            string
 	Source               string // SessionStart
+	Model                string
 	// Command is tool_input.command: the shell command, or apply_patch's patch.
 	Command string
 	Key     string
@@ -160,6 +164,7 @@ func DecodeInput(r io.Reader) (Input, error) {
 			"tool_name":              &in.ToolName,
 			"tool_use_id":            &in.ToolUseID,
 			"source":                 &in.Source,
+			"model":                  &in.Model,
 		},
 		Bools:   map[string]*bool{"stop_hook_active": &in.StopHookActive},
 		Objects: map[string]*wire.Spec{"tool_input": {Loose: map[string]*string{"command": &in.Command}}},
@@ -185,7 +190,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	if err != nil {
 		return hook.Event{}, err
 	}
-	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key, Model: in.Model}
 	switch in.Event {
 	case "UserPromptSubmit":
 		ev.Kind, ev.Prompt = hook.Prompt, Unsigil(in.Prompt)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -115,8 +116,11 @@ func TestDecodeEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := ev
-		got.Name, got.SessionID, got.Cwd, got.TranscriptPath, got.Key = "", "", "", "", ""
-		if got != c.want {
+		if got.Model != "fake-model" {
+			t.Errorf("%s: model %q, want the captured run's fake-model", c.file, got.Model)
+		}
+		got.Name, got.SessionID, got.Cwd, got.TranscriptPath, got.Key, got.Model = "", "", "", "", "", ""
+		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: got %+v\nwant %+v", c.file, got, c.want)
 		}
 	}

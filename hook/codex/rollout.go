@@ -9,6 +9,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Codex's transcript is its rollout file ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-…jsonl):
@@ -16,8 +17,12 @@ import (
 // the "response_item" lines: payload {"type": "message", "role": "assistant", "content":
 // [{"type": "output_text", "text"}]} for its text, {"type": "function_call" |
 // "custom_tool_call" | "local_shell_call", "call_id"} for its tool calls. The user's
-// prompts and the stop hook's continuations are "message" items with role "user". Every
-// other line (events, token counts, tool outputs, which can be huge) is skipped unread.
+// prompts and the stop hook's continuations are "message" items with role "user". What the
+// model used is in "token_usage_record" lines, one per model response (payload
+// {"response_id", "usage": {"input_tokens" (cached ones included), "cached_input_tokens",
+// "cache_write_input_tokens", "output_tokens" (reasoning included)}}), subagents' too; the
+// model is named by the turn's "turn_context" line (payload "model"). Every other line
+// (events, tool outputs, which can be huge) is skipped unread.
 
 // bufSize is the read buffer; it bounds the memory a scan uses.
 const bufSize = 64 << 10
@@ -48,7 +53,8 @@ func ScanFile(path string, offset int64, opt transcript.Options) (transcript.Res
 func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
 	s := &scanner{d: jsonstream.NewLineReader(r, bufSize), opt: opt, last: []byte(opt.Last),
 		m: promise.NewMatcherMode(opt.Token, opt.Mode)}
-	res := transcript.Result{Offset: base}
+	res := transcript.Result{Offset: base, Model: opt.Model}
+	u := transcript.NewDedup(opt.UsageSeen)
 	skipText := opt.SkipToUser
 	for {
 		if end, err := s.d.AtEnd(); end || err != nil {
@@ -75,6 +81,21 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 		}
 		res.Lines++
 		res.Offset = base + s.d.Offset()
+		switch ln.kind {
+		case kindContext:
+			if ln.model != "" {
+				res.Model = ln.model
+			}
+			continue
+		case kindUsage:
+			if ln.hasUsage && after(ln.ts, opt.ToolsAfter) {
+				t := ln.tokens
+				// Input counts the cached tokens (read or written) too.
+				t.Input = max(0, t.Input-t.CacheRead-t.CacheWrite)
+				u.Add(&res, ln.response, usage.Record{Model: res.Model, Tokens: t})
+			}
+			continue
+		}
 		if ln.item != "message" && ln.call == "" {
 			continue
 		}
@@ -109,9 +130,22 @@ func after(ts, start time.Time) bool {
 // errSkip stops reading a line that cannot be the model's output.
 var errSkip = errors.New("not a response item")
 
+// Kinds of lines read.
+const (
+	kindItem    = iota + 1 // response_item
+	kindUsage              // token_usage_record
+	kindContext            // turn_context
+)
+
 // rolloutLine is what one line says.
 type rolloutLine struct {
-	ts         time.Time
+	kind int
+	ts   time.Time
+	// Of a token_usage_record: the response and what it used; of a turn_context: the model.
+	response   string
+	tokens     usage.Tokens
+	hasUsage   bool
+	model      string
 	item, role string
 	call       string // a tool call's id
 	// Of its text, when it is a message: the marker found, the host's last message seen.
@@ -134,7 +168,6 @@ type scanner struct {
 // streams by and kept only if the line turns out to be the assistant's.
 func (s *scanner) line() (rolloutLine, error) {
 	s.ln = rolloutLine{}
-	isItem := false
 	err := s.d.Object(func(key []byte) error {
 		switch string(key) {
 		case "type":
@@ -142,10 +175,16 @@ func (s *scanner) line() (rolloutLine, error) {
 			if err != nil {
 				return err
 			}
-			if string(v) != "response_item" {
+			switch string(v) {
+			case "response_item":
+				s.ln.kind = kindItem
+			case "token_usage_record":
+				s.ln.kind = kindUsage
+			case "turn_context":
+				s.ln.kind = kindContext
+			default:
 				return errSkip
 			}
-			isItem = true
 			return nil
 		case "timestamp":
 			v, err := s.str(64)
@@ -163,6 +202,10 @@ func (s *scanner) line() (rolloutLine, error) {
 				}
 				return s.d.Skip()
 			}
+			switch s.ln.kind {
+			case kindUsage, kindContext:
+				return s.usagePayload()
+			}
 			return s.payload()
 		}
 		return s.d.Skip()
@@ -170,7 +213,11 @@ func (s *scanner) line() (rolloutLine, error) {
 	if err != nil {
 		return s.ln, err
 	}
-	if !isItem {
+	switch s.ln.kind {
+	case kindItem:
+	case kindUsage, kindContext:
+		s.ln = rolloutLine{kind: s.ln.kind, ts: s.ln.ts, response: s.ln.response, tokens: s.ln.tokens, hasUsage: s.ln.hasUsage, model: s.ln.model}
+	default:
 		s.ln = rolloutLine{ts: s.ln.ts}
 	}
 	if s.ln.item != "function_call" && s.ln.item != "custom_tool_call" && s.ln.item != "local_shell_call" {
@@ -231,6 +278,56 @@ func (s *scanner) payload() error {
 				return s.d.Skip()
 			}
 			return s.d.Array(s.block)
+		}
+		return s.d.Skip()
+	})
+}
+
+// usagePayload reads a token_usage_record's or a turn_context's payload: the response id
+// and its usage, or the model.
+func (s *scanner) usagePayload() error {
+	return s.d.Object(func(key []byte) error {
+		switch string(key) {
+		case "response_id", "model":
+			if s.ln.kind == kindContext && string(key) != "model" || s.ln.kind == kindUsage && string(key) != "response_id" {
+				return s.d.Skip()
+			}
+			v, err := s.str(256)
+			if string(key) == "model" {
+				s.ln.model = string(v)
+			} else {
+				s.ln.response = string(v)
+			}
+			return err
+		case "usage":
+			if s.ln.kind != kindUsage {
+				return s.d.Skip()
+			}
+			if k, err := s.d.Kind(); err != nil || k != '{' {
+				if err != nil {
+					return err
+				}
+				return s.d.Skip()
+			}
+			s.ln.hasUsage = true
+			return s.d.Object(func(key []byte) error {
+				var dst *int64
+				switch string(key) {
+				case "input_tokens":
+					dst = &s.ln.tokens.Input
+				case "cached_input_tokens":
+					dst = &s.ln.tokens.CacheRead
+				case "cache_write_input_tokens":
+					dst = &s.ln.tokens.CacheWrite
+				case "output_tokens":
+					dst = &s.ln.tokens.Output
+				default:
+					return s.d.Skip()
+				}
+				n, err := transcript.ReadCount(s.d, s.scratch[:0])
+				*dst = n
+				return err
+			})
 		}
 		return s.d.Skip()
 	})

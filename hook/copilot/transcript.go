@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Transcript reads Copilot CLI's session events ($COPILOT_HOME/session-state/<id>/
@@ -19,6 +20,12 @@ import (
 // (data.toolCallId, data.success, data.error.message), and every hook's start in hook.start
 // (data.hookType, data.input). tool.execution_start is written before the preToolUse hook
 // runs, so a call the hook denied has one too: only its completion says it was denied.
+// What the model used is in session.usage_record (data.usage: model, inputTokens,
+// outputTokens, cacheReadTokens, cacheWriteTokens), one event per model call, side calls
+// and subagents' included, each counted once by the event's id (the provider's apiCallId
+// need not be unique). inputTokens includes the cache reads (seen against a fake reporting
+// cached tokens); whether it includes cache writes is not known, so they are added, which
+// can count too much, never too little. Its "cost" is not in USD and is not read.
 type Transcript struct{}
 
 // maxLine bounds a line that is decoded; longer lines (big tool results) are skipped
@@ -49,6 +56,7 @@ func (Transcript) Scan(path string, offset int64, opt transcript.Options) (trans
 // event is the part of a transcript line that is read.
 type event struct {
 	Type      string    `json:"type"`
+	ID        string    `json:"id"`
 	Timestamp time.Time `json:"timestamp"`
 	Data      struct {
 		Content    string `json:"content"`
@@ -58,7 +66,14 @@ type event struct {
 			Message string `json:"message"`
 		} `json:"error"`
 		HookType string `json:"hookType"`
-		Input    struct {
+		Usage    struct {
+			Model      string `json:"model"`
+			Input      int64  `json:"inputTokens"`
+			Output     int64  `json:"outputTokens"`
+			CacheRead  int64  `json:"cacheReadTokens"`
+			CacheWrite int64  `json:"cacheWriteTokens"`
+		} `json:"usage"`
+		Input struct {
 			Timestamp json.Number `json:"timestamp"`
 		} `json:"input"`
 	} `json:"data"`
@@ -70,10 +85,12 @@ var wanted = [][]byte{
 	[]byte(`"type":"assistant.message"`),
 	[]byte(`"type":"tool.execution_complete"`),
 	[]byte(`"type":"hook.start"`),
+	[]byte(`"type":"session.usage_record"`),
 }
 
 func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
 	res := transcript.Result{Offset: base}
+	u := transcript.NewDedup(opt.UsageSeen)
 	br := bufio.NewReaderSize(r, 64<<10)
 	skipText := opt.SkipToUser
 	var line []byte
@@ -132,6 +149,12 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			denied := !ev.Data.Success && strings.HasPrefix(ev.Data.Error.Message, "Denied")
 			if ev.Data.ToolCallID != "" && !denied && after(ev.Timestamp, opt.ToolsAfter) {
 				res.ToolIDs = append(res.ToolIDs, ev.Data.ToolCallID)
+			}
+		case "session.usage_record":
+			x := ev.Data.Usage
+			t := usage.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}
+			if after(ev.Timestamp, opt.ToolsAfter) && t.Valid() && x.Input >= 0 {
+				u.Add(&res, ev.ID, usage.Record{Model: x.Model, Tokens: t})
 			}
 		case "hook.start":
 			if ev.Data.HookType != "agentStop" {

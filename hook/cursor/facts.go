@@ -28,6 +28,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	}
 	return hook.Facts{
 		HookFiles:      func() []string { return Installer.HookFiles(getenv, project) },
+		NoUsage:        "Cursor hands its hooks no token counts and keeps no transcript they can read",
 		Words:          Words,
 		BlockCap:       LoopLimit(getenv, project),
 		CapCountsTools: true,

@@ -17,6 +17,9 @@ import (
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
+// DefaultModel is Gemini CLI 0.61.0's DEFAULT_GEMINI_MODEL (its bundle): the price table must know it.
+const DefaultModel = "gemini-2.5-pro"
+
 // Name is the host's name on the command line and in state files.
 const Name = "gemini"
 

@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Transcript reads Gemini CLI's chat files (~/.gemini/tmp/<project>/chats/session-*.jsonl).
@@ -19,7 +20,8 @@ import (
 // detection, a compression): those are never the agent's new output and are skipped
 // undecoded. {"$rewindTo":id} drops messages. Only "gemini" records count: their content
 // is the model's text (user records hold the prompts, the hook's continuations and tool
-// results).
+// results), "model" the model and "tokens" {"input" (cached ones included), "cached",
+// "output", "thoughts", "tool", "total"} what it used.
 type Transcript struct{}
 
 // Scan reads the chat file at path from offset.
@@ -57,6 +59,7 @@ var errSkip = errors.New("not a message record")
 func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
 	s := &scanner{d: jsonstream.NewLineReader(r, 64<<10), m: promise.NewMatcherMode(opt.Token, opt.Mode)}
 	res := transcript.Result{Offset: base}
+	u := transcript.NewDedup(opt.UsageSeen)
 	for {
 		if end, err := s.d.AtEnd(); end || err != nil {
 			return res, err
@@ -83,6 +86,11 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 		}
 		res.Lines++
 		res.Offset = base + s.d.Offset()
+		if ln.gemini && ln.hasTokens && after(ln.ts, opt.ToolsAfter) {
+			// A record appended again with more tokens counts once, with the most.
+			u.Add(&res, ln.id, usage.Record{Model: ln.model, Tokens: usage.Tokens{
+				Input: max(0, ln.input-ln.cached) + ln.tool, CacheRead: ln.cached, Output: ln.output + ln.thoughts}})
+		}
 		if !ln.gemini || !after(ln.ts, opt.TextAfter) {
 			continue
 		}
@@ -100,6 +108,11 @@ func after(ts, start time.Time) bool {
 }
 
 type line struct {
+	id, model string
+	// tokens
+	input, cached, output, thoughts, tool int64
+	hasTokens                             bool
+
 	gemini   bool
 	ts       time.Time
 	found    bool
@@ -146,6 +159,20 @@ func (s *scanner) line() (line, error) {
 			return nil
 		case "content":
 			return s.content()
+		case "id", "model":
+			if k, err := s.d.Kind(); err != nil || k != '"' {
+				return s.d.Skip()
+			}
+			v, err := s.d.String(s.scratch[:0], 256)
+			s.scratch = v
+			if string(key) == "id" {
+				s.ln.id = string(v)
+			} else {
+				s.ln.model = string(v)
+			}
+			return err
+		case "tokens":
+			return s.tokens()
 		}
 		return s.d.Skip()
 	})
@@ -153,6 +180,37 @@ func (s *scanner) line() (line, error) {
 		return s.ln, err
 	}
 	return s.ln, s.d.EndLine()
+}
+
+// tokens reads a record's token counts.
+func (s *scanner) tokens() error {
+	if k, err := s.d.Kind(); err != nil || k != '{' {
+		if err != nil {
+			return err
+		}
+		return s.d.Skip()
+	}
+	s.ln.hasTokens = true
+	return s.d.Object(func(key []byte) error {
+		var dst *int64
+		switch string(key) {
+		case "input":
+			dst = &s.ln.input
+		case "cached":
+			dst = &s.ln.cached
+		case "output":
+			dst = &s.ln.output
+		case "thoughts":
+			dst = &s.ln.thoughts
+		case "tool":
+			dst = &s.ln.tool
+		default:
+			return s.d.Skip()
+		}
+		n, err := transcript.ReadCount(s.d, s.scratch[:0])
+		*dst = n
+		return err
+	})
 }
 
 // content reads a record's content: a string, or an array of parts whose "text" counts

@@ -22,6 +22,10 @@
 //   - tool.execute.before can refuse a call by throwing: the error's message is the tool's
 //     result for the model, and tool.execute.after does not fire. tool.execute.after carries
 //     the call's callID.
+//   - Each assistant message's info carries modelID, tokens {input, output, reasoning,
+//     cache {read, write}} and the cost opencode computed: the plugin hands them over with
+//     the iteration's messages. A subagent's messages are in a session of its own and are
+//     not counted.
 //   - "opencode run" exits at the first idle, so loops run in the TUI and under "opencode
 //     serve", not under "opencode run".
 package opencode
@@ -32,12 +36,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Name is the host's name on the command line and in state files.
@@ -133,6 +139,46 @@ type message struct {
 		Text      string `json:"text"`
 		Synthetic bool   `json:"synthetic"`
 	} `json:"parts"`
+	// Usage is what an assistant message used, as opencode records it: its model, the cost
+	// it computed (0 for a model whose price it does not know) and its tokens (input
+	// without the cache, reasoning beside output).
+	Usage *struct {
+		Model  string   `json:"model"`
+		Cost   *float64 `json:"cost"`
+		Tokens struct {
+			Input     int64 `json:"input"`
+			Output    int64 `json:"output"`
+			Reasoning int64 `json:"reasoning"`
+			Cache     struct {
+				Read  int64 `json:"read"`
+				Write int64 `json:"write"`
+			} `json:"cache"`
+		} `json:"tokens"`
+	} `json:"usage"`
+}
+
+// iterationUsage is what the iteration's assistant messages used. opencode's own cost
+// counts; a cost of 0 for tokens used means opencode knows no price for the model, and the
+// record is priced by ralph-loop instead (never taken as free).
+func iterationUsage(ms []message) []usage.Record {
+	var rs []usage.Record
+	for _, m := range ms {
+		u := m.Usage
+		if m.Role != "assistant" || u == nil {
+			continue
+		}
+		t := u.Tokens
+		r := usage.Record{Model: u.Model, Tokens: usage.Tokens{Input: t.Input, CacheWrite: t.Cache.Write, CacheRead: t.Cache.Read,
+			Output: t.Output + t.Reasoning}}
+		if !r.Valid() || t.Output < 0 || t.Reasoning < 0 {
+			continue
+		}
+		if u.Cost != nil && *u.Cost > 0 && !math.IsInf(*u.Cost, 0) {
+			r.Cost, r.HasCost = *u.Cost, true
+		}
+		rs = append(rs, r)
+	}
+	return rs
 }
 
 // Decode reads one event from the plugin.
@@ -156,6 +202,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	switch in.Hook {
 	case hookIdle:
 		ev.Kind, ev.Text, ev.HasText = hook.Stop, iterationText(in.Messages), true
+		ev.Usage = iterationUsage(in.Messages)
 	case hookCommand:
 		ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
 	case hookMessage:

@@ -138,6 +138,7 @@ export const RalphLoop = async (ctx) => {
         id: m.info?.id,
         role: m.info?.role,
         parts: (m.parts ?? []).filter((p) => p.type === "text").map((p) => ({ text: p.text, synthetic: p.synthetic === true })),
+        usage: m.info?.role === "assistant" ? { model: m.info.modelID, cost: m.info.cost, tokens: m.info.tokens } : undefined,
       }))
       const reply = await ask({ hook: "session.idle", sessionID: id, directory, messages: iteration }, STOP_TIMEOUT_MS)
       show(reply)

@@ -74,9 +74,11 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		ProjectDir:     project,
 		// The Stop event's last_assistant_message is exactly the turn's last answer, and
 		// every call that runs fires PostToolUse or PostToolUseFailure (a call refused
-		// before it runs fires neither), so the transcript is not read.
-		CLI:        "qwen",
-		SessionEnv: SessionEnv,
+		// before it runs fires neither): the transcript is read for the model's usage only.
+		Transcript:     Transcript{},
+		TranscriptLags: true,
+		CLI:            "qwen",
+		SessionEnv:     SessionEnv,
 	}
 }
 

@@ -15,10 +15,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
 	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // bufSize is the read buffer; it bounds the memory a scan uses.
@@ -39,6 +41,12 @@ type Options struct {
 	// SkipToUser: agent text before the first user line does not count (it is the end of
 	// an iteration already decided, which reached the file late).
 	SkipToUser bool
+	// UsageSeen is the id of the last model reply whose usage was counted (see
+	// Result.UsageID): more lines of that reply add nothing.
+	UsageSeen string
+	// Model is the model the session used last, for a host whose usage records do not name
+	// theirs (Codex names it once a turn); Result.Model says which it is after the scan.
+	Model string
 	// Limit stops the scan at this offset (0: at the end of the file as it is when the scan
 	// starts). Bytes appended during a scan are left for the next one.
 	Limit int64
@@ -69,6 +77,12 @@ type Result struct {
 	// without a model reply (see hook.Facts.StopsWithoutReply); scanners that do not count
 	// them leave it 0.
 	Replies int
+	// Usage are the model's replies' usage records read, each reply once; UsageID is the id
+	// of the last one ("" if none or the host gives none), for Options.UsageSeen.
+	Usage   []usage.Record
+	UsageID string
+	// Model: see Options.Model ("" from scanners that do not need it).
+	Model string
 }
 
 // Merge adds the result of a later scan (which started at r.Offset) to r.
@@ -84,6 +98,13 @@ func (r *Result) Merge(later Result) {
 	r.Lines += later.Lines
 	r.Bad += later.Bad
 	r.Replies += later.Replies
+	r.Usage = append(r.Usage, later.Usage...)
+	if later.UsageID != "" {
+		r.UsageID = later.UsageID
+	}
+	if later.Model != "" {
+		r.Model = later.Model
+	}
 }
 
 // QueueOp is one operation on the host's queue of prompts typed while the agent works.
@@ -175,6 +196,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 		m:    promise.NewMatcherMode(opt.Token, opt.Mode),
 	}
 	res := Result{Offset: base}
+	u := NewDedup(opt.UsageSeen)
 	skipText := opt.SkipToUser
 	for {
 		if end, err := s.d.AtEnd(); end || err != nil {
@@ -222,7 +244,40 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 				res.ToolIDs = append(res.ToolIDs, ln.tools...)
 			}
 		}
+		// Subagents' replies (sidechain lines) cost too.
+		if ln.assistant && ln.hasUsage && after(ln.ts, opt.ToolsAfter) {
+			u.Add(&res, ln.msgID, usage.Record{Model: ln.model, Tokens: ln.tokens})
+		}
 	}
+}
+
+// Dedup counts each model reply's usage once into a Result. Claude Code writes a reply's
+// content blocks on separate lines, each with the reply's id and usage: the reply counts
+// once, with the largest figures its lines give (a later line was written with more of the
+// reply). A reply's lines may be split between two scans: Options.UsageSeen carries the
+// last id over.
+type Dedup struct {
+	id string
+	at int // index in Result.Usage of the record of id, or -1 when it was counted before this scan
+}
+
+// NewDedup starts counting after the reply seen (Options.UsageSeen).
+func NewDedup(seen string) *Dedup { return &Dedup{id: seen, at: -1} }
+
+// Add counts r, the usage of the reply id ("" when the host gives replies no id), unless it
+// was counted already.
+func (u *Dedup) Add(res *Result, id string, r usage.Record) {
+	if id != "" && id == u.id {
+		if u.at >= 0 {
+			p := &res.Usage[u.at]
+			p.Input, p.CacheWrite = max(p.Input, r.Input), max(p.CacheWrite, r.CacheWrite)
+			p.CacheRead, p.Output = max(p.CacheRead, r.CacheRead), max(p.Output, r.Output)
+		}
+		return
+	}
+	res.Usage = append(res.Usage, r)
+	u.id, u.at = id, len(res.Usage)-1
+	res.UsageID = id
 }
 
 func isSyntax(err error) bool {
@@ -248,6 +303,10 @@ type lineResult struct {
 	// A queue-operation line: its operation and content.
 	queue           bool
 	queueOp, queued string
+	// The model reply's id, model and usage (hasUsage).
+	msgID, model string
+	tokens       usage.Tokens
+	hasUsage     bool
 }
 
 type scanner struct {
@@ -368,6 +427,20 @@ func (s *scanner) message() error {
 		switch string(key) {
 		case "role":
 			return s.assistantOrSkip()
+		case "id", "model":
+			if k, err := s.d.Kind(); err != nil || k != '"' {
+				return s.d.Skip()
+			}
+			v, err := s.d.String(s.scratch[:0], 256)
+			s.scratch = v
+			if string(key) == "id" {
+				s.ln.msgID = string(v)
+			} else {
+				s.ln.model = string(v)
+			}
+			return err
+		case "usage":
+			return s.usage()
 		case "content":
 			k, err := s.d.Kind()
 			if err != nil {
@@ -388,6 +461,56 @@ func (s *scanner) message() error {
 		}
 		return s.d.Skip()
 	})
+}
+
+// usage reads a reply's usage: {"input_tokens", "cache_creation_input_tokens",
+// "cache_read_input_tokens", "output_tokens", …}.
+func (s *scanner) usage() error {
+	if k, err := s.d.Kind(); err != nil || k != '{' {
+		if err != nil {
+			return err
+		}
+		return s.d.Skip()
+	}
+	s.ln.hasUsage = true
+	return s.d.Object(func(key []byte) error {
+		var dst *int64
+		switch string(key) {
+		case "input_tokens":
+			dst = &s.ln.tokens.Input
+		case "cache_creation_input_tokens":
+			dst = &s.ln.tokens.CacheWrite
+		case "cache_read_input_tokens":
+			dst = &s.ln.tokens.CacheRead
+		case "output_tokens":
+			dst = &s.ln.tokens.Output
+		default:
+			return s.d.Skip()
+		}
+		n, err := ReadCount(s.d, s.scratch[:0])
+		*dst = n
+		return err
+	})
+}
+
+// ReadCount reads a token count: a non-negative whole number (anything else, a float, a
+// string, a negative or a huge number, counts 0 and is skipped).
+func ReadCount(d *jsonstream.Reader, buf []byte) (int64, error) {
+	if k, err := d.Kind(); err != nil || (k != '-' && (k < '0' || k > '9')) {
+		if err != nil {
+			return 0, err
+		}
+		return 0, d.Skip()
+	}
+	v, err := d.Number(buf)
+	if err != nil {
+		return 0, err
+	}
+	n, perr := strconv.ParseInt(string(v), 10, 64)
+	if perr != nil || n < 0 || n > usage.MaxCount {
+		return 0, nil
+	}
+	return n, nil
 }
 
 func (s *scanner) beginBlock() {

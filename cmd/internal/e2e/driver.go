@@ -144,7 +144,10 @@ type Loop struct {
 	CompletionPromise string `json:"completion_promise"`
 	EndReason         string `json:"end_reason"`
 	EndedBy           string `json:"ended_by"`
-	Owner             *struct {
+	// Tokens and CostUSD are what the model used since arming (CostUSD nil: unknown).
+	Tokens  int64    `json:"tokens"`
+	CostUSD *float64 `json:"cost_usd"`
+	Owner   *struct {
 		PID     int    `json:"pid"`
 		Program string `json:"program"`
 	} `json:"owner"`
@@ -152,6 +155,7 @@ type Loop struct {
 		Iteration int    `json:"iteration"`
 		Action    string `json:"action"`
 		Reason    string `json:"reason"`
+		Tokens    int64  `json:"tokens"`
 	} `json:"events"`
 }
 

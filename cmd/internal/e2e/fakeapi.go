@@ -26,7 +26,21 @@ type Turn struct {
 	Blocks []Block `json:"blocks"`
 	// Delay holds the answer back, to make runs overlap.
 	Delay time.Duration `json:"delay,omitempty"`
+	// Usage is what the answer reports it used (nil: Script.Usage, or DefaultUsage).
+	Usage *Usage `json:"usage,omitempty"`
 }
+
+// Usage is what an answer reports it used, as the Messages API reports it.
+type Usage struct {
+	Input, CacheWrite, CacheRead, Output int
+}
+
+// Total is every token of u.
+func (u Usage) Total() int { return u.Input + u.CacheWrite + u.CacheRead + u.Output }
+
+// DefaultUsage is what an answer reports when the script says nothing: a first turn's
+// shape, mostly cache reads of the system prompt and tools.
+var DefaultUsage = Usage{Input: 100, CacheWrite: 0, CacheRead: 0, Output: 10}
 
 // Text is a turn of plain text.
 func Text(s string) Turn { return Turn{Blocks: []Block{{Type: "text", Text: s}}} }
@@ -54,6 +68,9 @@ type Script struct {
 	// MaxMain bounds the agent's requests; past it the fake answers HTTP 400, which ends the
 	// client's run (default 40).
 	MaxMain int
+	// Usage is what the agent's requests' answers report they used, unless their turn says
+	// (nil: DefaultUsage). Side requests (titles) always report DefaultUsage.
+	Usage *Usage
 }
 
 // Request is one request the fake received.
@@ -213,6 +230,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	turn := Text("OK")
+	used := DefaultUsage
 	if main {
 		f.mu.Lock()
 		f.main++
@@ -230,6 +248,12 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		default:
 			turn = f.script.WhenDone
 		}
+		if f.script.Usage != nil {
+			used = *f.script.Usage
+		}
+		if turn.Usage != nil {
+			used = *turn.Usage
+		}
 		f.mu.Unlock()
 	} else if len(req.OutputConfig.Format) > 0 {
 		turn = Text(`{"title":"Fake title"}`)
@@ -244,7 +268,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	msg := map[string]any{
 		"id": newID("msg_"), "type": "message", "role": "assistant", "model": model,
 		"content": blocks, "stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+		"usage": map[string]any{"input_tokens": used.Input, "output_tokens": used.Output, "cache_creation_input_tokens": used.CacheWrite,
+			"cache_read_input_tokens": used.CacheRead},
 	}
 	if !req.Stream {
 		w.Header().Set("content-type", "application/json")
@@ -258,6 +283,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		start[k] = v
 	}
 	start["content"], start["stop_reason"] = []any{}, nil
+	// As the API streams it: the input side at the start, with one output token so far;
+	// the final counts at the end.
+	start["usage"] = map[string]any{"input_tokens": used.Input, "output_tokens": 1, "cache_creation_input_tokens": used.CacheWrite,
+		"cache_read_input_tokens": used.CacheRead}
 	event(w, "message_start", map[string]any{"type": "message_start", "message": start})
 	for i, b := range blocks {
 		switch b["type"] {
@@ -279,7 +308,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		event(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	event(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
+	event(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"input_tokens": used.Input,
+		"output_tokens": used.Output, "cache_creation_input_tokens": used.CacheWrite, "cache_read_input_tokens": used.CacheRead}})
 	event(w, "message_stop", map[string]any{"type": "message_stop"})
 }
 

@@ -135,6 +135,9 @@ type Loop struct {
 	MaxIterations int    `json:"max_iterations"`
 	ToolCalls     int    `json:"tool_calls"`
 	EndReason     string `json:"end_reason"`
+	// Tokens and CostUSD are what the model used since arming (CostUSD nil: unknown).
+	Tokens  int64    `json:"tokens"`
+	CostUSD *float64 `json:"cost_usd"`
 }
 
 // Status returns the loops of "ralph-loop status --json", for one session if given.

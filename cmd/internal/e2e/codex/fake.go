@@ -29,6 +29,15 @@ type Turn struct {
 	Delay time.Duration
 }
 
+// Usage is what an answer reports it used, as the Responses API reports it: Input counts
+// the Cached tokens too.
+type Usage struct {
+	Input, Cached, Output int
+}
+
+// DefaultUsage is what an answer reports when the script says nothing.
+var DefaultUsage = Usage{Input: 100, Output: 10}
+
 // Text is a turn of plain text.
 func Text(s string) Turn { return Turn{Text: s} }
 
@@ -46,6 +55,9 @@ type Script struct {
 	// MaxMain bounds the agent's requests; past it the fake answers HTTP 400, which ends
 	// the run (default 40).
 	MaxMain int
+	// Usage is what the agent's requests' answers report (nil: DefaultUsage); Codex's own
+	// requests (titles) report DefaultUsage.
+	Usage *Usage
 }
 
 // Request is one agent request the fake received.
@@ -200,7 +212,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			obj[k] = "Fake title"
 		}
 		b, _ := json.Marshal(obj)
-		f.stream(w, req.Model, "resp_side", Turn{Text: string(b)}, nil)
+		f.stream(w, req.Model, "resp_side", Turn{Text: string(b)}, nil, DefaultUsage)
 		return
 	}
 	f.mu.Lock()
@@ -231,7 +243,11 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	for _, t := range req.Tools {
 		tools = append(tools, t.Name)
 	}
-	f.stream(w, req.Model, fmt.Sprintf("resp_fake_%d", idx), turn, &shellCall{id: call, tools: tools})
+	used := DefaultUsage
+	if f.script.Usage != nil {
+		used = *f.script.Usage
+	}
+	f.stream(w, req.Model, fmt.Sprintf("resp_fake_%d", idx), turn, &shellCall{id: call, tools: tools}, used)
 }
 
 type shellCall struct {
@@ -241,7 +257,7 @@ type shellCall struct {
 
 // stream answers with the SSE events Codex reads: the response created, each output item
 // added and done (a message's text in two deltas), and the response completed.
-func (f *Fake) stream(w http.ResponseWriter, model, rid string, t Turn, sc *shellCall) {
+func (f *Fake) stream(w http.ResponseWriter, model, rid string, t Turn, sc *shellCall, u Usage) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	var events []map[string]any
@@ -299,8 +315,8 @@ func (f *Fake) stream(w http.ResponseWriter, model, rid string, t Turn, sc *shel
 	}
 	events = append(events, map[string]any{"type": "response.completed", "response": map[string]any{
 		"id": rid, "object": "response", "status": "completed", "model": model, "output": []any{},
-		"usage": map[string]any{"input_tokens": 100, "input_tokens_details": map[string]any{"cached_tokens": 0},
-			"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 110}}})
+		"usage": map[string]any{"input_tokens": u.Input, "input_tokens_details": map[string]any{"cached_tokens": u.Cached},
+			"output_tokens": u.Output, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": u.Input + u.Output}}})
 	fl, _ := w.(http.Flusher)
 	for _, ev := range events {
 		b, _ := json.Marshal(ev)

@@ -25,6 +25,25 @@ type Call struct {
 type Turn struct {
 	Text  string
 	Calls []Call
+	// Usage is what the answer reports it used (nil: the script's, or DefaultUsage).
+	Usage *Usage
+}
+
+// Usage is what an answer reports it used, as the Chat Completions API reports it: Prompt
+// counts the Cached tokens too.
+type Usage struct {
+	Prompt, Cached, Completion int
+}
+
+// DefaultUsage is what an answer reports when the script says nothing.
+var DefaultUsage = Usage{Prompt: 10, Completion: 5}
+
+func (u *Usage) json() map[string]any {
+	if u == nil {
+		u = &DefaultUsage
+	}
+	return map[string]any{"prompt_tokens": u.Prompt, "completion_tokens": u.Completion, "total_tokens": u.Prompt + u.Completion,
+		"prompt_tokens_details": map[string]any{"cached_tokens": u.Cached}}
 }
 
 // Text is an answer of plain text.
@@ -47,6 +66,9 @@ type Script struct {
 	// Hang: past MaxMain the fake answers nothing until the client goes away (a model that
 	// never answers), instead of HTTP 400.
 	Hang bool
+	// Usage is what the agent's requests' answers report, unless their turn says (nil:
+	// DefaultUsage).
+	Usage *Usage
 }
 
 // Message is one message of a request, its text parts joined.
@@ -213,6 +235,9 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			t = f.script.WhenDone
 			t.Text = strings.ReplaceAll(t.Text, "{n}", fmt.Sprint(f.main))
 		}
+		if t.Usage == nil {
+			t.Usage = f.script.Usage
+		}
 	}
 	ids := make([]string, len(t.Calls))
 	for i := range t.Calls {
@@ -267,7 +292,7 @@ func Chunks(t Turn, ids []string) []map[string]any {
 	}
 	out = append(out, chunk(map[string]any{}, finish))
 	return append(out, map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": "fake-model",
-		"choices": []any{}, "usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
+		"choices": []any{}, "usage": t.Usage.json()})
 }
 
 func completion(t Turn, ids []string) map[string]any {
@@ -283,7 +308,7 @@ func completion(t Turn, ids []string) map[string]any {
 	}
 	return map[string]any{"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(), "model": "fake-model",
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+		"usage":   t.Usage.json()}
 }
 
 // halves splits text in two streamed pieces, on a rune boundary, so that the client has to

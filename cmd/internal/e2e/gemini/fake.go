@@ -45,7 +45,19 @@ type Script struct {
 	// HoldFrom, when > 0, is the first agent request that gets no answer: it is held open
 	// until the client goes away (a run killed while the model "thinks").
 	HoldFrom int
+	// Usage is what the agent's requests' answers report (nil: DefaultUsage); the CLI's own
+	// requests report DefaultUsage.
+	Usage *Usage
 }
+
+// Usage is what an answer reports it used, as the Gemini API reports it: Prompt counts the
+// Cached tokens too.
+type Usage struct {
+	Prompt, Cached, Candidates, Thoughts int
+}
+
+// DefaultUsage is what an answer reports when the script says nothing.
+var DefaultUsage = Usage{Prompt: 10, Candidates: 5}
 
 // Request is one request the fake received.
 type Request struct {
@@ -155,9 +167,13 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		rec.Contents = append(rec.Contents, Content{Role: c.Role, Text: b.String()})
 	}
 	turn := Say("{}")
+	used := DefaultUsage
 	f.mu.Lock()
 	f.reqs = append(f.reqs, rec)
 	if rec.Main {
+		if f.script.Usage != nil {
+			used = *f.script.Usage
+		}
 		f.main++
 		if f.script.HoldFrom > 0 && f.main >= f.script.HoldFrom {
 			f.mu.Unlock()
@@ -178,7 +194,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.mu.Unlock()
-	chunks := chunksOf(turn, model)
+	chunks := chunksOf(turn, model, used)
 	if m[2] == "generateContent" {
 		var parts []any
 		for _, c := range chunks {
@@ -186,7 +202,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts},
-			"finishReason": "STOP", "index": 0}}, "usageMetadata": usage(), "modelVersion": model})
+			"finishReason": "STOP", "index": 0}}, "usageMetadata": used.json(), "modelVersion": model})
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -200,13 +216,14 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func usage() map[string]any {
-	return map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+func (u Usage) json() map[string]any {
+	return map[string]any{"promptTokenCount": u.Prompt, "cachedContentTokenCount": u.Cached, "candidatesTokenCount": u.Candidates,
+		"thoughtsTokenCount": u.Thoughts, "totalTokenCount": u.Prompt + u.Candidates + u.Thoughts}
 }
 
 // chunksOf streams a turn as Gemini does: the text in two pieces, then the function calls;
 // the last chunk carries the finish reason and the usage.
-func chunksOf(t Turn, model string) []map[string]any {
+func chunksOf(t Turn, model string, used Usage) []map[string]any {
 	chunk := func(parts ...any) map[string]any {
 		return map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}}, "modelVersion": model}
 	}
@@ -238,6 +255,6 @@ func chunksOf(t Turn, model string) []map[string]any {
 	}
 	last := out[len(out)-1]
 	last["candidates"].([]any)[0].(map[string]any)["finishReason"] = "STOP"
-	last["usageMetadata"] = usage()
+	last["usageMetadata"] = used.json()
 	return out
 }

@@ -62,6 +62,10 @@ type Env struct {
 	// Model is the fake's model name ("": fake-model). opencode picks the tools it offers
 	// by it: a "gpt-" model gets apply_patch instead of edit and write.
 	Model string
+	// ModelCost, if set, is the fake model's price in opencode's config ({"input",
+	// "output", "cache_read", "cache_write"}, USD per million tokens): opencode computes
+	// each message's cost from it. Without it opencode knows no price and reports 0.
+	ModelCost map[string]float64
 }
 
 // NewEnv lays out an Env under root.
@@ -177,12 +181,16 @@ func (e *Env) Configure(script Script) (*Fake, error) {
 	if model == "" {
 		model = "fake-model"
 	}
+	spec := map[string]any{"name": "Fake Model"}
+	if e.ModelCost != nil {
+		spec["cost"] = e.ModelCost
+	}
 	cfg := map[string]any{
 		"$schema": "https://opencode.ai/config.json",
 		"provider": map[string]any{"fake": map[string]any{
 			"npm": "@ai-sdk/openai-compatible", "name": "Fake",
 			"options": map[string]any{"baseURL": fake.URL, "apiKey": "dummy-local-key"},
-			"models":  map[string]any{model: map[string]any{"name": "Fake Model"}},
+			"models":  map[string]any{model: spec},
 		}},
 		"enabled_providers": []string{"fake"}, "model": "fake/" + model, "small_model": "fake/" + model,
 		"autoupdate": false, "share": "disabled",

@@ -26,11 +26,17 @@ type world struct {
 
 func newWorld(t *testing.T, script Script, scopes ...string) *world {
 	t.Helper()
-	return newWorldModel(t, "", script, scopes...)
+	return newWorldWith(t, "", script, nil, scopes...)
 }
 
 // newWorldModel is newWorld with the fake's model named model (see Env.Model).
 func newWorldModel(t *testing.T, model string, script Script, scopes ...string) *world {
+	return newWorldWith(t, model, script, nil, scopes...)
+}
+
+// newWorldWith is newWorld with the fake's model named model ("": fake-model) and its price
+// in opencode's config (nil: none).
+func newWorldWith(t *testing.T, model string, script Script, cost map[string]float64, scopes ...string) *world {
 	t.Helper()
 	suite.Need(t)
 	e, err := NewEnv(t.TempDir(), opencodeBin, ralphBin)
@@ -38,6 +44,7 @@ func newWorldModel(t *testing.T, model string, script Script, scopes ...string) 
 		t.Fatal(err)
 	}
 	e.Model = model
+	e.ModelCost = cost
 	for _, scope := range scopes {
 		if scope == "path" {
 			if err := e.OnPath(); err != nil {

@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/usage"
+)
+
+// perTurn is what each of the agent's requests reports it used in the budget scenarios:
+// 4,700 tokens, $0.0111 at claude-opus-5-5's price.
+var perTurn = Usage{Input: 1000, CacheWrite: 500, CacheRead: 3000, Output: 200}
+
+func turnCost(t *testing.T) float64 {
+	p, ok := usage.Lookup(claude.DefaultModel, nil)
+	if !ok {
+		t.Fatalf("no price for %s", claude.DefaultModel)
+	}
+	return p.Cost(usage.Tokens{Input: int64(perTurn.Input), CacheWrite: int64(perTurn.CacheWrite), CacheRead: int64(perTurn.CacheRead), Output: int64(perTurn.Output)})
+}
+
+// A loop that never promises ends BUDGET_EXHAUSTED at the first stop where the usage the
+// model API reported, as Claude Code recorded it, reaches the budget: by tokens at the third
+// iteration (14,100 >= 10,000), by cost at the fourth ($0.0444 >= $0.04). A budget never
+// reached changes nothing. Each run asks for Claude Code's default model, which the price
+// table knows.
+func TestBudget(t *testing.T) {
+	never := Script{WhenDone: Text("Still thinking, not done."), Usage: &perTurn}
+	for _, c := range []struct {
+		name, flags string
+		iteration   int
+	}{
+		{"tokens", "--max-tokens 10000", 3},
+		{"cost", "--max-cost 0.04", 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := newEnv(t)
+			res := run(t, env, Session{Script: never,
+				Prompts: []string{`/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0 ` + c.flags}})
+			l := loopOf(t, env, res.SessionID)
+			expectLoop(t, l, "BUDGET_EXHAUSTED", c.iteration, 0)
+			if want := int64(c.iteration * perTurn.Total()); l.Tokens != want {
+				t.Errorf("%d tokens counted, want %d (%d turns of %d)", l.Tokens, want, c.iteration, perTurn.Total())
+			}
+			if want := float64(c.iteration) * turnCost(t); l.CostUSD == nil || math.Abs(*l.CostUSD-want) > 1e-9 {
+				t.Errorf("cost %v, want %v", l.CostUSD, want)
+			}
+			if n := len(res.Fake.MainRequests()); n != c.iteration {
+				t.Errorf("%d agent requests, want %d", n, c.iteration)
+			}
+			for _, r := range res.Fake.MainRequests() {
+				if !strings.Contains(string(r.Body), `"model":"`+claude.DefaultModel+`"`) {
+					t.Errorf("request %d did not ask for %s", r.Index, claude.DefaultModel)
+					break
+				}
+			}
+			if !hasNotice(res, "budget of") || !hasNotice(res, "loop over") {
+				t.Error("the user was not told the budget ended the loop")
+			}
+			blocked := 0
+			for _, e := range l.Events {
+				if e.Action == "blocked" {
+					blocked++
+					if e.Tokens != int64(perTurn.Total()) {
+						t.Errorf("iteration %d's event has %d tokens, want %d", e.Iteration, e.Tokens, perTurn.Total())
+					}
+				}
+			}
+			if blocked != c.iteration-1 {
+				t.Errorf("%d blocks logged, want %d", blocked, c.iteration-1)
+			}
+		})
+	}
+	t.Run("never reached", func(t *testing.T) {
+		env := newEnv(t)
+		res := run(t, env, Session{
+			Script:  Script{Turns: []Turn{Text("Working."), Bash("Doing it.", "echo done > x.txt"), Text("Done. <promise>DONE</promise>")}, Usage: &perTurn},
+			Prompts: []string{`/ralph-loop "Make x.txt" --max-iterations 10 --max-tokens 1000000 --max-cost 100`},
+		})
+		l := loopOf(t, env, res.SessionID)
+		expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
+		// The turn with the promise ends the loop from the Stop hook's last message, without
+		// waiting for Claude Code to write that turn to the transcript: its usage counts only
+		// if it is there already.
+		if lo, hi := int64(2*perTurn.Total()), int64(3*perTurn.Total()); l.Tokens != lo && l.Tokens != hi {
+			t.Errorf("%d tokens counted, want %d or %d", l.Tokens, lo, hi)
+		}
+	})
+}

@@ -1,0 +1,124 @@
+package usage
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Price is what a model costs, in USD per million tokens of each kind.
+type Price struct {
+	Input      float64 `json:"input"`
+	CacheWrite float64 `json:"cache_write"`
+	CacheRead  float64 `json:"cache_read"`
+	Output     float64 `json:"output"`
+}
+
+// Cost is what t costs at p, in USD.
+func (p Price) Cost(t Tokens) float64 {
+	return (float64(t.Input)*p.Input + float64(t.CacheWrite)*p.CacheWrite +
+		float64(t.CacheRead)*p.CacheRead + float64(t.Output)*p.Output) / 1e6
+}
+
+// Validate refuses a price that is negative or not a number.
+func (p Price) Validate() error {
+	for _, v := range []float64{p.Input, p.CacheWrite, p.CacheRead, p.Output} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("prices are USD per million tokens, 0 or more")
+		}
+	}
+	return nil
+}
+
+// PricesDate is when the table's prices were read from the sources named beside them.
+const PricesDate = "2026-11-26"
+
+// Entry is one model of the price table and where its price came from.
+type Entry struct {
+	Model  string
+	Price  Price
+	Source string
+}
+
+// The models the pinned hosts use by default, and others a user is likely to choose. The
+// list prices of each provider's own API, standard tier, at short context: long-context
+// tiers (OpenAI bills a whole request over 272K input tokens at twice the input rates and
+// 1.5 times the output rate), batch, priority and fast modes and 1-hour cache writes are not
+// modelled. Cache writes are priced at the 5-minute rate. OpenAI bills cache writes at the
+// input rate unless the source names one.
+var table = []Entry{
+	// Claude Code 2.1.330's default model.
+	{"claude-opus-5-5", Price{4, 5, 0.20, 20}, "platform.claude.com/docs/en/models/opus-5-5/overview"},
+	{"claude-opus-5", Price{5, 6.25, 0.50, 25}, "platform.claude.com/docs/en/models/opus-5/overview"},
+	{"claude-opus-4-5", Price{5, 6.25, 0.50, 25}, "docs.anthropic.com pricing (via adk-anthropic pricing.rs, docs.rs)"},
+	{"claude-opus-4-1", Price{15, 18.75, 1.50, 75}, "docs.anthropic.com/en/docs/about-claude/pricing"},
+	{"claude-opus-4", Price{15, 18.75, 1.50, 75}, "docs.anthropic.com/en/docs/about-claude/pricing"},
+	{"claude-sonnet-4-5", Price{3, 3.75, 0.30, 15}, "docs.anthropic.com pricing (Sonnet 4.x rates)"},
+	{"claude-sonnet-4", Price{3, 3.75, 0.30, 15}, "docs.anthropic.com/en/docs/about-claude/pricing"},
+	{"claude-haiku-4-5", Price{1, 1.25, 0.10, 5}, "docs.anthropic.com pricing (via claude-session-parser, docs.rs)"},
+	// Codex CLI 0.169.0's default model (the model it asks a provider for when config.toml
+	// names none).
+	{"gpt-6.1-sol", Price{2, 2.50, 0.10, 10}, "developers.openai.com/api/docs/models/gpt-6.1-sol (as quoted by docs.litellm.ai/blog/gpt_6_1_sol and apidog.com)"},
+	{"gpt-6-sol", Price{2, 2.50, 0.20, 10}, "apidog.com/blog/gpt-6-1-sol-api (GPT-6 Sol column)"},
+	{"gpt-5.6-sol", Price{5, 5, 0.50, 30}, "laxima.tech/blog/gpt-5-6-pricing-sol-vs-terra-vs-luna (cache read: 0.1x input, as GPT-5.5)"},
+	{"gpt-5.5", Price{5, 5, 0.50, 30}, "morphllm.com/openai-api-pricing (OpenAI's price table, June 2026)"},
+	{"gpt-5.4", Price{2.50, 2.50, 0.25, 15}, "morphllm.com/openai-api-pricing (OpenAI's price table, June 2026)"},
+	{"gpt-5.4-mini", Price{0.75, 0.75, 0.075, 4.50}, "morphllm.com/openai-api-pricing (OpenAI's price table, June 2026)"},
+	// Gemini CLI 0.61.0's default model (DEFAULT_GEMINI_MODEL). Google bills no cache
+	// writes (it bills cache storage by the hour, not counted): writes at the input rate.
+	{"gemini-2.5-pro", Price{1.25, 1.25, 0.31, 10}, "ai.google.dev/gemini-api/docs/pricing, prompts up to 200K (input and output as quoted by gemini-cost 0.1.0 on docs.rs; cache read as last published there)"},
+	{"gemini-2.5-flash", Price{0.30, 0.30, 0.075, 2.50}, "ai.google.dev/gemini-api/docs/pricing (as last published there)"},
+}
+
+// Table returns the embedded price table, sorted by model.
+func Table() []Entry {
+	t := append([]Entry(nil), table...)
+	sort.Slice(t, func(i, j int) bool { return t[i].Model < t[j].Model })
+	return t
+}
+
+// dated is a dated snapshot's suffix ("-20251101", "-2026-09-29") and a context-window tag
+// ("[1m]").
+var dated = regexp.MustCompile(`(-\d{8}|-\d{4}-\d{2}-\d{2}|\[[^\]]*\])$`)
+
+// Canonical is the name a model is priced under: without a provider prefix
+// ("anthropic/", "openai/", "models/"), a dated snapshot's suffix or a context tag, in lower
+// case.
+func Canonical(model string) string {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	for {
+		n := dated.ReplaceAllString(m, "")
+		if n == m {
+			return m
+		}
+		m = n
+	}
+}
+
+// Lookup returns the price of model: an override of the user's (by the model's name as
+// recorded, or its canonical name), else the table's. ok is false when neither knows it.
+func Lookup(model string, overrides map[string]Price) (Price, bool) {
+	if model == "" {
+		return Price{}, false
+	}
+	c := Canonical(model)
+	if p, ok := overrides[model]; ok {
+		return p, true
+	}
+	for k, p := range overrides {
+		if Canonical(k) == c {
+			return p, true
+		}
+	}
+	for _, e := range table {
+		if e.Model == c {
+			return e.Price, true
+		}
+	}
+	return Price{}, false
+}
