@@ -274,8 +274,9 @@ func (h *Host) planSettings(o Options, t target, p *Plan, rec, newRec *Record, i
 		return nil, false, err
 	}
 	var root any = newObject()
-	if len(bytes.TrimSpace(old)) > 0 {
-		if root, err = parseJSON(old); err != nil {
+	var doc *jsonDoc
+	if len(bytes.TrimSpace(bytes.TrimPrefix(old, bom))) > 0 {
+		if doc, root, err = parseDoc(old, h.Syntax, h.Title); err != nil {
 			return nil, false, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", t.settings, err)
 		}
 	}
@@ -284,8 +285,16 @@ func (h *Host) planSettings(o Options, t target, p *Plan, rec, newRec *Record, i
 		return nil, false, fmt.Errorf("read %s: the settings are not a JSON object", t.settings)
 	}
 	before := encodeJSON(obj)
+	var orig any
+	if doc != nil {
+		orig, _ = plainValue(old) // a second copy: obj is edited in place
+	}
 
-	had, err := h.removeHooks(obj, rec, !install)
+	if install && rec == nil {
+		hooks, _ := objectAt(obj, h.hooksPath(), false)
+		newRec.KeptHooks = hooks != nil
+	}
+	had, err := h.removeHooks(obj, rec, !install && (rec == nil || !rec.KeptHooks))
 	if err != nil {
 		return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
 	}
@@ -313,6 +322,11 @@ func (h *Host) planSettings(o Options, t target, p *Plan, rec, newRec *Record, i
 		}
 	}
 	after = encodeJSON(obj)
+	if doc != nil && !bytes.Equal(before, after) {
+		// The file as the user wrote it, with only the difference patched in.
+		doc.patch(orig, obj)
+		after = doc.pack()
+	}
 	createdSettings := rec != nil && slices.Contains(rec.Created, t.settings)
 	switch {
 	case old == nil && !install:
@@ -402,7 +416,7 @@ func (h *Host) hooksElsewhere(o Options, self target) (where, note string) {
 		if err != nil || len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
-		v, err := parseJSON(data)
+		v, err := plainValue(data)
 		if err != nil {
 			continue
 		}
@@ -435,7 +449,7 @@ func fileChange(path string, old, before, after []byte, perm fs.FileMode) Change
 		c.Action = "unchanged"
 	case old == nil:
 		c.Action = "create"
-	case after != nil && bytes.Equal(before, after):
+	case after != nil && (bytes.Equal(before, after) || bytes.Equal(old, after)):
 		c.Action = "unchanged"
 		c.Content = nil
 	default:

@@ -32,6 +32,9 @@ type Record struct {
 	Commands []string `json:"commands,omitempty"`
 	// Set are the settings install set (absent before).
 	Set []Setting `json:"set,omitempty"`
+	// KeptHooks: the hooks object was in the file before install (uninstall leaves it,
+	// even empty, where a hooks object install made is taken out).
+	KeptHooks bool `json:"kept_hooks,omitempty"`
 	// Created are the files install created; Dirs the directories.
 	Created []string `json:"created,omitempty"`
 	Dirs    []string `json:"dirs,omitempty"`
