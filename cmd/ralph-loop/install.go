@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -49,6 +52,11 @@ func installCommand(add bool) *cli.Command {
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
 				return usagef("%s takes no arguments", name)
+			}
+			if add && cmd.String("binary") != "" {
+				if _, err := binaryPath(cmd.String("binary")); err != nil {
+					return err
+				}
 			}
 			var targets []*install.Host
 			auto := cmd.String("host") == ""
@@ -154,7 +162,7 @@ func binaryPath(given string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("resolve %s: %w", given, err)
 		}
-		return abs, nil
+		return abs, checkBinary(abs)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -164,6 +172,33 @@ func binaryPath(given string) (string, error) {
 		return "", fmt.Errorf("this ralph-loop is a temporary build (go run); install it first (go install or make install) and run install from there")
 	}
 	return filepath.Abs(exe)
+}
+
+// checkBinary makes sure the hooks will run a ralph-loop: an executable file at path that
+// answers "version" as ralph-loop does.
+func checkBinary(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("--binary %s: no such file", path)
+	case err != nil:
+		return fmt.Errorf("--binary %s: %w", path, err)
+	case !fi.Mode().IsRegular():
+		return usagef("--binary %s is not a file", path)
+	case fi.Mode().Perm()&0o111 == 0:
+		return usagef("--binary %s is not executable", path)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "ralph-loop ") {
+		if err != nil {
+			return usagef("--binary %s is not ralph-loop (\"%s version\": %v)", path, filepath.Base(path), err)
+		}
+		first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return usagef("--binary %s is not ralph-loop (\"%s version\" printed %q)", path, filepath.Base(path), first)
+	}
+	return nil
 }
 
 // report prints what a plan did (or would do, with --dry-run): the changes one a line, or

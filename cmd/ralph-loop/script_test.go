@@ -57,6 +57,18 @@ func TestScripts(t *testing.T) {
 			for _, k := range []string{"CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "CLAUDE_PROJECT_DIR"} {
 				e.Setenv(k, "")
 			}
+			// Stand-ins for ralph-loop installed elsewhere, for install --binary (which
+			// checks that it names an executable ralph-loop).
+			for _, p := range []string{"opt/a/ralph-loop", "opt/b/ralph-loop", "opt/a b/ralph-loop", "opt/ralph loop/ralph-loop",
+				"opt/tools/rl", "usr/bin/ralph-loop", "usr/local/bin/ralph-loop", "home/me/private/ralph-loop"} {
+				p = filepath.Join(e.WorkDir, p)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(p, []byte("#!/bin/sh\necho ralph-loop v0.0.0-stand-in\n"), 0o755); err != nil {
+					return err
+				}
+			}
 			return os.MkdirAll(filepath.Join(e.WorkDir, "home"), 0o755)
 		},
 	})
