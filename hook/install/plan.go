@@ -132,6 +132,38 @@ func (h *Host) target(o Options) (target, error) {
 	return t, nil
 }
 
+// sameAsOtherScope refuses a scope whose settings file is another scope's (a project scope
+// run from the home directory names the user's own settings).
+func (h *Host) sameAsOtherScope(o Options, t target) error {
+	if t.settings == "" {
+		return nil
+	}
+	for _, s := range h.Scopes {
+		if s.Name == t.scope.Name {
+			continue
+		}
+		oo := o
+		oo.Scope = s.Name
+		ot, err := h.target(oo)
+		if err != nil || ot.settings == "" || !samePath(ot.settings, t.settings) {
+			continue
+		}
+		return fmt.Errorf("%s is %s's %s-scope settings, not a project's (the project directory %s is where they live): use --scope %s, or run from a project directory (or name one with --dir)",
+			t.settings, h.Title, s.Name, o.Dir, s.Name)
+	}
+	return nil
+}
+
+// samePath reports whether a and b name the same file (through links, if it exists).
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
 // SettingsFile is the hooks settings file of a scope ("" if it cannot be found).
 func (h *Host) SettingsFile(scope, projectDir string, getenv func(string) string) string {
 	t, err := h.target(Options{Scope: scope, Dir: projectDir, Getenv: getenv})
@@ -150,6 +182,9 @@ func (h *Host) Uninstall(o Options) (*Plan, error) { return h.plan(o, false) }
 func (h *Host) plan(o Options, install bool) (*Plan, error) {
 	t, err := h.target(o)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.sameAsOtherScope(o, t); err != nil {
 		return nil, err
 	}
 	if o.Now.IsZero() {
