@@ -29,26 +29,39 @@ func installerNames() string {
 
 func installCommand(add bool) *cli.Command {
 	name, usage := "install", "add ralph-loop's hooks and slash commands to agent hosts' settings"
-	if !add {
+	usageText := "ralph-loop install [--host NAME] [--scope user|project|local] [--dir PATH] [--binary PATH] [--force] [--dry-run]"
+	desc := "Without --host, install acts on every supported host found on this machine (its CLI on PATH or " +
+		"its configuration directory), one line per host. Settings files are edited in place: only ralph-loop's " +
+		"entries are added, the rest stays byte for byte. At project scope the settings are committed and " +
+		"shared: the hooks run the ralph-loop found on PATH, and do nothing but print one line on a machine " +
+		"without it. The previous content of a changed file is backed up under $XDG_STATE_HOME/ralph-loop/install."
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "host", Usage: "the agent host: " + installerNames() + " (default: every one found)"},
+		&cli.StringFlag{Name: "scope", Usage: "user (e.g. ~/.claude), project (committed, e.g. .claude/settings.json) or local (e.g. .claude/settings.local.json); default user"},
+		&cli.StringFlag{Name: "dir", Usage: "the project directory (default: the current directory)"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
+	}
+	if add {
+		flags = append(flags,
+			&cli.StringFlag{Name: "binary", Usage: "the ralph-loop executable user- and local-scope hooks run (default: this one)"},
+			&cli.BoolFlag{Name: "force", Usage: "add the hooks even when another scope of the host has them already"})
+	} else {
 		name, usage = "uninstall", "remove exactly what install added"
+		usageText = "ralph-loop uninstall [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run]"
+		desc = "Takes out, at the scope given, exactly what install added and nothing else: ralph-loop's hook entries " +
+			"(known by their command line, wherever the binary has moved since), the settings install set if they " +
+			"still hold its value, the command files it wrote if unchanged, and the files and directories it created; " +
+			"every other byte of the settings stays as it is. Without --host, uninstall acts on every host ralph-loop " +
+			"was installed into or whose CLI is found. A changed file is backed up first under " +
+			"$XDG_STATE_HOME/ralph-loop/install, where the backups stay."
 	}
 	return &cli.Command{
-		Name:      name,
-		Usage:     usage,
-		UsageText: "ralph-loop " + name + " [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run] [--binary PATH] [--force]",
-		Description: "Without --host, " + name + " acts on every supported host found on this machine (its CLI on PATH or " +
-			"its configuration directory), one line per host. At project scope the settings are committed and " +
-			"shared: the hooks run the ralph-loop found on PATH, and do nothing but print one line on a machine " +
-			"without it. The previous content of a changed file is backed up under $XDG_STATE_HOME/ralph-loop/install.",
+		Name:         name,
+		Usage:        usage,
+		UsageText:    usageText,
+		Description:  desc,
 		OnUsageError: onUsageError,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "host", Usage: "the agent host: " + installerNames() + " (default: every one found)"},
-			&cli.StringFlag{Name: "binary", Usage: "install: the ralph-loop executable user- and local-scope hooks run (default: this one)"},
-			&cli.StringFlag{Name: "scope", Usage: "user (e.g. ~/.claude), project (committed, e.g. .claude/settings.json) or local (e.g. .claude/settings.local.json); default user"},
-			&cli.StringFlag{Name: "dir", Usage: "the project directory (default: the current directory)"},
-			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
-			&cli.BoolFlag{Name: "force", Usage: "install: add the hooks even when another scope of the host has them already"},
-		},
+		Flags:        flags,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
 				return usagef("%s takes no arguments", name)

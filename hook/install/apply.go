@@ -176,7 +176,11 @@ func backup(dir, path string, data []byte) (string, error) {
 
 // Describe is a short human account of a change.
 func (c Change) Describe() string {
-	s := fmt.Sprintf("%-9s %s", c.Action, c.Path)
+	action := c.Action
+	if _, err := os.Lstat(c.Path); err != nil && action == "unchanged" {
+		action = "absent" // not there, and nothing to do: not "unchanged"
+	}
+	s := fmt.Sprintf("%-9s %s", action, c.Path)
 	if c.Dir {
 		s += string(filepath.Separator)
 	}
