@@ -17,8 +17,14 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ralph-loop
 
+# Says where the binary went and whether that directory is on PATH.
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop
+	@bin=$$($(GO) env GOBIN); [ -n "$$bin" ] || bin=$$($(GO) env GOPATH | cut -d: -f1)/bin; \
+	echo "make install: installed $$bin/ralph-loop"; \
+	case ":$$PATH:" in *":$$bin:"*) ;; *) \
+	  echo "make install: $$bin is not on PATH, so \"ralph-loop\" is not found: add it (export PATH=\"$$bin:\$$PATH\" in your shell's profile), or run $$bin/ralph-loop install";; \
+	esac
 
 # Unit tests, testscript scripts (testdata/script) and the fuzz seed corpora, with -race;
 # then the real-CLI suite of every host when npm can reach the registry to install the
