@@ -20,7 +20,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removeStressBinary{m}, map[string]func(){
 		"ralph-loop": func() { os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 		"fixture":    func() { os.Exit(fixture(os.Args[1:])) },
 	})
