@@ -30,6 +30,7 @@ var settingsCases = []settingsCase{
 	{name: "minified", text: `{"a":1,"hooks":{"%E":[%U]},"z":[1,2,3]}`},
 	{name: "empty-object", text: "{}"},
 	{name: "no-hooks-final-newline", text: "{\n  \"includeCoAuthoredBy\": false\n}\n"},
+	{name: "empty-lists", text: "{\n  \"env\": {},\n  \"hooks\": {\n    \"%E\": []\n  },\n  \"a\": { }\n}\n"},
 	{name: "empty-hooks", text: "{\n  \"hooks\": {},\n  \"x\": null\n}\n"},
 	{name: "comments-trailing-commas", comments: true, text: "// my settings\n{\n  /* theme */ \"theme\": \"dark\", // dark is better\n  \"hooks\": {\n    \"%E\": [\n      %U, // mine\n    ],\n  },\n}\n"},
 	{name: "comment-after-last", comments: true, text: "{\n  \"hooks\": {\n    \"%E\": [\n      %U // mine\n    ]\n  } // end\n}"},

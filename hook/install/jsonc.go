@@ -148,8 +148,13 @@ func (d *jsonDoc) layoutOf(befores []hujson.Extra, after hujson.Extra, indent st
 		l.colon, l.sep = "", ""
 	}
 	if len(befores) == 0 {
-		l.inline = parentInline
+		// An empty object or list: "{ }" stays on its line; otherwise members go on
+		// lines of their own, one level in (from the closing brace's line, if it has one).
+		l.inline = parentInline || len(after) > 0 && bytes.IndexByte(after, '\n') < 0
 		l.indent = indent + d.unit
+		if i := bytes.LastIndexByte(after, '\n'); i >= 0 && isSpace(after) {
+			l.indent = string(after[i+1:]) + d.unit
+		}
 		return l
 	}
 	l.inline = true
@@ -208,6 +213,9 @@ func (d *jsonDoc) rebuild(items []item, lead func(*item) *hujson.Extra, trailing
 	for i := range items {
 		if items[i].new {
 			*lead(&items[i]) = d.before(l, i == 0)
+			if i == 0 && wasEmpty && l.inline && len(*after) > 0 {
+				*lead(&items[i]) = append(hujson.Extra{}, *after...) // "{ }": "{ a }"
+			}
 			if i > 0 && !items[i-1].new {
 				if head := lineComment(*after); head != nil {
 					*lead(&items[i]) = append(append(hujson.Extra{}, head...), *lead(&items[i])...)
@@ -230,10 +238,12 @@ func (d *jsonDoc) rebuild(items []item, lead func(*item) *hujson.Extra, trailing
 		case !trailing:
 			last.AfterExtra = nil
 		}
-		if wasEmpty && !l.inline && isSpace(*after) {
+		if wasEmpty && !l.inline && len(*after) == 0 {
 			*after = hujson.Extra(d.nl + strings.TrimSuffix(l.indent, d.unit))
 		}
-	} else if isSpace(*after) {
+	} else if string(*after) == d.nl+strings.TrimSuffix(l.indent, d.unit) {
+		// What install gave "{}" to close on a line of its own. ("{\n}" written by
+		// hand reads the same once filled, and comes back as "{}".)
 		*after = nil
 	}
 }

@@ -326,10 +326,9 @@ func (h *Host) planSettings(o Options, t target, p *Plan, rec, newRec *Record, i
 	}
 
 	if install && rec == nil {
-		hooks, _ := objectAt(obj, h.hooksPath(), false)
-		newRec.KeptHooks = hooks != nil
+		newRec.Kept = h.present(obj)
 	}
-	had, err := h.removeHooks(obj, rec, !install && (rec == nil || !rec.KeptHooks))
+	had, err := h.removeHooks(obj, rec, !install)
 	if err != nil {
 		return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
 	}
@@ -582,6 +581,39 @@ func (h *Host) addHooks(root *object, binary string, scope Scope, rec *Record) (
 	return h.commandFor(Event{}, binary, scope), nil
 }
 
+// present lists the key paths of the objects and lists install adds to that the settings
+// hold already (see Record.Kept).
+func (h *Host) present(root *object) []string {
+	var out []string
+	has := func(path []string) bool {
+		parent, err := objectAt(root, path[:len(path)-1], false)
+		if err != nil || parent == nil {
+			return false
+		}
+		_, ok := parent.get(path[len(path)-1])
+		return ok
+	}
+	hp := h.hooksPath()
+	for i := range hp {
+		if has(hp[:i+1]) {
+			out = append(out, strings.Join(hp[:i+1], "."))
+		}
+	}
+	for _, ev := range h.Events {
+		if p := append(slices.Clone(hp), ev.Name); has(p) {
+			out = addUnique(out, strings.Join(p, "."))
+		}
+	}
+	for _, s := range h.Settings {
+		for i := 1; i < len(s.Path); i++ {
+			if has(s.Path[:i]) {
+				out = addUnique(out, strings.Join(s.Path[:i], "."))
+			}
+		}
+	}
+	return out
+}
+
 // removeHooks takes out every ralph-loop hook entry, and the groups, event lists and hooks
 // object it leaves empty. had reports whether there was any.
 func (h *Host) removeHooks(root *object, rec *Record, prune bool) (had bool, err error) {
@@ -613,6 +645,11 @@ func (h *Host) removeHooks(root *object, rec *Record, prune bool) (had bool, err
 		}
 		switch {
 		case !changed:
+		case len(kept) == 0 && (!prune || rec.kept(append(slices.Clone(path), name)...)):
+			// Install adds to it again, in its place; uninstall leaves the user's list
+			// as it was before install, empty.
+			had = true
+			hooks.set(name, []any{})
 		case len(kept) == 0:
 			had = true
 			hooks.del(name)
@@ -621,7 +658,7 @@ func (h *Host) removeHooks(root *object, rec *Record, prune bool) (had bool, err
 			hooks.set(name, kept)
 		}
 	}
-	if prune && len(hooks.keys) == 0 {
+	if prune && len(hooks.keys) == 0 && !rec.kept(path...) {
 		parent, _ := objectAt(root, path[:len(path)-1], false)
 		parent.del(path[len(path)-1])
 	}
@@ -720,7 +757,7 @@ func (h *Host) removeSettings(root *object, rec *Record) []string {
 		parent.del(key)
 		for i := len(s.Path) - 1; i > 0; i-- {
 			o, _ := objectAt(root, s.Path[:i], false)
-			if o == nil || len(o.keys) > 0 {
+			if o == nil || len(o.keys) > 0 || rec.kept(s.Path[:i]...) {
 				break
 			}
 			up, _ := objectAt(root, s.Path[:i-1], false)
