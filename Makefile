@@ -57,7 +57,7 @@ unit:
 # its model API (installed once into the user cache with npm; a host whose CLI cannot be
 # installed is skipped with one line saying so).
 e2e:
-	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -json ./cmd/internal/e2e/... | $(GO) run ./cmd/internal/testsum -tally $(TALLY)
+	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -json ./cmd/internal/e2e/... | $(GO) run ./cmd/internal/testsum -skips -tally $(TALLY)
 
 # One scripted session through the real Claude Code CLI, with a readable timeline.
 demo:

@@ -1,6 +1,6 @@
 // Command testsum is how "make test" reports: it reads "go test -json" on stdin and prints
-// what a person needs (each package's result, the output of a failing test, why a test
-// was skipped, anything a package prints outside its tests, such as the CLIs it installs),
+// what a person needs (each package's result, the output of a failing test, with -skips why
+// a test was skipped, anything a package prints outside its tests, such as the CLIs it installs),
 // and adds one line per package to a tally. "testsum -report TALLY" prints the tally, one
 // line per host, and a closing "N passed, N failed, N skipped". "testsum -leftovers DIR"
 // fails if the tests left a file in DIR (their temporary directory) or a process running
@@ -44,6 +44,7 @@ func main() {
 	report := flag.String("report", "", "print the tally in this file and the closing line")
 	leftovers := flag.String("leftovers", "", "fail if a file or a running process is left in this directory")
 	verbose := flag.Bool("v", false, "print every line of output")
+	skips := flag.Bool("skips", false, "print why each skipped test was skipped")
 	flag.Parse()
 	switch {
 	case *report != "":
@@ -51,7 +52,7 @@ func main() {
 	case *leftovers != "":
 		os.Exit(checkLeftovers(os.Stdout, *leftovers))
 	}
-	counts, failed := summarize(os.Stdin, os.Stdout, *verbose)
+	counts, failed := summarize(os.Stdin, os.Stdout, *verbose, *skips)
 	if *tally != "" {
 		f, err := os.OpenFile(*tally, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
@@ -71,7 +72,7 @@ func main() {
 
 // summarize copies the report of a go test -json run to w and counts the top-level tests
 // of each package. failed reports a failed test or package (a build error included).
-func summarize(r io.Reader, w io.Writer, verbose bool) (counts []count, failed bool) {
+func summarize(r io.Reader, w io.Writer, verbose, skips bool) (counts []count, failed bool) {
 	byPkg := map[string]*count{}
 	var order []string
 	buf := map[string][]string{} // a running test's output, printed if it fails or skips
@@ -113,7 +114,7 @@ func summarize(r io.Reader, w io.Writer, verbose bool) (counts []count, failed b
 		case "skip":
 			if top {
 				c.Skip++
-				if !verbose {
+				if !verbose && skips {
 					fmt.Fprint(w, strings.Join(buf[key], ""))
 				}
 				delete(buf, key)

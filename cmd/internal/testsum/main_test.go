@@ -34,7 +34,7 @@ const events = `{"Action":"run","Package":"x/a","Test":"TestOne"}
 
 func TestSummarize(t *testing.T) {
 	var out bytes.Buffer
-	counts, failed := summarize(strings.NewReader(events), &out, false)
+	counts, failed := summarize(strings.NewReader(events), &out, false, true)
 	if !failed {
 		t.Error("a run with a failed test is not failed")
 	}
