@@ -66,8 +66,10 @@ func installCommand(add bool) *cli.Command {
 			if cmd.NArg() > 0 {
 				return usagef("%s takes no arguments", name)
 			}
+			var given string // --binary, checked once before anything is written
 			if add && cmd.String("binary") != "" {
-				if _, err := binaryPath(cmd.String("binary")); err != nil {
+				var err error
+				if given, err = binaryPath(cmd.String("binary")); err != nil {
 					return err
 				}
 			}
@@ -111,8 +113,10 @@ func installCommand(add bool) *cli.Command {
 				o := opt
 				if add {
 					if s, _ := h.Scope(scope); !s.Shared {
-						if o.Binary, err = binaryPath(cmd.String("binary")); err != nil {
-							return err
+						if o.Binary = given; given == "" {
+							if o.Binary, err = binaryPath(""); err != nil {
+								return err
+							}
 						}
 					}
 				}
