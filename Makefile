@@ -30,11 +30,13 @@ install:
 # then the real-CLI suite of every host when npm can reach the registry to install the
 # pinned CLIs (or CLAUDE_BIN names a claude $(CLAUDE_CODE) binary). The tests run with a
 # temporary directory of their own, which must be empty, with nothing running from it,
-# when they end; the last lines are one per host and "N passed, N failed, N skipped".
+# when they end (named without "ralph-loop": tests check that no text of ralph-loop's reaches
+# a model, and the model sees the session's directory); the last lines are one per host and
+# "N passed, N failed, N skipped".
 test:
 	@echo "make test: unit and script tests (-race), then each host's real CLI, offline against a scripted fake of its model API."
 	@echo "make test: the first run fetches the six host CLIs with npm into $${XDG_CACHE_HOME:-$$HOME/.cache}/ralph-loop-e2e (about 1.8 GB, through npm's cache in ~/.npm, about 0.6 GB more) and the Go modules of go.mod; later runs fetch nothing."
-	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/ralph-loop-test.XXXXXX") || exit 1; \
+	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/make-test.XXXXXX") || exit 1; \
 	tally=$$tmp.tally; rc=0; \
 	TMPDIR=$$tmp TALLY=$$tally $(MAKE) --no-print-directory unit || rc=1; \
 	if [ -n "$$CLAUDE_BIN" ] || { command -v npm >/dev/null 2>&1 && npm view --fetch-retries=0 $(CLAUDE_CODE) version >/dev/null 2>&1; }; then \

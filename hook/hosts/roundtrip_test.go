@@ -19,9 +19,10 @@ import (
 type settingsCase struct {
 	name string
 	text string
-	// comments: the file has comments or trailing commas (hosts that read JSONC only);
-	// bom: it starts with a byte order mark (hosts that strip one only).
-	comments, bom bool
+	// comments: the file has comments (hosts that read them only); commas: a comma after
+	// a last element, which no host reads; bom: it starts with a byte order mark (hosts
+	// that strip one only).
+	comments, commas, bom bool
 }
 
 var settingsCases = []settingsCase{
@@ -32,7 +33,8 @@ var settingsCases = []settingsCase{
 	{name: "no-hooks-final-newline", text: "{\n  \"includeCoAuthoredBy\": false\n}\n"},
 	{name: "empty-lists", text: "{\n  \"env\": {},\n  \"hooks\": {\n    \"%E\": []\n  },\n  \"a\": { }\n}\n"},
 	{name: "empty-hooks", text: "{\n  \"hooks\": {},\n  \"x\": null\n}\n"},
-	{name: "comments-trailing-commas", comments: true, text: "// my settings\n{\n  /* theme */ \"theme\": \"dark\", // dark is better\n  \"hooks\": {\n    \"%E\": [\n      %U, // mine\n    ],\n  },\n}\n"},
+	{name: "comments", comments: true, text: "// my settings\n{\n  /* theme */ \"theme\": \"dark\", // dark is better\n  \"hooks\": {\n    \"%E\": [\n      %U // mine\n    ]\n  }\n}\n"},
+	{name: "trailing-comma", commas: true, text: "{\n  \"hooks\": {\n    \"%E\": [\n      %U,\n    ]\n  }\n}\n"},
 	{name: "comment-after-last", comments: true, text: "{\n  \"hooks\": {\n    \"%E\": [\n      %U // mine\n    ]\n  } // end\n}"},
 	{name: "bom-crlf", bom: true, text: "\ufeff{\r\n  \"theme\": \"dark\"\r\n}\r\n"},
 }
@@ -83,7 +85,7 @@ func testInPlace(t *testing.T, h *install.Host, s install.Scope, c settingsCase)
 		t.Fatal(err)
 	}
 	_, err := h.Do(context.Background(), o, true, false)
-	if c.comments && !h.Syntax.Comments || c.bom && !h.Syntax.BOM {
+	if c.comments && !h.Syntax.Comments || c.commas || c.bom && !h.Syntax.BOM {
 		if err == nil || !strings.Contains(err.Error(), h.Title+" does not read") {
 			t.Fatalf("install into a file %s cannot read: err = %v, want a refusal naming the host", h.Title, err)
 		}

@@ -19,9 +19,12 @@ import (
 
 // Syntax says what a host reads in its JSON settings beyond plain JSON.
 type Syntax struct {
-	// Comments: // and /* */ comments and trailing commas (Gemini CLI and Qwen Code
-	// read their settings through stripJsonComments).
+	// Comments: // and /* */ comments (Gemini CLI and Qwen Code read their settings
+	// through stripJsonComments). A comma after the last member is refused for every
+	// host: stripJsonComments keeps it, and JSON.parse then fails (Gemini CLI stops on
+	// such a file, as its real-CLI suite showed).
 	Comments bool
+
 	// BOM: a UTF-8 byte order mark at the start (Qwen Code strips one).
 	BOM bool
 }
@@ -52,8 +55,12 @@ func parseDoc(data []byte, syn Syntax, title string) (*jsonDoc, any, error) {
 	if err != nil {
 		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "hujson: "))
 	}
-	if !tree.IsStandard() && !syn.Comments {
-		return nil, nil, fmt.Errorf("it has comments or a trailing comma, which %s does not read", title)
+	comments, commas := extras(&tree)
+	if comments && !syn.Comments {
+		return nil, nil, fmt.Errorf("it has comments, which %s does not read", title)
+	}
+	if commas {
+		return nil, nil, fmt.Errorf("it has a comma after the last member of an object or list, which %s does not read", title)
 	}
 	d.root = tree
 	v, err := plainValue(data)
@@ -68,6 +75,35 @@ func parseDoc(data []byte, syn Syntax, title string) (*jsonDoc, any, error) {
 	min.Minimize()
 	d.compact = len(min.Pack()) == len(bytes.TrimRight(data, " \t\r\n"))
 	return d, v, nil
+}
+
+// extras reports whether a value has comments and whether it has trailing commas.
+func extras(v *hujson.Value) (comments, commas bool) {
+	comments = !v.BeforeExtra.IsStandard() || !v.AfterExtra.IsStandard()
+	check := func(after hujson.Extra, last *hujson.Value) {
+		comments = comments || !after.IsStandard()
+		commas = commas || last != nil && last.AfterExtra != nil
+	}
+	switch t := v.Value.(type) {
+	case *hujson.Object:
+		var last *hujson.Value
+		for i := range t.Members {
+			c1, t1 := extras(&t.Members[i].Name)
+			c2, t2 := extras(&t.Members[i].Value)
+			comments, commas = comments || c1 || c2, commas || t1 || t2
+			last = &t.Members[i].Value
+		}
+		check(t.AfterExtra, last)
+	case *hujson.Array:
+		var last *hujson.Value
+		for i := range t.Elements {
+			c, tc := extras(&t.Elements[i])
+			comments, commas = comments || c, commas || tc
+			last = &t.Elements[i]
+		}
+		check(t.AfterExtra, last)
+	}
+	return comments, commas
 }
 
 // plainValue decodes JSON that may hold comments, trailing commas or a BOM.

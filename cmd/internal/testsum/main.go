@@ -103,23 +103,24 @@ func summarize(r io.Reader, w io.Writer, verbose, skips bool) (counts []count, f
 					fmt.Fprint(w, ev.Output)
 				}
 			default:
-				t := strings.SplitN(ev.Test, "/", 2)[0]
-				buf[ev.Package+" "+t] = append(buf[ev.Package+" "+t], ev.Output)
+				buf[key] = append(buf[key], ev.Output)
 			}
 		case "pass":
 			if top {
 				c.Pass++
-				delete(buf, key)
 			}
+			delete(buf, key)
 		case "skip":
 			if top {
 				c.Skip++
-				if !verbose && skips {
-					fmt.Fprint(w, strings.Join(buf[key], ""))
-				}
-				delete(buf, key)
 			}
+			if !verbose && skips {
+				fmt.Fprint(w, strings.Join(buf[key], ""))
+			}
+			delete(buf, key)
 		case "fail":
+			// A test's own lines (a subtest's are its own): a failed script shows its
+			// log once, not again with every script around it.
 			failed = true
 			if ev.Test == "" {
 				c.PackageFailed = true
@@ -127,11 +128,11 @@ func summarize(r io.Reader, w io.Writer, verbose, skips bool) (counts []count, f
 			}
 			if top {
 				c.Fail++
-				if !verbose {
-					fmt.Fprint(w, strings.Join(buf[key], ""))
-				}
-				delete(buf, key)
 			}
+			if !verbose {
+				fmt.Fprint(w, strings.Join(buf[key], ""))
+			}
+			delete(buf, key)
 		}
 	}
 	for _, p := range order {

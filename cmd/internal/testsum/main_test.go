@@ -23,6 +23,9 @@ const events = `{"Action":"run","Package":"x/a","Test":"TestOne"}
 {"Action":"output","Package":"x/a","Output":"ok  \tx/a\t0.1s\n"}
 {"Action":"pass","Package":"x/a"}
 {"Action":"run","Package":"x/cmd/internal/e2e/codex","Test":"TestBad"}
+{"Action":"run","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/fine"}
+{"Action":"output","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/fine","Output":"    a passing subtest's log\n"}
+{"Action":"pass","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/fine"}
 {"Action":"run","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/sub"}
 {"Action":"output","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/sub","Output":"    bad_test.go:3: got 1, want 2\n"}
 {"Action":"fail","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/sub"}
@@ -43,7 +46,7 @@ func TestSummarize(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	if strings.Contains(out.String(), "=== RUN") {
+	if strings.Contains(out.String(), "=== RUN") || strings.Contains(out.String(), "passing subtest") {
 		t.Errorf("output has a passing test's lines:\n%s", out.String())
 	}
 	tally := filepath.Join(t.TempDir(), "tally")

@@ -37,7 +37,7 @@ type Env struct {
 // reach the network or send requests of its own (the background memory agents send
 // tool-bearing requests after a turn). Hooks are not here: "ralph-loop install" adds them.
 // They are written as a person may write them and Qwen Code reads them (a byte order mark,
-// comments, a trailing comma): install keeps those, and Qwen Code loads the hooks it adds.
+// comments): install keeps those, and Qwen Code loads the hooks it adds.
 const userSettings = "\ufeff" + `// offline, for the tests
 {
   "security": {"auth": {"selectedType": "openai"}}, // the fake API
@@ -45,7 +45,7 @@ const userSettings = "\ufeff" + `// offline, for the tests
   "telemetry": {"enabled": false},
   "general": {"enableAutoUpdate": false},
   "memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false, "enableAutoSkill": false},
-  "ui": {"enableFollowupSuggestions": false},
+  "ui": {"enableFollowupSuggestions": false}
 }
 `
 
