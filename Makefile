@@ -53,7 +53,7 @@ TALLY ?= /dev/null
 
 unit:
 	$(GO) vet ./...
-	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -json ./... | $(GO) run ./cmd/internal/testsum -tally $(TALLY)
+	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -json ./... | $(GO) run ./cmd/internal/testsum -as "unit and script tests" -tally $(TALLY)
 
 # The real host CLIs (Claude Code, Gemini CLI, ...), offline, each against a scripted fake of
 # its model API (installed once into the user cache with npm; a host whose CLI cannot be

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,6 +46,7 @@ func main() {
 	leftovers := flag.String("leftovers", "", "fail if a file or a running process is left in this directory")
 	verbose := flag.Bool("v", false, "print every line of output")
 	skips := flag.Bool("skips", false, "print why each skipped test was skipped")
+	as := flag.String("as", "", "count every package under this name (default: by host)")
 	flag.Parse()
 	switch {
 	case *report != "":
@@ -61,6 +63,9 @@ func main() {
 		}
 		enc := json.NewEncoder(f)
 		for _, c := range counts {
+			if *as != "" {
+				c.Name = *as
+			}
 			enc.Encode(c)
 		}
 		f.Close()
@@ -141,17 +146,22 @@ func summarize(r io.Reader, w io.Writer, verbose, skips bool) (counts []count, f
 	return counts, failed
 }
 
-// hostOf names a package of the tally: the host of an e2e suite, or "unit and script tests".
+// hosts are the packages of the real-CLI suite named after their host.
+var hosts = []string{"claude", "codex", "copilot", "cursor", "gemini", "opencode", "qwen"}
+
+// hostOf names a package of the tally: the host of a real-CLI suite ("e2e" is Claude
+// Code's), the suite's own helpers, or a name given with -as.
 func hostOf(pkg string) string {
 	const e2eRoot = "cmd/internal/e2e"
-	i := strings.Index(pkg, e2eRoot)
 	switch {
-	case i < 0:
-		return "unit and script tests"
 	case strings.HasSuffix(pkg, e2eRoot):
 		return "claude (real CLI)"
+	case !strings.Contains(pkg, e2eRoot+"/"):
+		return pkg // a name given with -as
+	case slices.Contains(hosts, filepath.Base(pkg)):
+		return filepath.Base(pkg) + " (real CLI)"
 	}
-	return filepath.Base(pkg) + " (real CLI)"
+	return "real-CLI suite helpers"
 }
 
 func printReport(w io.Writer, path string) int {
@@ -184,11 +194,14 @@ func printReport(w io.Writer, path string) int {
 		total.Pass, total.Fail, total.Skip = total.Pass+c.Pass, total.Fail+c.Fail, total.Skip+c.Skip
 		total.PackageFailed = total.PackageFailed || c.PackageFailed
 	}
-	sort.SliceStable(names, func(i, j int) bool { return names[i] == "unit and script tests" && names[j] != names[i] })
+	// The real CLIs' lines after the others, as they ran.
+	sort.SliceStable(names, func(i, j int) bool {
+		return !strings.HasSuffix(names[i], "(real CLI)") && strings.HasSuffix(names[j], "(real CLI)")
+	})
 	fmt.Fprintln(w, "make test: summary")
 	for _, n := range names {
 		l := lines[n]
-		s := fmt.Sprintf("  %-24s %d passed, %d failed, %d skipped", n+":", l.Pass, l.Fail, l.Skip)
+		s := fmt.Sprintf("  %-25s %d passed, %d failed, %d skipped", n+":", l.Pass, l.Fail, l.Skip)
 		if l.PackageFailed && l.Fail == 0 {
 			s += " (a package failed to build or run: see above)"
 		}

@@ -14,7 +14,9 @@ import (
 
 // A run's events: a package passes (one test skipped, with its reason shown), another
 // fails (its failing test's output shown), a third does not build.
-const events = `{"Action":"run","Package":"x/a","Test":"TestOne"}
+const events = `{"Action":"run","Package":"x/cmd/internal/e2e/fakechat","Test":"TestOne"}
+{"Action":"pass","Package":"x/cmd/internal/e2e/fakechat","Test":"TestOne"}
+{"Action":"run","Package":"x/a","Test":"TestOne"}
 {"Action":"output","Package":"x/a","Test":"TestOne","Output":"=== RUN   TestOne\n"}
 {"Action":"pass","Package":"x/a","Test":"TestOne"}
 {"Action":"run","Package":"x/a","Test":"TestTwo"}
@@ -52,6 +54,9 @@ func TestSummarize(t *testing.T) {
 	tally := filepath.Join(t.TempDir(), "tally")
 	f, _ := os.Create(tally)
 	for _, c := range counts {
+		if c.Name == "x/a" || c.Name == "x/c" {
+			c.Name = "unit and script tests" // as -as names them
+		}
 		b, _ := jsonLine(c)
 		f.Write(b)
 	}
@@ -61,9 +66,10 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("report of a failed run exits %d, want 1", code)
 	}
 	for _, want := range []string{
-		"unit and script tests:   1 passed, 0 failed, 1 skipped",
-		"codex (real CLI):        0 passed, 1 failed, 0 skipped",
-		"\n1 passed, 1 failed, 1 skipped\n",
+		"unit and script tests:    1 passed, 0 failed, 1 skipped (a package failed to build or run: see above)",
+		"real-CLI suite helpers:   1 passed, 0 failed, 0 skipped",
+		"codex (real CLI):         0 passed, 1 failed, 0 skipped",
+		"\n2 passed, 1 failed, 1 skipped\n",
 	} {
 		if !strings.Contains(rep.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, rep.String())
