@@ -17,28 +17,49 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ralph-loop
 
+# Says where the binary went and whether that directory is on PATH.
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop
+	@bin=$$($(GO) env GOBIN); [ -n "$$bin" ] || bin=$$($(GO) env GOPATH | cut -d: -f1)/bin; \
+	echo "make install: installed $$bin/ralph-loop"; \
+	case ":$$PATH:" in *":$$bin:"*) ;; *) \
+	  echo "make install: $$bin is not on PATH, so \"ralph-loop\" is not found: add it (export PATH=\"$$bin:\$$PATH\" in your shell's profile), or run $$bin/ralph-loop install";; \
+	esac
 
 # Unit tests, testscript scripts (testdata/script) and the fuzz seed corpora, with -race;
 # then the real-CLI suite of every host when npm can reach the registry to install the
-# pinned CLIs (or CLAUDE_BIN names a claude $(CLAUDE_CODE) binary).
-test: unit
-	@if [ -n "$$CLAUDE_BIN" ] || { command -v npm >/dev/null 2>&1 && npm view --fetch-retries=0 $(CLAUDE_CODE) version >/dev/null 2>&1; }; then \
-	  $(MAKE) --no-print-directory e2e; \
+# pinned CLIs (or CLAUDE_BIN names a claude $(CLAUDE_CODE) binary). The tests run with a
+# temporary directory of their own, which must be empty, with nothing running from it,
+# when they end (named without "ralph-loop": tests check that no text of ralph-loop's reaches
+# a model, and the model sees the session's directory); the last lines are one per host and
+# "N passed, N failed, N skipped".
+test:
+	@echo "make test: unit and script tests (-race), then each host's real CLI, offline against a scripted fake of its model API."
+	@echo "make test: the first run fetches the six host CLIs with npm into $${XDG_CACHE_HOME:-$$HOME/.cache}/ralph-loop-e2e (about 1.8 GB, through npm's cache in ~/.npm, about 0.6 GB more) and the Go modules of go.mod; later runs fetch nothing."
+	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/make-test.XXXXXX") || exit 1; \
+	tally=$$tmp.tally; rc=0; \
+	TMPDIR=$$tmp TALLY=$$tally $(MAKE) --no-print-directory unit || rc=1; \
+	if [ -n "$$CLAUDE_BIN" ] || { command -v npm >/dev/null 2>&1 && npm view --fetch-retries=0 $(CLAUDE_CODE) version >/dev/null 2>&1; }; then \
+	  TMPDIR=$$tmp TALLY=$$tally $(MAKE) --no-print-directory e2e || rc=1; \
 	else \
-	  echo "make test: SKIPPED the end-to-end suite: npm is missing or cannot reach the registry to install $(CLAUDE_CODE); unit and script tests passed"; \
-	fi
+	  echo "make test: SKIPPED the end-to-end suite: npm is missing or cannot reach the registry to install $(CLAUDE_CODE)"; \
+	fi; \
+	$(GO) run ./cmd/internal/testsum -leftovers $$tmp || rc=1; \
+	$(GO) run ./cmd/internal/testsum -report $$tally || rc=1; \
+	rm -rf $$tmp $$tally; exit $$rc
+
+# TALLY (set by "make test") collects the counts for the summary.
+TALLY ?= /dev/null
 
 unit:
 	$(GO) vet ./...
-	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 ./...
+	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -json ./... | $(GO) run ./cmd/internal/testsum -as "unit and script tests" -tally $(TALLY)
 
 # The real host CLIs (Claude Code, Gemini CLI, ...), offline, each against a scripted fake of
 # its model API (installed once into the user cache with npm; a host whose CLI cannot be
 # installed is skipped with one line saying so).
 e2e:
-	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -v ./cmd/internal/e2e/...
+	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -json ./cmd/internal/e2e/... | $(GO) run ./cmd/internal/testsum -skips -tally $(TALLY)
 
 # One scripted session through the real Claude Code CLI, with a readable timeline.
 demo:

@@ -50,6 +50,8 @@ func cancelCommand() *cli.Command {
 					if l, err := env.Store.Peek(id); err != nil || l == nil || l.Status != state.Active {
 						continue
 					}
+				} else if l, err := env.Store.Peek(id); err == nil && l == nil && !exists(env.Store.SessionDir(id)) {
+					continue // a session ralph-loop never saw: nothing to lock, nothing created
 				}
 				by, why := state.ByTerminal, "cancelled with ralph-loop cancel"
 				if !proc.Supported && insideSession(id) {
@@ -87,4 +89,10 @@ func insideSession(id string) bool {
 		}
 	}
 	return false
+}
+
+// exists reports whether something is at path.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -26,29 +29,49 @@ func installerNames() string {
 
 func installCommand(add bool) *cli.Command {
 	name, usage := "install", "add ralph-loop's hooks and slash commands to agent hosts' settings"
-	if !add {
+	usageText := "ralph-loop install [--host NAME] [--scope user|project|local] [--dir PATH] [--binary PATH] [--force] [--dry-run]"
+	desc := "Without --host, install acts on every supported host found on this machine (its CLI on PATH or " +
+		"its configuration directory), one line per host. Settings files are edited in place: only ralph-loop's " +
+		"entries are added, the rest stays byte for byte. At project scope the settings are committed and " +
+		"shared: the hooks run the ralph-loop found on PATH, and do nothing but print one line on a machine " +
+		"without it. The previous content of a changed file is backed up under $XDG_STATE_HOME/ralph-loop/install."
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "host", Usage: "the agent host: " + installerNames() + " (default: every one found)"},
+		&cli.StringFlag{Name: "scope", Usage: "user (e.g. ~/.claude), project (committed, e.g. .claude/settings.json) or local (e.g. .claude/settings.local.json); default user"},
+		&cli.StringFlag{Name: "dir", Usage: "the project directory (default: the current directory)"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
+	}
+	if add {
+		flags = append(flags,
+			&cli.StringFlag{Name: "binary", Usage: "the ralph-loop executable user- and local-scope hooks run (default: this one)"},
+			&cli.BoolFlag{Name: "force", Usage: "add the hooks even when another scope of the host has them already"})
+	} else {
 		name, usage = "uninstall", "remove exactly what install added"
+		usageText = "ralph-loop uninstall [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run]"
+		desc = "Takes out, at the scope given, exactly what install added and nothing else: ralph-loop's hook entries " +
+			"(known by their command line, wherever the binary has moved since), the settings install set if they " +
+			"still hold its value, the command files it wrote if unchanged, and the files and directories it created; " +
+			"every other byte of the settings stays as it is. Without --host, uninstall acts on every host ralph-loop " +
+			"was installed into or whose CLI is found. A changed file is backed up first under " +
+			"$XDG_STATE_HOME/ralph-loop/install, where the backups stay."
 	}
 	return &cli.Command{
-		Name:      name,
-		Usage:     usage,
-		UsageText: "ralph-loop " + name + " [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run] [--binary PATH] [--force]",
-		Description: "Without --host, " + name + " acts on every supported host found on this machine (its CLI on PATH or " +
-			"its configuration directory), one line per host. At project scope the settings are committed and " +
-			"shared: the hooks run the ralph-loop found on PATH, and do nothing but print one line on a machine " +
-			"without it. The previous content of a changed file is backed up under $XDG_STATE_HOME/ralph-loop/install.",
+		Name:         name,
+		Usage:        usage,
+		UsageText:    usageText,
+		Description:  desc,
 		OnUsageError: onUsageError,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "host", Usage: "the agent host: " + installerNames() + " (default: every one found)"},
-			&cli.StringFlag{Name: "binary", Usage: "install: the ralph-loop executable user- and local-scope hooks run (default: this one)"},
-			&cli.StringFlag{Name: "scope", Usage: "user (e.g. ~/.claude), project (committed, e.g. .claude/settings.json) or local (e.g. .claude/settings.local.json); default user"},
-			&cli.StringFlag{Name: "dir", Usage: "the project directory (default: the current directory)"},
-			&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
-			&cli.BoolFlag{Name: "force", Usage: "install: add the hooks even when another scope of the host has them already"},
-		},
+		Flags:        flags,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
 				return usagef("%s takes no arguments", name)
+			}
+			var given string // --binary, checked once before anything is written
+			if add && cmd.String("binary") != "" {
+				var err error
+				if given, err = binaryPath(cmd.String("binary")); err != nil {
+					return err
+				}
 			}
 			var targets []*install.Host
 			auto := cmd.String("host") == ""
@@ -90,8 +113,10 @@ func installCommand(add bool) *cli.Command {
 				o := opt
 				if add {
 					if s, _ := h.Scope(scope); !s.Shared {
-						if o.Binary, err = binaryPath(cmd.String("binary")); err != nil {
-							return err
+						if o.Binary = given; given == "" {
+							if o.Binary, err = binaryPath(""); err != nil {
+								return err
+							}
 						}
 					}
 				}
@@ -154,7 +179,7 @@ func binaryPath(given string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("resolve %s: %w", given, err)
 		}
-		return abs, nil
+		return abs, checkBinary(abs)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -164,6 +189,33 @@ func binaryPath(given string) (string, error) {
 		return "", fmt.Errorf("this ralph-loop is a temporary build (go run); install it first (go install or make install) and run install from there")
 	}
 	return filepath.Abs(exe)
+}
+
+// checkBinary makes sure the hooks will run a ralph-loop: an executable file at path that
+// answers "version" as ralph-loop does.
+func checkBinary(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("--binary %s: no such file", path)
+	case err != nil:
+		return fmt.Errorf("--binary %s: %w", path, err)
+	case !fi.Mode().IsRegular():
+		return usagef("--binary %s is not a file", path)
+	case fi.Mode().Perm()&0o111 == 0:
+		return usagef("--binary %s is not executable", path)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "ralph-loop ") {
+		if err != nil {
+			return usagef("--binary %s is not ralph-loop (\"%s version\": %v)", path, filepath.Base(path), err)
+		}
+		first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return usagef("--binary %s is not ralph-loop (\"%s version\" printed %q)", path, filepath.Base(path), first)
+	}
+	return nil
 }
 
 // report prints what a plan did (or would do, with --dry-run): the changes one a line, or

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/adrg/xdg"
 	"github.com/urfave/cli/v3"
@@ -52,7 +54,97 @@ func main() {
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
+	if len(argv) > 1 && !strings.HasPrefix(argv[1], "-") && app.Command(argv[1]) == nil && !slices.Contains(builtin, argv[1]) {
+		// An unknown command is named as such (before its flags are parsed as the root's).
+		return exitCode(unknownCommand(app, argv[1]), stderr)
+	}
 	return exitCode(app.Run(ctx, argv), stderr)
+}
+
+// builtin are the commands urfave/cli adds as it runs.
+var builtin = []string{"help", "h", "completion"}
+
+// unknownCommand is the usage error for a command that does not exist, with the nearest
+// one's name when the typo is small.
+func unknownCommand(app *cli.Command, name string) error {
+	best, bestD := "", 3
+	names := slices.Clone(builtin)
+	for _, c := range app.Commands {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	for _, n := range names {
+		{
+			if d := editDistance(strings.ToLower(name), n); d < bestD || d == bestD && best == "" && strings.HasPrefix(n, name) {
+				best, bestD = n, d
+			}
+		}
+	}
+	if best != "" && bestD <= max(1, len(name)/3) {
+		return usagef("unknown command %q; did you mean %q?", name, best)
+	}
+	return usagef("unknown command %q", name)
+}
+
+// editDistance is the number of insertions, deletions, substitutions and transpositions of
+// adjacent letters that make b of a.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
+
+// examples are shown at the end of each command's help.
+var examples = map[string][]string{
+	"start": {
+		`ralph-loop start --session "$CLAUDE_CODE_SESSION_ID" --max-iterations 20 -- "make the tests pass"`,
+		`ralph-loop start --session S1 --ulw --check "go test ./..." -- fix the flaky test`,
+	},
+	"cancel":    {"ralph-loop cancel --session S1", "ralph-loop cancel --all"},
+	"status":    {"ralph-loop status", "ralph-loop status --all --json"},
+	"log":       {"ralph-loop log", "ralph-loop log --session S1 --follow"},
+	"gc":        {"ralph-loop gc --older-than 30d --dry-run", "ralph-loop gc --older-than 30d"},
+	"install":   {"ralph-loop install", "ralph-loop install --host claude --scope project --dry-run", "ralph-loop install --host codex --binary ~/go/bin/ralph-loop"},
+	"uninstall": {"ralph-loop uninstall", "ralph-loop uninstall --host claude --scope project --dry-run"},
+	"hook":      {"ralph-loop hook --host claude < event.json"},
+	"completion": {
+		`source <(ralph-loop completion bash)     # in ~/.bashrc`,
+		`source <(ralph-loop completion zsh)      # in ~/.zshrc`,
+		"ralph-loop completion fish > ~/.config/fish/completions/ralph-loop.fish",
+	},
+}
+
+// addExamples appends each command's examples to its help.
+func addExamples(cmds []*cli.Command) {
+	for _, c := range cmds {
+		ex := examples[c.Name]
+		if len(ex) == 0 {
+			continue
+		}
+		if c.Description != "" {
+			c.Description += "\n\n"
+		}
+		c.Description += "Examples:\n  " + strings.Join(ex, "\n  ")
+	}
 }
 
 // exitCode maps an error to the process exit code, printing it as one line.
@@ -108,6 +200,15 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 		Reader:         stdin,
 		OnUsageError:   onUsageError,
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
+		// "ralph-loop completion bash|zsh|fish|pwsh" prints a completion script.
+		EnableShellCompletion: true,
+		ConfigureShellCompletionCommand: func(c *cli.Command) {
+			c.Hidden = false
+			c.Usage = "print a shell completion script: bash, zsh, fish or pwsh"
+			c.Description = "Prints a script that completes ralph-loop's commands and flags in the shell."
+			addExamples([]*cli.Command{c})
+			c.OnUsageError = onUsageError
+		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
 				return usagef("unknown command %q", cmd.Args().First())
@@ -135,5 +236,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			},
 		},
 	}
+	addExamples(app.Commands)
 	return app
 }

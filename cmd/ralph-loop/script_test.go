@@ -20,7 +20,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removeStressBinary{m}, map[string]func(){
 		"ralph-loop": func() { os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr)) },
 		"fixture":    func() { os.Exit(fixture(os.Args[1:])) },
 	})
@@ -67,6 +67,18 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GORACE", "atexit_sleep_ms=0")
 			for _, k := range []string{"CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "CLAUDE_PROJECT_DIR"} {
 				e.Setenv(k, "")
+			}
+			// Stand-ins for ralph-loop installed elsewhere, for install --binary (which
+			// checks that it names an executable ralph-loop).
+			for _, p := range []string{"opt/a/ralph-loop", "opt/b/ralph-loop", "opt/a b/ralph-loop", "opt/ralph loop/ralph-loop",
+				"opt/tools/rl", "usr/bin/ralph-loop", "usr/local/bin/ralph-loop", "home/me/private/ralph-loop"} {
+				p = filepath.Join(e.WorkDir, p)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(p, []byte("#!/bin/sh\necho ralph-loop v0.0.0-stand-in\n"), 0o755); err != nil {
+					return err
+				}
 			}
 			return os.MkdirAll(filepath.Join(e.WorkDir, "home"), 0o755)
 		},

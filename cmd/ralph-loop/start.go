@@ -21,7 +21,8 @@ func startCommand() *cli.Command {
 		UsageText: "ralph-loop start [--session ID] [--ulw] [loop flags] [--] TASK...",
 		Description: "Arms a loop like /ralph-loop (or, with --ulw, /ulw-loop) does, with the same loop flags and the project's " +
 			".ralph/settings.json and .ralph/settings.local.json. --session defaults to $CLAUDE_CODE_SESSION_ID (set inside " +
-			"Claude Code). The prompt contract the agent must follow is printed on stdout.",
+			"Claude Code). The prompt contract the agent must follow is printed on stdout.\n\n" +
+			"Loop flags:\n" + args.HelpLines(true),
 		SkipFlagParsing: true,
 		OnUsageError:    onUsageError,
 		Action: func(ctx context.Context, cmd *cli.Command) error {

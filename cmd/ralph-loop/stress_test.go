@@ -24,12 +24,27 @@ import (
 
 func stress() bool { return os.Getenv("RALPH_STRESS") == "1" }
 
+// stressDir holds the binary the reliability tests build; removed when the tests end.
+var stressDir string
+
+// removeStressBinary runs the tests, then removes the binary they built.
+type removeStressBinary struct{ m *testing.M }
+
+func (r removeStressBinary) Run() int {
+	code := r.m.Run()
+	if stressDir != "" {
+		os.RemoveAll(stressDir)
+	}
+	return code
+}
+
 // buildBinary builds ralph-loop once per test run.
 var buildOnce = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "ralph-loop-stress-")
 	if err != nil {
 		return "", err
 	}
+	stressDir = dir
 	bin := filepath.Join(dir, "ralph-loop")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	if err != nil {

@@ -257,9 +257,9 @@ func TestMergeJSON(t *testing.T) {
 	}
 }
 
-// TestREADMEFlags keeps the README's flag table what the flag table makes of it.
+// TestREADMEFlags keeps the flag table of docs/usage.md what the flag table makes of it.
 func TestREADMEFlags(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/usage.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestREADMEFlags(t *testing.T) {
 	s := string(data)
 	i := strings.Index(s, head)
 	if i < 0 {
-		t.Fatal("README.md has no flag table")
+		t.Fatal("docs/usage.md has no flag table")
 	}
 	end := strings.Index(s[i:], "\n\n")
 	if end < 0 {
@@ -275,12 +275,12 @@ func TestREADMEFlags(t *testing.T) {
 	}
 	if got, want := s[i:i+end+1], Markdown(); got != want {
 		if os.Getenv("UPDATE_README") == "1" {
-			if err := os.WriteFile("../../README.md", []byte(s[:i]+want+s[i+end+1:]), 0o644); err != nil {
+			if err := os.WriteFile("../../docs/usage.md", []byte(s[:i]+want+s[i+end+1:]), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			return
 		}
-		t.Errorf("README.md's flag table is out of date (UPDATE_README=1 go test ./hook/args/ rewrites it); it should read:\n%s", want)
+		t.Errorf("docs/usage.md's flag table is out of date (UPDATE_README=1 go test ./hook/args/ rewrites it); it should read:\n%s", want)
 	}
 }
 

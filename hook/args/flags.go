@@ -271,7 +271,7 @@ func HelpLines(start bool) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// Markdown is the README's table of flags.
+// Markdown is the table of flags in docs/usage.md.
 func Markdown() string {
 	var b strings.Builder
 	b.WriteString("| flag | default | meaning |\n|---|---|---|\n")

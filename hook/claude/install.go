@@ -1,7 +1,15 @@
 package claude
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/install"
@@ -54,6 +62,7 @@ var Installer = &install.Host{
 		return files
 	},
 	Notice: install.SystemMessage,
+	Extra:  keepLocalOut,
 }
 
 // Installer returns Claude Code's installer.
@@ -65,4 +74,79 @@ func userDir(getenv func(string) string) (string, error) {
 		return filepath.Abs(d)
 	}
 	return install.HomeDir(getenv, ".claude")
+}
+
+// excludeBlock is what install adds to the clone's info/exclude at local scope, and
+// uninstall takes out again: prefix is the project's directory in the repository.
+func excludeBlock(prefix string) string {
+	return "# ralph-loop install --scope local: Claude Code's local settings stay out of git\n/" + prefix + ".claude/settings.local.json\n"
+}
+
+// keepLocalOut keeps .claude/settings.local.json, which names this machine's path of
+// ralph-loop, out of git, as Claude Code means it to be: in the clone's own
+// .git/info/exclude (never committed, unlike .gitignore), unless git ignores it already.
+func keepLocalOut(x install.ExtraInput) ([]install.Change, error) {
+	if x.Scope.Name != install.ScopeLocal || x.ProjectDir == "" {
+		return nil, nil
+	}
+	path, prefix := excludeFile(x.ProjectDir)
+	if path == "" {
+		return nil, nil // not a git repository
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err != nil {
+		old = nil
+	}
+	block := []byte(excludeBlock(prefix))
+	c := install.Change{Path: path, Old: old, Perm: 0o644, Action: "unchanged"}
+	has := bytes.Contains(old, block)
+	switch {
+	case x.Install && !has && ignored(x.ProjectDir):
+		c.Note = "git ignores .claude/settings.local.json already"
+	case x.Install && !has:
+		content := append([]byte(nil), old...)
+		if len(content) > 0 && content[len(content)-1] != '\n' {
+			content = append(content, '\n')
+		}
+		c.Content = append(content, block...)
+		c.Action, c.Backup, c.Note = "update", "yes", "keeps .claude/settings.local.json out of git (this clone only)"
+		if old == nil {
+			c.Action, c.Backup = "create", ""
+		}
+	case !x.Install && has:
+		i := bytes.LastIndex(old, block)
+		c.Content = append(append([]byte(nil), old[:i]...), old[i+len(block):]...)
+		c.Action, c.Backup = "update", "yes"
+		if len(c.Content) == 0 && x.Record != nil && slices.Contains(x.Record.Created, path) {
+			c.Action, c.Content = "remove", nil
+		}
+	}
+	return []install.Change{c}, nil
+}
+
+// excludeFile is the info/exclude file of the git repository dir is in ("" if none), and
+// dir's path in it ("" or "sub/dir/").
+func excludeFile(dir string) (path, prefix string) {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--path-format=absolute", "--git-path", "info/exclude", "--show-prefix").Output()
+	if err == nil {
+		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		if len(lines) >= 1 && filepath.IsAbs(lines[0]) {
+			if len(lines) > 1 {
+				prefix = lines[1]
+			}
+			return lines[0], prefix
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+		return filepath.Join(dir, ".git", "info", "exclude"), ""
+	}
+	return "", ""
+}
+
+// ignored reports whether git ignores the local settings file in dir already.
+func ignored(dir string) bool {
+	return exec.Command("git", "-C", dir, "check-ignore", "-q", ".claude/settings.local.json").Run() == nil
 }

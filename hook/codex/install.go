@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/install"
@@ -111,6 +113,9 @@ func trust(x install.ExtraInput) ([]install.Change, error) {
 	}
 	c := install.Change{Path: path, Old: old, Perm: perm}
 	switch {
+	case !x.Install && old != nil && strings.TrimSpace(config) == "" && x.Record != nil && slices.Contains(x.Record.Created, path):
+		// Install created it for the trust entries alone: nothing else is in it.
+		c.Action = "remove"
 	case config == string(old):
 		c.Action = "unchanged"
 	case old == nil:

@@ -34,6 +34,8 @@ var Installer = &install.Host{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", CommandsDir: "commands", Describe: "~/.gemini"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".gemini/settings.json", CommandsDir: ".gemini/commands", Shared: true, Describe: ".gemini/settings.json"},
 	},
+	// Its settings are read through stripJsonComments.
+	Syntax:      install.Syntax{Comments: true},
 	Shape:       install.Nested,
 	TimeoutUnit: time.Millisecond,
 	Events: []install.Event{

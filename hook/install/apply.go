@@ -31,22 +31,48 @@ func (h *Host) Do(ctx context.Context, o Options, install, dry bool) (*Plan, err
 		return p, h.applyReplanning(o, install, p)
 	}
 	lockDir := filepath.Join(o.StateDir, "install")
-	if err := os.MkdirAll(lockDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create %s: %w", lockDir, err)
-	}
-	fl := flock.New(filepath.Join(lockDir, h.Name+".lock"))
-	ctx, cancel := context.WithTimeout(ctx, lockWait)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 50*time.Millisecond)
-	if err != nil || !ok {
-		return nil, fmt.Errorf("lock %s: another ralph-loop install is running (%v)", fl.Path(), err)
+	fl, err := lockFile(ctx, filepath.Join(lockDir, h.Name+".lock"))
+	if err != nil {
+		return nil, err
 	}
 	defer fl.Unlock()
 	p, err := h.plan(o, install)
-	if err != nil {
-		return p, err
+	if err == nil {
+		err = h.applyReplanning(o, install, p)
 	}
-	return p, h.applyReplanning(o, install, p)
+	if !install {
+		// Nothing of ralph-loop's stays once no install of the host is left: not the
+		// lock, nor the directories made for it (backups of the user's files stay).
+		if m, _ := filepath.Glob(filepath.Join(lockDir, h.Name+"-*", "record.json")); len(m) == 0 {
+			os.Remove(fl.Path())
+			os.Remove(lockDir)
+			os.Remove(o.StateDir)
+		}
+	}
+	return p, err
+}
+
+// lockFile takes the install lock at path, waiting at most lockWait. A lock file removed
+// (by an uninstall) while this process waited for it is locked again at its new file.
+func lockFile(ctx context.Context, path string) (*flock.Flock, error) {
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
+	for {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		}
+		fl := flock.New(path)
+		ok, err := fl.TryLockContext(ctx, 50*time.Millisecond)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("lock %s: another ralph-loop install is running (%v)", fl.Path(), err)
+		}
+		held, err1 := fl.Stat()
+		now, err2 := os.Stat(path)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return fl, nil
+		}
+		fl.Unlock()
+	}
 }
 
 func (h *Host) applyReplanning(o Options, install bool, p *Plan) error {
@@ -150,7 +176,11 @@ func backup(dir, path string, data []byte) (string, error) {
 
 // Describe is a short human account of a change.
 func (c Change) Describe() string {
-	s := fmt.Sprintf("%-9s %s", c.Action, c.Path)
+	action := c.Action
+	if _, err := os.Lstat(c.Path); err != nil && action == "unchanged" {
+		action = "absent" // not there, and nothing to do: not "unchanged"
+	}
+	s := fmt.Sprintf("%-9s %s", action, c.Path)
 	if c.Dir {
 		s += string(filepath.Separator)
 	}

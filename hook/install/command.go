@@ -159,7 +159,7 @@ func (h *Host) hookCommands(path string) []string {
 	if err != nil || len(data) == 0 {
 		return nil
 	}
-	v, err := parseJSON(data)
+	v, err := plainValue(data)
 	if err != nil {
 		return nil
 	}

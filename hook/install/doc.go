@@ -3,9 +3,9 @@
 //
 // A host package describes its host in a Host value (where the settings are at each scope,
 // the shape of its hooks, the events and settings to add, its command files, any extra
-// step); the planner here knows no host. Settings are merged: other keys and other hooks
-// stay as they are (and in their order), ralph-loop's entries are recognised by their
-// command line and replaced, a second run changes nothing, a file that changes is backed
+// step); the planner here knows no host. Settings are edited in place (jsonc.go): every
+// byte of the user's file stays, ralph-loop's entries are added in the file's own layout,
+// recognised by their command line and replaced, a second run changes nothing, a file that changes is backed
 // up first (outside the project), and what install added is recorded so that uninstall
 // removes only that.
 package install

@@ -32,6 +32,10 @@ type Host struct {
 	// Scopes are the scopes the host supports; the first is the default.
 	Scopes []Scope
 
+	// Syntax is what the host reads in its settings beyond plain JSON (comments, a BOM):
+	// install keeps such a file as it is; a file the host could not read is refused.
+	Syntax Syntax
+
 	// Shape is the form of the hooks object (Nested or Flat).
 	Shape Shape
 	// HooksPath is the key path of the hooks object in the settings file (nil: "hooks").

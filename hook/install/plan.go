@@ -132,6 +132,38 @@ func (h *Host) target(o Options) (target, error) {
 	return t, nil
 }
 
+// sameAsOtherScope refuses a scope whose settings file is another scope's (a project scope
+// run from the home directory names the user's own settings).
+func (h *Host) sameAsOtherScope(o Options, t target) error {
+	if t.settings == "" {
+		return nil
+	}
+	for _, s := range h.Scopes {
+		if s.Name == t.scope.Name {
+			continue
+		}
+		oo := o
+		oo.Scope = s.Name
+		ot, err := h.target(oo)
+		if err != nil || ot.settings == "" || !samePath(ot.settings, t.settings) {
+			continue
+		}
+		return fmt.Errorf("%s is %s's %s-scope settings, not a project's (the project directory %s is where they live): use --scope %s, or run from a project directory (or name one with --dir)",
+			t.settings, h.Title, s.Name, o.Dir, s.Name)
+	}
+	return nil
+}
+
+// samePath reports whether a and b name the same file (through links, if it exists).
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
 // SettingsFile is the hooks settings file of a scope ("" if it cannot be found).
 func (h *Host) SettingsFile(scope, projectDir string, getenv func(string) string) string {
 	t, err := h.target(Options{Scope: scope, Dir: projectDir, Getenv: getenv})
@@ -150,6 +182,9 @@ func (h *Host) Uninstall(o Options) (*Plan, error) { return h.plan(o, false) }
 func (h *Host) plan(o Options, install bool) (*Plan, error) {
 	t, err := h.target(o)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.sameAsOtherScope(o, t); err != nil {
 		return nil, err
 	}
 	if o.Now.IsZero() {
@@ -274,8 +309,9 @@ func (h *Host) planSettings(o Options, t target, p *Plan, rec, newRec *Record, i
 		return nil, false, err
 	}
 	var root any = newObject()
-	if len(bytes.TrimSpace(old)) > 0 {
-		if root, err = parseJSON(old); err != nil {
+	var doc *jsonDoc
+	if len(bytes.TrimSpace(bytes.TrimPrefix(old, bom))) > 0 {
+		if doc, root, err = parseDoc(old, h.Syntax, h.Title); err != nil {
 			return nil, false, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", t.settings, err)
 		}
 	}
@@ -284,7 +320,14 @@ func (h *Host) planSettings(o Options, t target, p *Plan, rec, newRec *Record, i
 		return nil, false, fmt.Errorf("read %s: the settings are not a JSON object", t.settings)
 	}
 	before := encodeJSON(obj)
+	var orig any
+	if doc != nil {
+		orig, _ = plainValue(old) // a second copy: obj is edited in place
+	}
 
+	if install && rec == nil {
+		newRec.Kept = h.present(obj)
+	}
 	had, err := h.removeHooks(obj, rec, !install)
 	if err != nil {
 		return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
@@ -313,6 +356,11 @@ func (h *Host) planSettings(o Options, t target, p *Plan, rec, newRec *Record, i
 		}
 	}
 	after = encodeJSON(obj)
+	if doc != nil && !bytes.Equal(before, after) {
+		// The file as the user wrote it, with only the difference patched in.
+		doc.patch(orig, obj)
+		after = doc.pack()
+	}
 	createdSettings := rec != nil && slices.Contains(rec.Created, t.settings)
 	switch {
 	case old == nil && !install:
@@ -402,7 +450,7 @@ func (h *Host) hooksElsewhere(o Options, self target) (where, note string) {
 		if err != nil || len(bytes.TrimSpace(data)) == 0 {
 			continue
 		}
-		v, err := parseJSON(data)
+		v, err := plainValue(data)
 		if err != nil {
 			continue
 		}
@@ -435,7 +483,7 @@ func fileChange(path string, old, before, after []byte, perm fs.FileMode) Change
 		c.Action = "unchanged"
 	case old == nil:
 		c.Action = "create"
-	case after != nil && bytes.Equal(before, after):
+	case after != nil && (bytes.Equal(before, after) || bytes.Equal(old, after)):
 		c.Action = "unchanged"
 		c.Content = nil
 	default:
@@ -533,6 +581,39 @@ func (h *Host) addHooks(root *object, binary string, scope Scope, rec *Record) (
 	return h.commandFor(Event{}, binary, scope), nil
 }
 
+// present lists the key paths of the objects and lists install adds to that the settings
+// hold already (see Record.Kept).
+func (h *Host) present(root *object) []string {
+	var out []string
+	has := func(path []string) bool {
+		parent, err := objectAt(root, path[:len(path)-1], false)
+		if err != nil || parent == nil {
+			return false
+		}
+		_, ok := parent.get(path[len(path)-1])
+		return ok
+	}
+	hp := h.hooksPath()
+	for i := range hp {
+		if has(hp[:i+1]) {
+			out = append(out, strings.Join(hp[:i+1], "."))
+		}
+	}
+	for _, ev := range h.Events {
+		if p := append(slices.Clone(hp), ev.Name); has(p) {
+			out = addUnique(out, strings.Join(p, "."))
+		}
+	}
+	for _, s := range h.Settings {
+		for i := 1; i < len(s.Path); i++ {
+			if has(s.Path[:i]) {
+				out = addUnique(out, strings.Join(s.Path[:i], "."))
+			}
+		}
+	}
+	return out
+}
+
 // removeHooks takes out every ralph-loop hook entry, and the groups, event lists and hooks
 // object it leaves empty. had reports whether there was any.
 func (h *Host) removeHooks(root *object, rec *Record, prune bool) (had bool, err error) {
@@ -564,6 +645,11 @@ func (h *Host) removeHooks(root *object, rec *Record, prune bool) (had bool, err
 		}
 		switch {
 		case !changed:
+		case len(kept) == 0 && (!prune || rec.kept(append(slices.Clone(path), name)...)):
+			// Install adds to it again, in its place; uninstall leaves the user's list
+			// as it was before install, empty.
+			had = true
+			hooks.set(name, []any{})
 		case len(kept) == 0:
 			had = true
 			hooks.del(name)
@@ -572,7 +658,7 @@ func (h *Host) removeHooks(root *object, rec *Record, prune bool) (had bool, err
 			hooks.set(name, kept)
 		}
 	}
-	if prune && len(hooks.keys) == 0 {
+	if prune && len(hooks.keys) == 0 && !rec.kept(path...) {
 		parent, _ := objectAt(root, path[:len(path)-1], false)
 		parent.del(path[len(path)-1])
 	}
@@ -671,7 +757,7 @@ func (h *Host) removeSettings(root *object, rec *Record) []string {
 		parent.del(key)
 		for i := len(s.Path) - 1; i > 0; i-- {
 			o, _ := objectAt(root, s.Path[:i], false)
-			if o == nil || len(o.keys) > 0 {
+			if o == nil || len(o.keys) > 0 || rec.kept(s.Path[:i]...) {
 				break
 			}
 			up, _ := objectAt(root, s.Path[:i-1], false)

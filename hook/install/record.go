@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/state"
@@ -32,6 +33,10 @@ type Record struct {
 	Commands []string `json:"commands,omitempty"`
 	// Set are the settings install set (absent before).
 	Set []Setting `json:"set,omitempty"`
+	// Kept are the key paths ("hooks", "hooks.Stop", "env") of the objects and lists install
+	// added to that were in the file before it: uninstall leaves them, even empty, where
+	// one install made is taken out once empty.
+	Kept []string `json:"kept,omitempty"`
 	// Created are the files install created; Dirs the directories.
 	Created []string `json:"created,omitempty"`
 	Dirs    []string `json:"dirs,omitempty"`
@@ -116,4 +121,9 @@ func addUnique(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
+}
+
+// kept reports whether the object or list at a key path was in the file before install.
+func (r *Record) kept(path ...string) bool {
+	return r != nil && slices.Contains(r.Kept, strings.Join(path, "."))
 }

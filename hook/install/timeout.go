@@ -24,7 +24,7 @@ func (h *Host) HookTimeout(event, projectDir string, getenv func(string) string)
 		if err != nil || len(data) == 0 {
 			continue
 		}
-		v, err := parseJSON(data)
+		v, err := plainValue(data)
 		if err != nil {
 			continue
 		}

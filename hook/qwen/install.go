@@ -30,7 +30,9 @@ var Installer = &install.Host{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", CommandsDir: "commands", Describe: "~/.qwen"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".qwen/settings.json", CommandsDir: ".qwen/commands", Shared: true, Describe: ".qwen/settings.json"},
 	},
-	Shape: install.Nested,
+	// Its settings are read through stripJsonComments.
+	Syntax: install.Syntax{Comments: true, BOM: true},
+	Shape:  install.Nested,
 	Events: []install.Event{
 		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
 		// Fired before every model request; the hook arms only on the user's own prompt.

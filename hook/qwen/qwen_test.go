@@ -122,6 +122,7 @@ func TestBlockCap(t *testing.T) {
 		{"default", "", "", "", 8, BlockCapSetting},
 		{"user setting", "", `{"stopHookBlockingCap": 100}`, "", 100, BlockCapSetting},
 		{"with comments", "", "{\n// raised by ralph-loop\n\"a\": \"//x\", /* cap */ \"stopHookBlockingCap\": 40}", "", 40, BlockCapSetting},
+		{"with a byte order mark", "", "\ufeff{\r\n  \"stopHookBlockingCap\": 100 // raised\r\n}\r\n", "", 100, BlockCapSetting},
 		{"project wins over user", "", `{"stopHookBlockingCap": 100}`, `{"stopHookBlockingCap": 20}`, 20, BlockCapSetting},
 		{"clamped to 100", "", `{"stopHookBlockingCap": 500}`, "", 100, BlockCapSetting},
 		{"zero is the default", "", `{"stopHookBlockingCap": 0}`, "", 8, BlockCapSetting},

@@ -1,6 +1,7 @@
 package qwen
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -31,13 +32,14 @@ func settingsFiles(getenv func(string) string, project string) []string {
 	return append(files, defaults)
 }
 
-// readSettings reads one settings file (JSON with comments, as Qwen Code reads it); nil
-// when it is missing or unreadable.
+// readSettings reads one settings file (JSON with comments, after a byte order mark if
+// any, as Qwen Code reads it); nil when it is missing or unreadable.
 func readSettings(path string) map[string]json.RawMessage {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var m map[string]json.RawMessage
 	if json.Unmarshal(stripComments(data), &m) != nil {
 		return nil

@@ -62,16 +62,39 @@ func (p Package) find(prefix string) (string, bool) {
 		if fi, err := os.Stat(path); err != nil || fi.IsDir() {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		cmd := exec.CommandContext(ctx, path, args...)
-		cmd.Env = append(os.Environ(), p.Env...)
-		out, err := cmd.CombinedOutput()
-		cancel()
+		out, err := p.version(path, args)
 		if err == nil && strings.Contains(string(out), p.Version) {
 			return path, true
 		}
 	}
 	return "", false
+}
+
+// version runs the CLI to print its version, with a home and a temporary directory of its
+// own (removed after): a CLI that writes files as it starts (opencode makes $TMPDIR/opencode)
+// leaves nothing in the user's home or the tests' temporary directory.
+func (p Package) version(path string, args []string) ([]byte, error) {
+	scratch, err := os.MkdirTemp("", "version-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = append(os.Environ(), "HOME="+scratch, "TMPDIR="+scratch,
+		"XDG_CONFIG_HOME="+filepath.Join(scratch, "config"), "XDG_DATA_HOME="+filepath.Join(scratch, "data"),
+		"XDG_STATE_HOME="+filepath.Join(scratch, "state"))
+	// A CLI that unpacks itself into its cache (Copilot CLI, 235 MB) does it once, into the
+	// directory its tests share, when that exists.
+	if cache, err := CacheDir(); err == nil {
+		short := p.Name[strings.LastIndexByte(p.Name, '/')+1:]
+		if d := filepath.Join(cache, short+"-xdg-cache"); isDir(d) {
+			cmd.Env = append(cmd.Env, "XDG_CACHE_HOME="+d)
+		}
+	}
+	cmd.Env = append(cmd.Env, p.Env...) // the package's own settings win
+	return cmd.CombinedOutput()
 }
 
 // InstallNPM returns the path of the package's executable, installing the pinned version
@@ -164,4 +187,9 @@ func Unavailable(ctx context.Context, p Package) string {
 		return p.Spec() + " is not in the cache and npm cannot reach the registry to install it"
 	}
 	return ""
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

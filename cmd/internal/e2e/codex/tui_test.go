@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/hook/args"
 )
 
@@ -69,6 +70,25 @@ func startTUI(t *testing.T, env *Env) *tui {
 			t.Logf("screen:\n%s", u.screen())
 		}
 		u.tmux("kill-server")
+		// The TUI starts Codex's app-server daemon (two processes, in a session of their
+		// own, run from $CODEX_HOME/packages/app-server-daemon, which outlive the TUI and
+		// its tmux server): stopped as Codex stops it, and its updater loop, which "daemon
+		// stop" leaves running, killed. Anything else still running from the test's
+		// directory is a leak: killed and reported.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		stop := exec.CommandContext(ctx, env.Codex, "app-server", "daemon", "stop")
+		stop.Env, stop.Dir = env.environ(), env.Project
+		if out, err := stop.CombinedOutput(); err != nil {
+			t.Logf("codex app-server daemon stop: %v: %s", err, out)
+		}
+		for _, p := range e2e.Reap(env.Root) {
+			if strings.Contains(p, string(filepath.Separator)+"app-server-daemon"+string(filepath.Separator)) {
+				t.Logf("killed Codex's app-server daemon process: %s", p)
+			} else {
+				t.Errorf("process left running by the test (now killed): %s", p)
+			}
+		}
 	})
 	// The footer under the composer shows once the TUI has started and takes input.
 	if !waitFor(60*time.Second, func() bool { return strings.Contains(u.screen(), "for shortcuts") }) {

@@ -53,11 +53,15 @@ func NewEnv(ctx context.Context, root, gemini, ralphLoop, scope string) (*Env, e
 			return nil, err
 		}
 	}
-	settings := `{
-  "security": {"auth": {"selectedType": "gemini-api-key"}},
-  "privacy": {"usageStatisticsEnabled": false},
-  "telemetry": {"enabled": false},
-  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
+	// Written by hand, as Gemini CLI reads it (through stripJsonComments): comments and
+	// tabs (not a trailing comma: Gemini CLI stops on one). Install keeps them, and Gemini
+	// CLI loads the hooks it adds.
+	settings := `// offline, for the tests
+{
+	"security": {"auth": {"selectedType": "gemini-api-key"}}, // the fake API's key
+	"privacy": {"usageStatisticsEnabled": false},
+	/* no telemetry */ "telemetry": {"enabled": false},
+	"general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
 }
 `
 	if err := os.WriteFile(filepath.Join(e.Home, ".gemini", "settings.json"), []byte(settings), 0o644); err != nil {

@@ -508,7 +508,7 @@ func TestRunRefusesLoop(t *testing.T) {
 
 // 12. ralph-loop failing in the plugin (here a binary that exits 1 with one line on stderr)
 // traps nothing: the session goes on as without ralph-loop, no continuation is sent, and the
-// user sees the error line.
+// user sees the error line. (It answers "version", which install checks.)
 func TestFailingRalphLoop(t *testing.T) {
 	suite.Need(t)
 	e, err := NewEnv(t.TempDir(), opencodeBin, ralphBin)
@@ -516,7 +516,7 @@ func TestFailingRalphLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := filepath.Join(e.Bin, "broken-ralph-loop")
-	if err := os.WriteFile(broken, []byte("#!/bin/sh\ncat >/dev/null\necho 'ralph-loop: error: the disk is on fire' >&2\nexit 1\n"), 0o755); err != nil {
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\n[ \"$1\" = version ] && { echo 'ralph-loop v0.0.0-broken'; exit 0; }\ncat >/dev/null\necho 'ralph-loop: error: the disk is on fire' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.RalphLoopCmd(context.Background(), "install", "--host", "opencode", "--binary", broken); err != nil {

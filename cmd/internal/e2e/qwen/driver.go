@@ -36,8 +36,11 @@ type Env struct {
 // userSettings point Qwen Code at the fake (auth type openai) and switch off what would
 // reach the network or send requests of its own (the background memory agents send
 // tool-bearing requests after a turn). Hooks are not here: "ralph-loop install" adds them.
-const userSettings = `{
-  "security": {"auth": {"selectedType": "openai"}},
+// They are written as a person may write them and Qwen Code reads them (a byte order mark,
+// comments): install keeps those, and Qwen Code loads the hooks it adds.
+const userSettings = "\ufeff" + `// offline, for the tests
+{
+  "security": {"auth": {"selectedType": "openai"}}, // the fake API
   "privacy": {"usageStatisticsEnabled": false},
   "telemetry": {"enabled": false},
   "general": {"enableAutoUpdate": false},

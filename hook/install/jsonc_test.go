@@ -1,0 +1,111 @@
+package install
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/tailscale/hujson"
+)
+
+// FuzzEditInPlace: for any settings file a host with comments and a BOM reads, install's edit
+// adds only bytes (every byte of the file stays, in order), the result reads back as the
+// planner's value, and uninstall's edit gives the file back byte for byte.
+func FuzzEditInPlace(f *testing.F) {
+	for _, s := range []string{
+		"{}", "{ }", "{\n}\n", `{"a":1}`, "{\n\t\"a\": [1, 2],\n\t\"hooks\": {}\n}",
+		"\ufeff{\r\n  \"env\": {\"X\": \"\\u00e9\"}\r\n}\r\n",
+		"// c\n{\n  \"hooks\": {\n    \"Stop\": [\n      {\"hooks\": [{\"command\": \"x\"}]}, // mine\n    ],\n  },\n}",
+		"{\"hooks\":{\"Stop\":[]},\"env\":{}}",
+		"{\n  \"a\": 1 // last\n}",
+		"[1]", `{"hooks": {"Stop": {}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h := testHost()
+		h.Syntax = Syntax{Comments: true, BOM: true}
+		doc, v, err := parseDoc(data, h.Syntax, h.Title)
+		if err != nil {
+			return
+		}
+		spread := emptyOnLines(doc.root.Clone())
+		obj, ok := v.(*object)
+		if !ok {
+			return
+		}
+		if had, err := h.removeHooks(obj, nil, false); had || err != nil {
+			return // ralph-loop's hooks already there, or a shape install refuses
+		}
+		orig, err := plainValue(data)
+		if err != nil {
+			t.Fatalf("parseDoc read it but plainValue does not: %v", err)
+		}
+		rec := &Record{Kept: h.present(obj)}
+		if _, err := h.addHooks(obj, "/bin/ralph-loop", Scope{Name: ScopeUser}, rec); err != nil {
+			return
+		}
+		if err := h.addSettings(obj, rec); err != nil {
+			return
+		}
+		doc.patch(orig, obj)
+		installed := doc.pack()
+		doc2, v2, err := parseDoc(installed, h.Syntax, h.Title)
+		if err != nil {
+			t.Fatalf("install wrote a file that does not read back: %v\n%q", err, installed)
+		}
+		if !sameJSON(v2, obj) {
+			t.Fatalf("install wrote a different value:\n%q\nwant %s", installed, encodeJSON(obj))
+		}
+		if !subsequence(data, installed) {
+			t.Fatalf("install changed more than it added:\n%q\n%q", data, installed)
+		}
+		obj2 := v2.(*object)
+		orig2, _ := plainValue(installed)
+		if _, err := h.removeHooks(obj2, rec, true); err != nil {
+			t.Fatal(err)
+		}
+		h.removeSettings(obj2, rec)
+		doc2.patch(orig2, obj2)
+		if back := doc2.pack(); !bytes.Equal(back, data) && !spread {
+			t.Fatalf("uninstall did not give the file back:\n%q\n%q", data, back)
+		}
+	})
+}
+
+// emptyOnLines reports whether the file had an empty object or list spread over lines
+// ("{\n}"): filled by install, it reads as "{}" filled would, and comes back as "{}".
+func emptyOnLines(v hujson.Value) bool {
+	found := false
+	var walk func(v *hujson.Value)
+	walk = func(v *hujson.Value) {
+		switch t := v.Value.(type) {
+		case *hujson.Object:
+			if len(t.Members) == 0 && bytes.ContainsRune(t.AfterExtra, '\n') {
+				found = true
+			}
+			for i := range t.Members {
+				walk(&t.Members[i].Value)
+			}
+		case *hujson.Array:
+			if len(t.Elements) == 0 && bytes.ContainsRune(t.AfterExtra, '\n') {
+				found = true
+			}
+			for i := range t.Elements {
+				walk(&t.Elements[i])
+			}
+		}
+	}
+	walk(&v)
+	return found
+}
+
+// subsequence reports whether a is b with bytes taken out only.
+func subsequence(a, b []byte) bool {
+	i := 0
+	for j := 0; j < len(b) && i < len(a); j++ {
+		if a[i] == b[j] {
+			i++
+		}
+	}
+	return i == len(a)
+}
