@@ -2,15 +2,21 @@
 # "make test" runs every test. See README.md.
 
 GO        ?= go
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS   := -X main.version=$(VERSION)
+# One version story (cmd/ralph-loop/version.go): the version is the one Go gives the commit
+# (the tag vX.Y.Z at a tag, else a pseudo-version; "+dirty" with uncommitted changes), printed
+# without the "v". The build gets the commit, its date and git describe from git (SOURCE),
+# and works the version out from them as go build would; VERSION=1.2.3 overrides it.
+VERSION   ?=
+SOURCE    := $(shell git log -1 --format='%H %cI' 2>/dev/null) $(shell git describe --tags --match 'v[0-9]*' 2>/dev/null) $(shell [ -n "$$(git status --porcelain 2>/dev/null | head -1)" ] && echo dirty)
+LDFLAGS   := -X 'main.source=$(strip $(SOURCE))' $(if $(VERSION),-X main.version=$(VERSION))
+GORELEASER := github.com/goreleaser/goreleaser/v2@v2.15.1
 BIN       := bin/ralph-loop
 FUZZTIME  ?= 30s
 STATICCHECK_VERSION := v0.8.2
 
 CLAUDE_CODE := @anthropic-ai/claude-code@2.1.330
 
-.PHONY: all build install test unit e2e demo bench stress lint fuzz clean
+.PHONY: all build install dist test unit e2e demo bench stress lint fuzz clean
 
 all: build
 
@@ -19,6 +25,17 @@ build:
 
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop
+
+# Release artefacts in dist/, offline (docs/release.md): GoReleaser (pinned, built once into
+# the Go cache) builds the static, stripped, reproducible binaries of every target, their
+# archives and checksums.txt; then the npm packages (dist/npm/) at the same version.
+# DIST_TARGETS=linux_amd64 builds one target only (the tests' quick path).
+dist: build
+	@set -e; v="$(VERSION)"; [ -n "$$v" ] || v=$$($(BIN) version --short); \
+	echo "make dist: version $$v"; \
+	RALPH_VERSION="$$v" $(GO) run $(GORELEASER) release --snapshot --clean --skip=publish \
+	  $(if $(DIST_TARGETS),--single-target) ; \
+	$(GO) run ./cmd/internal/dist -dir dist -version "$$v"
 
 # Unit tests, testscript scripts (testdata/script) and the fuzz seed corpora, with -race;
 # then the real-CLI suite of every host when npm can reach the registry to install the
@@ -73,4 +90,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

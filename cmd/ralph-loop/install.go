@@ -226,7 +226,11 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 				fmt.Fprintln(w, "note: ralph-loop is not on PATH here; put it there (go install, or make install) for these hooks to run")
 			}
 		} else {
-			fmt.Fprintf(w, "hooks run: %s\n", plan.Command)
+			run := plan.Command
+			if b, ok := install.HookBinary(run, h.Name); ok {
+				run = install.HookCommand(b, h.Name) // (and say how to get it back once it is gone)
+			}
+			fmt.Fprintf(w, "hooks run: %s\n", run)
 		}
 		if changed > 0 {
 			arm := "/ralph-loop"
