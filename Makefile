@@ -29,12 +29,12 @@ install:
 # Release artefacts in dist/, offline (docs/release.md): GoReleaser (pinned, built once into
 # the Go cache) builds the static, stripped, reproducible binaries of every target, their
 # archives and checksums.txt; then the npm packages (dist/npm/) at the same version.
-# DIST_TARGETS=linux_amd64 builds one target only (the tests' quick path).
+# GORELEASER_FLAGS="-f FILE" runs another configuration (the tests' one-target quick path).
 dist: build
 	@set -e; v="$(VERSION)"; [ -n "$$v" ] || v=$$($(BIN) version --short); \
 	echo "make dist: version $$v"; \
-	RALPH_VERSION="$$v" $(GO) run $(GORELEASER) release --snapshot --clean --skip=publish \
-	  $(if $(DIST_TARGETS),--single-target) ; \
+	RALPH_VERSION="$$v" RALPH_SOURCE="$(strip $(SOURCE))" RALPH_TIME=$$(git log -1 --format=%ct) RALPH_DATE=$$(git log -1 --format=%cI) \
+	  $(GO) run $(GORELEASER) release --snapshot --clean --skip=publish $(GORELEASER_FLAGS); \
 	$(GO) run ./cmd/internal/dist -dir dist -version "$$v"
 
 # Unit tests, testscript scripts (testdata/script) and the fuzz seed corpora, with -race;

@@ -1,0 +1,255 @@
+// Package release tests what a release ships, as a user gets it: make dist's archives and
+// checksums, and the npm packages installed with the real npm from a registry on 127.0.0.1
+// into a fresh prefix with no Go on PATH, then the demo's loop through the real Claude Code
+// with only what npm installed, and a session after npm rm -g. It is part of the real-CLI
+// suite (RALPH_E2E=1, make e2e).
+//
+// make dist builds one target here (linux/amd64, GoReleaser with .goreleaser.yaml narrowed
+// to it) unless RALPH_DIST_FULL=1, which builds all six as a release does.
+package release
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+)
+
+var (
+	repo, version, claudeBin string
+	full                     bool
+	setupErr                 error
+	skipWhy                  string
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("RALPH_E2E") == "1" {
+		setup()
+	}
+	os.Exit(m.Run())
+}
+
+func setup() {
+	ctx := context.Background()
+	for _, tool := range []string{"node", "npm", "git", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			skipWhy = tool + " is not installed"
+			fmt.Fprintln(os.Stderr, "ralph-loop e2e (release): SKIPPED: "+skipWhy)
+			return
+		}
+	}
+	if os.Getenv("CLAUDE_BIN") == "" {
+		if skipWhy = e2e.Unavailable(ctx, e2e.Claude); skipWhy != "" {
+			fmt.Fprintln(os.Stderr, "ralph-loop e2e (release): SKIPPED: "+skipWhy)
+			return
+		}
+	}
+	if claudeBin, setupErr = e2e.InstallClaude(ctx, os.Stderr); setupErr != nil {
+		return
+	}
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		setupErr = err
+		return
+	}
+	repo = filepath.Dir(strings.TrimSpace(string(out)))
+	full = os.Getenv("RALPH_DIST_FULL") == "1"
+	args := []string{"dist"}
+	if !full {
+		cfg, err := oneTarget()
+		if err != nil {
+			setupErr = err
+			return
+		}
+		defer os.Remove(cfg)
+		args = append(args, "GORELEASER_FLAGS=-f "+cfg)
+	}
+	start := time.Now()
+	cmd := exec.Command("make", args...)
+	cmd.Dir = repo
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Run(); err != nil {
+		setupErr = fmt.Errorf("make %s: %v\n%s", strings.Join(args, " "), err, log.String())
+		return
+	}
+	fmt.Fprintf(os.Stderr, "ralph-loop e2e (release): make %s took %s\n", strings.Join(args, " "), time.Since(start).Round(time.Second))
+	for _, line := range strings.Split(log.String(), "\n") {
+		if v, ok := strings.CutPrefix(line, "make dist: version "); ok {
+			version = strings.TrimSpace(v)
+		}
+	}
+	if version == "" {
+		setupErr = fmt.Errorf("make dist did not say its version:\n%s", log.String())
+	}
+}
+
+// oneTarget writes .goreleaser.yaml narrowed to linux/amd64 into a temporary file.
+func oneTarget() (string, error) {
+	b, err := os.ReadFile(filepath.Join(repo, ".goreleaser.yaml"))
+	if err != nil {
+		return "", err
+	}
+	s := string(b)
+	for old, repl := range map[string]string{"goos: [linux, darwin, windows]": "goos: [linux]", "goarch: [amd64, arm64]": "goarch: [amd64]"} {
+		if !strings.Contains(s, old) {
+			return "", fmt.Errorf(".goreleaser.yaml has no %q to narrow", old)
+		}
+		s = strings.Replace(s, old, repl, 1)
+	}
+	f, err := os.CreateTemp("", "ralph-loop-goreleaser-*.yaml")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	_, err = f.WriteString(s)
+	return f.Name(), err
+}
+
+func need(t *testing.T) {
+	t.Helper()
+	if os.Getenv("RALPH_E2E") != "1" {
+		t.Skip("end-to-end test of the release (make dist, npm, the real Claude Code): run with RALPH_E2E=1 (make e2e)")
+	}
+	if skipWhy != "" {
+		t.Skip("SKIPPED: " + skipWhy)
+	}
+	if setupErr != nil {
+		t.Fatal(setupErr)
+	}
+}
+
+// targets are the archives make dist writes: all six, or linux/amd64 alone.
+func targets() []string {
+	if !full {
+		return []string{"linux_amd64"}
+	}
+	return []string{"linux_amd64", "linux_arm64", "darwin_amd64", "darwin_arm64", "windows_amd64", "windows_arm64"}
+}
+
+// make dist: an archive per target with the binary, LICENSE and README.md, every archive in
+// checksums.txt and each checksum right; the linux amd64 binary is static, stripped and
+// prints the version.
+func TestDist(t *testing.T) {
+	need(t)
+	dist := filepath.Join(repo, "dist")
+	sums := map[string]string{}
+	f, err := os.Open(filepath.Join(dist, "checksums.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok {
+			t.Fatalf("checksums.txt: bad line %q", sc.Text())
+		}
+		sums[name] = sum
+	}
+	for _, tg := range targets() {
+		ext := ".tar.gz"
+		if strings.HasPrefix(tg, "windows") {
+			ext = ".zip"
+		}
+		name := "ralph-loop_" + version + "_" + tg + ext
+		data, err := os.ReadFile(filepath.Join(dist, name))
+		if err != nil {
+			t.Errorf("archive: %v", err)
+			continue
+		}
+		got := sha256.Sum256(data)
+		if sums[name] != hex.EncodeToString(got[:]) {
+			t.Errorf("%s: checksum %s, checksums.txt says %q", name, hex.EncodeToString(got[:]), sums[name])
+		}
+		delete(sums, name)
+		if ext == ".zip" {
+			continue
+		}
+		files := untar(t, data)
+		for _, want := range []string{"ralph-loop", "LICENSE", "README.md"} {
+			if _, ok := files[want]; !ok {
+				t.Errorf("%s lacks %s (has %v)", name, want, keys(files))
+			}
+		}
+		if tg == "linux_amd64" && runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
+			checkBinary(t, files["ralph-loop"])
+		}
+	}
+	if len(sums) != 0 {
+		t.Errorf("checksums.txt lists files make dist did not make: %v", sums)
+	}
+}
+
+// checkBinary: static (no interpreter, no dynamic section), stripped (no symbol table), and
+// it runs and says the version.
+func checkBinary(t *testing.T, bin []byte) {
+	t.Helper()
+	ef, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ef.Progs {
+		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
+			t.Errorf("the linux amd64 binary is not static (it has %v)", p.Type)
+		}
+	}
+	if ef.Section(".symtab") != nil {
+		t.Error("the linux amd64 binary is not stripped (it has .symtab)")
+	}
+	path := filepath.Join(t.TempDir(), "ralph-loop")
+	if err := os.WriteFile(path, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(path, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), "ralph-loop "+version+"\ncommit ") || !strings.Contains(string(out), "\nbuilt ") {
+		t.Errorf("ralph-loop version printed:\n%s", out)
+	}
+}
+
+func untar(t *testing.T, tgz []byte) map[string][]byte {
+	t.Helper()
+	gz, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	out := map[string][]byte{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(tr)
+		out[h.Name] = b
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
