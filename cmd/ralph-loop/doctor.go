@@ -191,7 +191,15 @@ func (d *doctor) hooks(h *install.Host, f install.Found) {
 			where = p
 		}
 		v, ok := d.version(where)
-		d.say("hooks: %s scope (%s), run %s (%s)", f.Scope.Name, f.Settings, where, v)
+		run := where
+		if b == "ralph-loop" {
+			run = "the ralph-loop on PATH, " + where
+		}
+		if ok {
+			d.say("hooks: %s scope (%s), run %s (version %s)", f.Scope.Name, f.Settings, run, v)
+		} else {
+			d.say("hooks: %s scope (%s), run %s (gone, or it does not run)", f.Scope.Name, f.Settings, run)
+		}
 		switch {
 		case !ok:
 			d.problem("%s: the %s-scope hooks in %s run %s, which is gone or does not run: install ralph-loop again and run ralph-loop install --host %s --scope %s, or ralph-loop uninstall --host %s --scope %s",
@@ -247,10 +255,7 @@ func (d *doctor) version(bin string) (string, bool) {
 		}
 		d.versions[bin] = v
 	}
-	if v == "" {
-		return "does not run", false
-	}
-	return "version " + v, true
+	return v, v != ""
 }
 
 // cliVersion is the first line a host CLI prints for --version.
