@@ -163,8 +163,19 @@ func binaryPath(given string) (string, error) {
 	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
 		return "", fmt.Errorf("this ralph-loop is a temporary build (go run); install it first (go install or make install) and run install from there")
 	}
+	if fromNPX(exe) {
+		if npxBinary == "" {
+			if npxBinary, err = npxGlobal(os.Stderr); err != nil {
+				return "", err
+			}
+		}
+		return npxBinary, nil
+	}
 	return filepath.Abs(exe)
 }
+
+// npxBinary is the ralph-loop npm install -g put on PATH, once install run by npx did it.
+var npxBinary string
 
 // report prints what a plan did (or would do, with --dry-run): the changes one a line, or
 // in brief (auto: several hosts), one line for the host.

@@ -198,3 +198,28 @@ func TestNPMIgnoreScripts(t *testing.T) {
 		t.Errorf("the launcher does not pass on the exit code and output: %v\n%s", err, out)
 	}
 }
+
+// The one-line install: npx @ralph-loop/cli install runs a copy from npx's cache, which npm
+// may remove at any time; it installs the package with npm install -g and writes hooks that
+// run the ralph-loop that put on PATH, never the npx copy.
+func TestNPXInstall(t *testing.T) {
+	need(t)
+	root := t.TempDir()
+	w := newNPMWorld(t, root)
+	out := w.run(t, root, "npx", "--yes", inject.NPMPackage, "install", "--host", "claude")
+	real, err := filepath.EvalSymlinks(filepath.Join(w.prefix, "bin", "ralph-loop"))
+	if err != nil {
+		t.Fatalf("npx %s install put no ralph-loop on PATH: %v\n%s", inject.NPMPackage, err, out)
+	}
+	e2e.Contains(t, "npx "+inject.NPMPackage+" install", out, "hooks run: "+real+" hook --host claude")
+	settings, err := os.ReadFile(filepath.Join(root, "home", ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(settings), "_npx") || !strings.Contains(string(settings), "exec "+real+" hook --host claude;") {
+		t.Errorf("the hooks do not run the installed ralph-loop (%s):\n%s", real, settings)
+	}
+	if got := strings.TrimSpace(w.run(t, root, "ralph-loop", "version", "--short")); got != version {
+		t.Errorf("ralph-loop version --short: %q, want %q", got, version)
+	}
+}
