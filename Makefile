@@ -16,7 +16,7 @@ STATICCHECK_VERSION := v0.8.2
 
 CLAUDE_CODE := @anthropic-ai/claude-code@2.1.330
 
-.PHONY: all build install dist test unit e2e demo bench stress lint fuzz clean
+.PHONY: all build install dist release-test test unit e2e demo bench stress lint fuzz clean
 
 all: build
 
@@ -50,6 +50,11 @@ test: unit
 unit:
 	$(GO) vet ./...
 	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 ./...
+
+# The release suite with make dist for all six targets, as a release builds them ("make test"
+# builds linux/amd64 only; CI runs this after it).
+release-test:
+	RALPH_E2E=1 RALPH_DIST_FULL=1 $(GO) test -count=1 -timeout 30m -v ./cmd/internal/e2e/release/
 
 # The real host CLIs (Claude Code, Gemini CLI, ...), offline, each against a scripted fake of
 # its model API (installed once into the user cache with npm; a host whose CLI cannot be

@@ -154,6 +154,11 @@ func (d *doctor) host(h *install.Host, found []install.Found) {
 		}
 	}
 	if len(found) == 0 {
+		if h.Scopes[0].Settings == "" {
+			// opencode: the hooks are a plugin file, which doctor does not read.
+			d.say("hooks: a plugin (ralph-loop install --host %s writes it); doctor does not check it", h.Name)
+			return
+		}
 		d.say("hooks: none found (ralph-loop install --host %s adds them)", h.Name)
 		return
 	}

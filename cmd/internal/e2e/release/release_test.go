@@ -99,7 +99,8 @@ func setup() {
 	}
 }
 
-// oneTarget writes .goreleaser.yaml narrowed to linux/amd64 into a temporary file.
+// oneTarget writes .goreleaser.yaml narrowed to linux/amd64 (without the Scoop manifest,
+// which needs the Windows archive) into a temporary file.
 func oneTarget() (string, error) {
 	b, err := os.ReadFile(filepath.Join(repo, ".goreleaser.yaml"))
 	if err != nil {
@@ -111,6 +112,10 @@ func oneTarget() (string, error) {
 			return "", fmt.Errorf(".goreleaser.yaml has no %q to narrow", old)
 		}
 		s = strings.Replace(s, old, repl, 1)
+	}
+	// No Windows archive, so no Scoop manifest.
+	if i, j := strings.Index(s, "\nscoops:"), strings.Index(s, "\nbrews:"); i >= 0 && j > i {
+		s = s[:i] + s[j:]
 	}
 	f, err := os.CreateTemp("", "ralph-loop-goreleaser-*.yaml")
 	if err != nil {
@@ -142,8 +147,9 @@ func targets() []string {
 	return []string{"linux_amd64", "linux_arm64", "darwin_amd64", "darwin_arm64", "windows_amd64", "windows_arm64"}
 }
 
-// make dist: an archive per target with the binary, LICENSE and README.md, every archive in
-// checksums.txt and each checksum right; the linux amd64 binary is static, stripped and
+// make dist: an archive per target with the binary, LICENSE and README.md (and a .deb and an
+// .rpm for linux), each in checksums.txt with the right checksum; a Homebrew formula (and with
+// the Windows archives a Scoop manifest); the linux amd64 binary is static, stripped and
 // prints the version.
 func TestDist(t *testing.T) {
 	need(t)
@@ -167,18 +173,14 @@ func TestDist(t *testing.T) {
 		if strings.HasPrefix(tg, "windows") {
 			ext = ".zip"
 		}
+		if strings.HasPrefix(tg, "linux") {
+			for _, pkg := range []string{".deb", ".rpm"} {
+				checkSum(t, dist, "ralph-loop_"+version+"_"+tg+pkg, sums)
+			}
+		}
 		name := "ralph-loop_" + version + "_" + tg + ext
-		data, err := os.ReadFile(filepath.Join(dist, name))
-		if err != nil {
-			t.Errorf("archive: %v", err)
-			continue
-		}
-		got := sha256.Sum256(data)
-		if sums[name] != hex.EncodeToString(got[:]) {
-			t.Errorf("%s: checksum %s, checksums.txt says %q", name, hex.EncodeToString(got[:]), sums[name])
-		}
-		delete(sums, name)
-		if ext == ".zip" {
+		data := checkSum(t, dist, name, sums)
+		if data == nil || ext == ".zip" {
 			continue
 		}
 		files := untar(t, data)
@@ -194,6 +196,31 @@ func TestDist(t *testing.T) {
 	if len(sums) != 0 {
 		t.Errorf("checksums.txt lists files make dist did not make: %v", sums)
 	}
+	manifests := []string{"homebrew/ralph-loop.rb"}
+	if full {
+		manifests = append(manifests, "scoop/ralph-loop.json")
+	}
+	for _, m := range manifests {
+		if b, err := os.ReadFile(filepath.Join(dist, m)); err != nil || !strings.Contains(string(b), version) {
+			t.Errorf("%s: %v (or it does not name version %s)", m, err, version)
+		}
+	}
+}
+
+// checkSum reads a file of dist/ and checks it against checksums.txt, taking it off sums.
+func checkSum(t *testing.T, dist, name string, sums map[string]string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dist, name))
+	if err != nil {
+		t.Errorf("make dist: %v", err)
+		return nil
+	}
+	got := sha256.Sum256(data)
+	if sums[name] != hex.EncodeToString(got[:]) {
+		t.Errorf("%s: checksum %s, checksums.txt says %q", name, hex.EncodeToString(got[:]), sums[name])
+	}
+	delete(sums, name)
+	return data
 }
 
 // checkBinary: static (no interpreter, no dynamic section), stripped (no symbol table), and
