@@ -10,6 +10,9 @@ VERSION   ?=
 SOURCE    := $(shell git log -1 --format='%H %cI' 2>/dev/null) $(shell git describe --tags --match 'v[0-9]*' 2>/dev/null) $(shell [ -n "$$(git status --porcelain 2>/dev/null | head -1)" ] && echo dirty)
 LDFLAGS   := -X 'main.source=$(strip $(SOURCE))' $(if $(VERSION),-X main.version=$(VERSION))
 GORELEASER := github.com/goreleaser/goreleaser/v2@v2.15.1
+# GoReleaser is built once (go install) into a cache directory of its own, and run from there:
+# go run pkg@version asks the module proxy each time, so it would not run offline.
+GORELEASER_BIN := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ralph-loop-tools/goreleaser-v2.15.1/goreleaser
 BIN       := bin/ralph-loop
 FUZZTIME  ?= 30s
 STATICCHECK_VERSION := v0.8.2
@@ -27,14 +30,14 @@ install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop
 
 # Release artefacts in dist/, offline (docs/release.md): GoReleaser (pinned, built once into
-# the Go cache) builds the static, stripped, reproducible binaries of every target, their
+# GORELEASER_BIN) builds the static, stripped, reproducible binaries of every target, their
 # archives and checksums.txt; then the npm packages (dist/npm/) at the same version.
 # GORELEASER_FLAGS="-f FILE" runs another configuration (the tests' one-target quick path).
-dist: build
+dist: build $(GORELEASER_BIN)
 	@set -e; v="$(VERSION)"; [ -n "$$v" ] || v=$$($(BIN) version --short); \
 	echo "make dist: version $$v"; \
 	RALPH_VERSION="$$v" RALPH_SOURCE="$(strip $(SOURCE))" RALPH_TIME=$$(git log -1 --format=%ct) RALPH_DATE=$$(git log -1 --format=%cI) \
-	  $(GO) run $(GORELEASER) release --snapshot --clean --skip=publish $(GORELEASER_FLAGS); \
+	  "$(GORELEASER_BIN)" release --snapshot --clean --skip=publish $(GORELEASER_FLAGS); \
 	$(GO) run ./cmd/internal/dist -dir dist -version "$$v"
 
 # Unit tests, testscript scripts (testdata/script) and the fuzz seed corpora, with -race;
@@ -50,6 +53,9 @@ test: unit
 unit:
 	$(GO) vet ./...
 	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 ./...
+
+$(GORELEASER_BIN):
+	GOBIN="$(dir $@)" $(GO) install $(GORELEASER)
 
 # The release suite with make dist for all six targets, as a release builds them ("make test"
 # builds linux/amd64 only; CI runs this after it).

@@ -32,6 +32,9 @@ import (
 
 var (
 	repo, version, claudeBin string
+	distArgs                 []string // make's arguments for make dist
+	distSums                 []byte   // checksums.txt as make dist first wrote it
+	oneConfig                string   // the narrowed GoReleaser configuration, removed at the end
 	full                     bool
 	setupErr                 error
 	skipWhy                  string
@@ -41,7 +44,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("RALPH_E2E") == "1" {
 		setup()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if oneConfig != "" {
+		os.Remove(oneConfig)
+	}
+	os.Exit(code)
 }
 
 func setup() {
@@ -76,7 +83,7 @@ func setup() {
 			setupErr = err
 			return
 		}
-		defer os.Remove(cfg)
+		oneConfig = cfg
 		args = append(args, "GORELEASER_FLAGS=-f "+cfg)
 	}
 	start := time.Now()
@@ -97,6 +104,8 @@ func setup() {
 	if version == "" {
 		setupErr = fmt.Errorf("make dist did not say its version:\n%s", log.String())
 	}
+	distArgs = args
+	distSums, setupErr = os.ReadFile(filepath.Join(repo, "dist", "checksums.txt"))
 }
 
 // oneTarget writes .goreleaser.yaml narrowed to linux/amd64 (without the Scoop manifest,
@@ -221,6 +230,27 @@ func checkSum(t *testing.T, dist, name string, sums map[string]string) []byte {
 	}
 	delete(sums, name)
 	return data
+}
+
+// make dist again, with no network at all (a network namespace of its own, when this machine
+// lets the test make one): it runs, and writes the same bytes (checksums.txt is the same).
+func TestDistOfflineReproducible(t *testing.T) {
+	need(t)
+	if exec.Command("unshare", "-n", "true").Run() != nil {
+		t.Skip("cannot make a network namespace here (unshare -n, as root)")
+	}
+	cmd := exec.Command("unshare", append([]string{"-n", "make"}, distArgs...)...)
+	cmd.Dir = repo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make dist without a network: %v\n%s", err, out)
+	}
+	sums, err := os.ReadFile(filepath.Join(repo, "dist", "checksums.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(sums, distSums) {
+		t.Errorf("make dist is not reproducible: checksums.txt was\n%s\nand is now\n%s", distSums, sums)
+	}
 }
 
 // checkBinary: static (no interpreter, no dynamic section), stripped (no symbol table), and
