@@ -2,15 +2,24 @@
 # "make test" runs every test. See README.md.
 
 GO        ?= go
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
-LDFLAGS   := -X main.version=$(VERSION)
+# One version story (cmd/ralph-loop/version.go): the version is the one Go gives the commit
+# (the tag vX.Y.Z at a tag, else a pseudo-version; "+dirty" with uncommitted changes), printed
+# without the "v". The build gets the commit, its date and git describe from git (SOURCE),
+# and works the version out from them as go build would; VERSION=1.2.3 overrides it.
+VERSION   ?=
+SOURCE    := $(shell git log -1 --format='%H %cI' 2>/dev/null) $(shell git describe --tags --match 'v[0-9]*' 2>/dev/null) $(shell [ -n "$$(git status --porcelain 2>/dev/null | head -1)" ] && echo dirty)
+LDFLAGS   := -X 'main.source=$(strip $(SOURCE))' $(if $(VERSION),-X main.version=$(VERSION))
+GORELEASER := github.com/goreleaser/goreleaser/v2@v2.15.1
+# GoReleaser is built once (go install) into a cache directory of its own, and run from there:
+# go run pkg@version asks the module proxy each time, so it would not run offline.
+GORELEASER_BIN := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/ralph-loop-tools/goreleaser-v2.15.1/goreleaser
 BIN       := bin/ralph-loop
 FUZZTIME  ?= 30s
 STATICCHECK_VERSION := v0.8.2
 
 CLAUDE_CODE := @anthropic-ai/claude-code@2.1.330
 
-.PHONY: all build install test unit e2e demo bench stress lint fuzz clean
+.PHONY: all build install dist release-test test unit e2e demo bench stress lint fuzz clean
 
 all: build
 
@@ -25,6 +34,17 @@ install:
 	case ":$$PATH:" in *":$$bin:"*) ;; *) \
 	  echo "make install: $$bin is not on PATH, so \"ralph-loop\" is not found: add it (export PATH=\"$$bin:\$$PATH\" in your shell's profile), or run $$bin/ralph-loop install";; \
 	esac
+
+# Release artefacts in dist/, offline (docs/release.md): GoReleaser (pinned, built once into
+# GORELEASER_BIN) builds the static, stripped, reproducible binaries of every target, their
+# archives and checksums.txt; then the npm packages (dist/npm/) at the same version.
+# GORELEASER_FLAGS="-f FILE" runs another configuration (the tests' one-target quick path).
+dist: build $(GORELEASER_BIN)
+	@set -e; v="$(VERSION)"; [ -n "$$v" ] || v=$$($(BIN) version --short); \
+	echo "make dist: version $$v"; \
+	RALPH_VERSION="$$v" RALPH_SOURCE="$(strip $(SOURCE))" RALPH_TIME=$$(git log -1 --format=%ct) RALPH_DATE=$$(git log -1 --format=%cI) \
+	  "$(GORELEASER_BIN)" release --snapshot --clean --skip=publish $(GORELEASER_FLAGS); \
+	$(GO) run ./cmd/internal/dist -dir dist -version "$$v"
 
 # Unit tests, testscript scripts (testdata/script) and the fuzz seed corpora, with -race;
 # then the real-CLI suite of every host when npm can reach the registry to install the
@@ -54,6 +74,14 @@ TALLY ?= /dev/null
 unit:
 	$(GO) vet ./...
 	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -json ./... | $(GO) run ./cmd/internal/testsum -as "unit and script tests" -tally $(TALLY)
+
+$(GORELEASER_BIN):
+	GOBIN="$(dir $@)" $(GO) install $(GORELEASER)
+
+# The release suite with make dist for all six targets, as a release builds them ("make test"
+# builds linux/amd64 only; CI runs this after it).
+release-test:
+	RALPH_E2E=1 RALPH_DIST_FULL=1 $(GO) test -count=1 -timeout 30m -v ./cmd/internal/e2e/release/
 
 # The real host CLIs (Claude Code, Gemini CLI, ...), offline, each against a scripted fake of
 # its model API (installed once into the user cache with npm; a host whose CLI cannot be
@@ -96,4 +124,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -188,6 +188,14 @@ func binaryPath(given string) (string, error) {
 	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
 		return "", fmt.Errorf("this ralph-loop is a temporary build (go run); install it first (go install or make install) and run install from there")
 	}
+	if fromNPX(exe) {
+		if npxBinary == "" {
+			if npxBinary, err = npxGlobal(os.Stderr); err != nil {
+				return "", err
+			}
+		}
+		return npxBinary, nil
+	}
 	return filepath.Abs(exe)
 }
 
@@ -217,6 +225,9 @@ func checkBinary(path string) error {
 	}
 	return nil
 }
+
+// npxBinary is the ralph-loop npm install -g put on PATH, once install run by npx did it.
+var npxBinary string
 
 // report prints what a plan did (or would do, with --dry-run): the changes one a line, or
 // in brief (auto: several hosts), one line for the host.
@@ -278,7 +289,11 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 				fmt.Fprintln(w, "note: ralph-loop is not on PATH here; put it there (go install, or make install) for these hooks to run")
 			}
 		} else {
-			fmt.Fprintf(w, "hooks run: %s\n", plan.Command)
+			run := plan.Command
+			if b, ok := install.HookBinary(run, h.Name); ok {
+				run = install.HookCommand(b, h.Name) // (and say how to get it back once it is gone)
+			}
+			fmt.Fprintf(w, "hooks run: %s\n", run)
 		}
 		if changed > 0 {
 			arm := "/ralph-loop"

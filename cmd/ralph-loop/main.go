@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -20,19 +19,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
-
-// version is set at build time with -ldflags "-X main.version=…".
-var version string
-
-func getVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
 
 // usageError marks errors in how a command was called (exit code 2).
 type usageError struct{ err error }
@@ -227,13 +213,24 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			installCommand(false),
 			{
 				Name:         "version",
-				Usage:        "print the version",
+				Usage:        "print the version, the commit and the build date",
+				UsageText:    "ralph-loop version [--short]",
 				OnUsageError: onUsageError,
+				Flags:        []cli.Flag{&cli.BoolFlag{Name: "short", Usage: "print the version alone"}},
 				Action: func(_ context.Context, cmd *cli.Command) error {
-					fmt.Fprintf(cmd.Root().Writer, "ralph-loop %s\n", getVersion())
+					if cmd.NArg() > 0 {
+						return usagef("version takes no arguments")
+					}
+					b := getBuildInfo()
+					if cmd.Bool("short") {
+						fmt.Fprintln(cmd.Root().Writer, b.Version)
+						return nil
+					}
+					fmt.Fprint(cmd.Root().Writer, b.String())
 					return nil
 				},
 			},
+			doctorCommand(),
 		},
 	}
 	addExamples(app.Commands)

@@ -50,12 +50,12 @@ var Installer = &install.Host{
 	Command:     command,
 }
 
-// command is the hooks' command line: install's own, except that at a shared scope the
-// line that tells a machine without ralph-loop how to get it exits 2, since Copilot CLI
-// shows a hook's stderr only then (and exit 2 blocks nothing).
+// command is the hooks' command line: install's own, except that the line that tells a
+// machine without ralph-loop (or whose ralph-loop is gone) how to get it exits 2, since
+// Copilot CLI shows a hook's stderr only then (and exit 2 blocks nothing).
 func command(c install.CommandSpec) string {
 	cmd := install.DefaultCommand(c)
-	if !c.Portable {
+	if install.IsHookCommand(cmd, Name) {
 		return cmd
 	}
 	switch c.Event.Notice {

@@ -86,11 +86,10 @@ func TestInstallUser(t *testing.T) {
 	do(t, o, true)
 
 	f := readHooks(t, path)
-	const cmd = "/opt/bin/ralph-loop hook --host cursor"
 	for _, ev := range Installer.Events {
 		list := f.Hooks[ev.Name]
 		last := list[len(list)-1]
-		if last["command"] != cmd {
+		if last["command"] != install.BinaryCommand(Installer, ev, "/opt/bin/ralph-loop") {
 			t.Errorf("%s: %v; want ralph-loop's entry last", ev.Name, list)
 		}
 		switch ev.Name {

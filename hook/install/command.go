@@ -14,13 +14,53 @@ func HookCommand(binary, host string) string {
 	return args.Quote(binary) + " hook --host " + host
 }
 
-// DefaultCommand makes a hook's command line: the binary's absolute path, or at a shared
-// scope the portable command (PortableCommand).
+// DefaultCommand makes a hook's command line: the binary's absolute path (BinaryCommand),
+// or at a shared scope the portable command (PortableCommand).
 func DefaultCommand(c CommandSpec) string {
 	if c.Portable {
 		return PortableCommandAt(c.Host, c.Event, c.Scope)
 	}
-	return HookCommand(c.Binary, c.Host.Name)
+	return BinaryCommand(c.Host, c.Event, c.Binary)
+}
+
+// BinaryCommand is the hook command line at the user's own scopes: it runs the binary at its
+// absolute path and, once that is gone (npm rm -g, a deleted download), does what the
+// portable command does on a machine without ralph-loop: exits 0 (no hook error, no block),
+// telling the user at the events that ask for it (Event.Notice) that ralph-loop is gone and
+// how to get it back or remove the hooks.
+func BinaryCommand(h *Host, ev Event, binary string) string {
+	q := args.Quote(binary)
+	return guarded(h, ev, "[ -x "+q+" ] && exec "+q+" hook --host "+h.Name+"; ", inject.BinaryGone(h.Title, binary))
+}
+
+// HookBinary is the program a hook command line of ralph-loop's runs: the binary of
+// HookCommand or BinaryCommand, or "ralph-loop" (looked up on PATH) for the portable command.
+func HookBinary(cmd, host string) (string, bool) {
+	if IsHookCommand(cmd, host) {
+		w, _ := args.Split(cmd)
+		return w[0].Text, true
+	}
+	if strings.HasPrefix(cmd, "command -v ralph-loop ") {
+		return "ralph-loop", true
+	}
+	return guardedBinary(cmd, host)
+}
+
+// guardedBinary is the binary of a BinaryCommand line for the host, from any event.
+func guardedBinary(cmd, host string) (string, bool) {
+	rest, ok := strings.CutPrefix(cmd, "[ -x ")
+	if !ok {
+		return "", false
+	}
+	q, _, ok := strings.Cut(rest, " ] && exec ")
+	if !ok {
+		return "", false
+	}
+	w, err := args.Split(q)
+	if err != nil || len(w) != 1 || !strings.HasPrefix(rest, q+" ] && exec "+q+" hook --host "+host+"; ") {
+		return "", false
+	}
+	return w[0].Text, true
 }
 
 // PortableCommand is a hook command for files used on other machines: it runs the
@@ -44,9 +84,14 @@ func portable(h *Host, ev Event, scope string) string {
 		env = ScopeEnv + "=" + scope + " "
 	}
 	run := "command -v ralph-loop >/dev/null 2>&1 && " + env + "exec ralph-loop hook --host " + h.Name + "; "
+	return guarded(h, ev, run, inject.NotInstalledHere(h.Title))
+}
+
+// guarded is a hook command line that runs ralph-loop by run (which execs it when it can)
+// and otherwise reads the event, says text at the events that ask for it, and exits 0.
+func guarded(h *Host, ev Event, run, text string) string {
 	say := ""
 	if ev.Notice != Silent {
-		text := inject.NotInstalledHere(h.Title)
 		if h.Notice != nil {
 			say = "printf '%s\\n' " + args.Quote(h.Notice(text))
 		} else {
@@ -90,6 +135,13 @@ func IsHookCommand(cmd, host string) bool {
 func (h *Host) Ours(cmd string, rec *Record) bool {
 	if IsHookCommand(cmd, h.Name) {
 		return true
+	}
+	if bin, ok := guardedBinary(cmd, h.Name); ok {
+		for _, n := range []NoticeWhen{Silent, Always, IfRalph} {
+			if cmd == h.commandFor(Event{Notice: n}, bin, Scope{}) {
+				return true
+			}
+		}
 	}
 	if rec != nil {
 		for _, c := range rec.Commands {
@@ -200,14 +252,14 @@ func (h *Host) hookCommands(path string) []string {
 // runnable reports whether a hook command line's program exists on this machine: the
 // binary it names, or for a portable command a ralph-loop on PATH.
 func (h *Host) runnable(cmd string, getenv func(string) string) bool {
-	if !IsHookCommand(cmd, h.Name) && strings.HasPrefix(cmd, "command -v ralph-loop ") {
-		return OnPath("ralph-loop", getenv("PATH"))
+	prog, ok := HookBinary(cmd, h.Name)
+	if !ok {
+		w, err := args.Split(cmd)
+		if err != nil || len(w) == 0 {
+			return false
+		}
+		prog = w[0].Text
 	}
-	w, err := args.Split(cmd)
-	if err != nil || len(w) == 0 {
-		return false
-	}
-	prog := w[0].Text
 	if !strings.ContainsRune(prog, filepath.Separator) {
 		return OnPath(prog, getenv("PATH"))
 	}

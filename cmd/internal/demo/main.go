@@ -17,15 +17,8 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
-const prompt = `/ralph-loop "Create hello.txt containing hello, world" --max-iterations 5`
-
-var script = e2e.Script{Turns: []e2e.Turn{
-	e2e.Text("hello.txt is surely there already. I'm done."),
-	e2e.Text("<promise>DONE</promise>"),
-	e2e.Tool("Fine: let me really do it.", "Write", map[string]any{"file_path": "hello.txt", "content": "hello, world\n"}),
-	e2e.Bash("Let me check it.", "cat hello.txt"),
-	e2e.Text(`hello.txt holds "hello, world". <promise>DONE</promise>`),
-}}
+// The scripted session is e2e.DemoScript (the npm package's test plays it too).
+var script, prompt = e2e.DemoScript, e2e.DemoPrompt
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

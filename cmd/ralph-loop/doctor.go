@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/ralph-loop/ralph-loop/hook/codex"
+	"github.com/ralph-loop/ralph-loop/hook/gemini"
+	"github.com/ralph-loop/ralph-loop/hook/hosts"
+	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+func doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check ralph-loop's install: each host found, its hooks, the binary they run, trust, the loop here",
+		UsageText: "ralph-loop doctor [--dir PATH]\n\n" +
+			"Exit 0 when all is well; 1 with one line per problem on stderr, each saying what to do.",
+		OnUsageError: onUsageError,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dir", Usage: "the project directory (default: the current directory)"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.NArg() > 0 {
+				return usagef("doctor takes no arguments")
+			}
+			dir := cmd.String("dir")
+			if dir == "" {
+				var err error
+				if dir, err = os.Getwd(); err != nil {
+					return fmt.Errorf("find the current directory: %w", err)
+				}
+			}
+			dir, err := filepath.Abs(dir)
+			if err != nil {
+				return err
+			}
+			d := &doctor{ctx: ctx, out: cmd.Root().Writer, getenv: os.Getenv, dir: dir,
+				color: colorOK(cmd.Root().Writer, os.Getenv)}
+			d.run()
+			for _, p := range d.problems {
+				fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: problem: %s\n", inject.Printable(p))
+			}
+			if len(d.problems) > 0 {
+				return exitError(1)
+			}
+			fmt.Fprintln(d.out, d.paint("32", "all is well"))
+			return nil
+		},
+	}
+}
+
+// colorOK: colour only on a terminal, and never with NO_COLOR set (no-color.org).
+func colorOK(w io.Writer, getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+type doctor struct {
+	ctx      context.Context
+	out      io.Writer
+	getenv   func(string) string
+	dir      string
+	color    bool
+	problems []string
+	versions map[string]string // binary path -> its version (or "" when it does not run)
+}
+
+func (d *doctor) paint(code, s string) string {
+	if !d.color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (d *doctor) problem(format string, a ...any) {
+	p := fmt.Sprintf(format, a...)
+	d.problems = append(d.problems, p)
+	fmt.Fprintf(d.out, "  %s %s\n", d.paint("31", "problem:"), p)
+}
+
+func (d *doctor) say(format string, a ...any) {
+	fmt.Fprintf(d.out, "  "+format+"\n", a...)
+}
+
+func (d *doctor) run() {
+	self, _ := os.Executable()
+	fmt.Fprintf(d.out, "ralph-loop %s (%s)\n", getVersion(), self)
+	any, hooked := false, false
+	for _, h := range hosts.Installers() {
+		found := h.FindHooks(d.dir, d.getenv)
+		if !h.Detected(d.getenv) && len(found) == 0 {
+			continue
+		}
+		any, hooked = true, hooked || len(found) > 0
+		d.host(h, found)
+	}
+	switch {
+	case !any:
+		fmt.Fprintln(d.out, "no agent host found")
+		d.problem("found no supported agent CLI on this machine (looked for: %s): install one, then run ralph-loop install", installerNames())
+	case !hooked:
+		d.problem("ralph-loop's hooks are installed for no host: run ralph-loop install")
+	}
+	d.loopHere()
+}
+
+// host reports one host: its CLI against the version tested, its hooks, their binary and
+// the trust the host needs.
+func (d *doctor) host(h *install.Host, found []install.Found) {
+	fmt.Fprintf(d.out, "%s:\n", h.Title)
+	tested := hosts.Tested[h.Name]
+	cli, err := exec.LookPath(h.CLI)
+	switch {
+	case h.CLI == "" || err != nil:
+		if len(found) > 0 {
+			d.problem("%s: ralph-loop's hooks are installed but %s is not on PATH: install %s, or remove the hooks: ralph-loop uninstall --host %s", h.Title, h.CLI, h.Title, h.Name)
+		} else {
+			d.say("%s not on PATH (its configuration directory is here)", h.CLI)
+		}
+	default:
+		v := cliVersion(d.ctx, cli)
+		line := fmt.Sprintf("%s %s", cli, v)
+		switch {
+		case tested == "":
+			line += " (no version of it runs in ralph-loop's tests)"
+		case strings.Contains(v, tested):
+			line += " (the version tested)"
+		default:
+			line += " (tested: " + tested + ")"
+		}
+		d.say("%s", line)
+	}
+	if hh, ok := hosts.Lookup(h.Name); ok {
+		if c := hh.Facts(d.getenv, d.dir).BlockCap; c > 0 {
+			d.say("block cap: the host ends a turn after %d stop blocks in a row", c)
+		}
+	}
+	if len(found) == 0 {
+		if h.Scopes[0].Settings == "" {
+			// opencode: the hooks are a plugin file, which doctor does not read.
+			d.say("hooks: a plugin (ralph-loop install --host %s writes it); doctor does not check it", h.Name)
+			return
+		}
+		d.say("hooks: none found (ralph-loop install --host %s adds them)", h.Name)
+		return
+	}
+	var own []string
+	for _, f := range found {
+		if !f.Scope.Shared {
+			own = append(own, f.Scope.Name)
+		}
+		d.hooks(h, f)
+	}
+	if len(own) > 1 {
+		d.problem("%s: ralph-loop's hooks are installed at %s scope at once, so every event is handled %d times: keep one (ralph-loop uninstall --host %s --scope %s)",
+			h.Title, strings.Join(own, " and "), len(own), h.Name, own[len(own)-1])
+	}
+	d.trust(h, found)
+}
+
+// hooks reports one scope's hooks and the binary they run.
+func (d *doctor) hooks(h *install.Host, f install.Found) {
+	bins := map[string]bool{}
+	for _, c := range f.Commands {
+		if b, ok := install.HookBinary(c, h.Name); ok {
+			bins[b] = true
+		}
+	}
+	for b := range bins {
+		where := b
+		if b == "ralph-loop" {
+			p, err := exec.LookPath("ralph-loop")
+			if err != nil {
+				d.say("hooks: %s scope (%s), run the ralph-loop on PATH: none here", f.Scope.Name, f.Settings)
+				d.problem("%s: the %s-scope hooks in %s run the ralph-loop on PATH and there is none, so they do nothing: %s", h.Title, f.Scope.Name, f.Settings, inject.GetIt)
+				continue
+			}
+			where = p
+		}
+		v, ok := d.version(where)
+		run := where
+		if b == "ralph-loop" {
+			run = "the ralph-loop on PATH, " + where
+		}
+		if ok {
+			d.say("hooks: %s scope (%s), run %s (version %s)", f.Scope.Name, f.Settings, run, v)
+		} else {
+			d.say("hooks: %s scope (%s), run %s (gone, or it does not run)", f.Scope.Name, f.Settings, run)
+		}
+		switch {
+		case !ok:
+			d.problem("%s: the %s-scope hooks in %s run %s, which is gone or does not run: install ralph-loop again and run ralph-loop install --host %s --scope %s, or ralph-loop uninstall --host %s --scope %s",
+				h.Title, f.Scope.Name, f.Settings, where, h.Name, f.Scope.Name, h.Name, f.Scope.Name)
+		case v != getVersion():
+			d.problem("%s: the %s-scope hooks run %s, version %s, not this ralph-loop (%s): run ralph-loop install --host %s --scope %s from the one you mean to use",
+				h.Title, f.Scope.Name, where, v, getVersion(), h.Name, f.Scope.Name)
+		}
+	}
+}
+
+// trust reports what a host needs trusted before it runs the hooks.
+func (d *doctor) trust(h *install.Host, found []install.Found) {
+	switch h.Name {
+	case "gemini":
+		if gemini.TrustsFolder(d.getenv, d.dir) {
+			d.say("trust: Gemini CLI trusts %s", d.dir)
+		} else {
+			d.problem("Gemini CLI: %s is not a trusted folder, and Gemini CLI runs no hooks there: start gemini in it and trust the folder (or /permissions)", d.dir)
+		}
+	case "codex":
+		for _, f := range found {
+			n, project := codex.Untrusted(d.getenv, f.Settings, map[bool]string{true: d.dir}[f.Scope.Base == install.ProjectBase],
+				func(c string) bool { return h.Ours(c, nil) })
+			if n > 0 {
+				d.problem("Codex CLI: %s of ralph-loop's in %s are not trusted, and Codex skips them: run ralph-loop install --host codex --scope %s again (or trust them in Codex's /hooks screen)", inject.Plural(n, "hook", "hooks"), f.Settings, f.Scope.Name)
+			}
+			if project {
+				d.problem("Codex CLI: the project %s is not trusted, and Codex runs none of its hooks: start codex there and trust it", d.dir)
+			}
+		}
+	case "copilot", "cursor":
+		for _, f := range found {
+			if f.Scope.Shared {
+				d.say("trust: %s runs %s only in a folder it trusts (it asks; ralph-loop cannot tell from here)", h.Title, f.Settings)
+			}
+		}
+	}
+}
+
+// version runs a binary's "version --short" (once per binary).
+func (d *doctor) version(bin string) (string, bool) {
+	if d.versions == nil {
+		d.versions = map[string]string{}
+	}
+	v, seen := d.versions[bin]
+	if !seen {
+		ctx, cancel := context.WithTimeout(d.ctx, 10*time.Second)
+		out, err := exec.CommandContext(ctx, bin, "version", "--short").Output()
+		cancel()
+		if err == nil {
+			v = strings.TrimSpace(string(out))
+		}
+		d.versions[bin] = v
+	}
+	return v, v != ""
+}
+
+// cliVersion is the first line a host CLI prints for --version.
+func cliVersion(ctx context.Context, cli string) string {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, cli, "--version").Output()
+	if err != nil {
+		return "(its --version failed)"
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return inject.Printable(line)
+}
+
+// loopHere reports the active loops of the project at dir.
+func (d *doctor) loopHere() {
+	loops, err := allLoops(newStore())
+	if err != nil {
+		d.problem("reading the loops: %v", err)
+	}
+	n := 0
+	for _, l := range loops {
+		if l.Status != state.Active || filepath.Clean(l.Cwd) != d.dir {
+			continue
+		}
+		n++
+		fmt.Fprintf(d.out, "loop here: %s session %s, iteration %d of %d, %s: %s\n", l.Host, l.SessionID, l.Iteration, l.MaxIterations,
+			statusWord(l, time.Now()), firstLine(l.Task, 60))
+	}
+	if n == 0 {
+		fmt.Fprintf(d.out, "loop here: none active in %s\n", d.dir)
+	}
+}

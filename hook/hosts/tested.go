@@ -1,0 +1,13 @@
+package hosts
+
+// Tested is the version of each host's CLI that the real-CLI suites run (README's host
+// table; cmd/internal/e2e checks both against the suites' pins). Cursor has none: it is
+// tested against its documented protocol only.
+var Tested = map[string]string{
+	"claude":   "2.1.330",
+	"codex":    "0.169.0",
+	"qwen":     "0.24.4",
+	"copilot":  "1.0.102",
+	"gemini":   "0.61.0",
+	"opencode": "1.18.33",
+}
