@@ -930,6 +930,8 @@ func (e *engine) toolCheck() Reply {
 		what += ": " + firstLine(e.ev.Command, 200)
 	} else if e.ev.FilePath != "" {
 		what += " " + e.ev.FilePath
+	} else if files := guard.PatchFiles(e.ev.Patch); len(files) > 0 {
+		what += " of " + firstLine(strings.Join(files, ", "), 200)
 	}
 	if err := e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration,
 		Action: state.ActDenied, Reason: "denied the agent's " + what}); err != nil {

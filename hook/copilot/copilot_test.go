@@ -251,3 +251,21 @@ func TestDecodeToolKinds(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestDecodeCapturedTools: the real payloads of Copilot CLI 1.0.102's apply_patch (toolArgs a
+// string) and str_replace_editor.
+func TestDecodeCapturedTools(t *testing.T) {
+	for file, want := range map[string]hook.Event{
+		"preToolUse.apply_patch.json":        {ToolKind: hook.PatchTool, Patch: "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** End Patch\n"},
+		"preToolUse.str_replace_editor.json": {ToolKind: hook.WriteTool, FilePath: "/WORK/ws/y.txt"},
+	} {
+		data, err := os.ReadFile(filepath.Join("../../testdata/copilot", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := Host{}.Decode(bytes.NewReader(data))
+		if err != nil || ev.Kind != hook.ToolCheck || ev.ToolKind != want.ToolKind || ev.Patch != want.Patch || ev.FilePath != want.FilePath {
+			t.Errorf("%s: %+v, %v", file, ev, err)
+		}
+	}
+}

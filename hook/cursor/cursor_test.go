@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -385,6 +386,24 @@ func TestGuard(t *testing.T) {
 	if !strings.Contains(out, `"permission":"deny"`) || !strings.Contains(out, "Delete of a file") {
 		t.Errorf("deleting the directory above the state: %q", out)
 	}
+	// Issue 16: Cursor has no ConfigChange: its hooks file (user and project) and ralph-loop's
+	// keep are kept from the agent too, through the engine's facts.
+	for i, path := range []string{filepath.Join(s.dir, "home", ".cursor", "hooks.json"), filepath.Join(s.dir, "project", ".cursor", "hooks.json")} {
+		out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Write", "cwd": filepath.Join(s.dir, "project"),
+			"tool_input": map[string]any{"file_path": path}, "tool_use_id": fmt.Sprint("t2", i)})
+		if !strings.Contains(out, `"permission":"deny"`) || !strings.Contains(out, "keeps this loop going") {
+			t.Errorf("writing %s: %q", path, out)
+		}
+	}
+	keep := filepath.Join(s.dir, "keep")
+	s.store.SetKeepDir(keep)
+	os.MkdirAll(keep, 0o700)
+	out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Shell", "cwd": filepath.Join(s.dir, "project"),
+		"tool_input": map[string]any{"command": "rm -rf " + keep}, "tool_use_id": "t30"})
+	if !strings.Contains(out, `"permission":"deny"`) {
+		t.Errorf("removing the keep: %q", out)
+	}
+	s.store.SetKeepDir("")
 	// The denied call is no work when Cursor reports it failed.
 	s.handle("postToolUseFailure", map[string]any{"tool_name": "Shell", "tool_use_id": "t9", "failure_type": "permission_denied"})
 	s.said("<promise>DONE</promise>")

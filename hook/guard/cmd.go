@@ -239,14 +239,21 @@ func makePrograms() {
 		"yq":        (*shell).yq,
 		"chmod":     (*shell).chmod,
 		"set":       (*shell).setArgs,
-		"source":    (*shell).source,
-		".":         (*shell).source,
-		"make":      (*shell).makeCmd,
-		"gmake":     (*shell).makeCmd,
-		"gdb":       (*shell).gdb,
-		"at":        (*shell).atCmd,
-		"batch":     (*shell).atCmd,
-		"tmux":      (*shell).tmux,
+		"shopt": func(s *shell, c *cmdline, a []field) {
+			for _, f := range a {
+				if f.text == "dotglob" || !f.exact() {
+					s.g.dotglob = true
+				}
+			}
+		},
+		"source": (*shell).source,
+		".":      (*shell).source,
+		"make":   (*shell).makeCmd,
+		"gmake":  (*shell).makeCmd,
+		"gdb":    (*shell).gdb,
+		"at":     (*shell).atCmd,
+		"batch":  (*shell).atCmd,
+		"tmux":   (*shell).tmux,
 		// Codex's apply_patch, run through the shell with the patch as its argument or on
 		// its stdin: every file it names.
 		"apply_patch": (*shell).applyPatch,

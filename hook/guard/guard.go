@@ -107,14 +107,18 @@ type guard struct {
 
 	// states are the state directory as given and resolved.
 	states []string
-	// kept are the state directory and the other protected paths, as given and resolved.
-	kept []string
+	// kept are the state directory and the other protected paths, as given and resolved;
+	// absent are protected files that do not exist, only kept from being written.
+	kept, absent []string
 	// resolved remembers resolve's answers during one check.
 	resolved map[string]string
 	// hit is the protected path a call was last found to touch (see note).
 	hit string
 	// lookups counts the file system lookups of one check, for its budget.
 	lookups int
+	// dotglob: the command may have made globs match names that start with a dot (shopt -s
+	// dotglob, GLOBIGNORE set).
+	dotglob bool
 }
 
 func newGuard(cfg Config) *guard {
@@ -130,6 +134,12 @@ func newGuard(cfg Config) *guard {
 			continue
 		}
 		p = filepath.Clean(p)
+		if _, err := os.Lstat(p); err != nil {
+			// Not there (a scope the host's hooks are not installed at): writing it is
+			// denied, deleting the directories above it is not.
+			g.absent = append(g.absent, p)
+			continue
+		}
 		g.kept = append(g.kept, p)
 		if r := resolve(p); r != p {
 			g.kept = append(g.kept, r)
@@ -145,7 +155,7 @@ func Check(cfg Config, act Action) string {
 
 // check returns why a tool call must be denied, or "".
 func (g *guard) check(act Action) string {
-	g.hit, g.lookups = "", 0
+	g.hit, g.lookups, g.dotglob = "", 0, false
 	switch act.Kind {
 	case Write, Delete, Patch:
 		paths := act.Paths
@@ -228,6 +238,12 @@ func (g *guard) relation(p string) rel {
 				g.note(s)
 			}
 		}
+		for _, s := range g.absent {
+			if q == s {
+				r |= inside
+				g.note(s)
+			}
+		}
 	}
 	return r
 }
@@ -258,7 +274,7 @@ func (g *guard) patternRelation(pat string) rel {
 	}
 	for _, p := range pats {
 		for _, s := range g.kept {
-			if m := matchRelation(p, s); m != 0 {
+			if m := matchRelation(p, s, g.dotglob); m != 0 {
 				r |= m
 				g.note(s)
 			}
@@ -268,7 +284,7 @@ func (g *guard) patternRelation(pat string) rel {
 }
 
 // matchRelation compares pattern p with path s component by component.
-func matchRelation(p, s string) rel {
+func matchRelation(p, s string, dotglob bool) rel {
 	pc, sc := components(p), components(s)
 	for i, c := range pc {
 		if i == len(sc) {
@@ -276,12 +292,12 @@ func matchRelation(p, s string) rel {
 		}
 		if strings.Contains(c, unknownMark) {
 			// What follows is unknown: it may name s, above it or inside it.
-			if globMatch(strings.ReplaceAll(c, unknownMark, "*"), sc[i]) {
+			if ok, err := filepath.Match(strings.ReplaceAll(c, unknownMark, "*"), sc[i]); ok || err != nil {
 				return inside | above
 			}
 			return 0
 		}
-		if !globMatch(c, sc[i]) {
+		if !globMatch(c, sc[i], dotglob) {
 			return 0
 		}
 	}
@@ -291,7 +307,12 @@ func matchRelation(p, s string) rel {
 	return above
 }
 
-func globMatch(pat, name string) bool {
+// globMatch matches one component as bash does: a pattern that does not start with a dot
+// matches no name that does, unless dotglob is on.
+func globMatch(pat, name string, dotglob bool) bool {
+	if !dotglob && strings.HasPrefix(name, ".") && !strings.HasPrefix(pat, ".") && pat != name {
+		return false
+	}
 	ok, err := filepath.Match(pat, name)
 	return ok || err != nil // a malformed pattern may match anything
 }

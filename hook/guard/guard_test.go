@@ -403,6 +403,16 @@ func TestGuardProtected(t *testing.T) {
 	keep := filepath.Join(w.home, ".local", "share", "ralph-loop")
 	hooks := filepath.Join(w.home, ".codex", "hooks.json")
 	project := filepath.Join(w.home, "project")
+	// The keep and the user's hook files exist (a loop was written, the hooks installed); the
+	// project's settings file does not.
+	for _, f := range []string{filepath.Join(keep, "key"), hooks, filepath.Join(w.home, ".codex", "config.toml")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cfg := Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "codex", SessionID: "s1",
 		Protected: []string{keep, hooks, filepath.Join(w.home, ".codex", "config.toml"), filepath.Join(project, ".gemini", "settings.json")}}
 	run := func(cmd string) Action { return Action{Kind: Run, Tool: "Bash", Command: w.expand(cmd), Dir: project} }
@@ -439,6 +449,10 @@ func TestGuardProtected(t *testing.T) {
 		file(Write, ".gemini/commands/x.toml"),
 		file(Delete, "{H}/.local/share/other/x"),
 		patch("*** Add File: {H}/project/b.txt"),
+		// A protected file that is not there is kept from being written, not its directories.
+		run(`rm -rf *`),
+		run(`git clean -fdx`),
+		run(`rm -rf .gemini/commands`),
 	}
 	for _, a := range deny {
 		if got := Check(cfg, a); got == "" {

@@ -336,6 +336,9 @@ func (s *shell) assign(a *syntax.Assign) {
 		return
 	}
 	name := a.Name.Value
+	if name == "GLOBIGNORE" {
+		s.g.dotglob = true // setting it makes globs match dot names
+	}
 	var vals []field
 	if a.Value != nil {
 		vals = s.word(a.Value)

@@ -534,6 +534,8 @@ var allowCommands = []string{
 	// Issue 16: the last value of a repeated flag is the one that counts.
 	`ralph-loop cancel --all -help`,
 	// Issue 16: false denies of ordinary work.
+	// A glob matches no dot name, as in bash: * in the home leaves ~/.local alone.
+	`cd ~ && rm -rf *`,
 	`find ~ -maxdepth 1 -name '*.tmp' -delete`,
 	`find ~/.local -maxdepth 1 -name '*.log' -delete`,
 	"sed -n '/ralph-loop/w found.txt' README.md",
@@ -627,6 +629,9 @@ var allowServerCommands = []string{
 // denies loosened (a string's replace, ralph-loop named in a pattern or a read-only command,
 // find's depth, chmod's mode) still deny these.
 var stillDenied = []string{
+	// A glob matches dot names once the command sets dotglob or GLOBIGNORE.
+	`shopt -s dotglob; rm -rf ~/*`,
+	`GLOBIGNORE=x; cd ~ && rm -rf *`,
 	`python3 -c "import os; c='ralph-loop '+'cancel'; os.system(c+' --all')"`,
 	`node -e "require('child_process').execFileSync('ralph-loop',['cancel','--all'])"`,
 	`python3 -c "from pathlib import Path; Path('/tmp/a').replace(Path.home()/'.local/state/ralph-loop')"`,

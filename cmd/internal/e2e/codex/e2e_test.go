@@ -381,7 +381,7 @@ func TestGuardApplyPatch(t *testing.T) {
 		t.Errorf("the stop after the denied patches was not blocked: %.300q", reqs[3].Last().Text)
 	}
 	log, err := env.RalphLoopCmd(context.Background(), "log", "--session", r.SessionID)
-	if err != nil || strings.Count(log, "denied the agent's") != 2 {
+	if err != nil || strings.Count(log, "denied the agent's") != 2 || !strings.Contains(log, "denied the agent's apply_patch of notes.txt, "+planted) {
 		t.Errorf("the log does not show two denials (%v):\n%s", err, log)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
 // newEnv is a fresh world with ralph-loop installed for Copilot CLI by its own installer.
@@ -309,4 +310,44 @@ func decisions(t *testing.T, e *Env) string {
 	}
 	t.Logf("decisions:\n%s", all.String())
 	return all.String()
+}
+
+// TestGuardApplyPatch: Copilot CLI offers a gpt- model its freeform apply_patch tool, whose
+// toolArgs reach the hook as the patch itself, a string. A patch whose second file is in the
+// loop's state directory is denied as a whole: nothing is written, and the loop goes on
+// blocking each stop until copilot exits on the fake's error (copilot -p ends the session
+// then, and the loop with it).
+func TestGuardApplyPatch(t *testing.T) {
+	e := newEnv(t, "user")
+	planted := filepath.Join(e.State, "ralph-loop", "sessions", "planted", "loop.json")
+	patch := "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: " + planted + "\n+{}\n*** End Patch\n"
+	res := run(t, e, Run{
+		Script: Script{Turns: []Turn{
+			{Text: "Editing.", Calls: []fakechat.Call{{Name: "apply_patch", Custom: true, Input: patch}}},
+			Text("I am done."),
+		}, MaxMain: 3},
+		Prompt: `/ralph-loop "Keep the notes" --max-iterations 5`,
+		Env:    []string{"COPILOT_MODEL=gpt-5.5"},
+	})
+	expectLoop(t, onlyLoop(t, e), "SESSION_ENDED", 3, 0)
+	if _, err := os.Stat(planted); !os.IsNotExist(err) {
+		t.Errorf("the patch reached the state directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.Project, "notes.txt")); !os.IsNotExist(err) {
+		t.Errorf("a denied patch was applied in part: %v", err)
+	}
+	reqs := res.Fake.MainRequests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d agent requests, want at least 2", len(reqs))
+	}
+	var denied string
+	for _, m := range reqs[1].Messages {
+		if m.Role == "tool" {
+			denied = m.Text
+		}
+	}
+	contains(t, "the denied patch's result", denied, "ralph-loop", "apply_patch")
+	if c := continuations(res.Fake); len(c) != 2 {
+		t.Errorf("%d continuations, want 2 (each stop after the denied patch blocked)", len(c))
+	}
 }

@@ -15,10 +15,28 @@ import (
 	"time"
 )
 
-// Call is one tool call of a scripted answer.
+// Call is one tool call of a scripted answer: a function's arguments, or, with Custom, a
+// custom (freeform) tool's input, such as apply_patch's patch.
 type Call struct {
-	Name string
-	Args map[string]any
+	Name   string
+	Args   map[string]any
+	Custom bool
+	Input  string
+}
+
+// callJSON is a call as the API writes it.
+func callJSON(c Call, id string, index int, stream bool) map[string]any {
+	m := map[string]any{"id": id}
+	if stream {
+		m["index"] = index
+	}
+	if c.Custom {
+		m["type"], m["custom"] = "custom", map[string]any{"name": c.Name, "input": c.Input}
+		return m
+	}
+	args, _ := json.Marshal(c.Args)
+	m["type"], m["function"] = "function", map[string]any{"name": c.Name, "arguments": string(args)}
+	return m
 }
 
 // Turn is one scripted answer of the model: text, then tool calls.
@@ -282,9 +300,7 @@ func Chunks(t Turn, ids []string) []map[string]any {
 		out = append(out, chunk(map[string]any{"content": p}, nil))
 	}
 	for i, c := range t.Calls {
-		args, _ := json.Marshal(c.Args)
-		out = append(out, chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": ids[i], "type": "function",
-			"function": map[string]any{"name": c.Name, "arguments": string(args)}}}}, nil))
+		out = append(out, chunk(map[string]any{"tool_calls": []any{callJSON(c, ids[i], i, true)}}, nil))
 	}
 	finish := "stop"
 	if len(t.Calls) > 0 {
@@ -301,8 +317,7 @@ func completion(t Turn, ids []string) map[string]any {
 	if len(t.Calls) > 0 {
 		var calls []any
 		for i, c := range t.Calls {
-			args, _ := json.Marshal(c.Args)
-			calls = append(calls, map[string]any{"id": ids[i], "type": "function", "function": map[string]any{"name": c.Name, "arguments": string(args)}})
+			calls = append(calls, callJSON(c, ids[i], i, false))
 		}
 		msg["tool_calls"], finish = calls, "tool_calls"
 	}
