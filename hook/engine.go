@@ -514,12 +514,23 @@ func (e *engine) stop(ctx context.Context) Reply {
 		cancel  bool   // the transcript shows the cancel command queued while the turn ran
 		resumed bool   // the loop yielded to the user's message at the last stop
 		pending string // what the user has not been told yet
+		paused  bool   // the loop awaits the user's cancel: the stop is let through
 	)
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active || duplicate(cur, e.ev.Key, e.start) {
 			return nil, nil
 		}
 		e.claim(cur, st)
+		if cur.AwaitCancel {
+			// Paused for a /cancel-ralph the transcript showed, and no prompt of the user's
+			// has come since: this turn is the host's own (a background command's
+			// notification), not the loop's. It is let through, and the loop stays paused.
+			paused = true
+			cur.LastKey, cur.LastKeyAt, cur.LastSeenAt = e.ev.Key, e.env.Now(), e.env.Now()
+			tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActYielded,
+				Reason: fmt.Sprintf("a stop with no prompt of the user's since the loop paused for %s: let through, the loop stays paused", CommandCancel)})
+			return cur, nil
+		}
 		o := observe(e.env, e.facts, cur, e.ev, start)
 		readErr = o.err
 		for _, q := range o.queued {
@@ -577,6 +588,9 @@ func (e *engine) stop(ctx context.Context) Reply {
 			return r
 		}
 		return e.stateError(err)
+	}
+	if paused {
+		return Reply{}
 	}
 	if !decided {
 		return Reply{}

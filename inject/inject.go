@@ -51,6 +51,10 @@ type Host struct {
 	// Sigil starts the loop commands as the user types them in the host ("" or "/":
 	// /ralph-loop; Codex's TUI takes "$": $ralph-loop, a skill).
 	Sigil string
+	// SteersCommands: a command typed while the agent works goes to the agent within the
+	// turn, never to the prompt hook (Copilot CLI), so a cancel so typed must be typed again
+	// once the turn has ended.
+	SteersCommands bool
 	// SkipsHooks says when the host skips hooks without a word ("" if it never does), for
 	// a loop whose Stop hook never ran.
 	SkipsHooks string
