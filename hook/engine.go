@@ -515,6 +515,9 @@ func (e *engine) stop(ctx context.Context) Reply {
 		resumed bool   // the loop yielded to the user's message at the last stop
 		pending string // what the user has not been told yet
 		paused  bool   // the loop awaits the user's cancel: the stop is let through
+		// interrupted: the host ended the last blocked turn (Esc) and a prompt of the
+		// user's came since.
+		interrupted bool
 	)
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active || duplicate(cur, e.ev.Key, e.start) {
@@ -541,6 +544,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 			}
 		}
 		resumed = cur.Yielded
+		interrupted = cur.LastAction == state.ActTurnEnded
 		verdict, after = Decide(*cur, o.Observation)
 		after.Transcript = o.pos
 		after.ToolsOffset = o.toolsOffset
@@ -656,6 +660,11 @@ func (e *engine) stop(ctx context.Context) Reply {
 			why.Kind, why.Other = inject.BlockWrongToken, other
 		}
 		n := inject.BlockNotice(&after, why)
+		if w.QueuesCommands && interrupted {
+			n += "; " + inject.AfterInterrupt(&after, w)
+		} else if w.QueuesCommands && after.Iteration == 2 {
+			n += ". " + inject.EscHint(w)
+		}
 		if w.HidesPromptNotice && after.Iteration == 2 {
 			// The user never saw the arming notice: its warning comes with the first block.
 			if cw := inject.CapWarning(&after, w, e.facts.BlockCap); cw != "" {

@@ -51,6 +51,10 @@ type Host struct {
 	// Sigil starts the loop commands as the user types them in the host ("" or "/":
 	// /ralph-loop; Codex's TUI takes "$": $ralph-loop, a skill).
 	Sigil string
+	// QueuesCommands: the host holds a slash command typed while the agent works until the
+	// turn ends, which a loop does not let happen (Qwen Code queues it, Gemini CLI refuses
+	// it): a cancel mid-loop is Esc, then the cancel at the idle prompt. Set for Qwen Code.
+	QueuesCommands bool
 	// SteersCommands: a command typed while the agent works goes to the agent within the
 	// turn, never to the prompt hook (Copilot CLI), so a cancel so typed must be typed again
 	// once the turn has ended.
@@ -622,3 +626,16 @@ func IsContinuation(text string) bool {
 
 // continuationPrefix starts every continuation (after the ultrawork preamble).
 const continuationPrefix = "ralph-loop: iteration "
+
+// EscHint tells the user of a host that holds commands typed while the agent works how to
+// end a loop mid-turn, and what their next message does after Esc.
+func EscHint(h Host) string {
+	return fmt.Sprintf("%s cannot end the loop while the agent works (%s holds it until the turn ends): press Esc to stop the agent, "+
+		"then type %s to end the loop (any other message goes on with it)", h.cancel(), h.display(), h.cancel())
+}
+
+// AfterInterrupt is the notice of the first stop after the user interrupted a blocked turn
+// (Esc) and sent a message that was not the cancel: the loop went on with it.
+func AfterInterrupt(l *state.Loop, h Host) string {
+	return fmt.Sprintf("the loop went on with your message after the turn you interrupted (Esc, then %s, ends it)", h.cancel())
+}

@@ -57,6 +57,7 @@ var Words = inject.Host{
 	Cancel:               "/cancel-ralph",
 	ContextEscapesMarkup: true, // additionalContext reaches the model with < and > as &lt; &gt;
 	HidesPromptNotice:    true, // a UserPromptSubmit systemMessage only goes to the debug log
+	QueuesCommands:       true, // a slash command typed while the agent works waits for the turn's end
 }
 
 // Facts states Qwen Code's facts for an event.
