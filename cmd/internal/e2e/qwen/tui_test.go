@@ -236,4 +236,3 @@ func TestTUIEscThenMessage(t *testing.T) {
 		t.Errorf("loop %s (%s); want it going on", l.Status, l.EndReason)
 	}
 }
-
