@@ -288,6 +288,9 @@ func unwrapPaste(p string) (string, bool) {
 
 func (e *engine) prompt(ctx context.Context) Reply {
 	c, ok, looksLike := ParseCommand(e.ev.Prompt)
+	if (ok || looksLike) && e.facts.CommandEvent != "" && e.ev.Name != e.facts.CommandEvent {
+		return Reply{} // handled at the command's own event, just before
+	}
 	if looksLike {
 		return blockPrompt(inject.CommandNotRecognised(e.facts.Words))
 	}
@@ -660,16 +663,16 @@ func (e *engine) stop(ctx context.Context) Reply {
 			why.Kind, why.Other = inject.BlockWrongToken, other
 		}
 		n := inject.BlockNotice(&after, why)
-		if w.QueuesCommands && interrupted {
-			n += "; " + inject.AfterInterrupt(&after, w)
-		} else if w.QueuesCommands && after.Iteration == 2 {
-			n += ". " + inject.EscHint(w)
-		}
 		if w.HidesPromptNotice && after.Iteration == 2 {
 			// The user never saw the arming notice: its warning comes with the first block.
 			if cw := inject.CapWarning(&after, w, e.facts.BlockCap); cw != "" {
 				n += ". " + cw
 			}
+		}
+		if w.QueuesCommands && interrupted {
+			n += "; " + inject.AfterInterrupt(&after, w)
+		} else if w.QueuesCommands && after.Iteration == 2 {
+			n += ". " + inject.EscHint(w)
 		}
 		return Reply{Block: true, Reason: inject.Continuation(&after, why, w), Notice: join(n)}
 	case Accept:

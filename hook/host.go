@@ -211,6 +211,11 @@ type Facts struct {
 	// (ConfigChange), reports whether the host, with its settings files as they now are on
 	// disk, still runs ralph-loop's hooks, and if not, why (nil: no such event).
 	Hooked func() (ok bool, why string)
+	// CommandEvent is the event that hands the hook a loop command the user typed in full
+	// (Qwen Code's UserPromptExpansion, with the command's arguments as typed, where the
+	// prompt event has only "[Pasted Content N chars]" for a long paste), when the installed
+	// hooks receive it: a loop command in another prompt event was handled there already.
+	CommandEvent string
 }
 
 // Transcript reads a host's transcript.

@@ -3,6 +3,7 @@ package qwen
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -211,6 +212,9 @@ func TestTUIEscThenCancel(t *testing.T) {
 	}
 	screen := u.waitFor(t, fmt.Sprintf("ralph loop cancelled at iteration %d/8", l.Iteration))
 	noErrors(t, screen)
+	if os.Getenv("RALPH_TUI_SCREEN") != "" {
+		t.Logf("the screen:\n%s", tmux.Trim(screen))
+	}
 	time.Sleep(2 * time.Second)
 	if n := len(u.fake.MainRequests()) - requests; n != 0 {
 		t.Errorf("%d agent requests after Esc and the cancel, want none", n)
@@ -234,5 +238,32 @@ func TestTUIEscThenMessage(t *testing.T) {
 	noErrors(t, screen)
 	if l := waitLoop(t, e, "active", func(l Loop) bool { return true }); l.Status != "ACTIVE" {
 		t.Errorf("loop %s (%s); want it going on", l.Status, l.EndReason)
+	}
+}
+
+// 4. A whole long /ralph-loop command pasted: Qwen Code shows "[Pasted Content N chars]"
+// and hands UserPromptSubmit only that; UserPromptExpansion carries the command's
+// arguments in full, and the loop is armed from it with the task as pasted.
+func TestTUIPastedCommand(t *testing.T) {
+	task := strings.Repeat("Make every parser test pass and document each fix. ", 20)[:1009]
+	e := newEnv(t, "user")
+	u := startTUI(t, e, Script{Turns: []Turn{
+		Text("I'm done."),
+		Shell("Working.", "echo hi > x.txt"),
+		Text("Done. <promise>DONE</promise>"),
+	}})
+	if err := u.Paste(context.Background(), `/ralph-loop "`+task+`" --max-iterations 5`); err != nil {
+		t.Fatal(err)
+	}
+	u.enter(t, "[Pasted Content")
+	l := waitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
+	if l.Task != task || l.MaxIterations != 5 || l.Status != "PROMISE_ACCEPTED" {
+		t.Errorf("loop %s with %d iterations and a task of %d bytes ending %q; want PROMISE_ACCEPTED, 5 and the 1,009 bytes pasted",
+			l.Status, l.MaxIterations, len(l.Task), l.Task[max(len(l.Task)-40, 0):])
+	}
+	screen, _ := u.Screen(context.Background(), 400)
+	noErrors(t, screen)
+	if n := len(continuations(u.fake)); n != 1 {
+		t.Errorf("%d continuations, want 1", n)
 	}
 }
