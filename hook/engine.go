@@ -101,6 +101,8 @@ func (e *engine) handle(ctx context.Context) Reply {
 		return e.said()
 	case ConfigChange:
 		return e.configChange(ctx)
+	case Continuation:
+		return e.continuation()
 	}
 	return Reply{}
 }
@@ -981,4 +983,23 @@ func (e *engine) sessionEnd(ctx context.Context) Reply {
 		return e.stateError(err)
 	}
 	return Reply{}
+}
+
+// continuation answers a blocked stop's reason handed back as the next prompt. A block is
+// never delivered after its loop ended, nor after the loop went past it: such a reason
+// (queued by the host and sent late, after a stop that ended the loop) is refused, so that
+// the agent is not told to go on with a loop that is over.
+func (e *engine) continuation() Reply {
+	iteration, ok := inject.ContinuationIteration(e.ev.Prompt)
+	if !ok || !e.session() {
+		return Reply{}
+	}
+	l, err := e.env.Store.Peek(e.ev.SessionID)
+	if err != nil {
+		return Reply{}
+	}
+	if l != nil && l.Status == state.Active && l.Iteration == iteration {
+		return Reply{}
+	}
+	return blockPrompt(inject.StaleContinuation(l, iteration))
 }

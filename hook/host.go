@@ -62,6 +62,10 @@ const (
 	// ConfigChange: one of the host's settings files changed (Event.ConfigFile) while the
 	// session runs; the reply may refuse the change (Facts.Hooked).
 	ConfigChange
+	// Continuation: a blocked stop's reason, handed back to the prompt hook as the next
+	// prompt (Copilot CLI queues it, and may send it late): Event.Prompt is the reason. The
+	// reply refuses one whose loop has ended or gone past it.
+	Continuation
 )
 
 // ToolKind says what a tool call can do, for the guard.

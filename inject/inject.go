@@ -5,6 +5,7 @@ package inject
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -638,4 +639,28 @@ func EscHint(h Host) string {
 // (Esc) and sent a message that was not the cancel: the loop went on with it.
 func AfterInterrupt(l *state.Loop, h Host) string {
 	return fmt.Sprintf("the loop went on with your message after the turn you interrupted (Esc, then %s, ends it)", h.cancel())
+}
+
+// ContinuationIteration returns the iteration a continuation this package wrote names.
+func ContinuationIteration(text string) (int, bool) {
+	text = strings.TrimPrefix(text, ULW+"\n\n")
+	rest, ok := strings.CutPrefix(text, continuationPrefix)
+	if !ok {
+		return 0, false
+	}
+	num, _, ok := strings.Cut(rest, "/")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 1 {
+		return 0, false
+	}
+	return n, true
+}
+
+// StaleContinuation is the reason a continuation sent after its loop ended (or went past
+// it) is refused: what the user and the agent read instead of it.
+func StaleContinuation(l *state.Loop, iteration int) string {
+	if l == nil || l.Status != state.Active {
+		return fmt.Sprintf("ralph-loop: a continuation of iteration %d, queued by the host before the loop ended, was dropped: the loop is over, nothing more runs for it", iteration)
+	}
+	return fmt.Sprintf("ralph-loop: a continuation of iteration %d, queued by the host, was dropped: the loop is at iteration %d/%d", iteration, l.Iteration, l.MaxIterations)
 }

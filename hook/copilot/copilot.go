@@ -164,7 +164,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		// not the user's (which would restart the count of blocks against the cap).
 		// Copilot CLI also sends a background command's end as a prompt of its own
 		// (<system_notification>…): not the user's either.
-		if !inject.IsContinuation(in.Prompt) && !strings.HasPrefix(in.Prompt, "<system_notification>") {
+		if inject.IsContinuation(in.Prompt) {
+			ev.Kind, ev.Prompt = hook.Continuation, in.Prompt
+		} else if !strings.HasPrefix(in.Prompt, "<system_notification>") {
 			ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
 			if c, ok := skillCommand(in.Prompt); ok {
 				ev.Prompt = c
@@ -210,7 +212,7 @@ func (Host) EncodeStderr(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (in
 	}
 	out := map[string]string{}
 	switch {
-	case rep.Block && (ev.Kind == hook.Stop || ev.Kind == hook.Prompt):
+	case rep.Block && (ev.Kind == hook.Stop || ev.Kind == hook.Prompt || ev.Kind == hook.Continuation):
 		out["decision"], out["reason"] = "block", rep.Reason
 	case rep.Deny && ev.Kind == hook.ToolCheck:
 		out["permissionDecision"], out["permissionDecisionReason"] = "deny", rep.DenyReason

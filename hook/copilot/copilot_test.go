@@ -214,8 +214,8 @@ func TestDecodeCaptures(t *testing.T) {
 		inject.ULW + "\n\nralph-loop: iteration 2/5. Your stop was blocked"} { // /ulw-loop's
 		in, _ := json.Marshal(map[string]string{"sessionId": "s", "prompt": prompt})
 		ev, err := Host{}.Decode(bytes.NewReader(in))
-		if err != nil || ev.Kind != hook.Ignored {
-			t.Errorf("a continuation coming back as a prompt (%.30q): %v, %v; want Ignored", prompt, ev.Kind, err)
+		if err != nil || ev.Kind != hook.Continuation {
+			t.Errorf("a continuation coming back as a prompt (%.30q): %v, %v; want Continuation", prompt, ev.Kind, err)
 		}
 	}
 }
@@ -301,5 +301,33 @@ func TestSteeredCancel(t *testing.T) {
 		if out, _, _ := s.stop(); !strings.Contains(out, "block") {
 			t.Fatalf("the loop did not go on: %q", out)
 		}
+	}
+}
+
+// A blocked stop's reason comes back as the next prompt; Copilot CLI can queue one and send
+// it after a later stop ended the loop. A continuation of the loop's current iteration goes
+// through; one whose loop has ended, or gone past it, is refused, so that the agent is never
+// told to go on after its loop is over.
+func TestStaleContinuationRefused(t *testing.T) {
+	s := newSession(t)
+	s.prompt(`/ralph-loop "Fix it" --max-iterations 5 --min-tool-calls 0`)
+	s.write(said("working"), stopStarted(s.stamp+1000))
+	out, _, _ := s.stop()
+	var blocked struct{ Decision, Reason string }
+	if json.Unmarshal([]byte(out), &blocked) != nil || blocked.Decision != "block" {
+		t.Fatalf("first stop: %q", out)
+	}
+	if out, _, code := s.prompt(blocked.Reason); out != "" || code != 0 {
+		t.Fatalf("the current continuation was refused: %q, %d", out, code)
+	}
+	s.write(said("working"), stopStarted(s.stamp+1000))
+	s.stop() // iteration 3
+	if out, _, _ := s.prompt(blocked.Reason); !strings.Contains(out, `"decision":"block"`) || !strings.Contains(out, "the loop is at iteration 3/5") {
+		t.Fatalf("a continuation the loop went past: %q", out)
+	}
+	s.prompt("/cancel-ralph")
+	out, _, _ = s.prompt(blocked.Reason)
+	if !strings.Contains(out, `"decision":"block"`) || !strings.Contains(out, "the loop is over") {
+		t.Fatalf("a continuation after the loop ended: %q", out)
 	}
 }
