@@ -317,6 +317,9 @@ func (e *engine) prompt(ctx context.Context) Reply {
 		return *out
 	}
 	if l == nil || l.Status != state.Active {
+		if e.facts.Words.HidesPromptNotice {
+			return Reply{} // told at the next stop, where the user sees it
+		}
 		return Reply{Notice: e.ended(ctx, l)}
 	}
 	st := e.judge(l)

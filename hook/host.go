@@ -189,7 +189,8 @@ type Facts struct {
 	TranscriptTools bool
 	// ResumeNoticeHidden: the host does not show the user a notice given when a session
 	// resumes (SessionStart, source resume); what became of the session's loop is told at
-	// the user's first prompt instead.
+	// the user's first prompt instead (or, when the host hides the prompt hook's notices
+	// too, inject.Host.HidesPromptNotice, at the first stop).
 	ResumeNoticeHidden bool
 	// StopsWithoutReply: the host can fire its stop hook with no model reply since the last
 	// one (Gemini CLI does after its loop detector aborts a turn, answering every block at

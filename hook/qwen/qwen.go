@@ -76,9 +76,12 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// The Stop event's last_assistant_message is exactly the turn's last answer, and
 		// every call that runs fires PostToolUse or PostToolUseFailure (a call refused
 		// before it runs fires neither), so the transcript is not read.
-		CLI:          "qwen",
-		SessionEnv:   SessionEnv,
-		CommandEvent: commandEvent(getenv, project),
+		// Qwen Code shows neither SessionStart's notice nor the prompt hook's: what became
+		// of a resumed session's loop is told at its first stop.
+		ResumeNoticeHidden: true,
+		CLI:                "qwen",
+		SessionEnv:         SessionEnv,
+		CommandEvent:       commandEvent(getenv, project),
 	}
 }
 

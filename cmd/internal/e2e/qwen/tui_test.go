@@ -267,3 +267,36 @@ func TestTUIPastedCommand(t *testing.T) {
 		t.Errorf("%d continuations, want 1", n)
 	}
 }
+
+// 5. Esc, then /exit, while the loop runs ends it with the session; "qwen --continue"
+// resumes the session; its first stop says what became of the loop (Qwen Code shows neither
+// SessionStart's notice nor the prompt hook's), with the command that picks it up again,
+// which, typed, does.
+func TestTUIExitThenContinue(t *testing.T) {
+	e := newEnv(t, "user")
+	u := startTUI(t, e, working(20))
+	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
+	u.waitFor(t, "ralph-loop: iteration 2/8")
+	if err := u.Keys(context.Background(), "Escape"); err != nil {
+		t.Fatal(err)
+	}
+	u.waitIdle(t)
+	u.submit(t, "/exit")
+	u.waitFor(t, "[exited ")
+	l := waitLoop(t, e, "ended", func(l Loop) bool { return l.Status != "ACTIVE" })
+	if l.Status != "SESSION_ENDED" {
+		t.Fatalf("loop %s (%s), want SESSION_ENDED", l.Status, l.EndReason)
+	}
+	u.Kill()
+	again := startTUI(t, e, Script{Turns: []Turn{Text("We were appending to log.txt."), Shell("Going on.", "echo step >> log.txt"),
+		Text("Done. <promise>DONE</promise>")}}, "--continue")
+	again.submit(t, "Where were we?")
+	screen := again.waitFor(t, fmt.Sprintf("this session's loop ended with the session at iteration %d/8", l.Iteration))
+	contains(t, "the screen", tmux.Flat(screen), "/ralph-loop --resume")
+	noErrors(t, screen)
+	again.submit(t, "/ralph-loop --resume")
+	r := waitLoop(t, e, "accepted", func(r Loop) bool { return r.Status != "ACTIVE" && r.Status != "SESSION_ENDED" })
+	if r.Status != "PROMISE_ACCEPTED" || r.Task != l.Task {
+		t.Errorf("resumed loop %s with task %q; want PROMISE_ACCEPTED, %q", r.Status, r.Task, l.Task)
+	}
+}
