@@ -387,7 +387,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		return blockPrompt(inject.Help(e.facts.Words))
 	}
 	if err != nil {
-		return blockPrompt(inject.ArgError(err))
+		return blockPrompt(inject.ArgError(err, e.facts.Words))
 	}
 	if e.ev.CannotLoop != "" {
 		return blockPrompt("ralph-loop: " + e.ev.CannotLoop + "; nothing was started")
@@ -411,7 +411,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	if p.Resume {
 		old, iteration, err := e.resumable(p)
 		if err != nil {
-			return blockPrompt(inject.ArgError(err))
+			return blockPrompt(inject.ArgError(err, e.facts.Words))
 		}
 		req.Config, req.Resume, req.Iteration = old.Config, old, iteration
 		req.Config.Mode = old.Mode
@@ -419,17 +419,17 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 			req.Config.Mode = mode
 		}
 		if req.Config, err = args.Over(req.Config, p); err != nil {
-			return blockPrompt(inject.ArgError(err))
+			return blockPrompt(inject.ArgError(err, e.facts.Words))
 		}
 		if iteration > req.Config.MaxIterations {
 			return blockPrompt(inject.ArgError(fmt.Errorf("the last loop used all its %d iterations: give it more with --max-iterations N (more than %d)",
-				old.MaxIterations, iteration-1)))
+				old.MaxIterations, iteration-1), e.facts.Words))
 		}
 		req.ArmedBy = "resume"
 	} else {
 		p.Config.Mode = mode
 		if req.Config, err = args.Resolve(p, e.facts.ProjectDir); err != nil {
-			return blockPrompt(inject.ArgError(err))
+			return blockPrompt(inject.ArgError(err, e.facts.Words))
 		}
 	}
 	res, err := Arm(ctx, e.env, req)

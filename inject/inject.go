@@ -506,7 +506,7 @@ func NoProgressReason(h Host) string {
 // NoProgress is the notice shown when a loop ends because an iteration had no model reply.
 func NoProgress(l *state.Loop, h Host) string {
 	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d without the promise: %s%s", l.Iteration, l.MaxIterations,
-		NoProgressReason(h), resumeHint(l))
+		NoProgressReason(h), resumeHint(l, h))
 }
 
 // Cancelled is the reason shown when /cancel-ralph ends a loop.
@@ -532,11 +532,11 @@ func left(l *state.Loop) int {
 }
 
 // resumeHint says how to pick up a loop that did not finish its task.
-func resumeHint(l *state.Loop) string {
+func resumeHint(l *state.Loop, h Host) string {
 	if n := left(l); n > 0 {
-		return fmt.Sprintf("; /ralph-loop --resume picks it up with the %s it had left", Plural(n, "iteration", "iterations"))
+		return fmt.Sprintf("; %s --resume picks it up with the %s it had left", h.Arm(), Plural(n, "iteration", "iterations"))
 	}
-	return "; /ralph-loop --resume --max-iterations N picks it up with N in all"
+	return "; " + h.Arm() + " --resume --max-iterations N picks it up with N in all"
 }
 
 // EndedUnseen tells the user how a loop ended that they did not see end: a cancel from a
@@ -545,16 +545,16 @@ func EndedUnseen(l *state.Loop, h Host) string {
 	at := fmt.Sprintf("at iteration %d/%d (%s)", l.Iteration, l.MaxIterations, clock(l.EndedAt))
 	switch {
 	case l.EndedBy == state.ByTerminal:
-		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l)
+		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l, h)
 	case l.EndedBy == state.ByInside:
 		return "ralph-loop: this session's loop was cancelled by \"ralph-loop cancel\" run inside this session (a tool call or a shell command, not " +
-			h.cancel() + ") " + at + resumeHint(l)
+			h.cancel() + ") " + at + resumeHint(l, h)
 	case l.Status == state.SessionEnded:
-		return "ralph-loop: this session's loop ended with the session " + at + resumeHint(l)
+		return "ralph-loop: this session's loop ended with the session " + at + resumeHint(l, h)
 	case l.Status == state.PromiseAccepted:
 		return "ralph-loop: this session's loop ended: promise accepted " + at
 	}
-	return fmt.Sprintf("ralph-loop: this session's loop ended %s %s: %s%s", l.Status, at, l.EndReason, resumeHint(l))
+	return fmt.Sprintf("ralph-loop: this session's loop ended %s %s: %s%s", l.Status, at, l.EndReason, resumeHint(l, h))
 }
 
 // NoStopSeen says, for an active loop that no stop has reached since it was armed (age
@@ -598,9 +598,9 @@ func CommandNotRecognised(h Host) string {
 // NothingToCancel is the reason shown when /cancel-ralph finds no active loop.
 const NothingToCancel = "no active ralph loop in this session"
 
-// ArgError is the reason shown when /ralph-loop has bad arguments.
-func ArgError(err error) string {
-	return fmt.Sprintf("ralph-loop: %v; nothing was started. Usage: /ralph-loop %s (/ralph-loop --help for all)", err, shortUsage)
+// ArgError is the reason shown when /ralph-loop has bad arguments, in the form host h takes.
+func ArgError(err error, h Host) string {
+	return fmt.Sprintf("ralph-loop: %v; nothing was started. Usage: %s %s (%s --help for all)", err, h.Arm(), shortUsage, h.Arm())
 }
 
 // shortUsage is the loop commands' usage with the most used flags.
