@@ -679,6 +679,9 @@ func (e *engine) stop(ctx context.Context) Reply {
 		} else if w.QueuesCommands && after.Iteration == 2 {
 			n += ". " + inject.EscHint(w)
 		}
+		if w.BlockLabel != "" && after.Iteration == 2 {
+			n += " " + inject.BlockLabelNote(w)
+		}
 		return Reply{Block: true, Reason: inject.Continuation(&after, why, w), Notice: join(n)}
 	case Accept:
 		return Reply{Notice: join(inject.Accepted(&after))}

@@ -56,6 +56,10 @@ type Host struct {
 	// turn ends, which a loop does not let happen (Qwen Code queues it, Gemini CLI refuses
 	// it): a cancel mid-loop is Esc, then the cancel at the idle prompt. Set for Qwen Code.
 	QueuesCommands bool
+	// BlockLabel is how the host labels the reason of a blocked stop on its screen when it
+	// calls it an error ("Stop hook error" in Qwen Code's TUI), "" when it does not: the
+	// first block's notice says it is not one.
+	BlockLabel string
 	// SteersCommands: a command typed while the agent works goes to the agent within the
 	// turn, never to the prompt hook (Copilot CLI), so a cancel so typed must be typed again
 	// once the turn has ended.
@@ -663,4 +667,10 @@ func StaleContinuation(l *state.Loop, iteration int) string {
 		return fmt.Sprintf("ralph-loop: a continuation of iteration %d, queued by the host before the loop ended, was dropped: the loop is over, nothing more runs for it", iteration)
 	}
 	return fmt.Sprintf("ralph-loop: a continuation of iteration %d, queued by the host, was dropped: the loop is at iteration %d/%d", iteration, l.Iteration, l.MaxIterations)
+}
+
+// BlockLabelNote tells the user, at the first block, that the host's label for the task
+// sent back is not an error.
+func BlockLabelNote(h Host) string {
+	return fmt.Sprintf("(%s shows the task sent back to the agent as %q: that is the loop going on, not an error)", h.display(), h.BlockLabel)
 }

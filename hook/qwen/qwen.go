@@ -56,9 +56,10 @@ var Words = inject.Host{
 	CapCountsOverride:    true,
 	CapMax:               MaxBlockCap,
 	Cancel:               "/cancel-ralph",
-	ContextEscapesMarkup: true, // additionalContext reaches the model with < and > as &lt; &gt;
-	HidesPromptNotice:    true, // a UserPromptSubmit systemMessage only goes to the debug log
-	QueuesCommands:       true, // a slash command typed while the agent works waits for the turn's end
+	ContextEscapesMarkup: true,              // additionalContext reaches the model with < and > as &lt; &gt;
+	HidesPromptNotice:    true,              // a UserPromptSubmit systemMessage only goes to the debug log
+	QueuesCommands:       true,              // a slash command typed while the agent works waits for the turn's end
+	BlockLabel:           "Stop hook error", // what its TUI calls a block's reason
 }
 
 // Facts states Qwen Code's facts for an event.
