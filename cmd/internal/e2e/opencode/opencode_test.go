@@ -386,7 +386,7 @@ func TestProjectWithoutRalphLoop(t *testing.T) {
 	if n := strings.Count(w.toasts(), "not on this machine's PATH"); n != 1 {
 		t.Errorf("told %d times, want once", n)
 	}
-	contains(t, "what the agent got", lastUser(t, w.srv.Fake, 0), "If there is no ralph-loop context")
+	contains(t, "what the agent got", lastUser(t, w.srv.Fake, 0), "If there is no such context")
 	if n := len(w.srv.Fake.MainRequests()); n != 2 {
 		t.Errorf("%d agent requests, want 2", n)
 	}
