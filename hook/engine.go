@@ -103,6 +103,8 @@ func (e *engine) handle(ctx context.Context) Reply {
 		return e.said()
 	case ConfigChange:
 		return e.configChange(ctx)
+	case Continuation:
+		return e.continuation()
 	}
 	return Reply{}
 }
@@ -290,6 +292,9 @@ func unwrapPaste(p string) (string, bool) {
 
 func (e *engine) prompt(ctx context.Context) Reply {
 	c, ok, looksLike := ParseCommand(e.ev.Prompt)
+	if (ok || looksLike) && e.facts.CommandEvent != "" && e.ev.Name != e.facts.CommandEvent {
+		return Reply{} // handled at the command's own event, just before
+	}
 	if looksLike {
 		return blockPrompt(inject.CommandNotRecognised(e.facts.Words))
 	}
@@ -314,6 +319,9 @@ func (e *engine) prompt(ctx context.Context) Reply {
 		return *out
 	}
 	if l == nil || l.Status != state.Active {
+		if e.facts.Words.HidesPromptNotice {
+			return Reply{} // told at the next stop, where the user sees it
+		}
 		return Reply{Notice: e.ended(ctx, l)}
 	}
 	st := e.judge(l)
@@ -381,7 +389,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		return blockPrompt(inject.Help(e.facts.Words))
 	}
 	if err != nil {
-		return blockPrompt(inject.ArgError(err))
+		return blockPrompt(inject.ArgError(err, e.facts.Words))
 	}
 	if e.ev.CannotLoop != "" {
 		return blockPrompt("ralph-loop: " + e.ev.CannotLoop + "; nothing was started")
@@ -405,7 +413,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	if p.Resume {
 		old, iteration, err := e.resumable(p)
 		if err != nil {
-			return blockPrompt(inject.ArgError(err))
+			return blockPrompt(inject.ArgError(err, e.facts.Words))
 		}
 		req.Config, req.Resume, req.Iteration = old.Config, old, iteration
 		req.Config.Mode = old.Mode
@@ -413,21 +421,21 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 			req.Config.Mode = mode
 		}
 		if req.Config, err = args.Over(req.Config, p); err != nil {
-			return blockPrompt(inject.ArgError(err))
+			return blockPrompt(inject.ArgError(err, e.facts.Words))
 		}
 		if iteration > req.Config.MaxIterations {
 			return blockPrompt(inject.ArgError(fmt.Errorf("the last loop used all its %d iterations: give it more with --max-iterations N (more than %d)",
-				old.MaxIterations, iteration-1)))
+				old.MaxIterations, iteration-1), e.facts.Words))
 		}
 		req.ArmedBy = "resume"
 	} else {
 		p.Config.Mode = mode
 		if req.Config, err = args.Resolve(p, e.facts.ProjectDir); err != nil {
-			return blockPrompt(inject.ArgError(err))
+			return blockPrompt(inject.ArgError(err, e.facts.Words))
 		}
 	}
 	if err := e.budgetArmable(req.Config); err != nil {
-		return blockPrompt(inject.ArgError(err))
+		return blockPrompt(inject.ArgError(err, e.facts.Words))
 	}
 	res, err := Arm(ctx, e.env, req)
 	if err != nil {
@@ -552,12 +560,26 @@ func (e *engine) stop(ctx context.Context) Reply {
 		cancel  bool   // the transcript shows the cancel command queued while the turn ran
 		resumed bool   // the loop yielded to the user's message at the last stop
 		pending string // what the user has not been told yet
+		paused  bool   // the loop awaits the user's cancel: the stop is let through
+		// interrupted: the host ended the last blocked turn (Esc) and a prompt of the
+		// user's came since.
+		interrupted bool
 	)
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active || duplicate(cur, e.ev.Key, e.start) {
 			return nil, nil
 		}
 		e.claim(cur, st)
+		if cur.AwaitCancel {
+			// Paused for a /cancel-ralph the transcript showed, and no prompt of the user's
+			// has come since: this turn is the host's own (a background command's
+			// notification), not the loop's. It is let through, and the loop stays paused.
+			paused = true
+			cur.LastKey, cur.LastKeyAt, cur.LastSeenAt = e.ev.Key, e.env.Now(), e.env.Now()
+			tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActYielded,
+				Reason: fmt.Sprintf("a stop with no prompt of the user's since the loop paused for %s: let through, the loop stays paused", CommandCancel)})
+			return cur, nil
+		}
 		o := observe(e.env, e.facts, cur, e.ev, start)
 		readErr = o.err
 		for _, q := range o.queued {
@@ -568,6 +590,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 			}
 		}
 		resumed = cur.Yielded
+		interrupted = cur.LastAction == state.ActTurnEnded
 		verdict, after = Decide(*cur, o.Observation)
 		after.Transcript = o.pos
 		after.ToolsOffset = o.toolsOffset
@@ -616,6 +639,9 @@ func (e *engine) stop(ctx context.Context) Reply {
 			return r
 		}
 		return e.stateError(err)
+	}
+	if paused {
+		return Reply{}
 	}
 	if !decided {
 		return Reply{}
@@ -686,6 +712,14 @@ func (e *engine) stop(ctx context.Context) Reply {
 			if cw := inject.CapWarning(&after, w, e.facts.BlockCap); cw != "" {
 				n += ". " + cw
 			}
+		}
+		if w.QueuesCommands && interrupted {
+			n += "; " + inject.AfterInterrupt(&after, w)
+		} else if w.QueuesCommands && after.Iteration == 2 {
+			n += ". " + inject.EscHint(w)
+		}
+		if w.BlockLabel != "" && after.Iteration == 2 {
+			n += " " + inject.BlockLabelNote(w)
 		}
 		return Reply{Block: true, Reason: inject.Continuation(&after, why, w), Notice: join(n)}
 	case Accept:
@@ -1056,4 +1090,23 @@ func (e *engine) sessionEnd(ctx context.Context) Reply {
 		return e.stateError(err)
 	}
 	return Reply{}
+}
+
+// continuation answers a blocked stop's reason handed back as the next prompt. A block is
+// never delivered after its loop ended, nor after the loop went past it: such a reason
+// (queued by the host and sent late, after a stop that ended the loop) is refused, so that
+// the agent is not told to go on with a loop that is over.
+func (e *engine) continuation() Reply {
+	iteration, ok := inject.ContinuationIteration(e.ev.Prompt)
+	if !ok || !e.session() {
+		return Reply{}
+	}
+	l, err := e.env.Store.Peek(e.ev.SessionID)
+	if err != nil {
+		return Reply{}
+	}
+	if l != nil && l.Status == state.Active && l.Iteration == iteration {
+		return Reply{}
+	}
+	return blockPrompt(inject.StaleContinuation(l, iteration))
 }

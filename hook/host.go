@@ -64,6 +64,10 @@ const (
 	// ConfigChange: one of the host's settings files changed (Event.ConfigFile) while the
 	// session runs; the reply may refuse the change (Facts.Hooked).
 	ConfigChange
+	// Continuation: a blocked stop's reason, handed back to the prompt hook as the next
+	// prompt (Copilot CLI queues it, and may send it late): Event.Prompt is the reason. The
+	// reply refuses one whose loop has ended or gone past it.
+	Continuation
 )
 
 // ToolKind says what a tool call does, for the guard (see package guard).
@@ -206,7 +210,8 @@ type Facts struct {
 	TranscriptTools bool
 	// ResumeNoticeHidden: the host does not show the user a notice given when a session
 	// resumes (SessionStart, source resume); what became of the session's loop is told at
-	// the user's first prompt instead.
+	// the user's first prompt instead (or, when the host hides the prompt hook's notices
+	// too, inject.Host.HidesPromptNotice, at the first stop).
 	ResumeNoticeHidden bool
 	// StopsWithoutReply: the host can fire its stop hook with no model reply since the last
 	// one (Gemini CLI does after its loop detector aborts a turn, answering every block at
@@ -239,6 +244,11 @@ type Facts struct {
 	// (ConfigChange), reports whether the host, with its settings files as they now are on
 	// disk, still runs ralph-loop's hooks, and if not, why (nil: no such event).
 	Hooked func() (ok bool, why string)
+	// CommandEvent is the event that hands the hook a loop command the user typed in full
+	// (Qwen Code's UserPromptExpansion, with the command's arguments as typed, where the
+	// prompt event has only "[Pasted Content N chars]" for a long paste), when the installed
+	// hooks receive it: a loop command in another prompt event was handled there already.
+	CommandEvent string
 }
 
 // Transcript reads a host's transcript.

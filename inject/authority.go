@@ -91,6 +91,10 @@ func WriteFailed(err error) string {
 // CancelQueued is the notice of a stop let through for a cancel the user queued while the
 // agent worked.
 func CancelQueued(l *state.Loop, h Host) string {
+	if h.SteersCommands {
+		return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d for the %s you typed while the agent worked (%s handed it to the agent, "+
+			"not to ralph-loop): type %s now to end the loop; any other message resumes it", l.Iteration, l.MaxIterations, h.cancel(), h.display(), h.cancel())
+	}
 	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d for the %s you typed; it ends when that command runs",
 		l.Iteration, l.MaxIterations, h.cancel())
 }
@@ -98,6 +102,10 @@ func CancelQueued(l *state.Loop, h Host) string {
 // QueuedCancelNotSent tells the user that the cancel the transcript showed queued never came
 // as their prompt, so the loop goes on.
 func QueuedCancelNotSent(l *state.Loop, h Host) string {
+	if h.SteersCommands {
+		return fmt.Sprintf("ralph-loop: the loop was paused for a %s typed while the agent worked, and your next message was not %s: "+
+			"the loop goes on at iteration %d/%d (type %s to end it)", h.cancel(), h.cancel(), l.Iteration, l.MaxIterations, h.cancel())
+	}
 	return fmt.Sprintf("ralph-loop: the loop was paused for a %s that appeared in the session's transcript, but you did not send it: "+
 		"the loop goes on at iteration %d/%d (type %s to end it)", h.cancel(), l.Iteration, l.MaxIterations, h.cancel())
 }

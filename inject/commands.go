@@ -22,9 +22,9 @@ const (
 	ralphLoopDescription   = "description: Keep working on a task in this session until it is really done (ralph-loop)"
 	ulwLoopDescription     = "description: Like /ralph-loop, with every continuation demanding autonomous, verified work (ralph-loop)"
 	cancelRalphDescription = "description: End this session's ralph loop (ralph-loop)"
-	loopBody               = `The ralph-loop hook has read this command's arguments and started a loop for this session; the task and the rules are in the ralph-loop context. Start working on the task now.
+	loopBody               = `The ralph-loop hook reads this command's arguments and, when it starts a loop for this session, adds the task and the rules as ralph-loop context that starts with "ralph-loop: a loop is now active". If that context is there, start working on the task now.
 
-If there is no ralph-loop context, or it reports an error, the hook did not start a loop: say so to the user, suggest running "ralph-loop install --host HOST" in a terminal, and do nothing else.
+If there is no such context, or it reports an error, the hook did not start a loop: say so to the user, suggest running "ralph-loop install --host HOST" in a terminal, and do nothing else.
 `
 )
 

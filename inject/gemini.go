@@ -24,7 +24,7 @@ func GeminiCommands() []CommandFile {
 			Name:        strings.TrimPrefix(cmd, "/") + ".toml",
 			Description: desc,
 			Content: desc + "\nprompt = " + tomlString(GeminiTag(cmd)+"\n"+
-				"The ralph-loop hook has read this command and started a loop for this session; the task and the rules are in the ralph-loop hook context. Start working on the task now.\n"+
+				"The ralph-loop hook reads this command and, when it starts a loop for this session, adds the task and the rules as ralph-loop hook context that starts with \"ralph-loop: a loop is now active\". If that context is there, start working on the task now.\n"+
 				"If there is no ralph-loop hook context, or it reports an error, the hook did not start a loop: say so to the user, suggest running \"ralph-loop install --host gemini\" in a terminal and trusting this folder in Gemini CLI, and do nothing else.") + "\n",
 		}
 	}

@@ -5,6 +5,7 @@ package inject
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -52,6 +53,18 @@ type Host struct {
 	// Sigil starts the loop commands as the user types them in the host ("" or "/":
 	// /ralph-loop; Codex's TUI takes "$": $ralph-loop, a skill).
 	Sigil string
+	// QueuesCommands: the host holds a slash command typed while the agent works until the
+	// turn ends, which a loop does not let happen (Qwen Code queues it, Gemini CLI refuses
+	// it): a cancel mid-loop is Esc, then the cancel at the idle prompt. Set for Qwen Code.
+	QueuesCommands bool
+	// BlockLabel is how the host labels the reason of a blocked stop on its screen when it
+	// calls it an error ("Stop hook error" in Qwen Code's TUI), "" when it does not: the
+	// first block's notice says it is not one.
+	BlockLabel string
+	// SteersCommands: a command typed while the agent works goes to the agent within the
+	// turn, never to the prompt hook (Copilot CLI), so a cancel so typed must be typed again
+	// once the turn has ended.
+	SteersCommands bool
 	// SkipsHooks says when the host skips hooks without a word ("" if it never does), for
 	// a loop whose Stop hook never ran.
 	SkipsHooks string
@@ -509,7 +522,7 @@ func NoProgressReason(h Host) string {
 // NoProgress is the notice shown when a loop ends because an iteration had no model reply.
 func NoProgress(l *state.Loop, h Host) string {
 	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d without the promise: %s%s", l.Iteration, l.MaxIterations,
-		NoProgressReason(h), resumeHint(l))
+		NoProgressReason(h), resumeHint(l, h))
 }
 
 // Cancelled is the reason shown when /cancel-ralph ends a loop.
@@ -535,11 +548,11 @@ func left(l *state.Loop) int {
 }
 
 // resumeHint says how to pick up a loop that did not finish its task.
-func resumeHint(l *state.Loop) string {
+func resumeHint(l *state.Loop, h Host) string {
 	if n := left(l); n > 0 {
-		return fmt.Sprintf("; /ralph-loop --resume picks it up with the %s it had left", Plural(n, "iteration", "iterations"))
+		return fmt.Sprintf("; %s --resume picks it up with the %s it had left", h.Arm(), Plural(n, "iteration", "iterations"))
 	}
-	return "; /ralph-loop --resume --max-iterations N picks it up with N in all"
+	return "; " + h.Arm() + " --resume --max-iterations N picks it up with N in all"
 }
 
 // EndedUnseen tells the user how a loop ended that they did not see end: a cancel from a
@@ -548,16 +561,16 @@ func EndedUnseen(l *state.Loop, h Host) string {
 	at := fmt.Sprintf("at iteration %d/%d (%s)", l.Iteration, l.MaxIterations, clock(l.EndedAt))
 	switch {
 	case l.EndedBy == state.ByTerminal:
-		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l)
+		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l, h)
 	case l.EndedBy == state.ByInside:
 		return "ralph-loop: this session's loop was cancelled by \"ralph-loop cancel\" run inside this session (a tool call or a shell command, not " +
-			h.cancel() + ") " + at + resumeHint(l)
+			h.cancel() + ") " + at + resumeHint(l, h)
 	case l.Status == state.SessionEnded:
-		return "ralph-loop: this session's loop ended with the session " + at + resumeHint(l)
+		return "ralph-loop: this session's loop ended with the session " + at + resumeHint(l, h)
 	case l.Status == state.PromiseAccepted:
 		return "ralph-loop: this session's loop ended: promise accepted " + at
 	}
-	return fmt.Sprintf("ralph-loop: this session's loop ended %s %s: %s%s", l.Status, at, l.EndReason, resumeHint(l))
+	return fmt.Sprintf("ralph-loop: this session's loop ended %s %s: %s%s", l.Status, at, l.EndReason, resumeHint(l, h))
 }
 
 // NoStopSeen says, for an active loop that no stop has reached since it was armed (age
@@ -601,9 +614,9 @@ func CommandNotRecognised(h Host) string {
 // NothingToCancel is the reason shown when /cancel-ralph finds no active loop.
 const NothingToCancel = "no active ralph loop in this session"
 
-// ArgError is the reason shown when /ralph-loop has bad arguments.
-func ArgError(err error) string {
-	return fmt.Sprintf("ralph-loop: %v; nothing was started. Usage: /ralph-loop %s (/ralph-loop --help for all)", err, shortUsage)
+// ArgError is the reason shown when /ralph-loop has bad arguments, in the form host h takes.
+func ArgError(err error, h Host) string {
+	return fmt.Sprintf("ralph-loop: %v; nothing was started. Usage: %s %s (%s --help for all)", err, h.Arm(), shortUsage, h.Arm())
 }
 
 // shortUsage is the loop commands' usage with the most used flags.
@@ -630,3 +643,46 @@ func IsContinuation(text string) bool {
 
 // continuationPrefix starts every continuation (after the ultrawork preamble).
 const continuationPrefix = "ralph-loop: iteration "
+
+// EscHint tells the user of a host that holds commands typed while the agent works how to
+// end a loop mid-turn, and what their next message does after Esc.
+func EscHint(h Host) string {
+	return fmt.Sprintf("%s cannot end the loop while the agent works (%s holds it until the turn ends): press Esc to stop the agent, "+
+		"then type %s to end the loop (any other message goes on with it)", h.cancel(), h.display(), h.cancel())
+}
+
+// AfterInterrupt is the notice of the first stop after the user interrupted a blocked turn
+// (Esc) and sent a message that was not the cancel: the loop went on with it.
+func AfterInterrupt(l *state.Loop, h Host) string {
+	return fmt.Sprintf("the loop went on with your message after the turn you interrupted (Esc, then %s, ends it)", h.cancel())
+}
+
+// ContinuationIteration returns the iteration a continuation this package wrote names.
+func ContinuationIteration(text string) (int, bool) {
+	text = strings.TrimPrefix(text, ULW+"\n\n")
+	rest, ok := strings.CutPrefix(text, continuationPrefix)
+	if !ok {
+		return 0, false
+	}
+	num, _, ok := strings.Cut(rest, "/")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 1 {
+		return 0, false
+	}
+	return n, true
+}
+
+// StaleContinuation is the reason a continuation sent after its loop ended (or went past
+// it) is refused: what the user and the agent read instead of it.
+func StaleContinuation(l *state.Loop, iteration int) string {
+	if l == nil || l.Status != state.Active {
+		return fmt.Sprintf("ralph-loop: a continuation of iteration %d, queued by the host before the loop ended, was dropped: the loop is over, nothing more runs for it", iteration)
+	}
+	return fmt.Sprintf("ralph-loop: a continuation of iteration %d, queued by the host, was dropped: the loop is at iteration %d/%d", iteration, l.Iteration, l.MaxIterations)
+}
+
+// BlockLabelNote tells the user, at the first block, that the host's label for the task
+// sent back is not an error.
+func BlockLabelNote(h Host) string {
+	return fmt.Sprintf("(%s shows the task sent back to the agent as %q: that is the loop going on, not an error)", h.display(), h.BlockLabel)
+}

@@ -1,8 +1,10 @@
 package inject
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -173,5 +175,25 @@ func TestContractEscapedContext(t *testing.T) {
 	}
 	if c := Contract(l, claude); strings.Contains(c, "HTML entities") {
 		t.Errorf("the contract for Claude Code speaks of escaping: %q", c)
+	}
+}
+
+// Every text that names a loop command names it as the user's host takes it: Codex's TUI
+// refuses /ralph-loop and takes $ralph-loop.
+func TestCommandsAsTheHostTakesThem(t *testing.T) {
+	codex := Host{Name: "codex", Display: "Codex", Cancel: "$cancel-ralph", Sigil: "$"}
+	l := loop("Fix it")
+	now := time.Now()
+	l.Status, l.EndedAt = state.SessionEnded, &now
+	for what, text := range map[string]string{
+		"the resume hint": EndedUnseen(l, codex),
+		"the usage":       ArgError(errors.New("unknown flag --x"), codex),
+	} {
+		if !strings.Contains(text, "$ralph-loop") || strings.Contains(text, "/ralph-loop") {
+			t.Errorf("%s for Codex: %q", what, text)
+		}
+	}
+	if text := EndedUnseen(l, claude); !strings.Contains(text, "/ralph-loop --resume") {
+		t.Errorf("the resume hint for Claude Code: %q", text)
 	}
 }

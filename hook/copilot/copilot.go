@@ -59,6 +59,7 @@ var Words = inject.Host{
 	MessageCap:     9500,
 	CapCountsTools: true,
 	Cancel:         "/cancel-ralph",
+	SteersCommands: true,
 }
 
 // Facts states Copilot CLI's facts for an event.
@@ -203,8 +204,15 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Name = "userPromptSubmitted"
 		// A blocked stop's reason comes back as a prompt: it is the same turn going on,
 		// not the user's (which would restart the count of blocks against the cap).
-		if !inject.IsContinuation(in.Prompt) {
+		// Copilot CLI also sends a background command's end as a prompt of its own
+		// (<system_notification>…): not the user's either.
+		if inject.IsContinuation(in.Prompt) {
+			ev.Kind, ev.Prompt = hook.Continuation, in.Prompt
+		} else if !strings.HasPrefix(in.Prompt, "<system_notification>") {
 			ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
+			if c, ok := skillCommand(in.Prompt); ok {
+				ev.Prompt = c
+			}
 		}
 	case has["initialPrompt"] || (has["source"] && !has["reason"]):
 		ev.Name, ev.Kind, ev.Source = "sessionStart", hook.SessionStart, in.Source
@@ -246,7 +254,7 @@ func (Host) EncodeStderr(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (in
 	}
 	out := map[string]string{}
 	switch {
-	case rep.Block && (ev.Kind == hook.Stop || ev.Kind == hook.Prompt):
+	case rep.Block && (ev.Kind == hook.Stop || ev.Kind == hook.Prompt || ev.Kind == hook.Continuation):
 		out["decision"], out["reason"] = "block", rep.Reason
 	case rep.Deny && ev.Kind == hook.ToolCheck:
 		out["permissionDecision"], out["permissionDecisionReason"] = "deny", rep.DenyReason
@@ -270,4 +278,56 @@ func (Host) EncodeStderr(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (in
 		return 2, nil
 	}
 	return 0, nil
+}
+
+// Copilot CLI's TUI hands the prompt hook a skill the user invoked by name ("/ralph-loop
+// ARGS") as this text, with the skill's directory and body in between (seen on 1.0.102):
+//
+//	The user explicitly invoked the "/NAME" skill. Follow its instructions now.
+//
+//	<skill-context name="NAME">
+//	Base directory for this skill: DIR
+//
+//	BODY
+//
+//
+//	ARGUMENTS: ARGS
+//	</skill-context>
+//
+// with no ARGUMENTS line when nothing follows the name.
+const (
+	skillInvoked = "The user explicitly invoked the \"/"
+	skillFollow  = "\" skill. Follow its instructions now.\n\n<skill-context name=\""
+	skillArgs    = "\n\n\nARGUMENTS: "
+	skillEnd     = "\n</skill-context>"
+)
+
+// skillCommands are the skills install writes, by the command each stands for.
+var skillCommands = map[string]bool{"ralph-loop": true, "ulw-loop": true, "cancel-ralph": true}
+
+// skillCommand returns the loop command a prompt invoking one of ralph-loop's skills stands
+// for, as typed: "/NAME ARGS". ok is false for any other prompt.
+func skillCommand(prompt string) (string, bool) {
+	rest, ok := strings.CutPrefix(prompt, skillInvoked)
+	if !ok {
+		return "", false
+	}
+	name, rest, ok := strings.Cut(rest, skillFollow)
+	if !ok || !skillCommands[name] {
+		return "", false
+	}
+	rest, ok = strings.CutPrefix(rest, name+"\">\n")
+	if !ok {
+		return "", false
+	}
+	body, ok := strings.CutSuffix(rest, skillEnd)
+	if !ok {
+		return "", false
+	}
+	// The body is ralph-loop's own (it holds no ARGUMENTS line): the first one is the
+	// host's, and everything after it is the user's text, newlines and all.
+	if _, args, ok := strings.Cut(body, skillArgs); ok {
+		return "/" + name + " " + args, true
+	}
+	return "/" + name, true
 }

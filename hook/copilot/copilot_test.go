@@ -214,9 +214,121 @@ func TestDecodeCaptures(t *testing.T) {
 		inject.ULW + "\n\nralph-loop: iteration 2/5. Your stop was blocked"} { // /ulw-loop's
 		in, _ := json.Marshal(map[string]string{"sessionId": "s", "prompt": prompt})
 		ev, err := Host{}.Decode(bytes.NewReader(in))
-		if err != nil || ev.Kind != hook.Ignored {
-			t.Errorf("a continuation coming back as a prompt (%.30q): %v, %v; want Ignored", prompt, ev.Kind, err)
+		if err != nil || ev.Kind != hook.Continuation {
+			t.Errorf("a continuation coming back as a prompt (%.30q): %v, %v; want Continuation", prompt, ev.Kind, err)
 		}
+	}
+}
+
+// skillPrompt is what Copilot CLI 1.0.102's TUI hands userPromptSubmitted for a skill the
+// user invoked by name (seen): the skill's directory, body and the text typed after it.
+func skillPrompt(name, args string) string {
+	p := "The user explicitly invoked the \"/" + name + "\" skill. Follow its instructions now.\n\n<skill-context name=\"" + name +
+		"\">\nBase directory for this skill: /home/u/.copilot/skills/" + name + "\n\nThe ralph-loop hook reads this command.\n\n"
+	if args != "" {
+		p += "\nARGUMENTS: " + args + "\n"
+	}
+	return p + "</skill-context>"
+}
+
+// A loop command typed in the TUI reaches the hook as the skill's invocation: it is read back
+// into the command as typed, arguments and newlines included; anything else is left alone.
+func TestSkillCommand(t *testing.T) {
+	for _, c := range []struct{ prompt, want string }{
+		{skillPrompt("ralph-loop", `"Fix it" --max-iterations 3`), `/ralph-loop "Fix it" --max-iterations 3`},
+		{skillPrompt("ralph-loop", "--resume"), "/ralph-loop --resume"},
+		{skillPrompt("ulw-loop", "\"a\nARGUMENTS: b\""), "/ulw-loop \"a\nARGUMENTS: b\""},
+		{skillPrompt("cancel-ralph", ""), "/cancel-ralph"},
+		{skillPrompt("other-skill", "x"), ""},
+		{strings.TrimSuffix(skillPrompt("ralph-loop", "x"), "</skill-context>"), ""},
+		{"The user explicitly invoked the \"/ralph-loop\" skill.", ""},
+		{`/ralph-loop "Fix it"`, ""},
+	} {
+		got, ok := skillCommand(c.prompt)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("skillCommand(%q) = %q, %v; want %q", c.prompt, got, ok, c.want)
+		}
+	}
+	s := newSession(t)
+	s.prompt(skillPrompt("ralph-loop", `"Fix it" --max-iterations 3`))
+	if l := s.loop(); l.Task != "Fix it" || l.MaxIterations != 3 {
+		t.Fatalf("armed with %q, %d", l.Task, l.MaxIterations)
+	}
+	if out, _, _ := s.prompt(skillPrompt("cancel-ralph", "")); !strings.Contains(out, "ralph loop cancelled") {
+		t.Fatalf("the cancel skill did not cancel: %q", out)
+	}
+}
+
+// /cancel-ralph typed while the agent works goes to the agent within the turn ("steering"):
+// the stop is let through and the loop pauses for the user to type it again. A stop with no
+// prompt of the user's in between (Copilot CLI's notification that a background command
+// ended) leaves it paused; the cancel then typed ends it; any other prompt resumes it.
+func TestSteeredCancel(t *testing.T) {
+	steered := func(text string) map[string]any {
+		return map[string]any{"type": "user.message", "data": map[string]any{"content": text, "delivery": "steering"}}
+	}
+	for _, next := range []string{"cancel", "other"} {
+		s := newSession(t)
+		s.prompt(`/ralph-loop "Fix it" --max-iterations 5 --min-tool-calls 0`)
+		s.write(said("working"), stopStarted(s.stamp+1000))
+		if out, _, _ := s.stop(); !strings.Contains(out, "block") {
+			t.Fatalf("first stop not blocked: %q", out)
+		}
+		s.write(steered("What now?"), said("working"), steered("/cancel-ralph"), stopStarted(s.stamp+1000))
+		out, notice, code := s.stop()
+		if strings.Contains(out, "block") || code != 2 || !strings.Contains(notice, "type /cancel-ralph now to end the loop") {
+			t.Fatalf("the stop after a steered cancel: %q, %q, %d", out, notice, code)
+		}
+		s.prompt("<system_notification>\nShell command \"p\" (shellId: 1) has completed successfully.\n</system_notification>")
+		s.write(said("done with the shell"), stopStarted(s.stamp+1000))
+		if out, _, _ := s.stop(); strings.Contains(out, "block") {
+			t.Fatalf("a stop while paused was blocked: %q", out)
+		}
+		if l := s.loop(); l.Status != state.Active || !l.AwaitCancel {
+			t.Fatalf("loop %s, awaiting the cancel %v; want paused", l.Status, l.AwaitCancel)
+		}
+		if next == "cancel" {
+			s.prompt(skillPrompt("cancel-ralph", ""))
+			if l := s.loop(); l.Status != state.Cancelled {
+				t.Fatalf("loop %s after the cancel", l.Status)
+			}
+			continue
+		}
+		if _, notice, _ := s.prompt("Go on please"); !strings.Contains(notice, "the loop goes on") {
+			t.Fatalf("resumed without a word: %q", notice)
+		}
+		s.write(said("working"), stopStarted(s.stamp+1000))
+		if out, _, _ := s.stop(); !strings.Contains(out, "block") {
+			t.Fatalf("the loop did not go on: %q", out)
+		}
+	}
+}
+
+// A blocked stop's reason comes back as the next prompt; Copilot CLI can queue one and send
+// it after a later stop ended the loop. A continuation of the loop's current iteration goes
+// through; one whose loop has ended, or gone past it, is refused, so that the agent is never
+// told to go on after its loop is over.
+func TestStaleContinuationRefused(t *testing.T) {
+	s := newSession(t)
+	s.prompt(`/ralph-loop "Fix it" --max-iterations 5 --min-tool-calls 0`)
+	s.write(said("working"), stopStarted(s.stamp+1000))
+	out, _, _ := s.stop()
+	var blocked struct{ Decision, Reason string }
+	if json.Unmarshal([]byte(out), &blocked) != nil || blocked.Decision != "block" {
+		t.Fatalf("first stop: %q", out)
+	}
+	if out, _, code := s.prompt(blocked.Reason); out != "" || code != 0 {
+		t.Fatalf("the current continuation was refused: %q, %d", out, code)
+	}
+	s.write(said("working"), stopStarted(s.stamp+1000))
+	s.stop() // iteration 3
+	if out, _, _ := s.prompt(blocked.Reason); !strings.Contains(out, `"decision":"block"`) || !strings.Contains(out, "the loop is at iteration 3/5") {
+		t.Fatalf("a continuation the loop went past: %q", out)
+	}
+	s.prompt("/cancel-ralph")
+	out, _, _ = s.prompt(blocked.Reason)
+	if !strings.Contains(out, `"decision":"block"`) || !strings.Contains(out, "the loop is over") {
+		t.Fatalf("a continuation after the loop ended: %q", out)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
 // StopTimeoutSeconds is the agentStop hook's timeout that install writes: the stop hook runs
@@ -19,16 +20,20 @@ const ProjectHooks = ".github/hooks/ralph-loop.json"
 // Installer installs ralph-loop's hooks for Copilot CLI: into the "hooks" key of
 // $COPILOT_HOME/settings.json (~/.copilot) at user scope, which runs in every folder, or
 // into .github/hooks/ralph-loop.json (committed) at project scope, which Copilot CLI runs
-// only in a folder the user trusts (and skips silently otherwise). Copilot CLI has no
-// command files: a typed /ralph-loop … reaches userPromptSubmitted as typed.
+// only in a folder the user trusts (and skips silently otherwise). Copilot CLI's TUI refuses
+// an unknown slash command before any hook runs ("✗ Unknown command"), but takes a skill's
+// name as one: install writes the skills ralph-loop, ulw-loop and cancel-ralph
+// (~/.copilot/skills, or the project's .github/skills), so that /ralph-loop … typed in the
+// TUI reaches userPromptSubmitted as the skill's invocation (see skillCommand); copilot -p
+// passes the typed text as it is.
 var Installer = &install.Host{
 	Name:    Name,
 	Title:   Words.Display,
 	CLI:     "copilot",
 	UserDir: userDir,
 	Scopes: []install.Scope{
-		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", Describe: "~/.copilot/settings.json"},
-		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ProjectHooks, Shared: true, Describe: ProjectHooks},
+		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", CommandsDir: "skills", Describe: "~/.copilot/settings.json"},
+		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ProjectHooks, CommandsDir: ".github/skills", Shared: true, Describe: ProjectHooks},
 	},
 	Shape: install.Flat,
 	Events: []install.Event{
@@ -46,8 +51,15 @@ var Installer = &install.Host{
 	},
 	CommandKeys: []string{"bash"},
 	Settings:    []install.Setting{{Path: []string{"version"}, Value: 1}},
-	Extra:       trustNote,
-	Command:     command,
+	Commands: func(string) []install.File {
+		var files []install.File
+		for _, s := range inject.Skills(Words) {
+			files = append(files, install.File{Name: filepath.Join(s.Name, "SKILL.md"), Content: s.Content, Mark: "\n" + s.Description + "\n"})
+		}
+		return files
+	},
+	Extra:   trustNote,
+	Command: command,
 }
 
 // command is the hooks' command line: install's own, except that the line that tells a

@@ -17,8 +17,9 @@ import (
 // Transcript reads Copilot CLI's session events ($COPILOT_HOME/session-state/<id>/
 // events.jsonl): one {"type","data","id","timestamp"} object a line. The agent's text is in
 // assistant.message (data.content), each tool call's end in tool.execution_complete
-// (data.toolCallId, data.success, data.error.message), and every hook's start in hook.start
-// (data.hookType, data.input). tool.execution_start is written before the preToolUse hook
+// (data.toolCallId, data.success, data.error.message), every hook's start in hook.start
+// (data.hookType, data.input), and the user's prompts in user.message (data.content as
+// typed, data.delivery "steering" for one handed to the agent within a running turn). tool.execution_start is written before the preToolUse hook
 // runs, so a call the hook denied has one too: only its completion says it was denied.
 // What the model used is in session.usage_record (data.usage: model, inputTokens,
 // outputTokens, cacheReadTokens, cacheWriteTokens), one event per model call, side calls
@@ -73,7 +74,8 @@ type event struct {
 			CacheRead  int64  `json:"cacheReadTokens"`
 			CacheWrite int64  `json:"cacheWriteTokens"`
 		} `json:"usage"`
-		Input struct {
+		Delivery string `json:"delivery"`
+		Input    struct {
 			Timestamp json.Number `json:"timestamp"`
 		} `json:"input"`
 	} `json:"data"`
@@ -86,6 +88,7 @@ var wanted = [][]byte{
 	[]byte(`"type":"tool.execution_complete"`),
 	[]byte(`"type":"hook.start"`),
 	[]byte(`"type":"session.usage_record"`),
+	[]byte(`"type":"user.message"`),
 }
 
 func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
@@ -156,6 +159,14 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			if after(ev.Timestamp, opt.ToolsAfter) && t.Valid() && x.Input >= 0 {
 				u.Add(&res, ev.ID, usage.Record{Model: x.Model, Tokens: t})
 			}
+		case "user.message":
+			// Typed while the agent worked, Copilot CLI hands a prompt to the agent within
+			// the turn ("steering") and never to userPromptSubmitted. Only a loop command
+			// matters here (the agent has the rest): /cancel-ralph so typed is reported
+			// as queued, so that the stop is let through for the user to confirm it.
+			if ev.Data.Delivery == "steering" && isLoopCommand(ev.Data.Content) {
+				res.Queue = append(res.Queue, transcript.QueueOp{Op: "enqueue", Content: strings.TrimSpace(ev.Data.Content)})
+			}
 		case "hook.start":
 			if ev.Data.HookType != "agentStop" {
 				continue
@@ -166,6 +177,18 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			}
 		}
 	}
+}
+
+// isLoopCommand reports whether a prompt as the user typed it starts with one of the
+// loop commands.
+func isLoopCommand(s string) bool {
+	s = strings.TrimSpace(s)
+	for name := range skillCommands {
+		if r, ok := strings.CutPrefix(s, "/"+name); ok && (r == "" || r[0] == ' ' || r[0] == '\n') {
+			return true
+		}
+	}
+	return false
 }
 
 func isWanted(line []byte) bool {

@@ -149,7 +149,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	case "BeforeAgent":
 		if inject.IsContinuation(in.Prompt) {
 			// A blocked stop's reason becomes the next user message, and BeforeAgent fires
-			// for it: it is the loop going on, not the user's prompt.
+			// for it: it is the loop going on, not the user's prompt (and it is refused when
+			// its loop ended meanwhile, e.g. by Esc).
+			ev.Kind, ev.Prompt = hook.Continuation, in.Prompt
 			return ev, nil
 		}
 		ev.Kind, ev.Prompt = hook.Prompt, Typed(in.Prompt)
@@ -220,7 +222,7 @@ func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 		out.Decision, out.Reason = "deny", rep.DenyReason
 	case rep.Block:
 		out.Decision, out.Reason = "block", rep.Reason
-		if ev.Kind == hook.Prompt {
+		if ev.Kind == hook.Prompt || ev.Kind == hook.Continuation {
 			// Gemini CLI shows systemMessage instead of the reason of a refused prompt.
 			out.SystemMessage = ""
 		}

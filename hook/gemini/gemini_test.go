@@ -62,8 +62,8 @@ func TestDecode(t *testing.T) {
 		kind hook.Kind
 	}{
 		{"BeforeAgent", load("BeforeAgent.json"), hook.Prompt},
-		{"BeforeAgent for a continuation", hosttest.Patch(load("BeforeAgent.after-block.json"), map[string]any{"prompt": "ralph-loop: iteration 2/5. Your stop was blocked"}), hook.Ignored},
-		{"BeforeAgent for an ultrawork continuation", hosttest.Patch(load("BeforeAgent.after-block.json"), map[string]any{"prompt": inject.ULW + "\n\nralph-loop: iteration 2/5. Your stop"}), hook.Ignored},
+		{"BeforeAgent for a continuation", hosttest.Patch(load("BeforeAgent.after-block.json"), map[string]any{"prompt": "ralph-loop: iteration 2/5. Your stop was blocked"}), hook.Continuation},
+		{"BeforeAgent for an ultrawork continuation", hosttest.Patch(load("BeforeAgent.after-block.json"), map[string]any{"prompt": inject.ULW + "\n\nralph-loop: iteration 2/5. Your stop"}), hook.Continuation},
 		{"AfterAgent", load("AfterAgent.after-block.json"), hook.Stop},
 		{"AfterTool", load("AfterTool.run_shell_command.json"), hook.ToolUsed},
 		{"BeforeTool", load("BeforeTool.run_shell_command.json"), hook.ToolCheck},
@@ -341,6 +341,26 @@ func TestEncode(t *testing.T) {
 		if got := strings.TrimSuffix(b.String(), "\n"); err != nil || code != 0 || got != tc.want {
 			t.Errorf("%s: %q (exit %d, %v), want %q", tc.name, got, code, err, tc.want)
 		}
+	}
+}
+
+// A continuation that comes back through BeforeAgent after its loop ended (Esc ends it
+// NO_PROGRESS while the host still holds the block's reason) is refused: nothing runs on the
+// loop's account once it is over.
+func TestContinuationAfterTheLoopEndedRefused(t *testing.T) {
+	s := newSession(t)
+	s.handle(s.f.Prompt(s.s, `/ralph-loop "Write x.txt" --max-iterations 5 --min-tool-calls 0`))
+	s.f.Said(s.s, "Working on it.", "")
+	r := s.handle(s.f.Stop(s.s, "Working on it."))
+	if !r.Block {
+		t.Fatalf("first stop: %+v", r)
+	}
+	if cont := s.handle(s.f.Prompt(s.s, r.Reason)); cont != (hosttest.Reply{}) {
+		t.Fatalf("the current continuation was answered %+v", cont)
+	}
+	s.handle(s.f.Prompt(s.s, "/cancel-ralph"))
+	if cont := s.handle(s.f.Prompt(s.s, r.Reason)); !cont.Block || !strings.Contains(cont.Reason, "the loop is over") {
+		t.Fatalf("a continuation after the loop ended: %+v", cont)
 	}
 }
 

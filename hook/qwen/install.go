@@ -37,6 +37,10 @@ var Installer = &install.Host{
 		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
 		// Fired before every model request; the hook arms only on the user's own prompt.
 		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},
+		// Fired when a command file's command is expanded, with its arguments as typed: the
+		// loop commands arm and cancel here (a long paste reaches UserPromptSubmit only as
+		// "[Pasted Content N chars]").
+		{Name: ExpansionEvent, Timeout: 10 * time.Second, Notice: install.IfRalph},
 		// PreToolUse runs only for the tools the guard looks at (an exact-name list).
 		{Name: "PreToolUse", Matcher: "run_shell_command|write_file|edit|notebook_edit", Timeout: 10 * time.Second},
 		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second},

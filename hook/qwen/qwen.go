@@ -13,6 +13,7 @@ package qwen
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
@@ -55,8 +56,10 @@ var Words = inject.Host{
 	CapCountsOverride:    true,
 	CapMax:               MaxBlockCap,
 	Cancel:               "/cancel-ralph",
-	ContextEscapesMarkup: true, // additionalContext reaches the model with < and > as &lt; &gt;
-	HidesPromptNotice:    true, // a UserPromptSubmit systemMessage only goes to the debug log
+	ContextEscapesMarkup: true,              // additionalContext reaches the model with < and > as &lt; &gt;
+	HidesPromptNotice:    true,              // a UserPromptSubmit systemMessage only goes to the debug log
+	QueuesCommands:       true,              // a slash command typed while the agent works waits for the turn's end
+	BlockLabel:           "Stop hook error", // what its TUI calls a block's reason
 }
 
 // Facts states Qwen Code's facts for an event.
@@ -75,12 +78,34 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// The Stop event's last_assistant_message is exactly the turn's last answer, and
 		// every call that runs fires PostToolUse or PostToolUseFailure (a call refused
 		// before it runs fires neither): the transcript is read for the model's usage only.
-		Transcript:     Transcript{},
-		TranscriptLags: true,
-		CLI:            "qwen",
-		SessionEnv:     SessionEnv,
+		// Qwen Code shows neither SessionStart's notice nor the prompt hook's: what became
+		// of a resumed session's loop is told at its first stop.
+		Transcript:         Transcript{},
+		TranscriptLags:     true,
+		ResumeNoticeHidden: true,
+		CLI:                "qwen",
+		SessionEnv:         SessionEnv,
+		CommandEvent:       commandEvent(getenv, project),
 	}
 }
+
+// ExpansionEvent is the event Qwen Code fires when it expands a slash command of a command
+// file, before UserPromptSubmit: it carries the command's name and its arguments as typed
+// (UserPromptSubmit's submitted_prompt holds "[Pasted Content N chars]" for a long paste),
+// and its block refuses the command without sending it.
+const ExpansionEvent = "UserPromptExpansion"
+
+// commandEvent is ExpansionEvent when the installed hooks receive it ("" for hooks installed
+// before it was, whose loop commands arm from UserPromptSubmit as before).
+func commandEvent(getenv func(string) string, project string) string {
+	if _, ok := Installer.HookTimeout(ExpansionEvent, project, getenv); ok {
+		return ExpansionEvent
+	}
+	return ""
+}
+
+// loopCommands are the command files' names that are loop commands.
+var loopCommands = map[string]bool{"ralph-loop": true, "ulw-loop": true, "cancel-ralph": true}
 
 // projectDir is where the session's project is: $QWEN_PROJECT_DIR (set for hooks), or the
 // session's directory.
@@ -100,6 +125,9 @@ type input struct {
 	SubmittedPrompt string
 	// ToolCallID is the provider's id of the tool call (tool_use_id is Qwen Code's own).
 	ToolCallID string
+	// CommandName and CommandArgs are UserPromptExpansion's: the command file's name and
+	// the text typed after it.
+	CommandName, CommandArgs string
 }
 
 // decodeInput reads one event object from r, as claude.DecodeInput does, with Qwen Code's
@@ -109,6 +137,8 @@ func decodeInput(r io.Reader) (input, error) {
 	spec := claude.Spec(&in.Input)
 	spec.Strings["submitted_prompt"] = &in.SubmittedPrompt
 	spec.Strings["tool_call_id"] = &in.ToolCallID
+	spec.Strings["command_name"] = &in.CommandName
+	spec.Strings["command_args"] = &in.CommandArgs
 	key, err := wire.Decode(r, spec)
 	if err != nil {
 		return in, fmt.Errorf("%w: %v", hook.ErrInput, trimPrefix(err))
@@ -154,6 +184,10 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		// are the same turn going on, and must not restart the count of blocks.
 		if in.SubmittedPrompt != "" {
 			ev.Kind, ev.Prompt = hook.Prompt, in.SubmittedPrompt
+		}
+	case ExpansionEvent:
+		if name := strings.TrimPrefix(in.CommandName, "/"); loopCommands[name] {
+			ev.Kind, ev.Prompt = hook.Prompt, strings.TrimRight("/"+name+" "+in.CommandArgs, " ")
 		}
 	case "Stop":
 		ev.Kind, ev.LastMessage, ev.HasLastMessage = hook.Stop, in.LastAssistantMessage, in.LastAssistantMessage != ""

@@ -29,7 +29,8 @@ func TestDecodeCaptured(t *testing.T) {
 		{"UserPromptSubmit.slash-command.json", hook.Prompt, "/ralph-loop fix the bug --max-iterations 3 --completion-promise DONE"},
 		// With a command file the prompt is the expanded text; the typed one is kept.
 		{"UserPromptSubmit.custom-command.json", hook.Prompt, "/ralph-loop fix the bug --max-iterations 3 --completion-promise DONE"},
-		{"UserPromptExpansion.json", hook.Ignored, ""},
+		// A command file's command expanded: its arguments as typed (a long paste's too).
+		{"UserPromptExpansion.json", hook.Prompt, "/ralph-loop fix the bug --max-iterations 3 --completion-promise DONE"},
 		{"PreToolUse.run_shell_command.json", hook.ToolCheck, "echo tool-ran > marker.txt; echo hi"},
 		{"PostToolUse.run_shell_command.json", hook.ToolUsed, "call_fake_1"},
 		{"PostToolUseFailure.run_shell_command.json", hook.ToolUsed, "call_fake_3"},

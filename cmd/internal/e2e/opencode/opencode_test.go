@@ -233,7 +233,7 @@ func TestBlockedThenPromise(t *testing.T) {
 	}
 	contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
 		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing `hi`")
-	contains(t, "the first request's prompt", lastUser(t, w.srv.Fake, 0), "The ralph-loop hook has read this command's arguments",
+	contains(t, "the first request's prompt", lastUser(t, w.srv.Fake, 0), "The ralph-loop hook reads this command's arguments",
 		"ralph-loop: a loop is now active", "<promise>DONE</promise>", "Create x.txt containing `hi`")
 	if b, err := os.ReadFile(filepath.Join(w.Project, "x.txt")); err != nil || string(b) != "hi\n" {
 		t.Errorf("x.txt = %q, %v", b, err)
@@ -350,7 +350,7 @@ func TestRefusedCommand(t *testing.T) {
 	w.start(t, `!/ralph-loop "Do it" --max-iter 3`, always)
 	w.noLoops(t)
 	contains(t, "what the agent got", lastUser(t, w.srv.Fake, 0), "Tell the user exactly the following", "--max-iter", "--max-iterations")
-	if strings.Contains(lastUser(t, w.srv.Fake, 0), "The ralph-loop hook has read this command's arguments") {
+	if strings.Contains(lastUser(t, w.srv.Fake, 0), "The ralph-loop hook reads this command's arguments") {
 		t.Errorf("the command's template reached the agent")
 	}
 	w.saw(t, "--max-iter")
@@ -400,7 +400,7 @@ func TestProjectWithoutRalphLoop(t *testing.T) {
 	if n := strings.Count(w.toasts(), "not on this machine's PATH"); n != 1 {
 		t.Errorf("told %d times, want once", n)
 	}
-	contains(t, "what the agent got", lastUser(t, w.srv.Fake, 0), "If there is no ralph-loop context")
+	contains(t, "what the agent got", lastUser(t, w.srv.Fake, 0), "If there is no such context")
 	if n := len(w.srv.Fake.MainRequests()); n != 2 {
 		t.Errorf("%d agent requests, want 2", n)
 	}

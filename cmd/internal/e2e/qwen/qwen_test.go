@@ -91,7 +91,7 @@ func TestBlockedThenPromise(t *testing.T) {
 		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
 	first := res.Fake.MainRequests()[0].Messages
 	// The installed command file expanded the prompt; the hook's contract came with it.
-	contains(t, "the first request's prompt", first[len(first)-1].Text, "The ralph-loop hook has read this command's arguments",
+	contains(t, "the first request's prompt", first[len(first)-1].Text, "The ralph-loop hook reads this command's arguments",
 		"Create x.txt containing hi", "&lt;promise&gt;DONE&lt;/promise&gt;", "escaped as HTML entities")
 	if b, err := os.ReadFile(filepath.Join(e.Project, "x.txt")); err != nil || string(b) != "hi\n" {
 		t.Errorf("x.txt = %q, %v", b, err)
@@ -216,8 +216,9 @@ func TestPromiseWithoutWork(t *testing.T) {
 
 // 5. /cancel-ralph in the session ends its loop: the first run's turn ends on an API error
 // with the loop still active; the cancel, typed in the resumed session, never reaches the
-// model. (Qwen Code's -p mode prints nothing for a prompt a hook refused, so the user's
-// confirmation is only seen in the interactive UI, as "UserPromptSubmit blocked: …".)
+// model: the hook refuses it at UserPromptExpansion, before its command file is expanded,
+// and Qwen Code prints the confirmation ("UserPromptExpansion blocked: ralph loop
+// cancelled …"), exiting 1 as for any command a hook refused.
 func TestCancel(t *testing.T) {
 	e := newEnv(t, "user")
 	const id = "7d1e8a52-3c0b-4f7e-9a61-2b5c8d4e6f01"
@@ -235,9 +236,10 @@ func TestCancel(t *testing.T) {
 	if n := len(res.Fake.MainRequests()); n != 0 {
 		t.Errorf("the cancel reached the model: %d requests", n)
 	}
-	if res.Code != 0 || strings.TrimSpace(res.Stdout) != "" {
-		t.Errorf("the refused prompt: exit %d, stdout %q; want 0 and nothing", res.Code, res.Stdout)
+	if strings.TrimSpace(res.Stdout) != "" {
+		t.Errorf("the refused prompt: stdout %q; want nothing", res.Stdout)
 	}
+	contains(t, "what the user saw", res.Stderr, "ralph loop cancelled at iteration 2/5")
 }
 
 // 6. A session without a loop is left alone: nothing blocked, nothing added to the prompt,

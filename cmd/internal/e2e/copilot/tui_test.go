@@ -1,0 +1,351 @@
+package copilot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/tmux"
+)
+
+// The scenarios below drive Copilot CLI's interactive TUI under tmux, as a user types into
+// it, with ralph-loop installed by "ralph-loop install --host copilot" (user scope).
+
+// tui is Copilot CLI's TUI in tmux against a fake model.
+type tui struct {
+	*tmux.Session
+	fake *Fake
+	env  *Env
+}
+
+// ready is what the TUI's status line shows while it waits for input.
+const ready = "? help"
+
+// startTUI starts "copilot --allow-all-tools ARGS" in tmux in e's project, against a fake
+// serving script, as a returning user who trusts the folder, and waits until it takes
+// input. On failure the test's log gets the last screen and ralph-loop's log.
+func startTUI(t *testing.T, e *Env, script Script, args ...string) *tui {
+	t.Helper()
+	if err := tmux.Available(); err != nil {
+		t.Skip("TUI test: tmux is not installed")
+	}
+	cfg, _ := json.Marshal(map[string]any{"firstLaunchAt": "2026-01-01T00:00:00.000Z", "appTipShown": true, "trustedFolders": []string{e.Project}})
+	if err := os.WriteFile(filepath.Join(e.UserDir(), "config.json"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fake, err := StartFake(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv := append([]string{e.Copilot, "--allow-all-tools", "--no-auto-update"}, args...)
+	s, err := tmux.Start(context.Background(), tmux.Options{Dir: e.Project, Env: e.environ(fake.URL, []string{"TERM=xterm-256color"}),
+		Width: 160, Height: 60, Scratch: t.TempDir()}, argv...)
+	if err != nil {
+		fake.Close()
+		t.Fatal(err)
+	}
+	u := &tui{Session: s, fake: fake, env: e}
+	t.Cleanup(func() {
+		if t.Failed() {
+			screen, _ := u.Screen(context.Background(), 400)
+			t.Logf("the screen at the end:\n%s", tmux.Trim(screen))
+			if out, err := e.RalphLoopCmd(context.Background(), "log"); err == nil {
+				t.Logf("ralph-loop log:\n%s", out)
+			}
+		}
+		u.Kill()
+		u.fake.Close()
+	})
+	u.waitFor(t, ready)
+	return u
+}
+
+// inputBox is the prompt box of a screen: the line after the last rule but one, which
+// starts with the prompt sign.
+func inputBox(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "❯") && i+1 < len(lines) {
+			var box []string
+			for _, l := range lines[i:] {
+				if strings.HasPrefix(l, "──") {
+					return strings.Join(box, "\n")
+				}
+				box = append(box, l)
+			}
+		}
+	}
+	return ""
+}
+
+// submit types text at the prompt and presses Enter once the box shows it.
+func (u *tui) submit(t *testing.T, text string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := u.Type(ctx, text); err != nil {
+		t.Fatal(err)
+	}
+	u.enter(t, text[:min(len(text), 20)])
+}
+
+// enter presses Enter once the prompt box shows head, and again if it still does a moment
+// later (a completion menu took the first one).
+func (u *tui) enter(t *testing.T, head string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := u.WaitUntil(ctx, "the typed text in the prompt box", 10*time.Second, func(screen string) bool {
+		return strings.Contains(inputBox(screen), head)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := u.Keys(ctx, "Enter"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := u.WaitUntil(ctx, "an empty prompt box", 2*time.Second, func(screen string) bool {
+		return !strings.Contains(inputBox(screen), head)
+	}); err != nil {
+		if err := u.Keys(ctx, "Enter"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (u *tui) waitFor(t *testing.T, text string) string {
+	t.Helper()
+	screen, err := u.WaitFor(context.Background(), text, 90*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return screen
+}
+
+// waitLoop polls "ralph-loop status" until the one loop satisfies ok.
+func waitLoop(t *testing.T, e *Env, what string, ok func(Loop) bool) Loop {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	var last Loop
+	for time.Now().Before(deadline) {
+		if loops, err := e.Status(context.Background()); err == nil && len(loops) > 0 {
+			last = loops[0]
+			// The events come with one session's status only.
+			if out, err := e.RalphLoopCmd(context.Background(), "status", "--json", "--session", last.SessionID); err == nil {
+				if ls, err := e2e.DecodeStatus(out); err == nil && len(ls) > 0 {
+					last = ls[0]
+				}
+			}
+			if ok(last) {
+				return last
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no loop %s within 90s; last seen: %s at %d/%d (%s)", what, last.Status, last.Iteration, last.MaxIterations, last.EndReason)
+	return last
+}
+
+// working is a model that never makes the promise: a slow shell command, then "not done",
+// again and again, so that the user can type while a command runs.
+func working(n int) Script {
+	var turns []Turn
+	for i := 0; i < n; i++ {
+		turns = append(turns, Shell("Working.", "sleep 2; echo step >> log.txt"), Text("Not done yet."))
+	}
+	return Script{Turns: turns, WhenDone: Text("Still not done."), MaxMain: 2*n + 10}
+}
+
+// noErrors fails the test if the screen shows what reads as a failure.
+func noErrors(t *testing.T, screen string) {
+	t.Helper()
+	for _, bad := range []string{"Unknown command", "ralph-loop: error", "hook is not installed", "not cancelled", "did not run"} {
+		if tmux.Contains(screen, bad) {
+			t.Errorf("the screen shows %q:\n%s", bad, tmux.Trim(screen))
+		}
+	}
+}
+
+// 1. /ralph-loop typed in the TUI (a skill of Copilot CLI's, which install writes) arms the
+// loop; "I'm done" is blocked and the task comes back; work and the promise end the loop.
+func TestTUIBlockedThenAccepted(t *testing.T) {
+	e := newEnv(t, "user")
+	u := startTUI(t, e, Script{Turns: []Turn{
+		Text("I'm done."),
+		Shell("Let me actually do it.", "echo hi > x.txt"),
+		Text("x.txt is written. <promise>DONE</promise>"),
+	}})
+	u.submit(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
+	screen := u.waitFor(t, "ralph-loop: promise accepted at iteration 2/5 after 1 tool call")
+	noErrors(t, screen)
+	contains(t, "the screen", tmux.Flat(screen), "ralph-loop: iteration 2/5. Your stop was blocked")
+	l := waitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
+	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
+	if l.Task != "Create x.txt containing hi" || l.MaxIterations != 5 {
+		t.Errorf("armed with task %q and %d iterations", l.Task, l.MaxIterations)
+	}
+	if n := len(continuations(u.fake)); n != 1 {
+		t.Errorf("%d continuations, want 1", n)
+	}
+}
+
+// 2. A whole long /ralph-loop command pasted: the loop is armed with the task as pasted.
+func TestTUIPastedCommand(t *testing.T) {
+	task := strings.Repeat("Make every parser test pass and document each fix. ", 20)[:1009]
+	e := newEnv(t, "user")
+	u := startTUI(t, e, Script{Turns: []Turn{
+		Shell("Working.", "echo hi > x.txt"),
+		Text("Done. <promise>DONE</promise>"),
+	}})
+	ctx := context.Background()
+	if err := u.Paste(ctx, `/ralph-loop "`+task+`" --max-iterations 5`); err != nil {
+		t.Fatal(err)
+	}
+	u.enter(t, "")
+	screen := u.waitFor(t, "ralph-loop: promise accepted at iteration 1/5")
+	noErrors(t, screen)
+	l := waitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
+	if l.Task != task || l.MaxIterations != 5 || l.Status != "PROMISE_ACCEPTED" {
+		t.Errorf("loop %s with %d iterations and a task of %d bytes ending %q; want 5 and the 1,009 bytes pasted",
+			l.Status, l.MaxIterations, len(l.Task), l.Task[max(len(l.Task)-40, 0):])
+	}
+}
+
+// 3. /cancel-ralph typed while a command runs: Copilot CLI hands it to the agent within the
+// turn, never to the prompt hook. The stop hook reads it in the session's events (a line
+// there alone ends nothing: anything can write one), lets the stop through and tells the
+// user to type /cancel-ralph again; no continuation follows (Copilot CLI may still send the
+// backgrounded command's end as a turn of its own), and the cancel typed at the idle prompt
+// ends the loop without calling the model.
+func TestTUICancelWhileWorking(t *testing.T) {
+	e := newEnv(t, "user")
+	u := startTUI(t, e, working(20))
+	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
+	u.waitFor(t, "ralph-loop: iteration 2/8")
+	u.waitFor(t, "sleep 2; echo step")
+	u.submit(t, "/cancel-ralph")
+	screen := u.waitFor(t, "type /cancel-ralph now to end the loop")
+	noErrors(t, screen)
+	blocks := len(continuations(u.fake))
+	l := waitLoop(t, e, "paused", func(l Loop) bool {
+		return l.Status == "ACTIVE" && len(l.Events) > 0 && l.Events[len(l.Events)-1].Action == "yielded"
+	})
+	u.settle(t)
+	requests := len(u.fake.MainRequests())
+	u.submit(t, "/cancel-ralph")
+	screen = u.waitFor(t, fmt.Sprintf("ralph loop cancelled at iteration %d/8", l.Iteration))
+	noErrors(t, screen)
+	c := waitLoop(t, e, "cancelled", func(l Loop) bool { return l.Status != "ACTIVE" })
+	if c.Status != "CANCELLED" || c.Iteration != l.Iteration {
+		t.Errorf("loop %s at %d/8 (%s); want CANCELLED at %d, where it paused", c.Status, c.Iteration, c.EndReason, l.Iteration)
+	}
+	time.Sleep(2 * time.Second)
+	if n := len(continuations(u.fake)) - blocks; n != 0 {
+		t.Errorf("%d continuations after the stop let through for the cancel, want none", n)
+	}
+	if n := len(u.fake.MainRequests()) - requests; n != 0 {
+		t.Errorf("%d agent requests for the cancel typed at the prompt, want none", n)
+	}
+}
+
+// interrupt presses Esc twice, apart (as a user does: keys sent together read as one
+// escape sequence), until the TUI takes input.
+func (u *tui) interrupt(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	for i := 0; i < 5; i++ {
+		for range 2 {
+			if err := u.Keys(ctx, "Escape"); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+		if _, err := u.WaitFor(ctx, ready, 5*time.Second); err == nil {
+			return
+		}
+	}
+	u.waitFor(t, ready)
+}
+
+// settle waits until the TUI is idle: its status line shows it takes input and the model
+// has had no request for 2 s.
+func (u *tui) settle(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	n, since := -1, time.Now()
+	for time.Now().Before(deadline) {
+		screen, err := u.Screen(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := len(u.fake.MainRequests()); m != n || !tmux.Contains(screen, ready) {
+			n, since = m, time.Now()
+		} else if time.Since(since) > 2*time.Second {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("the TUI did not settle within 60 s")
+}
+
+// 4. A message typed while a command runs reaches the agent within the turn, and the loop
+// goes on.
+func TestTUIMessageWhileWorking(t *testing.T) {
+	const msg = "What does parse() return?"
+	e := newEnv(t, "user")
+	u := startTUI(t, e, working(20))
+	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 6`)
+	u.waitFor(t, "ralph-loop: iteration 2/6")
+	u.waitFor(t, "sleep 2; echo step")
+	u.submit(t, msg)
+	l := waitLoop(t, e, "past the message", func(l Loop) bool { return l.Iteration >= 4 || l.Status != "ACTIVE" })
+	if l.Status != "ACTIVE" && l.Iteration < 4 {
+		t.Errorf("loop %s at %d (%s); want it going on past the message", l.Status, l.Iteration, l.EndReason)
+	}
+	seen := false
+	for _, r := range u.fake.MainRequests() {
+		for _, m := range r.Messages {
+			seen = seen || m.Role == "user" && strings.Contains(m.Text, msg)
+		}
+	}
+	if !seen {
+		t.Error("the model never saw the message")
+	}
+}
+
+// 5. Esc Esc, then /exit, while the loop runs ends it with the session; "copilot --continue" resumes the
+// session, the user's first prompt tells them so with the command that picks the loop up
+// again, and that command, typed, does.
+func TestTUIExitThenContinue(t *testing.T) {
+	e := newEnv(t, "user")
+	u := startTUI(t, e, working(20))
+	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
+	u.waitFor(t, "ralph-loop: iteration 2/8")
+	// /exit typed while the agent works waits for the turn, which the loop keeps going:
+	// the user interrupts it first (Esc twice), then exits.
+	u.interrupt(t)
+	u.submit(t, "/exit")
+	u.waitFor(t, "[exited ")
+	l := waitLoop(t, e, "ended", func(l Loop) bool { return l.Status != "ACTIVE" })
+	if l.Status != "SESSION_ENDED" {
+		t.Fatalf("loop %s (%s), want SESSION_ENDED", l.Status, l.EndReason)
+	}
+	u.Kill()
+	again := startTUI(t, e, Script{Turns: []Turn{Text("We were appending to log.txt."), Shell("Going on.", "echo step >> log.txt"),
+		Text("Done. <promise>DONE</promise>")}}, "--continue")
+	again.submit(t, "Where were we?")
+	screen := again.waitFor(t, fmt.Sprintf("this session's loop ended with the session at iteration %d/8", l.Iteration))
+	contains(t, "the screen", tmux.Flat(screen), "/ralph-loop --resume")
+	noErrors(t, screen)
+	again.waitFor(t, ready)
+	again.submit(t, "/ralph-loop --resume")
+	again.waitFor(t, fmt.Sprintf("ralph-loop: loop resumed at iteration %d/8", l.Iteration))
+	r := waitLoop(t, e, "accepted", func(r Loop) bool { return r.Status != "ACTIVE" && r.Status != "SESSION_ENDED" })
+	if r.Status != "PROMISE_ACCEPTED" || r.Task != l.Task {
+		t.Errorf("resumed loop %s with task %q; want PROMISE_ACCEPTED, %q", r.Status, r.Task, l.Task)
+	}
+}
