@@ -153,11 +153,13 @@ func waitLoop(t *testing.T, e *Env, what string, ok func(Loop) bool) Loop {
 }
 
 // working is a model that never makes the promise: a slow shell command, then "not done",
-// again and again, so that the user can type while a command runs.
+// again and again, so that the user can type while a command runs. The command does not
+// start with "sleep": Qwen Code refuses one that does ("sleep 2 followed by: …") at once,
+// and the command would not run at all.
 func working(n int) Script {
 	var turns []Turn
 	for i := 0; i < n; i++ {
-		turns = append(turns, Shell("Working.", "sleep 2; echo step >> log.txt"), Text("Not done yet."))
+		turns = append(turns, Shell("Working.", "echo step >> log.txt; sleep 2"), Text("Not done yet."))
 	}
 	return Script{Turns: turns, WhenDone: Text("Still not done."), MaxMain: 2*n + 10}
 }
@@ -200,7 +202,7 @@ func TestTUIEscThenCancel(t *testing.T) {
 	u := startTUI(t, e, working(20))
 	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
 	u.waitFor(t, "press Esc to stop the agent, then type /cancel-ralph")
-	u.waitFor(t, "sleep 2; echo step")
+	u.waitFor(t, "echo step >> log.txt; sleep 2")
 	if err := u.Keys(context.Background(), "Escape"); err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +231,7 @@ func TestTUIEscThenMessage(t *testing.T) {
 	u := startTUI(t, e, working(20))
 	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
 	u.waitFor(t, "ralph-loop: iteration 2/8")
-	u.waitFor(t, "sleep 2; echo step")
+	u.waitFor(t, "echo step >> log.txt; sleep 2")
 	if err := u.Keys(context.Background(), "Escape"); err != nil {
 		t.Fatal(err)
 	}
