@@ -29,7 +29,7 @@ type Env struct {
 	// Stderr gets one line per error, for people.
 	Stderr io.Writer
 	// CatchUp bounds the wait for a transcript that lags behind the host's
-	// last_assistant_message before a stop is blocked.
+	// last_assistant_message before a stop is decided.
 	CatchUp time.Duration
 	// Started is when the host started the hook process (see ProcessStart); zero: when
 	// Handle began.
@@ -353,12 +353,9 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	waited := false
 	deadline := now.Add(env.CatchUp)
 	for facts.TranscriptLags && waitFor != "" && !res.SawLast {
-		v, _ := Decide(*l, o.Observation)
-		if v != Continue && v != ContinueNoWork && (ev.LastMessage != "" || v == Accept || v == NeedChecks) {
-			break // the transcript could only add a promise or tool calls
-		}
-		// Without the last message (TurnMark), the promise itself may still be on its way:
-		// a loop ending at its limit or at the host's cap waits for it too.
+		// Every stop waits, whatever it would decide now: the transcript may add the
+		// promise or tool calls, and the iteration's usage is only there (a loop's totals
+		// in status, and its budget, would miss it).
 		if !env.Now().Before(deadline) {
 			if missing {
 				o.note = fmt.Sprintf("no transcript file within %s", env.CatchUp)

@@ -81,11 +81,18 @@ func TestBudget(t *testing.T) {
 		})
 		l := loopOf(t, env, res.SessionID)
 		expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
-		// The turn with the promise ends the loop from the Stop hook's last message, without
-		// waiting for Claude Code to write that turn to the transcript: its usage counts only
-		// if it is there already.
-		if lo, hi := int64(2*perTurn.Total()), int64(3*perTurn.Total()); l.Tokens != lo && l.Tokens != hi {
-			t.Errorf("%d tokens counted, want %d or %d", l.Tokens, lo, hi)
+		// The promise is in the Stop hook's last message, but the usage of the turn is only
+		// in the transcript, which Claude Code writes late (often after the hook started):
+		// the stop waits for it (at most 500 ms, which the event's reason would say), so the
+		// loop counts all three replies.
+		want := int64(3 * perTurn.Total())
+		for _, e := range l.Events {
+			if e.Action == "accepted" && strings.Contains(e.Reason, "did not show the last message") {
+				want = -1 // the transcript lagged past the bound: nothing to check
+			}
+		}
+		if want >= 0 && l.Tokens != want {
+			t.Errorf("%d tokens counted, want %d (3 replies of %d)", l.Tokens, want, perTurn.Total())
 		}
 	})
 }
