@@ -1,0 +1,341 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/args"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
+	"github.com/ralph-loop/ralph-loop/usage"
+)
+
+// Command is a loop command found in a prompt: which one, and the text after it.
+type Command struct {
+	Name, Rest string
+	// Wrapped: the command was inside text the host wraps around a paste.
+	Wrapped bool
+}
+
+// ParseCommand finds the loop command a prompt holds: at its start (after blanks), or at
+// the start of pasted text the host wrapped in a tag of its own. ok is false when the
+// prompt is no loop command. looksLike reports a prompt that holds a loop command somewhere
+// it was not recognised (e.g. inside an unknown wrapper), so that it is never passed on
+// silently unarmed.
+func ParseCommand(prompt string) (c Command, ok, looksLike bool) {
+	p := strings.TrimLeft(prompt, " \t\r\n")
+	if name, rest, ok := splitCommand(p); ok {
+		return Command{Name: name, Rest: rest}, true, false
+	}
+	if inner, ok := unwrapPaste(p); ok {
+		if name, rest, ok := splitCommand(strings.TrimLeft(inner, " \t\r\n")); ok {
+			return Command{Name: name, Rest: rest, Wrapped: true}, true, false
+		}
+	}
+	if strings.HasPrefix(p, "<") {
+		// A wrapper with more than the command in it (text typed after a paste).
+		if _, after, ok := strings.Cut(p, ">"); ok {
+			if _, _, ok := splitCommand(strings.TrimLeft(after, " \t\r\n")); ok {
+				return Command{}, false, true
+			}
+		}
+	}
+	for _, line := range strings.Split(p, "\n") {
+		line = strings.TrimLeft(line, " \t\r>")
+		if _, _, ok := splitCommand(line); ok && strings.HasPrefix(p, "<") {
+			return Command{}, false, true
+		}
+	}
+	return Command{}, false, false
+}
+
+// pluginNamespace is how Claude Code names a plugin's commands in full
+// ("/ralph-loop:cancel-ralph"); the short form works when no other command has the name.
+const pluginNamespace = "/ralph-loop:"
+
+// splitCommand returns the loop command that starts p (in its short form or with the
+// plugin's namespace) and the text after it.
+func splitCommand(p string) (cmd, rest string, ok bool) {
+	if r, ok := strings.CutPrefix(p, pluginNamespace); ok {
+		p = "/" + r
+	}
+	for _, c := range []string{CommandLoop, CommandULW, CommandCancel} {
+		if r, ok := strings.CutPrefix(p, c); ok && (r == "" || strings.ContainsRune(" \t\r\n", rune(r[0]))) {
+			return c, r, true
+		}
+	}
+	return "", "", false
+}
+
+// unwrapPaste returns the text inside a paste wrapper at the start of p: Claude Code's
+// TUI collapses a long paste into "[Pasted text #1]" and hands the hook
+// <pasted_content id="N">\nTEXT\n</pasted_content id="N"> (2.1.330: the closing tag
+// carries the id too; see testdata/claude/UserPromptSubmit.pasted.json).
+func unwrapPaste(p string) (string, bool) {
+	const open, closing = "<pasted_content", "</pasted_content"
+	if !strings.HasPrefix(p, open) {
+		return "", false
+	}
+	end := strings.IndexByte(p, '>')
+	if end < 0 {
+		return "", false
+	}
+	inner := p[end+1:]
+	if i := strings.LastIndex(inner, closing); i >= 0 {
+		after := inner[i+len(closing):]
+		gt := strings.IndexByte(after, '>')
+		if gt < 0 || (after[0] != '>' && after[0] != ' ') {
+			return "", false
+		}
+		if strings.TrimSpace(after[gt+1:]) != "" {
+			return "", false // text typed after the paste: not only a command
+		}
+		inner = inner[:i]
+	}
+	return inner, true
+}
+
+func (e *engine) prompt(ctx context.Context) Reply {
+	c, ok, looksLike := ParseCommand(e.ev.Prompt)
+	if (ok || looksLike) && e.facts.CommandEvent != "" && e.ev.Name != e.facts.CommandEvent {
+		return Reply{} // handled at the command's own event, just before
+	}
+	if looksLike {
+		return blockPrompt(inject.CommandNotRecognised(e.facts.Words))
+	}
+	if ok {
+		if r := e.refuseLoopCommand(ctx, c.Name); r != nil {
+			return *r
+		}
+		switch c.Name {
+		case CommandLoop:
+			return e.arm(ctx, c.Rest, state.ModeRalph)
+		case CommandULW:
+			return e.arm(ctx, c.Rest, state.ModeULW)
+		case CommandCancel:
+			return e.cancel(ctx)
+		}
+	}
+	if !e.session() {
+		return Reply{}
+	}
+	l, out := e.look()
+	if out != nil {
+		return *out
+	}
+	if l == nil || l.Status != state.Active {
+		if e.facts.Words.HidesPromptNotice {
+			return Reply{} // told at the next stop, where the user sees it
+		}
+		return Reply{Notice: e.ended(ctx, l)}
+	}
+	st := e.judge(l)
+	if st.refused() {
+		return Reply{} // not the loop's host: the loop does not take it for the user's turn
+	}
+	e.env.Store.Touch(e.ev.SessionID)
+	// A new user prompt in a session with an active loop: a new turn, so the host's count of
+	// consecutive blocks starts again. If the last turn ended on a block, the host ended it
+	// (an interruption, an API error or its block cap): say so in the log.
+	now := e.env.Now()
+	var notice []string
+	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil || cur.Status != state.Active {
+			return nil, nil
+		}
+		e.claim(cur, st)
+		if n := takePending(cur, e.facts.Words); n != "" {
+			notice = append(notice, n)
+		}
+		if cur.AwaitCancel {
+			// The last stop was let through for a /cancel-ralph the transcript showed
+			// queued; this prompt is not it, so nobody typed it: the loop goes on.
+			cur.AwaitCancel = false
+			notice = append(notice, inject.QueuedCancelNotSent(cur, e.facts.Words))
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActMessage,
+				Reason: "the cancel the transcript showed queued did not come as the user's prompt; the loop goes on"})
+		}
+		if e.ev.Turn != "" && e.ev.Turn == cur.Turn {
+			// Typed while the agent worked, in the running turn: the host queues it and
+			// hands it to the agent within the turn (at its next tool result) or, if the
+			// turn ends first, as the next turn (see the stop's yield). The turn goes on:
+			// its count of blocks is not reset.
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActMessage,
+				Reason: "the user typed a message while the agent worked; the loop goes on"})
+			cur.LastSeenAt = now
+			return cur, nil
+		}
+		if cur.LastAction == state.ActBlocked {
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActTurnEnded,
+				Reason: "the host ended the turn after a block (interrupted, API error or its stop-block cap); the loop goes on with the next prompt"})
+			cur.LastAction = state.ActTurnEnded
+		}
+		cur.BlocksSinceTool = 0
+		cur.BlocksInTurn = 0
+		cur.LastSeenAt = now
+		cur.UpdatedAt = now
+		return cur, nil
+	})
+	if err != nil {
+		return e.stateError(err)
+	}
+	return Reply{Notice: strings.Join(notice, " ")}
+}
+
+func blockPrompt(reason string) Reply { return Reply{Block: true, Reason: reason} }
+
+func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
+	words, err := args.Split(rest)
+	var p args.Parsed
+	if err == nil {
+		p, err = args.Parse(words, args.Options{})
+	}
+	if errors.Is(err, args.ErrHelp) {
+		return blockPrompt(inject.Help(e.facts.Words))
+	}
+	if err != nil {
+		return blockPrompt(inject.ArgError(err, e.facts.Words))
+	}
+	if e.ev.CannotLoop != "" {
+		return blockPrompt("ralph-loop: " + e.ev.CannotLoop + "; nothing was started")
+	}
+	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
+		return blockPrompt(fmt.Sprintf("ralph-loop: error: %v; nothing was started", err))
+	}
+	req := ArmRequest{
+		SessionID:      e.ev.SessionID,
+		Host:           e.host.Name(),
+		Cwd:            e.ev.Cwd,
+		ArmedBy:        "slash-command",
+		TranscriptPath: e.ev.TranscriptPath,
+		Key:            e.ev.Key,
+		Started:        e.start,
+		Turn:           e.ev.Turn,
+	}
+	if c, ok := e.caller(); ok {
+		req.Owner = ownerOf(c)
+	}
+	if p.Resume {
+		old, iteration, err := e.resumable(p)
+		if err != nil {
+			return blockPrompt(inject.ArgError(err, e.facts.Words))
+		}
+		req.Config, req.Resume, req.Iteration = old.Config, old, iteration
+		req.Config.Mode = old.Mode
+		if mode == state.ModeULW {
+			req.Config.Mode = mode
+		}
+		if req.Config, err = args.Over(req.Config, p); err != nil {
+			return blockPrompt(inject.ArgError(err, e.facts.Words))
+		}
+		if iteration > req.Config.MaxIterations {
+			return blockPrompt(inject.ArgError(fmt.Errorf("the last loop used all its %d iterations: give it more with --max-iterations N (more than %d)",
+				old.MaxIterations, iteration-1), e.facts.Words))
+		}
+		req.ArmedBy = "resume"
+	} else {
+		p.Config.Mode = mode
+		if req.Config, err = args.Resolve(p, e.facts.ProjectDir); err != nil {
+			return blockPrompt(inject.ArgError(err, e.facts.Words))
+		}
+	}
+	if err := e.budgetArmable(req.Config); err != nil {
+		return blockPrompt(inject.ArgError(err, e.facts.Words))
+	}
+	res, err := Arm(ctx, e.env, req)
+	if err != nil {
+		msg := fmt.Sprintf("ralph-loop: error: could not start the loop: %v", err)
+		fmt.Fprintln(e.env.Stderr, msg)
+		return blockPrompt(msg)
+	}
+	if res.Duplicate {
+		return Reply{} // the hook that armed it answers
+	}
+	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
+	if res.Quarantined != "" {
+		notice += fmt.Sprintf(" (an unreadable state file was moved to %s)", res.Quarantined)
+	}
+	return Reply{Notice: notice, Context: inject.Contract(&res.Loop, e.facts.Words)}
+}
+
+// budgetArmable refuses a token or cost budget the loop could not keep: on a host that
+// records no usage ralph-loop reads, or, for a cost budget, when the model the session uses
+// (as the host's event names it, or as its last loop found) has no known price.
+func (e *engine) budgetArmable(c state.Config) error {
+	if c.MaxTokens == 0 && c.MaxCost == 0 {
+		return nil
+	}
+	flag := "--" + args.FlagMaxTokens
+	if c.MaxTokens == 0 {
+		flag = "--" + args.FlagMaxCost
+	}
+	if e.facts.NoUsage != "" {
+		return fmt.Errorf("%s: %s, so it cannot keep a budget", flag, e.facts.NoUsage)
+	}
+	if c.MaxCost == 0 {
+		return nil
+	}
+	used := []string{e.ev.Model}
+	if last, err := e.env.Store.Peek(e.ev.SessionID); err == nil && last != nil {
+		used = append(used, last.Spent.Unpriced...)
+	}
+	for _, m := range used {
+		if m == "" {
+			continue
+		}
+		if _, ok := usage.Lookup(m, c.Prices); !ok {
+			return fmt.Errorf("--%s: this session uses %s, which has no known price (see \"ralph-loop prices\"; set one under %q in %s)",
+				args.FlagMaxCost, m, args.SettingPrices, args.ProjectSettings)
+		}
+	}
+	return nil
+}
+
+// resumable returns the session's loop that --resume picks up and the iteration it goes on
+// at: the one in progress when it ended (the session's end, a cancel), or the next one.
+func (e *engine) resumable(p args.Parsed) (*state.Loop, int, error) {
+	l, err := e.env.Store.Peek(e.ev.SessionID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if l == nil {
+		return nil, 0, errors.New("--resume: this session has had no loop to pick up")
+	}
+	switch l.Status {
+	case state.Active:
+		return nil, 0, fmt.Errorf("--resume: this session's loop is still active (iteration %d/%d)", l.Iteration, l.MaxIterations)
+	case state.PromiseAccepted:
+		return nil, 0, errors.New("--resume: this session's last loop was completed (its promise was accepted)")
+	case state.SessionEnded, state.Cancelled:
+		return l, l.Iteration, nil
+	}
+	return l, l.Iteration + 1, nil
+}
+
+func (e *engine) cancel(ctx context.Context) Reply {
+	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
+		return blockPrompt(fmt.Sprintf("ralph-loop: error: %v", err))
+	}
+	l, err := Cancel(ctx, e.env, e.ev.SessionID, state.ByUser, "cancelled with "+CommandCancel, true)
+	if err != nil {
+		msg := fmt.Sprintf("ralph-loop: error: could not cancel the loop: %v", err)
+		fmt.Fprintln(e.env.Stderr, msg)
+		return blockPrompt(msg)
+	}
+	if l != nil {
+		return blockPrompt(inject.Cancelled(l))
+	}
+	// No active loop: it may have ended at the stop before this prompt (the cancel typed
+	// while the loop ran, applied there), or elsewhere. Say what became of it.
+	last, _ := e.env.Store.Peek(e.ev.SessionID)
+	if last != nil && last.Status != state.Active && e.env.Now().Sub(*last.EndedAt) < 24*time.Hour {
+		if n := e.tell(ctx, last); n != "" {
+			return blockPrompt(n)
+		}
+		return blockPrompt(inject.AlreadyEnded(last))
+	}
+	return blockPrompt(inject.NothingToCancel)
+}

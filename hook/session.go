@@ -1,0 +1,138 @@
+package hook
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// configChange refuses, while the session's loop is active, a change to the host's settings
+// that would leave the session without ralph-loop's hooks: every hook turned off, or
+// ralph-loop's hooks removed or the file that held them replaced. The loop's next stop tells
+// the user what was tried.
+func (e *engine) configChange(ctx context.Context) Reply {
+	if e.facts.Hooked == nil || !e.session() {
+		return Reply{}
+	}
+	l, out := e.active()
+	if l == nil {
+		return orEmpty(out)
+	}
+	ok, why := e.facts.Hooked()
+	if ok {
+		return Reply{}
+	}
+	e.refusal(ctx, e.ev.SessionID, fmt.Sprintf("a change to %s (%s)", e.ev.ConfigFile, why))
+	return Reply{Block: true, Reason: inject.ConfigRefused(e.ev.ConfigFile, why, e.facts.Words)}
+}
+
+// ended is what to tell the user at a stop or prompt of a session whose loop is not active:
+// an ending the user did not see, or what happened to its state meanwhile.
+func (e *engine) ended(ctx context.Context, l *state.Loop) string {
+	return e.tell(ctx, l)
+}
+
+// tell returns the notice for a loop that ended without the user seeing it (a cancel from a
+// terminal, the session's end), with what the user has not been told of it yet, and marks
+// it told, so that it is said once. "" when there is nothing to tell.
+func (e *engine) tell(ctx context.Context, l *state.Loop) string {
+	if l == nil || l.Status == state.Active || l.Told && len(l.Pending) == 0 {
+		return ""
+	}
+	var notice string
+	_, err := update(ctx, e.env, e.ev.SessionID, func(_ *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil || cur.LoopID != l.LoopID || cur.Status == state.Active || cur.Told && len(cur.Pending) == 0 {
+			return nil, nil
+		}
+		notice = takePending(cur, e.facts.Words)
+		if !cur.Told {
+			notice = joinNotices(notice, inject.EndedUnseen(cur, e.facts.Words))
+		}
+		cur.Told = true
+		return cur, nil
+	})
+	if err != nil {
+		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+	}
+	return notice
+}
+
+// sessionStart tells the user, when a session resumes, what became of its loop: still
+// active, or ended with the session (and the one command that picks it up again). After a
+// compaction or /clear, an active loop's contract is given to the model again.
+func (e *engine) sessionStart(ctx context.Context) Reply {
+	if !e.session() {
+		return Reply{}
+	}
+	l, out := e.look()
+	if out != nil {
+		return *out
+	}
+	if l == nil {
+		return Reply{Notice: e.ended(ctx, l)}
+	}
+	if e.ev.Source == "resume" && e.facts.ResumeNoticeHidden {
+		return Reply{} // told at the first prompt, where the user sees it
+	}
+	if l.Status == state.Active && e.judge(l).refused() {
+		return Reply{}
+	}
+	if l.Status == state.Active {
+		switch e.ev.Source {
+		case "compact", "clear":
+			return Reply{Context: inject.Contract(l, e.facts.Words)}
+		case "resume":
+			return Reply{Notice: inject.StillActive(l, e.facts.Words)}
+		}
+		return Reply{}
+	}
+	if e.ev.Source == "resume" || e.ev.Source == "startup" {
+		return Reply{Notice: e.ended(ctx, l)}
+	}
+	return Reply{}
+}
+
+func (e *engine) sessionEnd(ctx context.Context) Reply {
+	if !e.session() {
+		return Reply{}
+	}
+	l, out := e.active()
+	if l == nil {
+		return orEmpty(out)
+	}
+	if e.judge(l).refused() {
+		// A host the agent started on this session (claude -p --resume) ending, or an
+		// event sent from inside: the loop's own session goes on.
+		e.notTaken("session end")
+		return Reply{}
+	}
+	why := "the session ended"
+	if e.ev.Reason != "" {
+		why += " (" + e.ev.Reason + ")"
+	}
+	if _, err := finish(ctx, e.env, e.ev.SessionID, state.SessionEnded, state.BySessionEnd, state.ActEnded, why, false); err != nil {
+		return e.stateError(err)
+	}
+	return Reply{}
+}
+
+// continuation answers a blocked stop's reason handed back as the next prompt. A block is
+// never delivered after its loop ended, nor after the loop went past it: such a reason
+// (queued by the host and sent late, after a stop that ended the loop) is refused, so that
+// the agent is not told to go on with a loop that is over.
+func (e *engine) continuation() Reply {
+	iteration, ok := inject.ContinuationIteration(e.ev.Prompt)
+	if !ok || !e.session() {
+		return Reply{}
+	}
+	l, err := e.env.Store.Peek(e.ev.SessionID)
+	if err != nil {
+		return Reply{}
+	}
+	if l != nil && l.Status == state.Active && l.Iteration == iteration {
+		return Reply{}
+	}
+	return blockPrompt(inject.StaleContinuation(l, iteration))
+}

@@ -1,0 +1,487 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/check"
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/state"
+	"github.com/ralph-loop/ralph-loop/usage"
+)
+
+func (e *engine) stop(ctx context.Context) Reply {
+	if !e.session() {
+		return Reply{}
+	}
+	start := e.env.Now()
+	l, out := e.look()
+	if out != nil {
+		return *out
+	}
+	if l == nil || l.Status != state.Active {
+		return Reply{Notice: e.ended(ctx, l)}
+	}
+	st := e.judge(l)
+	if st.refused() {
+		e.notTaken("stop")
+		return Reply{}
+	}
+	e.env.Store.Touch(e.ev.SessionID)
+	var (
+		verdict Verdict
+		after   state.Loop
+		decided bool
+		readErr error
+		other   string
+		yield   string // a prompt the user typed while the turn ran, answered before the loop goes on
+		cancel  bool   // the transcript shows the cancel command queued while the turn ran
+		resumed bool   // the loop yielded to the user's message at the last stop
+		pending string // what the user has not been told yet
+		paused  bool   // the loop awaits the user's cancel: the stop is let through
+		// interrupted: the host ended the last blocked turn (Esc) and a prompt of the
+		// user's came since.
+		interrupted bool
+	)
+	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil || cur.Status != state.Active || duplicate(cur, e.ev.Key, e.start) {
+			return nil, nil
+		}
+		e.claim(cur, st)
+		if cur.AwaitCancel {
+			// Paused for a /cancel-ralph the transcript showed, and no prompt of the user's
+			// has come since: this turn is the host's own (a background command's
+			// notification), not the loop's. It is let through, and the loop stays paused.
+			paused = true
+			cur.LastKey, cur.LastKeyAt, cur.LastSeenAt = e.ev.Key, e.env.Now(), e.env.Now()
+			tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActYielded,
+				Reason: fmt.Sprintf("a stop with no prompt of the user's since the loop paused for %s: let through, the loop stays paused", CommandCancel)})
+			return cur, nil
+		}
+		o := observe(e.env, e.facts, cur, e.ev, start)
+		readErr = o.err
+		for _, q := range o.queued {
+			if c, ok, _ := ParseCommand(q); ok && c.Name == CommandCancel {
+				cancel = true
+			} else if yield == "" {
+				yield = q
+			}
+		}
+		resumed = cur.Yielded
+		interrupted = cur.LastAction == state.ActTurnEnded
+		verdict, after = Decide(*cur, o.Observation)
+		after.Transcript = o.pos
+		after.ToolsOffset = o.toolsOffset
+		after.Yielded = false
+		after.LastKey, after.LastKeyAt, after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
+		decided = true
+		blocks := verdict == Continue || verdict == ContinueNoWork
+		after.Transcript.Unseen = blocks && e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
+		reason := eventReason(verdict, &after, nil)
+		if verdict == Continue && o.HasOther {
+			other = promise.Marker(o.Other)
+			reason = fmt.Sprintf("promise not found, but a different token was: %s (the marker is %s); continuing with iteration %d/%d",
+				other, promise.Marker(after.CompletionPromise), after.Iteration, after.MaxIterations)
+		}
+		pending = takePending(&after, e.facts.Words)
+		switch {
+		case blocks && cancel:
+			// The transcript shows /cancel-ralph queued while the agent worked: the stop is
+			// let through so that the host hands it over as the user's prompt, which ends
+			// the loop. A line in the transcript alone ends nothing (anything can write
+			// one): if the next prompt is not the cancel, the loop goes on.
+			after = yielded(*cur, after)
+			after.AwaitCancel = true
+			reason = fmt.Sprintf("the transcript shows %s queued while the loop ran; this stop is let through for it, and the loop "+
+				"ends when it comes as the user's prompt (or resumes at the next stop, iteration %d/%d)", CommandCancel, after.Iteration, after.MaxIterations)
+		case blocks && yield != "":
+			// The user typed a message while the agent worked: let this stop through so
+			// that it is answered as its own turn; the loop goes on at the next stop, and
+			// the iteration that was blocked is not used up.
+			after = yielded(*cur, after)
+			reason = fmt.Sprintf("the user typed a message while the loop ran; this stop is let through so that it is answered, "+
+				"and the loop resumes at the next stop (iteration %d/%d)", after.Iteration, after.MaxIterations)
+		}
+		if o.note != "" {
+			reason += " (" + o.note + ")"
+		}
+		if verdict == NeedChecks {
+			after.LastAction = state.ActChecking
+		}
+		tx.Record(spentIn(state.Event{At: start, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction, Reason: reason},
+			cur.Spent, after.Spent))
+		return &after, nil
+	})
+	if err != nil {
+		if r, ok := e.blockAnyway(l, decided, verdict, &after, err); ok {
+			return r
+		}
+		return e.stateError(err)
+	}
+	if paused {
+		return Reply{}
+	}
+	if !decided {
+		return Reply{}
+	}
+	if after.Yielded {
+		n := inject.Yielded(&after, e.facts.Words)
+		if after.AwaitCancel {
+			n = inject.CancelQueued(&after, e.facts.Words)
+		}
+		return Reply{Notice: joinNotices(pending, n)}
+	}
+	var checks []check.Result
+	if verdict == NeedChecks {
+		// The checks run without the lock (they may take minutes); then the decision is
+		// made again with their results, if the loop is still the one they checked.
+		checks = e.runChecks(ctx, &after, start)
+		checked := after
+		decided = false
+		_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+			if cur == nil || cur.LoopID != checked.LoopID || cur.Status != state.Active || cur.Iteration != checked.Iteration {
+				return nil, nil // cancelled or replaced meanwhile
+			}
+			now := e.env.Now()
+			for _, r := range checks {
+				tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActCheck,
+					Reason: fmt.Sprintf("check %d/%d `%s` %s (log: %s)", r.Index, r.Total, r.Command, r.Describe(), r.LogPath)})
+			}
+			verdict, after = Decide(*cur, Observation{Now: now, Found: true, BlockCap: e.facts.BlockCap,
+				CapCountsTools: e.facts.CapCountsTools, HostBlocks: e.ev.HostBlocks, Words: e.facts.Words, Checks: checks})
+			decided = true
+			tx.Record(state.Event{At: now, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction,
+				Reason: eventReason(verdict, &after, checks)})
+			return &after, nil
+		})
+		if err != nil {
+			return e.stateError(err)
+		}
+		if !decided {
+			return Reply{}
+		}
+	}
+	var notice string
+	if readErr != nil {
+		notice = fmt.Sprintf("ralph-loop: warning: %v; decided on the last message alone", readErr)
+		fmt.Fprintln(e.env.Stderr, notice)
+	}
+	join := func(s string) string {
+		if notice != "" {
+			s += " (" + notice + ")"
+		}
+		return joinNotices(pending, s)
+	}
+	w := e.facts.Words
+	switch verdict {
+	case Continue, ContinueNoWork, ContinueCheckFailed:
+		why := inject.Why{Kind: inject.BlockNoPromise, Check: failedCheck(checks), Resumed: resumed}
+		switch {
+		case verdict == ContinueNoWork:
+			why.Kind = inject.BlockNoWork
+		case verdict == ContinueCheckFailed:
+			why.Kind = inject.BlockCheckFailed
+		case other != "":
+			why.Kind, why.Other = inject.BlockWrongToken, other
+		}
+		n := inject.BlockNotice(&after, why)
+		if w.HidesPromptNotice && after.Iteration == 2 {
+			// The user never saw the arming notice: its warning comes with the first block.
+			if cw := inject.CapWarning(&after, w, e.facts.BlockCap); cw != "" {
+				n += ". " + cw
+			}
+		}
+		if w.QueuesCommands && interrupted {
+			n += "; " + inject.AfterInterrupt(&after, w)
+		} else if w.QueuesCommands && after.Iteration == 2 {
+			n += ". " + inject.EscHint(w)
+		}
+		if w.BlockLabel != "" && after.Iteration == 2 {
+			n += " " + inject.BlockLabelNote(w)
+		}
+		return Reply{Block: true, Reason: inject.Continuation(&after, why, w), Notice: join(n)}
+	case Accept:
+		return Reply{Notice: join(inject.Accepted(&after))}
+	case MaxIterations:
+		return Reply{Notice: join(inject.MaxReached(&after))}
+	case TimeBudget:
+		return Reply{Notice: join(inject.TimeUp(&after))}
+	case Budget:
+		return Reply{Notice: join(inject.BudgetOut(&after))}
+	case CutByHost:
+		return Reply{Notice: join(inject.CutByHost(&after, w, e.facts.BlockCap))}
+	case NoProgress:
+		return Reply{Notice: join(inject.NoProgress(&after, w))}
+	}
+	return Reply{}
+}
+
+// spentIn adds to a stop decision's event what the model used in its iteration: what was
+// spent since before.
+func spentIn(ev state.Event, before, now usage.Spent) state.Event {
+	d := now.Minus(before)
+	if d.Total() == 0 && d.CostUSD == 0 {
+		return ev
+	}
+	ev.Tokens = d.Total()
+	if d.CostKnown() && now.CostKnown() {
+		c := d.CostUSD
+		ev.CostUSD = &c
+	}
+	return ev
+}
+
+// writeGrace bounds how long stops are blocked on a decision that could not be saved (a
+// full disk): the loop cannot count them, so past it they are let through.
+const writeGrace = 10 * time.Minute
+
+// blockAnyway answers a stop whose state transaction failed when letting it through would
+// hand the loop to whoever made it fail: the decision to block could not be saved (a full
+// disk: for a while, the host's block cap the backstop), or the session's lock is held by a
+// process that is not ralph-loop. ok is false when the failure lets the stop through as
+// before.
+func (e *engine) blockAnyway(l *state.Loop, decided bool, v Verdict, after *state.Loop, err error) (Reply, bool) {
+	w := e.facts.Words
+	switch {
+	case decided && (v == Continue || v == ContinueNoWork) && errors.Is(err, state.ErrWrite) && e.env.Now().Sub(l.UpdatedAt) < writeGrace:
+		n := inject.WriteFailed(err)
+		fmt.Fprintln(e.env.Stderr, n)
+		why := inject.Why{Kind: inject.BlockNoPromise}
+		if v == ContinueNoWork {
+			why.Kind = inject.BlockNoWork
+		}
+		return Reply{Block: true, Reason: inject.Continuation(after, why, w), Notice: n}, true
+	case errors.Is(err, state.ErrLockForeign):
+		n := inject.LockHeld(err)
+		fmt.Fprintln(e.env.Stderr, n)
+		return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockNoPromise}, w), Notice: n}, true
+	}
+	return Reply{}, false
+}
+
+// yielded is the loop after a stop let through for the user's message: what the decision
+// counted (tool calls, how far the transcript was read) is kept, but the iteration is not
+// used up.
+func yielded(before, decided state.Loop) state.Loop {
+	l := decided
+	l.Iteration = before.Iteration
+	// The stop ends the host's turn: the user's message starts a new one (which fires no
+	// prompt hook when it was typed in the running turn), so the host's count of blocks
+	// starts again.
+	l.BlocksSinceTool = 0
+	l.BlocksInTurn = 0
+	l.WindowStart = before.WindowStart
+	l.Yielded = true
+	l.LastAction = state.ActYielded
+	return l
+}
+
+// runChecks runs the loop's checks in its directory, within the Stop hook's timeout.
+func (e *engine) runChecks(ctx context.Context, l *state.Loop, start time.Time) []check.Result {
+	timeout := e.stopTimeout()
+	if timeout <= 0 {
+		timeout = 600 * time.Second
+	}
+	prefix := filepath.Join(e.env.Store.SessionDir(l.SessionID), "checks", fmt.Sprintf("%s-iteration-%d", l.LoopID, l.Iteration))
+	return check.Run(ctx, l.Checks, check.Options{
+		Dir:       l.Cwd,
+		Timeout:   time.Duration(l.CheckTimeout),
+		Deadline:  time.Now().Add(timeout - 10*time.Second - e.env.Now().Sub(start)),
+		LogPrefix: prefix,
+		TailChars: l.CheckOutputChars,
+	})
+}
+
+// failedCheck describes the failed check for the agent, if one failed.
+func failedCheck(rs []check.Result) *inject.CheckFailure {
+	if len(rs) == 0 || rs[len(rs)-1].Passed() {
+		return nil
+	}
+	r := rs[len(rs)-1]
+	return &inject.CheckFailure{Index: r.Index, Total: r.Total, Command: r.Command, Outcome: r.Describe(), Tail: r.Tail, LogPath: r.LogPath}
+}
+
+// eventReason is the log line of a stop decision.
+func eventReason(v Verdict, l *state.Loop, checks []check.Result) string {
+	switch v {
+	case NeedChecks:
+		return fmt.Sprintf("promise found after %s; running %s", inject.Plural(l.ToolCalls, "tool call", "tool calls"),
+			inject.Plural(len(l.Checks), "check", "checks"))
+	case ContinueCheckFailed:
+		f := failedCheck(checks)
+		return fmt.Sprintf("promise found but check %d/%d `%s` %s; rejected, continuing with iteration %d/%d",
+			f.Index, f.Total, f.Command, f.Outcome, l.Iteration, l.MaxIterations)
+	case Continue:
+		return fmt.Sprintf("promise not found; continuing with iteration %d/%d", l.Iteration, l.MaxIterations)
+	case ContinueNoWork:
+		return fmt.Sprintf("promise found with %d of the %d tool calls required; rejected, continuing with iteration %d/%d",
+			l.ToolCalls, l.MinToolCalls, l.Iteration, l.MaxIterations)
+	case Accept:
+		return fmt.Sprintf("%s after %s", l.EndReason, inject.Plural(l.ToolCalls, "tool call", "tool calls"))
+	}
+	return l.EndReason
+}
+
+// observed is what observe found.
+type observed struct {
+	Observation
+	pos         state.TranscriptPos
+	toolsOffset int64
+	// sawLast: the transcript showed the host's last message; queued are prompts the user
+	// typed while the turn ran, in order.
+	sawLast bool
+	queued  []string
+	// note says what the transcript contributed, for the event log.
+	note string
+	// err is a failure to read the transcript or the tool log; the decision is made
+	// without them.
+	err error
+}
+
+// observe gathers what the agent did in the iteration that just ended: the promise in the
+// host's last message or in any text block the transcript holds since the last decision,
+// and the tool calls the tool log and the transcript show. When a block looks likely and
+// the transcript does not yet hold the last message (the host writes it asynchronously),
+// it waits a bounded time for the transcript to catch up before deciding.
+func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) observed {
+	last := ev.LastMessage
+	if ev.HasText {
+		last = ev.Text
+	}
+	o := observed{
+		Observation: Observation{
+			Now:            now,
+			Found:          promise.ContainsMode(last, l.CompletionPromise, promise.Mode(l.PromiseMatch)),
+			BlockCap:       facts.BlockCap,
+			CapCountsTools: facts.CapCountsTools,
+			HostBlocks:     ev.HostBlocks,
+			Words:          facts.Words,
+		},
+		pos: l.Transcript,
+	}
+	o.Other, o.HasOther = promise.Other(last, l.CompletionPromise)
+	o.Logged, o.toolsOffset, o.err = env.Store.ToolUses(l)
+	o.Usage = ev.Usage
+	tr := facts.Transcript
+	if tr == nil || ev.HasText {
+		return o
+	}
+	path := ev.TranscriptPath
+	if path == "" {
+		path = o.pos.Path
+	}
+	if path == "" {
+		return o
+	}
+	if path != o.pos.Path {
+		o.pos = state.TranscriptPos{Path: path, Offset: -1}
+	}
+	// Text counts by its place in the transcript: after where the last decision stopped
+	// reading (and, when that decision did not see the agent's last message yet, after the
+	// next user line). Only when that place is not known are the lines' times used.
+	var textAfter time.Time
+	if o.pos.Offset < 0 {
+		textAfter = l.StartedAt
+		start, err := tr.OffsetAfter(path, l.StartedAt)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			o.err = fmt.Errorf("read transcript %s: %w", path, err)
+			return o
+		}
+		o.pos.Offset = start
+	}
+	waitFor := ev.LastMessage
+	if waitFor == "" {
+		waitFor = ev.TurnMark
+	}
+	opt := transcript.Options{
+		Token:      l.CompletionPromise,
+		Mode:       promise.Mode(l.PromiseMatch),
+		TextAfter:  textAfter,
+		ToolsAfter: textAfter,
+		SkipToUser: o.pos.Unseen,
+		Last:       waitFor,
+		UsageSeen:  o.pos.UsageID,
+		Model:      o.pos.Model,
+	}
+	if ev.Model != "" {
+		opt.Model = ev.Model // the model of this turn, which may have begun before the last scan's end
+	}
+	res, err := tr.Scan(path, o.pos.Offset, opt)
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		o.err = fmt.Errorf("read transcript %s: %w", path, err)
+		return o
+	}
+	apply := func() {
+		o.Found = o.Found || res.Found
+		if res.HasOther && !o.HasOther {
+			o.Other, o.HasOther = res.Other, true
+		}
+		if facts.TranscriptTools {
+			o.ToolIDs = res.ToolIDs
+		}
+		o.pos.Offset = res.Offset
+		o.sawLast = res.SawLast
+		o.queued = res.Queued()
+		o.NoReply = facts.StopsWithoutReply && !missing && res.Replies == 0
+		o.Usage = res.Usage
+		if res.UsageID != "" {
+			o.pos.UsageID = res.UsageID
+		}
+		if res.Model != "" {
+			o.pos.Model = res.Model
+		}
+	}
+	apply()
+	// The file may not exist yet either: in stream-json sessions Claude Code creates it
+	// after the first Stop hook has started. Only with --no-session-persistence does it
+	// never come, and then this costs one bounded wait per blocked stop.
+	waited := false
+	deadline := now.Add(env.CatchUp)
+	for facts.TranscriptLags && waitFor != "" && !res.SawLast {
+		// Every stop waits, whatever it would decide now: the transcript may add the
+		// promise or tool calls, and the iteration's usage is only there (a loop's totals
+		// in status, and its budget, would miss it).
+		if !env.Now().Before(deadline) {
+			if missing {
+				o.note = fmt.Sprintf("no transcript file within %s", env.CatchUp)
+			} else {
+				o.note = fmt.Sprintf("the transcript did not show the last message within %s", env.CatchUp)
+			}
+			break
+		}
+		waited = true
+		env.Sleep(10 * time.Millisecond)
+		opt.UsageSeen = o.pos.UsageID
+		if o.pos.Model != "" {
+			opt.Model = o.pos.Model
+		}
+		more, err := tr.Scan(path, res.Offset, opt)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			break
+		}
+		missing = false
+		res.Merge(more)
+		apply()
+	}
+	if missing && o.note == "" {
+		o.note = "no transcript file"
+	}
+	if waited && res.SawLast {
+		o.note = fmt.Sprintf("waited %s for the transcript to catch up", env.Now().Sub(now).Round(time.Millisecond))
+	}
+	if res.Bad > 0 {
+		o.note = strings.TrimPrefix(o.note+fmt.Sprintf("; skipped %s", inject.Plural(res.Bad, "malformed transcript line", "malformed transcript lines")), "; ")
+	}
+	return o
+}

@@ -1,0 +1,149 @@
+package hook
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/ralph-loop/ralph-loop/hook/guard"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+func (e *engine) toolUsed() Reply {
+	if !e.session() {
+		return Reply{}
+	}
+	l, out := e.active()
+	if l == nil {
+		return orEmpty(out)
+	}
+	if e.judge(l).refused() {
+		return Reply{} // not the loop's host: no work of the loop's agent
+	}
+	e.env.Store.Touch(e.ev.SessionID)
+	// Appended to the tool log without the lock: parallel tool calls run their hooks at
+	// once, and the next stop decision counts them. A call the host refused before it ran
+	// is logged as denied: it never counts, even when the transcript shows it.
+	if err := e.env.Store.AppendToolUse(e.ev.SessionID, l.LoopID, e.ev.ToolUseID, e.ev.Rejected); err != nil {
+		return e.fail("%v", err)
+	}
+	return Reply{}
+}
+
+// said keeps one of the agent's messages in the session's said log while a loop is active,
+// for the loop's next stop to read (Facts.SaidLog). Like the tool log, it is appended
+// without the lock.
+func (e *engine) said() Reply {
+	if !e.facts.SaidLog || !e.session() {
+		return Reply{}
+	}
+	l, out := e.active()
+	if l == nil {
+		return orEmpty(out)
+	}
+	if e.judge(l).refused() {
+		return Reply{}
+	}
+	m := state.Said{Timestamp: e.env.Now(), LoopID: l.LoopID, Turn: e.ev.TurnMark, Text: e.ev.Text}
+	if err := e.env.Store.AppendSaid(e.ev.SessionID, m); err != nil {
+		return e.fail("%v", err)
+	}
+	return Reply{}
+}
+
+// toolCheck denies, while a loop is active, the agent's tool calls that would end or replace
+// its loop or change its state (see guard).
+func (e *engine) toolCheck() Reply {
+	if !e.session() {
+		return Reply{}
+	}
+	l, out := e.active()
+	if l == nil {
+		return orEmpty(out)
+	}
+	act := e.action()
+	if act.Kind == guard.None {
+		return Reply{}
+	}
+	reason := guard.Check(e.guardConfig(), act)
+	if reason == "" {
+		return Reply{}
+	}
+	// The call never runs: remember it so that the transcript's record of it is not
+	// counted as work, and log it for the user.
+	if err := e.env.Store.AppendToolUse(e.ev.SessionID, l.LoopID, e.ev.ToolUseID, true); err != nil {
+		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+	}
+	what := e.ev.ToolName
+	if e.ev.Command != "" {
+		what += ": " + firstLine(e.ev.Command, 200)
+	} else if e.ev.FilePath != "" {
+		what += " " + e.ev.FilePath
+	} else if files := guard.PatchFiles(e.ev.Patch); len(files) > 0 {
+		what += " of " + firstLine(strings.Join(files, ", "), 200)
+	}
+	if err := e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration,
+		Action: state.ActDenied, Reason: "denied the agent's " + what}); err != nil {
+		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+	}
+	return Reply{Deny: true, DenyReason: reason}
+}
+
+// action is what the tool call does, as the host's adapter told it.
+func (e *engine) action() guard.Action {
+	dir := e.ev.Cwd
+	if e.ev.ToolDir != "" {
+		dir = e.ev.ToolDir
+		if !filepath.IsAbs(dir) && e.ev.Cwd != "" {
+			dir = filepath.Join(e.ev.Cwd, dir)
+		}
+	}
+	act := guard.Action{Kind: e.ev.ToolKind, Tool: e.ev.ToolName, Dir: dir}
+	switch act.Kind {
+	case ShellTool:
+		act.Command = e.ev.Command
+	case WriteTool, DeleteTool, PatchTool:
+		if e.ev.FilePath != "" {
+			act.Paths = append(act.Paths, e.ev.FilePath)
+		}
+		act.Patch = e.ev.Patch
+	}
+	return act
+}
+
+// guardConfig is what the guard knows of this session.
+func (e *engine) guardConfig() guard.Config {
+	return guard.Config{
+		StateDir:    e.env.Store.Dir(),
+		Home:        e.env.Getenv("HOME"),
+		StateHome:   e.env.Getenv("XDG_STATE_HOME"),
+		CLI:         e.facts.CLI,
+		SessionEnv:  e.facts.SessionEnv,
+		SessionID:   e.ev.SessionID,
+		Server:      e.facts.Server,
+		ServerPorts: e.facts.ServerPorts,
+		Words:       e.facts.Words,
+		Protected:   e.protected(),
+	}
+}
+
+// protected are the paths kept like the state directory: ralph-loop's keep of the loop's
+// state, and the host's hook files.
+func (e *engine) protected() []string {
+	var p []string
+	if k := e.env.Store.KeepDir(); k != "" {
+		p = append(p, k)
+	}
+	if e.facts.HookFiles != nil {
+		p = append(p, e.facts.HookFiles()...)
+	}
+	return p
+}
+
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
