@@ -203,10 +203,10 @@ func (e *engine) refuseLoopCommand(ctx context.Context, name string) *Reply {
 	if !st.refused() && outer == nil {
 		return nil
 	}
-	what := fmt.Sprintf("%s sent by %s", name, c)
+	what := inject.ReasonSentBy(name, c.String(), "")
 	if outer != nil && (l == nil || outer.SessionID != l.SessionID) && st != standInside {
 		// A host the agent of another session started: that session is told.
-		e.refusal(ctx, outer.SessionID, what+" (in session "+e.ev.SessionID+")")
+		e.refusal(ctx, outer.SessionID, inject.ReasonSentBy(name, c.String(), e.ev.SessionID))
 		r := blockPrompt(inject.RefusedInside(name, c.String(), outer.SessionID, e.facts.Words))
 		return &r
 	}
@@ -223,7 +223,7 @@ func (e *engine) refuseLoopCommand(ctx context.Context, name string) *Reply {
 // re-arm or unhook it: an event in its log, and a notice for the user at its next stop.
 func (e *engine) refusal(ctx context.Context, sessionID, what string) {
 	if err := RecordRefusal(ctx, e.env, sessionID, what); err != nil {
-		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+		fmt.Fprintln(e.env.Stderr, inject.Error(err))
 	}
 }
 
@@ -237,7 +237,7 @@ func RecordRefusal(ctx context.Context, env Env, sessionID, what string) error {
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
 		}
-		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActRefused, Reason: "refused " + what})
+		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActRefused, Reason: inject.ReasonRefused(what)})
 		if len(cur.Pending) < maxPending {
 			cur.Pending = append(cur.Pending, state.Pending{At: now, What: state.ActRefused, Why: what})
 		}
@@ -331,10 +331,9 @@ func (e *engine) silentNotice() string {
 		}
 		n := inject.HooksSilent(id, since.Round(time.Second).String())
 		out = append(out, n)
-		why := fmt.Sprintf("its hooks stopped answering while the loop was active (its transcript grew for %s after the last hook, at %s); told in session %s",
-			since.Round(time.Second), silentMark(last), e.ev.SessionID)
+		why := inject.ReasonHooksSilent(since.Round(time.Second), silentMark(last), e.ev.SessionID)
 		if err := e.env.Store.AppendEvent(id, state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActSilent, Reason: why}); err != nil {
-			fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+			fmt.Fprintln(e.env.Stderr, inject.Error(err))
 		}
 	}
 	return joinNotices(out...)

@@ -1,9 +1,7 @@
 package hook
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/check"
@@ -112,12 +110,12 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		return NeedChecks, l
 	}
 	if promised && (len(l.Checks) == 0 || o.checksPassed(&l)) {
-		reason := "promise found"
-		if len(l.Checks) > 0 {
-			reason += fmt.Sprintf(" and %s passed", inject.Plural(len(l.Checks), "check", "checks"))
-		}
+		noWork := ""
 		if !work {
-			reason = "promise found without enough tool calls, accepted by --on-promise-no-work=" + l.OnPromiseNoWork
+			noWork = l.OnPromiseNoWork
+		}
+		reason := inject.EndAccepted(len(l.Checks), noWork)
+		if !work {
 			l.Warnings = append(slices.Clone(l.Warnings), reason)
 		}
 		l.Finish(state.PromiseAccepted, state.ByPromise, reason, o.Now)
@@ -132,13 +130,13 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		return Budget, l
 	}
 	if l.Iteration >= l.MaxIterations {
-		l.Finish(state.MaxIterationsReached, state.ByLimit, "iteration limit reached without the promise", o.Now)
+		l.Finish(state.MaxIterationsReached, state.ByLimit, inject.EndMaxIterations, o.Now)
 		l.LastAction = state.ActMax
 		l.Told = true
 		return MaxIterations, l
 	}
 	if l.MaxTime > 0 && o.Now.Sub(l.StartedAt) >= time.Duration(l.MaxTime) {
-		l.Finish(state.TimeBudgetExhausted, state.ByLimit, fmt.Sprintf("the time budget of %s ran out without the promise", time.Duration(l.MaxTime)), o.Now)
+		l.Finish(state.TimeBudgetExhausted, state.ByLimit, inject.EndTimeBudget(time.Duration(l.MaxTime)), o.Now)
 		l.LastAction = state.ActTimeBudget
 		l.Told = true
 		return TimeBudget, l
@@ -182,12 +180,11 @@ func overBudget(l *state.Loop) string {
 	s := l.Spent
 	switch {
 	case l.MaxTokens > 0 && s.Total() >= l.MaxTokens:
-		return fmt.Sprintf("the token budget of %s was reached without the promise: %s", usage.Count(l.MaxTokens), s)
+		return inject.EndTokens(l.MaxTokens, s)
 	case l.MaxCost > 0 && !s.CostKnown():
-		return fmt.Sprintf("the cost budget of %s cannot be kept: %s has no known price (set one under %q in %s): %s",
-			usage.Dollars(l.MaxCost), strings.Join(s.Unpriced, ", "), "prices", ".ralph/settings.json", s)
+		return inject.EndCostUnknown(l.MaxCost, s)
 	case l.MaxCost > 0 && s.CostUSD >= l.MaxCost:
-		return fmt.Sprintf("the cost budget of %s was reached without the promise: %s", usage.Dollars(l.MaxCost), s)
+		return inject.EndCost(l.MaxCost, s)
 	}
 	return ""
 }

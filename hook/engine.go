@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/proc"
+	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -31,7 +32,7 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 	}
 	ev, err := h.Decode(stdin)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ralph-loop: error: %v\n", err)
+		fmt.Fprintln(env.Stderr, inject.Error(err))
 		return 1
 	}
 	if ev.Kind == Ignored {
@@ -54,7 +55,7 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 		code, err = h.Encode(stdout, ev, rep)
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ralph-loop: error: write the %s reply: %v\n", h.Name(), err)
+		fmt.Fprintln(env.Stderr, inject.ReplyFailed(h.Name(), err))
 		return 1
 	}
 	return code
@@ -104,8 +105,7 @@ func (e *engine) handle(ctx context.Context) Reply {
 
 // fail reports an error that lets the agent go on: one line on stderr, and the same line
 // for the user.
-func (e *engine) fail(format string, a ...any) Reply {
-	msg := "ralph-loop: error: " + fmt.Sprintf(format, a...)
+func (e *engine) fail(msg string) Reply {
 	fmt.Fprintln(e.env.Stderr, msg)
 	return Reply{Notice: msg, Failed: true}
 }
@@ -113,7 +113,7 @@ func (e *engine) fail(format string, a ...any) Reply {
 // session checks the session id; a bad one is malformed input.
 func (e *engine) session() bool {
 	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
-		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %s hook: %v\n", e.ev.Name, err)
+		fmt.Fprintln(e.env.Stderr, inject.BadEvent(e.ev.Name, err))
 		e.badInput = true
 		return false
 	}
@@ -137,14 +137,14 @@ func (e *engine) stateError(err error) Reply {
 	if errors.Is(err, state.ErrCorrupt) {
 		to, qerr := e.env.Store.Quarantine(e.ev.SessionID, e.env.Now())
 		if qerr == nil {
-			return e.fail("%v; moved it to %s and let the agent stop", err, to)
+			return e.fail(inject.StateMovedAside(err, to))
 		}
-		return e.fail("%v; moving it aside failed too: %v", err, qerr)
+		return e.fail(inject.StateNotMoved(err, qerr))
 	}
 	if errors.Is(err, state.ErrLockTimeout) {
-		return e.fail("%v; another ralph-loop process is stuck, so this stop is allowed", err)
+		return e.fail(inject.LockStuck(err))
 	}
-	return e.fail("%v", err)
+	return e.fail(inject.Error(err))
 }
 
 // joinNotices joins notices for the user, leaving out empty ones.
@@ -170,7 +170,7 @@ func (e *engine) notTaken(what string) {
 		who = c.String()
 	}
 	_ = e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActRefused,
-		Reason: fmt.Sprintf("a %s event from %s, which is not the loop's host, changed nothing", what, who)})
+		Reason: inject.ReasonNotTaken(what, who)})
 }
 
 // stopTimeout is the host's Stop hook timeout (0: unknown).

@@ -6,7 +6,6 @@ package hook
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -164,7 +163,7 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 			cur.UpdatedAt = now
 			cur.LastAction = state.ActSuperseded
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActSuperseded,
-				Reason: "replaced by loop " + l.LoopID})
+				Reason: inject.ReasonReplaced(l.LoopID)})
 			replaced := *cur
 			res.Replaced = &replaced
 		}
@@ -175,15 +174,11 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 			}
 			l.TaskFile = path
 		}
-		what := "armed by " + l.ArmedBy
+		resumed := ""
 		if req.Resume != nil {
-			what = fmt.Sprintf("picks up loop %s at iteration %d with %s", req.Resume.LoopID, l.Iteration,
-				inject.Plural(l.ToolCalls, "tool call", "tool calls"))
+			resumed = req.Resume.LoopID
 		}
-		tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActArmed,
-			Reason: fmt.Sprintf("%s: up to %s, promise %s, at least %s, no-work policy %s",
-				what, inject.Plural(l.MaxIterations, "iteration", "iterations"), promise.Marker(l.CompletionPromise),
-				inject.Plural(l.MinToolCalls, "tool call", "tool calls"), l.OnPromiseNoWork)})
+		tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActArmed, Reason: inject.ReasonArmed(&l, resumed)})
 		return &l, nil
 	})
 	res.Loop = l

@@ -249,6 +249,10 @@ type Facts struct {
 	// prompt event has only "[Pasted Content N chars]" for a long paste), when the installed
 	// hooks receive it: a loop command in another prompt event was handled there already.
 	CommandEvent string
+	// CommandText, for a host with forms of its own around a typed loop command (Claude
+	// Code: its paste wrapper, the plugin's namespace), returns the prompt with them taken
+	// off, or the prompt as it is (nil: none).
+	CommandText func(prompt string) string
 }
 
 // Transcript reads a host's transcript.

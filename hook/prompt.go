@@ -16,27 +16,19 @@ import (
 // Command is a loop command found in a prompt: which one, and the text after it.
 type Command struct {
 	Name, Rest string
-	// Wrapped: the command was inside text the host wraps around a paste.
-	Wrapped bool
 }
 
-// ParseCommand finds the loop command a prompt holds: at its start (after blanks), or at
-// the start of pasted text the host wrapped in a tag of its own. ok is false when the
-// prompt is no loop command. looksLike reports a prompt that holds a loop command somewhere
-// it was not recognised (e.g. inside an unknown wrapper), so that it is never passed on
-// silently unarmed.
+// ParseCommand finds the loop command a prompt holds, at its start (after blanks). ok is
+// false when the prompt is no loop command. looksLike reports a prompt that holds a loop
+// command somewhere it was not recognised (e.g. inside a wrapper of the host's that is
+// not known), so that it is never passed on silently unarmed.
 func ParseCommand(prompt string) (c Command, ok, looksLike bool) {
 	p := strings.TrimLeft(prompt, " \t\r\n")
 	if name, rest, ok := splitCommand(p); ok {
 		return Command{Name: name, Rest: rest}, true, false
 	}
-	if inner, ok := unwrapPaste(p); ok {
-		if name, rest, ok := splitCommand(strings.TrimLeft(inner, " \t\r\n")); ok {
-			return Command{Name: name, Rest: rest, Wrapped: true}, true, false
-		}
-	}
 	if strings.HasPrefix(p, "<") {
-		// A wrapper with more than the command in it (text typed after a paste).
+		// A wrapper (with more than the command in it, or of a kind not known).
 		if _, after, ok := strings.Cut(p, ">"); ok {
 			if _, _, ok := splitCommand(strings.TrimLeft(after, " \t\r\n")); ok {
 				return Command{}, false, true
@@ -52,16 +44,8 @@ func ParseCommand(prompt string) (c Command, ok, looksLike bool) {
 	return Command{}, false, false
 }
 
-// pluginNamespace is how Claude Code names a plugin's commands in full
-// ("/ralph-loop:cancel-ralph"); the short form works when no other command has the name.
-const pluginNamespace = "/ralph-loop:"
-
-// splitCommand returns the loop command that starts p (in its short form or with the
-// plugin's namespace) and the text after it.
+// splitCommand returns the loop command that starts p and the text after it.
 func splitCommand(p string) (cmd, rest string, ok bool) {
-	if r, ok := strings.CutPrefix(p, pluginNamespace); ok {
-		p = "/" + r
-	}
 	for _, c := range []string{CommandLoop, CommandULW, CommandCancel} {
 		if r, ok := strings.CutPrefix(p, c); ok && (r == "" || strings.ContainsRune(" \t\r\n", rune(r[0]))) {
 			return c, r, true
@@ -70,36 +54,16 @@ func splitCommand(p string) (cmd, rest string, ok bool) {
 	return "", "", false
 }
 
-// unwrapPaste returns the text inside a paste wrapper at the start of p: Claude Code's
-// TUI collapses a long paste into "[Pasted text #1]" and hands the hook
-// <pasted_content id="N">\nTEXT\n</pasted_content id="N"> (2.1.330: the closing tag
-// carries the id too; see testdata/claude/UserPromptSubmit.pasted.json).
-func unwrapPaste(p string) (string, bool) {
-	const open, closing = "<pasted_content", "</pasted_content"
-	if !strings.HasPrefix(p, open) {
-		return "", false
+// command finds the loop command in a prompt of the host's (see Facts.CommandText).
+func (e *engine) command(prompt string) (c Command, ok, looksLike bool) {
+	if e.facts.CommandText != nil {
+		prompt = e.facts.CommandText(prompt)
 	}
-	end := strings.IndexByte(p, '>')
-	if end < 0 {
-		return "", false
-	}
-	inner := p[end+1:]
-	if i := strings.LastIndex(inner, closing); i >= 0 {
-		after := inner[i+len(closing):]
-		gt := strings.IndexByte(after, '>')
-		if gt < 0 || (after[0] != '>' && after[0] != ' ') {
-			return "", false
-		}
-		if strings.TrimSpace(after[gt+1:]) != "" {
-			return "", false // text typed after the paste: not only a command
-		}
-		inner = inner[:i]
-	}
-	return inner, true
+	return ParseCommand(prompt)
 }
 
 func (e *engine) prompt(ctx context.Context) Reply {
-	c, ok, looksLike := ParseCommand(e.ev.Prompt)
+	c, ok, looksLike := e.command(e.ev.Prompt)
 	if (ok || looksLike) && e.facts.CommandEvent != "" && e.ev.Name != e.facts.CommandEvent {
 		return Reply{} // handled at the command's own event, just before
 	}
@@ -137,9 +101,13 @@ func (e *engine) prompt(ctx context.Context) Reply {
 		return Reply{} // not the loop's host: the loop does not take it for the user's turn
 	}
 	e.env.Store.Touch(e.ev.SessionID)
-	// A new user prompt in a session with an active loop: a new turn, so the host's count of
-	// consecutive blocks starts again. If the last turn ended on a block, the host ended it
-	// (an interruption, an API error or its block cap): say so in the log.
+	return e.userTurn(ctx, st)
+}
+
+// userTurn takes a prompt of the user's in a session whose loop is active: a new turn, so
+// the host's count of consecutive blocks starts again. If the last turn ended on a block,
+// the host ended it (an interruption, an API error or its block cap): the log says so.
+func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 	now := e.env.Now()
 	var notice []string
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
@@ -156,7 +124,7 @@ func (e *engine) prompt(ctx context.Context) Reply {
 			cur.AwaitCancel = false
 			notice = append(notice, inject.QueuedCancelNotSent(cur, e.facts.Words))
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActMessage,
-				Reason: "the cancel the transcript showed queued did not come as the user's prompt; the loop goes on"})
+				Reason: inject.ReasonQueuedCancelNotSent})
 		}
 		if e.ev.Turn != "" && e.ev.Turn == cur.Turn {
 			// Typed while the agent worked, in the running turn: the host queues it and
@@ -164,13 +132,13 @@ func (e *engine) prompt(ctx context.Context) Reply {
 			// turn ends first, as the next turn (see the stop's yield). The turn goes on:
 			// its count of blocks is not reset.
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActMessage,
-				Reason: "the user typed a message while the agent worked; the loop goes on"})
+				Reason: inject.ReasonMessageInTurn})
 			cur.LastSeenAt = now
 			return cur, nil
 		}
 		if cur.LastAction == state.ActBlocked {
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActTurnEnded,
-				Reason: "the host ended the turn after a block (interrupted, API error or its stop-block cap); the loop goes on with the next prompt"})
+				Reason: inject.ReasonTurnEnded})
 			cur.LastAction = state.ActTurnEnded
 		}
 		cur.BlocksSinceTool = 0
@@ -200,10 +168,10 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		return blockPrompt(inject.ArgError(err, e.facts.Words))
 	}
 	if e.ev.CannotLoop != "" {
-		return blockPrompt("ralph-loop: " + e.ev.CannotLoop + "; nothing was started")
+		return blockPrompt(inject.CannotLoop(e.ev.CannotLoop))
 	}
 	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
-		return blockPrompt(fmt.Sprintf("ralph-loop: error: %v; nothing was started", err))
+		return blockPrompt(inject.NothingStarted(err))
 	}
 	req := ArmRequest{
 		SessionID:      e.ev.SessionID,
@@ -247,7 +215,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	}
 	res, err := Arm(ctx, e.env, req)
 	if err != nil {
-		msg := fmt.Sprintf("ralph-loop: error: could not start the loop: %v", err)
+		msg := inject.ArmFailed(err)
 		fmt.Fprintln(e.env.Stderr, msg)
 		return blockPrompt(msg)
 	}
@@ -256,7 +224,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	}
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
 	if res.Quarantined != "" {
-		notice += fmt.Sprintf(" (an unreadable state file was moved to %s)", res.Quarantined)
+		notice += inject.Quarantined(res.Quarantined)
 	}
 	return Reply{Notice: notice, Context: inject.Contract(&res.Loop, e.facts.Words)}
 }
@@ -317,11 +285,11 @@ func (e *engine) resumable(p args.Parsed) (*state.Loop, int, error) {
 
 func (e *engine) cancel(ctx context.Context) Reply {
 	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
-		return blockPrompt(fmt.Sprintf("ralph-loop: error: %v", err))
+		return blockPrompt(inject.Error(err))
 	}
 	l, err := Cancel(ctx, e.env, e.ev.SessionID, state.ByUser, "cancelled with "+CommandCancel, true)
 	if err != nil {
-		msg := fmt.Sprintf("ralph-loop: error: could not cancel the loop: %v", err)
+		msg := inject.CancelFailed(err)
 		fmt.Fprintln(e.env.Stderr, msg)
 		return blockPrompt(msg)
 	}

@@ -24,7 +24,7 @@ func (e *engine) configChange(ctx context.Context) Reply {
 	if ok {
 		return Reply{}
 	}
-	e.refusal(ctx, e.ev.SessionID, fmt.Sprintf("a change to %s (%s)", e.ev.ConfigFile, why))
+	e.refusal(ctx, e.ev.SessionID, inject.ReasonConfigChange(e.ev.ConfigFile, why))
 	return Reply{Block: true, Reason: inject.ConfigRefused(e.ev.ConfigFile, why, e.facts.Words)}
 }
 
@@ -54,7 +54,7 @@ func (e *engine) tell(ctx context.Context, l *state.Loop) string {
 		return cur, nil
 	})
 	if err != nil {
-		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+		fmt.Fprintln(e.env.Stderr, inject.Error(err))
 	}
 	return notice
 }
@@ -108,10 +108,7 @@ func (e *engine) sessionEnd(ctx context.Context) Reply {
 		e.notTaken("session end")
 		return Reply{}
 	}
-	why := "the session ended"
-	if e.ev.Reason != "" {
-		why += " (" + e.ev.Reason + ")"
-	}
+	why := inject.ReasonSessionEnded(e.ev.Reason)
 	if _, err := finish(ctx, e.env, e.ev.SessionID, state.SessionEnded, state.BySessionEnd, state.ActEnded, why, false); err != nil {
 		return e.stateError(err)
 	}

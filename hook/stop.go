@@ -17,6 +17,10 @@ import (
 	"github.com/ralph-loop/ralph-loop/usage"
 )
 
+// stop answers the agent's attempt to end its turn. Read top to bottom: the first look (no
+// loop, or not the loop's host: nothing to decide), the decision under the session's lock
+// (decideStop), the loop's checks when the promise needs them (recheck), and the reply
+// that says the verdict to the agent and the user (stopReply).
 func (e *engine) stop(ctx context.Context) Reply {
 	if !e.session() {
 		return Reply{}
@@ -35,21 +39,55 @@ func (e *engine) stop(ctx context.Context) Reply {
 		return Reply{}
 	}
 	e.env.Store.Touch(e.ev.SessionID)
-	var (
-		verdict Verdict
-		after   state.Loop
-		decided bool
-		readErr error
-		other   string
-		yield   string // a prompt the user typed while the turn ran, answered before the loop goes on
-		cancel  bool   // the transcript shows the cancel command queued while the turn ran
-		resumed bool   // the loop yielded to the user's message at the last stop
-		pending string // what the user has not been told yet
-		paused  bool   // the loop awaits the user's cancel: the stop is let through
-		// interrupted: the host ended the last blocked turn (Esc) and a prompt of the
-		// user's came since.
-		interrupted bool
-	)
+	d, err := e.decideStop(ctx, st, start)
+	if err != nil {
+		if r, ok := e.blockAnyway(l, d.decided, d.verdict, &d.after, err); ok {
+			return r
+		}
+		return e.stateError(err)
+	}
+	switch {
+	case d.paused || !d.decided:
+		return Reply{}
+	case d.after.Yielded && d.after.AwaitCancel:
+		return Reply{Notice: joinNotices(d.pending, inject.CancelQueued(&d.after, e.facts.Words))}
+	case d.after.Yielded:
+		return Reply{Notice: joinNotices(d.pending, inject.Yielded(&d.after, e.facts.Words))}
+	}
+	if d.verdict == NeedChecks {
+		// The checks run without the lock (they may take minutes); then the decision is
+		// made again with their results, if the loop is still the one they checked.
+		if err := e.recheck(ctx, &d, start); err != nil {
+			return e.stateError(err)
+		}
+		if !d.decided {
+			return Reply{} // cancelled or replaced meanwhile
+		}
+	}
+	return e.stopReply(d)
+}
+
+// stopDecision is what the locked decision of a stop found and decided.
+type stopDecision struct {
+	verdict Verdict
+	after   state.Loop // the loop as decided
+	decided bool       // false: nothing to decide (ended meanwhile, a duplicate delivery)
+	paused  bool       // the loop awaits the user's cancel: the stop is let through
+	readErr error      // the transcript could not be read: decided on the last message alone
+	other   string     // a different promise token the agent printed
+	resumed bool       // the loop yielded to the user's message at the last stop
+	pending string     // what the user has not been told yet
+	checks  []check.Result
+	// interrupted: the host ended the last blocked turn (Esc) and a prompt of the user's
+	// came since.
+	interrupted bool
+}
+
+// decideStop makes the stop's decision under the session's lock: what the agent did
+// (observe), the verdict (Decide), and whether a message the user typed while the agent
+// worked is answered first.
+func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (stopDecision, error) {
+	var d stopDecision
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active || duplicate(cur, e.ev.Key, e.start) {
 			return nil, nil
@@ -59,172 +97,149 @@ func (e *engine) stop(ctx context.Context) Reply {
 			// Paused for a /cancel-ralph the transcript showed, and no prompt of the user's
 			// has come since: this turn is the host's own (a background command's
 			// notification), not the loop's. It is let through, and the loop stays paused.
-			paused = true
+			d.paused = true
 			cur.LastKey, cur.LastKeyAt, cur.LastSeenAt = e.ev.Key, e.env.Now(), e.env.Now()
 			tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActYielded,
-				Reason: fmt.Sprintf("a stop with no prompt of the user's since the loop paused for %s: let through, the loop stays paused", CommandCancel)})
+				Reason: inject.ReasonPausedStop(CommandCancel)})
 			return cur, nil
 		}
 		o := observe(e.env, e.facts, cur, e.ev, start)
-		readErr = o.err
+		d.readErr = o.err
+		cancel, yield := false, "" // the cancel command, or a prompt, the user typed while the turn ran
 		for _, q := range o.queued {
-			if c, ok, _ := ParseCommand(q); ok && c.Name == CommandCancel {
+			if c, ok, _ := e.command(q); ok && c.Name == CommandCancel {
 				cancel = true
 			} else if yield == "" {
 				yield = q
 			}
 		}
-		resumed = cur.Yielded
-		interrupted = cur.LastAction == state.ActTurnEnded
-		verdict, after = Decide(*cur, o.Observation)
-		after.Transcript = o.pos
-		after.ToolsOffset = o.toolsOffset
-		after.Yielded = false
-		after.LastKey, after.LastKeyAt, after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
-		decided = true
-		blocks := verdict == Continue || verdict == ContinueNoWork
-		after.Transcript.Unseen = blocks && e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
-		reason := eventReason(verdict, &after, nil)
-		if verdict == Continue && o.HasOther {
-			other = promise.Marker(o.Other)
-			reason = fmt.Sprintf("promise not found, but a different token was: %s (the marker is %s); continuing with iteration %d/%d",
-				other, promise.Marker(after.CompletionPromise), after.Iteration, after.MaxIterations)
+		d.resumed = cur.Yielded
+		d.interrupted = cur.LastAction == state.ActTurnEnded
+		d.verdict, d.after = Decide(*cur, o.Observation)
+		d.after.Transcript = o.pos
+		d.after.ToolsOffset = o.toolsOffset
+		d.after.Yielded = false
+		d.after.LastKey, d.after.LastKeyAt, d.after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
+		d.decided = true
+		blocks := d.verdict == Continue || d.verdict == ContinueNoWork
+		d.after.Transcript.Unseen = blocks && e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
+		reason := eventReason(d.verdict, &d.after, nil)
+		if d.verdict == Continue && o.HasOther {
+			d.other = promise.Marker(o.Other)
+			reason = inject.ReasonOtherToken(&d.after, d.other)
 		}
-		pending = takePending(&after, e.facts.Words)
+		d.pending = takePending(&d.after, e.facts.Words)
 		switch {
 		case blocks && cancel:
 			// The transcript shows /cancel-ralph queued while the agent worked: the stop is
 			// let through so that the host hands it over as the user's prompt, which ends
 			// the loop. A line in the transcript alone ends nothing (anything can write
 			// one): if the next prompt is not the cancel, the loop goes on.
-			after = yielded(*cur, after)
-			after.AwaitCancel = true
-			reason = fmt.Sprintf("the transcript shows %s queued while the loop ran; this stop is let through for it, and the loop "+
-				"ends when it comes as the user's prompt (or resumes at the next stop, iteration %d/%d)", CommandCancel, after.Iteration, after.MaxIterations)
+			d.after = yielded(*cur, d.after)
+			d.after.AwaitCancel = true
+			reason = inject.ReasonCancelQueued(CommandCancel, &d.after)
 		case blocks && yield != "":
 			// The user typed a message while the agent worked: let this stop through so
 			// that it is answered as its own turn; the loop goes on at the next stop, and
 			// the iteration that was blocked is not used up.
-			after = yielded(*cur, after)
-			reason = fmt.Sprintf("the user typed a message while the loop ran; this stop is let through so that it is answered, "+
-				"and the loop resumes at the next stop (iteration %d/%d)", after.Iteration, after.MaxIterations)
+			d.after = yielded(*cur, d.after)
+			reason = inject.ReasonYielded(&d.after)
 		}
 		if o.note != "" {
 			reason += " (" + o.note + ")"
 		}
-		if verdict == NeedChecks {
-			after.LastAction = state.ActChecking
+		if d.verdict == NeedChecks {
+			d.after.LastAction = state.ActChecking
 		}
-		tx.Record(spentIn(state.Event{At: start, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction, Reason: reason},
-			cur.Spent, after.Spent))
-		return &after, nil
+		tx.Record(spentIn(state.Event{At: start, LoopID: d.after.LoopID, Iteration: cur.Iteration, Action: d.after.LastAction, Reason: reason},
+			cur.Spent, d.after.Spent))
+		return &d.after, nil
 	})
-	if err != nil {
-		if r, ok := e.blockAnyway(l, decided, verdict, &after, err); ok {
-			return r
+	return d, err
+}
+
+// recheck runs the loop's checks for a promise that needs them, then decides again with
+// their results, if the loop is still the one they checked (d.decided is false if not).
+func (e *engine) recheck(ctx context.Context, d *stopDecision, start time.Time) error {
+	d.checks = e.runChecks(ctx, &d.after, start)
+	checked := d.after
+	d.decided = false
+	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil || cur.LoopID != checked.LoopID || cur.Status != state.Active || cur.Iteration != checked.Iteration {
+			return nil, nil // cancelled or replaced meanwhile
 		}
-		return e.stateError(err)
-	}
-	if paused {
-		return Reply{}
-	}
-	if !decided {
-		return Reply{}
-	}
-	if after.Yielded {
-		n := inject.Yielded(&after, e.facts.Words)
-		if after.AwaitCancel {
-			n = inject.CancelQueued(&after, e.facts.Words)
+		now := e.env.Now()
+		for _, r := range d.checks {
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActCheck,
+				Reason: inject.ReasonCheck(r.Index, r.Total, r.Command, r.Describe(), r.LogPath)})
 		}
-		return Reply{Notice: joinNotices(pending, n)}
-	}
-	var checks []check.Result
-	if verdict == NeedChecks {
-		// The checks run without the lock (they may take minutes); then the decision is
-		// made again with their results, if the loop is still the one they checked.
-		checks = e.runChecks(ctx, &after, start)
-		checked := after
-		decided = false
-		_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
-			if cur == nil || cur.LoopID != checked.LoopID || cur.Status != state.Active || cur.Iteration != checked.Iteration {
-				return nil, nil // cancelled or replaced meanwhile
-			}
-			now := e.env.Now()
-			for _, r := range checks {
-				tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActCheck,
-					Reason: fmt.Sprintf("check %d/%d `%s` %s (log: %s)", r.Index, r.Total, r.Command, r.Describe(), r.LogPath)})
-			}
-			verdict, after = Decide(*cur, Observation{Now: now, Found: true, BlockCap: e.facts.BlockCap,
-				CapCountsTools: e.facts.CapCountsTools, HostBlocks: e.ev.HostBlocks, Words: e.facts.Words, Checks: checks})
-			decided = true
-			tx.Record(state.Event{At: now, LoopID: after.LoopID, Iteration: cur.Iteration, Action: after.LastAction,
-				Reason: eventReason(verdict, &after, checks)})
-			return &after, nil
-		})
-		if err != nil {
-			return e.stateError(err)
-		}
-		if !decided {
-			return Reply{}
-		}
-	}
-	var notice string
-	if readErr != nil {
-		notice = fmt.Sprintf("ralph-loop: warning: %v; decided on the last message alone", readErr)
-		fmt.Fprintln(e.env.Stderr, notice)
+		d.verdict, d.after = Decide(*cur, Observation{Now: now, Found: true, BlockCap: e.facts.BlockCap,
+			CapCountsTools: e.facts.CapCountsTools, HostBlocks: e.ev.HostBlocks, Words: e.facts.Words, Checks: d.checks})
+		d.decided = true
+		tx.Record(state.Event{At: now, LoopID: d.after.LoopID, Iteration: cur.Iteration, Action: d.after.LastAction,
+			Reason: eventReason(d.verdict, &d.after, d.checks)})
+		return &d.after, nil
+	})
+	return err
+}
+
+// stopReply says a stop's verdict: to the agent, the reason it goes on (a block); to the
+// user, a notice.
+func (e *engine) stopReply(d stopDecision) Reply {
+	var warning string
+	if d.readErr != nil {
+		warning = inject.TranscriptUnread(d.readErr)
+		fmt.Fprintln(e.env.Stderr, warning)
 	}
 	join := func(s string) string {
-		if notice != "" {
-			s += " (" + notice + ")"
+		if warning != "" {
+			s += " (" + warning + ")"
 		}
-		return joinNotices(pending, s)
+		return joinNotices(d.pending, s)
 	}
-	w := e.facts.Words
-	switch verdict {
+	after, w := &d.after, e.facts.Words
+	switch d.verdict {
 	case Continue, ContinueNoWork, ContinueCheckFailed:
-		why := inject.Why{Kind: inject.BlockNoPromise, Check: failedCheck(checks), Resumed: resumed}
+		why := inject.Why{Kind: inject.BlockNoPromise, Check: failedCheck(d.checks), Resumed: d.resumed}
 		switch {
-		case verdict == ContinueNoWork:
+		case d.verdict == ContinueNoWork:
 			why.Kind = inject.BlockNoWork
-		case verdict == ContinueCheckFailed:
+		case d.verdict == ContinueCheckFailed:
 			why.Kind = inject.BlockCheckFailed
-		case other != "":
-			why.Kind, why.Other = inject.BlockWrongToken, other
+		case d.other != "":
+			why.Kind, why.Other = inject.BlockWrongToken, d.other
 		}
-		n := inject.BlockNotice(&after, why)
+		n := inject.BlockNotice(after, why)
 		if w.HidesPromptNotice && after.Iteration == 2 {
 			// The user never saw the arming notice: its warning comes with the first block.
-			if cw := inject.CapWarning(&after, w, e.facts.BlockCap); cw != "" {
+			if cw := inject.CapWarning(after, w, e.facts.BlockCap); cw != "" {
 				n += ". " + cw
 			}
 		}
-		if w.QueuesCommands && interrupted {
-			n += "; " + inject.AfterInterrupt(&after, w)
+		if w.QueuesCommands && d.interrupted {
+			n += "; " + inject.AfterInterrupt(after, w)
 		} else if w.QueuesCommands && after.Iteration == 2 {
 			n += ". " + inject.EscHint(w)
 		}
 		if w.BlockLabel != "" && after.Iteration == 2 {
 			n += " " + inject.BlockLabelNote(w)
 		}
-		return Reply{Block: true, Reason: inject.Continuation(&after, why, w), Notice: join(n)}
+		return Reply{Block: true, Reason: inject.Continuation(after, why, w), Notice: join(n)}
 	case Accept:
-		return Reply{Notice: join(inject.Accepted(&after))}
+		return Reply{Notice: join(inject.Accepted(after))}
 	case MaxIterations:
-		return Reply{Notice: join(inject.MaxReached(&after))}
+		return Reply{Notice: join(inject.MaxReached(after))}
 	case TimeBudget:
-		return Reply{Notice: join(inject.TimeUp(&after))}
+		return Reply{Notice: join(inject.TimeUp(after))}
 	case Budget:
-		return Reply{Notice: join(inject.BudgetOut(&after))}
+		return Reply{Notice: join(inject.BudgetOut(after))}
 	case CutByHost:
-		return Reply{Notice: join(inject.CutByHost(&after, w, e.facts.BlockCap))}
+		return Reply{Notice: join(inject.CutByHost(after, w, e.facts.BlockCap))}
 	case NoProgress:
-		return Reply{Notice: join(inject.NoProgress(&after, w))}
+		return Reply{Notice: join(inject.NoProgress(after, w))}
 	}
 	return Reply{}
 }
-
-// spentIn adds to a stop decision's event what the model used in its iteration: what was
-// spent since before.
 func spentIn(ev state.Event, before, now usage.Spent) state.Event {
 	d := now.Minus(before)
 	if d.Total() == 0 && d.CostUSD == 0 {
@@ -312,21 +327,15 @@ func failedCheck(rs []check.Result) *inject.CheckFailure {
 func eventReason(v Verdict, l *state.Loop, checks []check.Result) string {
 	switch v {
 	case NeedChecks:
-		return fmt.Sprintf("promise found after %s; running %s", inject.Plural(l.ToolCalls, "tool call", "tool calls"),
-			inject.Plural(len(l.Checks), "check", "checks"))
+		return inject.ReasonChecking(l)
 	case ContinueCheckFailed:
-		f := failedCheck(checks)
-		return fmt.Sprintf("promise found but check %d/%d `%s` %s; rejected, continuing with iteration %d/%d",
-			f.Index, f.Total, f.Command, f.Outcome, l.Iteration, l.MaxIterations)
+		return inject.ReasonCheckFailed(l, failedCheck(checks))
 	case Continue:
-		return fmt.Sprintf("promise not found; continuing with iteration %d/%d", l.Iteration, l.MaxIterations)
+		return inject.ReasonBlocked(l)
 	case ContinueNoWork:
-		return fmt.Sprintf("promise found with %d of the %d tool calls required; rejected, continuing with iteration %d/%d",
-			l.ToolCalls, l.MinToolCalls, l.Iteration, l.MaxIterations)
-	case Accept:
-		return fmt.Sprintf("%s after %s", l.EndReason, inject.Plural(l.ToolCalls, "tool call", "tool calls"))
+		return inject.ReasonNoWork(l)
 	}
-	return l.EndReason
+	return inject.ReasonEnded(l, v == Accept)
 }
 
 // observed is what observe found.
@@ -369,16 +378,25 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	o.Other, o.HasOther = promise.Other(last, l.CompletionPromise)
 	o.Logged, o.toolsOffset, o.err = env.Store.ToolUses(l)
 	o.Usage = ev.Usage
-	tr := facts.Transcript
-	if tr == nil || ev.HasText {
+	if facts.Transcript == nil || ev.HasText {
 		return o
 	}
+	o.readTranscript(env, facts, l, ev, now)
+	return o
+}
+
+// readTranscript adds what the transcript holds since the last decision: the promise in
+// any text block, tool calls, the user's queued prompts and the model's usage. When the
+// transcript does not show the agent's last message yet (the host writes it late), it
+// reads again, for a bounded time, until it does.
+func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) {
+	tr := facts.Transcript
 	path := ev.TranscriptPath
 	if path == "" {
 		path = o.pos.Path
 	}
 	if path == "" {
-		return o
+		return
 	}
 	if path != o.pos.Path {
 		o.pos = state.TranscriptPos{Path: path, Offset: -1}
@@ -392,7 +410,7 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		start, err := tr.OffsetAfter(path, l.StartedAt)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			o.err = fmt.Errorf("read transcript %s: %w", path, err)
-			return o
+			return
 		}
 		o.pos.Offset = start
 	}
@@ -417,7 +435,7 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
 		o.err = fmt.Errorf("read transcript %s: %w", path, err)
-		return o
+		return
 	}
 	apply := func() {
 		o.Found = o.Found || res.Found
@@ -451,9 +469,9 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		// in status, and its budget, would miss it).
 		if !env.Now().Before(deadline) {
 			if missing {
-				o.note = fmt.Sprintf("no transcript file within %s", env.CatchUp)
+				o.note = inject.NoteNoTranscript(env.CatchUp)
 			} else {
-				o.note = fmt.Sprintf("the transcript did not show the last message within %s", env.CatchUp)
+				o.note = inject.NoteTranscriptBehind(env.CatchUp)
 			}
 			break
 		}
@@ -475,13 +493,12 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		apply()
 	}
 	if missing && o.note == "" {
-		o.note = "no transcript file"
+		o.note = inject.NoteNoTranscript(0)
 	}
 	if waited && res.SawLast {
-		o.note = fmt.Sprintf("waited %s for the transcript to catch up", env.Now().Sub(now).Round(time.Millisecond))
+		o.note = inject.NoteWaited(env.Now().Sub(now).Round(time.Millisecond))
 	}
 	if res.Bad > 0 {
-		o.note = strings.TrimPrefix(o.note+fmt.Sprintf("; skipped %s", inject.Plural(res.Bad, "malformed transcript line", "malformed transcript lines")), "; ")
+		o.note = strings.TrimPrefix(o.note+"; "+inject.NoteMalformed(res.Bad), "; ")
 	}
-	return o
 }

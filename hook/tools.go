@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/hook/guard"
+	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -25,7 +26,7 @@ func (e *engine) toolUsed() Reply {
 	// once, and the next stop decision counts them. A call the host refused before it ran
 	// is logged as denied: it never counts, even when the transcript shows it.
 	if err := e.env.Store.AppendToolUse(e.ev.SessionID, l.LoopID, e.ev.ToolUseID, e.ev.Rejected); err != nil {
-		return e.fail("%v", err)
+		return e.fail(inject.Error(err))
 	}
 	return Reply{}
 }
@@ -46,7 +47,7 @@ func (e *engine) said() Reply {
 	}
 	m := state.Said{Timestamp: e.env.Now(), LoopID: l.LoopID, Turn: e.ev.TurnMark, Text: e.ev.Text}
 	if err := e.env.Store.AppendSaid(e.ev.SessionID, m); err != nil {
-		return e.fail("%v", err)
+		return e.fail(inject.Error(err))
 	}
 	return Reply{}
 }
@@ -72,7 +73,7 @@ func (e *engine) toolCheck() Reply {
 	// The call never runs: remember it so that the transcript's record of it is not
 	// counted as work, and log it for the user.
 	if err := e.env.Store.AppendToolUse(e.ev.SessionID, l.LoopID, e.ev.ToolUseID, true); err != nil {
-		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+		fmt.Fprintln(e.env.Stderr, inject.Error(err))
 	}
 	what := e.ev.ToolName
 	if e.ev.Command != "" {
@@ -83,8 +84,8 @@ func (e *engine) toolCheck() Reply {
 		what += " of " + firstLine(strings.Join(files, ", "), 200)
 	}
 	if err := e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration,
-		Action: state.ActDenied, Reason: "denied the agent's " + what}); err != nil {
-		fmt.Fprintf(e.env.Stderr, "ralph-loop: error: %v\n", err)
+		Action: state.ActDenied, Reason: inject.ReasonDenied(what)}); err != nil {
+		fmt.Fprintln(e.env.Stderr, inject.Error(err))
 	}
 	return Reply{Deny: true, DenyReason: reason}
 }

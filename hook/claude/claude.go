@@ -62,6 +62,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		CLI:                "claude",
 		SessionEnv:         SessionEnv,
 		Hooked:             func() (bool, string) { return hooked(getenv, project) },
+		CommandText:        CommandText,
 	}
 }
 

@@ -1,0 +1,197 @@
+package inject
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/args"
+	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/state"
+	"github.com/ralph-loop/ralph-loop/usage"
+)
+
+// The reasons of the event log (ralph-loop log, status --session) and the end reasons a
+// loop keeps: one line each, lower case, for the user reading the loop's timeline.
+
+// ReasonBlocked: a stop blocked without the promise.
+func ReasonBlocked(l *state.Loop) string {
+	return fmt.Sprintf("promise not found; continuing with iteration %d/%d", l.Iteration, l.MaxIterations)
+}
+
+// ReasonOtherToken: a stop blocked whose output held a promise with another token.
+func ReasonOtherToken(l *state.Loop, other string) string {
+	return fmt.Sprintf("promise not found, but a different token was: %s (the marker is %s); continuing with iteration %d/%d",
+		other, promise.Marker(l.CompletionPromise), l.Iteration, l.MaxIterations)
+}
+
+// ReasonNoWork: a promise rejected for too few tool calls.
+func ReasonNoWork(l *state.Loop) string {
+	return fmt.Sprintf("promise found with %d of the %d tool calls required; rejected, continuing with iteration %d/%d",
+		l.ToolCalls, l.MinToolCalls, l.Iteration, l.MaxIterations)
+}
+
+// ReasonChecking: a promise whose checks run next.
+func ReasonChecking(l *state.Loop) string {
+	return fmt.Sprintf("promise found after %s; running %s", Plural(l.ToolCalls, "tool call", "tool calls"),
+		Plural(len(l.Checks), "check", "checks"))
+}
+
+// ReasonCheck: one check's result.
+func ReasonCheck(index, total int, command, outcome, logPath string) string {
+	return fmt.Sprintf("check %d/%d `%s` %s (log: %s)", index, total, command, outcome, logPath)
+}
+
+// ReasonCheckFailed: a promise rejected by a failed check.
+func ReasonCheckFailed(l *state.Loop, f *CheckFailure) string {
+	return fmt.Sprintf("promise found but check %d/%d `%s` %s; rejected, continuing with iteration %d/%d",
+		f.Index, f.Total, f.Command, f.Outcome, l.Iteration, l.MaxIterations)
+}
+
+// ReasonEnded: a stop that ended the loop, with its end reason.
+func ReasonEnded(l *state.Loop, accepted bool) string {
+	if accepted {
+		return fmt.Sprintf("%s after %s", l.EndReason, Plural(l.ToolCalls, "tool call", "tool calls"))
+	}
+	return l.EndReason
+}
+
+// ReasonPausedStop: a stop of a loop paused for the user's queued cancel.
+func ReasonPausedStop(cancel string) string {
+	return fmt.Sprintf("a stop with no prompt of the user's since the loop paused for %s: let through, the loop stays paused", cancel)
+}
+
+// ReasonCancelQueued: a stop let through for the cancel the transcript shows queued.
+func ReasonCancelQueued(cancel string, l *state.Loop) string {
+	return fmt.Sprintf("the transcript shows %s queued while the loop ran; this stop is let through for it, and the loop "+
+		"ends when it comes as the user's prompt (or resumes at the next stop, iteration %d/%d)", cancel, l.Iteration, l.MaxIterations)
+}
+
+// ReasonYielded: a stop let through for a message the user typed while the agent worked.
+func ReasonYielded(l *state.Loop) string {
+	return fmt.Sprintf("the user typed a message while the loop ran; this stop is let through so that it is answered, "+
+		"and the loop resumes at the next stop (iteration %d/%d)", l.Iteration, l.MaxIterations)
+}
+
+// The prompts of the user's while a loop runs.
+const (
+	ReasonQueuedCancelNotSent = "the cancel the transcript showed queued did not come as the user's prompt; the loop goes on"
+	ReasonMessageInTurn       = "the user typed a message while the agent worked; the loop goes on"
+	ReasonTurnEnded           = "the host ended the turn after a block (interrupted, API error or its stop-block cap); the loop goes on with the next prompt"
+)
+
+// ReasonNotTaken: an event of the loop's session from another process than its host.
+func ReasonNotTaken(event, who string) string {
+	return fmt.Sprintf("a %s event from %s, which is not the loop's host, changed nothing", event, who)
+}
+
+// ReasonDenied: a tool call the guard denied.
+func ReasonDenied(what string) string { return "denied the agent's " + what }
+
+// ReasonReplaced: a loop replaced by a new one armed in its session.
+func ReasonReplaced(loopID string) string { return "replaced by loop " + loopID }
+
+// ReasonSessionEnded: the session's end, with the host's reason if it gave one.
+func ReasonSessionEnded(why string) string {
+	if why != "" {
+		return "the session ended (" + why + ")"
+	}
+	return "the session ended"
+}
+
+// ReasonConfigChange: what a refused change of the host's settings was.
+func ReasonConfigChange(file, why string) string {
+	return fmt.Sprintf("a change to %s (%s)", file, why)
+}
+
+// The end reasons of a loop.
+
+// EndAccepted: the promise was accepted (checks: how many passed; noWork: the policy that
+// accepted it without enough tool calls, or "").
+func EndAccepted(checks int, noWork string) string {
+	if noWork != "" {
+		return "promise found without enough tool calls, accepted by --on-promise-no-work=" + noWork
+	}
+	if checks > 0 {
+		return fmt.Sprintf("promise found and %s passed", Plural(checks, "check", "checks"))
+	}
+	return "promise found"
+}
+
+// EndMaxIterations: the iteration limit.
+const EndMaxIterations = "iteration limit reached without the promise"
+
+// EndTimeBudget: the --max-time budget.
+func EndTimeBudget(d time.Duration) string {
+	return fmt.Sprintf("the time budget of %s ran out without the promise", d)
+}
+
+// EndTokens: the --max-tokens budget.
+func EndTokens(max int64, s usage.Spent) string {
+	return fmt.Sprintf("the token budget of %s was reached without the promise: %s", usage.Count(max), s)
+}
+
+// EndCost: the --max-cost budget.
+func EndCost(max float64, s usage.Spent) string {
+	return fmt.Sprintf("the cost budget of %s was reached without the promise: %s", usage.Dollars(max), s)
+}
+
+// EndCostUnknown: a cost budget that cannot be kept, a model having no known price.
+func EndCostUnknown(max float64, s usage.Spent) string {
+	return fmt.Sprintf("the cost budget of %s cannot be kept: %s has no known price (set one under %q in %s): %s",
+		usage.Dollars(max), strings.Join(s.Unpriced, ", "), args.SettingPrices, args.ProjectSettings, s)
+}
+
+// ReasonArmed: a loop armed (by: "slash-command", "resume", …), or a loop picked up by
+// --resume (resumed: the loop it goes on from).
+func ReasonArmed(l *state.Loop, resumed string) string {
+	what := "armed by " + l.ArmedBy
+	if resumed != "" {
+		what = fmt.Sprintf("picks up loop %s at iteration %d with %s", resumed, l.Iteration, Plural(l.ToolCalls, "tool call", "tool calls"))
+	}
+	return fmt.Sprintf("%s: up to %s, promise %s, at least %s, no-work policy %s",
+		what, Plural(l.MaxIterations, "iteration", "iterations"), promise.Marker(l.CompletionPromise),
+		Plural(l.MinToolCalls, "tool call", "tool calls"), l.OnPromiseNoWork)
+}
+
+// ReasonSentBy: who sent a refused loop command (from a process, c), and in which session
+// when it is another.
+func ReasonSentBy(command, sender, session string) string {
+	if session != "" {
+		return fmt.Sprintf("%s sent by %s (in session %s)", command, sender, session)
+	}
+	return fmt.Sprintf("%s sent by %s", command, sender)
+}
+
+// ReasonRefused: an attempt from inside the session to end, re-arm or unhook its loop.
+func ReasonRefused(what string) string { return "refused " + what }
+
+// ReasonHooksSilent: the loop's hooks stopped answering; the user was told in another
+// session.
+func ReasonHooksSilent(since time.Duration, last, toldIn string) string {
+	return fmt.Sprintf("its hooks stopped answering while the loop was active (its transcript grew for %s after the last hook, at %s); told in session %s",
+		since, last, toldIn)
+}
+
+// The notes a stop's reason carries on what the transcript gave.
+
+// NoteNoTranscript: no transcript file (within the catch-up wait d, if d > 0).
+func NoteNoTranscript(d time.Duration) string {
+	if d > 0 {
+		return fmt.Sprintf("no transcript file within %s", d)
+	}
+	return "no transcript file"
+}
+
+// NoteTranscriptBehind: the transcript did not show the last message within the wait d.
+func NoteTranscriptBehind(d time.Duration) string {
+	return fmt.Sprintf("the transcript did not show the last message within %s", d)
+}
+
+// NoteWaited: the stop waited d for the transcript to show the last message.
+func NoteWaited(d time.Duration) string { return fmt.Sprintf("waited %s for the transcript to catch up", d) }
+
+// NoteMalformed: n transcript lines were skipped as malformed.
+func NoteMalformed(n int) string {
+	return "skipped " + Plural(n, "malformed transcript line", "malformed transcript lines")
+}
