@@ -189,7 +189,9 @@ func NoteTranscriptBehind(d time.Duration) string {
 }
 
 // NoteWaited: the stop waited d for the transcript to show the last message.
-func NoteWaited(d time.Duration) string { return fmt.Sprintf("waited %s for the transcript to catch up", d) }
+func NoteWaited(d time.Duration) string {
+	return fmt.Sprintf("waited %s for the transcript to catch up", d)
+}
 
 // NoteMalformed: n transcript lines were skipped as malformed.
 func NoteMalformed(n int) string {
