@@ -52,10 +52,9 @@ type Observation struct {
 	Logged []state.ToolUse
 	// ToolIDs are tool calls read from the transcript; ids already counted are ignored.
 	ToolIDs []string
-	// BlockCap is the host's limit on consecutive blocks (0: none); CapCountsTools: tool
-	// calls between the blocks do not reset the host's count.
-	BlockCap       int
-	CapCountsTools bool
+	// BlockCap is the host's limit on consecutive blocks (0: none); whether tool calls
+	// between the blocks reset the host's count is Words.CapCountsTools.
+	BlockCap int
 	// HostBlocks is the host's own count of the blocks it has honoured in a row, when its
 	// stop event reports one (Cursor's loop_count; 0 otherwise): the cap is reached when
 	// either count reaches it, so a count the host keeps differently from the loop (not
@@ -148,7 +147,7 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		return NoProgress, l
 	}
 	blocks := l.BlocksSinceTool
-	if o.CapCountsTools {
+	if o.Words.CapCountsTools {
 		blocks = l.BlocksInTurn
 	}
 	blocks = max(blocks, o.HostBlocks)

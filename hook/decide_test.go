@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/check"
+	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -49,11 +50,11 @@ func TestDecide(t *testing.T) {
 		{"at the host cap", loop(func(l *state.Loop) { l.BlocksSinceTool = 8 }), Observation{BlockCap: 8}, CutByHost, state.CutByHost, 1, 0, 8},
 		{"a tool call resets the count", loop(func(l *state.Loop) { l.BlocksSinceTool = 8 }), Observation{BlockCap: 8, ToolIDs: []string{"x"}}, Continue, state.Active, 2, 1, 1},
 		{"no cap", loop(func(l *state.Loop) { l.BlocksSinceTool = 500 }), Observation{BlockCap: 0}, Continue, state.Active, 2, 0, 501},
-		{"the host's own count reaches its cap", loop(func(l *state.Loop) { l.BlocksInTurn = 2 }), Observation{BlockCap: 5, CapCountsTools: true, HostBlocks: 5},
+		{"the host's own count reaches its cap", loop(func(l *state.Loop) { l.BlocksInTurn = 2 }), Observation{BlockCap: 5, Words: inject.Host{CapCountsTools: true}, HostBlocks: 5},
 			CutByHost, state.CutByHost, 1, 0, 0},
-		{"the host's count below its cap", loop(func(l *state.Loop) { l.BlocksInTurn = 2 }), Observation{BlockCap: 5, CapCountsTools: true, HostBlocks: 4},
+		{"the host's count below its cap", loop(func(l *state.Loop) { l.BlocksInTurn = 2 }), Observation{BlockCap: 5, Words: inject.Host{CapCountsTools: true}, HostBlocks: 4},
 			Continue, state.Active, 2, 0, 1},
-		{"the loop's count reaches the cap first", loop(func(l *state.Loop) { l.BlocksInTurn = 5 }), Observation{BlockCap: 5, CapCountsTools: true, HostBlocks: 1},
+		{"the loop's count reaches the cap first", loop(func(l *state.Loop) { l.BlocksInTurn = 5 }), Observation{BlockCap: 5, Words: inject.Host{CapCountsTools: true}, HostBlocks: 1},
 			CutByHost, state.CutByHost, 1, 0, 0},
 		{"the host's count without a cap", loop(nil), Observation{HostBlocks: 40}, Continue, state.Active, 2, 0, 1},
 	}

@@ -1,11 +1,11 @@
 package hook
 
 import (
-	"errors"
 	"io"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/guard"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/usage"
@@ -36,7 +36,7 @@ type StderrEncoder interface {
 }
 
 // ErrInput means the hook's stdin is not a usable event.
-var ErrInput = errors.New("malformed hook input")
+var ErrInput = wire.ErrInput
 
 // Kind is what happened.
 type Kind int
@@ -111,10 +111,9 @@ type Event struct {
 	// which exits at the first idle): a loop command is refused with it.
 	CannotLoop string
 
-	// LastMessage is the agent's final message of the turn as the host reports it
-	// (Stop); HasLastMessage is false when the host reports none.
-	LastMessage    string
-	HasLastMessage bool
+	// LastMessage is the agent's final message of the turn as the host reports it (Stop;
+	// "": none).
+	LastMessage string
 	// TurnMark, when the host reports no last message (Stop), is what the host's transcript
 	// shows once it holds the whole turn (Copilot CLI: the stop hook's own start, by its
 	// timestamp). The engine waits for it, bounded, as for LastMessage; the host's Transcript
@@ -186,10 +185,9 @@ type Facts struct {
 	// Words are the host's facts that texts for people and agents depend on.
 	Words inject.Host
 	// BlockCap is how many consecutive stop blocks the host honours before it overrides
-	// the hook and ends the turn (0: no cap). CapCountsTools: tool calls between stops do
-	// not reset the host's count (otherwise they do).
-	BlockCap       int
-	CapCountsTools bool
+	// the hook and ends the turn (0: no cap). Whether tool calls between stops reset the
+	// host's count is Words.CapCountsTools.
+	BlockCap int
 	// StopTimeout returns the Stop hook's timeout, which checks must fit in (nil or 0:
 	// unknown). It may read the host's settings, so it is only called when needed.
 	StopTimeout func() time.Duration

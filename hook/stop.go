@@ -174,7 +174,7 @@ func (e *engine) recheck(ctx context.Context, d *stopDecision, start time.Time) 
 				Reason: inject.ReasonCheck(r.Index, r.Total, r.Command, r.Describe(), r.LogPath)})
 		}
 		d.verdict, d.after = Decide(*cur, Observation{Now: now, Found: true, BlockCap: e.facts.BlockCap,
-			CapCountsTools: e.facts.CapCountsTools, HostBlocks: e.ev.HostBlocks, Words: e.facts.Words, Checks: d.checks})
+			HostBlocks: e.ev.HostBlocks, Words: e.facts.Words, Checks: d.checks})
 		d.decided = true
 		tx.Record(state.Event{At: now, LoopID: d.after.LoopID, Iteration: cur.Iteration, Action: d.after.LastAction,
 			Reason: eventReason(d.verdict, &d.after, d.checks)})
@@ -369,7 +369,6 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 			Now:            now,
 			Found:          promise.ContainsMode(last, l.CompletionPromise, promise.Mode(l.PromiseMatch)),
 			BlockCap:       facts.BlockCap,
-			CapCountsTools: facts.CapCountsTools,
 			HostBlocks:     ev.HostBlocks,
 			Words:          facts.Words,
 		},

@@ -118,7 +118,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	case "UserPromptSubmit":
 		ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
 	case "Stop":
-		ev.Kind, ev.LastMessage, ev.HasLastMessage = hook.Stop, in.LastAssistantMessage, in.LastAssistantMessage != ""
+		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
 	case "PreToolUse":

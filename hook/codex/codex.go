@@ -196,7 +196,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.Prompt = hook.Prompt, Unsigil(in.Prompt)
 	case "Stop":
 		ev.Kind = hook.Stop
-		ev.LastMessage, ev.HasLastMessage = in.LastAssistantMessage, in.HasLastMessage && in.LastAssistantMessage != ""
+		ev.LastMessage = in.LastAssistantMessage
 	case "PostToolUse":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
 	case "PreToolUse":

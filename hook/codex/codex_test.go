@@ -97,7 +97,7 @@ func TestDecodeEvents(t *testing.T) {
 	}{
 		{"UserPromptSubmit.tui.skill-ralph-loop.json", hook.Event{Kind: hook.Prompt, Prompt: `/ralph-loop "fix the bug" --max-iterations 3`}},
 		{"UserPromptSubmit.slash-command.json", hook.Event{Kind: hook.Prompt, Prompt: "/ralph-loop fix the bug --max-iterations 3"}},
-		{"Stop.after-block.json", hook.Event{Kind: hook.Stop, LastMessage: "Iteration 3 finished. <promise>DONE</promise>", HasLastMessage: true}},
+		{"Stop.after-block.json", hook.Event{Kind: hook.Stop, LastMessage: "Iteration 3 finished. <promise>DONE</promise>"}},
 		{"PostToolUse.Bash.json", hook.Event{Kind: hook.ToolUsed, ToolName: "Bash", ToolUseID: "call_fake_1"}},
 		{"PreToolUse.Bash.json", hook.Event{Kind: hook.ToolCheck, ToolName: "Bash", ToolUseID: "call_fake_1", ToolKind: hook.ShellTool, Command: "echo 1 >> progress.txt"}},
 		{"SessionStart.json", hook.Event{Kind: hook.SessionStart, Source: "startup"}},
@@ -135,7 +135,7 @@ func TestDecodeNullLastMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.Kind != hook.Stop || ev.HasLastMessage || ev.TranscriptPath != "" {
+	if ev.Kind != hook.Stop || ev.LastMessage != "" || ev.TranscriptPath != "" {
 		t.Errorf("got %+v", ev)
 	}
 }

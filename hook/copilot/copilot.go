@@ -68,7 +68,6 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		HookFiles:      func() []string { return Installer.HookFiles(getenv, cwd, "config.json") },
 		Words:          Words,
 		BlockCap:       BlockCap,
-		CapCountsTools: true,
 		StopTimeout:    func() time.Duration { return stopTimeout(getenv, cwd) },
 		ProjectDir:     cwd,
 		Transcript:     Transcript{},

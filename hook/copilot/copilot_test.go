@@ -201,7 +201,7 @@ func TestDecodeCaptures(t *testing.T) {
 		}
 		switch want {
 		case hook.Stop:
-			if ev.TurnMark == "" || ev.TranscriptPath == "" || ev.HasLastMessage {
+			if ev.TurnMark == "" || ev.TranscriptPath == "" || ev.LastMessage != "" {
 				t.Errorf("%s: %+v", name, ev)
 			}
 		case hook.ToolCheck:

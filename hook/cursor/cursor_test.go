@@ -41,7 +41,7 @@ func TestDecodeDocumented(t *testing.T) {
 		}},
 		{"afterAgentThought.json", func(e hook.Event) bool { return e.Kind == hook.Ignored }},
 		{"stop.json", func(e hook.Event) bool {
-			return e.Kind == hook.Stop && e.TurnMark == "26b45fb6-bdea-439c-b2dc-5e97ee00ecea" && e.HostBlocks == 0 && !e.HasLastMessage && e.TranscriptPath == ""
+			return e.Kind == hook.Stop && e.TurnMark == "26b45fb6-bdea-439c-b2dc-5e97ee00ecea" && e.HostBlocks == 0 && e.LastMessage == "" && e.TranscriptPath == ""
 		}},
 		{"stop.after-followup.json", func(e hook.Event) bool { return e.Kind == hook.Stop && e.HostBlocks == 2 }},
 		{"stop.aborted.json", func(e hook.Event) bool { return e.Kind == hook.Ignored }},

@@ -31,7 +31,6 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		NoUsage:        "Cursor hands its hooks no token counts and keeps no transcript they can read",
 		Words:          Words,
 		BlockCap:       LoopLimit(getenv, project),
-		CapCountsTools: true,
 		StopTimeout: func() time.Duration {
 			d, _ := Installer.HookTimeout("stop", project, getenv) // 0 (unknown) when none is set
 			return d

@@ -83,7 +83,7 @@ func TestDecode(t *testing.T) {
 		}
 	}
 	ev, _ := Host{}.Decode(bytes.NewReader(load("AfterAgent.after-block.json")))
-	if ev.HasLastMessage || ev.HasText || ev.LastMessage != "" {
+	if ev.HasText || ev.LastMessage != "" {
 		t.Errorf("AfterAgent carried prompt_response into the event: %+v", ev)
 	}
 	a, _ := Host{}.Decode(bytes.NewReader(load("AfterTool.run_shell_command.json")))

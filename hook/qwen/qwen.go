@@ -72,7 +72,6 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		HookFiles:      func() []string { return Installer.HookFiles(getenv, project) },
 		Words:          w,
 		BlockCap:       limit - 1, // the blocks Qwen Code lets through
-		CapCountsTools: true,
 		StopTimeout:    func() time.Duration { return stopTimeout(getenv, project) },
 		ProjectDir:     project,
 		// The Stop event's last_assistant_message is exactly the turn's last answer, and
@@ -190,7 +189,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.Kind, ev.Prompt = hook.Prompt, strings.TrimRight("/"+name+" "+in.CommandArgs, " ")
 		}
 	case "Stop":
-		ev.Kind, ev.LastMessage, ev.HasLastMessage = hook.Stop, in.LastAssistantMessage, in.LastAssistantMessage != ""
+		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, id
 	case "PreToolUse":
