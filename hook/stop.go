@@ -366,11 +366,11 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	}
 	o := observed{
 		Observation: Observation{
-			Now:            now,
-			Found:          promise.ContainsMode(last, l.CompletionPromise, promise.Mode(l.PromiseMatch)),
-			BlockCap:       facts.BlockCap,
-			HostBlocks:     ev.HostBlocks,
-			Words:          facts.Words,
+			Now:        now,
+			Found:      promise.ContainsMode(last, l.CompletionPromise, promise.Mode(l.PromiseMatch)),
+			BlockCap:   facts.BlockCap,
+			HostBlocks: ev.HostBlocks,
+			Words:      facts.Words,
 		},
 		pos: l.Transcript,
 	}

@@ -27,10 +27,10 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		project = getenv("CURSOR_PROJECT_DIR")
 	}
 	return hook.Facts{
-		HookFiles:      func() []string { return Installer.HookFiles(getenv, project) },
-		NoUsage:        "Cursor hands its hooks no token counts and keeps no transcript they can read",
-		Words:          Words,
-		BlockCap:       LoopLimit(getenv, project),
+		HookFiles: func() []string { return Installer.HookFiles(getenv, project) },
+		NoUsage:   "Cursor hands its hooks no token counts and keeps no transcript they can read",
+		Words:     Words,
+		BlockCap:  LoopLimit(getenv, project),
 		StopTimeout: func() time.Duration {
 			d, _ := Installer.HookTimeout("stop", project, getenv) // 0 (unknown) when none is set
 			return d

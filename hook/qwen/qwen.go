@@ -69,11 +69,11 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	w := Words
 	w.CapSetting = from
 	return hook.Facts{
-		HookFiles:      func() []string { return Installer.HookFiles(getenv, project) },
-		Words:          w,
-		BlockCap:       limit - 1, // the blocks Qwen Code lets through
-		StopTimeout:    func() time.Duration { return stopTimeout(getenv, project) },
-		ProjectDir:     project,
+		HookFiles:   func() []string { return Installer.HookFiles(getenv, project) },
+		Words:       w,
+		BlockCap:    limit - 1, // the blocks Qwen Code lets through
+		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
+		ProjectDir:  project,
 		// The Stop event's last_assistant_message is exactly the turn's last answer, and
 		// every call that runs fires PostToolUse or PostToolUseFailure (a call refused
 		// before it runs fires neither): the transcript is read for the model's usage only.
