@@ -19,40 +19,40 @@ func Error(err error) string { return errorPrefix + err.Error() }
 // Errorf is the line of an error, formatted.
 func Errorf(format string, a ...any) string { return errorPrefix + fmt.Sprintf(format, a...) }
 
-// BadEvent: a hook event whose input cannot be used.
+// BadEvent is for a hook event whose input cannot be used.
 func BadEvent(event string, err error) string { return Errorf("%s hook: %v", event, err) }
 
-// ReplyFailed: the reply to the host could not be written.
+// ReplyFailed is for the reply to the host could not be written.
 func ReplyFailed(host string, err error) string { return Errorf("write the %s reply: %v", host, err) }
 
-// StateMovedAside: an unreadable state file, moved aside; the agent may stop.
+// StateMovedAside is for an unreadable state file, moved aside; the agent may stop.
 func StateMovedAside(err error, to string) string {
 	return Errorf("%v; moved it to %s and let the agent stop", err, to)
 }
 
-// StateNotMoved: an unreadable state file that could not be moved aside either.
+// StateNotMoved is for an unreadable state file that could not be moved aside either.
 func StateNotMoved(err, moveErr error) string {
 	return Errorf("%v; moving it aside failed too: %v", err, moveErr)
 }
 
-// LockStuck: the session's lock was not had in time; the stop is let through.
+// LockStuck is for the session's lock was not had in time; the stop is let through.
 func LockStuck(err error) string {
 	return Errorf("%v; another ralph-loop process is stuck, so this stop is allowed", err)
 }
 
-// NothingStarted: a loop command refused before anything was armed.
+// NothingStarted is for a loop command refused before anything was armed.
 func NothingStarted(err error) string { return Errorf("%v; nothing was started", err) }
 
-// CannotLoop: a session in which the host cannot run a loop (why says so).
+// CannotLoop is for a session in which the host cannot run a loop (why says so).
 func CannotLoop(why string) string { return "ralph-loop: " + why + "; nothing was started" }
 
-// ArmFailed: the loop could not be armed.
+// ArmFailed is for the loop could not be armed.
 func ArmFailed(err error) string { return Errorf("could not start the loop: %v", err) }
 
-// CancelFailed: the loop could not be cancelled.
+// CancelFailed is for the loop could not be cancelled.
 func CancelFailed(err error) string { return Errorf("could not cancel the loop: %v", err) }
 
-// TranscriptUnread: the transcript could not be read; the stop was decided without it.
+// TranscriptUnread is for the transcript could not be read; the stop was decided without it.
 func TranscriptUnread(err error) string {
 	return warningPrefix + fmt.Sprintf("%v; decided on the last message alone", err)
 }

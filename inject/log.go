@@ -14,41 +14,41 @@ import (
 // The reasons of the event log (ralph-loop log, status --session) and the end reasons a
 // loop keeps: one line each, lower case, for the user reading the loop's timeline.
 
-// ReasonBlocked: a stop blocked without the promise.
+// ReasonBlocked is for a stop blocked without the promise.
 func ReasonBlocked(l *state.Loop) string {
 	return fmt.Sprintf("promise not found; continuing with iteration %d/%d", l.Iteration, l.MaxIterations)
 }
 
-// ReasonOtherToken: a stop blocked whose output held a promise with another token.
+// ReasonOtherToken is for a stop blocked whose output held a promise with another token.
 func ReasonOtherToken(l *state.Loop, other string) string {
 	return fmt.Sprintf("promise not found, but a different token was: %s (the marker is %s); continuing with iteration %d/%d",
 		other, promise.Marker(l.CompletionPromise), l.Iteration, l.MaxIterations)
 }
 
-// ReasonNoWork: a promise rejected for too few tool calls.
+// ReasonNoWork is for a promise rejected for too few tool calls.
 func ReasonNoWork(l *state.Loop) string {
 	return fmt.Sprintf("promise found with %d of the %d tool calls required; rejected, continuing with iteration %d/%d",
 		l.ToolCalls, l.MinToolCalls, l.Iteration, l.MaxIterations)
 }
 
-// ReasonChecking: a promise whose checks run next.
+// ReasonChecking is for a promise whose checks run next.
 func ReasonChecking(l *state.Loop) string {
 	return fmt.Sprintf("promise found after %s; running %s", Plural(l.ToolCalls, "tool call", "tool calls"),
 		Plural(len(l.Checks), "check", "checks"))
 }
 
-// ReasonCheck: one check's result.
+// ReasonCheck is for one check's result.
 func ReasonCheck(index, total int, command, outcome, logPath string) string {
 	return fmt.Sprintf("check %d/%d `%s` %s (log: %s)", index, total, command, outcome, logPath)
 }
 
-// ReasonCheckFailed: a promise rejected by a failed check.
+// ReasonCheckFailed is for a promise rejected by a failed check.
 func ReasonCheckFailed(l *state.Loop, f *CheckFailure) string {
 	return fmt.Sprintf("promise found but check %d/%d `%s` %s; rejected, continuing with iteration %d/%d",
 		f.Index, f.Total, f.Command, f.Outcome, l.Iteration, l.MaxIterations)
 }
 
-// ReasonEnded: a stop that ended the loop, with its end reason.
+// ReasonEnded is for a stop that ended the loop, with its end reason.
 func ReasonEnded(l *state.Loop, accepted bool) string {
 	if accepted {
 		return fmt.Sprintf("%s after %s", l.EndReason, Plural(l.ToolCalls, "tool call", "tool calls"))
@@ -56,18 +56,18 @@ func ReasonEnded(l *state.Loop, accepted bool) string {
 	return l.EndReason
 }
 
-// ReasonPausedStop: a stop of a loop paused for the user's queued cancel.
+// ReasonPausedStop is for a stop of a loop paused for the user's queued cancel.
 func ReasonPausedStop(cancel string) string {
 	return fmt.Sprintf("a stop with no prompt of the user's since the loop paused for %s: let through, the loop stays paused", cancel)
 }
 
-// ReasonCancelQueued: a stop let through for the cancel the transcript shows queued.
+// ReasonCancelQueued is for a stop let through for the cancel the transcript shows queued.
 func ReasonCancelQueued(cancel string, l *state.Loop) string {
 	return fmt.Sprintf("the transcript shows %s queued while the loop ran; this stop is let through for it, and the loop "+
 		"ends when it comes as the user's prompt (or resumes at the next stop, iteration %d/%d)", cancel, l.Iteration, l.MaxIterations)
 }
 
-// ReasonYielded: a stop let through for a message the user typed while the agent worked.
+// ReasonYielded is for a stop let through for a message the user typed while the agent worked.
 func ReasonYielded(l *state.Loop) string {
 	return fmt.Sprintf("the user typed a message while the loop ran; this stop is let through so that it is answered, "+
 		"and the loop resumes at the next stop (iteration %d/%d)", l.Iteration, l.MaxIterations)
@@ -80,18 +80,18 @@ const (
 	ReasonTurnEnded           = "the host ended the turn after a block (interrupted, API error or its stop-block cap); the loop goes on with the next prompt"
 )
 
-// ReasonNotTaken: an event of the loop's session from another process than its host.
+// ReasonNotTaken is for an event of the loop's session from another process than its host.
 func ReasonNotTaken(event, who string) string {
 	return fmt.Sprintf("a %s event from %s, which is not the loop's host, changed nothing", event, who)
 }
 
-// ReasonDenied: a tool call the guard denied.
+// ReasonDenied is for a tool call the guard denied.
 func ReasonDenied(what string) string { return "denied the agent's " + what }
 
-// ReasonReplaced: a loop replaced by a new one armed in its session.
+// ReasonReplaced is for a loop replaced by a new one armed in its session.
 func ReasonReplaced(loopID string) string { return "replaced by loop " + loopID }
 
-// ReasonSessionEnded: the session's end, with the host's reason if it gave one.
+// ReasonSessionEnded is for the session's end, with the host's reason if it gave one.
 func ReasonSessionEnded(why string) string {
 	if why != "" {
 		return "the session ended (" + why + ")"
@@ -99,14 +99,14 @@ func ReasonSessionEnded(why string) string {
 	return "the session ended"
 }
 
-// ReasonConfigChange: what a refused change of the host's settings was.
+// ReasonConfigChange is for what a refused change of the host's settings was.
 func ReasonConfigChange(file, why string) string {
 	return fmt.Sprintf("a change to %s (%s)", file, why)
 }
 
 // The end reasons of a loop.
 
-// EndAccepted: the promise was accepted (checks: how many passed; noWork: the policy that
+// EndAccepted is for the promise was accepted (checks: how many passed; noWork: the policy that
 // accepted it without enough tool calls, or "").
 func EndAccepted(checks int, noWork string) string {
 	if noWork != "" {
@@ -118,31 +118,31 @@ func EndAccepted(checks int, noWork string) string {
 	return "promise found"
 }
 
-// EndMaxIterations: the iteration limit.
+// EndMaxIterations is for the iteration limit.
 const EndMaxIterations = "iteration limit reached without the promise"
 
-// EndTimeBudget: the --max-time budget.
+// EndTimeBudget is for the --max-time budget.
 func EndTimeBudget(d time.Duration) string {
 	return fmt.Sprintf("the time budget of %s ran out without the promise", d)
 }
 
-// EndTokens: the --max-tokens budget.
+// EndTokens is for the --max-tokens budget.
 func EndTokens(max int64, s usage.Spent) string {
 	return fmt.Sprintf("the token budget of %s was reached without the promise: %s", usage.Count(max), s)
 }
 
-// EndCost: the --max-cost budget.
+// EndCost is for the --max-cost budget.
 func EndCost(max float64, s usage.Spent) string {
 	return fmt.Sprintf("the cost budget of %s was reached without the promise: %s", usage.Dollars(max), s)
 }
 
-// EndCostUnknown: a cost budget that cannot be kept, a model having no known price.
+// EndCostUnknown is for a cost budget that cannot be kept, a model having no known price.
 func EndCostUnknown(max float64, s usage.Spent) string {
 	return fmt.Sprintf("the cost budget of %s cannot be kept: %s has no known price (set one under %q in %s): %s",
 		usage.Dollars(max), strings.Join(s.Unpriced, ", "), args.SettingPrices, args.ProjectSettings, s)
 }
 
-// ReasonArmed: a loop armed (by: "slash-command", "resume", …), or a loop picked up by
+// ReasonArmed is for a loop armed (by: "slash-command", "resume", …), or a loop picked up by
 // --resume (resumed: the loop it goes on from).
 func ReasonArmed(l *state.Loop, resumed string) string {
 	what := "armed by " + l.ArmedBy
@@ -154,7 +154,7 @@ func ReasonArmed(l *state.Loop, resumed string) string {
 		Plural(l.MinToolCalls, "tool call", "tool calls"), l.OnPromiseNoWork)
 }
 
-// ReasonSentBy: who sent a refused loop command (from a process, c), and in which session
+// ReasonSentBy is for who sent a refused loop command (from a process, c), and in which session
 // when it is another.
 func ReasonSentBy(command, sender, session string) string {
 	if session != "" {
@@ -163,10 +163,10 @@ func ReasonSentBy(command, sender, session string) string {
 	return fmt.Sprintf("%s sent by %s", command, sender)
 }
 
-// ReasonRefused: an attempt from inside the session to end, re-arm or unhook its loop.
+// ReasonRefused is for an attempt from inside the session to end, re-arm or unhook its loop.
 func ReasonRefused(what string) string { return "refused " + what }
 
-// ReasonHooksSilent: the loop's hooks stopped answering; the user was told in another
+// ReasonHooksSilent is for the loop's hooks stopped answering; the user was told in another
 // session.
 func ReasonHooksSilent(since time.Duration, last, toldIn string) string {
 	return fmt.Sprintf("its hooks stopped answering while the loop was active (its transcript grew for %s after the last hook, at %s); told in session %s",
@@ -175,7 +175,7 @@ func ReasonHooksSilent(since time.Duration, last, toldIn string) string {
 
 // The notes a stop's reason carries on what the transcript gave.
 
-// NoteNoTranscript: no transcript file (within the catch-up wait d, if d > 0).
+// NoteNoTranscript is for no transcript file (within the catch-up wait d, if d > 0).
 func NoteNoTranscript(d time.Duration) string {
 	if d > 0 {
 		return fmt.Sprintf("no transcript file within %s", d)
@@ -183,17 +183,17 @@ func NoteNoTranscript(d time.Duration) string {
 	return "no transcript file"
 }
 
-// NoteTranscriptBehind: the transcript did not show the last message within the wait d.
+// NoteTranscriptBehind is for the transcript did not show the last message within the wait d.
 func NoteTranscriptBehind(d time.Duration) string {
 	return fmt.Sprintf("the transcript did not show the last message within %s", d)
 }
 
-// NoteWaited: the stop waited d for the transcript to show the last message.
+// NoteWaited is for the stop waited d for the transcript to show the last message.
 func NoteWaited(d time.Duration) string {
 	return fmt.Sprintf("waited %s for the transcript to catch up", d)
 }
 
-// NoteMalformed: n transcript lines were skipped as malformed.
+// NoteMalformed is for n transcript lines were skipped as malformed.
 func NoteMalformed(n int) string {
 	return "skipped " + Plural(n, "malformed transcript line", "malformed transcript lines")
 }
