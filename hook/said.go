@@ -22,20 +22,13 @@ type saidLog struct{}
 
 // Scan reads the said log at path from offset (to Options.Limit, or its end).
 func (saidLog) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	f, size, err := transcript.Open(path)
-	if err != nil {
-		return transcript.Result{Offset: offset}, err
-	}
-	defer f.Close()
-	limit := size
-	if opt.Limit > 0 && opt.Limit < limit {
-		limit = opt.Limit
-	}
-	if offset > limit || offset < 0 {
-		offset = 0 // replaced or truncated: start over
-	}
-	res := transcript.Result{Offset: offset}
-	r := bufio.NewReader(io.NewSectionReader(f, offset, limit-offset))
+	return transcript.ScanWith(path, offset, opt, scanSaid)
+}
+
+// scanSaid reads said-log lines from r, whose first byte is at offset base.
+func scanSaid(in io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
+	res := transcript.Result{Offset: base}
+	r := bufio.NewReader(in)
 	for {
 		line, err := r.ReadBytes('\n')
 		if err != nil {

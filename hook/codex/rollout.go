@@ -30,22 +30,7 @@ const bufSize = 64 << 10
 // ScanFile scans the rollout at path from offset (see transcript.ScanFile: a missing file
 // is an error wrapping fs.ErrNotExist, an offset past the end starts over).
 func ScanFile(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	f, size, err := transcript.Open(path)
-	if err != nil {
-		return transcript.Result{Offset: offset}, err
-	}
-	defer f.Close()
-	if offset > size || offset < 0 {
-		offset = 0
-	}
-	limit := size
-	if opt.Limit > 0 && opt.Limit < size {
-		limit = opt.Limit
-	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return transcript.Result{Offset: offset}, err
-	}
-	return Scan(io.LimitReader(f, limit-offset), offset, opt)
+	return transcript.ScanWith(path, offset, opt, Scan)
 }
 
 // Scan reads rollout lines from r, whose first byte is at offset base of the file. Only

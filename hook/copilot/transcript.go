@@ -39,19 +39,7 @@ const maxLine = 8 << 20
 // agentStop hook.start line read does not count (it is the end of an iteration already
 // decided, which reached the file late).
 func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	f, size, err := transcript.Open(path)
-	if err != nil {
-		return transcript.Result{Offset: offset}, err
-	}
-	defer f.Close()
-	limit := size
-	if opt.Limit > 0 && opt.Limit < limit {
-		limit = opt.Limit
-	}
-	if offset > limit {
-		offset = limit
-	}
-	return scan(io.NewSectionReader(f, offset, limit-offset), offset, opt)
+	return transcript.ScanWith(path, offset, opt, scan)
 }
 
 // event is the part of a transcript line that is read.

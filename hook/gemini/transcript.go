@@ -26,22 +26,7 @@ type Transcript struct{}
 
 // Scan reads the chat file at path from offset.
 func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	f, size, err := transcript.Open(path)
-	if err != nil {
-		return transcript.Result{Offset: offset}, err
-	}
-	defer f.Close()
-	if offset > size || offset < 0 {
-		offset = 0
-	}
-	limit := size
-	if opt.Limit > 0 && opt.Limit < size {
-		limit = opt.Limit
-	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return transcript.Result{Offset: offset}, err
-	}
-	return Scan(io.LimitReader(f, limit-offset), offset, opt)
+	return transcript.ScanWith(path, offset, opt, Scan)
 }
 
 // OffsetAfter finds where the lines written after t start (message records carry their

@@ -79,3 +79,25 @@ func TestTranscriptUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptReplaced: a transcript shorter than where the last scan ended (replaced or
+// truncated) is read again from its start, on every host.
+func TestTranscriptReplaced(t *testing.T) {
+	for _, c := range usageCases {
+		h, _ := hosts.Lookup(c.host)
+		tr := h.Facts(func(string) string { return "" }, t.TempDir()).Transcript
+		path := filepath.Join("../../testdata", c.file)
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := tr.Scan(path, fi.Size()+100, transcript.Options{Token: "DONE"})
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.host, c.file, err)
+		}
+		if n, _ := tally(res.Usage); len(res.Usage) != c.replies || n != c.tokens || res.Offset != fi.Size() {
+			t.Errorf("%s %s scanned from past its end: %d replies, %d tokens, offset %d; want it read again: %d, %d, %d",
+				c.host, c.file, len(res.Usage), n, res.Offset, c.replies, c.tokens, fi.Size())
+		}
+	}
+}

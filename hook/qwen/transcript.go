@@ -24,22 +24,7 @@ type Transcript struct{}
 
 // Scan reads the chat recording at path from offset.
 func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	f, size, err := transcript.Open(path)
-	if err != nil {
-		return transcript.Result{Offset: offset}, err
-	}
-	defer f.Close()
-	if offset > size || offset < 0 {
-		offset = 0
-	}
-	limit := size
-	if opt.Limit > 0 && opt.Limit < size {
-		limit = opt.Limit
-	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return transcript.Result{Offset: offset}, err
-	}
-	return ScanUsage(io.LimitReader(f, limit-offset), offset, opt)
+	return transcript.ScanWith(path, offset, opt, ScanUsage)
 }
 
 // OffsetAfter finds where the records written after t start, by their timestamps.

@@ -169,22 +169,28 @@ func Open(path string) (*os.File, int64, error) {
 // and an error wrapping fs.ErrNotExist. An offset past the end of the file (the file was
 // replaced or truncated) starts over from 0.
 func ScanFile(path string, offset int64, opt Options) (Result, error) {
+	return ScanWith(path, offset, opt, Scan)
+}
+
+// ScanWith opens the transcript at path and hands scan its part from offset to
+// Options.Limit (or to its end as it is now), base being offset: every host's transcript
+// is read so. A missing file gives an empty result and an error wrapping fs.ErrNotExist;
+// an offset past that end, or negative (the file was replaced or truncated), starts over
+// from 0.
+func ScanWith(path string, offset int64, opt Options, scan func(r io.Reader, base int64, opt Options) (Result, error)) (Result, error) {
 	f, size, err := Open(path)
 	if err != nil {
 		return Result{Offset: offset}, err
 	}
 	defer f.Close()
-	if offset > size || offset < 0 {
-		offset = 0
-	}
 	limit := size
 	if opt.Limit > 0 && opt.Limit < size {
 		limit = opt.Limit
 	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return Result{Offset: offset}, err
+	if offset > limit || offset < 0 {
+		offset = 0
 	}
-	return Scan(io.LimitReader(f, limit-offset), offset, opt)
+	return scan(io.NewSectionReader(f, offset, limit-offset), offset, opt)
 }
 
 // Scan reads JSONL from r, whose first byte is at offset base of the transcript.
