@@ -49,11 +49,7 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 		return 1
 	}
 	var code int
-	if se, ok := h.(StderrEncoder); ok {
-		code, err = se.EncodeStderr(stdout, env.Stderr, ev, rep)
-	} else {
-		code, err = h.Encode(stdout, ev, rep)
-	}
+	code, err = h.Encode(stdout, env.Stderr, ev, rep)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, inject.ReplyFailed(h.Name(), err))
 		return 1

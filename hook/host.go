@@ -20,19 +20,13 @@ type Host interface {
 	// Decode reads one hook event. An event the engine does not handle decodes to Kind
 	// Ignored; input that is not a usable event is an error wrapping ErrInput.
 	Decode(r io.Reader) (Event, error)
-	// Encode writes rep for ev in the host's protocol (nothing at all when rep is empty)
-	// and returns the process exit code.
-	Encode(w io.Writer, ev Event, rep Reply) (int, error)
+	// Encode writes rep for ev in the host's protocol to stdout (nothing at all when rep is
+	// empty) and, for a host that shows the user a hook's stderr, its notice to stderr
+	// (Copilot CLI and Cursor), and returns the process exit code.
+	Encode(stdout, stderr io.Writer, ev Event, rep Reply) (int, error)
 	// Facts are the host's facts for an event, as the hook's environment and the session's
 	// directory make them (a block cap raised in the settings, the hook's timeout).
 	Facts(getenv func(string) string, cwd string) Facts
-}
-
-// StderrEncoder is a Host that shows the user its notices on stderr (Copilot CLI shows a
-// hook's stderr when it exits 2, and nothing from its stdout but a block): the engine calls
-// EncodeStderr instead of Encode.
-type StderrEncoder interface {
-	EncodeStderr(stdout, stderr io.Writer, ev Event, rep Reply) (int, error)
 }
 
 // ErrInput means the hook's stdin is not a usable event.

@@ -42,7 +42,7 @@ func (saidHost) Decode(r io.Reader) (Event, error) {
 	return ev, nil
 }
 
-func (saidHost) Encode(w io.Writer, _ Event, rep Reply) (int, error) {
+func (saidHost) Encode(w, _ io.Writer, _ Event, rep Reply) (int, error) {
 	if rep.Empty() {
 		return 0, nil
 	}

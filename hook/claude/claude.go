@@ -3,8 +3,6 @@
 package claude
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"strconv"
 	"time"
@@ -147,7 +145,7 @@ type (
 
 // Encode writes the reply as Claude Code's hook output JSON (exit code 0; nothing at all
 // for an empty reply, which lets everything go on).
-func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Empty() {
 		return 0, nil
 	}
@@ -164,14 +162,7 @@ func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if out == (output{}) {
 		return 0, nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return 1, err
-	}
-	_, err := w.Write(buf.Bytes())
-	if err != nil {
+	if err := wire.WriteJSON(w, out); err != nil {
 		return 1, err
 	}
 	return 0, nil

@@ -16,8 +16,6 @@
 package codex
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -248,7 +246,7 @@ type (
 
 // Encode writes the reply as Codex's hook output JSON with exit code 0 (nothing at all for
 // an empty reply, which lets everything go on).
-func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Empty() {
 		return 0, nil
 	}
@@ -268,13 +266,7 @@ func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if out == (output{}) {
 		return 0, nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return 1, err
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	if err := wire.WriteJSON(w, out); err != nil {
 		return 1, err
 	}
 	return 0, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -186,7 +187,7 @@ func TestEncodeWire(t *testing.T) {
 	for _, kind := range []hook.Kind{hook.Stop, hook.Prompt, hook.ToolCheck, hook.ToolUsed, hook.SessionStart} {
 		for _, rep := range replies {
 			var buf bytes.Buffer
-			code, err := Host{}.Encode(&buf, hook.Event{Kind: kind, Name: "X"}, rep)
+			code, err := Host{}.Encode(&buf, io.Discard, hook.Event{Kind: kind, Name: "X"}, rep)
 			if err != nil || code != 0 {
 				t.Fatalf("%d %+v: %d %v", kind, rep, code, err)
 			}
@@ -199,11 +200,11 @@ func TestEncodeWire(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if _, err := (Host{}).Encode(&buf, hook.Event{Kind: hook.Stop, Name: "Stop"}, hook.Reply{}); err != nil || buf.Len() != 0 {
+	if _, err := (Host{}).Encode(&buf, io.Discard, hook.Event{Kind: hook.Stop, Name: "Stop"}, hook.Reply{}); err != nil || buf.Len() != 0 {
 		t.Errorf("an empty reply wrote %q", buf.String())
 	}
 	buf.Reset()
-	if _, err := (Host{}).Encode(&buf, hook.Event{Kind: hook.Stop, Name: "Stop"}, hook.Reply{Block: true, Reason: "<promise>A&B</promise>"}); err != nil ||
+	if _, err := (Host{}).Encode(&buf, io.Discard, hook.Event{Kind: hook.Stop, Name: "Stop"}, hook.Reply{Block: true, Reason: "<promise>A&B</promise>"}); err != nil ||
 		!strings.Contains(buf.String(), "<promise>A&B</promise>") {
 		t.Errorf("the reason is escaped by ralph-loop (Codex escapes it itself): %q", buf.String())
 	}

@@ -45,8 +45,7 @@ const BlockCap = 8
 type Host struct{}
 
 var (
-	_ hook.Host          = Host{}
-	_ hook.StderrEncoder = Host{}
+	_ hook.Host = Host{}
 )
 
 // Name returns "copilot".
@@ -236,18 +235,12 @@ func fields(raw []byte) map[string]bool {
 	return has
 }
 
-// Encode writes the reply in Copilot CLI's protocol, with notices dropped (see
-// EncodeStderr, which the engine calls).
-func (h Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
-	return h.EncodeStderr(w, io.Discard, ev, rep)
-}
-
-// EncodeStderr writes the reply in Copilot CLI's protocol: a blocked stop or a refused
+// Encode writes the reply in Copilot CLI's protocol: a blocked stop or a refused
 // prompt as {"decision":"block","reason":R}, a denied tool call as permissionDecision
 // "deny", context for the model as additionalContext; a notice goes on stderr with exit
 // code 2, which Copilot CLI shows the user and which blocks nothing. A notice that comes
 // with a block is not shown (Copilot CLI would ignore the block at exit 2).
-func (Host) EncodeStderr(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+func (Host) Encode(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Empty() {
 		return 0, nil
 	}
@@ -262,11 +255,7 @@ func (Host) EncodeStderr(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (in
 		out["additionalContext"] = rep.Context
 	}
 	if len(out) > 0 {
-		b, err := json.Marshal(out)
-		if err != nil {
-			return 1, err
-		}
-		if _, err := w.Write(append(b, '\n')); err != nil {
+		if err := wire.WriteJSON(w, out); err != nil {
 			return 1, err
 		}
 	}

@@ -73,8 +73,7 @@ const Name = "cursor"
 type Host struct{}
 
 var (
-	_ hook.Host          = Host{}
-	_ hook.StderrEncoder = Host{}
+	_ hook.Host = Host{}
 )
 
 // Name returns "cursor".
@@ -230,18 +229,12 @@ func count(s string) int {
 	return n
 }
 
-// Encode writes the reply in Cursor's protocol, with notices dropped (see EncodeStderr,
-// which the engine calls).
-func (h Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
-	return h.EncodeStderr(w, io.Discard, ev, rep)
-}
-
-// EncodeStderr writes the reply in Cursor's protocol: a blocked stop as
+// Encode writes the reply in Cursor's protocol: a blocked stop as
 // {"followup_message": R} (any other answer to a stop as {}), a refused prompt as
 // {"continue": false, "user_message": R}, a denied tool call as {"permission": "deny",
 // "user_message": R, "agent_message": R}; a notice goes on stderr, exit 0. A reply that
 // failed (Reply.Failed) exits 1, which lets the action proceed.
-func (Host) EncodeStderr(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+func (Host) Encode(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Empty() {
 		return 0, nil
 	}
@@ -277,13 +270,7 @@ func (Host) EncodeStderr(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (in
 		}
 	}
 	if out != nil {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(out); err != nil {
-			return 1, err
-		}
-		if _, err := w.Write(buf.Bytes()); err != nil {
+		if err := wire.WriteJSON(w, out); err != nil {
 			return 1, err
 		}
 	}

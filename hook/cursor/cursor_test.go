@@ -110,7 +110,7 @@ func TestEncode(t *testing.T) {
 		{"a failure lets the action proceed", hook.Stop, hook.Reply{Notice: "ralph-loop: error: x", Failed: true}, "", "ralph-loop: error: x\n", 1},
 	} {
 		var out, errs bytes.Buffer
-		code, err := Host{}.EncodeStderr(&out, &errs, hook.Event{Kind: tt.kind}, tt.rep)
+		code, err := Host{}.Encode(&out, &errs, hook.Event{Kind: tt.kind}, tt.rep)
 		if err != nil || code != tt.code || out.String() != tt.out || errs.String() != tt.stderr {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q, %v; want %d, %q, %q", tt.name, code, out.String(), errs.String(), err, tt.code, tt.out, tt.stderr)
 		}

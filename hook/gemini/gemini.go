@@ -5,8 +5,6 @@
 package gemini
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -215,7 +213,7 @@ type (
 // decision "block" (the reason becomes the next user message after AfterAgent, and refuses
 // the prompt after BeforeAgent), a denied tool decision "deny", context
 // hookSpecificOutput.additionalContext, a notice systemMessage. An empty reply writes nothing.
-func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	out := output{SystemMessage: rep.Notice}
 	switch {
 	case rep.Deny:
@@ -233,13 +231,7 @@ func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if out == (output{}) {
 		return 0, nil
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return 1, err
-	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	if err := wire.WriteJSON(w, out); err != nil {
 		return 1, err
 	}
 	return 0, nil

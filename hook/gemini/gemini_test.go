@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -337,7 +338,7 @@ func TestEncode(t *testing.T) {
 		{"failure", hook.Event{Kind: hook.Stop, Name: "AfterAgent"}, hook.Reply{Notice: "ralph-loop: error: x", Failed: true}, `{"systemMessage":"ralph-loop: error: x"}`},
 	} {
 		var b bytes.Buffer
-		code, err := Host{}.Encode(&b, tc.ev, tc.rep)
+		code, err := Host{}.Encode(&b, io.Discard, tc.ev, tc.rep)
 		if got := strings.TrimSuffix(b.String(), "\n"); err != nil || code != 0 || got != tc.want {
 			t.Errorf("%s: %q (exit %d, %v), want %q", tc.name, got, code, err, tc.want)
 		}

@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/usage"
 )
@@ -280,7 +281,7 @@ type Output struct {
 }
 
 // Encode writes the reply for the plugin.
-func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Empty() {
 		return 0, nil
 	}
@@ -309,12 +310,7 @@ func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if out == (Output{}) {
 		return 0, nil
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return 1, err
-	}
-	_, err = w.Write(append(b, '\n'))
-	if err != nil {
+	if err := wire.WriteJSON(w, out); err != nil {
 		return 1, err
 	}
 	return 0, nil

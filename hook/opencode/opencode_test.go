@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,7 +146,7 @@ func TestEncode(t *testing.T) {
 		want string
 	}{
 		{"nothing", stop, hook.Reply{}, ""},
-		{"continue", stop, hook.Reply{Block: true, Reason: "go on <&>", Notice: "iteration 2/5"}, `{"continue":"go on \u003c\u0026\u003e","notice":"iteration 2/5"}` + "\n"},
+		{"continue", stop, hook.Reply{Block: true, Reason: "go on <&>", Notice: "iteration 2/5"}, `{"continue":"go on <&>","notice":"iteration 2/5"}` + "\n"},
 		{"allowed with a notice", stop, hook.Reply{Notice: "done"}, `{"notice":"done"}` + "\n"},
 		{"armed", prompt, hook.Reply{Context: "the contract", Notice: "armed"}, `{"append":"the contract","notice":"armed"}` + "\n"},
 		{"refused", prompt, hook.Reply{Block: true, Reason: "bad flag"}, `{"replace":` + jsonString(inject.RelayRefusal("bad flag")) + `,"notice":"bad flag"}` + "\n"},
@@ -155,7 +156,7 @@ func TestEncode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
-		code, err := Host{}.Encode(&b, tt.ev, tt.rep)
+		code, err := Host{}.Encode(&b, io.Discard, tt.ev, tt.rep)
 		if err != nil || code != 0 || b.String() != tt.want {
 			t.Errorf("%s: %q, exit %d, %v; want %q", tt.name, b.String(), code, err, tt.want)
 		}

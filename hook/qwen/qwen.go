@@ -211,6 +211,6 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 // Encode writes the reply as Qwen Code's hook output JSON, which is Claude Code's: a block
 // as decision and reason, the notice as systemMessage (shown on stderr in -p runs, for Stop
 // only), context and denials in hookSpecificOutput; exit code 0, nothing for an empty reply.
-func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
-	return claude.Host{}.Encode(w, ev, rep)
+func (Host) Encode(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	return claude.Host{}.Encode(w, stderr, ev, rep)
 }

@@ -4,8 +4,10 @@
 package wire
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -112,4 +114,17 @@ func str(d *jsonstream.Reader, dst *string, name string) error {
 	}
 	*dst = string(v)
 	return nil
+}
+
+// WriteJSON writes v to w as one line of JSON, with <, > and & as they are (a promise
+// marker reads as typed): every host's hook reply.
+func WriteJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
 }
