@@ -5,6 +5,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
 // Cursor's command files (.cursor/commands/NAME.md, ~/.cursor/commands/NAME.md) are plain
@@ -19,26 +20,11 @@ import (
 // (a token set with --completion-promise or in .ralph/settings.json differs), and every
 // follow-up names the exact marker.
 
-// Tag is the first line of the command file of cmd ("/ralph-loop"); EndTag is its last.
-func Tag(cmd string) string { return "[ralph-loop command " + cmd + "]" }
-
-// EndTag ends every command file's text.
-const EndTag = "[/ralph-loop command]"
-
 // commands are the loop commands, each with its file's text between the tags.
 var commands = []struct{ cmd, text string }{
-	{hook.CommandLoop, loopText(hook.CommandLoop, "")},
-	{hook.CommandULW, loopText(hook.CommandULW, " Work autonomously: do not stop to ask the user, and verify your work before you call it done.")},
-	{hook.CommandCancel, `The ralph-loop hook handles /cancel-ralph before it reaches you, so this text means the hook is not installed or did not run. ` +
-		`Tell the user the loop was not cancelled and that running "ralph-loop cancel --all" in a terminal ends it. Do nothing else.`},
-}
-
-func loopText(cmd, extra string) string {
-	return `This is a ralph loop, run by the ralph-loop stop hook: the task is the text typed with ` + cmd +
-		` (words starting with -- are the loop's settings, not part of the task). Start working on the task now.` + extra + "\n" +
-		`Each time you stop before the task is done, the hook sends you the task again. When, and only when, the task is completely done, ` +
-		`print the completion marker alone on the last line of your reply: the token given with --completion-promise (DONE if none was given) ` +
-		`between <promise> and </promise> tags. The hook's messages name the exact marker.`
+	{hook.CommandLoop, inject.RulesInFile(hook.CommandLoop, false)},
+	{hook.CommandULW, inject.RulesInFile(hook.CommandULW, true)},
+	{hook.CommandCancel, inject.CancelInFile},
 }
 
 // Files are the command files install writes (ralph-loop.md, ulw-loop.md, cancel-ralph.md).
@@ -48,8 +34,8 @@ func Files() []install.File {
 	for _, c := range commands {
 		files = append(files, install.File{
 			Name:    strings.TrimPrefix(c.cmd, "/") + ".md",
-			Content: Tag(c.cmd) + "\n" + c.text + "\n" + EndTag + "\n",
-			Mark:    Tag(c.cmd) + "\n",
+			Content: inject.CommandTag(c.cmd) + "\n" + c.text + "\n" + inject.CommandEndTag + "\n",
+			Mark:    inject.CommandTag(c.cmd) + "\n",
 		})
 	}
 	return files
@@ -61,16 +47,16 @@ func Files() []install.File {
 // out). Any other prompt is returned as it is.
 func Unwrap(prompt string) string {
 	for _, c := range commands {
-		tag := Tag(c.cmd)
+		tag := inject.CommandTag(c.cmd)
 		i := strings.Index(prompt, tag)
 		if i < 0 {
 			continue
 		}
-		j := strings.Index(prompt[i:], EndTag)
+		j := strings.Index(prompt[i:], inject.CommandEndTag)
 		if j < 0 {
 			continue
 		}
-		rest := strings.TrimSpace(prompt[:i] + "\n" + prompt[i+j+len(EndTag):])
+		rest := strings.TrimSpace(prompt[:i] + "\n" + prompt[i+j+len(inject.CommandEndTag):])
 		if _, ok, _ := hook.ParseCommand(rest); ok {
 			return rest
 		}

@@ -184,10 +184,10 @@ var commands = []string{hook.CommandLoop, hook.CommandULW, hook.CommandCancel}
 // it was typed without arguments; any other prompt as it is.
 func Typed(prompt string) string {
 	for _, c := range commands {
-		if !strings.HasPrefix(prompt, inject.GeminiTag(c)) {
+		if !strings.HasPrefix(prompt, inject.CommandTag(c)) {
 			continue
 		}
-		rest := prompt[len(inject.GeminiTag(c)):]
+		rest := prompt[len(inject.CommandTag(c)):]
 		for from := 0; ; {
 			i := strings.Index(rest[from:], "\n\n"+c)
 			if i < 0 {

@@ -20,7 +20,7 @@ import (
 
 func TestTyped(t *testing.T) {
 	body := func(cmd string) string {
-		for _, c := range inject.GeminiCommands() {
+		for _, c := range inject.TOMLCommands() {
 			if c.Name == strings.TrimPrefix(cmd, "/")+".toml" {
 				// The prompt as Gemini CLI reads it from the TOML file.
 				_, p, _ := strings.Cut(c.Content, "prompt = ")
@@ -246,7 +246,7 @@ func mustEvents(t *testing.T, s *session) []state.Event {
 func TestArmFromCommandFile(t *testing.T) {
 	s := newSession(t)
 	var body string
-	for _, c := range inject.GeminiCommands() {
+	for _, c := range inject.TOMLCommands() {
 		if c.Name == "ralph-loop.toml" {
 			_, p, _ := strings.Cut(c.Content, "prompt = ")
 			if err := jsonUnquote(strings.TrimSpace(p), &body); err != nil {
@@ -262,7 +262,7 @@ func TestArmFromCommandFile(t *testing.T) {
 		t.Errorf("loop %+v", l)
 	}
 	var cancel string
-	for _, c := range inject.GeminiCommands() {
+	for _, c := range inject.TOMLCommands() {
 		if c.Name == "cancel-ralph.toml" {
 			_, p, _ := strings.Cut(c.Content, "prompt = ")
 			if err := jsonUnquote(strings.TrimSpace(p), &cancel); err != nil {

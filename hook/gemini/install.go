@@ -52,8 +52,8 @@ var Installer = &install.Host{
 	},
 	Commands: func(string) []install.File {
 		var files []install.File
-		for _, cf := range inject.GeminiCommands() {
-			tag := inject.GeminiTag("/" + strings.TrimSuffix(cf.Name, ".toml"))
+		for _, cf := range inject.TOMLCommands() {
+			tag := inject.CommandTag("/" + strings.TrimSuffix(cf.Name, ".toml"))
 			files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: tag})
 		}
 		return files

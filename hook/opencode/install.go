@@ -35,7 +35,7 @@ var Installer = &install.Host{
 	},
 	Commands: func(string) []install.File {
 		var files []install.File
-		for _, cf := range inject.OpencodeCommands() {
+		for _, cf := range inject.DescriptionCommands("opencode") {
 			files = append(files, install.File{Name: "command/" + cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
 		}
 		return files
