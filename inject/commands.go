@@ -31,9 +31,6 @@ If there is no such context, or it reports an error, the hook did not start a lo
 // loopArgumentHint is the frontmatter line of the loop commands' usage.
 var loopArgumentHint = "argument-hint: " + args.ArgumentHint()
 
-// Commands returns Claude Code's slash-command files.
-func Commands() []CommandFile { return CommandsFor("claude") }
-
 // CommandsFor returns the slash-command files for the host of that name (Claude Code's
 // format, which Qwen Code reads too: Markdown with description, argument-hint and
 // disable-model-invocation in the frontmatter).
@@ -83,6 +80,8 @@ func RelayRefusal(reason string) string {
 		"Tell the user exactly the following, in full, and do nothing else:\n\n" + reason
 }
 
-// OpencodeRunCannotLoop is why a loop cannot be started under "opencode run".
-const OpencodeRunCannotLoop = "opencode run exits when the agent first stops, so a loop cannot go on there; " +
-	"start it in the opencode TUI, or in a session of opencode serve (opencode run --attach to a running server works too)"
+// ExitsAtFirstStop is why a loop cannot be started in a host's one-shot run (run, e.g.
+// "opencode run"), which exits when the agent first stops; instead is where it can be.
+func ExitsAtFirstStop(run, instead string) string {
+	return run + " exits when the agent first stops, so a loop cannot go on there; " + instead
+}

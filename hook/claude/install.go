@@ -56,7 +56,7 @@ var Installer = &install.Host{
 	Settings: []install.Setting{{Path: []string{"env", BlockCapEnv}, Value: BlockCap}},
 	Commands: func(string) []install.File {
 		var files []install.File
-		for _, cf := range inject.Commands() {
+		for _, cf := range inject.CommandsFor("claude") {
 			files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
 		}
 		return files

@@ -45,7 +45,7 @@ func PluginFiles() map[string][]byte {
 		"license":     "MIT",
 	})
 	files[path.Join(PluginDir, "hooks/hooks.json")] = pluginHooks()
-	for _, cf := range inject.Commands() {
+	for _, cf := range inject.CommandsFor("claude") {
 		files[path.Join(PluginDir, "commands", cf.Name)] = []byte(cf.Content)
 	}
 	return files

@@ -182,6 +182,9 @@ func iterationUsage(ms []message) []usage.Record {
 	return rs
 }
 
+// runInstead is where an opencode loop can run, for one asked for under "opencode run".
+const runInstead = "start it in the opencode TUI, or in a session of opencode serve (opencode run --attach to a running server works too)"
+
 // Decode reads one event from the plugin.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
 	raw, err := io.ReadAll(io.LimitReader(r, maxInput+1))
@@ -239,7 +242,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.Reason = hook.SessionEnd, "deleted"
 	}
 	if ev.Kind == hook.Prompt && in.Run {
-		ev.CannotLoop = inject.OpencodeRunCannotLoop
+		ev.CannotLoop = inject.ExitsAtFirstStop("opencode run", runInstead)
 	}
 	return ev, nil
 }
