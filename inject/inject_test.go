@@ -95,7 +95,7 @@ func TestNotices(t *testing.T) {
 }
 
 func TestCommandFiles(t *testing.T) {
-	for _, c := range Commands() {
+	for _, c := range CommandsFor("claude") {
 		if strings.Contains(c.Content, "!`") || strings.Contains(c.Content, "\n!") {
 			t.Errorf("%s has a shell line", c.Name)
 		}
