@@ -65,21 +65,11 @@ func DecodeInput(r io.Reader) (Input, error) {
 	var in Input
 	key, err := wire.Decode(r, Spec(&in))
 	if err != nil {
-		return in, fmt.Errorf("%w: %v", hook.ErrInput, trimPrefix(err))
+		return in, err // wraps hook.ErrInput, which is wire.ErrInput
 	}
 	if in.Event == "" {
 		return in, fmt.Errorf("%w: no hook_event_name", hook.ErrInput)
 	}
 	in.Key = key
 	return in, nil
-}
-
-// trimPrefix drops wire's own "malformed hook input: " so that the message says it once.
-func trimPrefix(err error) string {
-	s := err.Error()
-	p := wire.ErrInput.Error() + ": "
-	if len(s) > len(p) && s[:len(p)] == p {
-		return s[len(p):]
-	}
-	return s
 }

@@ -295,23 +295,11 @@ func (s *scanner) usagePayload() error {
 				return s.d.Skip()
 			}
 			s.ln.hasUsage = true
-			return s.d.Object(func(key []byte) error {
-				var dst *int64
-				switch string(key) {
-				case "input_tokens":
-					dst = &s.ln.tokens.Input
-				case "cached_input_tokens":
-					dst = &s.ln.tokens.CacheRead
-				case "cache_write_input_tokens":
-					dst = &s.ln.tokens.CacheWrite
-				case "output_tokens":
-					dst = &s.ln.tokens.Output
-				default:
-					return s.d.Skip()
-				}
-				n, err := transcript.ReadCount(s.d, s.scratch[:0])
-				*dst = n
-				return err
+			return transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
+				"input_tokens":             &s.ln.tokens.Input,
+				"cached_input_tokens":      &s.ln.tokens.CacheRead,
+				"cache_write_input_tokens": &s.ln.tokens.CacheWrite,
+				"output_tokens":            &s.ln.tokens.Output,
 			})
 		}
 		return s.d.Skip()

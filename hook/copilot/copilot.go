@@ -113,7 +113,7 @@ func decodeInput(r io.Reader) (input, error) {
 	}
 	key, err := wire.Decode(r, spec)
 	if err != nil {
-		return in, fmt.Errorf("%w: %v", hook.ErrInput, strings.TrimPrefix(err.Error(), wire.ErrInput.Error()+": "))
+		return in, err // wraps hook.ErrInput, which is wire.ErrInput
 	}
 	in.key = key
 	return in, nil

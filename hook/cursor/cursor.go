@@ -59,7 +59,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
@@ -120,7 +119,7 @@ func decodeInput(raw []byte) (input, error) {
 	}
 	key, err := wire.Decode(bytes.NewReader(raw), spec)
 	if err != nil {
-		return in, fmt.Errorf("%w: %v", hook.ErrInput, strings.TrimPrefix(err.Error(), wire.ErrInput.Error()+": "))
+		return in, err // wraps hook.ErrInput, which is wire.ErrInput
 	}
 	in.key = key
 	return in, nil

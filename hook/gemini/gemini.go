@@ -127,7 +127,7 @@ func DecodeInput(r io.Reader) (Input, error) {
 	var in Input
 	key, err := wire.Decode(r, spec(&in))
 	if err != nil {
-		return in, fmt.Errorf("%w: %v", hook.ErrInput, strings.TrimPrefix(err.Error(), wire.ErrInput.Error()+": "))
+		return in, err // wraps hook.ErrInput, which is wire.ErrInput
 	}
 	if in.Event == "" {
 		return in, fmt.Errorf("%w: no hook_event_name", hook.ErrInput)

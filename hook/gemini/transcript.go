@@ -176,25 +176,12 @@ func (s *scanner) tokens() error {
 		return s.d.Skip()
 	}
 	s.ln.hasTokens = true
-	return s.d.Object(func(key []byte) error {
-		var dst *int64
-		switch string(key) {
-		case "input":
-			dst = &s.ln.input
-		case "cached":
-			dst = &s.ln.cached
-		case "output":
-			dst = &s.ln.output
-		case "thoughts":
-			dst = &s.ln.thoughts
-		case "tool":
-			dst = &s.ln.tool
-		default:
-			return s.d.Skip()
-		}
-		n, err := transcript.ReadCount(s.d, s.scratch[:0])
-		*dst = n
-		return err
+	return transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
+		"input":    &s.ln.input,
+		"cached":   &s.ln.cached,
+		"output":   &s.ln.output,
+		"thoughts": &s.ln.thoughts,
+		"tool":     &s.ln.tool,
 	})
 }
 

@@ -140,22 +140,13 @@ func decodeInput(r io.Reader) (input, error) {
 	spec.Strings["command_args"] = &in.CommandArgs
 	key, err := wire.Decode(r, spec)
 	if err != nil {
-		return in, fmt.Errorf("%w: %v", hook.ErrInput, trimPrefix(err))
+		return in, err // wraps hook.ErrInput, which is wire.ErrInput
 	}
 	if in.Event == "" {
 		return in, fmt.Errorf("%w: no hook_event_name", hook.ErrInput)
 	}
 	in.Key = key
 	return in, nil
-}
-
-// trimPrefix drops wire's own "malformed hook input: " so that the message says it once.
-func trimPrefix(err error) string {
-	s, p := err.Error(), wire.ErrInput.Error()+": "
-	if len(s) > len(p) && s[:len(p)] == p {
-		return s[len(p):]
-	}
-	return s
 }
 
 // Tool names of Qwen Code's built-in tools that the guard looks at.

@@ -120,23 +120,11 @@ func ScanUsage(r io.Reader, base int64, opt transcript.Options) (transcript.Resu
 					return d.Skip()
 				}
 				rec.hasUsage = true
-				return d.Object(func(key []byte) error {
-					var dst *int64
-					switch string(key) {
-					case "promptTokenCount":
-						dst = &rec.prompt
-					case "cachedContentTokenCount":
-						dst = &rec.cached
-					case "candidatesTokenCount":
-						dst = &rec.candidates
-					case "thoughtsTokenCount":
-						dst = &rec.thoughts
-					default:
-						return d.Skip()
-					}
-					n, err := transcript.ReadCount(d, scratch[:0])
-					*dst = n
-					return err
+				return transcript.ReadCounts(d, scratch[:0], map[string]*int64{
+					"promptTokenCount":        &rec.prompt,
+					"cachedContentTokenCount": &rec.cached,
+					"candidatesTokenCount":    &rec.candidates,
+					"thoughtsTokenCount":      &rec.thoughts,
 				})
 			}
 			return d.Skip()

@@ -479,21 +479,24 @@ func (s *scanner) usage() error {
 		return s.d.Skip()
 	}
 	s.ln.hasUsage = true
-	return s.d.Object(func(key []byte) error {
-		var dst *int64
-		switch string(key) {
-		case "input_tokens":
-			dst = &s.ln.tokens.Input
-		case "cache_creation_input_tokens":
-			dst = &s.ln.tokens.CacheWrite
-		case "cache_read_input_tokens":
-			dst = &s.ln.tokens.CacheRead
-		case "output_tokens":
-			dst = &s.ln.tokens.Output
-		default:
-			return s.d.Skip()
+	return ReadCounts(s.d, s.scratch[:0], map[string]*int64{
+		"input_tokens":                &s.ln.tokens.Input,
+		"cache_creation_input_tokens": &s.ln.tokens.CacheWrite,
+		"cache_read_input_tokens":     &s.ln.tokens.CacheRead,
+		"output_tokens":               &s.ln.tokens.Output,
+	})
+}
+
+// ReadCounts reads an object of token counts (the reader at its '{'): each key of fields
+// gets its count (see ReadCount), every other key is skipped. Every host's usage record is
+// read so.
+func ReadCounts(d *jsonstream.Reader, buf []byte, fields map[string]*int64) error {
+	return d.Object(func(key []byte) error {
+		dst, ok := fields[string(key)]
+		if !ok {
+			return d.Skip()
 		}
-		n, err := ReadCount(s.d, s.scratch[:0])
+		n, err := ReadCount(d, buf)
 		*dst = n
 		return err
 	})
