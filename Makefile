@@ -85,9 +85,18 @@ release-test:
 
 # The real host CLIs (Claude Code, Gemini CLI, ...), offline, each against a scripted fake of
 # its model API (installed once into the user cache with npm; a host whose CLI cannot be
-# installed is skipped with one line saying so).
+# installed is skipped with one line saying so); then the release suite. GoReleaser, which
+# that needs, is built (once: minutes of CPU on a cold cache) while the hosts' suites run,
+# which mostly wait on the CLIs.
 e2e:
-	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -json ./cmd/internal/e2e/... | $(GO) run ./cmd/internal/testsum -skips -tally $(TALLY)
+	@tools=$$(mktemp "$${TMPDIR:-/tmp}/tools.XXXXXX") || exit 1; rc=0; \
+	$(MAKE) --no-print-directory $(GORELEASER_BIN) > $$tools 2>&1 & pid=$$!; \
+	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -json $$($(GO) list ./cmd/internal/e2e/... | grep -v '/release$$') \
+	  | $(GO) run ./cmd/internal/testsum -skips -tally $(TALLY) || rc=1; \
+	wait $$pid || { cat $$tools; rc=1; }; rm -f $$tools; \
+	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -json ./cmd/internal/e2e/release/ \
+	  | $(GO) run ./cmd/internal/testsum -skips -tally $(TALLY) || rc=1; \
+	exit $$rc
 
 # One scripted session through the real Claude Code CLI, with a readable timeline.
 demo:
