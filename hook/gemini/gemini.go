@@ -39,6 +39,15 @@ var Words = inject.Host{
 	Cancel:     "/cancel-ralph",
 	// additionalContext reaches the model with < and > escaped (the block reason does not).
 	ContextEscapesMarkup: true,
+	// Its TUI follows the first blocked AfterAgent of a prompt with "This request failed.
+	// Press F12 for diagnostics…", and no reply can avoid it: to continue the agent, an
+	// AfterAgent hook must answer decision "block" or "deny" (DefaultHookOutput's
+	// isBlockingDecision), GeminiClient.sendMessageStream then yields an
+	// AgentExecutionBlocked event, and the TUI's handleAgentExecutionBlockedEvent always
+	// calls maybeAddLowVerbosityFailureNote, which adds the line once per user prompt unless
+	// ui.errorVerbosity is "full" or the CLI runs with --debug (0.61.0's bundle,
+	// interactiveCli-*.js). The first block's notice says it is the loop going on.
+	BlockLabel: "This request failed",
 }
 
 // Tool names of Gemini CLI 0.61.0.
