@@ -107,3 +107,41 @@ func TestTUIBlockedThenAccepted(t *testing.T) {
 		t.Error(`"This request failed. Press F12…" is shown more than once for one prompt`)
 	}
 }
+
+// With ui.errorVerbosity "full" in the user's settings (their choice; install leaves it
+// alone), Gemini CLI adds no "This request failed" line after a block, and the loop runs the
+// same: the line is the TUI's, not the hook's. The notice then does not speak of it.
+func TestTUIBlockedWithFullErrorVerbosity(t *testing.T) {
+	env := newEnv(t)
+	settings := filepath.Join(env.Home, ".gemini", "settings.json")
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := strings.Replace(string(b), `"privacy":`, `"ui": {"errorVerbosity": "full"}, "privacy":`, 1)
+	if full == string(b) {
+		t.Fatal("settings.json: no place for the ui setting")
+	}
+	if err := os.WriteFile(settings, []byte(full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u := startTmuxTUI(t, env, Script{Turns: []Turn{
+		Say("Let me think about the file first."),
+		Shell("Creating it now.", "echo hi > x.txt"),
+		Say("x.txt is created.\n<promise>DONE</promise>"),
+	}})
+	u.submit(t, `/ralph-loop "Create x.txt holding hi" --max-iterations 5`)
+	screen := tmux.Flat(u.waitFor(t, "promise accepted at iteration 2/5"))
+	if !strings.Contains(screen, "iteration 2/5: no promise yet, continuing") {
+		t.Error("the block's notice is not on the screen")
+	}
+	if strings.Contains(screen, "This request failed. Press F12") {
+		t.Error(`with ui.errorVerbosity "full", the screen still says "This request failed"`)
+	}
+	if strings.Contains(screen, "Gemini CLI shows the task sent back") {
+		t.Error("the notice explains a line Gemini CLI does not show with this setting")
+	}
+	if n := len(u.fake.MainRequests()); n != 3 {
+		t.Errorf("%d model requests, want 3", n)
+	}
+}
