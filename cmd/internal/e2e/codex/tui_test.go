@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -169,7 +170,8 @@ func TestTUI(t *testing.T) {
 // the model (docs/hosts.md, Codex CLI). The test pins that, so that a Codex that stops doing
 // it shows up here.
 func TestTUICancelWhileWorking(t *testing.T) {
-	env := newEnv(t, Script{Turns: []Turn{Text("Starting the work."), Shell("sleep 8; echo 1 > x.txt"), Text("Next answer.")},
+	env := newEnv(t, Script{Turns: []Turn{Text("Starting the work."), Shell("sleep 8; echo 1 > x.txt"), Text("Next answer."),
+		Text("Again."), Shell("sleep 8")},
 		WhenDone: Text("Nothing more.")})
 	u := startTUI(t, env)
 	ctx := context.Background()
@@ -223,5 +225,43 @@ func TestTUICancelWhileWorking(t *testing.T) {
 	}
 	if l := loops(); len(l) != 1 || l[0].Status != "CANCELLED" {
 		t.Errorf("loops after the next message: %+v", l)
+	}
+	// Esc while a later loop works: Codex says "Model interrupted to submit steer
+	// instructions" (it holds the stale steer), but sends nothing: the new loop is not
+	// cancelled by the old $cancel-ralph, and $cancel-ralph typed at the idle prompt ends it.
+	if !u.typeLine(`$ralph-loop "Again" --max-iterations 10`, func() bool { return len(loops()) == 2 }) {
+		t.Fatal("no second loop was armed")
+	}
+	if !waitFor(60*time.Second, func() bool { return len(env.Fake.Requests()) >= 5 }) {
+		t.Fatal("iteration 2 of the second loop never reached the model")
+	}
+	if !waitFor(30*time.Second, func() bool { return strings.Contains(u.screen(), "sleep 8") }) {
+		t.Fatal("the second loop's command did not start")
+	}
+	u.tmux("send-keys", "-t", "codex", "Escape")
+	if !waitFor(30*time.Second, func() bool { return strings.Contains(u.screen(), "Model interrupted") }) {
+		t.Error("Esc did not interrupt the turn")
+	}
+	time.Sleep(3 * time.Second) // nothing more may come: no request, no cancel
+	if n := len(env.Fake.Requests()); n != 5 {
+		t.Errorf("%d model requests after Esc, want 5", n)
+	}
+	// The first loop stays CANCELLED; the second one is the other.
+	statuses := func() string {
+		var st []string
+		for _, l := range loops() {
+			st = append(st, l.Status)
+		}
+		sort.Strings(st)
+		return strings.Join(st, " ")
+	}
+	if got := statuses(); got != "ACTIVE CANCELLED" {
+		t.Fatalf("loops after Esc: %s, want ACTIVE CANCELLED (the stale $cancel-ralph must not end the second loop)", got)
+	}
+	if !u.typeLine("$cancel-ralph", func() bool { return statuses() == "CANCELLED CANCELLED" }) {
+		t.Errorf("$cancel-ralph at the idle prompt did not end the second loop: %s", statuses())
+	}
+	if n := len(env.Fake.Requests()); n != 5 {
+		t.Errorf("%d model requests after the second cancel, want 5", n)
 	}
 }
