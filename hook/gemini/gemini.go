@@ -39,6 +39,32 @@ var Words = inject.Host{
 	Cancel:     "/cancel-ralph",
 	// additionalContext reaches the model with < and > escaped (the block reason does not).
 	ContextEscapesMarkup: true,
+	// Its TUI follows the first blocked AfterAgent of a prompt with "This request failed.
+	// Press F12 for diagnostics…", and no reply can avoid it: to continue the agent, an
+	// AfterAgent hook must answer decision "block" or "deny" (DefaultHookOutput's
+	// isBlockingDecision), GeminiClient.sendMessageStream then yields an
+	// AgentExecutionBlocked event, and the TUI's handleAgentExecutionBlockedEvent always
+	// calls maybeAddLowVerbosityFailureNote, which adds the line once per user prompt unless
+	// ui.errorVerbosity is "full" or the CLI runs with --debug (0.61.0's bundle,
+	// interactiveCli-*.js). The first block's notice says it is the loop going on (Facts
+	// drops the note when the settings set ui.errorVerbosity to "full").
+	BlockLabel: FailureNote,
+}
+
+// FailureNote is the start of the line Gemini CLI's TUI adds after a prompt's first blocked
+// AfterAgent while ui.errorVerbosity is not "full": "This request failed. Press F12 for
+// diagnostics, or run /settings and change "Error Verbosity" to full for full details."
+const FailureNote = "This request failed"
+
+// words are Words as the settings in effect make them: with ui.errorVerbosity "full" (the
+// project's setting over the user's), Gemini CLI shows no FailureNote, so the first block's
+// notice does not speak of it.
+func words(getenv func(string) string, project string) inject.Host {
+	w := Words
+	if Installer.Setting(project, getenv, "ui", "errorVerbosity") == "full" {
+		w.BlockLabel = ""
+	}
+	return w
 }
 
 // Tool names of Gemini CLI 0.61.0.
@@ -62,7 +88,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	}
 	return hook.Facts{
 		HookFiles:   func() []string { return Installer.HookFiles(getenv, project, trustedFoldersFile(getenv, "")) },
-		Words:       Words,
+		Words:       words(getenv, project),
 		BlockCap:    0, // an always-blocking hook ran 2,273 continuations
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
 		ProjectDir:  project,

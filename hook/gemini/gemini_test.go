@@ -297,6 +297,48 @@ func TestSettingsTimeout(t *testing.T) {
 	}
 }
 
+// The first block's note on Gemini CLI's "This request failed" line follows the settings:
+// there by default, gone when the user's or the project's settings make ui.errorVerbosity
+// "full" (Gemini CLI then shows no such line), back when the project sets "low" over the
+// user's "full"; a malformed settings file changes nothing.
+func TestFailureNoteFollowsErrorVerbosity(t *testing.T) {
+	dir := t.TempDir()
+	home, project := filepath.Join(dir, "home"), filepath.Join(dir, "project")
+	getenv := func(k string) string { return map[string]string{"HOME": home}[k] }
+	for _, d := range []string{filepath.Join(home, ".gemini"), filepath.Join(project, ".gemini")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	label := func() string { return (Host{}).Facts(getenv, project).Words.BlockLabel }
+	if got := label(); got != FailureNote {
+		t.Errorf("no settings: label %q, want %q", got, FailureNote)
+	}
+	user, proj := filepath.Join(home, ".gemini", "settings.json"), filepath.Join(project, ".gemini", "settings.json")
+	write(user, "{\n  // the user's choice\n  \"ui\": {\"errorVerbosity\": \"full\"}\n}\n")
+	if got := label(); got != "" {
+		t.Errorf("user settings full: label %q, want none", got)
+	}
+	write(proj, `{"ui": {"errorVerbosity": "low"}}`)
+	if got := label(); got != FailureNote {
+		t.Errorf("project low over user full: label %q, want %q", got, FailureNote)
+	}
+	write(proj, `{"ui": `)
+	if got := label(); got != "" {
+		t.Errorf("malformed project settings over user full: label %q, want none", got)
+	}
+	write(user, `{"ui": {"errorVerbosity": 3}}`)
+	if got := label(); got != FailureNote {
+		t.Errorf("a number for the setting: label %q, want %q", got, FailureNote)
+	}
+}
+
 func TestTrusted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trustedFolders.json")
 	if err := os.WriteFile(path, []byte(`{"/a/b":"TRUST_FOLDER","/c/d/e":"TRUST_PARENT","/a/b/no":"DO_NOT_TRUST"}`), 0o644); err != nil {

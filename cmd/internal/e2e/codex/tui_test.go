@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -153,5 +154,114 @@ func TestTUI(t *testing.T) {
 	}
 	if got := len(env.Fake.Requests()); got != n {
 		t.Errorf("$cancel-ralph reached the model (%d requests, was %d)", got, n)
+	}
+}
+
+// TestTUICancelWhileWorking: $cancel-ralph typed while a command of the loop runs. Codex
+// holds it as a steer ("Messages to be submitted after next tool call") and hands it to the
+// prompt hook once the command is done; the hook ends the loop and refuses the text, so the
+// turn ends there with no model request after it, and the user sees why.
+//
+// What the user also sees is Codex's own display: its TUI drops a steer from that list only
+// when the core records it as a user message, and the core never records one that a
+// UserPromptSubmit hook refused (openai/codex: codex-rs/core/src/hook_runtime.rs,
+// inspect_pending_input; the TUI's on_committed_user_message), so the refused $cancel-ralph
+// stays listed for the rest of the session. No reply avoids it short of sending the text to
+// the model (docs/hosts.md, Codex CLI). The test pins that, so that a Codex that stops doing
+// it shows up here.
+func TestTUICancelWhileWorking(t *testing.T) {
+	env := newEnv(t, Script{Turns: []Turn{Text("Starting the work."), Shell("sleep 8; echo 1 > x.txt"), Text("Next answer."),
+		Text("Again."), Shell("sleep 8")},
+		WhenDone: Text("Nothing more.")})
+	u := startTUI(t, env)
+	ctx := context.Background()
+	loops := func() []Loop { l, _ := env.Status(ctx, ""); return l }
+	if !u.typeLine(`$ralph-loop "Write x.txt" --max-iterations 10`, func() bool { return len(loops()) > 0 }) {
+		t.Fatal("no loop was armed from the TUI")
+	}
+	if !waitFor(60*time.Second, func() bool { return len(env.Fake.Requests()) >= 2 }) {
+		t.Fatal("iteration 2 never reached the model")
+	}
+	const held = "Messages to be submitted after next tool call"
+	if !u.typeLine("$cancel-ralph", func() bool { return strings.Contains(u.screen(), held) }) {
+		t.Fatal("$cancel-ralph typed while the command runs was not held by Codex")
+	}
+	if !waitFor(60*time.Second, func() bool { l := loops(); return len(l) > 0 && l[0].Status != "ACTIVE" }) {
+		t.Fatalf("the loop did not end: %+v", loops())
+	}
+	expectLoop(t, loops()[0], "CANCELLED", 2, 1)
+	var screen string
+	if !waitFor(30*time.Second, func() bool {
+		screen = u.screen()
+		return strings.Contains(screen, "ralph loop cancelled at iteration 2/10") && strings.Contains(screen, "Worked for")
+	}) {
+		t.Fatal("the TUI does not show the cancel's answer and the turn's end")
+	}
+	if n := len(env.Fake.Requests()); n != 2 {
+		t.Errorf("%d model requests, want 2 (none after the cancel)", n)
+	}
+	if b, err := os.ReadFile(filepath.Join(env.Project, "x.txt")); err != nil || string(b) != "1\n" {
+		t.Errorf("x.txt: %q %v (the command running at the cancel did not finish)", b, err)
+	}
+	// Codex's display: the refused steer stays listed, after the turn and after the next one.
+	staleAfter := func(screen, marker string) bool {
+		at := strings.LastIndex(screen, marker)
+		return at >= 0 && strings.Contains(screen[at:], held) && strings.Contains(screen[strings.LastIndex(screen, held):], "$cancel-ralph")
+	}
+	if !staleAfter(screen, "ralph loop cancelled at iteration 2/10") {
+		t.Errorf("Codex no longer keeps the refused $cancel-ralph listed after the turn: update docs/hosts.md (Codex CLI)")
+	}
+	if !u.typeLine("hello there", func() bool { return strings.Contains(u.screen(), "Next answer.") }) {
+		t.Fatal("a message after the cancel got no answer")
+	}
+	if !waitFor(30*time.Second, func() bool { screen = u.screen(); return strings.Count(screen, "Worked for") >= 2 }) {
+		t.Fatal("the turn after the cancel did not end")
+	}
+	if !staleAfter(screen, "Next answer.") {
+		t.Errorf("Codex no longer keeps the refused $cancel-ralph listed after the next turn: update docs/hosts.md (Codex CLI)")
+	}
+	if n := len(env.Fake.Requests()); n != 3 {
+		t.Errorf("%d model requests, want 3", n)
+	}
+	if l := loops(); len(l) != 1 || l[0].Status != "CANCELLED" {
+		t.Errorf("loops after the next message: %+v", l)
+	}
+	// Esc while a later loop works: Codex says "Model interrupted to submit steer
+	// instructions" (it holds the stale steer), but sends nothing: the new loop is not
+	// cancelled by the old $cancel-ralph, and $cancel-ralph typed at the idle prompt ends it.
+	if !u.typeLine(`$ralph-loop "Again" --max-iterations 10`, func() bool { return len(loops()) == 2 }) {
+		t.Fatal("no second loop was armed")
+	}
+	if !waitFor(60*time.Second, func() bool { return len(env.Fake.Requests()) >= 5 }) {
+		t.Fatal("iteration 2 of the second loop never reached the model")
+	}
+	if !waitFor(30*time.Second, func() bool { return strings.Contains(u.screen(), "sleep 8") }) {
+		t.Fatal("the second loop's command did not start")
+	}
+	u.tmux("send-keys", "-t", "codex", "Escape")
+	if !waitFor(30*time.Second, func() bool { return strings.Contains(u.screen(), "Model interrupted") }) {
+		t.Error("Esc did not interrupt the turn")
+	}
+	time.Sleep(3 * time.Second) // nothing more may come: no request, no cancel
+	if n := len(env.Fake.Requests()); n != 5 {
+		t.Errorf("%d model requests after Esc, want 5", n)
+	}
+	// The first loop stays CANCELLED; the second one is the other.
+	statuses := func() string {
+		var st []string
+		for _, l := range loops() {
+			st = append(st, l.Status)
+		}
+		sort.Strings(st)
+		return strings.Join(st, " ")
+	}
+	if got := statuses(); got != "ACTIVE CANCELLED" {
+		t.Fatalf("loops after Esc: %s, want ACTIVE CANCELLED (the stale $cancel-ralph must not end the second loop)", got)
+	}
+	if !u.typeLine("$cancel-ralph", func() bool { return statuses() == "CANCELLED CANCELLED" }) {
+		t.Errorf("$cancel-ralph at the idle prompt did not end the second loop: %s", statuses())
+	}
+	if n := len(env.Fake.Requests()); n != 5 {
+		t.Errorf("%d model requests after the second cancel, want 5", n)
 	}
 }
