@@ -86,3 +86,22 @@ func RelayRefusal(reason string) string {
 // OpencodeRunCannotLoop is why a loop cannot be started under "opencode run".
 const OpencodeRunCannotLoop = "opencode run exits when the agent first stops, so a loop cannot go on there; " +
 	"start it in the opencode TUI, or in a session of opencode serve (opencode run --attach to a running server works too)"
+
+// DroidCommands returns Factory Droid's command files (.factory/commands/*.md). Factory Droid
+// expands a command before any hook sees it, and its prompt hook (which fires under
+// --input-format stream-jsonrpc and in the TUI, never in plain "droid exec") gets the
+// expansion wrapped in <system-notification> tags. Each file is therefore built like Gemini
+// CLI's: the tag line first (GeminiTag), the text the model reads, and last the command as
+// typed ("/ralph-loop $ARGUMENTS") after a blank line, which the hook reads back.
+func DroidCommands() []CommandFile {
+	var out []CommandFile
+	for _, cf := range CommandsFor("droid") {
+		cmd := "/" + strings.TrimSuffix(cf.Name, ".md")
+		i := strings.Index(cf.Content, "\n---\n") + len("\n---\n")
+		head := cf.Content[:i]
+		body := strings.TrimRight(cf.Content[i:], "\n")
+		out = append(out, CommandFile{Name: cf.Name, Description: cf.Description,
+			Content: head + GeminiTag(cmd) + "\n" + body + "\n\n" + cmd + " $ARGUMENTS\n"})
+	}
+	return out
+}
