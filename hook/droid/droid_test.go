@@ -1,0 +1,90 @@
+package droid
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
+)
+
+// TestDecodeCaptured decodes every payload captured from Factory Droid 0.215.0.
+func TestDecodeCaptured(t *testing.T) {
+	cases := []struct {
+		file   string
+		kind   hook.Kind
+		prompt string
+		tool   hook.ToolKind
+		target string // the command or file the guard judges
+	}{
+		{"SessionStart.json", hook.SessionStart, "", hook.OtherTool, ""},
+		{"UserPromptSubmit.json", hook.Prompt, "Fix the parser", hook.OtherTool, ""},
+		{"UserPromptSubmit.ralph-loop-command.json", hook.Prompt, `/ralph-loop "Fix the parser" --max-iterations 3`, hook.OtherTool, ""},
+		{"UserPromptSubmit.cancel-ralph-command.json", hook.Prompt, "/cancel-ralph", hook.OtherTool, ""},
+		{"PreToolUse.Execute.json", hook.ToolCheck, "", hook.ShellTool, "echo hi > hi.txt"},
+		{"PreToolUse.Create.json", hook.ToolCheck, "", hook.WriteTool, "/WORK/project/b.txt"},
+		{"PreToolUse.Edit.json", hook.ToolCheck, "", hook.WriteTool, "/WORK/project/b.txt"},
+		{"PostToolUse.Execute.json", hook.ToolUsed, "", hook.OtherTool, ""},
+		{"PostToolUse.Create.json", hook.ToolUsed, "", hook.OtherTool, ""},
+		{"PostToolUse.Edit.json", hook.ToolUsed, "", hook.OtherTool, ""},
+		{"Stop.first-call.json", hook.Stop, "", hook.OtherTool, ""},
+		{"Stop.after-block.json", hook.Stop, "", hook.OtherTool, ""},
+		{"SessionEnd.json", hook.SessionEnd, "", hook.OtherTool, ""},
+	}
+	ids := map[string]bool{}
+	for _, c := range cases {
+		ev, err := Host{}.Decode(bytes.NewReader(hosttest.Load(t, filepath.Join("../../testdata/droid", c.file))))
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		target := ev.Command + ev.FilePath
+		if ev.Kind != c.kind || ev.Prompt != c.prompt || ev.ToolKind != c.tool || target != c.target {
+			t.Errorf("%s: kind %v prompt %q tool %v target %q; want %v %q %v %q", c.file, ev.Kind, ev.Prompt, ev.ToolKind, target, c.kind, c.prompt, c.tool, c.target)
+		}
+		if ev.SessionID == "" || ev.TranscriptPath == "" || ev.HasLastMessage {
+			t.Errorf("%s: session %q transcript %q last message %v", c.file, ev.SessionID, ev.TranscriptPath, ev.HasLastMessage)
+		}
+		if ev.Kind == hook.ToolUsed {
+			if ev.ToolUseID == "" || ids[ev.ToolUseID] {
+				t.Errorf("%s: tool call id %q empty or not distinct", c.file, ev.ToolUseID)
+			}
+			ids[ev.ToolUseID] = true
+		}
+	}
+}
+
+// TestTyped reads the typed command back from an expansion, and leaves other text alone.
+func TestTyped(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"hello", "hello"},
+		{"/ralph-loop x", "/ralph-loop x"},
+		{"<system-notification>\nsomething else\n</system-notification>", "<system-notification>\nsomething else\n</system-notification>"},
+		{expand("/ulw-loop \"a\n\n/b\" --max-iterations 2"), "/ulw-loop \"a\n\n/b\" --max-iterations 2"},
+		{expand("/ralph-loop"), "/ralph-loop"},
+		{"<system-notification>\n[ralph-loop command /ralph-loop]\ntext", "<system-notification>\n[ralph-loop command /ralph-loop]\ntext"},
+	} {
+		if got := Typed(c.in); got != c.want {
+			t.Errorf("Typed(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestTranscriptCaptured reads the transcript of a captured session (a plain turn with a tool
+// call, a block, three more calls, then a loop armed and cancelled): the agent's
+// text and tool calls are found, the user's and the hooks' lines are not the agent's.
+func TestTranscriptCaptured(t *testing.T) {
+	res, err := claude.Transcript{}.Scan("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "DONE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || len(res.ToolIDs) != 4 || res.Bad != 0 {
+		t.Errorf("found %v, tool ids %q, bad lines %d; want the promise, 4 calls, none bad", res.Found, res.ToolIDs, res.Bad)
+	}
+	res, err = claude.Transcript{}.Scan("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "Fix the parser"})
+	if err != nil || res.Found {
+		t.Errorf("the user's prompt was read as the agent's: %v %v", res.Found, err)
+	}
+}
