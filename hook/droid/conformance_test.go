@@ -113,6 +113,17 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 	return r, nil
 }
 
+// ReplyStderr reads a refused prompt from stderr (exit code 2), anything else as Reply does.
+func (f fixture) ReplyStderr(kind hook.Kind, stdout, stderr []byte, code int) (hosttest.Reply, error) {
+	if kind == hook.Prompt && code == 2 {
+		if len(stdout) != 0 {
+			return hosttest.Reply{}, fmt.Errorf("stdout %q beside exit code 2", stdout)
+		}
+		return hosttest.Reply{Block: true, Reason: string(stderr)}, nil
+	}
+	return f.Reply(kind, stdout, code)
+}
+
 func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t}) }
 
 // TestExpandAsCaptured checks the fixture's expansion against Factory Droid's own.

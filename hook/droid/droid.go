@@ -57,7 +57,10 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// PostToolUse, which is what counts tool calls.
 		Transcript: claude.Transcript{},
 		HookFiles:  func() []string { return Installer.HookFiles(getenv, project) },
-		CLI:        "droid",
+		// Stop fires after a model request failed too, with no reply in the transcript
+		// (seen: a loop blocked on each went on to its last iteration with no answer).
+		StopsWithoutReply: true,
+		CLI:               "droid",
 	}
 }
 
@@ -161,4 +164,23 @@ func Typed(prompt string) string {
 // hookSpecificOutput; exit code 0, nothing for an empty reply.
 func (Host) Encode(w io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	return claude.Host{}.Encode(w, ev, rep)
+}
+
+var _ hook.StderrEncoder = Host{}
+
+// EncodeStderr writes the reply as Encode does, except a refused prompt: Factory Droid
+// ignores {"decision":"block"} from UserPromptSubmit and sends the prompt on (seen with
+// 0.215.0), but exit code 2 drops it and shows the user the hook's stderr as an error.
+func (h Host) EncodeStderr(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	if ev.Kind != hook.Prompt || !rep.Block {
+		return h.Encode(w, ev, rep)
+	}
+	msg := rep.Reason
+	if rep.Notice != "" && rep.Notice != msg {
+		msg = strings.TrimPrefix(msg+"\n"+rep.Notice, "\n")
+	}
+	if _, err := io.WriteString(stderr, strings.TrimRight(msg, "\n")+"\n"); err != nil {
+		return 1, err
+	}
+	return 2, nil
 }

@@ -233,6 +233,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 			s.user = false
 		}
 		if ln.assistant && !ln.sidechain {
+			res.Replies++ // lines, not replies: one reply can take several, but none is none
 			if after(ln.ts, opt.TextAfter) && !skipText {
 				res.Found = res.Found || ln.found
 				res.SawLast = res.SawLast || ln.sawLast

@@ -141,6 +141,11 @@ type Run struct {
 	Prompts []string
 	RPC     bool
 	Env     []string // more environment
+	// Session (RPC) loads that session instead of starting one.
+	Session string
+	// KillWhen (RPC), polled while droid runs, kills it when true (a terminal closed
+	// mid-turn).
+	KillWhen func(*Fake) bool
 }
 
 // Result is what a run produced.
@@ -150,6 +155,9 @@ type Result struct {
 	Fake           *Fake
 	// Notifications are the stream-jsonrpc notifications' inner objects (RPC).
 	Notifications []map[string]any
+	// SessionID is the session's id (RPC); Killed says KillWhen killed droid.
+	SessionID string
+	Killed    bool
 }
 
 // Run runs droid against a fake serving r.Script.
@@ -180,7 +188,7 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 		cmd.Stdout = &stdout
 		err = cmd.Run()
 	} else {
-		err = e.rpc(ctx, cmd, r.Prompts, &stdout, res)
+		err = e.rpc(ctx, cmd, r, &stdout, res)
 	}
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	var exit *exec.ExitError
@@ -198,7 +206,7 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 
 // rpc drives one stream-jsonrpc session: it starts the session, sends each prompt once
 // the session is idle again after the last, then closes stdin, which ends droid.
-func (e *Env) rpc(ctx context.Context, cmd *exec.Cmd, prompts []string, raw io.Writer, res *Result) error {
+func (e *Env) rpc(ctx context.Context, cmd *exec.Cmd, r Run, raw io.Writer, res *Result) error {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -223,6 +231,7 @@ func (e *Env) rpc(ctx context.Context, cmd *exec.Cmd, prompts []string, raw io.W
 			var m struct {
 				Type, Method string
 				ID           any
+				Result       struct{ SessionID string }
 				Params       struct {
 					Notification map[string]any
 				}
@@ -232,6 +241,11 @@ func (e *Env) rpc(ctx context.Context, cmd *exec.Cmd, prompts []string, raw io.W
 			}
 			switch {
 			case m.Type == "response":
+				if m.Result.SessionID != "" {
+					mu.Lock()
+					res.SessionID = m.Result.SessionID
+					mu.Unlock()
+				}
 				events <- fmt.Sprintf("response:%v", m.ID)
 			case m.Params.Notification != nil:
 				mu.Lock()
@@ -274,14 +288,36 @@ func (e *Env) rpc(ctx context.Context, cmd *exec.Cmd, prompts []string, raw io.W
 		cmd.Wait()
 		return err
 	}
-	if err := send(1, "droid.initialize_session", map[string]any{"machineId": "ralph-loop-e2e", "cwd": e.Project,
-		"modelId": Model, "autonomyLevel": "high"}); err != nil {
+	if r.KillWhen != nil {
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+				if r.KillWhen(res.Fake) {
+					mu.Lock()
+					res.Killed = true
+					mu.Unlock()
+					cmd.Process.Kill()
+					return
+				}
+			}
+		}()
+	}
+	method, params := "droid.initialize_session", map[string]any{"machineId": "ralph-loop-e2e", "cwd": e.Project,
+		"modelId": Model, "autonomyLevel": "high"}
+	if r.Session != "" {
+		method, params = "droid.load_session", map[string]any{"sessionId": r.Session}
+	}
+	if err := send(1, method, params); err != nil {
 		return fail(err)
 	}
 	if err := wait("response:1", time.Minute); err != nil {
 		return fail(err)
 	}
-	for i, p := range prompts {
+	for i, p := range r.Prompts {
 		id := i + 2
 		if err := send(id, "droid.add_user_message", map[string]any{"text": p}); err != nil {
 			return fail(err)
@@ -291,12 +327,19 @@ func (e *Env) rpc(ctx context.Context, cmd *exec.Cmd, prompts []string, raw io.W
 		}
 		// A prompt the hook refused starts no turn: the session stays idle.
 		if err := wait("idle", 10*time.Second); err != nil && !strings.HasPrefix(err.Error(), "no idle") {
+			if res.Killed {
+				break
+			}
 			return fail(err)
 		}
 	}
 	stdin.Close()
 	<-done
-	return cmd.Wait()
+	err = cmd.Wait()
+	if res.Killed {
+		return nil
+	}
+	return err
 }
 
 // Text is the text of the stream-jsonrpc notifications of a type, joined (e.g. the

@@ -144,26 +144,46 @@ func TestMaxIterations(t *testing.T) {
 	}
 }
 
-// 4. /cancel-ralph in the session ends its loop: the first turn ends on an API error with
-// the loop still active; the cancel, typed next, is refused by the hook before it reaches
-// the model.
+// 4. /cancel-ralph ends an active loop. A session's loop is left active the way a dead
+// terminal leaves it: droid is killed while the model works on iteration 2. The session is
+// then loaded again and /cancel-ralph typed: the hook refuses it before the model sees it.
 func TestCancel(t *testing.T) {
 	e := newEnv(t, "user")
 	res := run(t, e, Run{RPC: true,
-		Script:  Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1},
-		Prompts: []string{`/ralph-loop "Keep going" --max-iterations 5`, "/cancel-ralph"},
+		Script:   Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1, Hang: true},
+		Prompts:  []string{`/ralph-loop "Keep going" --max-iterations 5`},
+		KillWhen: func(f *Fake) bool { return len(f.MainRequests()) >= 2 },
+	})
+	if !res.Killed || res.SessionID == "" {
+		t.Fatalf("the run ended on its own (exit %d), session %q", res.Code, res.SessionID)
+	}
+	expectLoop(t, onlyLoop(t, e), "ACTIVE", 2, 0)
+	res = run(t, e, Run{RPC: true, Session: res.SessionID,
+		Script:  Script{Turns: []Turn{Text("This must not be asked.")}},
+		Prompts: []string{"/cancel-ralph"},
 	})
 	expectLoop(t, onlyLoop(t, e), "CANCELLED", 2, 0)
-	for _, r := range res.Fake.MainRequests() {
-		for _, m := range r.Messages {
-			if strings.Contains(m.Text, "[ralph-loop command /cancel-ralph]") {
-				t.Errorf("the cancel reached the model: %q", m.Text)
-			}
-		}
+	if n := len(res.Fake.MainRequests()); n != 0 {
+		t.Errorf("%d model requests after /cancel-ralph, want none (the hook answers it); messages:\n%s", n, res.Messages())
+	}
+	contains(t, "what the session showed", res.Messages()+res.Stdout, "ralph loop cancelled at iteration 2/5")
+}
+
+// 5. An API error ends the turn, and Factory Droid still fires Stop, with no reply in the
+// transcript: the loop ends NO_PROGRESS instead of blocking on through every iteration.
+func TestAPIErrorEndsTheLoop(t *testing.T) {
+	e := newEnv(t, "user")
+	res := run(t, e, Run{RPC: true,
+		Script:  Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1},
+		Prompts: []string{`/ralph-loop "Keep going" --max-iterations 5`},
+	})
+	expectLoop(t, onlyLoop(t, e), "NO_PROGRESS", 2, 0)
+	if n := len(res.Fake.MainRequests()); n > 3 {
+		t.Errorf("%d agent requests, want at most 3", n)
 	}
 }
 
-// 5. A session without a loop is left alone, in plain droid exec and in stream-jsonrpc:
+// 6. A session without a loop is left alone, in plain droid exec and in stream-jsonrpc:
 // nothing blocked, nothing added to the prompt, no state.
 func TestNoLoopUntouched(t *testing.T) {
 	for _, rpc := range []bool{false, true} {
@@ -191,7 +211,7 @@ func TestNoLoopUntouched(t *testing.T) {
 	}
 }
 
-// 6. Plain droid exec fires no prompt hook: "/ralph-loop …" expands, the model reads the
+// 7. Plain droid exec fires no prompt hook: "/ralph-loop …" expands, the model reads the
 // command's text (which tells it no loop started unless the hook's context is there), and
 // no loop is armed; the stop goes through.
 func TestExecStartsNoLoop(t *testing.T) {
@@ -215,7 +235,7 @@ func TestExecStartsNoLoop(t *testing.T) {
 	contains(t, "the request", last, "[ralph-loop command /ralph-loop]", "If there is no such context", `/ralph-loop "Create x.txt containing hi" --max-iterations 3`)
 }
 
-// 7. The guard on Factory Droid's file tools: while a loop runs, Create and Edit of the hooks
+// 8. The guard on Factory Droid's file tools: while a loop runs, Create and Edit of the hooks
 // file that runs ralph-loop are denied, and the file is left as it was; writing a file of the
 // project is not.
 func TestGuardFileTools(t *testing.T) {
