@@ -342,8 +342,8 @@ func (e *Env) rpc(ctx context.Context, cmd *exec.Cmd, r Run, raw io.Writer, res 
 	return err
 }
 
-// Text is the text of the stream-jsonrpc notifications of a type, joined (e.g. the
-// messages the session created).
+// Messages are the texts of the messages the session created (stream-jsonrpc), one line
+// each with its role.
 func (r *Result) Messages() string {
 	var b strings.Builder
 	for _, n := range r.Notifications {
