@@ -91,26 +91,8 @@ func (f fixture) Said(s hosttest.Session, text, toolID string) {
 	}
 }
 
-func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
-	var r hosttest.Reply
-	if code != 0 {
-		return r, fmt.Errorf("exit code %d", code)
-	}
-	if len(stdout) == 0 {
-		return r, nil
-	}
-	var out struct {
-		Decision, Reason, SystemMessage string
-		HookSpecificOutput              struct {
-			AdditionalContext, PermissionDecision string
-		}
-	}
-	if err := json.Unmarshal(stdout, &out); err != nil {
-		return r, err
-	}
-	r.Block, r.Reason, r.Notice = out.Decision == "block", out.Reason, out.SystemMessage
-	r.Context, r.Deny = out.HookSpecificOutput.AdditionalContext, out.HookSpecificOutput.PermissionDecision == "deny"
-	return r, nil
+func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
+	return hosttest.ClaudeReply(stdout, code)
 }
 
 // ReplyStderr reads a refused prompt from stderr (exit code 2), anything else as Reply does.

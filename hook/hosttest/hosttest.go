@@ -402,3 +402,28 @@ func Load(t testing.TB, path string) []byte {
 	}
 	return b
 }
+
+// ClaudeReply reads a reply in Claude Code's hook output JSON (decision and reason,
+// systemMessage, hookSpecificOutput's additionalContext and permissionDecision), exit code
+// 0, which the hosts of Claude Code's shape answer in.
+func ClaudeReply(stdout []byte, code int) (Reply, error) {
+	var r Reply
+	if code != 0 {
+		return r, fmt.Errorf("exit code %d", code)
+	}
+	if len(stdout) == 0 {
+		return r, nil
+	}
+	var out struct {
+		Decision, Reason, SystemMessage string
+		HookSpecificOutput              struct {
+			AdditionalContext, PermissionDecision string
+		}
+	}
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		return r, err
+	}
+	r.Block, r.Reason, r.Notice = out.Decision == "block", out.Reason, out.SystemMessage
+	r.Context, r.Deny = out.HookSpecificOutput.AdditionalContext, out.HookSpecificOutput.PermissionDecision == "deny"
+	return r, nil
+}
