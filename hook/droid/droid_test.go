@@ -2,13 +2,17 @@ package droid
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // TestDecodeCaptured decodes every payload captured from Factory Droid 0.215.0.
@@ -86,5 +90,26 @@ func TestTranscriptCaptured(t *testing.T) {
 	res, err = claude.Transcript{}.Scan("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "Fix the parser"})
 	if err != nil || res.Found {
 		t.Errorf("the user's prompt was read as the agent's: %v %v", res.Found, err)
+	}
+}
+
+// TestBudgetRefused: Factory Droid's transcript records no usage per reply, so a loop with
+// a token or cost budget is refused at arming, saying why, and nothing is armed.
+func TestBudgetRefused(t *testing.T) {
+	for _, flag := range []string{"--max-tokens 5000", "--max-cost 1"} {
+		dir := t.TempDir()
+		store := state.NewStore(filepath.Join(dir, "state"))
+		var out, errs bytes.Buffer
+		env := hook.Env{Store: store, Now: func() time.Time { return time.Unix(2e9, 0) }, Sleep: func(time.Duration) {},
+			Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Stderr: &errs}
+		in := hosttest.Patch(hosttest.Load(t, "../../testdata/droid/UserPromptSubmit.json"), map[string]any{
+			"prompt": expand(`/ralph-loop "Fix it" ` + flag), "cwd": dir})
+		code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
+		if code != 2 || out.Len() != 0 || !strings.Contains(errs.String(), NoUsage) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 saying %q", flag, code, out.String(), errs.String(), NoUsage)
+		}
+		if ids, _ := store.Sessions(); len(ids) != 0 {
+			t.Errorf("%s: a loop was armed: %v", flag, ids)
+		}
 	}
 }
