@@ -11,6 +11,7 @@
 package droid
 
 import (
+	"encoding/json"
 	"io"
 	"strings"
 	"time"
@@ -89,7 +90,7 @@ const (
 	patchTool = "ApplyPatch"
 )
 
-var writeTools = map[string]bool{"Create": true, "Edit": true, "MultiEdit": true}
+var writeTools = map[string]bool{"Create": true, "Edit": true}
 
 // input is a Factory Droid hook event: Claude Code's fields, with ApplyPatch's patch.
 type input struct {
@@ -97,12 +98,26 @@ type input struct {
 	Patch string
 }
 
+// patchText is ApplyPatch's patch from its tool_input.input: the patch text, or, for a model
+// offered no ApplyPatch that calls it anyway, the call's raw arguments ({"input": PATCH}),
+// which Factory Droid passes on as they came (seen; it then refuses the call).
+func patchText(in string) string {
+	if !strings.HasPrefix(strings.TrimSpace(in), "{") {
+		return in
+	}
+	var raw struct{ Input string }
+	if json.Unmarshal([]byte(in), &raw) == nil && raw.Input != "" {
+		return raw.Input
+	}
+	return in
+}
+
 // Decode reads one Factory Droid hook event.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
 	var in input
 	spec := claude.Spec(&in.Input)
 	ti := spec.Objects["tool_input"]
-	ti.Loose["patch"], ti.Loose["input"] = &in.Patch, &in.Patch
+	ti.Loose["input"] = &in.Patch
 	if err := claude.DecodeSpec(r, &in.Input, spec); err != nil {
 		return hook.Event{}, err
 	}
@@ -125,7 +140,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		case writeTools[in.ToolName]:
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		case in.ToolName == patchTool:
-			ev.ToolKind, ev.Patch = hook.PatchTool, in.Patch
+			ev.ToolKind, ev.Patch = hook.PatchTool, patchText(in.Patch)
 		}
 	case "SessionStart":
 		ev.Kind, ev.Source = hook.SessionStart, in.Source

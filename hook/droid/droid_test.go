@@ -3,6 +3,7 @@ package droid
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +32,7 @@ func TestDecodeCaptured(t *testing.T) {
 		{"PreToolUse.Execute.json", hook.ToolCheck, "", hook.ShellTool, "echo hi > hi.txt"},
 		{"PreToolUse.Create.json", hook.ToolCheck, "", hook.WriteTool, "/WORK/project/b.txt"},
 		{"PreToolUse.Edit.json", hook.ToolCheck, "", hook.WriteTool, "/WORK/project/b.txt"},
+		{"PreToolUse.ApplyPatch.json", hook.ToolCheck, "", hook.PatchTool, "*** Begin Patch\n*** Add File: /WORK/project/y.txt\n+hi\n*** End Patch\n"},
 		{"PostToolUse.Execute.json", hook.ToolUsed, "", hook.OtherTool, ""},
 		{"PostToolUse.Create.json", hook.ToolUsed, "", hook.OtherTool, ""},
 		{"PostToolUse.Edit.json", hook.ToolUsed, "", hook.OtherTool, ""},
@@ -44,7 +46,7 @@ func TestDecodeCaptured(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
-		target := ev.Command + ev.FilePath
+		target := ev.Command + ev.FilePath + ev.Patch
 		if ev.Kind != c.kind || ev.Prompt != c.prompt || ev.ToolKind != c.tool || target != c.target {
 			t.Errorf("%s: kind %v prompt %q tool %v target %q; want %v %q %v %q", c.file, ev.Kind, ev.Prompt, ev.ToolKind, target, c.kind, c.prompt, c.tool, c.target)
 		}
@@ -112,4 +114,49 @@ func TestBudgetRefused(t *testing.T) {
 			t.Errorf("%s: a loop was armed: %v", flag, ids)
 		}
 	}
+}
+
+// TestGuardApplyPatch: while a loop runs, an ApplyPatch that changes the hooks file is
+// denied, whether its input is the patch or the raw arguments Factory Droid passes on for a
+// model it offered no ApplyPatch; a patch of a project file is not.
+func TestGuardApplyPatch(t *testing.T) {
+	dir := t.TempDir()
+	store := state.NewStore(filepath.Join(dir, "state"))
+	env := hook.Env{Store: store, Now: time.Now, Sleep: func(time.Duration) {},
+		Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Stderr: &bytes.Buffer{}}
+	handle := func(in []byte) (string, int) {
+		var out bytes.Buffer
+		code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
+		return out.String(), code
+	}
+	session := map[string]any{"session_id": "9691259d-5c72-465d-b001-78884641fe5e", "cwd": dir}
+	arm := hosttest.Patch(hosttest.Load(t, "../../testdata/droid/UserPromptSubmit.json"), session)
+	arm = hosttest.Patch(arm, map[string]any{"prompt": expand(`/ralph-loop "Fix it"`)})
+	if out, code := handle(arm); code != 0 || !strings.Contains(out, "a loop is now active") {
+		t.Fatalf("arming: exit %d, %q", code, out)
+	}
+	hooks := filepath.Join(dir, ".factory", "hooks.json")
+	patch := func(file string) string {
+		return "*** Begin Patch\n*** Update File: " + file + "\n@@\n-a\n+b\n*** End Patch\n"
+	}
+	for _, c := range []struct {
+		input string
+		deny  bool
+	}{
+		{patch(hooks), true},
+		{`{"input":` + strconvQuote(patch(hooks)) + `}`, true},
+		{patch(filepath.Join(dir, "main.go")), false},
+	} {
+		in := hosttest.Patch(hosttest.Load(t, "../../testdata/droid/PreToolUse.ApplyPatch.json"), session)
+		in = hosttest.Patch(in, map[string]any{"tool_input.input": c.input})
+		out, code := handle(in)
+		if denied := strings.Contains(out, `"permissionDecision":"deny"`); code != 0 || denied != c.deny {
+			t.Errorf("ApplyPatch %q: exit %d, %q; want denied %v", c.input, code, out, c.deny)
+		}
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -32,7 +32,7 @@ var Installer = &install.Host{
 		// exec), with a command file's expansion.
 		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},
 		// PreToolUse runs only for the tools the guard looks at.
-		{Name: "PreToolUse", Matcher: "Execute|Create|Edit|MultiEdit|ApplyPatch", Timeout: 10 * time.Second},
+		{Name: "PreToolUse", Matcher: "Execute|Create|Edit|ApplyPatch", Timeout: 10 * time.Second},
 		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second},
 		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
