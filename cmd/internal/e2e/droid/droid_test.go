@@ -272,3 +272,25 @@ func TestGuardFileTools(t *testing.T) {
 		contains(t, "the denied call's result", result, "ralph-loop")
 	}
 }
+
+// 9. Installed at project scope (.factory/hooks.json and .factory/commands, committed): the
+// hooks run the ralph-loop found on PATH, and Factory Droid loads the project's hooks.
+func TestProjectScope(t *testing.T) {
+	e := newEnv(t, "project")
+	if _, err := os.Stat(filepath.Join(e.Project, ".factory", "commands", "ralph-loop.md")); err != nil {
+		t.Fatalf("no project command file: %v", err)
+	}
+	res := run(t, e, Run{RPC: true,
+		Script: Script{Turns: []Turn{
+			Text("I'm done."),
+			Execute("", "echo hi > x.txt"),
+			Text("x.txt is written. <promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ralph-loop "Create x.txt containing hi" --max-iterations 3`},
+		Env:     []string{"PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + os.Getenv("PATH")},
+	})
+	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	if n := len(res.Fake.Continuations()); n != 1 {
+		t.Errorf("%d continuations, want 1", n)
+	}
+}
