@@ -100,6 +100,10 @@ func DroidCommands() []CommandFile {
 		i := strings.Index(cf.Content, "\n---\n") + len("\n---\n")
 		head := cf.Content[:i]
 		body := strings.TrimRight(cf.Content[i:], "\n")
+		if cmd == "/cancel-ralph" {
+			// Typed while the agent works, it reaches the agent within the turn.
+			body = strings.TrimRight(steeredCancelBody, "\n")
+		}
 		out = append(out, CommandFile{Name: cf.Name, Description: cf.Description,
 			Content: head + GeminiTag(cmd) + "\n" + body + "\n\n" + cmd + " $ARGUMENTS\n"})
 	}

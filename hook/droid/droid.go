@@ -39,6 +39,9 @@ var Words = inject.Host{
 	Display:    "Factory Droid",
 	MessageCap: 9500,
 	Cancel:     "/cancel-ralph",
+	// A message typed while the agent works goes to the agent within the turn, never to
+	// UserPromptSubmit (seen under stream-jsonrpc).
+	SteersCommands: true,
 }
 
 // NoUsage is why budgets cannot be kept on Factory Droid: its transcript records no usage
@@ -56,7 +59,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// The Stop event has no last message, but the turn's final message is in the
 		// transcript before Stop fires (seen with 0.215.0); every call that runs fires
 		// PostToolUse, which is what counts tool calls.
-		Transcript: claude.Transcript{},
+		Transcript: Transcript{},
 		HookFiles:  func() []string { return Installer.HookFiles(getenv, project) },
 		// Stop fires after a model request failed too, with no reply in the transcript
 		// (seen: a loop blocked on each went on to its last iteration with no answer).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,4 +160,36 @@ func TestGuardApplyPatch(t *testing.T) {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestSteeredCancel: a /cancel-ralph typed while the agent worked (captured: Factory Droid
+// handed it to the agent after a tool result, with no prompt hook) is reported as queued,
+// once, by the scan that reads its line, and not by a scan that starts after it.
+func TestSteeredCancel(t *testing.T) {
+	const path = "../../testdata/droid/transcript.steered-cancel.jsonl"
+	res, err := Transcript{}.Scan(path, 0, transcript.Options{Token: "DONE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := res.Queued(); len(q) != 1 || q[0] != "/cancel-ralph" {
+		t.Fatalf("queued %q, want the one cancel", q)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, steeredCancel)
+	after := int64(i + bytes.IndexByte(data[i:], '\n') + 1)
+	if res, err := (Transcript{}).Scan(path, after, transcript.Options{Token: "DONE"}); err != nil || len(res.Queued()) != 0 {
+		t.Errorf("from after the cancel: queued %q, %v; want none", res.Queued(), err)
+	}
+	// A line longer than the buffer, the cancel across two of its pieces: it counts.
+	big := append(bytes.Repeat([]byte("x"), 64<<10-8-10), data[i:]...) // the match starts 10 bytes before the buffer ends
+	tmp := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(tmp, append([]byte(`{"pad":"`), big...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := countSteered(tmp, 0, int64(len(big)+8)); err != nil || n != 1 {
+		t.Errorf("a cancel across two pieces of a line: %d found, %v; want 1", n, err)
+	}
 }

@@ -143,6 +143,10 @@ type Run struct {
 	Env     []string // more environment
 	// Session (RPC) loads that session instead of starting one.
 	Session string
+	// During (RPC) is a prompt sent while the first prompt's turn runs, once DuringWhen,
+	// polled, is true (typed while the agent works).
+	During     string
+	DuringWhen func(*Fake) bool
 	// KillWhen (RPC), polled while droid runs, kills it when true (a terminal closed
 	// mid-turn).
 	KillWhen func(*Fake) bool
@@ -324,6 +328,21 @@ func (e *Env) rpc(ctx context.Context, cmd *exec.Cmd, r Run, raw io.Writer, res 
 		}
 		if err := wait(fmt.Sprintf("response:%d", id), time.Minute); err != nil {
 			return fail(err)
+		}
+		if i == 0 && r.During != "" {
+			for !r.DuringWhen(res.Fake) {
+				select {
+				case <-done:
+					return fail(fmt.Errorf("droid's output ended before the message typed during the turn"))
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			if err := send(100, "droid.add_user_message", map[string]any{"text": r.During}); err != nil {
+				return fail(err)
+			}
+			if err := wait("response:100", time.Minute); err != nil {
+				return fail(err)
+			}
 		}
 		// A prompt the hook refused starts no turn: the session stays idle.
 		if err := wait("idle", 10*time.Second); err != nil && !strings.HasPrefix(err.Error(), "no idle") {

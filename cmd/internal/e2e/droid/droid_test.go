@@ -169,6 +169,28 @@ func TestCancel(t *testing.T) {
 	contains(t, "what the session showed", res.Messages()+res.Stdout, "ralph loop cancelled at iteration 2/5")
 }
 
+// 4b. /cancel-ralph typed while the agent works: Factory Droid hands it to the agent within
+// the turn (after the running tool's result) and never to the prompt hook. The stop then
+// reads it in the transcript and is let through, the loop paused and the user told to
+// confirm; /cancel-ralph typed at the idle prompt ends it.
+func TestCancelWhileWorking(t *testing.T) {
+	e := newEnv(t, "user")
+	res := run(t, e, Run{RPC: true,
+		Script: Script{Turns: []Turn{
+			Execute("", "sleep 3"),
+			Text("Still working."),
+		}, WhenDone: Text("More work, turn {n}.")},
+		Prompts:    []string{`/ralph-loop "Keep going" --max-iterations 6 --min-tool-calls 0`, "/cancel-ralph"},
+		During:     "/cancel-ralph",
+		DuringWhen: func(f *Fake) bool { return len(f.MainRequests()) >= 1 },
+	})
+	expectLoop(t, onlyLoop(t, e), "CANCELLED", 1, 1)
+	if n := len(res.Fake.MainRequests()); n != 2 {
+		t.Errorf("%d agent requests, want 2 (the tool call, the answer after it)", n)
+	}
+	contains(t, "what the session showed", res.Stdout, "loop paused at iteration 1/6", "ralph loop cancelled at iteration 1/6")
+}
+
 // 5. An API error ends the turn, and Factory Droid still fires Stop, with no reply in the
 // transcript: the loop ends NO_PROGRESS instead of blocking on through every iteration.
 func TestAPIErrorEndsTheLoop(t *testing.T) {
