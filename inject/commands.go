@@ -85,3 +85,26 @@ func RelayRefusal(reason string) string {
 func ExitsAtFirstStop(run, instead string) string {
 	return run + " exits when the agent first stops, so a loop cannot go on there; " + instead
 }
+
+// EchoedCommands returns command files in Markdown for a host that expands a command before
+// any hook sees it (Factory Droid's .factory/commands/*.md: its prompt hook, which fires
+// under --input-format stream-jsonrpc and in the TUI, never in plain "droid exec", gets the
+// expansion wrapped in <system-notification> tags). Each file is therefore built like the
+// TOML ones: the tag line first (CommandTag), the text the model reads, and last the command
+// as typed ("/ralph-loop $ARGUMENTS") after a blank line, which the hook reads back.
+func EchoedCommands(host string) []CommandFile {
+	var out []CommandFile
+	for _, cf := range CommandsFor(host) {
+		cmd := "/" + strings.TrimSuffix(cf.Name, ".md")
+		i := strings.Index(cf.Content, "\n---\n") + len("\n---\n")
+		head := cf.Content[:i]
+		body := strings.TrimRight(cf.Content[i:], "\n")
+		if cmd == "/cancel-ralph" {
+			// Typed while the agent works, it reaches the agent within the turn.
+			body = strings.TrimRight(steeredCancelBody, "\n")
+		}
+		out = append(out, CommandFile{Name: cf.Name, Description: cf.Description,
+			Content: head + CommandTag(cmd) + "\n" + body + "\n\n" + cmd + " $ARGUMENTS\n"})
+	}
+	return out
+}

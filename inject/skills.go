@@ -36,8 +36,7 @@ If there is no such message, the hook did not start a loop: do nothing else, and
 	cancelBody := `The ralph-loop hook handles this command before it reaches you, so reading this means the hook did not run: tell the user the loop was not cancelled, and that running "ralph-loop cancel --all" in a terminal ends it. Do nothing else.
 `
 	if h.SteersCommands {
-		cancelBody = `The ralph-loop hook handles this command when the user sends it at an idle prompt, before it reaches you. If it reaches you in the middle of a task, the user typed it while you worked: stop working now and end your turn with one short line saying you stopped for it (ralph-loop then pauses the loop and tells the user how to end it). Otherwise the hook did not run: tell the user the loop was not cancelled, and that running "ralph-loop cancel --all" in a terminal ends it. Do nothing else.
-`
+		cancelBody = steeredCancelBody
 	}
 	return []Skill{
 		{Name: "ralph-loop", Description: hint, Content: "---\nname: ralph-loop\n" + hint + "\n---\n" + body},
@@ -45,3 +44,8 @@ If there is no such message, the hook did not start a loop: do nothing else, and
 		{Name: "cancel-ralph", Description: cancel, Content: "---\nname: cancel-ralph\n" + cancel + "\n---\n" + cancelBody},
 	}
 }
+
+// steeredCancelBody is what the model reads of the cancel command on a host that hands a
+// command typed while the agent works to the agent within the turn (inject.Host.SteersCommands).
+const steeredCancelBody = `The ralph-loop hook handles this command when the user sends it at an idle prompt, before it reaches you. If it reaches you in the middle of a task, the user typed it while you worked: stop working now and end your turn with one short line saying you stopped for it (ralph-loop then pauses the loop and tells the user how to end it). Otherwise the hook did not run: tell the user the loop was not cancelled, and that running "ralph-loop cancel --all" in a terminal ends it. Do nothing else.
+`

@@ -63,13 +63,20 @@ func Spec(in *Input) *wire.Spec {
 // wrapping hook.ErrInput.
 func DecodeInput(r io.Reader) (Input, error) {
 	var in Input
-	key, err := wire.Decode(r, Spec(&in))
+	err := DecodeSpec(r, &in, Spec(&in))
+	return in, err
+}
+
+// DecodeSpec reads one event object from r into in as DecodeInput does, through spec: Spec(in)
+// with a host's own fields added (Factory Droid's hooks are Claude Code's with a few more).
+func DecodeSpec(r io.Reader, in *Input, spec *wire.Spec) error {
+	key, err := wire.Decode(r, spec)
 	if err != nil {
-		return in, err // wraps hook.ErrInput, which is wire.ErrInput
+		return err // wraps hook.ErrInput, which is wire.ErrInput
 	}
 	if in.Event == "" {
-		return in, fmt.Errorf("%w: no hook_event_name", hook.ErrInput)
+		return fmt.Errorf("%w: no hook_event_name", hook.ErrInput)
 	}
 	in.Key = key
-	return in, nil
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/codex"
 	"github.com/ralph-loop/ralph-loop/hook/copilot"
 	"github.com/ralph-loop/ralph-loop/hook/cursor"
+	"github.com/ralph-loop/ralph-loop/hook/droid"
 	"github.com/ralph-loop/ralph-loop/hook/gemini"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/opencode"
@@ -24,6 +25,7 @@ var All = []hook.Host{
 	gemini.Host{},
 	cursor.Host{},
 	opencode.Host{},
+	droid.Host{},
 }
 
 // Lookup returns the host of that name.

@@ -47,6 +47,13 @@ type SaidEventer interface {
 	SaidEvent(s Session, text string) []byte
 }
 
+// StderrReplier is a Fixture whose host takes some answers from the hook's stderr (Factory
+// Droid drops a prompt on exit code 2 and shows its stderr): its replies are read by
+// ReplyStderr, with the hook's stderr, instead of Reply.
+type StderrReplier interface {
+	ReplyStderr(kind hook.Kind, stdout, stderr []byte, code int) (Reply, error)
+}
+
 // Session is one session of a test.
 type Session struct {
 	ID         string
@@ -270,6 +277,12 @@ func (w *world) said(s Session, text, toolID string) {
 
 // handle runs one hook event through the engine as "ralph-loop hook" would.
 func (w *world) handle(in []byte) ([]byte, int) {
+	out, _, code := w.handleErr(in)
+	return out, code
+}
+
+// handleErr runs one hook event and returns its stdout, its stderr and its exit code.
+func (w *world) handleErr(in []byte) ([]byte, []byte, int) {
 	var out, errs bytes.Buffer
 	w.now = w.now.Add(time.Second)
 	now := w.now
@@ -284,7 +297,7 @@ func (w *world) handle(in []byte) ([]byte, int) {
 	if errs.Len() > 0 {
 		w.t.Logf("stderr: %s", errs.String())
 	}
-	return out.Bytes(), code
+	return out.Bytes(), errs.Bytes(), code
 }
 
 // handleFrom runs one hook event whose process starts at from, its clock advancing a
@@ -314,8 +327,14 @@ func (w *world) reply(kind hook.Kind, in []byte) Reply {
 	if in == nil {
 		w.t.Fatalf("%s has no payload for event kind %d", w.f.Host().Name(), kind)
 	}
-	out, code := w.handle(in)
-	r, err := w.f.Reply(kind, out, code)
+	out, errs, code := w.handleErr(in)
+	var r Reply
+	var err error
+	if sr, ok := w.f.(StderrReplier); ok {
+		r, err = sr.ReplyStderr(kind, out, errs, code)
+	} else {
+		r, err = w.f.Reply(kind, out, code)
+	}
 	if err != nil {
 		w.t.Fatalf("reading the reply %q (exit %d): %v", out, code, err)
 	}
@@ -382,4 +401,29 @@ func Load(t testing.TB, path string) []byte {
 		t.Fatalf("captured payload: %v", err)
 	}
 	return b
+}
+
+// ClaudeReply reads a reply in Claude Code's hook output JSON (decision and reason,
+// systemMessage, hookSpecificOutput's additionalContext and permissionDecision), exit code
+// 0, which the hosts of Claude Code's shape answer in.
+func ClaudeReply(stdout []byte, code int) (Reply, error) {
+	var r Reply
+	if code != 0 {
+		return r, fmt.Errorf("exit code %d", code)
+	}
+	if len(stdout) == 0 {
+		return r, nil
+	}
+	var out struct {
+		Decision, Reason, SystemMessage string
+		HookSpecificOutput              struct {
+			AdditionalContext, PermissionDecision string
+		}
+	}
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		return r, err
+	}
+	r.Block, r.Reason, r.Notice = out.Decision == "block", out.Reason, out.SystemMessage
+	r.Context, r.Deny = out.HookSpecificOutput.AdditionalContext, out.HookSpecificOutput.PermissionDecision == "deny"
+	return r, nil
 }

@@ -40,6 +40,9 @@ type Host struct {
 	Shape Shape
 	// HooksPath is the key path of the hooks object in the settings file (nil: "hooks").
 	HooksPath []string
+	// HooksAtRoot: the settings file is the hooks object itself, keyed directly by event
+	// name (Factory Droid's hooks.json); HooksPath is then unused.
+	HooksAtRoot bool
 	// Events are the hook events ralph-loop adds, in order.
 	Events []Event
 	// TimeoutUnit is the unit of the host's timeout field (0: seconds); TimeoutKey is the
@@ -197,6 +200,9 @@ type ExtraInput struct {
 
 // name of the JSON key path of the hooks object.
 func (h *Host) hooksPath() []string {
+	if h.HooksAtRoot {
+		return []string{}
+	}
 	if len(h.HooksPath) == 0 {
 		return []string{"hooks"}
 	}

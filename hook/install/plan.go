@@ -561,7 +561,7 @@ func (h *Host) addHooks(root *object, binary string, scope Scope, rec *Record) (
 		var list []any
 		if v, ok := hooks.get(ev.Name); ok && v != nil {
 			if list, ok = v.([]any); !ok {
-				return "", fmt.Errorf("%s.%s is not a JSON array", strings.Join(h.hooksPath(), "."), ev.Name)
+				return "", fmt.Errorf("%s is not a JSON array", strings.Join(append(slices.Clone(h.hooksPath()), ev.Name), "."))
 			}
 		}
 		cmd := h.commandFor(ev, binary, scope)
@@ -658,7 +658,7 @@ func (h *Host) removeHooks(root *object, rec *Record, prune bool) (had bool, err
 			hooks.set(name, kept)
 		}
 	}
-	if prune && len(hooks.keys) == 0 && !rec.kept(path...) {
+	if prune && len(path) > 0 && len(hooks.keys) == 0 && !rec.kept(path...) {
 		parent, _ := objectAt(root, path[:len(path)-1], false)
 		parent.del(path[len(path)-1])
 	}

@@ -1,5 +1,5 @@
-// Package transcript reads what the agent wrote in a Claude Code session transcript since a
-// given offset: whether its text holds the completion marker, and which tools it called.
+// Package transcript reads what the agent wrote in a Claude Code session transcript (or
+// Factory Droid's, which has the same messages on lines of type "message") since a given offset: whether its text holds the completion marker, and which tools it called.
 //
 // A transcript is JSONL and can be huge, with single lines of many megabytes. Scan reads only
 // the bytes after the offset, through a fixed buffer: lines that cannot be the agent's output
@@ -239,6 +239,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 			s.user = false
 		}
 		if ln.assistant && !ln.sidechain {
+			res.Replies++ // lines, not replies: one reply can take several, but none is none
 			if after(ln.ts, opt.TextAfter) && !skipText {
 				res.Found = res.Found || ln.found
 				res.SawLast = res.SawLast || ln.sawLast
@@ -306,6 +307,9 @@ type lineResult struct {
 	tools                []string
 	other                string
 	hasOther             bool
+	// byRole: a line whose type is "message" (Factory Droid), the agent's when its
+	// message's role is assistant (roleAssistant).
+	byRole, roleAssistant bool
 	// A queue-operation line: its operation and content.
 	queue           bool
 	queueOp, queued string
@@ -351,6 +355,10 @@ func (s *scanner) line() (lineResult, error) {
 				return nil
 			case "queue-operation":
 				s.ln.queue = true
+				return nil
+			case "message":
+				// Factory Droid's lines: the message's role says whose it is.
+				s.ln.byRole = true
 				return nil
 			case "user":
 				s.user = true
@@ -403,6 +411,9 @@ func (s *scanner) line() (lineResult, error) {
 	if !s.ln.queue {
 		s.ln.queueOp, s.ln.queued = "", ""
 	}
+	if s.ln.byRole && s.ln.roleAssistant {
+		s.ln.assistant = true
+	}
 	return s.ln, s.d.EndLine()
 }
 
@@ -419,6 +430,7 @@ func (s *scanner) assistantOrSkip() error {
 		}
 		return errSkip
 	}
+	s.ln.roleAssistant = true
 	return nil
 }
 

@@ -1,0 +1,125 @@
+package droid
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// fixture makes Factory Droid's payloads from the ones captured from Factory Droid 0.215.0.
+type fixture struct{ t *testing.T }
+
+func (fixture) Host() hook.Host        { return Host{} }
+func (fixture) Env() map[string]string { return map[string]string{"FACTORY_PROJECT_DIR": ""} }
+func (f fixture) load(name string) []byte {
+	return hosttest.Load(f.t, filepath.Join("../../testdata/droid", name))
+}
+
+func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
+	fields["session_id"], fields["cwd"], fields["transcript_path"] = s.ID, s.Cwd, s.Transcript
+	return hosttest.Patch(f.load(name), fields)
+}
+
+// expand is what Factory Droid hands the prompt hook for text typed at its prompt: a loop
+// command expanded from the command file install writes (as in
+// UserPromptSubmit.ralph-loop-command.json), any other text as it is.
+func expand(text string) string {
+	for _, cf := range inject.EchoedCommands("droid") {
+		cmd := "/" + strings.TrimSuffix(cf.Name, ".md")
+		args, ok := strings.CutPrefix(text, cmd)
+		if !ok || (args != "" && args[0] != ' ') {
+			continue
+		}
+		body := cf.Content[strings.Index(cf.Content, "\n---\n")+len("\n---\n"):]
+		return "<system-notification>\n" + strings.ReplaceAll(body, "$ARGUMENTS", strings.TrimPrefix(args, " ")) + "\n</system-notification>"
+	}
+	return text
+}
+
+// Prompt is the user's prompt as the prompt hook gets it (under --input-format
+// stream-jsonrpc, or in the TUI).
+func (f fixture) Prompt(s hosttest.Session, text string) []byte {
+	return f.base("UserPromptSubmit.json", s, map[string]any{"prompt": expand(text)})
+}
+
+// Stop has no last message: the text is in the transcript (Said).
+func (f fixture) Stop(s hosttest.Session, _ string) []byte {
+	return f.base("Stop.first-call.json", s, map[string]any{})
+}
+
+// ToolUsed has no tool-call id: the call's input stands for it.
+func (f fixture) ToolUsed(s hosttest.Session, id string) []byte {
+	return f.base("PostToolUse.Execute.json", s, map[string]any{"tool_input.command": "echo " + id})
+}
+
+func (f fixture) ToolCheck(s hosttest.Session, command string) []byte {
+	return f.base("PreToolUse.Execute.json", s, map[string]any{"tool_input.command": command})
+}
+
+func (f fixture) SessionEnd(s hosttest.Session) []byte {
+	return f.base("SessionEnd.json", s, map[string]any{})
+}
+
+// Said appends an assistant message line as Factory Droid writes it (see
+// testdata/droid/transcript.jsonl).
+func (f fixture) Said(s hosttest.Session, text, toolID string) {
+	blocks := []map[string]any{{"type": "text", "text": text}}
+	if toolID != "" {
+		blocks = append(blocks, map[string]any{"type": "tool_use", "id": toolID, "name": "Execute", "input": map[string]any{"command": "true"}})
+	}
+	line, _ := json.Marshal(map[string]any{"type": "message", "id": fmt.Sprintf("m-%d", time.Now().UnixNano()),
+		"timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+		"message":   map[string]any{"role": "assistant", "content": blocks, "modelId": "custom:fake-model"}})
+	if err := os.MkdirAll(filepath.Dir(s.Transcript), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	tf, err := os.OpenFile(s.Transcript, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer tf.Close()
+	if _, err := tf.Write(append(line, '\n')); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
+	return hosttest.ClaudeReply(stdout, code)
+}
+
+// ReplyStderr reads a refused prompt from stderr (exit code 2), anything else as Reply does.
+func (f fixture) ReplyStderr(kind hook.Kind, stdout, stderr []byte, code int) (hosttest.Reply, error) {
+	if kind == hook.Prompt && code == 2 {
+		if len(stdout) != 0 {
+			return hosttest.Reply{}, fmt.Errorf("stdout %q beside exit code 2", stdout)
+		}
+		return hosttest.Reply{Block: true, Reason: string(stderr)}, nil
+	}
+	return f.Reply(kind, stdout, code)
+}
+
+func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t}) }
+
+// TestExpandAsCaptured checks the fixture's expansion against Factory Droid's own.
+func TestExpandAsCaptured(t *testing.T) {
+	for file, typed := range map[string]string{
+		"UserPromptSubmit.ralph-loop-command.json":   `/ralph-loop "Fix the parser" --max-iterations 3`,
+		"UserPromptSubmit.cancel-ralph-command.json": `/cancel-ralph`,
+	} {
+		var in struct{ Prompt string }
+		if err := json.Unmarshal(hosttest.Load(t, filepath.Join("../../testdata/droid", file)), &in); err != nil {
+			t.Fatal(err)
+		}
+		if got := expand(typed); got != in.Prompt {
+			t.Errorf("%s: expand(%q) = %q, want %q", file, typed, got, in.Prompt)
+		}
+	}
+}

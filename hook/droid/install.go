@@ -1,0 +1,56 @@
+package droid
+
+import (
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/inject"
+)
+
+// StopTimeoutSeconds is the Stop hook's timeout that install writes: the Stop hook runs a
+// loop's checks (--check), which it leaves 15 minutes.
+const StopTimeoutSeconds = 900
+
+// Installer installs ralph-loop into Factory Droid's hooks files: ~/.factory/hooks.json at
+// user scope, .factory/hooks.json (committed) at project scope, with the slash commands
+// (Markdown) in the commands directory beside them. The hooks files are keyed directly by
+// event name: a Claude-style {"hooks": {…}} wrapper loads nothing, without a word.
+var Installer = &install.Host{
+	Name:    Name,
+	Title:   Words.Display,
+	CLI:     "droid",
+	UserDir: userDir,
+	Scopes: []install.Scope{
+		{Name: install.ScopeUser, Base: install.UserBase, Settings: "hooks.json", CommandsDir: "commands", Describe: "~/.factory"},
+		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".factory/hooks.json", CommandsDir: ".factory/commands", Shared: true, Describe: ".factory/hooks.json"},
+	},
+	Shape:       install.Nested,
+	HooksAtRoot: true,
+	Events: []install.Event{
+		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
+		// Fires under --input-format stream-jsonrpc and in the TUI (not in plain droid
+		// exec), with a command file's expansion.
+		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},
+		// PreToolUse runs only for the tools the guard looks at.
+		{Name: "PreToolUse", Matcher: "Execute|Create|Edit|ApplyPatch", Timeout: 10 * time.Second},
+		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second},
+		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},
+		{Name: "SessionEnd", Timeout: 10 * time.Second},
+	},
+	Commands: func(string) []install.File {
+		var files []install.File
+		for _, cf := range inject.EchoedCommands("droid") {
+			files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
+		}
+		return files
+	},
+	Notice: install.SystemMessage,
+}
+
+// Installer returns Factory Droid's installer.
+func (Host) Installer() *install.Host { return Installer }
+
+// userDir is Factory Droid's user configuration directory, ~/.factory.
+func userDir(getenv func(string) string) (string, error) {
+	return install.HomeDir(getenv, ".factory")
+}
