@@ -63,13 +63,14 @@ The ralph-loop hook handles /cancel-ralph before it reaches you, so this text me
 	}
 }
 
-// OpencodeCommands returns opencode's command files (.opencode/command/*.md): Markdown whose
+// OpencodeCommands returns the command files of opencode, or of the opencode fork named host
+// (.opencode/command/*.md, .kilo/command/*.md): Markdown whose
 // frontmatter has only the description (opencode's own keys are description, agent, model
 // and subtask). opencode hands the plugin the command's raw arguments before it expands the
 // template, so the template only tells the agent where the loop's context is.
-func OpencodeCommands() []CommandFile {
+func OpencodeCommands(host string) []CommandFile {
 	var out []CommandFile
-	for _, cf := range CommandsFor("opencode") {
+	for _, cf := range CommandsFor(host) {
 		body := cf.Content[strings.Index(cf.Content, "\n---\n")+len("\n---\n"):]
 		out = append(out, CommandFile{Name: cf.Name, Description: cf.Description, Content: "---\n" + cf.Description + "\n---\n" + body})
 	}

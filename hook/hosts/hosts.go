@@ -24,6 +24,7 @@ var All = []hook.Host{
 	gemini.Host{},
 	cursor.Host{},
 	opencode.Host{},
+	opencode.Kilo,
 }
 
 // Lookup returns the host of that name.

@@ -10,4 +10,5 @@ var Tested = map[string]string{
 	"copilot":  "1.0.102",
 	"gemini":   "0.61.0",
 	"opencode": "1.18.33",
+	"kilo":     "7.7.7",
 }
