@@ -7,8 +7,10 @@ import "github.com/ralph-loop/ralph-loop/inject"
 //   - It loads plugins from .kilo/plugins (and the legacy .kilocode/plugins) in the project
 //     and from its user directory ($XDG_CONFIG_HOME/kilo, ~/.config/kilo); .opencode is not
 //     read. Commands are .kilo/command/*.md; its config is kilo.json or kilo.jsonc.
-//   - "kilo run" waits for the plugin's continuation after an idle, so a loop runs headless
-//     there too (opencode run exits at the first idle).
+//   - "kilo run" goes on after an idle when the plugin's continuation comes in time, but not
+//     always: in 3 runs of 5 it exited before the continuation's turn started, leaving the
+//     loop active in a session that was gone. ralph-loop refuses to start a loop there, as
+//     under "opencode run" (kilo run --attach leaves the loop to a server, and works).
 //   - Its variables are KILO_* (KILO_DISABLE_AUTOUPDATE, KILO_DISABLE_MODELS_FETCH, …).
 var Kilo = Host{f: kiloFlavor}
 
@@ -26,4 +28,5 @@ var KiloWords = inject.Host{
 // Kilo directory ($XDG_CONFIG_HOME/kilo, ~/.config/kilo) or in the project's .kilo.
 var KiloInstaller = newInstaller(KiloWords, "kilo", ".kilo", configDir("kilo"))
 
-var kiloFlavor = &flavor{words: KiloWords, cli: "kilo", installer: KiloInstaller}
+var kiloFlavor = &flavor{words: KiloWords, cli: "kilo", installer: KiloInstaller,
+	runCannotLoop: inject.KiloRunCannotLoop}
