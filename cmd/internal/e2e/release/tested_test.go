@@ -10,6 +10,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/codex"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/copilot"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/gemini"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/kilo"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/opencode"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/qwen"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
@@ -19,7 +20,8 @@ import (
 // README's host table says the same.
 func TestTestedVersions(t *testing.T) {
 	pins := map[string]string{"claude": e2e.ClaudeVersion, "codex": codex.Version, "copilot": copilot.Version,
-		"gemini": gemini.Version, "opencode": opencode.Version, "qwen": qwen.Version}
+		"gemini": gemini.Version, "opencode": opencode.Version, "qwen": qwen.Version,
+		"kilo": kilo.Version}
 	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
