@@ -90,6 +90,6 @@ const OpencodeRunCannotLoop = "opencode run exits when the agent first stops, so
 
 // KiloRunCannotLoop is why a loop cannot be started under "kilo run": it waits for the
 // plugin's continuation only sometimes (Kilo 7.7.7 exited before the next turn in 3 runs of
-// 5), so the loop would be left active in a session that is gone.
+// 6), so the loop would be left active in a session that is gone.
 const KiloRunCannotLoop = "kilo run can exit before the loop's next turn starts, so a loop cannot be relied on there; " +
 	"start it in the Kilo TUI, or in a session of kilo serve (kilo run --attach to a running server works too)"

@@ -8,7 +8,7 @@ import "github.com/ralph-loop/ralph-loop/inject"
 //     and from its user directory ($XDG_CONFIG_HOME/kilo, ~/.config/kilo); .opencode is not
 //     read. Commands are .kilo/command/*.md; its config is kilo.json or kilo.jsonc.
 //   - "kilo run" goes on after an idle when the plugin's continuation comes in time, but not
-//     always: in 3 runs of 5 it exited before the continuation's turn started, leaving the
+//     always: in 3 runs of 6 it exited before the continuation's turn started, leaving the
 //     loop active in a session that was gone. ralph-loop refuses to start a loop there, as
 //     under "opencode run" (kilo run --attach leaves the loop to a server, and works).
 //   - Its variables are KILO_* (KILO_DISABLE_AUTOUPDATE, KILO_DISABLE_MODELS_FETCH, …).

@@ -362,7 +362,7 @@ func TestGuardWrite(t *testing.T) {
 }
 
 // 7. "kilo run" exits after an idle unless the plugin's continuation starts the next turn in
-// time, which it does not always do (3 runs of 5 here lost it): /ralph-loop, run as the
+// time, which it does not always do (3 runs of 6 here lost it): /ralph-loop, run as the
 // command or typed, is refused with the reason (the agent is asked to pass it on), and
 // nothing is armed.
 func TestRunRefusesLoop(t *testing.T) {
