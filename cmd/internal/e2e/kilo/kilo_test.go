@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -387,4 +388,30 @@ func TestRunRefusesLoop(t *testing.T) {
 	if loops, err := e.Status(context.Background()); err != nil || len(loops) != 0 {
 		t.Errorf("loops %+v, %v; want none under kilo run", loops, err)
 	}
+}
+
+// 9. "kilo run --attach" to a running "kilo serve" leaves the loop to the server, whose
+// plugin goes on after run has exited: a headless loop that ends with the promise.
+func TestRunAttachLoops(t *testing.T) {
+	w := newWorld(t, Script{Turns: []Turn{
+		Text("I'm done."),
+		Shell("Let me actually do it.", "echo hi > x.txt"),
+		Text("x.txt is written. <promise>DONE</promise>"),
+	}}, "user")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, w.Opencode, "run", "--attach", w.srv.URL, "--dir", w.Project, "--command", "ralph-loop", "Create x.txt containing hi")
+	cmd.Dir = w.Project
+	cmd.Env = w.Environ()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kilo run --attach: %v\n%s", err, out)
+	}
+	for !w.ended() {
+		if ctx.Err() != nil {
+			t.Fatalf("the loop did not end: %+v", onlyLoop(t, w.Env))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	expectLoop(t, onlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 1)
+	readFile(t, filepath.Join(w.Project, "x.txt"), "hi\n")
 }
