@@ -60,8 +60,9 @@ The ralph-loop hook handles /cancel-ralph before it reaches you, so this text me
 	}
 }
 
-// DescriptionCommands returns a host's command files in Markdown whose frontmatter has only
-// the description (opencode's own keys are description, agent, model and subtask). The
+// DescriptionCommands returns a host's command files in Markdown (opencode's
+// .opencode/command/*.md, Kilo Code's .kilo/command/*.md) whose frontmatter has only the
+// description (opencode's own keys are description, agent, model and subtask). The
 // host hands its plugin the command's raw arguments before it expands the template, so the
 // template only tells the agent where the loop's context is.
 func DescriptionCommands(host string) []CommandFile {
@@ -107,4 +108,11 @@ func EchoedCommands(host string) []CommandFile {
 			Content: head + CommandTag(cmd) + "\n" + body + "\n\n" + cmd + " $ARGUMENTS\n"})
 	}
 	return out
+}
+
+// MayExitBeforeNextTurn is why a loop cannot be started in a host's one-shot run (run, e.g.
+// "kilo run") that waits for the plugin's continuation only sometimes, so the loop would be
+// left active in a session that is gone; instead is where it can be.
+func MayExitBeforeNextTurn(run, instead string) string {
+	return run + " can exit before the loop's next turn starts, so a loop cannot be relied on there; " + instead
 }

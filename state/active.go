@@ -15,7 +15,11 @@ import (
 // for a tool call) looks for the file; status and the hooks of other sessions compare its
 // time with the session's transcript, to tell when a session's hooks stopped answering.
 
-func (s *Store) activePath(id string) string { return filepath.Join(s.dir, "active", id) }
+func (s *Store) activePath(id string) string { return filepath.Join(s.ActiveDir(), id) }
+
+// ActiveDir is the directory of the active markers (opencode's plugin asks for it once, to
+// skip sessions without a loop).
+func (s *Store) ActiveDir() string { return filepath.Join(s.dir, "active") }
 
 // mark makes or removes a session's active marker after its loop was saved.
 func (s *Store) mark(l *Loop) {
@@ -49,7 +53,7 @@ func (s *Store) Touch(id string) {
 
 // Active lists the sessions marked as having an active loop.
 func (s *Store) Active() ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(s.dir, "active"))
+	entries, err := os.ReadDir(s.ActiveDir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -109,7 +109,7 @@ func (d *doctor) run() {
 		if !h.Detected(d.getenv) && len(found) == 0 {
 			continue
 		}
-		any, hooked = true, hooked || len(found) > 0
+		any, hooked = true, hooked || len(found) > 0 || len(plugins(h, d.dir, d.getenv)) > 0
 		d.host(h, found)
 	}
 	switch {
@@ -155,7 +155,11 @@ func (d *doctor) host(h *install.Host, found []install.Found) {
 	}
 	if len(found) == 0 {
 		if h.Scopes[0].Settings == "" {
-			// opencode: the hooks are a plugin file, which doctor does not read.
+			// opencode, Kilo: the hooks are a plugin file, which doctor does not read.
+			if ps := plugins(h, d.dir, d.getenv); len(ps) > 0 {
+				d.say("hooks: a plugin, %s; doctor does not check what it runs", strings.Join(ps, ", "))
+				return
+			}
 			d.say("hooks: a plugin (ralph-loop install --host %s writes it); doctor does not check it", h.Name)
 			return
 		}
@@ -293,4 +297,18 @@ func (d *doctor) loopHere() {
 	if n == 0 {
 		fmt.Fprintf(d.out, "loop here: none active in %s\n", d.dir)
 	}
+}
+
+// plugins are the host's plugin files (opencode's, Kilo's) that exist, at every scope.
+func plugins(h *install.Host, dir string, getenv func(string) string) []string {
+	if len(h.Scopes) == 0 || h.Scopes[0].Settings != "" || h.Files == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range h.HookFiles(getenv, dir) {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -56,6 +56,9 @@ func hookCommand() *cli.Command {
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "host", Usage: "the agent host: " + hostNames(), Required: true},
+			// opencode's plugin asks once where the active markers are (state.Store.ActiveDir),
+			// to run no hook for a tool call in a session without a loop.
+			&cli.BoolFlag{Name: "active-dir", Usage: "print the directory whose files mark the sessions with an active loop, and exit", Hidden: true},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
@@ -63,6 +66,10 @@ func hookCommand() *cli.Command {
 			}
 			h, err := lookupHost(cmd.String("host"))
 			if err != nil {
+				return err
+			}
+			if cmd.Bool("active-dir") {
+				_, err := fmt.Fprintln(cmd.Root().Writer, newStore().ActiveDir())
 				return err
 			}
 			if deferred(h) {

@@ -26,6 +26,7 @@ var All = []hook.Host{
 	cursor.Host{},
 	opencode.Host{},
 	droid.Host{},
+	opencode.Kilo,
 }
 
 // Lookup returns the host of that name.

@@ -11,4 +11,5 @@ var Tested = map[string]string{
 	"gemini":   "0.61.0",
 	"opencode": "1.18.33",
 	"droid":    "0.215.0",
+	"kilo":     "7.7.7",
 }

@@ -11,15 +11,24 @@ import (
 )
 
 // fixture makes the plugin's events from the ones captured under opencode 1.18.33 (the
-// plugin that "ralph-loop install --host opencode" writes, in opencode serve).
-type fixture struct{ t *testing.T }
+// plugin that "ralph-loop install --host opencode" writes, in opencode serve), or under Kilo
+// 7.7.7 (host Kilo, dir testdata/kilo).
+type fixture struct {
+	t    *testing.T
+	host Host
+	dir  string
+}
 
-func (fixture) Host() hook.Host        { return Host{} }
+func (f fixture) Host() hook.Host      { return f.host }
 func (fixture) Env() map[string]string { return map[string]string{} }
 
 func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
 	fields["sessionID"], fields["directory"] = s.ID, s.Cwd
-	return hosttest.Patch(hosttest.Load(f.t, filepath.Join("../../testdata/opencode", name)), fields)
+	dir := f.dir
+	if dir == "" {
+		dir = "opencode"
+	}
+	return hosttest.Patch(hosttest.Load(f.t, filepath.Join("../../testdata", dir, name)), fields)
 }
 
 func (f fixture) Prompt(s hosttest.Session, text string) []byte {
@@ -74,3 +83,5 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 }
 
 func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t: t}) }
+
+func TestKiloConformance(t *testing.T) { hosttest.Run(t, fixture{t: t, host: Kilo, dir: "kilo"}) }

@@ -24,39 +24,50 @@ var pluginSource string
 // runs in every project, or in the project's .opencode (committed) at project scope. opencode
 // has no hooks settings: the plugin is the hooks. A project's plugin runs the ralph-loop on
 // PATH; when the user's plugin is loaded too, the project's does nothing.
-var Installer = &install.Host{
-	Name:    Name,
-	Title:   Words.Display,
-	CLI:     "opencode",
-	UserDir: userDir,
-	Scopes: []install.Scope{
-		{Name: install.ScopeUser, Base: install.UserBase, CommandsDir: ".", Describe: "~/.config/opencode/plugins"},
-		{Name: install.ScopeProject, Base: install.ProjectBase, CommandsDir: ".opencode", Shared: true, Describe: ".opencode/plugins"},
-	},
-	Commands: func(string) []install.File {
-		var files []install.File
-		for _, cf := range inject.DescriptionCommands("opencode") {
-			files = append(files, install.File{Name: "command/" + cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
-		}
-		return files
-	},
-	Files: func(c install.CommandSpec) []install.File {
-		return []install.File{{Name: PluginFile, Content: Plugin(c.Binary, c.Scope, c.Portable), Mark: pluginMark}}
-	},
-	Command: func(c install.CommandSpec) string {
-		if c.Portable {
-			return "ralph-loop hook --host " + Name
-		}
-		return install.HookCommand(c.Binary, Name)
-	},
+var Installer = newInstaller(Words, "opencode", ".opencode", configDir("opencode"))
+
+// newInstaller is the installer of a CLI of opencode's family: its plugin and commands in
+// its user directory (user scope) or in the project's directory dir (project scope).
+func newInstaller(w inject.Host, cli, dir string, userDir func(func(string) string) (string, error)) *install.Host {
+	return &install.Host{
+		Name:    w.Name,
+		Title:   w.Display,
+		CLI:     cli,
+		UserDir: userDir,
+		Scopes: []install.Scope{
+			{Name: install.ScopeUser, Base: install.UserBase, CommandsDir: ".", Describe: "~/.config/" + cli + "/plugins"},
+			{Name: install.ScopeProject, Base: install.ProjectBase, CommandsDir: dir, Shared: true, Describe: dir + "/plugins"},
+		},
+		Commands: func(string) []install.File {
+			var files []install.File
+			for _, cf := range inject.DescriptionCommands(w.Name) {
+				files = append(files, install.File{Name: "command/" + cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
+			}
+			return files
+		},
+		Files: func(c install.CommandSpec) []install.File {
+			return []install.File{{Name: PluginFile, Content: plugin(w, c.Binary, c.Scope, c.Portable), Mark: pluginMark}}
+		},
+		Command: func(c install.CommandSpec) string {
+			if c.Portable {
+				return "ralph-loop hook --host " + w.Name
+			}
+			return install.HookCommand(c.Binary, w.Name)
+		},
+	}
 }
 
-// Installer returns opencode's installer.
-func (Host) Installer() *install.Host { return Installer }
+// Installer returns the host's installer.
+func (h Host) Installer() *install.Host { return h.flavor().installer }
 
-// Plugin is the plugin's source for a scope: it runs binary, or at a shared scope the
+// Plugin is opencode's plugin for a scope: it runs binary, or at a shared scope the
 // ralph-loop on PATH.
 func Plugin(binary, scope string, portable bool) string {
+	return plugin(Words, binary, scope, portable)
+}
+
+// plugin is the plugin's source for a host of opencode's family.
+func plugin(w inject.Host, binary, scope string, portable bool) string {
 	if portable {
 		binary = "ralph-loop"
 	}
@@ -65,17 +76,21 @@ func Plugin(binary, scope string, portable bool) string {
 		return string(b)
 	}
 	return strings.NewReplacer(
+		"__HOST__", js(w.Name),
 		"__BINARY__", js(binary),
 		"__SCOPE__", js(scope),
-		"__MISSING__", js(inject.NotInstalledHere(Words.Display)),
+		"__MISSING__", js(inject.NotInstalledHere(w.Display)),
+		"__HOST_NAME__", w.Name,
 	).Replace(pluginSource)
 }
 
-// userDir is opencode's user configuration directory: $XDG_CONFIG_HOME/opencode, or
-// ~/.config/opencode.
-func userDir(getenv func(string) string) (string, error) {
-	if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "opencode"), nil
+// configDir is the user configuration directory of the CLI named name:
+// $XDG_CONFIG_HOME/name, or ~/.config/name.
+func configDir(name string) func(getenv func(string) string) (string, error) {
+	return func(getenv func(string) string) (string, error) {
+		if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
+			return filepath.Join(d, name), nil
+		}
+		return install.HomeDir(getenv, ".config", name)
 	}
-	return install.HomeDir(getenv, ".config", "opencode")
 }

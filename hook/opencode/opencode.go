@@ -1,4 +1,5 @@
-// Package opencode is ralph-loop's host for opencode. opencode has no hooks that run
+// Package opencode is ralph-loop's host for opencode, and for Kilo Code, an opencode fork
+// with the same plugin API (Kilo: the same host with Kilo's facts, see kilo.go). opencode has no hooks that run
 // commands: install writes a plugin (plugin.js) that passes the events ralph-loop needs to
 // "ralph-loop hook --host opencode" as JSON objects of its own making, and does what the
 // reply says. This package reads those objects and writes the replies.
@@ -42,6 +43,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/usage"
@@ -54,13 +56,35 @@ const Name = "opencode"
 // other events get 10 seconds.
 const StopTimeout = 15 * time.Minute
 
-// Host is opencode.
-type Host struct{}
+// Host is opencode (the zero Host), or a fork of it with the same plugin API (Kilo).
+type Host struct{ f *flavor }
 
 var _ hook.Host = Host{}
 
-// Name returns "opencode".
-func (Host) Name() string { return Name }
+// flavor is what tells one CLI of opencode's family from another.
+type flavor struct {
+	words inject.Host
+	cli   string // the executable
+	// runCannotLoop is why "CLI run" cannot hold a loop ("": it can, it waits for the
+	// plugin's continuation).
+	runCannotLoop string
+	installer     *install.Host
+}
+
+var opencodeFlavor = &flavor{words: Words, cli: "opencode", runCannotLoop: inject.ExitsAtFirstStop("opencode run",
+	"start it in the opencode TUI, or in a session of opencode serve (opencode run --attach to a running server works too)")}
+
+func init() { opencodeFlavor.installer = Installer }
+
+func (h Host) flavor() *flavor {
+	if h.f == nil {
+		return opencodeFlavor
+	}
+	return h.f
+}
+
+// Name returns "opencode" (or the fork's name).
+func (h Host) Name() string { return h.flavor().words.Name }
 
 // Words are opencode's facts for texts.
 var Words = inject.Host{
@@ -71,14 +95,15 @@ var Words = inject.Host{
 
 // Facts states opencode's facts. It has no cap on continuations and no transcript the
 // engine reads (the plugin hands over the iteration's text).
-func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
+func (h Host) Facts(getenv func(string) string, cwd string) hook.Facts {
+	f := h.flavor()
 	return hook.Facts{
 		ServerPorts: serverPorts(getenv(ServerEnv)),
-		HookFiles:   func() []string { return Installer.HookFiles(getenv, cwd) },
-		Words:       Words,
+		HookFiles:   func() []string { return f.installer.HookFiles(getenv, cwd) },
+		Words:       f.words,
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,
-		CLI:         "opencode",
+		CLI:         f.cli,
 		Server:      true,
 	}
 }
@@ -182,11 +207,8 @@ func iterationUsage(ms []message) []usage.Record {
 	return rs
 }
 
-// runInstead is where an opencode loop can run, for one asked for under "opencode run".
-const runInstead = "start it in the opencode TUI, or in a session of opencode serve (opencode run --attach to a running server works too)"
-
 // Decode reads one event from the plugin.
-func (Host) Decode(r io.Reader) (hook.Event, error) {
+func (h Host) Decode(r io.Reader) (hook.Event, error) {
 	raw, err := io.ReadAll(io.LimitReader(r, maxInput+1))
 	if err != nil {
 		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
@@ -242,7 +264,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.Reason = hook.SessionEnd, "deleted"
 	}
 	if ev.Kind == hook.Prompt && in.Run {
-		ev.CannotLoop = inject.ExitsAtFirstStop("opencode run", runInstead)
+		ev.CannotLoop = h.flavor().runCannotLoop
 	}
 	return ev, nil
 }

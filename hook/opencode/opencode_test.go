@@ -231,3 +231,53 @@ func TestServerPorts(t *testing.T) {
 		}
 	}
 }
+
+// Kilo's plugin is opencode's: every event it sent under Kilo 7.7.7 decodes as the event of
+// the same name captured under opencode, and Kilo's names are its own.
+func TestKiloCaptures(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/kilo/*.json")
+	if len(files) < 13 {
+		t.Fatalf("%d captures under testdata/kilo, want 13", len(files))
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := Kilo.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		want, err := Host{}.Decode(bytes.NewReader(load(t, name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind != want.Kind || ev.ToolKind != want.ToolKind || ev.Name != want.Name {
+			t.Errorf("%s: kind %v/%v %q, want %v/%v %q as under opencode", name, ev.Kind, ev.ToolKind, ev.Name, want.Kind, want.ToolKind, want.Name)
+		}
+	}
+	if Kilo.Name() != "kilo" || Kilo.Installer().Name != "kilo" || Kilo.Facts(func(string) string { return "" }, "/p").CLI != "kilo" {
+		t.Errorf("Kilo's names: %q, %q", Kilo.Name(), Kilo.Installer().Name)
+	}
+}
+
+// "opencode run" cannot hold a loop, nor can "kilo run" (it may exit before the
+// continuation's turn): a prompt from either says so; a prompt from elsewhere does not.
+func TestRunCannotLoop(t *testing.T) {
+	for _, tt := range []struct {
+		h    Host
+		run  bool
+		want string
+	}{{Host{}, true, "opencode run exits when the agent first stops, so a loop cannot go on there; start it in the opencode TUI, or in a session of opencode serve (opencode run --attach to a running server works too)"}, {Kilo, true, "kilo run can exit before the loop's next turn starts, so a loop cannot be relied on there; start it in the Kilo TUI, or in a session of kilo serve (kilo run --attach to a running server works too)"}, {Host{}, false, ""}, {Kilo, false, ""}} {
+		in := fmt.Sprintf(`{"hook":"chat.message","sessionID":"s","prompt":"/ralph-loop x","run":%v}`, tt.run)
+		ev, err := tt.h.Decode(strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.CannotLoop != tt.want {
+			t.Errorf("%s run=%v: CannotLoop %q, want %q", tt.h.Name(), tt.run, ev.CannotLoop, tt.want)
+		}
+	}
+}

@@ -1,9 +1,12 @@
-// ralph-loop's opencode plugin (ralph-loop-plugin v1), written by "ralph-loop install --host opencode";
-// "ralph-loop uninstall --host opencode" removes it. It only translates: each event ralph-loop
-// needs goes as JSON to "ralph-loop hook --host opencode", and the plugin does what the reply
+// ralph-loop's __HOST_NAME__ plugin (ralph-loop-plugin v1), written by "ralph-loop install --host __HOST_NAME__";
+// "ralph-loop uninstall --host __HOST_NAME__" removes it. It only translates: each event ralph-loop
+// needs goes as JSON to "ralph-loop hook --host __HOST_NAME__", and the plugin does what the reply
 // says. Every decision is ralph-loop's.
 import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import { isAbsolute, join } from "node:path"
 
+const HOST = __HOST__ // opencode, or a fork with its plugin API (kilo)
 const BINARY = __BINARY__ // an absolute path, or "ralph-loop" (looked for on PATH)
 const SCOPE = __SCOPE__
 const MISSING = __MISSING__ // said once when BINARY is not there
@@ -12,9 +15,12 @@ const STOP_TIMEOUT_MS = 15 * 60 * 1000 // a loop's checks (--check) run at the s
 const TIMEOUT_MS = 10 * 1000
 const TOAST_MS = 4000
 // "opencode run" (without --attach, which leaves the loop to the server) exits at the first
-// idle: ralph-loop refuses to start a loop there.
+// idle: ralph-loop refuses to start a loop there ("kilo run" waits for the continuation;
+// ralph-loop knows which host can loop there).
 const argv = process.argv.slice(2)
 const RUN = argv.find((a) => !a.startsWith("-")) === "run" && !argv.some((a) => a === "--attach" || a.startsWith("--attach="))
+// A session id that can name a file of the state directory (ralph-loop's own rule).
+const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/
 
 export const RalphLoop = async (ctx) => {
   const { client, directory } = ctx
@@ -54,7 +60,7 @@ export const RalphLoop = async (ctx) => {
       const finish = (reply) => { if (!done) { done = true; resolve(reply) } }
       let child
       try {
-        child = spawn(BINARY, ["hook", "--host", "opencode"], {
+        child = spawn(BINARY, ["hook", "--host", HOST], {
           cwd: directory, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, RALPH_LOOP_OPENCODE_SERVER: serverUrl() },
         })
       } catch (e) {
@@ -79,6 +85,35 @@ export const RalphLoop = async (ctx) => {
       })
       child.stdin.on("error", () => {})
       child.stdin.end(JSON.stringify(event))
+    })
+
+  // The directory where ralph-loop marks the sessions whose loop is active (a file named by
+  // the session id, there while the loop is), asked of ralph-loop once: a tool call in a
+  // session without a loop then costs a file lookup, not a process. A loop starts from a
+  // prompt, which always asks, and ralph-loop marks the session before it answers. Without
+  // an answer (an older ralph-loop, or none installed) every tool call asks, as before.
+  let activeDir
+  const active = async (id) => {
+    activeDir ??= askActiveDir()
+    const dir = await activeDir
+    return !dir || !SESSION_ID.test(id) || id === "." || id === ".." || existsSync(join(dir, id))
+  }
+  const askActiveDir = () =>
+    new Promise((resolve) => {
+      let out = ""
+      try {
+        const child = spawn(BINARY, ["hook", "--host", HOST, "--active-dir"], { cwd: directory, stdio: ["ignore", "pipe", "ignore"] })
+        const timer = setTimeout(() => child.kill("SIGKILL"), TIMEOUT_MS)
+        child.stdout.on("data", (d) => (out += d))
+        child.on("error", () => { clearTimeout(timer); resolve("") })
+        child.on("close", (code) => {
+          clearTimeout(timer)
+          const dir = out.trim()
+          resolve(code === 0 && isAbsolute(dir) && !dir.includes("\n") ? dir : "")
+        })
+      } catch {
+        resolve("")
+      }
     })
 
   const show = (reply) => {
@@ -183,13 +218,13 @@ export const RalphLoop = async (ctx) => {
       apply(await ask({ hook: "chat.message", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: /ralph/i.test(prompt) }), output.parts)
     },
     "tool.execute.before": async (input, output) => {
-      if (!acts()) return
+      if (!acts() || !(await active(input.sessionID))) return
       const reply = await ask({ hook: "tool.execute.before", sessionID: input.sessionID, directory, tool: input.tool, callID: input.callID, args: output.args })
       show(reply)
       if (reply.deny) throw new Error(reply.deny)
     },
     "tool.execute.after": async (input) => {
-      if (!acts()) return
+      if (!acts() || !(await active(input.sessionID))) return
       show(await ask({ hook: "tool.execute.after", sessionID: input.sessionID, directory, tool: input.tool, callID: input.callID }))
     },
   }

@@ -150,7 +150,7 @@ func summarize(r io.Reader, w io.Writer, verbose, skips bool) (counts []count, f
 }
 
 // hosts are the packages of the real-CLI suite named after their host.
-var hosts = []string{"claude", "codex", "copilot", "cursor", "droid", "gemini", "opencode", "qwen"}
+var hosts = []string{"claude", "codex", "copilot", "cursor", "droid", "gemini", "kilo", "opencode", "qwen"}
 
 // hostOf names a package of the tally: the host of a real-CLI suite ("e2e" is Claude
 // Code's), the suite's own helpers, or a name given with -as.

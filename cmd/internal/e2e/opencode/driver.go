@@ -53,9 +53,21 @@ func Shell(text, command string) Turn {
 	return fakechat.Tool(text, "bash", map[string]any{"command": command, "description": "run a command"})
 }
 
+// Flavor is a CLI of opencode's family: opencode, or a fork with its plugin API and server
+// (Kilo Code's kilo) that differs in its names.
+type Flavor struct {
+	Host      string // ralph-loop's name for it, and the user configuration directory's
+	Config    string // the project's configuration file
+	EnvPrefix string // the prefix of its variables ("OPENCODE")
+}
+
+// Opencode is opencode's Flavor.
+var Opencode = Flavor{Host: "opencode", Config: "opencode.json", EnvPrefix: "OPENCODE"}
+
 // Env is one isolated world: a home with opencode's directories, a project, ralph-loop's
 // state directory, and a directory for PATH that holds ralph-loop when OnPath.
 type Env struct {
+	Flavor
 	Opencode, RalphLoop string
 	Home, Project       string
 	State, Tmp, Bin     string
@@ -70,7 +82,7 @@ type Env struct {
 
 // NewEnv lays out an Env under root.
 func NewEnv(root, opencode, ralphLoop string) (*Env, error) {
-	e := &Env{Opencode: opencode, RalphLoop: ralphLoop, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
+	e := &Env{Flavor: Opencode, Opencode: opencode, RalphLoop: ralphLoop, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
 		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp"), Bin: filepath.Join(root, "bin")}
 	for _, d := range []string{e.Home, e.Project, e.State, e.Tmp, e.Bin} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -87,7 +99,7 @@ func (e *Env) OnPath() error {
 }
 
 // ConfigDir is opencode's user configuration directory.
-func (e *Env) ConfigDir() string { return filepath.Join(e.Home, ".config", "opencode") }
+func (e *Env) ConfigDir() string { return filepath.Join(e.Home, ".config", e.Host) }
 
 // environ is the environment of opencode and ralph-loop: the caller's, less anything that
 // could reach a real account, plus a private home and the offline settings (no models.dev
@@ -98,7 +110,7 @@ func (e *Env) environ() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case strings.HasPrefix(k, "OPENCODE"), strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "ANTHROPIC"),
+		case strings.HasPrefix(k, "OPENCODE"), strings.HasPrefix(k, e.EnvPrefix), strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "ANTHROPIC"),
 			strings.HasPrefix(k, "XDG_"), strings.HasPrefix(strings.ToLower(k), "npm_config"),
 			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "PATH", k == "PWD":
 			continue
@@ -109,7 +121,7 @@ func (e *Env) environ() []string {
 	return append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "PWD="+e.Project, "PATH="+e.Bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"), "XDG_DATA_HOME="+filepath.Join(e.Home, ".local", "share"),
 		"XDG_CACHE_HOME="+filepath.Join(e.Home, ".cache"), "XDG_STATE_HOME="+e.State,
-		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1",
+		e.EnvPrefix+"_DISABLE_MODELS_FETCH=1", e.EnvPrefix+"_DISABLE_AUTOUPDATE=1", e.EnvPrefix+"_DISABLE_LSP_DOWNLOAD=1", e.EnvPrefix+"_DISABLE_SHARE=1",
 		"npm_config_offline=true", "npm_config_registry=http://127.0.0.1:9/",
 		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
 }
@@ -130,7 +142,7 @@ func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) 
 // Install runs "ralph-loop install --host opencode" at a scope (user: the plugin in
 // ~/.config/opencode; project: in the project's .opencode).
 func (e *Env) Install(ctx context.Context, scope string) (string, error) {
-	args := []string{"install", "--host", "opencode", "--scope", scope}
+	args := []string{"install", "--host", e.Host, "--scope", scope}
 	if scope == "project" {
 		args = append(args, "--dir", e.Project)
 	}
@@ -196,7 +208,7 @@ func (e *Env) Configure(script Script) (*Fake, error) {
 		"autoupdate": false, "share": "disabled",
 	}
 	b, _ := json.MarshalIndent(cfg, "", "  ")
-	if err := os.WriteFile(filepath.Join(e.Project, "opencode.json"), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Project, e.Config), b, 0o644); err != nil {
 		fake.Close()
 		return nil, err
 	}
@@ -247,7 +259,7 @@ func (e *Env) Serve(ctx context.Context, script Script) (*Server, error) {
 	case s.URL = <-found:
 	case <-time.After(60 * time.Second):
 		s.Close()
-		return nil, fmt.Errorf("opencode serve did not start in 60 s; its log:\n%s", s.Log)
+		return nil, fmt.Errorf("%s serve did not start in 60 s; its log:\n%s", e.Host, s.Log)
 	}
 	if err := s.subscribe(ctx); err != nil {
 		s.Close()

@@ -1,0 +1,50 @@
+// Package kilo runs the real Kilo Code CLI (kilo), offline, against a scripted fake of the
+// OpenAI Chat Completions API, with ralph-loop's plugin written by "ralph-loop install
+// --host kilo". Kilo is an opencode fork with opencode's server and plugin API, so the
+// suite drives it with opencode's driver and Kilo's names (its config file, its variables).
+// Nothing here is used by ralph-loop itself.
+package kilo
+
+import (
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/opencode"
+)
+
+// Version is the Kilo Code CLI release the suite runs (pinned; 7.8.1's platform packages
+// were missing from the registry when it was pinned).
+const Version = "7.7.7"
+
+// CLI is Kilo Code's CLI on the npm registry (a native binary; its postinstall links it to
+// bin/.kilo, and bin/kilo is a node launcher).
+var CLI = e2e.Package{
+	Name:    "@kilocode/cli",
+	Version: Version,
+	Bins:    []string{"node_modules/@kilocode/cli/bin/.kilo", "node_modules/.bin/kilo"},
+}
+
+// Kilo is Kilo's names for opencode's driver: ~/.config/kilo, kilo.json, KILO_* variables.
+var Kilo = opencode.Flavor{Host: "kilo", Config: "kilo.json", EnvPrefix: "KILO"}
+
+type (
+	Env    = opencode.Env
+	Server = opencode.Server
+	Script = opencode.Script
+	Turn   = opencode.Turn
+	Fake   = opencode.Fake
+	Loop   = opencode.Loop
+)
+
+// NewEnv lays out an Env for Kilo under root.
+func NewEnv(root, kilo, ralphLoop string) (*Env, error) {
+	e, err := opencode.NewEnv(root, kilo, ralphLoop)
+	if err != nil {
+		return nil, err
+	}
+	e.Flavor = Kilo
+	return e, nil
+}
+
+var (
+	Text  = opencode.Text
+	Shell = opencode.Shell
+)

@@ -1,0 +1,66 @@
+package opencode
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stub is the stand-in ralph-loop of plugin.test.mjs: it logs its runs and inputs, answers
+// --active-dir with $STUB_ACTIVE, marks a session active when asked to arm a loop, and
+// replies $STUB_REPLY.
+const stub = `#!/bin/sh
+echo "$*" >> "$STUB_LOG"
+if [ "$4" = --active-dir ]; then
+	[ -n "$STUB_ACTIVE" ] && echo "$STUB_ACTIVE"
+	exit 0
+fi
+in=$(cat)
+printf '%s\n' "$in" >> "$STUB_LOG.in"
+case "$in" in
+*'"hook":"chat.message"'*ralph-loop*) id=${in#*'"sessionID":"'}; : > "$STUB_ACTIVE/${id%%'"'*}" ;;
+esac
+printf '%s' "$STUB_REPLY"
+`
+
+// TestPluginNode runs plugin.js's own unit tests (plugin.test.mjs) under node --test, on the
+// plugin as install writes it. It skips where node is not installed (CI has it).
+func TestPluginNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: plugin.js's unit tests (plugin.test.mjs) not run")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ralph-loop")
+	if err := os.WriteFile(bin, []byte(stub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []Host{{}, Kilo} {
+		t.Run(h.Name(), func(t *testing.T) {
+			src := plugin(h.flavor().words, bin, "user", false)
+			plugin := filepath.Join(dir, h.Name()+".mjs")
+			if err := os.WriteFile(plugin, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			test, err := os.ReadFile("plugin.test.mjs")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tests := filepath.Join(dir, h.Name()+".test.mjs")
+			if err := os.WriteFile(tests, []byte(strings.ReplaceAll(string(test), "__HOST__", h.Name())), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(node, "--test", tests)
+			cmd.Env = append(os.Environ(), "PLUGIN="+plugin)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("node --test plugin.test.mjs: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "# fail 0") || strings.Contains(string(out), "# pass 0\n") {
+				t.Fatalf("node --test ran no test, or failed one:\n%s", out)
+			}
+		})
+	}
+}
