@@ -41,11 +41,17 @@ func TestScripts(t *testing.T) {
 			// model stands for the model call between two stops of a loop: a host never
 			// fires a stop within a few ticks of the last decision, and an identical event
 			// that soon is taken for a second delivery of the same one (see hook.duplicate).
+			// "model FILE TEXT" also appends the model's reply, TEXT, to the transcript FILE,
+			// as Claude Code does before its Stop hook, so the stop finds its last message
+			// there and does not wait for the transcript to catch up.
 			"model": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) > 0 {
-					ts.Fatalf("usage: model")
+				if neg || len(args) != 0 && len(args) != 2 {
+					ts.Fatalf("usage: model [TRANSCRIPT TEXT]")
 				}
 				time.Sleep(30 * time.Millisecond)
+				if len(args) == 2 {
+					ts.Check(fixtureLine([]string{ts.MkAbs(args[0]), "text", args[1]}))
+				}
 			},
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1", // rewrite cmp files after a deliberate change
