@@ -85,7 +85,9 @@ release-test:
 
 # The real host CLIs (Claude Code, Gemini CLI, ...), offline, each against a scripted fake of
 # its model API (installed once into the user cache with npm; a host whose CLI cannot be
-# installed is skipped with one line saying so).
+# installed is skipped with one line saying so): one package per host in
+# cmd/internal/e2e/<host> (Claude Code's in cmd/internal/e2e/claude), one host alone with
+# RALPH_E2E=1 go test ./cmd/internal/e2e/claude/.
 e2e:
 	RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -json ./cmd/internal/e2e/... | $(GO) run ./cmd/internal/testsum -skips -tally $(TALLY)
 
