@@ -16,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -73,6 +74,11 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GORACE", "atexit_sleep_ms=0")
 			for _, k := range []string{"CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "CLAUDE_PROJECT_DIR"} {
 				e.Setenv(k, "")
+			}
+			for _, h := range hosts.All { // a session of the host running the tests
+				if v := sessionEnv(h); v != "" {
+					e.Setenv(v, "")
+				}
 			}
 			// Stand-ins for ralph-loop installed elsewhere, for install --binary (which
 			// checks that it names an executable ralph-loop).
