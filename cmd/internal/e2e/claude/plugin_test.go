@@ -30,7 +30,7 @@ func pluginEnv(t *testing.T) *e2e.Env {
 		if err := os.MkdirAll(mk, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := exec.Command("cp", "-R", filepath.Join("..", "..", "..", d), filepath.Join(mk, d)).CombinedOutput(); err != nil {
+		if out, err := exec.Command("cp", "-R", filepath.Join("..", "..", "..", "..", d), filepath.Join(mk, d)).CombinedOutput(); err != nil {
 			t.Fatalf("copy %s: %v: %s", d, err, out)
 		}
 	}
