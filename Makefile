@@ -19,7 +19,7 @@ STATICCHECK_VERSION := v0.8.2
 
 CLAUDE_CODE := @anthropic-ai/claude-code@2.1.330
 
-.PHONY: all build install dist release-test test unit e2e demo bench stress lint fuzz clean
+.PHONY: all build install dist release-test test unit e2e demo bench stress lint fuzz generate clean
 
 all: build
 
@@ -94,6 +94,13 @@ e2e:
 # One scripted session through the real Claude Code CLI, with a readable timeline.
 demo:
 	@$(GO) run ./cmd/internal/demo
+
+# The files made from the code: the Claude Code plugin and its marketplace
+# (plugins/ralph-loop, .claude-plugin) and the flag table of docs/usage.md. They are
+# committed, marked generated (.gitattributes, or a header where the format has comments),
+# and "make unit" fails when one is stale (cmd/internal/generate's tests).
+generate:
+	$(GO) run ./cmd/internal/generate
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
