@@ -74,15 +74,15 @@ type Behaviour struct {
 
 // Behaviours are the suite, in the order Run runs them.
 var Behaviours = []Behaviour{
-	{"no loop", NoLoop},
-	{"blocked then accepted", BlockedThenAccepted},
-	{"no-work promise rejected", NoWorkPromiseRejected},
-	{"iteration limit", IterationLimit},
-	{"cancel", Cancel},
-	{"guard", Guard},
-	{"session end", SessionEnd},
-	{"duplicate delivery", DuplicateDelivery},
-	{"bad input", BadInput},
+	{"no loop", noLoop},
+	{"blocked then accepted", blockedThenAccepted},
+	{"no-work promise rejected", noWorkPromiseRejected},
+	{"iteration limit", iterationLimit},
+	{"cancel", cancel},
+	{"guard", guard},
+	{"session end", sessionEnd},
+	{"duplicate delivery", duplicateDelivery},
+	{"bad input", badInput},
 }
 
 // Run runs every behaviour against one host, as subtests named host/behaviour.
@@ -94,9 +94,9 @@ func Run(t *testing.T, f Fixture) {
 	})
 }
 
-// NoLoop: in a session without a loop every event is answered with nothing, and no state
+// noLoop: in a session without a loop every event is answered with nothing, and no state
 // is written; one case per event kind.
-func NoLoop(t *testing.T, f Fixture) {
+func noLoop(t *testing.T, f Fixture) {
 	events := []struct {
 		name string
 		make func(s Session) []byte
@@ -131,9 +131,9 @@ func NoLoop(t *testing.T, f Fixture) {
 	}
 }
 
-// BlockedThenAccepted: an armed loop blocks a stop without the promise, with the task, and
+// blockedThenAccepted: an armed loop blocks a stop without the promise, with the task, and
 // accepts the promise after a tool call.
-func BlockedThenAccepted(t *testing.T, f Fixture) {
+func blockedThenAccepted(t *testing.T, f Fixture) {
 	w := newWorld(t, f)
 	s := w.session("s1")
 	r := w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Fix the parser" --max-iterations 3`))
@@ -161,8 +161,8 @@ func BlockedThenAccepted(t *testing.T, f Fixture) {
 	w.expect(s, state.PromiseAccepted, 2, 1)
 }
 
-// NoWorkPromiseRejected: a promise before any tool call is blocked, saying no work was done.
-func NoWorkPromiseRejected(t *testing.T, f Fixture) {
+// noWorkPromiseRejected: a promise before any tool call is blocked, saying no work was done.
+func noWorkPromiseRejected(t *testing.T, f Fixture) {
 	w := newWorld(t, f)
 	s := w.session("s2")
 	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Write x.txt" --max-iterations 3`))
@@ -174,8 +174,8 @@ func NoWorkPromiseRejected(t *testing.T, f Fixture) {
 	w.expect(s, state.Active, 2, 0)
 }
 
-// IterationLimit: the loop ends at exactly --max-iterations stops.
-func IterationLimit(t *testing.T, f Fixture) {
+// iterationLimit: the loop ends at exactly --max-iterations stops.
+func iterationLimit(t *testing.T, f Fixture) {
 	w := newWorld(t, f)
 	s := w.session("s3")
 	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Think" --max-iterations 2 --min-tool-calls 0`))
@@ -189,8 +189,8 @@ func IterationLimit(t *testing.T, f Fixture) {
 	w.expect(s, state.MaxIterationsReached, 2, 0)
 }
 
-// Cancel: /cancel-ralph ends the loop and says so; the next stop goes through.
-func Cancel(t *testing.T, f Fixture) {
+// cancel: /cancel-ralph ends the loop and says so; the next stop goes through.
+func cancel(t *testing.T, f Fixture) {
 	w := newWorld(t, f)
 	s := w.session("s4")
 	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Keep going" --max-iterations 5`))
@@ -205,8 +205,8 @@ func Cancel(t *testing.T, f Fixture) {
 	}
 }
 
-// Guard: the agent's own "ralph-loop cancel" is denied, an ordinary command is not.
-func Guard(t *testing.T, f Fixture) {
+// guard: the agent's own "ralph-loop cancel" is denied, an ordinary command is not.
+func guard(t *testing.T, f Fixture) {
 	if f.ToolCheck(Session{}, "") == nil {
 		t.Skipf("%s has no tool check event", f.Host().Name())
 	}
@@ -222,8 +222,8 @@ func Guard(t *testing.T, f Fixture) {
 	w.expect(s, state.Active, 1, 0)
 }
 
-// SessionEnd: the session ending ends its loop.
-func SessionEnd(t *testing.T, f Fixture) {
+// sessionEnd: the session ending ends its loop.
+func sessionEnd(t *testing.T, f Fixture) {
 	w := newWorld(t, f)
 	s := w.session("s6")
 	in := f.SessionEnd(s)
@@ -235,10 +235,10 @@ func SessionEnd(t *testing.T, f Fixture) {
 	w.expect(s, state.SessionEnded, 1, 0)
 }
 
-// DuplicateDelivery: ralph-loop installed twice runs every hook twice, at once: the same
+// duplicateDelivery: ralph-loop installed twice runs every hook twice, at once: the same
 // event delivered to two hook processes counts once. The second process starts before the
 // first has decided; an identical event after that answer is a new one.
-func DuplicateDelivery(t *testing.T, f Fixture) {
+func duplicateDelivery(t *testing.T, f Fixture) {
 	w := newWorld(t, f)
 	s := w.session("s7")
 	arm := f.Prompt(s, `/ralph-loop "Fix it" --max-iterations 6`)
@@ -271,9 +271,9 @@ func DuplicateDelivery(t *testing.T, f Fixture) {
 	w.expect(s, state.Active, 3, 0)
 }
 
-// BadInput: input that is not an event exits non-zero with nothing on stdout; one case
+// badInput: input that is not an event exits non-zero with nothing on stdout; one case
 // per input.
-func BadInput(t *testing.T, f Fixture) {
+func badInput(t *testing.T, f Fixture) {
 	for _, c := range []struct{ name, in string }{
 		{"empty", ""}, {"not json", "not json"}, {"array", "[]"}, {"cut short", `{"x":`}, {"two objects", "{} {}"},
 	} {
