@@ -16,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -92,9 +93,40 @@ func TestScripts(t *testing.T) {
 					return err
 				}
 			}
+			// No script sleeps through the hook's bounded wait for a lagging transcript
+			// unless it tests that wait: its stops find their last message in a transcript
+			// ("model FILE TEXT").
+			name := strings.TrimPrefix(filepath.Base(e.WorkDir), "script-")
+			e.Defer(func() {
+				if waits := catchUpWaits(filepath.Join(e.WorkDir, "state")); waits > 0 && !testsCatchUp[name] {
+					e.T().Fatal(fmt.Sprintf("%d stops of %s waited %s for a transcript: give them one that shows the last message (model FILE TEXT)",
+						waits, name, hook.DefaultCatchUp))
+				}
+			})
 			return os.MkdirAll(filepath.Join(e.WorkDir, "home"), 0o755)
 		},
 	})
+}
+
+// testsCatchUp are the scripts whose stops wait for a lagging transcript on purpose: they
+// test that wait (a transcript late or never there), or (hook-bad-input-large) a stop of
+// 50 MB without a transcript.
+var testsCatchUp = map[string]bool{"status": true, "hook-transcript-lag": true, "hook-block-then-promise": true,
+	"hook-transcript-position": true, "hook-bad-input-large": true}
+
+// catchUpWaits counts the decisions, in the loops' event logs under dir, that waited the
+// whole bounded time for a transcript.
+func catchUpWaits(dir string) int {
+	n := 0
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Base(p) != "events.jsonl" {
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		n += strings.Count(string(data), " within "+hook.DefaultCatchUp.String())
+		return nil
+	})
+	return n
 }
 
 // fixture is a helper program for the scripts:
