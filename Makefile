@@ -19,7 +19,7 @@ STATICCHECK_VERSION := v0.8.2
 
 CLAUDE_CODE := @anthropic-ai/claude-code@2.1.330
 
-.PHONY: all build install dist release-test test unit e2e demo bench stress lint fuzz clean
+.PHONY: all build install dist release-test test unit e2e demo bench stress lint fuzz generate clean
 
 all: build
 
@@ -85,8 +85,10 @@ release-test:
 
 # The real host CLIs (Claude Code, Gemini CLI, ...), offline, each against a scripted fake of
 # its model API (installed once into the user cache with npm; a host whose CLI cannot be
-# installed is skipped with one line saying so); then the release suite. GoReleaser, which
-# that needs, is built (once: minutes of CPU on a cold cache) while the hosts' suites run,
+# installed is skipped with one line saying so): one package per host in
+# cmd/internal/e2e/<host> (Claude Code's in cmd/internal/e2e/claude), one host alone with
+# RALPH_E2E=1 go test ./cmd/internal/e2e/claude/. Then the release suite: GoReleaser, which
+# it needs, is built (once: minutes of CPU on a cold cache) while the hosts' suites run,
 # which mostly wait on the CLIs.
 e2e:
 	@tools=$$(mktemp "$${TMPDIR:-/tmp}/tools.XXXXXX") || exit 1; rc=0; \
@@ -101,6 +103,13 @@ e2e:
 # One scripted session through the real Claude Code CLI, with a readable timeline.
 demo:
 	@$(GO) run ./cmd/internal/demo
+
+# The files made from the code: the Claude Code plugin and its marketplace
+# (plugins/ralph-loop, .claude-plugin) and the flag table of docs/usage.md. They are
+# committed, marked generated (.gitattributes, or a header where the format has comments),
+# and "make unit" fails when one is stale (cmd/internal/generate's tests).
+generate:
+	$(GO) run ./cmd/internal/generate
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,14 +46,22 @@ func deferred(h hook.Host) bool {
 	return inst.Defers(scope, h.Facts(os.Getenv, cwd).ProjectDir, os.Getenv)
 }
 
+// hookEventsHelp lists each host's events, one host a line, from the host table.
+func hookEventsHelp() string {
+	var b strings.Builder
+	for _, h := range hosts.All {
+		fmt.Fprintf(&b, "  --host %s (%s): %s\n", h.Name(), hosts.Title(h), strings.Join(hosts.Events(h), ", "))
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 func hookCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "hook",
 		Usage:     "answer one hook event of an agent host (run by the host, not by people)",
 		UsageText: "ralph-loop hook --host claude < event.json",
 		Description: "Reads one hook event as JSON on stdin and answers it on stdout in the host's protocol. " +
-			"Claude Code's SessionStart, UserPromptSubmit, PreToolUse, Stop, PostToolUse, PostToolUseFailure and SessionEnd go here, " +
-			"and Gemini CLI's SessionStart, BeforeAgent, BeforeTool, AfterTool, AfterAgent and SessionEnd; other events are ignored.",
+			"The events that go here, by host (other events are ignored):\n\n" + hookEventsHelp(),
 		OnUsageError: onUsageError,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "host", Usage: "the agent host: " + hostNames(), Required: true},

@@ -104,6 +104,7 @@ var examples = map[string][]string{
 	"start": {
 		`ralph-loop start --session "$CLAUDE_CODE_SESSION_ID" --max-iterations 20 -- "make the tests pass"`,
 		`ralph-loop start --session S1 --ulw --check "go test ./..." -- fix the flaky test`,
+		`ralph-loop start --host gemini --session S2 -- port the lexer`,
 	},
 	"cancel":    {"ralph-loop cancel --session S1", "ralph-loop cancel --all"},
 	"status":    {"ralph-loop status", "ralph-loop status --all --json"},

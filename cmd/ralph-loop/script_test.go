@@ -16,6 +16,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -41,11 +43,17 @@ func TestScripts(t *testing.T) {
 			// model stands for the model call between two stops of a loop: a host never
 			// fires a stop within a few ticks of the last decision, and an identical event
 			// that soon is taken for a second delivery of the same one (see hook.duplicate).
+			// "model FILE TEXT" also appends the model's reply, TEXT, to the transcript FILE,
+			// as Claude Code does before its Stop hook, so the stop finds its last message
+			// there and does not wait for the transcript to catch up.
 			"model": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) > 0 {
-					ts.Fatalf("usage: model")
+				if neg || len(args) != 0 && len(args) != 2 {
+					ts.Fatalf("usage: model [TRANSCRIPT TEXT]")
 				}
 				time.Sleep(30 * time.Millisecond)
+				if len(args) == 2 {
+					ts.Check(fixtureLine([]string{ts.MkAbs(args[0]), "text", args[1]}))
+				}
 			},
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1", // rewrite cmp files after a deliberate change
@@ -68,6 +76,11 @@ func TestScripts(t *testing.T) {
 			for _, k := range []string{"CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "CLAUDE_PROJECT_DIR"} {
 				e.Setenv(k, "")
 			}
+			for _, h := range hosts.All { // a session of the host running the tests
+				if v := sessionEnv(h); v != "" {
+					e.Setenv(v, "")
+				}
+			}
 			// Stand-ins for ralph-loop installed elsewhere, for install --binary (which
 			// checks that it names an executable ralph-loop).
 			for _, p := range []string{"opt/a/ralph-loop", "opt/b/ralph-loop", "opt/a b/ralph-loop", "opt/ralph loop/ralph-loop",
@@ -80,9 +93,40 @@ func TestScripts(t *testing.T) {
 					return err
 				}
 			}
+			// No script sleeps through the hook's bounded wait for a lagging transcript
+			// unless it tests that wait: its stops find their last message in a transcript
+			// ("model FILE TEXT").
+			name := strings.TrimPrefix(filepath.Base(e.WorkDir), "script-")
+			e.Defer(func() {
+				if waits := catchUpWaits(filepath.Join(e.WorkDir, "state")); waits > 0 && !testsCatchUp[name] {
+					e.T().Fatal(fmt.Sprintf("%d stops of %s waited %s for a transcript: give them one that shows the last message (model FILE TEXT)",
+						waits, name, hook.DefaultCatchUp))
+				}
+			})
 			return os.MkdirAll(filepath.Join(e.WorkDir, "home"), 0o755)
 		},
 	})
+}
+
+// testsCatchUp are the scripts whose stops wait for a lagging transcript on purpose: they
+// test that wait (a transcript late or never there), or (hook-bad-input-large) a stop of
+// 50 MB without a transcript.
+var testsCatchUp = map[string]bool{"status": true, "hook-transcript-lag": true, "hook-block-then-promise": true,
+	"hook-transcript-position": true, "hook-bad-input-large": true}
+
+// catchUpWaits counts the decisions, in the loops' event logs under dir, that waited the
+// whole bounded time for a transcript.
+func catchUpWaits(dir string) int {
+	n := 0
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Base(p) != "events.jsonl" {
+			return nil
+		}
+		data, _ := os.ReadFile(p)
+		n += strings.Count(string(data), " within "+hook.DefaultCatchUp.String())
+		return nil
+	})
+	return n
 }
 
 // fixture is a helper program for the scripts:

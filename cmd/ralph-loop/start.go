@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/args"
-	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -18,10 +20,10 @@ func startCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "start",
 		Usage:     "arm a loop in a session from a script or another tool",
-		UsageText: "ralph-loop start [--session ID] [--ulw] [loop flags] [--] TASK...",
+		UsageText: "ralph-loop start [--session ID] [--host NAME] [--ulw] [loop flags] [--] TASK...",
 		Description: "Arms a loop like /ralph-loop (or, with --ulw, /ulw-loop) does, with the same loop flags and the project's " +
-			".ralph/settings.json and .ralph/settings.local.json. --session defaults to $CLAUDE_CODE_SESSION_ID (set inside " +
-			"Claude Code). The prompt contract the agent must follow is printed on stdout.\n\n" +
+			".ralph/settings.json and .ralph/settings.local.json. " + startSessionHelp() +
+			" The prompt contract the agent must follow is printed on stdout.\n\n" +
 			"Loop flags:\n" + args.HelpLines(true),
 		SkipFlagParsing: true,
 		OnUsageError:    onUsageError,
@@ -37,15 +39,13 @@ func startCommand() *cli.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			session := p.Session
-			if session == "" {
-				session = os.Getenv("CLAUDE_CODE_SESSION_ID")
-			}
-			if session == "" {
-				return usagef("no session: pass --session ID (inside Claude Code, $CLAUDE_CODE_SESSION_ID is used)")
+			h, session, err := startTarget(p, os.Getenv)
+			if err != nil {
+				return err
 			}
 			cwd, _ := os.Getwd()
-			project := os.Getenv("CLAUDE_PROJECT_DIR")
+			facts := h.Facts(os.Getenv, cwd)
+			project := facts.ProjectDir
 			if project == "" {
 				project = cwd
 			}
@@ -59,7 +59,7 @@ func startCommand() *cli.Command {
 			}
 			res, err := hook.Arm(ctx, env, hook.ArmRequest{
 				SessionID: session,
-				Host:      claude.Name,
+				Host:      h.Name(),
 				Cwd:       cwd,
 				Config:    cfg,
 				ArmedBy:   "start",
@@ -68,8 +68,96 @@ func startCommand() *cli.Command {
 				return fmt.Errorf("start a loop in session %s: %w", session, err)
 			}
 			w := newTerminalWriter(cmd.Root().Writer)
-			fmt.Fprintf(w, "%s (session %s)\n\n%s\n", inject.Armed(&res.Loop, res.Replaced, claude.Words, 0, 0), session, inject.Contract(&res.Loop, claude.Words))
+			fmt.Fprintf(w, "%s (session %s)\n\n%s\n", inject.Armed(&res.Loop, res.Replaced, facts.Words, 0, 0), session, inject.Contract(&res.Loop, facts.Words))
 			return nil
 		},
 	}
+}
+
+// sessionEnv is the variable in which h puts the session id in the agent's shell ("" when
+// it puts none there).
+func sessionEnv(h hook.Host) string {
+	return h.Facts(func(string) string { return "" }, "").SessionEnv
+}
+
+// startTarget is the host and the session "ralph-loop start" arms. The host is --host, or
+// else the one whose session variable is set (when several are, the one whose variable
+// holds --session); the session is --session, or else that host's session variable.
+// --session alone, with no host's variable set, names a Claude Code session, as start did
+// when Claude Code was its only host.
+func startTarget(p args.Parsed, getenv func(string) string) (hook.Host, string, error) {
+	if p.Host != "" {
+		h, err := lookupHost(p.Host)
+		if err != nil {
+			return nil, "", err
+		}
+		session := p.Session
+		v := sessionEnv(h)
+		if session == "" && v != "" {
+			session = getenv(v)
+		}
+		if session == "" {
+			if v == "" {
+				return nil, "", usagef("no session: pass --session ID (%s puts no session id in the agent's shell)", hosts.Title(h))
+			}
+			return nil, "", usagef("no session: pass --session ID (inside %s, $%s is used)", hosts.Title(h), v)
+		}
+		return h, session, nil
+	}
+	var set []hook.Host // the hosts whose session variable is set
+	for _, h := range hosts.All {
+		if v := sessionEnv(h); v != "" && getenv(v) != "" {
+			set = append(set, h)
+		}
+	}
+	if p.Session != "" {
+		if i := slices.IndexFunc(set, func(h hook.Host) bool { return getenv(sessionEnv(h)) == p.Session }); i >= 0 {
+			return set[i], p.Session, nil
+		}
+		if len(set) == 1 {
+			return set[0], p.Session, nil
+		}
+		if len(set) == 0 {
+			return hosts.All[0], p.Session, nil
+		}
+	}
+	switch len(set) {
+	case 0:
+		return nil, "", usagef("no session: pass --session ID, and --host NAME for a host other than %s (%s)", hosts.Title(hosts.All[0]), sessionVars("inside %s, $%s is used"))
+	case 1:
+		return set[0], getenv(sessionEnv(set[0])), nil
+	}
+	names := make([]string, len(set))
+	for i, h := range set {
+		names[i] = fmt.Sprintf("%s ($%s)", hosts.Title(h), sessionEnv(h))
+	}
+	return nil, "", usagef("the session variables of %s are set at once: pass --host NAME", strings.Join(names, " and "))
+}
+
+// sessionVars lists, in the host table's order, each host that puts the session id in the
+// agent's shell, formatted with its title and variable ("inside %s, $%s is used").
+func sessionVars(format string) string {
+	var parts []string
+	for _, h := range hosts.All {
+		if v := sessionEnv(h); v != "" {
+			parts = append(parts, fmt.Sprintf(format, hosts.Title(h), v))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// startSessionHelp says, from the host table, where start finds the session.
+func startSessionHelp() string {
+	var without []string
+	for _, h := range hosts.All {
+		if sessionEnv(h) == "" {
+			without = append(without, hosts.Title(h))
+		}
+	}
+	s := "--session defaults to the session variable of the host start runs in (" + sessionVars("$%[2]s in %[1]s") +
+		"), and --host to that host (to " + hosts.All[0].Name() + " when none is set)."
+	if len(without) > 0 {
+		s += " " + strings.Join(without, ", ") + " put no session id in the agent's shell: pass --session and --host."
+	}
+	return s
 }

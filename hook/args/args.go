@@ -117,7 +117,7 @@ func column(s string, i int) int {
 
 // Options says which extra flags are allowed.
 type Options struct {
-	// Session allows --session ID and --ulw (for "ralph-loop start").
+	// Session allows --session ID, --host NAME and --ulw (for "ralph-loop start").
 	Session bool
 }
 
@@ -127,6 +127,8 @@ type Parsed struct {
 	// Given lists the flags set explicitly, by name without dashes.
 	Given   map[string]bool
 	Session string
+	// Host is the host named with --host ("ralph-loop start"), unchecked.
+	Host string
 	// Resume asks to pick up the session's last loop instead of a new task.
 	Resume bool
 	// values are the loop flags' values as typed, in order, for Resolve to lay over the
@@ -233,6 +235,7 @@ const (
 	FlagCheckHint         = "check-hint"
 	FlagResume            = "resume"
 	FlagSession           = "session"
+	FlagHost              = "host"
 	FlagULW               = "ulw"
 )
 

@@ -136,6 +136,8 @@ var Flags = []Flag{
 		set: func(p *Parsed, _ string) error { p.Resume = true; return nil }},
 	{Name: FlagSession, Arg: "ID", Start: true, NoSettings: true, Usage: "the session to arm (default: the host's session variable)",
 		set: func(p *Parsed, v string) error { p.Session = v; return state.ValidSessionID(v) }},
+	{Name: FlagHost, Arg: "NAME", Start: true, NoSettings: true, Usage: "the session's host (default: the host whose session variable is set, else claude)",
+		set: func(p *Parsed, v string) error { p.Host = v; return nil }},
 	{Name: FlagULW, Start: true, NoSettings: true, Usage: "arm like /ulw-loop",
 		set: func(p *Parsed, _ string) error { p.Config.Mode = state.ModeULW; return nil }},
 }

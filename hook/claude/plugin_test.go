@@ -9,28 +9,19 @@ import (
 	"testing"
 )
 
-// TestPluginFiles keeps the committed plugin what PluginFiles makes of it
-// (UPDATE_PLUGIN=1 go test ./hook/claude/ rewrites it).
+// TestPluginFiles keeps the committed plugin what PluginFiles makes of it (make generate
+// rewrites it).
 func TestPluginFiles(t *testing.T) {
 	root := filepath.Join("..", "..")
 	for name, want := range PluginFiles() {
 		p := filepath.Join(root, filepath.FromSlash(name))
-		if os.Getenv("UPDATE_PLUGIN") == "1" {
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
 		got, err := os.ReadFile(p)
 		if err != nil {
-			t.Errorf("%s: %v (UPDATE_PLUGIN=1 go test ./hook/claude/ writes it)", name, err)
+			t.Errorf("%s: %v (make generate writes it)", name, err)
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s is out of date (UPDATE_PLUGIN=1 go test ./hook/claude/ rewrites it); it should read:\n%s", name, want)
+			t.Errorf("%s is out of date (make generate rewrites it); it should read:\n%s", name, want)
 		}
 		if strings.HasSuffix(name, ".json") && !json.Valid(got) {
 			t.Errorf("%s is not valid JSON", name)

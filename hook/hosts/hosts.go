@@ -63,6 +63,35 @@ func Installers() []*install.Host {
 	return out
 }
 
+// Evented is a host whose events are not hook entries its installer writes (opencode's
+// plugin passes on events of its own): it names them.
+type Evented interface {
+	Events() []string
+}
+
+// Events are the events of h that ralph-loop answers ("ralph-loop hook --help" lists
+// them): those its installer hooks, or those it names itself.
+func Events(h hook.Host) []string {
+	if e, ok := h.(Evented); ok {
+		return e.Events()
+	}
+	var names []string
+	if i, ok := h.(Installable); ok {
+		for _, e := range i.Installer().Events {
+			names = append(names, e.Name)
+		}
+	}
+	return names
+}
+
+// Title is the host's name for people ("Claude Code"), its installer's title.
+func Title(h hook.Host) string {
+	if i, ok := h.(Installable); ok && i.Installer().Title != "" {
+		return i.Installer().Title
+	}
+	return h.Name()
+}
+
 // Installer returns the installer of the named host.
 func Installer(name string) (*install.Host, bool) {
 	for _, i := range Installers() {

@@ -1,7 +1,8 @@
 // Package hosttest is the conformance suite every host package runs over its own captured
-// payloads: one test body for all hosts (arm, tool call, blocked stop, promise accepted,
-// no-work promise rejected, cancel, guard deny, session end, bad input, a session without a
-// loop), so that a host package only has to translate.
+// payloads: named behaviours, the same for all hosts (a session without a loop, blocked
+// then accepted, a no-work promise rejected, the iteration limit, cancel, the guard's deny,
+// session end, a duplicate delivery, bad input), so that a host package only has to
+// translate, in a Fixture, and call Run.
 package hosttest
 
 import (
@@ -70,166 +71,226 @@ type Reply struct {
 	Notice  string // what the user is shown
 }
 
-// Run runs the suite against one host.
+// Behaviour is one thing every host does, checked through a host's Fixture. A failure
+// names the host, the behaviour and the case: TestConformance/claude/cancel, or
+// TestConformance/claude/bad_input/not_json.
+type Behaviour struct {
+	Name string
+	Test func(t *testing.T, f Fixture)
+}
+
+// Behaviours are the suite, in the order Run runs them.
+var Behaviours = []Behaviour{
+	{"no loop", noLoop},
+	{"blocked then accepted", blockedThenAccepted},
+	{"no-work promise rejected", noWorkPromiseRejected},
+	{"iteration limit", iterationLimit},
+	{"cancel", cancel},
+	{"guard", guard},
+	{"session end", sessionEnd},
+	{"duplicate delivery", duplicateDelivery},
+	{"bad input", badInput},
+}
+
+// Run runs every behaviour against one host, as subtests named host/behaviour.
 func Run(t *testing.T, f Fixture) {
-	h := f.Host()
-	t.Run("no loop", func(t *testing.T) {
-		w := newWorld(t, f)
-		s := w.session("plain")
-		events := map[hook.Kind][]byte{hook.Prompt: f.Prompt(s, "hello"), hook.Stop: f.Stop(s, "done <promise>DONE</promise>"),
-			hook.ToolUsed: f.ToolUsed(s, "call_1"), hook.ToolCheck: f.ToolCheck(s, "rm -rf /tmp/x"), hook.SessionEnd: f.SessionEnd(s)}
-		if se, ok := f.(SaidEventer); ok {
-			events[hook.Said] = se.SaidEvent(s, "done <promise>DONE</promise>")
+	t.Run(f.Host().Name(), func(t *testing.T) {
+		for _, b := range Behaviours {
+			t.Run(b.Name, func(t *testing.T) { b.Test(t, f) })
 		}
-		for kind, in := range events {
+	})
+}
+
+// noLoop: in a session without a loop every event is answered with nothing, and no state
+// is written; one case per event kind.
+func noLoop(t *testing.T, f Fixture) {
+	events := []struct {
+		name string
+		make func(s Session) []byte
+	}{
+		{"prompt", func(s Session) []byte { return f.Prompt(s, "hello") }},
+		{"stop", func(s Session) []byte { return f.Stop(s, "done <promise>DONE</promise>") }},
+		{"tool used", func(s Session) []byte { return f.ToolUsed(s, "call_1") }},
+		{"tool check", func(s Session) []byte { return f.ToolCheck(s, "rm -rf /tmp/x") }},
+		{"session end", func(s Session) []byte { return f.SessionEnd(s) }},
+		{"said", func(s Session) []byte {
+			if se, ok := f.(SaidEventer); ok {
+				return se.SaidEvent(s, "done <promise>DONE</promise>")
+			}
+			return nil
+		}},
+	}
+	for _, e := range events {
+		t.Run(e.name, func(t *testing.T) {
+			w := newWorld(t, f)
+			s := w.session("plain")
+			in := e.make(s)
 			if in == nil {
-				continue
+				t.Skipf("%s has no such event", f.Host().Name())
 			}
-			out, code := w.handle(in)
-			if code != 0 || len(out) != 0 {
-				t.Errorf("%v without a loop: exit %d, stdout %q; want nothing", kind, code, out)
+			if out, code := w.handle(in); code != 0 || len(out) != 0 {
+				t.Errorf("%s without a loop: exit %d, stdout %q; want nothing", e.name, code, out)
 			}
-		}
-		if ids, _ := w.store.Sessions(); len(ids) != 0 {
-			t.Errorf("state written for a session without a loop: %v", ids)
-		}
-	})
-	t.Run("blocked then accepted", func(t *testing.T) {
-		w := newWorld(t, f)
-		s := w.session("s1")
-		r := w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Fix the parser" --max-iterations 3`))
-		if r.Block {
-			t.Fatalf("arming was refused: %q", r.Reason)
-		}
-		if r.Context != "" && (!strings.Contains(r.Context, "Fix the parser") || !strings.Contains(r.Context, "<promise>DONE</promise>")) {
-			t.Errorf("the contract lacks the task or the marker: %q", r.Context)
-		}
-		w.expect(s, state.Active, 1, 0)
-		w.said(s, "Working on it.", "")
-		r = w.reply(hook.Stop, f.Stop(s, "Working on it."))
-		if !r.Block || !strings.Contains(r.Reason, "Fix the parser") || !strings.Contains(r.Reason, "iteration 2/3") {
-			t.Fatalf("stop without the promise: %+v; want a block with the task", r)
-		}
-		w.expect(s, state.Active, 2, 0)
-		if in := f.ToolUsed(s, "call_a1"); in != nil {
-			w.reply(hook.ToolUsed, in)
-		}
-		w.said(s, "Fixed. <promise>DONE</promise>", "call_a1")
-		r = w.reply(hook.Stop, f.Stop(s, "Fixed. <promise>DONE</promise>"))
-		if r.Block {
-			t.Fatalf("the promise after work was blocked: %q", r.Reason)
-		}
-		w.expect(s, state.PromiseAccepted, 2, 1)
-	})
-	t.Run("no-work promise rejected", func(t *testing.T) {
-		w := newWorld(t, f)
-		s := w.session("s2")
-		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Write x.txt" --max-iterations 3`))
-		w.said(s, "<promise>DONE</promise>", "")
-		r := w.reply(hook.Stop, f.Stop(s, "<promise>DONE</promise>"))
-		if !r.Block || !strings.Contains(r.Reason, "only 0 tool calls") {
-			t.Fatalf("a promise without work: %+v; want a block saying no work was done", r)
-		}
-		w.expect(s, state.Active, 2, 0)
-	})
-	t.Run("iteration limit", func(t *testing.T) {
-		w := newWorld(t, f)
-		s := w.session("s3")
-		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Think" --max-iterations 2 --min-tool-calls 0`))
-		for i := 1; i <= 2; i++ {
-			w.said(s, "Still thinking.", "")
-			r := w.reply(hook.Stop, f.Stop(s, "Still thinking."))
-			if r.Block != (i < 2) {
-				t.Fatalf("stop %d: blocked %v", i, r.Block)
+			if ids, _ := w.store.Sessions(); len(ids) != 0 {
+				t.Errorf("state written for a session without a loop: %v", ids)
 			}
+		})
+	}
+}
+
+// blockedThenAccepted: an armed loop blocks a stop without the promise, with the task, and
+// accepts the promise after a tool call.
+func blockedThenAccepted(t *testing.T, f Fixture) {
+	w := newWorld(t, f)
+	s := w.session("s1")
+	r := w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Fix the parser" --max-iterations 3`))
+	if r.Block {
+		t.Fatalf("arming was refused: %q", r.Reason)
+	}
+	if r.Context != "" && (!strings.Contains(r.Context, "Fix the parser") || !strings.Contains(r.Context, "<promise>DONE</promise>")) {
+		t.Errorf("the contract lacks the task or the marker: %q", r.Context)
+	}
+	w.expect(s, state.Active, 1, 0)
+	w.said(s, "Working on it.", "")
+	r = w.reply(hook.Stop, f.Stop(s, "Working on it."))
+	if !r.Block || !strings.Contains(r.Reason, "Fix the parser") || !strings.Contains(r.Reason, "iteration 2/3") {
+		t.Fatalf("stop without the promise: %+v; want a block with the task", r)
+	}
+	w.expect(s, state.Active, 2, 0)
+	if in := f.ToolUsed(s, "call_a1"); in != nil {
+		w.reply(hook.ToolUsed, in)
+	}
+	w.said(s, "Fixed. <promise>DONE</promise>", "call_a1")
+	r = w.reply(hook.Stop, f.Stop(s, "Fixed. <promise>DONE</promise>"))
+	if r.Block {
+		t.Fatalf("the promise after work was blocked: %q", r.Reason)
+	}
+	w.expect(s, state.PromiseAccepted, 2, 1)
+}
+
+// noWorkPromiseRejected: a promise before any tool call is blocked, saying no work was done.
+func noWorkPromiseRejected(t *testing.T, f Fixture) {
+	w := newWorld(t, f)
+	s := w.session("s2")
+	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Write x.txt" --max-iterations 3`))
+	w.said(s, "<promise>DONE</promise>", "")
+	r := w.reply(hook.Stop, f.Stop(s, "<promise>DONE</promise>"))
+	if !r.Block || !strings.Contains(r.Reason, "only 0 tool calls") {
+		t.Fatalf("a promise without work: %+v; want a block saying no work was done", r)
+	}
+	w.expect(s, state.Active, 2, 0)
+}
+
+// iterationLimit: the loop ends at exactly --max-iterations stops.
+func iterationLimit(t *testing.T, f Fixture) {
+	w := newWorld(t, f)
+	s := w.session("s3")
+	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Think" --max-iterations 2 --min-tool-calls 0`))
+	for i := 1; i <= 2; i++ {
+		w.said(s, "Still thinking.", "")
+		r := w.reply(hook.Stop, f.Stop(s, "Still thinking."))
+		if r.Block != (i < 2) {
+			t.Fatalf("stop %d: blocked %v", i, r.Block)
 		}
-		w.expect(s, state.MaxIterationsReached, 2, 0)
-	})
-	t.Run("cancel", func(t *testing.T) {
-		w := newWorld(t, f)
-		s := w.session("s4")
-		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Keep going" --max-iterations 5`))
-		r := w.reply(hook.Prompt, f.Prompt(s, "/cancel-ralph"))
-		if !strings.Contains(r.Reason+r.Notice+r.Context, "cancelled at iteration 1/5") {
-			t.Errorf("cancel reply %+v does not say the loop was cancelled", r)
-		}
-		w.expect(s, state.Cancelled, 1, 0)
-		w.said(s, "ok", "")
-		if r := w.reply(hook.Stop, f.Stop(s, "ok")); r.Block {
-			t.Errorf("a stop after the cancel was blocked: %q", r.Reason)
-		}
-	})
-	t.Run("guard", func(t *testing.T) {
-		in := f.ToolCheck(Session{}, "")
-		if in == nil {
-			t.Skipf("%s has no tool check event", h.Name())
-		}
-		w := newWorld(t, f)
-		s := w.session("s5")
-		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Keep going" --max-iterations 5`))
-		if r := w.reply(hook.ToolCheck, f.ToolCheck(s, "ralph-loop cancel --all")); !r.Deny {
-			t.Errorf("the agent's ralph-loop cancel was not denied: %+v", r)
-		}
-		if r := w.reply(hook.ToolCheck, f.ToolCheck(s, "go test ./...")); r.Deny || r.Block {
-			t.Errorf("an ordinary command was refused: %+v", r)
-		}
-		w.expect(s, state.Active, 1, 0)
-	})
-	t.Run("session end", func(t *testing.T) {
-		w := newWorld(t, f)
-		s := w.session("s6")
-		in := f.SessionEnd(s)
-		if in == nil {
-			t.Skipf("%s has no session end event", h.Name())
-		}
-		w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Keep going"`))
-		w.reply(hook.SessionEnd, in)
-		w.expect(s, state.SessionEnded, 1, 0)
-	})
-	t.Run("duplicate delivery", func(t *testing.T) {
-		// ralph-loop installed twice runs every hook twice, at once: the same event
-		// delivered to two hook processes counts once. The second process starts before the
-		// first has decided; an identical event after that answer is a new one.
-		w := newWorld(t, f)
-		s := w.session("s7")
-		arm := f.Prompt(s, `/ralph-loop "Fix it" --max-iterations 6`)
-		t0 := w.now.Add(time.Minute)
-		w.handleFrom(arm, t0)
-		if out, _ := w.handleFrom(arm, t0.Add(500*time.Microsecond)); len(out) != 0 {
-			t.Errorf("the duplicate arm answered %q; want nothing", out)
-		}
-		w.expect(s, state.Active, 1, 0)
-		if l, _ := w.store.Loops(s.ID); len(l) != 1 {
-			t.Errorf("%d loops after a duplicated arm, want 1 (the first superseded by its own duplicate?)", len(l))
-		}
-		w.said(s, "Working.", "")
-		stop := f.Stop(s, "Working.")
-		t1 := t0.Add(time.Minute)
-		out, _ := w.handleFrom(stop, t1)
-		if r, err := f.Reply(hook.Stop, out, 0); err != nil || !r.Block {
-			t.Fatalf("the first stop was not blocked: %+v %v", r, err)
-		}
-		if out, _ := w.handleFrom(stop, t1.Add(500*time.Microsecond)); len(out) != 0 {
-			t.Errorf("the duplicate stop answered %q; want nothing (the first one's block stands)", out)
-		}
-		w.expect(s, state.Active, 2, 0)
-		// The same payload again, after the answer: a new stop.
-		w.said(s, "Working.", "")
-		out, _ = w.handleFrom(stop, t1.Add(time.Minute))
-		if r, err := f.Reply(hook.Stop, out, 0); err != nil || !r.Block {
-			t.Fatalf("an identical later stop was not blocked: %+v %v", r, err)
-		}
-		w.expect(s, state.Active, 3, 0)
-	})
-	t.Run("bad input", func(t *testing.T) {
-		w := newWorld(t, f)
-		for _, in := range []string{"", "not json", "[]", `{"x":`, "{} {}"} {
-			out, code := w.handle([]byte(in))
-			if code == 0 || len(out) != 0 {
-				t.Errorf("input %q: exit %d, stdout %q; want a non-zero exit and nothing on stdout", in, code, out)
+	}
+	w.expect(s, state.MaxIterationsReached, 2, 0)
+}
+
+// cancel: /cancel-ralph ends the loop and says so; the next stop goes through.
+func cancel(t *testing.T, f Fixture) {
+	w := newWorld(t, f)
+	s := w.session("s4")
+	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Keep going" --max-iterations 5`))
+	r := w.reply(hook.Prompt, f.Prompt(s, "/cancel-ralph"))
+	if !strings.Contains(r.Reason+r.Notice+r.Context, "cancelled at iteration 1/5") {
+		t.Errorf("cancel reply %+v does not say the loop was cancelled", r)
+	}
+	w.expect(s, state.Cancelled, 1, 0)
+	w.said(s, "ok", "")
+	if r := w.reply(hook.Stop, f.Stop(s, "ok")); r.Block {
+		t.Errorf("a stop after the cancel was blocked: %q", r.Reason)
+	}
+}
+
+// guard: the agent's own "ralph-loop cancel" is denied, an ordinary command is not.
+func guard(t *testing.T, f Fixture) {
+	if f.ToolCheck(Session{}, "") == nil {
+		t.Skipf("%s has no tool check event", f.Host().Name())
+	}
+	w := newWorld(t, f)
+	s := w.session("s5")
+	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Keep going" --max-iterations 5`))
+	if r := w.reply(hook.ToolCheck, f.ToolCheck(s, "ralph-loop cancel --all")); !r.Deny {
+		t.Errorf("the agent's ralph-loop cancel was not denied: %+v", r)
+	}
+	if r := w.reply(hook.ToolCheck, f.ToolCheck(s, "go test ./...")); r.Deny || r.Block {
+		t.Errorf("an ordinary command was refused: %+v", r)
+	}
+	w.expect(s, state.Active, 1, 0)
+}
+
+// sessionEnd: the session ending ends its loop.
+func sessionEnd(t *testing.T, f Fixture) {
+	w := newWorld(t, f)
+	s := w.session("s6")
+	in := f.SessionEnd(s)
+	if in == nil {
+		t.Skipf("%s has no session end event", f.Host().Name())
+	}
+	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Keep going"`))
+	w.reply(hook.SessionEnd, in)
+	w.expect(s, state.SessionEnded, 1, 0)
+}
+
+// duplicateDelivery: ralph-loop installed twice runs every hook twice, at once: the same
+// event delivered to two hook processes counts once. The second process starts before the
+// first has decided; an identical event after that answer is a new one.
+func duplicateDelivery(t *testing.T, f Fixture) {
+	w := newWorld(t, f)
+	s := w.session("s7")
+	arm := f.Prompt(s, `/ralph-loop "Fix it" --max-iterations 6`)
+	t0 := w.now.Add(time.Minute)
+	w.handleFrom(arm, t0)
+	if out, _ := w.handleFrom(arm, t0.Add(500*time.Microsecond)); len(out) != 0 {
+		t.Errorf("the duplicate arm answered %q; want nothing", out)
+	}
+	w.expect(s, state.Active, 1, 0)
+	if l, _ := w.store.Loops(s.ID); len(l) != 1 {
+		t.Errorf("%d loops after a duplicated arm, want 1 (the first superseded by its own duplicate?)", len(l))
+	}
+	w.said(s, "Working.", "")
+	stop := f.Stop(s, "Working.")
+	t1 := t0.Add(time.Minute)
+	out, _ := w.handleFrom(stop, t1)
+	if r, err := f.Reply(hook.Stop, out, 0); err != nil || !r.Block {
+		t.Fatalf("the first stop was not blocked: %+v %v", r, err)
+	}
+	if out, _ := w.handleFrom(stop, t1.Add(500*time.Microsecond)); len(out) != 0 {
+		t.Errorf("the duplicate stop answered %q; want nothing (the first one's block stands)", out)
+	}
+	w.expect(s, state.Active, 2, 0)
+	// The same payload again, after the answer: a new stop.
+	w.said(s, "Working.", "")
+	out, _ = w.handleFrom(stop, t1.Add(time.Minute))
+	if r, err := f.Reply(hook.Stop, out, 0); err != nil || !r.Block {
+		t.Fatalf("an identical later stop was not blocked: %+v %v", r, err)
+	}
+	w.expect(s, state.Active, 3, 0)
+}
+
+// badInput: input that is not an event exits non-zero with nothing on stdout; one case
+// per input.
+func badInput(t *testing.T, f Fixture) {
+	for _, c := range []struct{ name, in string }{
+		{"empty", ""}, {"not json", "not json"}, {"array", "[]"}, {"cut short", `{"x":`}, {"two objects", "{} {}"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t, f)
+			if out, code := w.handle([]byte(c.in)); code == 0 || len(out) != 0 {
+				t.Errorf("input %q: exit %d, stdout %q; want a non-zero exit and nothing on stdout", c.in, code, out)
 			}
-		}
-	})
+		})
+	}
 }
 
 // world is one test's machine: a state directory and a home.

@@ -134,6 +134,11 @@ const (
 	unknownToolName = "invalid" // what opencode runs for a call to a tool it does not have
 )
 
+// Events are the events the plugin passes on ("ralph-loop hook --help" lists them).
+func (Host) Events() []string {
+	return []string{hookMessage, hookCommand, hookToolBefore, hookToolAfter, hookIdle, hookDeleted}
+}
+
 // writeTools are opencode's tools that write the file at args.filePath.
 var writeTools = map[string]bool{"write": true, "edit": true, "multiedit": true}
 

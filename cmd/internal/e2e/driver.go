@@ -1,6 +1,7 @@
 // Package e2e runs the real Claude Code CLI, offline, against a scripted fake of the
 // Anthropic Messages API, with ralph-loop installed as its hooks: the ground on which the
-// end-to-end tests and "make demo" stand. Nothing here is used by ralph-loop itself.
+// real-CLI suites (Claude Code's in e2e/claude, each other host's in e2e/<host>, all set up
+// by Suite) and "make demo" stand. Nothing here is used by ralph-loop itself.
 package e2e
 
 import (
@@ -83,9 +84,9 @@ func NewEnv(root, claude, ralphLoop string) (*Env, error) {
 	return e, nil
 }
 
-// environ is the environment of claude and ralph-loop: the caller's, less anything that
+// Environ is the environment of claude and ralph-loop: the caller's, less anything that
 // could reach a real account or another Claude Code session, plus the offline settings.
-func (e *Env) environ(apiURL string, extra []string) []string {
+func (e *Env) Environ(apiURL string, extra []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -116,7 +117,7 @@ func (e *Env) environ(apiURL string, extra []string) []string {
 func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
 	cmd.Dir = e.Project
-	cmd.Env = e.environ("", nil)
+	cmd.Env = e.Environ("", nil)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -251,7 +252,7 @@ func (e *Env) Run(ctx context.Context, s Session) (*Result, error) {
 	args = append(args, s.Args...)
 	cmd := exec.CommandContext(ctx, e.Claude, args...)
 	cmd.Dir = e.Project
-	cmd.Env = e.environ(fake.URL, s.Env)
+	cmd.Env = e.Environ(fake.URL, s.Env)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()

@@ -57,6 +57,21 @@ func (s *Suite) Setup() {
 	}
 }
 
+// Main is a suite's TestMain: it sets the suite up, runs the package's tests, cleans up
+// and exits with their code. Each host package's main_test.go is
+//
+//	var suite = e2e.Suite{Title: "Codex", Package: Package, BinEnv: "CODEX_BIN"}
+//
+//	func TestMain(m *testing.M) { suite.Main(m) }
+//
+// and its tests start with suite.Need(t), and run suite.Bin and suite.RalphLoop.
+func (s *Suite) Main(m *testing.M) {
+	s.Setup()
+	code := m.Run()
+	s.Cleanup()
+	os.Exit(code)
+}
+
 // Contains checks that s, what the test names what, holds each of wants.
 func Contains(t testing.TB, what, s string, wants ...string) {
 	t.Helper()

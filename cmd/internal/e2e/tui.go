@@ -59,7 +59,7 @@ func (e *Env) StartTUI(ctx context.Context, script Script, extra []string, args 
 		return nil, err
 	}
 	argv := append([]string{e.Claude, "--dangerously-skip-permissions"}, args...)
-	s, err := tmux.Start(ctx, tmux.Options{Dir: e.Project, Env: e.environ(fake.URL, append([]string{"TERM=xterm-256color"}, extra...)),
+	s, err := tmux.Start(ctx, tmux.Options{Dir: e.Project, Env: e.Environ(fake.URL, append([]string{"TERM=xterm-256color"}, extra...)),
 		Width: 160, Height: 100, Scratch: scratch}, argv...)
 	if err != nil {
 		fake.Close()

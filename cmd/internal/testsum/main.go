@@ -152,14 +152,12 @@ func summarize(r io.Reader, w io.Writer, verbose, skips bool) (counts []count, f
 // hosts are the packages of the real-CLI suite named after their host.
 var hosts = []string{"claude", "codex", "copilot", "cursor", "droid", "gemini", "kilo", "opencode", "qwen"}
 
-// hostOf names a package of the tally: the host of a real-CLI suite ("e2e" is Claude
-// Code's), the suite's own helpers, or a name given with -as.
+// hostOf names a package of the tally: the host of a real-CLI suite, the suite's own
+// helpers, or a name given with -as.
 func hostOf(pkg string) string {
 	const e2eRoot = "cmd/internal/e2e"
 	switch {
-	case strings.HasSuffix(pkg, e2eRoot):
-		return "claude (real CLI)"
-	case !strings.Contains(pkg, e2eRoot+"/"):
+	case !strings.Contains(pkg, e2eRoot):
 		return pkg // a name given with -as
 	case slices.Contains(hosts, filepath.Base(pkg)):
 		return filepath.Base(pkg) + " (real CLI)"

@@ -16,13 +16,13 @@ import (
 
 func newEnv(t *testing.T, script Script) *Env {
 	t.Helper()
-	need(t)
+	suite.Need(t)
 	fake, err := NewFake(script)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fake.Close() })
-	env, err := NewEnv(t.TempDir(), codexBin, ralphBin, fake)
+	env, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop, fake)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,17 +276,17 @@ func TestUntrustedHooksDoNotRun(t *testing.T) {
 // run the ralph-loop on PATH): with the project trusted, as Codex asks at its first start
 // there, and the hooks trusted by install, a loop runs.
 func TestProjectScope(t *testing.T) {
-	need(t)
+	suite.Need(t)
 	fake, err := NewFake(Script{Turns: []Turn{Text("Starting."), Shell("echo p > p.txt"), Text("Done.\n<promise>DONE</promise>")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fake.Close() })
-	env, err := NewEnv(t.TempDir(), codexBin, ralphBin, fake)
+	env, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop, fake)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.Path = filepath.Dir(ralphBin)
+	env.Path = filepath.Dir(suite.RalphLoop)
 	out, err := env.RalphLoopCmd(context.Background(), "install", "--host", "codex", "--scope", "project", "--dir", env.Project)
 	if err != nil {
 		t.Fatal(err)
@@ -311,13 +311,13 @@ func TestProjectScope(t *testing.T) {
 // TestUninstall takes out exactly what install added: the hooks file and the skills it
 // created, and its trust entries, leaving config.toml as it was.
 func TestUninstall(t *testing.T) {
-	need(t)
+	suite.Need(t)
 	fake, err := NewFake(Script{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fake.Close() })
-	env, err := NewEnv(t.TempDir(), codexBin, ralphBin, fake)
+	env, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop, fake)
 	if err != nil {
 		t.Fatal(err)
 	}

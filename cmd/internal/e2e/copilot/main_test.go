@@ -1,7 +1,6 @@
 package copilot
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -10,21 +9,6 @@ import (
 // The suite runs the real GitHub Copilot CLI (see e2e.Suite). It is on when RALPH_E2E=1
 // (make e2e); otherwise every test skips and says why. It also skips, saying so in one line,
 // when the CLI is not in the cache and npm cannot reach the registry to install it.
-var (
-	suite                = e2e.Suite{Title: "GitHub Copilot", Package: Copilot, BinEnv: "COPILOT_BIN"}
-	copilotBin, ralphBin string
-)
+var suite = e2e.Suite{Title: "GitHub Copilot", Package: Copilot, BinEnv: "COPILOT_BIN"}
 
-func TestMain(m *testing.M) {
-	suite.Setup()
-	copilotBin, ralphBin = suite.Bin, suite.RalphLoop
-	code := m.Run()
-	suite.Cleanup()
-	os.Exit(code)
-}
-
-// need skips a test unless the suite can run, and fails it if setup failed.
-func need(t *testing.T) {
-	t.Helper()
-	suite.Need(t)
-}
+func TestMain(m *testing.M) { suite.Main(m) }

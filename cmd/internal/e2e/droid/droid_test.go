@@ -14,8 +14,8 @@ import (
 // Factory Droid on PATH without --host.
 func newEnv(t *testing.T, scope string) *Env {
 	t.Helper()
-	need(t)
-	e, err := NewEnv(t.TempDir(), droidBin, ralphBin)
+	suite.Need(t)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 
 func newEnv(t *testing.T) *Env {
 	t.Helper()
-	need(t)
-	env, err := NewEnv(context.Background(), t.TempDir(), geminiBin, ralphBin, "user")
+	suite.Need(t)
+	env, err := NewEnv(context.Background(), t.TempDir(), suite.Bin, suite.RalphLoop, "user")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,8 +259,8 @@ func TestCancel(t *testing.T) {
 // Project scope: .gemini/settings.json and .gemini/commands are committed, so the hooks run
 // the ralph-loop on PATH; in a trusted folder they arm and end a loop as at user scope.
 func TestProjectScope(t *testing.T) {
-	need(t)
-	env, err := NewEnv(context.Background(), t.TempDir(), geminiBin, ralphBin, "project")
+	suite.Need(t)
+	env, err := NewEnv(context.Background(), t.TempDir(), suite.Bin, suite.RalphLoop, "project")
 	if err != nil {
 		t.Fatal(err)
 	}

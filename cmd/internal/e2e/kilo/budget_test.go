@@ -28,7 +28,7 @@ func TestBudget(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			suite.Need(t)
-			e, err := NewEnv(t.TempDir(), kiloBin, ralphBin)
+			e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 			if err != nil {
 				t.Fatal(err)
 			}

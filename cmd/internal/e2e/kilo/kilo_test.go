@@ -29,7 +29,7 @@ type world struct {
 func newWorld(t *testing.T, script Script, scopes ...string) *world {
 	t.Helper()
 	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), kiloBin, ralphBin)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestBlockedThenPromise(t *testing.T) {
 // from the project's plugin (committed, it runs the ralph-loop on PATH).
 func TestPromiseWithoutWork(t *testing.T) {
 	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), kiloBin, ralphBin)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,13 +294,13 @@ func TestCancel(t *testing.T) {
 // active marker for the session), which a ralph-loop that logs its runs shows.
 func TestNoLoopUntouched(t *testing.T) {
 	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), kiloBin, ralphBin)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
 	counted := filepath.Join(e.Bin, "counted-ralph-loop")
 	runs := filepath.Join(e.Tmp, "runs.log")
-	if err := os.WriteFile(counted, []byte("#!/bin/sh\necho \"$*\" >> '"+runs+"'\nexec '"+ralphBin+"' \"$@\"\n"), 0o755); err != nil {
+	if err := os.WriteFile(counted, []byte("#!/bin/sh\necho \"$*\" >> '"+runs+"'\nexec '"+suite.RalphLoop+"' \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.RalphLoopCmd(context.Background(), "install", "--host", "kilo", "--binary", counted); err != nil {
@@ -368,7 +368,7 @@ func TestGuardWrite(t *testing.T) {
 // nothing is armed.
 func TestRunRefusesLoop(t *testing.T) {
 	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), kiloBin, ralphBin)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,24 +1,14 @@
 package kilo
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
-// The suite runs the real Kilo Code CLI (see e2e.Suite). It is on when RALPH_E2E=1 (make
-// e2e); otherwise every test skips and says why. It also skips, saying so in one line, when
-// the CLI is not in the cache and npm cannot reach the registry to install it.
-var (
-	suite             = e2e.Suite{Title: "Kilo Code", Package: CLI, BinEnv: "KILO_BIN"}
-	kiloBin, ralphBin string
-)
+// The suite runs the real Kilo Code CLI (see e2e.Suite). It is on when RALPH_E2E=1
+// (make e2e); otherwise every test skips and says why. It also skips, saying so in one line,
+// when the CLI is not in the cache and npm cannot reach the registry to install it.
+var suite = e2e.Suite{Title: "Kilo Code", Package: CLI, BinEnv: "KILO_BIN"}
 
-func TestMain(m *testing.M) {
-	suite.Setup()
-	kiloBin, ralphBin = suite.Bin, suite.RalphLoop
-	code := m.Run()
-	suite.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { suite.Main(m) }

@@ -18,7 +18,7 @@ func TestTUI(t *testing.T) {
 		t.Skip(err)
 	}
 	ctx := context.Background()
-	e, err := NewEnv(t.TempDir(), kiloBin, ralphBin)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package opencode
 
 import (
-	"os"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -10,15 +9,6 @@ import (
 // The suite runs the real opencode (see e2e.Suite). It is on when RALPH_E2E=1 (make e2e);
 // otherwise every test skips and says why. It also skips, saying so in one line, when the
 // CLI is not in the cache and npm cannot reach the registry to install it.
-var (
-	suite                 = e2e.Suite{Title: "opencode", Package: CLI, BinEnv: "OPENCODE_BIN"}
-	opencodeBin, ralphBin string
-)
+var suite = e2e.Suite{Title: "opencode", Package: CLI, BinEnv: "OPENCODE_BIN"}
 
-func TestMain(m *testing.M) {
-	suite.Setup()
-	opencodeBin, ralphBin = suite.Bin, suite.RalphLoop
-	code := m.Run()
-	suite.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { suite.Main(m) }

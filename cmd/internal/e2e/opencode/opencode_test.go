@@ -39,7 +39,7 @@ func newWorldModel(t *testing.T, model string, script Script, scopes ...string) 
 func newWorldWith(t *testing.T, model string, script Script, cost map[string]float64, scopes ...string) *world {
 	t.Helper()
 	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), opencodeBin, ralphBin)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +480,7 @@ func TestGuardApplyPatch(t *testing.T) {
 // pass it on, and run prints it), and nothing is armed.
 func TestRunRefusesLoop(t *testing.T) {
 	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), opencodeBin, ralphBin)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +511,7 @@ func TestRunRefusesLoop(t *testing.T) {
 // user sees the error line. (It answers "version", which install checks.)
 func TestFailingRalphLoop(t *testing.T) {
 	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), opencodeBin, ralphBin)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}

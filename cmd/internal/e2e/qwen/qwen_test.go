@@ -15,8 +15,8 @@ import (
 // newEnv is a fresh world with ralph-loop installed for Qwen Code by its own installer.
 func newEnv(t *testing.T, scope string) *Env {
 	t.Helper()
-	need(t)
-	e, err := NewEnv(t.TempDir(), qwenBin, ralphBin)
+	suite.Need(t)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package e2e
+package claude
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/tmux"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -18,9 +19,9 @@ import (
 
 // startTUI installs ralph-loop in a new Env and starts the TUI on script. It skips when
 // tmux is missing.
-func startTUI(t *testing.T, script Script, args ...string) (*Env, *TUI) {
+func startTUI(t *testing.T, script e2e.Script, args ...string) (*e2e.Env, *e2e.TUI) {
 	t.Helper()
-	need(t)
+	suite.Need(t)
 	if err := tmux.Available(); err != nil {
 		t.Skip("TUI test: tmux is not installed")
 	}
@@ -30,7 +31,7 @@ func startTUI(t *testing.T, script Script, args ...string) (*Env, *TUI) {
 
 // openTUI starts the TUI in env with more environment extra; on failure the test's log
 // gets the last screen.
-func openTUI(t *testing.T, env *Env, script Script, extra []string, args ...string) *TUI {
+func openTUI(t *testing.T, env *e2e.Env, script e2e.Script, extra []string, args ...string) *e2e.TUI {
 	t.Helper()
 	tui, err := env.StartTUI(context.Background(), script, extra, args...)
 	if err != nil {
@@ -49,14 +50,14 @@ func openTUI(t *testing.T, env *Env, script Script, extra []string, args ...stri
 	return tui
 }
 
-func submit(t *testing.T, tui *TUI, text string) {
+func submit(t *testing.T, tui *e2e.TUI, text string) {
 	t.Helper()
 	if err := tui.Submit(context.Background(), text); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func waitFor(t *testing.T, tui *TUI, text string) string {
+func waitFor(t *testing.T, tui *e2e.TUI, text string) string {
 	t.Helper()
 	screen, err := tui.WaitFor(context.Background(), text, 60*time.Second)
 	if err != nil {
@@ -66,10 +67,10 @@ func waitFor(t *testing.T, tui *TUI, text string) string {
 }
 
 // waitLoop polls "ralph-loop status" until the session's loop satisfies ok.
-func waitLoop(t *testing.T, env *Env, what string, ok func(Loop) bool) Loop {
+func waitLoop(t *testing.T, env *e2e.Env, what string, ok func(e2e.Loop) bool) e2e.Loop {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	var last Loop
+	var last e2e.Loop
 	for time.Now().Before(deadline) {
 		if id, err := env.SessionID(); err == nil {
 			if loops, err := env.Status(context.Background(), id); err == nil && len(loops) > 0 {
@@ -87,30 +88,30 @@ func waitLoop(t *testing.T, env *Env, what string, ok func(Loop) bool) Loop {
 
 // working is a model that never makes the promise: a tool call, then "not done", again and
 // again, each answer slow enough for the user to type in between.
-func working(n int) Script { return workingSlowly(n, time.Second) }
+func working(n int) e2e.Script { return workingSlowly(n, time.Second) }
 
 // workingSlowly is working with each tool call taking the model toolDelay.
-func workingSlowly(n int, toolDelay time.Duration) Script {
-	var turns []Turn
+func workingSlowly(n int, toolDelay time.Duration) e2e.Script {
+	var turns []e2e.Turn
 	for i := 0; i < n; i++ {
-		tool := Bash("Working.", "echo step >> log.txt")
+		tool := e2e.Bash("Working.", "echo step >> log.txt")
 		tool.Delay = toolDelay
-		text := Text("Not done yet.")
+		text := e2e.Text("Not done yet.")
 		text.Delay = time.Second
 		turns = append(turns, tool, text)
 	}
-	return Script{Turns: turns, WhenDone: Text("Still not done."), MaxMain: 2*n + 10}
+	return e2e.Script{Turns: turns, WhenDone: e2e.Text("Still not done."), MaxMain: 2*n + 10}
 }
 
 // talking is a model that never makes the promise and never calls a tool.
-func talking(n int) Script {
-	var turns []Turn
+func talking(n int) e2e.Script {
+	var turns []e2e.Turn
 	for i := 0; i < n; i++ {
-		text := Text("Thinking it over, not done yet.")
+		text := e2e.Text("Thinking it over, not done yet.")
 		text.Delay = 1500 * time.Millisecond
 		turns = append(turns, text)
 	}
-	return Script{Turns: turns, WhenDone: Text("Still not done."), MaxMain: n + 10}
+	return e2e.Script{Turns: turns, WhenDone: e2e.Text("Still not done."), MaxMain: n + 10}
 }
 
 // noErrors fails the test if the screen shows a hook error or ralph-loop's.
@@ -137,7 +138,7 @@ func TestTUICancelWhileRunning(t *testing.T) {
 	noErrors(t, waitFor(t, tui, "Stop says: ralph-loop: loop paused at iteration"))
 	requests := len(tui.Fake.MainRequests())
 	screen := waitFor(t, tui, "Original prompt: /cancel-ralph")
-	l := waitLoop(t, env, "cancelled", func(l Loop) bool { return l.Status != "ACTIVE" })
+	l := waitLoop(t, env, "cancelled", func(l e2e.Loop) bool { return l.Status != "ACTIVE" })
 	if l.Status != "CANCELLED" || l.EndReason != "cancelled with /cancel-ralph" || l.Iteration >= 5 {
 		t.Errorf("loop %s at %d/%d (%s); want CANCELLED at the stop after the cancel was typed", l.Status, l.Iteration, l.MaxIterations, l.EndReason)
 	}
@@ -156,7 +157,7 @@ func TestTUICancelWhileRunning(t *testing.T) {
 // answered as its own turn, and resumes at the stop after, its iteration not used up.
 func TestTUIMessageWhileRunning(t *testing.T) {
 	const msg = "What does parse() return?"
-	sees := func(f *Fake) bool {
+	sees := func(f *e2e.Fake) bool {
 		for _, r := range f.MainRequests() {
 			for _, m := range r.Messages() {
 				if m.Role == "user" && strings.Contains(m.Text, msg) {
@@ -173,7 +174,7 @@ func TestTUIMessageWhileRunning(t *testing.T) {
 		submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 10`)
 		waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
 		submit(t, tui, msg)
-		l := waitLoop(t, env, "past the message", func(l Loop) bool { return l.Iteration >= 4 })
+		l := waitLoop(t, env, "past the message", func(l e2e.Loop) bool { return l.Iteration >= 4 })
 		if !sees(tui.Fake) {
 			t.Error("the model never saw the message")
 		}
@@ -197,7 +198,7 @@ func TestTUIMessageWhileRunning(t *testing.T) {
 		if !sees(tui.Fake) {
 			t.Error("the model never saw the message")
 		}
-		l := waitLoop(t, env, "resumed", func(l Loop) bool {
+		l := waitLoop(t, env, "resumed", func(l e2e.Loop) bool {
 			return len(l.Events) > 0 && l.Events[len(l.Events)-1].Action == "blocked" && strings.Contains(fmt.Sprint(l.Events), "yielded")
 		})
 		// The stop let through did not use up an iteration: the block after it continues
@@ -231,7 +232,7 @@ func TestTUIPastedCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, tui, "UserPromptSubmit says: ralph-loop: loop armed: up to 5 iterations")
-	l := waitLoop(t, env, "armed", func(l Loop) bool { return l.Status == "ACTIVE" })
+	l := waitLoop(t, env, "armed", func(l e2e.Loop) bool { return l.Status == "ACTIVE" })
 	if l.Task != task || l.MaxIterations != 5 {
 		t.Errorf("armed with %d iterations and a task of %d bytes ending %q; want 5 and the 1,009 bytes pasted",
 			l.MaxIterations, len(l.Task), l.Task[max(len(l.Task)-40, 0):])
@@ -271,7 +272,7 @@ func TestTUIExitThenContinue(t *testing.T) {
 	waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
 	submit(t, tui, "/exit")
 	waitFor(t, tui, "[exited ")
-	l := waitLoop(t, env, "ended", func(l Loop) bool { return l.Status != "ACTIVE" })
+	l := waitLoop(t, env, "ended", func(l e2e.Loop) bool { return l.Status != "ACTIVE" })
 	if l.Status != "SESSION_ENDED" {
 		t.Fatalf("loop %s (%s), want SESSION_ENDED", l.Status, l.EndReason)
 	}
@@ -285,7 +286,7 @@ func TestTUIExitThenContinue(t *testing.T) {
 	noErrors(t, screen)
 	submit(t, again, "/ralph-loop --resume")
 	waitFor(t, again, fmt.Sprintf("UserPromptSubmit says: ralph-loop: loop resumed at iteration %d/10", l.Iteration))
-	r := waitLoop(t, env, "resumed", func(r Loop) bool { return r.Status == "ACTIVE" })
+	r := waitLoop(t, env, "resumed", func(r e2e.Loop) bool { return r.Status == "ACTIVE" })
 	if r.Iteration != l.Iteration || r.Task != l.Task {
 		t.Errorf("resumed at %d with task %q; want %d, %q", r.Iteration, r.Task, l.Iteration, l.Task)
 	}
@@ -296,14 +297,14 @@ func TestTUIExitThenContinue(t *testing.T) {
 // without it, the TUI says once at startup how to get it, a /ralph-loop prompt says it
 // again and runs unlooped, and no hook error is ever shown.
 func TestTUITeammateInstall(t *testing.T) {
-	need(t)
+	suite.Need(t)
 	if err := tmux.Available(); err != nil {
 		t.Skip("TUI test: tmux is not installed")
 	}
-	teammate := func(t *testing.T) (*Env, string) {
+	teammate := func(t *testing.T) (*e2e.Env, string) {
 		root := t.TempDir()
 		installer := copyBinary(t, filepath.Join(root, "installer", "bin"))
-		env, err := NewEnv(root, claudeBin, installer)
+		env, err := e2e.NewEnv(root, suite.Bin, installer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,7 +329,7 @@ func TestTUITeammateInstall(t *testing.T) {
 	})
 	t.Run("not installed", func(t *testing.T) {
 		env, _ := teammate(t)
-		tui := openTUI(t, env, Script{Turns: []Turn{Bash("Working.", "echo hi > x.txt"), Text("Done, x.txt is written.")}},
+		tui := openTUI(t, env, e2e.Script{Turns: []e2e.Turn{e2e.Bash("Working.", "echo hi > x.txt"), e2e.Text("Done, x.txt is written.")}},
 			[]string{"PATH=" + os.Getenv("PATH")})
 		missing := inject.NotInstalledHere("Claude Code")
 		waitFor(t, tui, "SessionStart:startup says: "+missing)

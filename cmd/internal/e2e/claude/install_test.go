@@ -1,4 +1,4 @@
-package e2e
+package claude
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
 // copyBinary puts a copy of ralph-loop at dir/ralph-loop: a second install of it, at
 // another path.
 func copyBinary(t *testing.T, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile(ralphBin)
+	data, err := os.ReadFile(suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +37,8 @@ func TestInstallTwoScopes(t *testing.T) {
 			name = "second set forced"
 		}
 		t.Run(name, func(t *testing.T) {
-			need(t)
-			env, err := NewEnv(t.TempDir(), claudeBin, ralphBin)
+			suite.Need(t)
+			env, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,8 +62,8 @@ func TestInstallTwoScopes(t *testing.T) {
 			if !force {
 				contains(t, "the project install", out, "not installed for Claude Code (project scope)", "already in", "(user scope)")
 			}
-			res := run(t, env, Session{
-				Script:  Script{WhenDone: Text("Still thinking, not done.")},
+			res := run(t, env, e2e.Session{
+				Script:  e2e.Script{WhenDone: e2e.Text("Still thinking, not done.")},
 				Prompts: []string{`/ralph-loop "Think it through" --max-iterations 4 --min-tool-calls 0`},
 			})
 			expectLoop(t, loopOf(t, env, res.SessionID), "MAX_ITERATIONS_REACHED", 4, 0)
@@ -79,10 +81,10 @@ func TestInstallTwoScopes(t *testing.T) {
 // ralph-loop is not installed (neither the installer's path nor any ralph-loop on PATH):
 // no hook error on any event, nothing blocked, and one clear line saying how to get it.
 func TestInstallTeammateWithoutBinary(t *testing.T) {
-	need(t)
+	suite.Need(t)
 	root := t.TempDir()
 	installer := copyBinary(t, filepath.Join(root, "installer", "bin"))
-	env, err := NewEnv(root, claudeBin, installer)
+	env, err := e2e.NewEnv(root, suite.Bin, installer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +99,10 @@ func TestInstallTeammateWithoutBinary(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(root, "installer")); err != nil {
 		t.Fatal(err)
 	}
-	res := run(t, env, Session{
-		Script: Script{Turns: []Turn{
-			Bash("I'll create the file.", "echo hi > x.txt"),
-			Text("Done: x.txt is written."),
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Bash("I'll create the file.", "echo hi > x.txt"),
+			e2e.Text("Done: x.txt is written."),
 		}},
 		Prompts: []string{`/ralph-loop "Create x.txt containing hi" --max-iterations 5`},
 		Env:     []string{"PATH=" + os.Getenv("PATH")},

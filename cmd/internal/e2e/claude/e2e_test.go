@@ -1,4 +1,4 @@
-package e2e
+package claude
 
 import (
 	"context"
@@ -9,15 +9,17 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
 // The scenarios below run the real Claude Code CLI with ralph-loop installed by
 // "ralph-loop install --host claude --scope project", each prompt typed as a user would.
 
-func newEnv(t *testing.T) *Env {
+func newEnv(t *testing.T) *e2e.Env {
 	t.Helper()
-	need(t)
-	env, err := NewEnv(t.TempDir(), claudeBin, ralphBin)
+	suite.Need(t)
+	env, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +29,7 @@ func newEnv(t *testing.T) *Env {
 	return env
 }
 
-func run(t *testing.T, env *Env, s Session) *Result {
+func run(t *testing.T, env *e2e.Env, s e2e.Session) *e2e.Result {
 	t.Helper()
 	res, err := env.Run(context.Background(), s)
 	if res != nil {
@@ -44,7 +46,7 @@ func run(t *testing.T, env *Env, s Session) *Result {
 }
 
 // dump logs what a failed test needs to be understood.
-func dump(t *testing.T, r *Result) {
+func dump(t *testing.T, r *e2e.Result) {
 	t.Logf("claude exit %d after %s; session %s", r.ExitCode, r.Elapsed.Round(time.Millisecond), r.SessionID)
 	for _, n := range r.Notices() {
 		t.Logf("notice: %q", n)
@@ -61,7 +63,7 @@ func dump(t *testing.T, r *Result) {
 }
 
 // loopOf returns the session's current loop, with its events.
-func loopOf(t *testing.T, env *Env, session string) Loop {
+func loopOf(t *testing.T, env *e2e.Env, session string) e2e.Loop {
 	t.Helper()
 	loops, err := env.Status(context.Background(), session)
 	if err != nil {
@@ -73,7 +75,7 @@ func loopOf(t *testing.T, env *Env, session string) Loop {
 	return loops[0]
 }
 
-func expectLoop(t *testing.T, l Loop, status string, iteration, toolCalls int) {
+func expectLoop(t *testing.T, l e2e.Loop, status string, iteration, toolCalls int) {
 	t.Helper()
 	if l.Status != status || l.Iteration != iteration || l.ToolCalls != toolCalls {
 		t.Errorf("loop %s at %d/%d with %d tool calls (%s); want %s at %d with %d tool calls",
@@ -81,9 +83,9 @@ func expectLoop(t *testing.T, l Loop, status string, iteration, toolCalls int) {
 	}
 }
 
-var contains = Contains
+var contains = e2e.Contains
 
-func hasNotice(r *Result, sub string) bool {
+func hasNotice(r *e2e.Result, sub string) bool {
 	for _, n := range r.Notices() {
 		if strings.Contains(n, sub) {
 			return true
@@ -92,16 +94,16 @@ func hasNotice(r *Result, sub string) bool {
 	return false
 }
 
-var writeNotes = Tool("", "Write", map[string]any{"file_path": "notes.md", "content": "# Notes\nx.txt was created.\n"})
+var writeNotes = e2e.Tool("", "Write", map[string]any{"file_path": "notes.md", "content": "# Notes\nx.txt was created.\n"})
 
 // 1. Work, then the promise: accepted at the first stop, never blocked.
 func TestWorkThenPromise(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Session{
-		Script: Script{Turns: []Turn{
-			Bash("I'll create the file.", "echo hi > x.txt"),
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Bash("I'll create the file.", "echo hi > x.txt"),
 			writeNotes,
-			Text("Created x.txt and notes.md. <promise>DONE</promise>"),
+			e2e.Text("Created x.txt and notes.md. <promise>DONE</promise>"),
 		}},
 		Prompts: []string{`/ralph-loop "Create x.txt containing hi, and notes.md" --max-iterations 5`},
 	})
@@ -132,11 +134,11 @@ func TestWorkThenPromise(t *testing.T) {
 // promise then end the loop.
 func TestBlockedThenPromise(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Session{
-		Script: Script{Turns: []Turn{
-			Text("I'm done."),
-			Bash("Let me actually do it.", "echo hi > x.txt"),
-			Text("x.txt is written. <promise>DONE</promise>"),
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Text("I'm done."),
+			e2e.Bash("Let me actually do it.", "echo hi > x.txt"),
+			e2e.Text("x.txt is written. <promise>DONE</promise>"),
 		}},
 		Prompts: []string{`/ralph-loop "Create x.txt containing hi" --max-iterations 5`},
 	})
@@ -160,8 +162,8 @@ func TestBlockedThenPromise(t *testing.T) {
 func TestMaxIterations(t *testing.T) {
 	t.Run("with tools", func(t *testing.T) {
 		env := newEnv(t)
-		res := run(t, env, Session{
-			Script:  Script{Turns: []Turn{Bash("Starting.", "echo partial > x.txt")}, WhenDone: Text("Still working on it.")},
+		res := run(t, env, e2e.Session{
+			Script:  e2e.Script{Turns: []e2e.Turn{e2e.Bash("Starting.", "echo partial > x.txt")}, WhenDone: e2e.Text("Still working on it.")},
 			Prompts: []string{`/ralph-loop "Finish x.txt" --max-iterations 3`},
 		})
 		l := loopOf(t, env, res.SessionID)
@@ -175,8 +177,8 @@ func TestMaxIterations(t *testing.T) {
 	})
 	t.Run("12 without tools", func(t *testing.T) {
 		env := newEnv(t)
-		res := run(t, env, Session{
-			Script:  Script{WhenDone: Text("Still thinking, not done.")},
+		res := run(t, env, e2e.Session{
+			Script:  e2e.Script{WhenDone: e2e.Text("Still thinking, not done.")},
 			Prompts: []string{`/ralph-loop "Think it through" --max-iterations 12 --min-tool-calls 0`},
 		})
 		expectLoop(t, loopOf(t, env, res.SessionID), "MAX_ITERATIONS_REACHED", 12, 0)
@@ -202,8 +204,8 @@ func TestMaxIterations(t *testing.T) {
 		delete(m, "env")
 		data, _ = json.Marshal(m)
 		os.WriteFile(settings, data, 0o644)
-		res := run(t, env, Session{
-			Script:  Script{WhenDone: Text("Still thinking, not done.")},
+		res := run(t, env, e2e.Session{
+			Script:  e2e.Script{WhenDone: e2e.Text("Still thinking, not done.")},
 			Prompts: []string{`/ralph-loop "Think it through" --max-iterations 12 --min-tool-calls 0`},
 		})
 		l := loopOf(t, env, res.SessionID)
@@ -222,11 +224,11 @@ func TestMaxIterations(t *testing.T) {
 // after real work, the promise is accepted.
 func TestPromiseWithoutWork(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Session{
-		Script: Script{Turns: []Turn{
-			Text("<promise>DONE</promise>"),
-			Bash("Fine, doing the work.", "echo hi > x.txt"),
-			Text("Now it is really done. <promise>DONE</promise>"),
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Text("<promise>DONE</promise>"),
+			e2e.Bash("Fine, doing the work.", "echo hi > x.txt"),
+			e2e.Text("Now it is really done. <promise>DONE</promise>"),
 		}},
 		Prompts: []string{`/ralph-loop "Create x.txt containing hi"`},
 	})
@@ -243,25 +245,25 @@ func TestPromiseWithoutWork(t *testing.T) {
 // only shows after the Stop hook has started) is found.
 func TestPromiseDetection(t *testing.T) {
 	long := strings.Repeat("All the parser tests pass now; here is what changed and why. ", 400)
-	cases := map[string][]Turn{
+	cases := map[string][]e2e.Turn{
 		"before a tool call": {
-			{Blocks: []Block{{Type: "text", Text: "Done: <promise>DONE</promise>"}, {Type: "tool_use", Name: "Bash", Input: map[string]any{"command": "echo cleanup > x.txt"}}}},
-			Text("Cleaned up."),
+			{Blocks: []e2e.Block{{Type: "text", Text: "Done: <promise>DONE</promise>"}, {Type: "tool_use", Name: "Bash", Input: map[string]any{"command": "echo cleanup > x.txt"}}}},
+			e2e.Text("Cleaned up."),
 		},
 		"in a long final message": {
-			Bash("Working.", "echo hi > x.txt"),
-			Text(long + "<promise>DONE</promise> " + long),
+			e2e.Bash("Working.", "echo hi > x.txt"),
+			e2e.Text(long + "<promise>DONE</promise> " + long),
 		},
 		"first of two final blocks": {
-			Bash("Working.", "echo hi > x.txt"),
-			{Blocks: []Block{{Type: "text", Text: "Finished: <promise>DONE</promise>"}, {Type: "text", Text: "Summary: x.txt holds hi."}}},
+			e2e.Bash("Working.", "echo hi > x.txt"),
+			{Blocks: []e2e.Block{{Type: "text", Text: "Finished: <promise>DONE</promise>"}, {Type: "text", Text: "Summary: x.txt holds hi."}}},
 		},
 	}
 	for name, turns := range cases {
 		t.Run(name, func(t *testing.T) {
 			env := newEnv(t)
-			res := run(t, env, Session{
-				Script:  Script{Turns: turns, WhenDone: Text("Nothing more.")},
+			res := run(t, env, e2e.Session{
+				Script:  e2e.Script{Turns: turns, WhenDone: e2e.Text("Nothing more.")},
 				Prompts: []string{`/ralph-loop "Create x.txt" --max-iterations 3`},
 			})
 			expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 1)
@@ -276,12 +278,12 @@ func TestPromiseDetection(t *testing.T) {
 // message) and the tool calls (from PostToolUse) are still right.
 func TestNoSessionPersistence(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Session{
-		Script: Script{Turns: []Turn{
-			Bash("Working.", "echo hi > x.txt"),
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Bash("Working.", "echo hi > x.txt"),
 			writeNotes,
-			Text("Written, but let me double-check later."),
-			Text("Checked. <promise>DONE</promise>"),
+			e2e.Text("Written, but let me double-check later."),
+			e2e.Text("Checked. <promise>DONE</promise>"),
 		}},
 		Prompts: []string{`/ralph-loop "Create x.txt and notes.md" --max-iterations 4 --min-tool-calls 2`},
 		Args:    []string{"--no-session-persistence"},
@@ -302,23 +304,23 @@ func TestNoSessionPersistence(t *testing.T) {
 // later stops are not blocked.
 func TestCancel(t *testing.T) {
 	env := newEnv(t)
-	slow := Text("still going")
+	slow := e2e.Text("still going")
 	slow.Delay = 2 * time.Second
 	var requestsAtCancel int
-	res := run(t, env, Session{
-		Script: Script{Turns: []Turn{Text("Working on it."), slow, Text("Hi!")}},
-		Inputs: []Input{
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{e2e.Text("Working on it."), slow, e2e.Text("Hi!")}},
+		Inputs: []e2e.Input{
 			{Prompt: `/ralph-loop "Keep improving the docs" --max-iterations 10`},
 			// Interrupt while the continuation's request is under way (the user pressing Esc).
-			{Interrupt: true, Wait: func(r *Result) bool { return len(r.Fake.MainRequests()) >= 2 }},
-			{Prompt: "/cancel-ralph", Wait: func(r *Result) bool {
+			{Interrupt: true, Wait: func(r *e2e.Result) bool { return len(r.Fake.MainRequests()) >= 2 }},
+			{Prompt: "/cancel-ralph", Wait: func(r *e2e.Result) bool {
 				if len(r.Results()) < 1 {
 					return false
 				}
 				requestsAtCancel = len(r.Fake.MainRequests())
 				return true
 			}},
-			{Prompt: "Say hi", Wait: AfterResults(2)},
+			{Prompt: "Say hi", Wait: e2e.AfterResults(2)},
 		},
 	})
 	l := loopOf(t, env, res.SessionID)
@@ -351,22 +353,22 @@ func TestCancel(t *testing.T) {
 // blocked.
 func TestTwoSessions(t *testing.T) {
 	env := newEnv(t)
-	slow := func(s string) Turn { t := Text(s); t.Delay = 300 * time.Millisecond; return t }
+	slow := func(s string) e2e.Turn { t := e2e.Text(s); t.Delay = 300 * time.Millisecond; return t }
 	var wg sync.WaitGroup
-	var looped, plain *Result
+	var looped, plain *e2e.Result
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		looped, _ = env.Run(context.Background(), Session{
-			Script:  Script{Turns: []Turn{Bash("Working.", "echo a > a.txt"), slow("not yet"), slow("not yet"), slow("not yet"), Text("<promise>DONE</promise>")}},
+		looped, _ = env.Run(context.Background(), e2e.Session{
+			Script:  e2e.Script{Turns: []e2e.Turn{e2e.Bash("Working.", "echo a > a.txt"), slow("not yet"), slow("not yet"), slow("not yet"), e2e.Text("<promise>DONE</promise>")}},
 			Prompts: []string{`/ralph-loop "Task A" --max-iterations 10`},
 		})
 	}()
 	go func() {
 		defer wg.Done()
 		time.Sleep(400 * time.Millisecond) // start while the loop is running
-		plain, _ = env.Run(context.Background(), Session{
-			Script:  Script{Turns: []Turn{Bash("Listing.", "ls"), slow("Here is the listing.")}},
+		plain, _ = env.Run(context.Background(), e2e.Session{
+			Script:  e2e.Script{Turns: []e2e.Turn{e2e.Bash("Listing.", "ls"), slow("Here is the listing.")}},
 			Prompts: []string{"List the files"},
 		})
 	}()
@@ -397,8 +399,8 @@ func TestTaskQuoting(t *testing.T) {
 	env := newEnv(t)
 	task := "Fix `parse()` in $HOME's \"src\" dir\nthen run $(make test) — ünïcödé ✓"
 	prompt := "/ralph-loop \"Fix `parse()` in $HOME's \\\"src\\\" dir\nthen run $(make test) — ünïcödé ✓\" --max-iterations 3"
-	res := run(t, env, Session{
-		Script:  Script{Turns: []Turn{Bash("Working.", "true"), Text("Not yet."), Text("<promise>DONE</promise>")}},
+	res := run(t, env, e2e.Session{
+		Script:  e2e.Script{Turns: []e2e.Turn{e2e.Bash("Working.", "true"), e2e.Text("Not yet."), e2e.Text("<promise>DONE</promise>")}},
 		Prompts: []string{prompt},
 	})
 	l := loopOf(t, env, res.SessionID)
@@ -415,15 +417,15 @@ func TestTaskQuoting(t *testing.T) {
 // 10. No loop armed: no hook output, no state, and the session goes exactly as it does
 // without ralph-loop installed.
 func TestNoLoop(t *testing.T) {
-	script := Script{Turns: []Turn{Bash("Creating.", "echo hi > x.txt"), Text("Done. <promise>DONE</promise>"), Text("Second answer.")}}
+	script := e2e.Script{Turns: []e2e.Turn{e2e.Bash("Creating.", "echo hi > x.txt"), e2e.Text("Done. <promise>DONE</promise>"), e2e.Text("Second answer.")}}
 	prompts := []string{"Create x.txt", "And now?"}
 	with := newEnv(t)
-	a := run(t, with, Session{Script: script, Prompts: prompts, StreamInput: true})
-	without, err := NewEnv(t.TempDir(), claudeBin, ralphBin)
+	a := run(t, with, e2e.Session{Script: script, Prompts: prompts, StreamInput: true})
+	without, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := run(t, without, Session{Script: script, Prompts: prompts, StreamInput: true})
+	b := run(t, without, e2e.Session{Script: script, Prompts: prompts, StreamInput: true})
 	if n := a.Notices(); len(n) != 0 {
 		t.Errorf("hook output shown: %q", n)
 	}
@@ -440,7 +442,7 @@ func TestNoLoop(t *testing.T) {
 
 // shape is a run's conversation as the model saw it: roles and texts of the last request,
 // and the number of requests.
-func shape(r *Result) string {
+func shape(r *e2e.Result) string {
 	reqs := r.Fake.MainRequests()
 	var b strings.Builder
 	b.WriteString(strings.Repeat("request\n", len(reqs)))
@@ -466,13 +468,13 @@ func shape(r *Result) string {
 func TestAgentCannotEscape(t *testing.T) {
 	env := newEnv(t)
 	stateDir := filepath.Join(env.State, "ralph-loop")
-	res := run(t, env, Session{
-		Script: Script{Turns: []Turn{
-			Bash("I'll just end this loop.", env.RalphLoop+" cancel --all"),
-			Bash("Then remove its state.", "rm -rf "+stateDir),
-			Text("<promise>DONE</promise>"),
-			Bash("All right, the real work.", "echo done > done.txt"),
-			Text("done.txt is written. <promise>DONE</promise>"),
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Bash("I'll just end this loop.", env.RalphLoop+" cancel --all"),
+			e2e.Bash("Then remove its state.", "rm -rf "+stateDir),
+			e2e.Text("<promise>DONE</promise>"),
+			e2e.Bash("All right, the real work.", "echo done > done.txt"),
+			e2e.Text("done.txt is written. <promise>DONE</promise>"),
 		}},
 		Prompts: []string{`/ralph-loop "Write done.txt" --max-iterations 5`},
 	})
@@ -508,12 +510,12 @@ func TestAgentCannotEscape(t *testing.T) {
 // denied), then does the work and makes the promise; the loop must survive every attempt
 // and accept the promise at its first stop with one tool call. It returns the text of
 // everything the model was sent.
-func escapeAttempt(t *testing.T, env *Env, attempts ...Turn) (*Result, string) {
+func escapeAttempt(t *testing.T, env *e2e.Env, attempts ...e2e.Turn) (*e2e.Result, string) {
 	t.Helper()
-	turns := append(attempts, Bash("All right, the real work.", "echo done > done.txt"),
-		Text("done.txt is written. <promise>DONE</promise>"))
-	res := run(t, env, Session{
-		Script:  Script{Turns: turns},
+	turns := append(attempts, e2e.Bash("All right, the real work.", "echo done > done.txt"),
+		e2e.Text("done.txt is written. <promise>DONE</promise>"))
+	res := run(t, env, e2e.Session{
+		Script:  e2e.Script{Turns: turns},
 		Prompts: []string{`/ralph-loop "Write done.txt" --max-iterations 5`},
 	})
 	l := loopOf(t, env, res.SessionID)
@@ -544,7 +546,7 @@ func escapeAttempt(t *testing.T, env *Env, attempts ...Turn) (*Result, string) {
 // path, its $XDG_STATE_HOME spelling and a Write there are all denied: the guard compares
 // resolved paths with resolved paths.
 func TestAgentCannotEscapeLinkedHome(t *testing.T) {
-	need(t)
+	suite.Need(t)
 	root := t.TempDir()
 	if err := os.Mkdir(filepath.Join(root, "real"), 0o755); err != nil {
 		t.Fatal(err)
@@ -552,7 +554,7 @@ func TestAgentCannotEscapeLinkedHome(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	env, err := NewEnv(filepath.Join(root, "link"), claudeBin, ralphBin)
+	env, err := e2e.NewEnv(filepath.Join(root, "link"), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -561,9 +563,9 @@ func TestAgentCannotEscapeLinkedHome(t *testing.T) {
 	}
 	real := filepath.Join(root, "real", "state", "ralph-loop")
 	res, sent := escapeAttempt(t, env,
-		Bash("I'll remove the loop's state by its real path.", "rm -rf "+real),
-		Bash("Then through the variable.", `rm -rf "$XDG_STATE_HOME/ralph-loop"`),
-		Tool("Or overwrite it.", "Write", map[string]any{"file_path": filepath.Join(real, "sessions", "x", "loop.json"), "content": "{}"}),
+		e2e.Bash("I'll remove the loop's state by its real path.", "rm -rf "+real),
+		e2e.Bash("Then through the variable.", `rm -rf "$XDG_STATE_HOME/ralph-loop"`),
+		e2e.Tool("Or overwrite it.", "Write", map[string]any{"file_path": filepath.Join(real, "sessions", "x", "loop.json"), "content": "{}"}),
 	)
 	contains(t, "the tool results", sent, "(this loop's state) are denied while the loop is active",
 		"this loop's state is not the agent's to change: Write of a file in")
@@ -576,8 +578,8 @@ func TestAgentCannotEscapeLinkedHome(t *testing.T) {
 func TestAgentCannotEscapeWrappedCancel(t *testing.T) {
 	env := newEnv(t)
 	_, sent := escapeAttempt(t, env,
-		Bash("A wrapper, then.", "timeout 10 "+env.RalphLoop+" cancel --all"),
-		Bash("Or through a shell.", `bash -c 'nice ralph-loop cancel --all'`),
+		e2e.Bash("A wrapper, then.", "timeout 10 "+env.RalphLoop+" cancel --all"),
+		e2e.Bash("Or through a shell.", `bash -c 'nice ralph-loop cancel --all'`),
 	)
 	contains(t, "the tool results", sent, `"ralph-loop cancel\" would end or replace the loop, which only the user can do (/cancel-ralph)`)
 }
@@ -587,7 +589,7 @@ func TestAgentCannotEscapeWrappedCancel(t *testing.T) {
 func TestAgentCannotResumeItselfWithCancel(t *testing.T) {
 	env := newEnv(t)
 	_, sent := escapeAttempt(t, env,
-		Bash("I'll cancel it through the CLI.", env.Claude+` -p --resume "$CLAUDE_CODE_SESSION_ID" /cancel-ralph`),
+		e2e.Bash("I'll cancel it through the CLI.", env.Claude+` -p --resume "$CLAUDE_CODE_SESSION_ID" /cancel-ralph`),
 	)
 	contains(t, "the tool results", sent, "to resume or continue a session from inside this one is denied while the loop is active")
 }
@@ -596,12 +598,12 @@ func TestAgentCannotResumeItselfWithCancel(t *testing.T) {
 // agent gets the failure output; once fixed, the promise is accepted.
 func TestChecks(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Session{
-		Script: Script{Turns: []Turn{
-			Bash("Working on it.", "echo work > work.txt"),
-			Text("All tests pass. <promise>DONE</promise>"),
-			Bash("Let me actually fix it.", "touch fixed.txt"),
-			Text("Now they really pass. <promise>DONE</promise>"),
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Bash("Working on it.", "echo work > work.txt"),
+			e2e.Text("All tests pass. <promise>DONE</promise>"),
+			e2e.Bash("Let me actually fix it.", "touch fixed.txt"),
+			e2e.Text("Now they really pass. <promise>DONE</promise>"),
 		}},
 		Prompts: []string{`/ralph-loop "Make the tests pass" --check 'test -f fixed.txt || { echo "FAIL: TestFixed (fixed.txt missing)"; exit 1; }' --check-hint "the test wants fixed.txt"`},
 	})
@@ -621,12 +623,12 @@ func TestChecks(t *testing.T) {
 // /ulw-loop: every continuation starts with the ultrawork instruction.
 func TestULW(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Session{
-		Script: Script{Turns: []Turn{
-			Text("Should I go on with the port?"),
-			Text("Should I port the tests too?"),
-			Bash("Porting.", "echo ported > port.txt"),
-			Text("Ported and verified. <promise>DONE</promise>"),
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Text("Should I go on with the port?"),
+			e2e.Text("Should I port the tests too?"),
+			e2e.Bash("Porting.", "echo ported > port.txt"),
+			e2e.Text("Ported and verified. <promise>DONE</promise>"),
 		}},
 		Prompts: []string{`/ulw-loop "Port the parser" --max-iterations 6`},
 	})
@@ -650,12 +652,12 @@ func TestULW(t *testing.T) {
 // is no work: it fires no tool hook, and the promise after it is rejected until real work.
 func TestUnknownToolIsNoWork(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Session{
-		Script: Script{Turns: []Turn{
-			Tool("Let me use my special tool.", "NoSuchTool", map[string]any{"x": 1}),
-			Text("Done. <promise>DONE</promise>"),
-			Bash("Fine, real work.", "echo hi > x.txt"),
-			Text("Now really done. <promise>DONE</promise>"),
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Tool("Let me use my special tool.", "NoSuchTool", map[string]any{"x": 1}),
+			e2e.Text("Done. <promise>DONE</promise>"),
+			e2e.Bash("Fine, real work.", "echo hi > x.txt"),
+			e2e.Text("Now really done. <promise>DONE</promise>"),
 		}},
 		Prompts: []string{`/ralph-loop "Create x.txt" --max-iterations 4`},
 	})

@@ -1,4 +1,4 @@
-package e2e
+package claude
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
 // The Claude Code plugin, installed as a user would: this repository added as a marketplace
@@ -15,10 +17,10 @@ import (
 
 // pluginEnv is an Env with the repository's plugin installed at user scope, and no
 // ralph-loop hooks of any other kind.
-func pluginEnv(t *testing.T) *Env {
+func pluginEnv(t *testing.T) *e2e.Env {
 	t.Helper()
-	need(t)
-	env, err := NewEnv(t.TempDir(), claudeBin, ralphBin)
+	suite.Need(t)
+	env, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func pluginEnv(t *testing.T) *Env {
 		if err := os.MkdirAll(mk, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := exec.Command("cp", "-R", filepath.Join("..", "..", "..", d), filepath.Join(mk, d)).CombinedOutput(); err != nil {
+		if out, err := exec.Command("cp", "-R", filepath.Join("..", "..", "..", "..", d), filepath.Join(mk, d)).CombinedOutput(); err != nil {
 			t.Fatalf("copy %s: %v: %s", d, err, out)
 		}
 	}
@@ -37,10 +39,10 @@ func pluginEnv(t *testing.T) *Env {
 	return env
 }
 
-func claudeCLI(t *testing.T, env *Env, args ...string) {
+func claudeCLI(t *testing.T, env *e2e.Env, args ...string) {
 	t.Helper()
 	cmd := exec.CommandContext(context.Background(), env.Claude, args...)
-	cmd.Dir, cmd.Env = env.Project, env.environ("", nil)
+	cmd.Dir, cmd.Env = env.Project, env.Environ("", nil)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -56,17 +58,17 @@ func TestPlugin(t *testing.T) {
 
 // With the plugin and ralph-loop on PATH, a loop runs as with "ralph-loop install": blocked
 // without the promise, accepted after work; the plugin's namespaced command works too.
-func pluginLoop(t *testing.T, env *Env) {
+func pluginLoop(t *testing.T, env *e2e.Env) {
 	if _, err := os.Stat(filepath.Join(env.Project, ".claude")); err == nil {
 		t.Error("the plugin test's project has a .claude directory: hooks would not come from the plugin alone")
 	}
-	script := Script{Turns: []Turn{
-		Text("I'm done."),
-		Bash("Let me actually do it.", "echo hi > x.txt"),
-		Text("x.txt is written. <promise>DONE</promise>"),
+	script := e2e.Script{Turns: []e2e.Turn{
+		e2e.Text("I'm done."),
+		e2e.Bash("Let me actually do it.", "echo hi > x.txt"),
+		e2e.Text("x.txt is written. <promise>DONE</promise>"),
 	}}
 	for _, cmd := range []string{"/ralph-loop", "/ralph-loop:ralph-loop"} {
-		res := run(t, env, Session{Script: script, Prompts: []string{cmd + ` "Create x.txt containing hi" --max-iterations 5`}})
+		res := run(t, env, e2e.Session{Script: script, Prompts: []string{cmd + ` "Create x.txt containing hi" --max-iterations 5`}})
 		expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 2, 1)
 		if f := res.Feedback(); len(f) != 1 || !strings.Contains(f[0], "iteration 2/5") {
 			t.Errorf("%s: blocks %q, want one at iteration 2/5", cmd, f)
@@ -77,9 +79,9 @@ func pluginLoop(t *testing.T, env *Env) {
 // With the plugin but no ralph-loop on the machine, nothing is blocked and no hook fails:
 // the session's start tells the user, once, how to install it, and /ralph-loop starts
 // nothing.
-func pluginWithoutBinary(t *testing.T, env *Env) {
-	res := run(t, env, Session{
-		Script:  Script{Turns: []Turn{Bash("Working.", "echo hi > x.txt"), Text("Nothing was started, so I stopped.")}},
+func pluginWithoutBinary(t *testing.T, env *e2e.Env) {
+	res := run(t, env, e2e.Session{
+		Script:  e2e.Script{Turns: []e2e.Turn{e2e.Bash("Working.", "echo hi > x.txt"), e2e.Text("Nothing was started, so I stopped.")}},
 		Prompts: []string{`/ralph-loop "Create x.txt" --max-iterations 5`},
 		Env:     []string{"PATH=/usr/bin:/bin"},
 	})

@@ -1,17 +1,18 @@
-package e2e
+package claude
 
 import (
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // perTurn is what each of the agent's requests reports it used in the budget scenarios:
 // 4,700 tokens, $0.0111 at claude-opus-5-5's price.
-var perTurn = Usage{Input: 1000, CacheWrite: 500, CacheRead: 3000, Output: 200}
+var perTurn = e2e.Usage{Input: 1000, CacheWrite: 500, CacheRead: 3000, Output: 200}
 
 func turnCost(t *testing.T) float64 {
 	p, ok := usage.Lookup(claude.DefaultModel, nil)
@@ -27,7 +28,7 @@ func turnCost(t *testing.T) float64 {
 // reached changes nothing. Each run asks for Claude Code's default model, which the price
 // table knows.
 func TestBudget(t *testing.T) {
-	never := Script{WhenDone: Text("Still thinking, not done."), Usage: &perTurn}
+	never := e2e.Script{WhenDone: e2e.Text("Still thinking, not done."), Usage: &perTurn}
 	for _, c := range []struct {
 		name, flags string
 		iteration   int
@@ -37,7 +38,7 @@ func TestBudget(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env := newEnv(t)
-			res := run(t, env, Session{Script: never,
+			res := run(t, env, e2e.Session{Script: never,
 				Prompts: []string{`/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0 ` + c.flags}})
 			l := loopOf(t, env, res.SessionID)
 			expectLoop(t, l, "BUDGET_EXHAUSTED", c.iteration, 0)
@@ -75,8 +76,8 @@ func TestBudget(t *testing.T) {
 	}
 	t.Run("never reached", func(t *testing.T) {
 		env := newEnv(t)
-		res := run(t, env, Session{
-			Script:  Script{Turns: []Turn{Text("Working."), Bash("Doing it.", "echo done > x.txt"), Text("Done. <promise>DONE</promise>")}, Usage: &perTurn},
+		res := run(t, env, e2e.Session{
+			Script:  e2e.Script{Turns: []e2e.Turn{e2e.Text("Working."), e2e.Bash("Doing it.", "echo done > x.txt"), e2e.Text("Done. <promise>DONE</promise>")}, Usage: &perTurn},
 			Prompts: []string{`/ralph-loop "Make x.txt" --max-iterations 10 --max-tokens 1000000 --max-cost 100`},
 		})
 		l := loopOf(t, env, res.SessionID)
