@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -491,17 +492,31 @@ func TestDuplicateDelivery(t *testing.T) {
 	r := newRunner(t)
 	r.hook(t, ev("UserPromptSubmit", "d1", "prompt", "/ralph-loop twice --max-iterations 100000 --min-tool-calls 0"))
 	for i := 1; i <= rounds; i++ {
-		stop := ev("Stop", "d1", "last_assistant_message", fmt.Sprintf("not yet (%d)", i))
+		stop, _ := json.Marshal(ev("Stop", "d1", "last_assistant_message", fmt.Sprintf("not yet (%d)", i)))
+		// A host forks the hooks of one event before any of them answers: both processes
+		// are started, then both get the event on stdin (on a loaded machine, starting the
+		// second only when the first is done would be a later event, not a duplicate).
+		var cmds []*exec.Cmd
+		var ins []io.WriteCloser
+		for range 2 {
+			c := r.cmd(nil, "hook", "--host", "claude")
+			in, err := c.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds, ins = append(cmds, c), append(ins, in)
+		}
 		var wg sync.WaitGroup
-		cmds := []*exec.Cmd{r.cmd(stop, "hook", "--host", "claude"), r.cmd(stop, "hook", "--host", "claude")}
-		errs := make([]error, len(cmds))
-		for j, c := range cmds {
+		for _, in := range ins {
 			wg.Add(1)
-			go func() { defer wg.Done(); errs[j] = c.Run() }()
+			go func() { defer wg.Done(); in.Write(stop); in.Close() }()
 		}
 		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
+		for _, c := range cmds {
+			if err := c.Wait(); err != nil {
 				t.Fatalf("round %d: %v", i, err)
 			}
 		}
