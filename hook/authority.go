@@ -252,7 +252,7 @@ const maxPending = 8
 
 // takePending returns the notice for what the user has not been told yet, and clears it.
 // It is called inside the session's transaction.
-func takePending(l *state.Loop, h inject.Host) string {
+func takePending(l *state.Loop, h inject.Words) string {
 	if len(l.Pending) == 0 {
 		return ""
 	}

@@ -64,7 +64,7 @@ type Observation struct {
 	// whose stop can come without a model call (Facts.StopsWithoutReply).
 	NoReply bool
 	// Words are the host's facts for the texts of the decision.
-	Words inject.Host
+	Words inject.Words
 	// Checks are the results of the loop's checks, run because the promise came (nil:
 	// not run). The last one failed unless all passed.
 	Checks []check.Result

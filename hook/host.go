@@ -177,7 +177,7 @@ func (r Reply) Empty() bool { return r == Reply{} }
 // Facts are what the engine needs to know about a host.
 type Facts struct {
 	// Words are the host's facts that texts for people and agents depend on.
-	Words inject.Host
+	Words inject.Words
 	// BlockCap is how many consecutive stop blocks the host honours before it overrides
 	// the hook and ends the turn (0: no cap). Whether tool calls between stops reset the
 	// host's count is Words.CapCountsTools.
@@ -203,7 +203,7 @@ type Facts struct {
 	// ResumeNoticeHidden: the host does not show the user a notice given when a session
 	// resumes (SessionStart, source resume); what became of the session's loop is told at
 	// the user's first prompt instead (or, when the host hides the prompt hook's notices
-	// too, inject.Host.HidesPromptNotice, at the first stop).
+	// too, inject.Words.HidesPromptNotice, at the first stop).
 	ResumeNoticeHidden bool
 	// StopsWithoutReply: the host can fire its stop hook with no model reply since the last
 	// one (Gemini CLI does after its loop detector aborts a turn, answering every block at

@@ -50,7 +50,7 @@ func (saidHost) Encode(w, _ io.Writer, _ Event, rep Reply) (int, error) {
 }
 
 func (saidHost) Facts(_ func(string) string, cwd string) Facts {
-	return Facts{Words: inject.Host{Name: "said"}, ProjectDir: cwd, SaidLog: true, TranscriptLags: true}
+	return Facts{Words: inject.Words{Name: "said"}, ProjectDir: cwd, SaidLog: true, TranscriptLags: true}
 }
 
 type saidWorld struct {

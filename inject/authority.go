@@ -13,7 +13,7 @@ import (
 // RefusedInside answers a loop command (command: "/cancel-ralph", "ralph-loop cancel") sent
 // from a process below the host of session's active loop: the agent's own shell, or a host
 // the agent started. who names the process.
-func RefusedInside(command, who, session string, h Host) string {
+func RefusedInside(command, who, session string, h Words) string {
 	return fmt.Sprintf("ralph-loop: refused: %s came from %s, which runs inside the agent session %s (below the process "+
 		"that runs it), not from you; only the user ends, restarts or unhooks a loop: type %s in that session, or run "+
 		"\"ralph-loop cancel --session %s\" in your own terminal", command, who, session, h.cancel(), session)
@@ -21,7 +21,7 @@ func RefusedInside(command, who, session string, h Host) string {
 
 // RefusedOtherHost answers a loop command sent by another host of a session whose loop
 // belongs to a host process that still runs (comm, pid).
-func RefusedOtherHost(command, comm string, pid int, session string, h Host) string {
+func RefusedOtherHost(command, comm string, pid int, session string, h Words) string {
 	return fmt.Sprintf("ralph-loop: refused: session %s's loop belongs to %s (pid %d), which is still running; type %s there, "+
 		"or run \"ralph-loop cancel --session %s\" in your own terminal", session, comm, pid, h.cancel(), session)
 }
@@ -36,7 +36,7 @@ func RefusedCommand(command, session, comm string, pid int) string {
 
 // Pending tells the user what happened to the session's loop since they last heard from it:
 // its state put back after something else changed it, attempts from inside refused.
-func Pending(ps []state.Pending, h Host) string {
+func Pending(ps []state.Pending, h Words) string {
 	var restored, refused []string
 	for _, p := range ps {
 		switch p.What {
@@ -63,7 +63,7 @@ func Pending(ps []state.Pending, h Host) string {
 
 // ConfigRefused is the reason a settings change that would unhook ralph-loop is refused
 // (Claude Code's ConfigChange), for the host and the agent.
-func ConfigRefused(file, why string, h Host) string {
+func ConfigRefused(file, why string, h Words) string {
 	return fmt.Sprintf("ralph-loop: this change to %s is refused while this session's loop is active: %s. Only the user ends a "+
 		"loop: ask them to type %s first", file, why, h.cancel())
 }
@@ -90,7 +90,7 @@ func WriteFailed(err error) string {
 
 // CancelQueued is the notice of a stop let through for a cancel the user queued while the
 // agent worked.
-func CancelQueued(l *state.Loop, h Host) string {
+func CancelQueued(l *state.Loop, h Words) string {
 	if h.SteersCommands {
 		return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d for the %s you typed while the agent worked (%s handed it to the agent, "+
 			"not to ralph-loop): type %s now to end the loop; any other message resumes it", l.Iteration, l.MaxIterations, h.cancel(), h.display(), h.cancel())
@@ -101,7 +101,7 @@ func CancelQueued(l *state.Loop, h Host) string {
 
 // QueuedCancelNotSent tells the user that the cancel the transcript showed queued never came
 // as their prompt, so the loop goes on.
-func QueuedCancelNotSent(l *state.Loop, h Host) string {
+func QueuedCancelNotSent(l *state.Loop, h Words) string {
 	if h.SteersCommands {
 		return fmt.Sprintf("ralph-loop: the loop was paused for a %s typed while the agent worked, and your next message was not %s: "+
 			"the loop goes on at iteration %d/%d (type %s to end it)", h.cancel(), h.cancel(), l.Iteration, l.MaxIterations, h.cancel())

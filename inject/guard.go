@@ -6,27 +6,27 @@ import "fmt"
 // denies one of its calls while its loop is active.
 
 // GuardCommand denies running "ralph-loop SUB" (cancel, start, install, uninstall, hook).
-func GuardCommand(sub string, h Host) string {
+func GuardCommand(sub string, h Words) string {
 	return fmt.Sprintf("ralph-loop: \"ralph-loop %s\" would end or replace the loop, which only the user can do (%s). "+
 		"Denied while the loop is active: keep working on the task, and output the promise only when it is truly done.", sub, h.cancel())
 }
 
 // GuardState denies a command that changes the state directory, or deletes, moves or
 // overwrites a directory above it.
-func GuardState(dir string, h Host) string {
+func GuardState(dir string, h Words) string {
 	return fmt.Sprintf("ralph-loop: commands that change %s (this loop's state) are denied while the loop is active, "+
 		"and so are commands that delete, move or overwrite a directory above it. Keep working on the task; only the user "+
 		"can end the loop (%s). Reading the state is allowed.", dir, h.cancel())
 }
 
 // GuardFile denies a file tool writing in the state directory.
-func GuardFile(tool, dir string, h Host) string {
+func GuardFile(tool, dir string, h Words) string {
 	return fmt.Sprintf("ralph-loop: this loop's state is not the agent's to change: %s of a file in %s is denied while the "+
 		"loop is active. Keep working on the task; only the user can end the loop (%s).", tool, dir, h.cancel())
 }
 
 // GuardResume denies the host's CLI resuming or continuing a session from inside it.
-func GuardResume(cli string, h Host) string {
+func GuardResume(cli string, h Words) string {
 	return fmt.Sprintf("ralph-loop: running %s to resume or continue a session from inside this one is denied while the "+
 		"loop is active: it would hand this session a prompt the user never typed (such as %s), and only the user can end "+
 		"the loop. Keep working on the task.", cli, h.cancel())
@@ -34,35 +34,35 @@ func GuardResume(cli string, h Host) string {
 
 // GuardServer denies a request to the host's server that drives, aborts or deletes a
 // session, or drives its TUI.
-func GuardServer(cli string, h Host) string {
+func GuardServer(cli string, h Words) string {
 	return fmt.Sprintf("ralph-loop: sending %s's server a prompt or a command for a session, or aborting or deleting a "+
 		"session through it, is denied while the loop is active: it could hand this session a prompt the user never typed "+
 		"(such as %s) or end it, and only the user can end the loop. Keep working on the task.", cli, h.cancel())
 }
 
 // GuardKill denies ending the host's process, which would end the session and its loop.
-func GuardKill(cli string, h Host) string {
+func GuardKill(cli string, h Words) string {
 	return fmt.Sprintf("ralph-loop: ending %s from inside the session would end the loop, which only the user can do (%s). "+
 		"Denied while the loop is active: keep working on the task.", cli, h.cancel())
 }
 
 // GuardUnsure denies a command the guard could not read with certainty and that names the
 // state directory, ralph-loop or the session.
-func GuardUnsure(h Host) string {
+func GuardUnsure(h Words) string {
 	return fmt.Sprintf("ralph-loop: this command could not be read with certainty and it names ralph-loop, its state or "+
 		"this session, so it is denied while the loop is active (only the user ends the loop: %s). If it only reads, "+
 		"write it more simply; otherwise keep working on the task.", h.cancel())
 }
 
 // GuardTooComplex denies a command the guard could not finish reading within its budget.
-func GuardTooComplex(h Host) string {
+func GuardTooComplex(h Words) string {
 	return fmt.Sprintf("ralph-loop: this command is too complex to check; split the command into simpler ones (while the "+
 		"loop is active, every command is checked; only the user ends the loop: %s).", h.cancel())
 }
 
 // GuardProtected denies changing a path kept for the loop besides its state directory:
 // ralph-loop's keep of the loop's state, or the host's hook configuration.
-func GuardProtected(path, dir string, h Host) string {
+func GuardProtected(path, dir string, h Words) string {
 	return fmt.Sprintf("ralph-loop: %s keeps this loop going (with its state in %s): changing, moving or deleting it, or a "+
 		"directory above it, is denied while the loop is active. Keep working on the task; only the user can end the loop "+
 		"(%s). Reading it is allowed.", path, dir, h.cancel())

@@ -21,8 +21,8 @@ import (
 // pointed at the file that holds all of it.
 const MaxTaskInline = 6000
 
-// Host is what the texts need to know about the agent host they are shown in.
-type Host struct {
+// Words is what the texts need to know about the agent host they are shown in.
+type Words struct {
 	// Name is the host on ralph-loop's command line ("claude").
 	Name string
 	// Display is the host's name for people ("Claude Code").
@@ -71,7 +71,7 @@ type Host struct {
 }
 
 // capValue is the value of the host's cap setting that lets blockCap blocks through.
-func (h Host) capValue(blockCap int) int {
+func (h Words) capValue(blockCap int) int {
 	if h.CapCountsOverride {
 		return blockCap + 1
 	}
@@ -79,7 +79,7 @@ func (h Host) capValue(blockCap int) int {
 }
 
 // capAtMax reports whether the host's cap setting is already as high as it goes.
-func (h Host) capAtMax(blockCap int) bool {
+func (h Words) capAtMax(blockCap int) bool {
 	return h.CapMax > 0 && h.capValue(blockCap) >= h.CapMax
 }
 
@@ -87,21 +87,21 @@ func (h Host) capAtMax(blockCap int) bool {
 // hook output strings are cut at 10,000 characters (UTF-16 units), with room to spare.
 const DefaultMessageCap = 9500
 
-func (h Host) msgCap() int {
+func (h Words) msgCap() int {
 	if h.MessageCap > 0 {
 		return h.MessageCap
 	}
 	return DefaultMessageCap
 }
 
-func (h Host) display() string {
+func (h Words) display() string {
 	if h.Display != "" {
 		return h.Display
 	}
 	return "the host"
 }
 
-func (h Host) sigil() string {
+func (h Words) sigil() string {
 	if h.Sigil != "" {
 		return h.Sigil
 	}
@@ -109,9 +109,9 @@ func (h Host) sigil() string {
 }
 
 // Arm is how the user starts a loop in the host: /ralph-loop, or $ralph-loop in Codex.
-func (h Host) Arm() string { return h.sigil() + "ralph-loop" }
+func (h Words) Arm() string { return h.sigil() + "ralph-loop" }
 
-func (h Host) cancel() string {
+func (h Words) cancel() string {
 	if h.Cancel != "" {
 		return h.Cancel
 	}
@@ -204,7 +204,7 @@ func Plural(n int, one, many string) string {
 }
 
 // Contract is the context given to the agent when a loop is armed.
-func Contract(l *state.Loop, h Host) string {
+func Contract(l *state.Loop, h Words) string {
 	marker := promise.Marker(l.CompletionPromise)
 	var b strings.Builder
 	if l.Mode == state.ModeULW {
@@ -279,7 +279,7 @@ type CheckFailure struct {
 // Continuation is the block reason the agent reads when its stop is blocked; l is the loop
 // after the block (its Iteration is the one starting). It stays under the host's cap on
 // hook output: the check's output and the task are cut to fit.
-func Continuation(l *state.Loop, w Why, h Host) string {
+func Continuation(l *state.Loop, w Why, h Words) string {
 	why, f := w.Kind, w.Check
 	marker := promise.Marker(l.CompletionPromise)
 	var b strings.Builder
@@ -355,7 +355,7 @@ func BlockNotice(l *state.Loop, w Why) string {
 // Armed is the notice shown to the user when a loop is armed. blockCap is the host's cap on
 // consecutive stop blocks (0: none); stopTimeout is the Stop hook's timeout, which the
 // checks must fit in (0: unknown).
-func Armed(l *state.Loop, replaced *state.Loop, h Host, blockCap int, stopTimeout time.Duration) string {
+func Armed(l *state.Loop, replaced *state.Loop, h Words, blockCap int, stopTimeout time.Duration) string {
 	kind := "loop"
 	if l.Mode == state.ModeULW {
 		kind = "ultrawork loop"
@@ -436,7 +436,7 @@ func CheckTime(l *state.Loop) time.Duration {
 
 // CapWarning explains, when it applies, that the host will end a turn before the loop's last
 // iteration.
-func CapWarning(l *state.Loop, h Host, blockCap int) string {
+func CapWarning(l *state.Loop, h Words, blockCap int) string {
 	if blockCap <= 0 || l.MaxIterations-1 <= blockCap {
 		return ""
 	}
@@ -492,7 +492,7 @@ func MaxReached(l *state.Loop) string {
 }
 
 // CutReason is the end reason of a loop that the host's block cap cut.
-func CutReason(h Host, blockCap int) string {
+func CutReason(h Words, blockCap int) string {
 	what := "stop blocks in a row without a tool call"
 	if h.CapCountsTools {
 		what = "stop blocks in a row"
@@ -504,7 +504,7 @@ func CutReason(h Host, blockCap int) string {
 }
 
 // CutByHost explains why the loop ended when the host's block cap was about to end the turn.
-func CutByHost(l *state.Loop, h Host, blockCap int) string {
+func CutByHost(l *state.Loop, h Words, blockCap int) string {
 	s := fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: %s", l.Iteration, l.MaxIterations, CutReason(h, blockCap))
 	if h.CapSetting != "" && !h.capAtMax(blockCap) {
 		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise the cap", h.Name)
@@ -514,13 +514,13 @@ func CutByHost(l *state.Loop, h Host, blockCap int) string {
 
 // NoProgressReason is the end reason of a loop whose iteration ended with no reply from the
 // model.
-func NoProgressReason(h Host) string {
+func NoProgressReason(h Words) string {
 	return h.display() + " ended an iteration without a reply from the model (its loop detector aborted a turn that repeated itself, " +
 		"or the turn was interrupted), so the loop stops here instead of going on without the model"
 }
 
 // NoProgress is the notice shown when a loop ends because an iteration had no model reply.
-func NoProgress(l *state.Loop, h Host) string {
+func NoProgress(l *state.Loop, h Words) string {
 	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d without the promise: %s%s", l.Iteration, l.MaxIterations,
 		NoProgressReason(h), resumeHint(l, h))
 }
@@ -548,7 +548,7 @@ func left(l *state.Loop) int {
 }
 
 // resumeHint says how to pick up a loop that did not finish its task.
-func resumeHint(l *state.Loop, h Host) string {
+func resumeHint(l *state.Loop, h Words) string {
 	if n := left(l); n > 0 {
 		return fmt.Sprintf("; %s --resume picks it up with the %s it had left", h.Arm(), Plural(n, "iteration", "iterations"))
 	}
@@ -557,7 +557,7 @@ func resumeHint(l *state.Loop, h Host) string {
 
 // EndedUnseen tells the user how a loop ended that they did not see end: a cancel from a
 // terminal or from inside the session, the session's end, or anything else.
-func EndedUnseen(l *state.Loop, h Host) string {
+func EndedUnseen(l *state.Loop, h Words) string {
 	at := fmt.Sprintf("at iteration %d/%d (%s)", l.Iteration, l.MaxIterations, clock(l.EndedAt))
 	switch {
 	case l.EndedBy == state.ByTerminal:
@@ -575,7 +575,7 @@ func EndedUnseen(l *state.Loop, h Host) string {
 
 // NoStopSeen says, for an active loop that no stop has reached since it was armed (age
 // ago), why that may be and what to do.
-func NoStopSeen(h Host, age string) string {
+func NoStopSeen(h Words, age string) string {
 	s := fmt.Sprintf("no stop has reached this loop since it was armed %s ago: expected while the agent's first turn runs; "+
 		"if that turn has ended, %s did not run ralph-loop's Stop hook", age, h.display())
 	if h.SkipsHooks != "" {
@@ -593,20 +593,20 @@ func AlreadyEnded(l *state.Loop) string {
 }
 
 // Yielded is the notice shown when a stop is let through for the user's message.
-func Yielded(l *state.Loop, h Host) string {
+func Yielded(l *state.Loop, h Words) string {
 	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d to answer your message; it resumes after that (%s ends it)",
 		l.Iteration, l.MaxIterations, h.cancel())
 }
 
 // StillActive is the notice shown when a session with an active loop resumes.
-func StillActive(l *state.Loop, h Host) string {
+func StillActive(l *state.Loop, h Words) string {
 	return fmt.Sprintf("ralph-loop: this session's loop is still active at iteration %d/%d and goes on at the next stop (%s ends it)",
 		l.Iteration, l.MaxIterations, h.cancel())
 }
 
 // CommandNotRecognised answers a prompt that holds a loop command where it cannot be read
 // as one (inside text the host put around it).
-func CommandNotRecognised(h Host) string {
+func CommandNotRecognised(h Words) string {
 	return "ralph-loop: this prompt holds a loop command inside text " + h.display() + " put around it, so nothing was started; " +
 		"type the command again at the start of the prompt (a long task can be kept in a file and the task can name it)"
 }
@@ -615,7 +615,7 @@ func CommandNotRecognised(h Host) string {
 const NothingToCancel = "no active ralph loop in this session"
 
 // ArgError is the reason shown when /ralph-loop has bad arguments, in the form host h takes.
-func ArgError(err error, h Host) string {
+func ArgError(err error, h Words) string {
 	return fmt.Sprintf("ralph-loop: %v; nothing was started. Usage: %s %s (%s --help for all)", err, h.Arm(), shortUsage, h.Arm())
 }
 
@@ -623,7 +623,7 @@ func ArgError(err error, h Host) string {
 const shortUsage = `"TASK" [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept] [--check CMD]... [--max-time D]`
 
 // Help is the reason shown for /ralph-loop --help.
-func Help(h Host) string {
+func Help(h Words) string {
 	p := h.sigil()
 	return `ralph-loop: keep working on a task, in this session, until it is really done.
 usage: ` + p + `ralph-loop "TASK" [flags]   (` + p + `ulw-loop: the same, demanding autonomous, verified work)
@@ -646,14 +646,14 @@ const continuationPrefix = "ralph-loop: iteration "
 
 // EscHint tells the user of a host that holds commands typed while the agent works how to
 // end a loop mid-turn, and what their next message does after Esc.
-func EscHint(h Host) string {
+func EscHint(h Words) string {
 	return fmt.Sprintf("%s cannot end the loop while the agent works (%s holds it until the turn ends): press Esc to stop the agent, "+
 		"then type %s to end the loop (any other message goes on with it)", h.cancel(), h.display(), h.cancel())
 }
 
 // AfterInterrupt is the notice of the first stop after the user interrupted a blocked turn
 // (Esc) and sent a message that was not the cancel: the loop went on with it.
-func AfterInterrupt(l *state.Loop, h Host) string {
+func AfterInterrupt(l *state.Loop, h Words) string {
 	return fmt.Sprintf("the loop went on with your message after the turn you interrupted (Esc, then %s, ends it)", h.cancel())
 }
 
@@ -683,6 +683,6 @@ func StaleContinuation(l *state.Loop, iteration int) string {
 
 // BlockLabelNote tells the user, at the first block, that the host's label for the task
 // sent back is not an error.
-func BlockLabelNote(h Host) string {
+func BlockLabelNote(h Words) string {
 	return fmt.Sprintf("(%s shows the task sent back to the agent as %q: that is the loop going on, not an error)", h.display(), h.BlockLabel)
 }

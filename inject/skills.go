@@ -16,7 +16,7 @@ type Skill struct {
 // with the command files, the hook does the work before the model reads anything; the body
 // tells the model what to do when the hook did not run (not installed, or not trusted), and
 // claims nothing the hook may not have done.
-func Skills(h Host) []Skill {
+func Skills(h Words) []Skill {
 	sigil := h.Sigil
 	if sigil == "" {
 		sigil = "/"
@@ -46,6 +46,6 @@ If there is no such message, the hook did not start a loop: do nothing else, and
 }
 
 // steeredCancelBody is what the model reads of the cancel command on a host that hands a
-// command typed while the agent works to the agent within the turn (inject.Host.SteersCommands).
+// command typed while the agent works to the agent within the turn (inject.Words.SteersCommands).
 const steeredCancelBody = `The ralph-loop hook handles this command when the user sends it at an idle prompt, before it reaches you. If it reaches you in the middle of a task, the user typed it while you worked: stop working now and end your turn with one short line saying you stopped for it (ralph-loop then pauses the loop and tells the user how to end it). Otherwise the hook did not run: tell the user the loop was not cancelled, and that running "ralph-loop cancel --all" in a terminal ends it. Do nothing else.
 `

@@ -145,7 +145,7 @@ func commandLine() string {
 // directory dir) run below the host of an active loop of the same host whose settings it
 // would change: the loop's hooks are the user's to change. An install into another home
 // or project (a test run under a loop) goes ahead.
-func refuseUnhook(ctx context.Context, h *install.Host, scope, dir string) error {
+func refuseUnhook(ctx context.Context, h *install.Target, scope, dir string) error {
 	chain, err := proc.Ancestors(os.Getpid())
 	if err != nil {
 		return nil
@@ -177,7 +177,7 @@ func refuseUnhook(ctx context.Context, h *install.Host, scope, dir string) error
 
 // scopeTarget is the file (or, for a host with no settings file, the directory) through
 // which host h's hooks at scope are installed, for environment getenv and project dir.
-func scopeTarget(h *install.Host, scope string, getenv func(string) string, dir string) string {
+func scopeTarget(h *install.Target, scope string, getenv func(string) string, dir string) string {
 	sc, ok := h.Scope(scope)
 	if !ok {
 		return ""

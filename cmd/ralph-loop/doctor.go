@@ -124,7 +124,7 @@ func (d *doctor) run() {
 
 // host reports one host: its CLI against the version tested, its hooks, their binary and
 // the trust the host needs.
-func (d *doctor) host(h *install.Host, found []install.Found) {
+func (d *doctor) host(h *install.Target, found []install.Found) {
 	fmt.Fprintf(d.out, "%s:\n", h.Title)
 	tested := hosts.Tested[h.Name]
 	cli, err := exec.LookPath(h.CLI)
@@ -181,7 +181,7 @@ func (d *doctor) host(h *install.Host, found []install.Found) {
 }
 
 // hooks reports one scope's hooks and the binary they run.
-func (d *doctor) hooks(h *install.Host, f install.Found) {
+func (d *doctor) hooks(h *install.Target, f install.Found) {
 	bins := map[string]bool{}
 	for _, c := range f.Commands {
 		if b, ok := install.HookBinary(c, h.Name); ok {
@@ -221,7 +221,7 @@ func (d *doctor) hooks(h *install.Host, f install.Found) {
 }
 
 // trust reports what a host needs trusted before it runs the hooks.
-func (d *doctor) trust(h *install.Host, found []install.Found) {
+func (d *doctor) trust(h *install.Target, found []install.Found) {
 	switch h.Name {
 	case "gemini":
 		if gemini.TrustsFolder(d.getenv, d.dir) {
@@ -300,7 +300,7 @@ func (d *doctor) loopHere() {
 }
 
 // plugins are the host's plugin files (opencode's, Kilo's) that exist, at every scope.
-func plugins(h *install.Host, dir string, getenv func(string) string) []string {
+func plugins(h *install.Target, dir string, getenv func(string) string) []string {
 	if len(h.Scopes) == 0 || h.Scopes[0].Settings != "" || h.Files == nil {
 		return nil
 	}

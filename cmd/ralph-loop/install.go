@@ -73,7 +73,7 @@ func installCommand(add bool) *cli.Command {
 					return err
 				}
 			}
-			var targets []*install.Host
+			var targets []*install.Target
 			auto := cmd.String("host") == ""
 			if auto {
 				for _, h := range hosts.Installers() {
@@ -144,7 +144,7 @@ func installCommand(add bool) *cli.Command {
 
 // installed reports whether install recorded an install for the host (uninstall acts on it
 // even when the host's CLI is gone).
-func installed(h *install.Host) bool {
+func installed(h *install.Target) bool {
 	m, _ := filepath.Glob(filepath.Join(stateDir(), "install", h.Name+"-*", "record.json"))
 	return len(m) > 0
 }
@@ -232,7 +232,7 @@ var npxBinary string
 // report prints what a plan did (or would do, with --dry-run): the changes one a line, or
 // in brief (auto: several hosts), one line for the host.
 func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error {
-	h, scope := plan.Host, plan.Scope.Name
+	h, scope := plan.Target, plan.Scope.Name
 	verb := "installed"
 	if !plan.Install {
 		verb = "uninstalled"

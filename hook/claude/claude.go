@@ -28,7 +28,7 @@ var _ hook.Host = Host{}
 func (Host) Name() string { return Name }
 
 // Words are Claude Code's facts for texts.
-var Words = inject.Host{
+var Words = inject.Words{
 	Name:       Name,
 	Display:    "Claude Code",
 	MessageCap: 9500, // hook output strings are cut at 10,000 UTF-16 units

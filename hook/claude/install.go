@@ -29,7 +29,7 @@ const StopTimeoutSeconds = 900
 // Installer installs ralph-loop into Claude Code's settings: ~/.claude/settings.json (or
 // $CLAUDE_CONFIG_DIR) at user scope, .claude/settings.json (committed) at project scope,
 // .claude/settings.local.json at local scope, with the slash commands beside them.
-var Installer = &install.Host{
+var Installer = &install.Target{
 	Name:    Name,
 	Title:   Words.Display,
 	CLI:     "claude",
@@ -66,7 +66,7 @@ var Installer = &install.Host{
 }
 
 // Installer returns Claude Code's installer.
-func (Host) Installer() *install.Host { return Installer }
+func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Claude Code's user configuration directory: $CLAUDE_CONFIG_DIR, or ~/.claude.
 func userDir(getenv func(string) string) (string, error) {

@@ -47,7 +47,7 @@ func (Host) Name() string { return Name }
 const Sigil = "$"
 
 // Words are Codex's facts for texts.
-var Words = inject.Host{
+var Words = inject.Words{
 	Name:    Name,
 	Display: "Codex",
 	// Codex replaces hook text longer than 2,500 approximate tokens (bytes/4, so 10,000

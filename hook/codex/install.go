@@ -24,7 +24,7 @@ const StopTimeoutSeconds = 900
 // a loop ($ralph-loop, $ulw-loop, $cancel-ralph), and the hooks' trust in the user's
 // config.toml, written as Codex's own /hooks screen writes it: without it Codex skips the
 // hooks without a word.
-var Installer = &install.Host{
+var Installer = &install.Target{
 	Name:    Name,
 	Title:   Words.Display,
 	CLI:     "codex",
@@ -55,7 +55,7 @@ var Installer = &install.Host{
 }
 
 // Installer returns Codex's installer.
-func (Host) Installer() *install.Host { return Installer }
+func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Codex's configuration directory: $CODEX_HOME, or ~/.codex.
 func userDir(getenv func(string) string) (string, error) {
@@ -82,7 +82,7 @@ func trust(x install.ExtraInput) ([]install.Change, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: %w", x.Settings, err)
 	}
-	ours := func(cmd string) bool { return x.Host.Ours(cmd, x.Record) }
+	ours := func(cmd string) bool { return x.Target.Ours(cmd, x.Record) }
 	config := string(old)
 	names := []string{x.Settings}
 	if real, err := filepath.EvalSymlinks(filepath.Dir(x.Settings)); err == nil {

@@ -52,7 +52,7 @@ var (
 func (Host) Name() string { return Name }
 
 // Words are Copilot CLI's facts for texts.
-var Words = inject.Host{
+var Words = inject.Words{
 	Name:           Name,
 	Display:        "GitHub Copilot CLI",
 	MessageCap:     9500,

@@ -26,7 +26,7 @@ const ProjectHooks = ".github/hooks/ralph-loop.json"
 // (~/.copilot/skills, or the project's .github/skills), so that /ralph-loop … typed in the
 // TUI reaches userPromptSubmitted as the skill's invocation (see skillCommand); copilot -p
 // passes the typed text as it is.
-var Installer = &install.Host{
+var Installer = &install.Target{
 	Name:    Name,
 	Title:   Words.Display,
 	CLI:     "copilot",
@@ -80,7 +80,7 @@ func command(c install.CommandSpec) string {
 }
 
 // Installer returns Copilot CLI's installer.
-func (Host) Installer() *install.Host { return Installer }
+func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Copilot CLI's user directory: $COPILOT_HOME, or ~/.copilot.
 func userDir(getenv func(string) string) (string, error) {

@@ -79,7 +79,7 @@ var (
 func (Host) Name() string { return Name }
 
 // Words are Cursor's facts for texts.
-var Words = inject.Host{
+var Words = inject.Words{
 	Name:              Name,
 	Display:           "Cursor",
 	CapSetting:        "loop_limit",

@@ -28,7 +28,7 @@ const ProjectHooks = ".cursor/hooks.json"
 // the command files ralph-loop.md, ulw-loop.md and cancel-ralph.md go in the commands
 // directory beside hooks.json. The hooks run ralph-loop by an absolute path (user scope) or
 // from PATH (project scope), so the directory Cursor runs them from does not matter.
-var Installer = &install.Host{
+var Installer = &install.Target{
 	Name:    Name,
 	Title:   Words.Display,
 	CLI:     "cursor-agent",
@@ -69,7 +69,7 @@ func entry(ev install.Event, command string, timeout int64) []install.Field {
 }
 
 // Installer returns Cursor's installer.
-func (Host) Installer() *install.Host { return Installer }
+func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Cursor's user directory, ~/.cursor.
 func userDir(getenv func(string) string) (string, error) {

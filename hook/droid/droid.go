@@ -34,7 +34,7 @@ var _ hook.Host = Host{}
 func (Host) Name() string { return Name }
 
 // Words are Factory Droid's facts for texts.
-var Words = inject.Host{
+var Words = inject.Words{
 	Name:       Name,
 	Display:    "Factory Droid",
 	MessageCap: 9500,

@@ -15,7 +15,7 @@ const StopTimeoutSeconds = 900
 // user scope, .factory/hooks.json (committed) at project scope, with the slash commands
 // (Markdown) in the commands directory beside them. The hooks files are keyed directly by
 // event name: a Claude-style {"hooks": {…}} wrapper loads nothing, without a word.
-var Installer = &install.Host{
+var Installer = &install.Target{
 	Name:    Name,
 	Title:   Words.Display,
 	CLI:     "droid",
@@ -48,7 +48,7 @@ var Installer = &install.Host{
 }
 
 // Installer returns Factory Droid's installer.
-func (Host) Installer() *install.Host { return Installer }
+func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Factory Droid's user configuration directory, ~/.factory.
 func userDir(getenv func(string) string) (string, error) {

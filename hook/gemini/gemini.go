@@ -30,7 +30,7 @@ var _ hook.Host = Host{}
 func (Host) Name() string { return Name }
 
 // Words are Gemini CLI's facts for texts.
-var Words = inject.Host{
+var Words = inject.Words{
 	Name:    Name,
 	Display: "Gemini CLI",
 	// No cap on a block reason was seen (it becomes the next user message verbatim); the
@@ -59,7 +59,7 @@ const FailureNote = "This request failed"
 // words are Words as the settings in effect make them: with ui.errorVerbosity "full" (the
 // project's setting over the user's), Gemini CLI shows no FailureNote, so the first block's
 // notice does not speak of it.
-func words(getenv func(string) string, project string) inject.Host {
+func words(getenv func(string) string, project string) inject.Words {
 	w := Words
 	if Installer.Setting(project, getenv, "ui", "errorVerbosity") == "full" {
 		w.BlockLabel = ""

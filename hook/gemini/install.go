@@ -25,7 +25,7 @@ const StopTimeout = 900 * time.Second
 // (hooks, MCP servers, its .env), which is the user's decision in Gemini CLI's dialog, not a
 // side effect of installing a hook. It says whether the folder is trusted and, if not, what
 // the user does.
-var Installer = &install.Host{
+var Installer = &install.Target{
 	Name:    Name,
 	Title:   Words.Display,
 	CLI:     "gemini",
@@ -63,7 +63,7 @@ var Installer = &install.Host{
 }
 
 // Installer returns Gemini CLI's installer.
-func (Host) Installer() *install.Host { return Installer }
+func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Gemini CLI's user configuration directory, ~/.gemini.
 func userDir(getenv func(string) string) (string, error) {

@@ -79,7 +79,7 @@ type Config struct {
 	// facts know them (none: its usual ones).
 	Server      bool
 	ServerPorts []string
-	Words       inject.Host
+	Words       inject.Words
 	// Protected are more paths kept like the state directory: nothing in them is written,
 	// and no directory above them deleted or moved (the keep, the host's hook files).
 	Protected []string
@@ -101,7 +101,7 @@ const maxCwds = 16
 type guard struct {
 	stateDir, home, stateHome  string
 	cli, sessionEnv, sessionID string
-	words                      inject.Host
+	words                      inject.Words
 	server                     bool
 	serverPorts                []string
 

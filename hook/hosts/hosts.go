@@ -49,12 +49,12 @@ func Names() []string {
 
 // Installable is a host that ralph-loop can install itself into.
 type Installable interface {
-	Installer() *install.Host
+	Installer() *install.Target
 }
 
 // Installers are the installers of the hosts that have one, in the order of All.
-func Installers() []*install.Host {
-	var out []*install.Host
+func Installers() []*install.Target {
+	var out []*install.Target
 	for _, h := range All {
 		if i, ok := h.(Installable); ok {
 			out = append(out, i.Installer())
@@ -93,7 +93,7 @@ func Title(h hook.Host) string {
 }
 
 // Installer returns the installer of the named host.
-func Installer(name string) (*install.Host, bool) {
+func Installer(name string) (*install.Target, bool) {
 	for _, i := range Installers() {
 		if i.Name == name {
 			return i, true

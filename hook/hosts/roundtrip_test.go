@@ -40,7 +40,7 @@ var settingsCases = []settingsCase{
 }
 
 // userEntry is a hook of the user's for an event, in the host's shape.
-func userEntry(h *install.Host) string {
+func userEntry(h *install.Target) string {
 	key := "command"
 	if len(h.CommandKeys) > 0 {
 		key = h.CommandKeys[0]
@@ -71,7 +71,7 @@ func TestInstallEditsInPlace(t *testing.T) {
 	}
 }
 
-func testInPlace(t *testing.T, h *install.Host, s install.Scope, c settingsCase) {
+func testInPlace(t *testing.T, h *install.Target, s install.Scope, c settingsCase) {
 	home, project, stateDir := t.TempDir(), t.TempDir(), t.TempDir()
 	env := map[string]string{"HOME": home, "PATH": ""}
 	o := install.Options{Scope: s.Name, Dir: project, Getenv: func(k string) string { return env[k] },

@@ -22,7 +22,7 @@ const maxReplans = 20
 // Do plans an install (or uninstall) and, unless dry, carries it out under the host's
 // install lock, planning again when a file changed between the plan and its write (another
 // program writing its settings at the same moment keeps its change).
-func (h *Host) Do(ctx context.Context, o Options, install, dry bool) (*Plan, error) {
+func (h *Target) Do(ctx context.Context, o Options, install, dry bool) (*Plan, error) {
 	if dry || o.StateDir == "" {
 		p, err := h.plan(o, install)
 		if err != nil || dry {
@@ -75,7 +75,7 @@ func lockFile(ctx context.Context, path string) (*flock.Flock, error) {
 	}
 }
 
-func (h *Host) applyReplanning(o Options, install bool, p *Plan) error {
+func (h *Target) applyReplanning(o Options, install bool, p *Plan) error {
 	for i := 0; ; i++ {
 		err := p.Apply()
 		if !errors.Is(err, errChanged) || i == maxReplans {

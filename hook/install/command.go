@@ -18,9 +18,9 @@ func HookCommand(binary, host string) string {
 // or at a shared scope the portable command (PortableCommand).
 func DefaultCommand(c CommandSpec) string {
 	if c.Portable {
-		return PortableCommandAt(c.Host, c.Event, c.Scope)
+		return PortableCommandAt(c.Target, c.Event, c.Scope)
 	}
-	return BinaryCommand(c.Host, c.Event, c.Binary)
+	return BinaryCommand(c.Target, c.Event, c.Binary)
 }
 
 // BinaryCommand is the hook command line at the user's own scopes: it runs the binary at its
@@ -28,7 +28,7 @@ func DefaultCommand(c CommandSpec) string {
 // portable command does on a machine without ralph-loop: exits 0 (no hook error, no block),
 // telling the user at the events that ask for it (Event.Notice) that ralph-loop is gone and
 // how to get it back or remove the hooks.
-func BinaryCommand(h *Host, ev Event, binary string) string {
+func BinaryCommand(h *Target, ev Event, binary string) string {
 	q := args.Quote(binary)
 	return guarded(h, ev, "[ -x "+q+" ] && exec "+q+" hook --host "+h.Name+"; ", inject.BinaryGone(h.Title, binary))
 }
@@ -67,18 +67,18 @@ func guardedBinary(cmd, host string) (string, bool) {
 // ralph-loop found on PATH, and on a machine without one it exits 0 (no hook error, no
 // block), telling the user once how to get it at the events that ask for it (Event.Notice).
 // It is a POSIX sh command line, as the hosts run them.
-func PortableCommand(h *Host, ev Event) string {
+func PortableCommand(h *Target, ev Event) string {
 	return portable(h, ev, "")
 }
 
 // PortableCommandAt is PortableCommand for a shared scope of the host's: it sets ScopeEnv
 // to the scope, so that the hook defers to ralph-loop's hooks in the machine's own settings
 // (see Defers). Install writes it at shared scopes.
-func PortableCommandAt(h *Host, ev Event, scope string) string {
+func PortableCommandAt(h *Target, ev Event, scope string) string {
 	return portable(h, ev, scope)
 }
 
-func portable(h *Host, ev Event, scope string) string {
+func portable(h *Target, ev Event, scope string) string {
 	env := ""
 	if scope != "" {
 		env = ScopeEnv + "=" + scope + " "
@@ -89,7 +89,7 @@ func portable(h *Host, ev Event, scope string) string {
 
 // guarded is a hook command line that runs ralph-loop by run (which execs it when it can)
 // and otherwise reads the event, says text at the events that ask for it, and exits 0.
-func guarded(h *Host, ev Event, run, text string) string {
+func guarded(h *Target, ev Event, run, text string) string {
 	say := ""
 	if ev.Notice != Silent {
 		if h.Notice != nil {
@@ -108,12 +108,12 @@ func guarded(h *Host, ev Event, run, text string) string {
 }
 
 // commandFor is the command line of the host's hooks for an event.
-func (h *Host) commandFor(ev Event, binary string, scope Scope) string {
+func (h *Target) commandFor(ev Event, binary string, scope Scope) string {
 	mk := h.Command
 	if mk == nil {
 		mk = DefaultCommand
 	}
-	return mk(CommandSpec{Host: h, Event: ev, Binary: binary, Portable: scope.Shared, Scope: scope.Name})
+	return mk(CommandSpec{Target: h, Event: ev, Binary: binary, Portable: scope.Shared, Scope: scope.Name})
 }
 
 // IsHookCommand reports whether a command line runs ralph-loop's hook for the named host
@@ -132,7 +132,7 @@ func IsHookCommand(cmd, host string) bool {
 // Ours reports whether a hook command line is ralph-loop's for this host: the binary's
 // hook command from any path, the portable command (in any of its forms), or a command
 // line a record says install wrote.
-func (h *Host) Ours(cmd string, rec *Record) bool {
+func (h *Target) Ours(cmd string, rec *Record) bool {
 	if IsHookCommand(cmd, h.Name) {
 		return true
 	}
@@ -182,7 +182,7 @@ const ScopePlugin = "plugin"
 // another set of ralph-loop's hooks answers the same event: two sets would handle every
 // event twice. A project's set defers to the machine's own (user, local scope) whose binary
 // exists; a plugin's set defers to any other set. projectDir is the session's project.
-func (h *Host) Defers(scope, projectDir string, getenv func(string) string) bool {
+func (h *Target) Defers(scope, projectDir string, getenv func(string) string) bool {
 	s, ok := h.Scope(scope)
 	plugin := scope == ScopePlugin
 	if !plugin && (!ok || !s.Shared) {
@@ -206,7 +206,7 @@ func (h *Host) Defers(scope, projectDir string, getenv func(string) string) bool
 }
 
 // hookCommands lists the command lines of ralph-loop's hooks in a settings file.
-func (h *Host) hookCommands(path string) []string {
+func (h *Target) hookCommands(path string) []string {
 	data, _, err := readFile(path)
 	if err != nil || len(data) == 0 {
 		return nil
@@ -251,7 +251,7 @@ func (h *Host) hookCommands(path string) []string {
 
 // runnable reports whether a hook command line's program exists on this machine: the
 // binary it names, or for a portable command a ralph-loop on PATH.
-func (h *Host) runnable(cmd string, getenv func(string) string) bool {
+func (h *Target) runnable(cmd string, getenv func(string) string) bool {
 	prog, ok := HookBinary(cmd, h.Name)
 	if !ok {
 		w, err := args.Split(cmd)

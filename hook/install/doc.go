@@ -1,7 +1,7 @@
 // Package install adds ralph-loop's hooks, settings and command files to an agent host's
 // configuration and takes exactly those out again, touching nothing else.
 //
-// A host package describes its host in a Host value (where the settings are at each scope,
+// A host package describes its host in a Target value (where the settings are at each scope,
 // the shape of its hooks, the events and settings to add, its command files, any extra
 // step); the planner here knows no host. Settings are edited in place (jsonc.go): every
 // byte of the user's file stays, ralph-loop's entries are added in the file's own layout,

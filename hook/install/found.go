@@ -10,7 +10,7 @@ type Found struct {
 // FindHooks lists the scopes of the host whose settings file holds ralph-loop's hooks, for
 // the project at projectDir ("" for the user's own scopes only). A host whose hooks are not
 // in a settings file (opencode's plugin) has none listed.
-func (h *Host) FindHooks(projectDir string, getenv func(string) string) []Found {
+func (h *Target) FindHooks(projectDir string, getenv func(string) string) []Found {
 	var out []Found
 	seen := map[string]bool{}
 	for _, s := range h.Scopes {

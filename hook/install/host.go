@@ -15,11 +15,11 @@ const (
 	ScopeLocal   = "local"
 )
 
-// Host describes how ralph-loop installs into one agent CLI: where its settings files are at
+// Target describes how ralph-loop installs into one agent CLI: where its settings files are at
 // each scope, the shape of its hooks, the events, settings and command files ralph-loop
 // adds, and anything else the host needs (Extra). Each host package declares one; the
 // planner here knows no host.
-type Host struct {
+type Target struct {
 	// Name is the host's name for --host and in "ralph-loop hook --host NAME".
 	Name string
 	// Title is the host's name for people ("Claude Code").
@@ -169,8 +169,8 @@ type File struct {
 
 // CommandSpec is what a hook's command line is made for.
 type CommandSpec struct {
-	Host  *Host
-	Event Event
+	Target *Target
+	Event  Event
 	// Binary is the absolute path of ralph-loop (not for a Shared scope).
 	Binary string
 	// Portable: the scope is shared; the command finds ralph-loop on PATH.
@@ -181,8 +181,8 @@ type CommandSpec struct {
 
 // ExtraInput is what a host's Extra step plans from.
 type ExtraInput struct {
-	Host  *Host
-	Scope Scope
+	Target *Target
+	Scope  Scope
 	// Install is false for uninstall.
 	Install bool
 	// Settings is the hooks settings file; Content is what it will hold after the plan
@@ -199,7 +199,7 @@ type ExtraInput struct {
 }
 
 // name of the JSON key path of the hooks object.
-func (h *Host) hooksPath() []string {
+func (h *Target) hooksPath() []string {
 	if h.HooksAtRoot {
 		return []string{}
 	}
@@ -209,14 +209,14 @@ func (h *Host) hooksPath() []string {
 	return h.HooksPath
 }
 
-func (h *Host) commandKeys() []string {
+func (h *Target) commandKeys() []string {
 	if len(h.CommandKeys) == 0 {
 		return []string{"command"}
 	}
 	return h.CommandKeys
 }
 
-func (h *Host) unit() time.Duration {
+func (h *Target) unit() time.Duration {
 	if h.TimeoutUnit <= 0 {
 		return time.Second
 	}
@@ -224,7 +224,7 @@ func (h *Host) unit() time.Duration {
 }
 
 // Scope returns the named scope.
-func (h *Host) Scope(name string) (Scope, bool) {
+func (h *Target) Scope(name string) (Scope, bool) {
 	for _, s := range h.Scopes {
 		if s.Name == name {
 			return s, true
@@ -234,7 +234,7 @@ func (h *Host) Scope(name string) (Scope, bool) {
 }
 
 // ScopeNames lists the host's scopes ("user, project or local").
-func (h *Host) ScopeNames() string {
+func (h *Target) ScopeNames() string {
 	var names []string
 	for _, s := range h.Scopes {
 		names = append(names, s.Name)
@@ -255,7 +255,7 @@ func DefaultEntry(_ Event, command string, timeout int64) []Field {
 
 // Detected reports whether the user has the host: Detect, or by default its CLI on PATH
 // or its user configuration directory existing.
-func (h *Host) Detected(getenv func(string) string) bool {
+func (h *Target) Detected(getenv func(string) string) bool {
 	if h.Detect != nil {
 		return h.Detect(getenv)
 	}
@@ -312,7 +312,7 @@ func SystemMessage(text string) string {
 // absolute). The
 // guard keeps the agent from changing them while a loop runs, on hosts that cannot ask
 // their hooks before a settings change takes effect.
-func (h *Host) HookFiles(getenv func(string) string, projectDir string, extra ...string) []string {
+func (h *Target) HookFiles(getenv func(string) string, projectDir string, extra ...string) []string {
 	user := ""
 	if h.UserDir != nil {
 		if d, err := h.UserDir(getenv); err == nil {
@@ -332,7 +332,7 @@ func (h *Host) HookFiles(getenv func(string) string, projectDir string, extra ..
 			files = append(files, filepath.Join(base, s.Settings))
 		}
 		if h.Files != nil {
-			for _, f := range h.Files(CommandSpec{Host: h, Scope: s.Name, Portable: s.Shared}) {
+			for _, f := range h.Files(CommandSpec{Target: h, Scope: s.Name, Portable: s.Shared}) {
 				files = append(files, filepath.Join(base, s.CommandsDir, f.Name))
 			}
 		}

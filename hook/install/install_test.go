@@ -11,8 +11,8 @@ import (
 
 // testHost is a Claude-like host for the planner's tests (the real descriptors live in the
 // host packages, which import this one).
-func testHost() *Host {
-	return &Host{
+func testHost() *Target {
+	return &Target{
 		Name:  "claude",
 		Title: "Test Host",
 		UserDir: func(getenv func(string) string) (string, error) {
@@ -84,7 +84,7 @@ func opts(t *testing.T, scope, dir string) Options {
 		}}
 }
 
-func do(t *testing.T, h *Host, o Options, install bool) *Plan {
+func do(t *testing.T, h *Target, o Options, install bool) *Plan {
 	t.Helper()
 	p, err := h.Do(t.Context(), o, install, false)
 	if err != nil {
@@ -157,7 +157,7 @@ func describe(p *Plan) string {
 // TestHookFiles: the files through which a host runs the hooks, at every scope, for the
 // guard; extra files are relative to the user directory or absolute.
 func TestHookFiles(t *testing.T) {
-	h := &Host{Name: "h", UserDir: func(getenv func(string) string) (string, error) { return HomeDir(getenv, ".h") },
+	h := &Target{Name: "h", UserDir: func(getenv func(string) string) (string, error) { return HomeDir(getenv, ".h") },
 		Scopes: []Scope{{Name: ScopeUser, Base: UserBase, Settings: "settings.json", CommandsDir: "cmds"},
 			{Name: ScopeProject, Base: ProjectBase, Settings: ".h/settings.json", CommandsDir: ".h"}},
 		Files: func(c CommandSpec) []File { return []File{{Name: "plugins/p.js"}} }}

@@ -54,7 +54,7 @@ type Change struct {
 
 // Plan is what install or uninstall will do at one scope of one host.
 type Plan struct {
-	Host    *Host
+	Target  *Target
 	Scope   Scope
 	Install bool
 	// Settings is the hooks settings file.
@@ -92,7 +92,7 @@ type target struct {
 	getenv     func(string) string
 }
 
-func (h *Host) target(o Options) (target, error) {
+func (h *Target) target(o Options) (target, error) {
 	t := target{projectDir: o.Dir, getenv: o.Getenv}
 	if t.getenv == nil {
 		t.getenv = os.Getenv
@@ -134,7 +134,7 @@ func (h *Host) target(o Options) (target, error) {
 
 // sameAsOtherScope refuses a scope whose settings file is another scope's (a project scope
 // run from the home directory names the user's own settings).
-func (h *Host) sameAsOtherScope(o Options, t target) error {
+func (h *Target) sameAsOtherScope(o Options, t target) error {
 	if t.settings == "" {
 		return nil
 	}
@@ -165,7 +165,7 @@ func samePath(a, b string) bool {
 }
 
 // SettingsFile is the hooks settings file of a scope ("" if it cannot be found).
-func (h *Host) SettingsFile(scope, projectDir string, getenv func(string) string) string {
+func (h *Target) SettingsFile(scope, projectDir string, getenv func(string) string) string {
 	t, err := h.target(Options{Scope: scope, Dir: projectDir, Getenv: getenv})
 	if err != nil {
 		return ""
@@ -174,12 +174,12 @@ func (h *Host) SettingsFile(scope, projectDir string, getenv func(string) string
 }
 
 // Install plans adding ralph-loop to the host at a scope.
-func (h *Host) Install(o Options) (*Plan, error) { return h.plan(o, true) }
+func (h *Target) Install(o Options) (*Plan, error) { return h.plan(o, true) }
 
 // Uninstall plans removing what Install added.
-func (h *Host) Uninstall(o Options) (*Plan, error) { return h.plan(o, false) }
+func (h *Target) Uninstall(o Options) (*Plan, error) { return h.plan(o, false) }
 
-func (h *Host) plan(o Options, install bool) (*Plan, error) {
+func (h *Target) plan(o Options, install bool) (*Plan, error) {
 	t, err := h.target(o)
 	if err != nil {
 		return nil, err
@@ -190,7 +190,7 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
-	p := &Plan{Host: h, Scope: t.scope, Install: install, Settings: t.settings}
+	p := &Plan{Target: h, Scope: t.scope, Install: install, Settings: t.settings}
 	if t.settings == "" {
 		// A host without a hooks settings file (opencode: a plugin file runs ralph-loop):
 		// its files are the plan.
@@ -237,7 +237,7 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 			files = h.Commands(t.scope.Name)
 		}
 		if h.Files != nil {
-			files = append(files, h.Files(CommandSpec{Host: h, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
+			files = append(files, h.Files(CommandSpec{Target: h, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
 		}
 		for _, cf := range files {
 			path := filepath.Join(t.commands, cf.Name)
@@ -259,7 +259,7 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 		if after != nil {
 			content = after
 		}
-		ex, err := h.Extra(ExtraInput{Host: h, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
+		ex, err := h.Extra(ExtraInput{Target: h, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
 			UserDir: t.userDir, ProjectDir: t.projectDir, Getenv: t.getenv, Record: rec, Now: o.Now})
 		if err != nil {
 			return p, err
@@ -303,7 +303,7 @@ func (h *Host) plan(o Options, install bool) (*Plan, error) {
 // planSettings plans the change to the hooks settings file: ralph-loop's hooks and settings
 // added (install) or removed. It returns what the file will hold (nil: it will not exist),
 // or skipped when install adds nothing because the hooks are at another scope already.
-func (h *Host) planSettings(o Options, t target, p *Plan, rec, newRec *Record, install bool) (after []byte, skipped bool, err error) {
+func (h *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Record, install bool) (after []byte, skipped bool, err error) {
 	old, perm, err := readFile(t.settings)
 	if err != nil {
 		return nil, false, err
@@ -435,7 +435,7 @@ func emptyDirs(rec *Record, changes []Change) []Change {
 // installing at a shared scope; when installing at a scope of this machine's own, the other
 // such scopes only (a shared scope's hooks defer to these, see Defers). note is set when a
 // shared scope's hooks will defer.
-func (h *Host) hooksElsewhere(o Options, self target) (where, note string) {
+func (h *Target) hooksElsewhere(o Options, self target) (where, note string) {
 	for _, s := range h.Scopes {
 		if s.Name == self.scope.Name {
 			continue
@@ -548,7 +548,7 @@ func objectAt(o *object, path []string, create bool) (*object, error) {
 	return cur, nil
 }
 
-func (h *Host) addHooks(root *object, binary string, scope Scope, rec *Record) (string, error) {
+func (h *Target) addHooks(root *object, binary string, scope Scope, rec *Record) (string, error) {
 	hooks, err := objectAt(root, h.hooksPath(), true)
 	if err != nil {
 		return "", err
@@ -583,7 +583,7 @@ func (h *Host) addHooks(root *object, binary string, scope Scope, rec *Record) (
 
 // present lists the key paths of the objects and lists install adds to that the settings
 // hold already (see Record.Kept).
-func (h *Host) present(root *object) []string {
+func (h *Target) present(root *object) []string {
 	var out []string
 	has := func(path []string) bool {
 		parent, err := objectAt(root, path[:len(path)-1], false)
@@ -616,7 +616,7 @@ func (h *Host) present(root *object) []string {
 
 // removeHooks takes out every ralph-loop hook entry, and the groups, event lists and hooks
 // object it leaves empty. had reports whether there was any.
-func (h *Host) removeHooks(root *object, rec *Record, prune bool) (had bool, err error) {
+func (h *Target) removeHooks(root *object, rec *Record, prune bool) (had bool, err error) {
 	path := h.hooksPath()
 	hooks, err := objectAt(root, path, false)
 	if err != nil || hooks == nil {
@@ -665,7 +665,7 @@ func (h *Host) removeHooks(root *object, rec *Record, prune bool) (had bool, err
 	return had, nil
 }
 
-func (h *Host) ourEntry(e any, rec *Record) bool {
+func (h *Target) ourEntry(e any, rec *Record) bool {
 	o, ok := e.(*object)
 	if !ok {
 		return false
@@ -680,7 +680,7 @@ func (h *Host) ourEntry(e any, rec *Record) bool {
 
 // withoutOurs returns a hook group without ralph-loop's entries (a copy if any were
 // taken out), or nil if nothing is left; changed reports whether any were.
-func (h *Host) withoutOurs(g any, rec *Record) (keep any, changed bool) {
+func (h *Target) withoutOurs(g any, rec *Record) (keep any, changed bool) {
 	group, ok := g.(*object)
 	if !ok {
 		return g, false
@@ -710,7 +710,7 @@ func (h *Host) withoutOurs(g any, rec *Record) (keep any, changed bool) {
 }
 
 // addSettings sets each of the host's settings that the file does not set, recording it.
-func (h *Host) addSettings(root *object, rec *Record) error {
+func (h *Target) addSettings(root *object, rec *Record) error {
 	for _, s := range h.Settings {
 		parent, err := objectAt(root, s.Path[:len(s.Path)-1], true)
 		if err != nil {
@@ -734,7 +734,7 @@ func (h *Host) addSettings(root *object, rec *Record) error {
 // removeSettings removes the settings the record says install set, if they still have the
 // value install gave them, and the objects that leaves empty. It returns notes on what it
 // kept.
-func (h *Host) removeSettings(root *object, rec *Record) []string {
+func (h *Target) removeSettings(root *object, rec *Record) []string {
 	var notes []string
 	for _, s := range h.Settings {
 		parent, err := objectAt(root, s.Path[:len(s.Path)-1], false)
@@ -769,7 +769,7 @@ func (h *Host) removeSettings(root *object, rec *Record) []string {
 
 // lookalikes lists the hook command lines left that mention ralph-loop's hook for this
 // host: a wrapper or a copy uninstall does not recognise as its own.
-func (h *Host) lookalikes(root *object) []string {
+func (h *Target) lookalikes(root *object) []string {
 	hooks, _ := objectAt(root, h.hooksPath(), false)
 	if hooks == nil {
 		return nil

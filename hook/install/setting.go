@@ -4,7 +4,7 @@ package install
 // later scope's over an earlier one's (the project's over the user's), and "" when none
 // holds a string there. Unreadable or malformed files are passed over: a setting read for
 // a text must never fail a hook.
-func (h *Host) Setting(projectDir string, getenv func(string) string, path ...string) string {
+func (h *Target) Setting(projectDir string, getenv func(string) string, path ...string) string {
 	if len(path) == 0 {
 		return ""
 	}

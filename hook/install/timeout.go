@@ -7,7 +7,7 @@ import (
 
 // HookTimeout finds the timeout of ralph-loop's hook for an event in the host's settings
 // at every scope (the longest, if several set one). ok is false when none sets one.
-func (h *Host) HookTimeout(event, projectDir string, getenv func(string) string) (d time.Duration, ok bool) {
+func (h *Target) HookTimeout(event, projectDir string, getenv func(string) string) (d time.Duration, ok bool) {
 	key := h.TimeoutKey
 	if key == "" {
 		key = "timeout"

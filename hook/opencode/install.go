@@ -28,8 +28,8 @@ var Installer = newInstaller(Words, "opencode", ".opencode", configDir("opencode
 
 // newInstaller is the installer of a CLI of opencode's family: its plugin and commands in
 // its user directory (user scope) or in the project's directory dir (project scope).
-func newInstaller(w inject.Host, cli, dir string, userDir func(func(string) string) (string, error)) *install.Host {
-	return &install.Host{
+func newInstaller(w inject.Words, cli, dir string, userDir func(func(string) string) (string, error)) *install.Target {
+	return &install.Target{
 		Name:    w.Name,
 		Title:   w.Display,
 		CLI:     cli,
@@ -58,7 +58,7 @@ func newInstaller(w inject.Host, cli, dir string, userDir func(func(string) stri
 }
 
 // Installer returns the host's installer.
-func (h Host) Installer() *install.Host { return h.flavor().installer }
+func (h Host) Installer() *install.Target { return h.flavor().installer }
 
 // Plugin is opencode's plugin for a scope: it runs binary, or at a shared scope the
 // ralph-loop on PATH.
@@ -67,7 +67,7 @@ func Plugin(binary, scope string, portable bool) string {
 }
 
 // plugin is the plugin's source for a host of opencode's family.
-func plugin(w inject.Host, binary, scope string, portable bool) string {
+func plugin(w inject.Words, binary, scope string, portable bool) string {
 	if portable {
 		binary = "ralph-loop"
 	}

@@ -18,7 +18,7 @@ var Kilo = Host{f: kiloFlavor}
 const KiloName = "kilo"
 
 // KiloWords are Kilo's facts for texts.
-var KiloWords = inject.Host{
+var KiloWords = inject.Words{
 	Name:    KiloName,
 	Display: "Kilo Code",
 	Cancel:  "/cancel-ralph",

@@ -63,12 +63,12 @@ var _ hook.Host = Host{}
 
 // flavor is what tells one CLI of opencode's family from another.
 type flavor struct {
-	words inject.Host
+	words inject.Words
 	cli   string // the executable
 	// runCannotLoop is why "CLI run" cannot hold a loop ("": it can, it waits for the
 	// plugin's continuation).
 	runCannotLoop string
-	installer     *install.Host
+	installer     *install.Target
 }
 
 var opencodeFlavor = &flavor{words: Words, cli: "opencode", runCannotLoop: inject.ExitsAtFirstStop("opencode run",
@@ -87,7 +87,7 @@ func (h Host) flavor() *flavor {
 func (h Host) Name() string { return h.flavor().words.Name }
 
 // Words are opencode's facts for texts.
-var Words = inject.Host{
+var Words = inject.Words{
 	Name:    Name,
 	Display: "opencode",
 	Cancel:  "/cancel-ralph",

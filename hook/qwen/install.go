@@ -21,7 +21,7 @@ const StopTimeoutSeconds = 900
 // $QWEN_HOME) at user scope, .qwen/settings.json (committed) at project scope, with the
 // slash commands (Markdown) in the commands directory beside them. Project hooks load only
 // in a trusted folder; folder trust is off by default in Qwen Code.
-var Installer = &install.Host{
+var Installer = &install.Target{
 	Name:    Name,
 	Title:   Words.Display,
 	CLI:     "qwen",
@@ -60,7 +60,7 @@ var Installer = &install.Host{
 }
 
 // Installer returns Qwen Code's installer.
-func (Host) Installer() *install.Host { return Installer }
+func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Qwen Code's user configuration directory: $QWEN_HOME, or ~/.qwen.
 func userDir(getenv func(string) string) (string, error) {

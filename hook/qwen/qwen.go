@@ -47,7 +47,7 @@ const (
 const SessionEnv = "QWEN_CODE_SESSION_ID"
 
 // Words are Qwen Code's facts for texts.
-var Words = inject.Host{
+var Words = inject.Words{
 	Name:                 Name,
 	Display:              "Qwen Code",
 	MessageCap:           9500,
