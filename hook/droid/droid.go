@@ -19,6 +19,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/gemini"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -97,7 +98,7 @@ var writeTools = map[string]bool{"Create": true, "Edit": true}
 
 // input is a Factory Droid hook event: Claude Code's fields, with ApplyPatch's patch.
 type input struct {
-	claude.Input
+	wire.Input
 	Patch string
 }
 
@@ -118,10 +119,9 @@ func patchText(in string) string {
 // Decode reads one Factory Droid hook event.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
 	var in input
-	spec := claude.Spec(&in.Input)
-	ti := spec.Objects["tool_input"]
-	ti.Loose["input"] = &in.Patch
-	if err := claude.DecodeSpec(r, &in.Input, spec); err != nil {
+	spec := wire.InputSpec(&in.Input)
+	spec.Objects["tool_input"].Loose["input"] = &in.Patch
+	if err := wire.DecodeInput(r, &in.Input, spec); err != nil {
 		return hook.Event{}, err
 	}
 	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}

@@ -5,7 +5,6 @@
 package gemini
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -107,59 +106,18 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	}
 }
 
-// Input is the part of a Gemini CLI hook event that ralph-loop uses. prompt_response is
-// never read: it joins the streamed chunks and accumulates over continuations, so it holds
-// earlier iterations' text.
-type Input struct {
-	Event          string // hook_event_name
-	SessionID      string
-	TranscriptPath string
-	Cwd            string
-	Prompt         string
-	StopHookActive bool
-	ToolName       string
-	Source         string // SessionStart
-	Reason         string // SessionEnd
-	// From tool_input: the shell tool's command and directory (dir_path, relative to the
-	// workspace), the file tools' path.
-	Command, Dir, FilePath string
-	Key                    string
-}
-
-func spec(in *Input) *wire.Spec {
-	return &wire.Spec{
-		Strings: map[string]*string{
-			"hook_event_name": &in.Event,
-			"session_id":      &in.SessionID,
-			"transcript_path": &in.TranscriptPath,
-			"cwd":             &in.Cwd,
-			"prompt":          &in.Prompt,
-			"tool_name":       &in.ToolName,
-			"source":          &in.Source,
-			"reason":          &in.Reason,
-		},
-		Bools: map[string]*bool{"stop_hook_active": &in.StopHookActive},
-		Objects: map[string]*wire.Spec{"tool_input": {Loose: map[string]*string{
-			"command":   &in.Command,
-			"dir_path":  &in.Dir,
-			"file_path": &in.FilePath,
-		}}},
-	}
-}
+// Input is the part of a Gemini CLI hook event that ralph-loop uses: Claude Code's field
+// names (wire.Input; the shell tool's dir_path too). prompt_response is never read: it
+// joins the streamed chunks and accumulates over continuations, so it holds earlier
+// iterations' text.
+type Input = wire.Input
 
 // DecodeInput reads one event object from r; malformed input is an error wrapping
 // hook.ErrInput.
 func DecodeInput(r io.Reader) (Input, error) {
 	var in Input
-	key, err := wire.Decode(r, spec(&in))
-	if err != nil {
-		return in, err // wraps hook.ErrInput, which is wire.ErrInput
-	}
-	if in.Event == "" {
-		return in, fmt.Errorf("%w: no hook_event_name", hook.ErrInput)
-	}
-	in.Key = key
-	return in, nil
+	err := wire.DecodeInput(r, &in, nil)
+	return in, err
 }
 
 // Decode reads one Gemini CLI hook event.

@@ -11,7 +11,6 @@
 package qwen
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -118,7 +117,7 @@ func projectDir(getenv func(string) string, cwd string) string {
 // input is the part of a Qwen Code hook event that ralph-loop uses: Claude Code's fields
 // and Qwen Code's own.
 type input struct {
-	claude.Input
+	wire.Input
 	// SubmittedPrompt is the user's prompt as typed; only the prompt the user submitted
 	// carries it (not the sends after tool results or continuations).
 	SubmittedPrompt string
@@ -129,24 +128,16 @@ type input struct {
 	CommandName, CommandArgs string
 }
 
-// decodeInput reads one event object from r, as claude.DecodeInput does, with Qwen Code's
-// extra fields.
+// decodeInput reads one event object from r, with Qwen Code's fields beside Claude Code's.
 func decodeInput(r io.Reader) (input, error) {
 	var in input
-	spec := claude.Spec(&in.Input)
+	spec := wire.InputSpec(&in.Input)
 	spec.Strings["submitted_prompt"] = &in.SubmittedPrompt
 	spec.Strings["tool_call_id"] = &in.ToolCallID
 	spec.Strings["command_name"] = &in.CommandName
 	spec.Strings["command_args"] = &in.CommandArgs
-	key, err := wire.Decode(r, spec)
-	if err != nil {
-		return in, err // wraps hook.ErrInput, which is wire.ErrInput
-	}
-	if in.Event == "" {
-		return in, fmt.Errorf("%w: no hook_event_name", hook.ErrInput)
-	}
-	in.Key = key
-	return in, nil
+	err := wire.DecodeInput(r, &in.Input, spec)
+	return in, err
 }
 
 // Tool names of Qwen Code's built-in tools that the guard looks at.
