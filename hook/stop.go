@@ -436,36 +436,52 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 		o.err = fmt.Errorf("read transcript %s: %w", path, err)
 		return
 	}
-	apply := func() {
-		o.Found = o.Found || res.Found
-		if res.HasOther && !o.HasOther {
-			o.Other, o.HasOther = res.Other, true
-		}
-		if facts.TranscriptTools {
-			o.ToolIDs = res.ToolIDs
-		}
-		o.pos.Offset = res.Offset
-		o.sawLast = res.SawLast
-		o.queued = res.Queued()
-		o.NoReply = facts.StopsWithoutReply && !missing && res.Replies == 0
-		o.Usage = res.Usage
-		if res.UsageID != "" {
-			o.pos.UsageID = res.UsageID
-		}
-		if res.Model != "" {
-			o.pos.Model = res.Model
-		}
+	o.take(&res, facts, missing)
+	if facts.TranscriptLags && waitFor != "" && !res.SawLast {
+		missing = o.catchUp(env, facts, path, opt, now, &res, missing)
 	}
-	apply()
-	// The file may not exist yet either: in stream-json sessions Claude Code creates it
-	// after the first Stop hook has started. Only with --no-session-persistence does it
-	// never come, and then this costs one bounded wait per blocked stop.
+	if missing && o.note == "" {
+		o.note = inject.NoteNoTranscript(0)
+	}
+	if res.Bad > 0 {
+		o.note = strings.TrimPrefix(o.note+"; "+inject.NoteMalformed(res.Bad), "; ")
+	}
+}
+
+// take keeps what a scan of the transcript found (res: everything read since the last
+// decision; missing: there is no transcript file yet).
+func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
+	o.Found = o.Found || res.Found
+	if res.HasOther && !o.HasOther {
+		o.Other, o.HasOther = res.Other, true
+	}
+	if facts.TranscriptTools {
+		o.ToolIDs = res.ToolIDs
+	}
+	o.pos.Offset = res.Offset
+	o.sawLast = res.SawLast
+	o.queued = res.Queued()
+	o.NoReply = facts.StopsWithoutReply && !missing && res.Replies == 0
+	o.Usage = res.Usage
+	if res.UsageID != "" {
+		o.pos.UsageID = res.UsageID
+	}
+	if res.Model != "" {
+		o.pos.Model = res.Model
+	}
+}
+
+// catchUp reads the transcript again, for at most env.CatchUp after now, until it shows the
+// agent's last message. Every stop waits, whatever it would decide now: the transcript may
+// add the promise or tool calls, and the iteration's usage is only there (a loop's totals in
+// status, and its budget, would miss it). The file may not exist yet either: in stream-json
+// sessions Claude Code creates it after the first Stop hook has started. Only with
+// --no-session-persistence does it never come, and then this costs one bounded wait per stop.
+// It returns whether the file is still missing.
+func (o *observed) catchUp(env Env, facts Facts, path string, opt transcript.Options, now time.Time, res *transcript.Result, missing bool) bool {
 	waited := false
 	deadline := now.Add(env.CatchUp)
-	for facts.TranscriptLags && waitFor != "" && !res.SawLast {
-		// Every stop waits, whatever it would decide now: the transcript may add the
-		// promise or tool calls, and the iteration's usage is only there (a loop's totals
-		// in status, and its budget, would miss it).
+	for !res.SawLast {
 		if !env.Now().Before(deadline) {
 			if missing {
 				o.note = inject.NoteNoTranscript(env.CatchUp)
@@ -480,7 +496,7 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 		if o.pos.Model != "" {
 			opt.Model = o.pos.Model
 		}
-		more, err := tr.Scan(path, res.Offset, opt)
+		more, err := facts.Transcript.Scan(path, res.Offset, opt)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -489,15 +505,10 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 		}
 		missing = false
 		res.Merge(more)
-		apply()
-	}
-	if missing && o.note == "" {
-		o.note = inject.NoteNoTranscript(0)
+		o.take(res, facts, missing)
 	}
 	if waited && res.SawLast {
 		o.note = inject.NoteWaited(env.Now().Sub(now).Round(time.Millisecond))
 	}
-	if res.Bad > 0 {
-		o.note = strings.TrimPrefix(o.note+"; "+inject.NoteMalformed(res.Bad), "; ")
-	}
+	return missing
 }
