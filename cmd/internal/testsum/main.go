@@ -17,9 +17,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
+
+	"github.com/ralph-loop/ralph-loop/hook/hosts"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
@@ -149,8 +150,16 @@ func summarize(r io.Reader, w io.Writer, verbose, skips bool) (counts []count, f
 	return counts, failed
 }
 
-// hosts are the packages of the real-CLI suite named after their host.
-var hosts = []string{"claude", "codex", "copilot", "cursor", "droid", "gemini", "kilo", "opencode", "qwen"}
+// isHost reports whether a package of the real-CLI suite is named after its host (every
+// host of hook/hosts).
+func isHost(name string) bool {
+	for _, h := range hosts.All {
+		if h.Name() == name {
+			return true
+		}
+	}
+	return false
+}
 
 // hostOf names a package of the tally: the host of a real-CLI suite, the suite's own
 // helpers, or a name given with -as.
@@ -159,7 +168,7 @@ func hostOf(pkg string) string {
 	switch {
 	case !strings.Contains(pkg, e2eRoot):
 		return pkg // a name given with -as
-	case slices.Contains(hosts, filepath.Base(pkg)):
+	case isHost(filepath.Base(pkg)):
 		return filepath.Base(pkg) + " (real CLI)"
 	}
 	return "real-CLI suite helpers"
