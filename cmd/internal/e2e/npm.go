@@ -131,8 +131,17 @@ func InstallNPM(ctx context.Context, p Package, log io.Writer) (string, error) {
 		return "", err
 	}
 	fmt.Fprintf(log, "installing %s into %s (npm registry, once)\n", p.Spec(), prefix)
+	// Install scripts may run the CLI, which can write into $TMPDIR (opencode's and Kilo
+	// Code's make $TMPDIR/opencode, $TMPDIR/kilo): they get a temporary directory of their
+	// own, removed after, so that nothing is left in the tests'.
+	scratch, err := os.MkdirTemp(cache, ".install-tmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(scratch)
 	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--loglevel=error", p.Spec())
 	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "TMPDIR="+scratch)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("npm install %s: %w", p.Spec(), err)
