@@ -132,10 +132,12 @@ func (h *Target) target(o Options) (target, error) {
 	return t, nil
 }
 
-// sameAsOtherScope refuses a scope whose settings file is another scope's (a project scope
-// run from the home directory names the user's own settings).
+// sameAsOtherScope refuses a project-based scope whose settings file is another scope's (a
+// project scope run from the home directory names the user's own settings). The user scope
+// is never refused: its file is the user's wherever install runs, and from the home
+// directory a project there would only name the same file.
 func (h *Target) sameAsOtherScope(o Options, t target) error {
-	if t.settings == "" {
+	if t.settings == "" || t.scope.Base != ProjectBase {
 		return nil
 	}
 	for _, s := range h.Scopes {
@@ -443,7 +445,7 @@ func (h *Target) hooksElsewhere(o Options, self target) (where, note string) {
 		oo := o
 		oo.Scope = s.Name
 		t, err := h.target(oo)
-		if err != nil || t.settings == "" || t.settings == self.settings {
+		if err != nil || t.settings == "" || samePath(t.settings, self.settings) {
 			continue
 		}
 		data, _, err := readFile(t.settings)
