@@ -31,7 +31,7 @@ func installCommand(add bool) *cli.Command {
 	name, usage := "install", "add ralph-loop's hooks and slash commands to agent hosts' settings"
 	usageText := "ralph-loop install [--host NAME] [--scope user|project|local] [--dir PATH] [--binary PATH] [--force] [--dry-run]"
 	desc := "Without --host, install acts on every supported host found on this machine (its CLI on PATH or " +
-		"its configuration directory), one line per host. Settings files are edited in place: only ralph-loop's " +
+		"its configuration directory), and says, for each, every file it touched. Settings files are edited in place: only ralph-loop's " +
 		"entries are added, the rest stays byte for byte. At project scope the settings are committed and " +
 		"shared: the hooks run the ralph-loop found on PATH, and do nothing but print one line on a machine " +
 		"without it. The previous content of a changed file is backed up under $XDG_STATE_HOME/ralph-loop/install."
@@ -229,8 +229,9 @@ func checkBinary(path string) error {
 // npxBinary is the ralph-loop npm install -g put on PATH, once install run by npx did it.
 var npxBinary string
 
-// report prints what a plan did (or would do, with --dry-run): the changes one a line, or
-// in brief (auto: several hosts), one line for the host.
+// report prints what a plan did (or would do, with --dry-run): every file it touched, one
+// a line, and what the user is to know; brief (several hosts): a plan that changed nothing
+// is one line.
 func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error {
 	h, scope := plan.Target, plan.Scope.Name
 	verb := "installed"
@@ -244,12 +245,10 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 		return nil
 	}
 	changed := 0
-	backups := false
 	for _, c := range plan.Changes {
 		if c.Action != "unchanged" {
 			changed++
 		}
-		backups = backups || c.Backup != ""
 	}
 	switch {
 	case dry:
@@ -259,13 +258,6 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 		if brief {
 			return nil
 		}
-	case brief:
-		line := fmt.Sprintf("ralph-loop: %s %s: %s", verb, where, plan.Settings)
-		if backups {
-			line += "; backups in " + filepath.Join(plan.RecordDir, "backups")
-		}
-		fmt.Fprintln(w, line)
-		return nil
 	default:
 		fmt.Fprintf(w, "ralph-loop: %s %s\n", verb, where)
 	}
