@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rogpeppe/go-internal/diff"
 	"github.com/urfave/cli/v3"
 
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
@@ -39,7 +41,7 @@ func installCommand(add bool) *cli.Command {
 		&cli.StringFlag{Name: "host", Usage: "the agent host: " + installerNames() + " (default: every one found)"},
 		&cli.StringFlag{Name: "scope", Usage: "user (e.g. ~/.claude), project (committed, e.g. .claude/settings.json) or local (e.g. .claude/settings.local.json); default user"},
 		&cli.StringFlag{Name: "dir", Usage: "the project directory (default: the current directory)"},
-		&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print a unified diff of each file it would change, and change nothing"},
 	}
 	if add {
 		flags = append(flags,
@@ -226,6 +228,21 @@ func checkBinary(path string) error {
 	return nil
 }
 
+// unifiedDiff is what a change does to its file, as a unified diff (/dev/null for a file
+// created or removed).
+func unifiedDiff(c install.Change) []byte {
+	from, to := c.Path, c.Path
+	if c.Old == nil {
+		from = "/dev/null"
+	}
+	if c.Action == "remove" {
+		to = "/dev/null"
+	}
+	d := diff.Diff(from, c.Old, to, c.Content)
+	_, d, _ = bytes.Cut(d, []byte("\n")) // its first line, "diff FROM TO", says it twice
+	return d
+}
+
 // npxBinary is the ralph-loop npm install -g put on PATH, once install run by npx did it.
 var npxBinary string
 
@@ -266,9 +283,8 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 			continue
 		}
 		fmt.Fprintf(w, "  %s\n", c.Describe())
-		if dry && c.Path == plan.Settings && c.Content != nil {
-			fmt.Fprintf(w, "%s", indent(string(c.Content), "    | "))
-			fmt.Fprintln(w)
+		if dry && !c.Dir && c.Action != "unchanged" {
+			w.Write(unifiedDiff(c))
 		}
 	}
 	for _, n := range plan.Notes {
