@@ -40,7 +40,7 @@ func cancelCommand() *cli.Command {
 					return err
 				}
 			} else if err := state.ValidSessionID(id); err != nil {
-				return usageError{err}
+				return usageError{err: err}
 			}
 			w := newTerminalWriter(cmd.Root().Writer)
 			n := 0

@@ -37,7 +37,7 @@ func startCommand() *cli.Command {
 				return cli.ShowSubcommandHelp(cmd)
 			}
 			if err != nil {
-				return usageError{err}
+				return usageError{err: err}
 			}
 			h, session, err := startTarget(p, os.Getenv)
 			if err != nil {
