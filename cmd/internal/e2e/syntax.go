@@ -18,11 +18,30 @@ type Syntax struct {
 }
 
 // Syntaxes are the ways checked: a UTF-8 byte order mark, a comment, a comma after the
-// last member.
+// last member; and two that show the test tells reading from not reading: the file as
+// install wrote it (read), and one that is not JSON at all (its last brace gone: not read).
 var Syntaxes = []Syntax{
-	{"byte order mark", func(d []byte) []byte { return append([]byte("\uFEFF"), d...) }},
-	{"comment", func(d []byte) []byte { return append([]byte("// written by hand\n"), d...) }},
-	{"trailing comma", func(d []byte) []byte {
+	{"as install wrote it", func(d []byte) []byte { return d }},
+	{"without its last brace", func(d []byte) []byte {
+		d = bytes.TrimRight(d, " \t\r\n")
+		return append([]byte(nil), d[:len(d)-1]...)
+	}},
+	{"with a byte order mark", func(d []byte) []byte {
+		if bytes.HasPrefix(d, []byte("\uFEFF")) {
+			return d // (Qwen Code's suite writes its settings with one)
+		}
+		return append([]byte("\uFEFF"), d...)
+	}},
+	{"with a comment", func(d []byte) []byte {
+		bom := []byte("\uFEFF")
+		rest, had := bytes.CutPrefix(d, bom)
+		out := append([]byte("// written by hand\n"), rest...)
+		if had {
+			out = append(bom, out...)
+		}
+		return out
+	}},
+	{"with a trailing comma", func(d []byte) []byte {
 		d = bytes.TrimRight(d, " \t\r\n")
 		end := bytes.LastIndexByte(d, '}')
 		body := bytes.TrimRight(d[:end], " \t\r\n")
@@ -49,10 +68,10 @@ func CheckSyntaxClaim(t testing.TB, host string, s Syntax, read bool, installErr
 	t.Helper()
 	switch {
 	case read && installErr != nil:
-		t.Errorf("%s runs the hooks of a settings file with a %s, but install refuses it: %v", host, s.Name, installErr)
+		t.Errorf("%s runs the hooks of a settings file %s, but install refuses it: %v", host, s.Name, installErr)
 	case !read && installErr == nil:
-		t.Errorf("%s does not run the hooks of a settings file with a %s, but install takes it", host, s.Name)
+		t.Errorf("%s does not run the hooks of a settings file %s, but install takes it", host, s.Name)
 	default:
-		fmt.Fprintf(os.Stderr, "ralph-loop e2e (%s): a settings file with a %s: read by the CLI %v, install agrees\n", host, s.Name, read)
+		fmt.Fprintf(os.Stderr, "ralph-loop e2e (%s): a settings file %s: read by the CLI %v, install agrees\n", host, s.Name, read)
 	}
 }
