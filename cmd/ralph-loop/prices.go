@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -41,6 +42,9 @@ func pricesCommand() *cli.Command {
 			cfg, err := args.Resolve(args.Parsed{}, projectDir(cwd))
 			if err != nil {
 				tw.Flush()
+				if errors.Is(err, args.ErrSetting) {
+					return usageError{err: err}
+				}
 				return err
 			}
 			models := make([]string, 0, len(cfg.Prices))
