@@ -131,6 +131,9 @@ func installCommand(add bool) *cli.Command {
 				if err == nil {
 					err = report(cmd.Root().Writer, plan, cmd, auto)
 				}
+				if err == nil && plan.Skipped != "" {
+					failed = exitError(1) // not installed, though asked: not done
+				}
 				if err != nil {
 					if !auto {
 						return err
