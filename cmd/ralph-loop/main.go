@@ -266,6 +266,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			c.Description = "Prints a script that completes ralph-loop's commands and flags in the shell."
 			addExamples([]*cli.Command{c})
 			c.OnUsageError = onUsageError
+			bashCompletionFirst(c)
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
