@@ -46,6 +46,9 @@ func doctorCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if err := isDir(dir); err != nil {
+				return err
+			}
 			d := &doctor{ctx: ctx, out: cmd.Root().Writer, getenv: os.Getenv, dir: dir,
 				color: colorOK(cmd.Root().Writer, os.Getenv)}
 			d.run()

@@ -166,14 +166,28 @@ func installOptions(scope, dir string) (install.Options, error) {
 	if err != nil {
 		return opt, fmt.Errorf("resolve %s: %w", dir, err)
 	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+	if err := isDir(abs); err != nil {
 		if scope != install.ScopeUser {
-			return opt, fmt.Errorf("project directory %s does not exist", abs)
+			return opt, err
 		}
 		abs = ""
 	}
 	opt.Dir = abs
 	return opt, nil
+}
+
+// isDir checks that --dir names a directory (a usage error if not).
+func isDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("--dir %s: no such directory", dir)
+	case err != nil:
+		return fmt.Errorf("--dir %s: %w", dir, err)
+	case !fi.IsDir():
+		return usagef("--dir %s: not a directory", dir)
+	}
+	return nil
 }
 
 // binaryPath is the absolute path of the executable the hooks will run: the one given, or
