@@ -49,13 +49,15 @@ func installCommand(add bool) *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "add the hooks even when another scope of the host has them already"})
 	} else {
 		name, usage = "uninstall", "remove exactly what install added"
-		usageText = "ralph-loop uninstall [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run]"
+		usageText = "ralph-loop uninstall [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run] [--purge]"
+		flags = append(flags, &cli.BoolFlag{Name: "purge", Usage: "also remove the backups, and once no install is left the loops' state: all ralph-loop keeps on this machine"})
 		desc = "Takes out, at the scope given, exactly what install added and nothing else: ralph-loop's hook entries " +
 			"(known by their command line, wherever the binary has moved since), the settings install set if they " +
 			"still hold its value, the command files it wrote if unchanged, and the files and directories it created; " +
 			"every other byte of the settings stays as it is. Without --host, uninstall acts on every host ralph-loop " +
 			"was installed into or whose CLI is found. A changed file is backed up first under " +
-			"$XDG_STATE_HOME/ralph-loop/install, where the backups stay."
+			"$XDG_STATE_HOME/ralph-loop/install, where the backups stay, with the loops' state; uninstall says so, and " +
+			"--purge removes them too (refused while a loop is active)."
 	}
 	return &cli.Command{
 		Name:         name,
@@ -110,6 +112,12 @@ func installCommand(add bool) *cli.Command {
 				return err
 			}
 			opt.Force = cmd.Bool("force")
+			purge := !add && cmd.Bool("purge")
+			if purge && !cmd.Bool("dry-run") {
+				if err := purgeAllowed(); err != nil {
+					return err
+				}
+			}
 			var failed error
 			for _, h := range targets {
 				o := opt
@@ -141,6 +149,9 @@ func installCommand(add bool) *cli.Command {
 					fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: error: %s: %v\n", h.Title, err)
 					failed = exitError(1)
 				}
+			}
+			if !add && !cmd.Bool("dry-run") && failed == nil {
+				return leftBehind(cmd.Root().Writer, purge)
 			}
 			return failed
 		},
