@@ -557,8 +557,8 @@ func commandChange(path string, cf File, install bool, rec *Record, other otherI
 	return c, nil
 }
 
-// otherInstall is another scope's install that records a file as its own: the scope's name ("" for
-// none) and the hash of what it wrote.
+// otherInstall is another scope's install that records a file as its own: the scope's name
+// ("" for none) and the hash of what it wrote.
 type otherInstall struct{ scope, hash string }
 
 // otherInstalls are the files the installs at the host's other scopes on this machine record
