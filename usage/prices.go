@@ -32,10 +32,12 @@ func (p Price) Validate() error {
 	return nil
 }
 
-// PricesDate is when the table's prices were read from the sources named beside them.
-const PricesDate = "2026-11-26"
+// PricesDate is when the table's prices were read from the providers' own pages named
+// beside them.
+const PricesDate = "2026-11-27"
 
-// Entry is one model of the price table and where its price came from.
+// Entry is one model of the price table and where its price came from: the provider's own
+// page (a test keeps it so: no blog, aggregator or other library).
 type Entry struct {
 	Model  string
 	Price  Price
@@ -45,31 +47,31 @@ type Entry struct {
 // The models the pinned hosts use by default, and others a user is likely to choose. The
 // list prices of each provider's own API, standard tier, at short context: long-context
 // tiers (OpenAI bills a whole request over 272K input tokens at twice the input rates and
-// 1.5 times the output rate), batch, priority and fast modes and 1-hour cache writes are not
-// modelled. Cache writes are priced at the 5-minute rate. OpenAI bills cache writes at the
-// input rate unless the source names one.
+// 1.5 times the output rate), batch, priority and fast modes, promotions and 1-hour cache
+// writes are not modelled. Cache writes are priced at the 5-minute rate (Anthropic), the
+// page's cache-write price (OpenAI) or, where the page names none, the input rate (OpenAI's
+// older models; Google, which bills cache storage by the hour instead, not counted).
 var table = []Entry{
 	// Claude Code 2.1.330's default model.
 	{"claude-opus-5-5", Price{4, 5, 0.20, 20}, "platform.claude.com/docs/en/models/opus-5-5/overview"},
-	{"claude-opus-5", Price{5, 6.25, 0.50, 25}, "platform.claude.com/docs/en/models/opus-5/overview"},
-	{"claude-opus-4-5", Price{5, 6.25, 0.50, 25}, "docs.anthropic.com pricing (via adk-anthropic pricing.rs, docs.rs)"},
-	{"claude-opus-4-1", Price{15, 18.75, 1.50, 75}, "docs.anthropic.com/en/docs/about-claude/pricing"},
-	{"claude-opus-4", Price{15, 18.75, 1.50, 75}, "docs.anthropic.com/en/docs/about-claude/pricing"},
-	{"claude-sonnet-4-5", Price{3, 3.75, 0.30, 15}, "docs.anthropic.com pricing (Sonnet 4.x rates)"},
-	{"claude-sonnet-4", Price{3, 3.75, 0.30, 15}, "docs.anthropic.com/en/docs/about-claude/pricing"},
-	{"claude-haiku-4-5", Price{1, 1.25, 0.10, 5}, "docs.anthropic.com pricing (via claude-session-parser, docs.rs)"},
+	{"claude-opus-5", Price{5, 6.25, 0.50, 25}, "platform.claude.com/docs/en/about-claude/pricing"},
+	{"claude-opus-4-5", Price{5, 6.25, 0.50, 25}, "platform.claude.com/docs/en/about-claude/pricing"},
+	{"claude-opus-4-1", Price{15, 18.75, 1.50, 75}, "platform.claude.com/docs/en/about-claude/pricing"},
+	{"claude-opus-4", Price{15, 18.75, 1.50, 75}, "platform.claude.com/docs/en/about-claude/pricing"},
+	{"claude-sonnet-4-5", Price{3, 3.75, 0.30, 15}, "platform.claude.com/docs/en/about-claude/pricing"},
+	{"claude-sonnet-4", Price{3, 3.75, 0.30, 15}, "platform.claude.com/docs/en/about-claude/pricing"},
+	{"claude-haiku-4-5", Price{1, 1.25, 0.10, 5}, "platform.claude.com/docs/en/about-claude/pricing"},
 	// Codex CLI 0.169.0's default model (the model it asks a provider for when config.toml
 	// names none).
-	{"gpt-6.1-sol", Price{2, 2.50, 0.10, 10}, "developers.openai.com/api/docs/models/gpt-6.1-sol (as quoted by docs.litellm.ai/blog/gpt_6_1_sol and apidog.com)"},
-	{"gpt-6-sol", Price{2, 2.50, 0.20, 10}, "apidog.com/blog/gpt-6-1-sol-api (GPT-6 Sol column)"},
-	{"gpt-5.6-sol", Price{5, 5, 0.50, 30}, "laxima.tech/blog/gpt-5-6-pricing-sol-vs-terra-vs-luna (cache read: 0.1x input, as GPT-5.5)"},
-	{"gpt-5.5", Price{5, 5, 0.50, 30}, "morphllm.com/openai-api-pricing (OpenAI's price table, June 2026)"},
-	{"gpt-5.4", Price{2.50, 2.50, 0.25, 15}, "morphllm.com/openai-api-pricing (OpenAI's price table, June 2026)"},
-	{"gpt-5.4-mini", Price{0.75, 0.75, 0.075, 4.50}, "morphllm.com/openai-api-pricing (OpenAI's price table, June 2026)"},
-	// Gemini CLI 0.61.0's default model (DEFAULT_GEMINI_MODEL). Google bills no cache
-	// writes (it bills cache storage by the hour, not counted): writes at the input rate.
-	{"gemini-2.5-pro", Price{1.25, 1.25, 0.31, 10}, "ai.google.dev/gemini-api/docs/pricing, prompts up to 200K (input and output as quoted by gemini-cost 0.1.0 on docs.rs; cache read as last published there)"},
-	{"gemini-2.5-flash", Price{0.30, 0.30, 0.075, 2.50}, "ai.google.dev/gemini-api/docs/pricing (as last published there)"},
+	{"gpt-6.1-sol", Price{2, 2.50, 0.10, 10}, "developers.openai.com/api/docs/models/gpt-6.1-sol"},
+	{"gpt-6-sol", Price{2, 2.50, 0.20, 10}, "developers.openai.com/api/docs/models/gpt-6-sol"},
+	{"gpt-5.6-sol", Price{5, 5, 0.50, 30}, "developers.openai.com/api/docs/models/gpt-5.6-sol (the list price; a promotional $4 / $0.40 / $20 ran to at least 2026-11-21)"},
+	{"gpt-5.5", Price{5, 5, 0.50, 30}, "developers.openai.com/api/docs/models/gpt-5.5"},
+	{"gpt-5.4", Price{2.50, 2.50, 0.25, 15}, "developers.openai.com/api/docs/models/gpt-5.4"},
+	{"gpt-5.4-mini", Price{0.75, 0.75, 0.075, 4.50}, "developers.openai.com/api/docs/models/gpt-5.4-mini"},
+	// Gemini CLI 0.61.0's default model (DEFAULT_GEMINI_MODEL).
+	{"gemini-2.5-pro", Price{1.25, 1.25, 0.125, 10}, "ai.google.dev/gemini-api/docs/pricing (prompts up to 200K tokens)"},
+	{"gemini-2.5-flash", Price{0.30, 0.30, 0.03, 2.50}, "ai.google.dev/gemini-api/docs/pricing (text, image and video)"},
 }
 
 // Table returns the embedded price table, sorted by model.

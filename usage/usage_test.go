@@ -2,6 +2,9 @@ package usage_test
 
 import (
 	"math"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/hook/claude"
@@ -75,6 +78,38 @@ func TestDefaultModelsPriced(t *testing.T) {
 	for _, e := range usage.Table() {
 		if e.Source == "" || e.Price.Validate() != nil || e.Price.Output == 0 {
 			t.Errorf("%s: price %+v from %q", e.Model, e.Price, e.Source)
+		}
+	}
+}
+
+// TestPricesFromProviders: each price in the table names the provider's own page (its API
+// docs or price page), and no other site: no blog, no aggregator, no other library.
+func TestPricesFromProviders(t *testing.T) {
+	own := map[string][]string{ // by the model's prefix
+		"claude-": {"platform.claude.com", "docs.anthropic.com", "www.anthropic.com"},
+		"gpt-":    {"developers.openai.com", "platform.openai.com", "openai.com"},
+		"gemini-": {"ai.google.dev", "cloud.google.com"},
+	}
+	site := regexp.MustCompile(`[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}\b`) // a host name
+	for _, e := range usage.Table() {
+		var domains []string
+		for prefix, d := range own {
+			if strings.HasPrefix(e.Model, prefix) {
+				domains = d
+			}
+		}
+		if domains == nil {
+			t.Errorf("%s: no provider known for its name", e.Model)
+			continue
+		}
+		sites := site.FindAllString(e.Source, -1)
+		if len(sites) == 0 || !strings.HasPrefix(e.Source, sites[0]+"/") {
+			t.Errorf("%s: source %q does not start with a page", e.Model, e.Source)
+		}
+		for _, s := range sites {
+			if !slices.Contains(domains, s) {
+				t.Errorf("%s: source %q names %s, not the provider's own site (%s)", e.Model, e.Source, s, strings.Join(domains, ", "))
+			}
 		}
 	}
 }

@@ -40,7 +40,7 @@ func cancelCommand() *cli.Command {
 					return err
 				}
 			} else if err := state.ValidSessionID(id); err != nil {
-				return usageError{err}
+				return usageError{err: err}
 			}
 			w := newTerminalWriter(cmd.Root().Writer)
 			n := 0
@@ -51,7 +51,9 @@ func cancelCommand() *cli.Command {
 						continue
 					}
 				} else if l, err := env.Store.Peek(id); err == nil && l == nil && !exists(env.Store.SessionDir(id)) {
-					continue // a session ralph-loop never saw: nothing to lock, nothing created
+					// A session ralph-loop never saw (nothing to lock, nothing created): not
+					// there, as for status (exit 1; a typed id may be wrong).
+					return fmt.Errorf("session %s has no ralph loop", id)
 				}
 				by, why := state.ByTerminal, "cancelled with ralph-loop cancel"
 				if !proc.Supported && insideSession(id) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/codex"
 	"github.com/ralph-loop/ralph-loop/hook/gemini"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
@@ -43,6 +44,9 @@ func doctorCommand() *cli.Command {
 			}
 			dir, err := filepath.Abs(dir)
 			if err != nil {
+				return err
+			}
+			if err := isDir(dir); err != nil {
 				return err
 			}
 			d := &doctor{ctx: ctx, out: cmd.Root().Writer, getenv: os.Getenv, dir: dir,
@@ -109,8 +113,8 @@ func (d *doctor) run() {
 		if !h.Detected(d.getenv) && len(found) == 0 {
 			continue
 		}
-		any, hooked = true, hooked || len(found) > 0 || len(plugins(h, d.dir, d.getenv)) > 0
-		d.host(h, found)
+		any = true
+		hooked = d.host(h, found) || hooked
 	}
 	switch {
 	case !any:
@@ -123,8 +127,8 @@ func (d *doctor) run() {
 }
 
 // host reports one host: its CLI against the version tested, its hooks, their binary and
-// the trust the host needs.
-func (d *doctor) host(h *install.Target, found []install.Found) {
+// the trust the host needs. hooked: ralph-loop's hooks are there for it.
+func (d *doctor) host(h *install.Target, found []install.Found) (hooked bool) {
 	fmt.Fprintf(d.out, "%s:\n", h.Title)
 	tested := hosts.Tested[h.Name]
 	cli, err := exec.LookPath(h.CLI)
@@ -149,8 +153,21 @@ func (d *doctor) host(h *install.Target, found []install.Found) {
 		d.say("%s", line)
 	}
 	if hh, ok := hosts.Lookup(h.Name); ok {
-		if c := hh.Facts(d.getenv, d.dir).BlockCap; c > 0 {
+		// The cap as the host's hooks would see it: Claude Code passes its settings' env on.
+		getenv := d.getenv
+		if e, ok := hh.(interface {
+			HookEnv(getenv func(string) string, project string) func(string) string
+		}); ok {
+			getenv = e.HookEnv(d.getenv, d.dir)
+		}
+		if c := hh.Facts(getenv, d.dir).BlockCap; c > 0 {
 			d.say("block cap: the host ends a turn after %d stop blocks in a row", c)
+		}
+	}
+	if h.Name == claude.Name {
+		for _, p := range claude.Plugins(d.getenv, d.dir) {
+			d.plugin(h, p)
+			hooked = true
 		}
 	}
 	if len(found) == 0 {
@@ -158,13 +175,15 @@ func (d *doctor) host(h *install.Target, found []install.Found) {
 			// opencode, Kilo: the hooks are a plugin file, which doctor does not read.
 			if ps := plugins(h, d.dir, d.getenv); len(ps) > 0 {
 				d.say("hooks: a plugin, %s; doctor does not check what it runs", strings.Join(ps, ", "))
-				return
+				return true
 			}
 			d.say("hooks: a plugin (ralph-loop install --host %s writes it); doctor does not check it", h.Name)
-			return
+			return false
 		}
-		d.say("hooks: none found (ralph-loop install --host %s adds them)", h.Name)
-		return
+		if !hooked {
+			d.say("hooks: none found (ralph-loop install --host %s adds them)", h.Name)
+		}
+		return hooked
 	}
 	var own []string
 	for _, f := range found {
@@ -178,6 +197,32 @@ func (d *doctor) host(h *install.Target, found []install.Found) {
 			h.Title, strings.Join(own, " and "), len(own), h.Name, own[len(own)-1])
 	}
 	d.trust(h, found)
+	return true
+}
+
+// plugin reports ralph-loop's Claude Code plugin: its version and the binary its hooks run
+// (the ralph-loop on PATH).
+func (d *doctor) plugin(h *install.Target, p claude.Plugin) {
+	what := fmt.Sprintf("the plugin %s %s (%s scope, %s)", p.ID, p.Version, p.Scope, p.Hooks)
+	if len(h.HooksIn(p.Hooks)) == 0 {
+		d.say("hooks: %s, which runs none of ralph-loop's hooks", what)
+		return
+	}
+	bin, err := exec.LookPath("ralph-loop")
+	if err != nil {
+		d.say("hooks: %s, run the ralph-loop on PATH: none here", what)
+		d.problem("%s: the hooks of %s run the ralph-loop on PATH and there is none, so they do nothing: %s", h.Title, p.ID, inject.GetIt)
+		return
+	}
+	if v, ok := d.version(bin); ok {
+		d.say("hooks: %s, run the ralph-loop on PATH, %s (version %s)", what, bin, v)
+	} else {
+		d.say("hooks: %s, run the ralph-loop on PATH, %s (gone, or it does not run)", what, bin)
+		d.problem("%s: the hooks of %s run %s, which does not run: install ralph-loop again", h.Title, p.ID, bin)
+	}
+	if p.Version != claude.PluginVersion {
+		d.say("  this ralph-loop comes with the plugin's version %s: claude plugin marketplace update, then claude plugin update %s, brings it", claude.PluginVersion, p.ID)
+	}
 }
 
 // hooks reports one scope's hooks and the binary they run.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rogpeppe/go-internal/diff"
 	"github.com/urfave/cli/v3"
 
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
@@ -31,7 +33,7 @@ func installCommand(add bool) *cli.Command {
 	name, usage := "install", "add ralph-loop's hooks and slash commands to agent hosts' settings"
 	usageText := "ralph-loop install [--host NAME] [--scope user|project|local] [--dir PATH] [--binary PATH] [--force] [--dry-run]"
 	desc := "Without --host, install acts on every supported host found on this machine (its CLI on PATH or " +
-		"its configuration directory), one line per host. Settings files are edited in place: only ralph-loop's " +
+		"its configuration directory), and says, for each, every file it touched. Settings files are edited in place: only ralph-loop's " +
 		"entries are added, the rest stays byte for byte. At project scope the settings are committed and " +
 		"shared: the hooks run the ralph-loop found on PATH, and do nothing but print one line on a machine " +
 		"without it. The previous content of a changed file is backed up under $XDG_STATE_HOME/ralph-loop/install."
@@ -39,7 +41,7 @@ func installCommand(add bool) *cli.Command {
 		&cli.StringFlag{Name: "host", Usage: "the agent host: " + installerNames() + " (default: every one found)"},
 		&cli.StringFlag{Name: "scope", Usage: "user (e.g. ~/.claude), project (committed, e.g. .claude/settings.json) or local (e.g. .claude/settings.local.json); default user"},
 		&cli.StringFlag{Name: "dir", Usage: "the project directory (default: the current directory)"},
-		&cli.BoolFlag{Name: "dry-run", Usage: "print what would change and change nothing"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print a unified diff of each file it would change, and change nothing"},
 	}
 	if add {
 		flags = append(flags,
@@ -47,13 +49,15 @@ func installCommand(add bool) *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "add the hooks even when another scope of the host has them already"})
 	} else {
 		name, usage = "uninstall", "remove exactly what install added"
-		usageText = "ralph-loop uninstall [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run]"
+		usageText = "ralph-loop uninstall [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run] [--purge]"
+		flags = append(flags, &cli.BoolFlag{Name: "purge", Usage: "also remove the backups, and once no install is left the loops' state: all ralph-loop keeps on this machine"})
 		desc = "Takes out, at the scope given, exactly what install added and nothing else: ralph-loop's hook entries " +
 			"(known by their command line, wherever the binary has moved since), the settings install set if they " +
 			"still hold its value, the command files it wrote if unchanged, and the files and directories it created; " +
 			"every other byte of the settings stays as it is. Without --host, uninstall acts on every host ralph-loop " +
 			"was installed into or whose CLI is found. A changed file is backed up first under " +
-			"$XDG_STATE_HOME/ralph-loop/install, where the backups stay."
+			"$XDG_STATE_HOME/ralph-loop/install, where the backups stay, with the loops' state; uninstall says so, and " +
+			"--purge removes them too (refused while a loop is active)."
 	}
 	return &cli.Command{
 		Name:         name,
@@ -108,6 +112,12 @@ func installCommand(add bool) *cli.Command {
 				return err
 			}
 			opt.Force = cmd.Bool("force")
+			purge := !add && cmd.Bool("purge")
+			if purge && !cmd.Bool("dry-run") {
+				if err := purgeAllowed(); err != nil {
+					return err
+				}
+			}
 			var failed error
 			for _, h := range targets {
 				o := opt
@@ -129,6 +139,9 @@ func installCommand(add bool) *cli.Command {
 				if err == nil {
 					err = report(cmd.Root().Writer, plan, cmd, auto)
 				}
+				if err == nil && plan.Skipped != "" {
+					failed = exitError(1) // not installed, though asked: not done
+				}
 				if err != nil {
 					if !auto {
 						return err
@@ -136,6 +149,9 @@ func installCommand(add bool) *cli.Command {
 					fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: error: %s: %v\n", h.Title, err)
 					failed = exitError(1)
 				}
+			}
+			if !add && !cmd.Bool("dry-run") && failed == nil {
+				return leftBehind(cmd.Root().Writer, purge)
 			}
 			return failed
 		},
@@ -161,14 +177,28 @@ func installOptions(scope, dir string) (install.Options, error) {
 	if err != nil {
 		return opt, fmt.Errorf("resolve %s: %w", dir, err)
 	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+	if err := isDir(abs); err != nil {
 		if scope != install.ScopeUser {
-			return opt, fmt.Errorf("project directory %s does not exist", abs)
+			return opt, err
 		}
 		abs = ""
 	}
 	opt.Dir = abs
 	return opt, nil
+}
+
+// isDir checks that --dir names a directory (a usage error if not).
+func isDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usagef("--dir %s: no such directory", dir)
+	case err != nil:
+		return fmt.Errorf("--dir %s: %w", dir, err)
+	case !fi.IsDir():
+		return usagef("--dir %s: not a directory", dir)
+	}
+	return nil
 }
 
 // binaryPath is the absolute path of the executable the hooks will run: the one given, or
@@ -226,11 +256,27 @@ func checkBinary(path string) error {
 	return nil
 }
 
+// unifiedDiff is what a change does to its file, as a unified diff (/dev/null for a file
+// created or removed).
+func unifiedDiff(c install.Change) []byte {
+	from, to := c.Path, c.Path
+	if c.Old == nil {
+		from = "/dev/null"
+	}
+	if c.Action == "remove" {
+		to = "/dev/null"
+	}
+	d := diff.Diff(from, c.Old, to, c.Content)
+	_, d, _ = bytes.Cut(d, []byte("\n")) // its first line, "diff FROM TO", says it twice
+	return d
+}
+
 // npxBinary is the ralph-loop npm install -g put on PATH, once install run by npx did it.
 var npxBinary string
 
-// report prints what a plan did (or would do, with --dry-run): the changes one a line, or
-// in brief (auto: several hosts), one line for the host.
+// report prints what a plan did (or would do, with --dry-run): every file it touched, one
+// a line, and what the user is to know; brief (several hosts): a plan that changed nothing
+// is one line.
 func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error {
 	h, scope := plan.Target, plan.Scope.Name
 	verb := "installed"
@@ -244,12 +290,10 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 		return nil
 	}
 	changed := 0
-	backups := false
 	for _, c := range plan.Changes {
 		if c.Action != "unchanged" {
 			changed++
 		}
-		backups = backups || c.Backup != ""
 	}
 	switch {
 	case dry:
@@ -259,13 +303,6 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 		if brief {
 			return nil
 		}
-	case brief:
-		line := fmt.Sprintf("ralph-loop: %s %s: %s", verb, where, plan.Settings)
-		if backups {
-			line += "; backups in " + filepath.Join(plan.RecordDir, "backups")
-		}
-		fmt.Fprintln(w, line)
-		return nil
 	default:
 		fmt.Fprintf(w, "ralph-loop: %s %s\n", verb, where)
 	}
@@ -274,9 +311,8 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 			continue
 		}
 		fmt.Fprintf(w, "  %s\n", c.Describe())
-		if dry && c.Path == plan.Settings && c.Content != nil {
-			fmt.Fprintf(w, "%s", indent(string(c.Content), "    | "))
-			fmt.Fprintln(w)
+		if dry && !c.Dir && c.Action != "unchanged" {
+			w.Write(unifiedDiff(c))
 		}
 	}
 	for _, n := range plan.Notes {

@@ -35,7 +35,7 @@ func logCommand() *cli.Command {
 			id := cmd.String("session")
 			if id != "" {
 				if err := state.ValidSessionID(id); err != nil {
-					return usageError{err}
+					return usageError{err: err}
 				}
 			}
 			if cmd.Bool("follow") {

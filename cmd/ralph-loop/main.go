@@ -20,13 +20,17 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// usageError marks errors in how a command was called (exit code 2).
-type usageError struct{ err error }
+// usageError marks errors in how a command was called (exit code 2). cmd is the command
+// ("" for the root, or "status"), whose help the hint names.
+type usageError struct {
+	err error
+	cmd string
+}
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return usageError{err: fmt.Errorf(format, a...)} }
 
 // exitError carries an exit code without a message (the message was printed already).
 type exitError int
@@ -53,24 +57,36 @@ var builtin = []string{"help", "h", "completion"}
 // unknownCommand is the usage error for a command that does not exist, with the nearest
 // one's name when the typo is small.
 func unknownCommand(app *cli.Command, name string) error {
-	best, bestD := "", 3
 	names := slices.Clone(builtin)
 	for _, c := range app.Commands {
 		if !c.Hidden {
 			names = append(names, c.Names()...)
 		}
 	}
-	for _, n := range names {
-		{
-			if d := editDistance(strings.ToLower(name), n); d < bestD || d == bestD && best == "" && strings.HasPrefix(n, name) {
-				best, bestD = n, d
-			}
-		}
-	}
-	if best != "" && bestD <= max(1, len(name)/3) {
+	if best := nearest(strings.ToLower(name), names); best != "" {
 		return usagef("unknown command %q; did you mean %q?", name, best)
 	}
 	return usagef("unknown command %q", name)
+}
+
+// nearest is the one of names that name is a small typo of, or that starts with name (at
+// least 3 letters of it), "" if none is.
+func nearest(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(name, n); d < bestD || d == bestD && best == "" && strings.HasPrefix(n, name) {
+			best, bestD = n, d
+		}
+	}
+	if best != "" && bestD <= max(1, len(name)/3) {
+		return best
+	}
+	for _, n := range names {
+		if len(name) >= 3 && strings.HasPrefix(n, name) {
+			return n
+		}
+	}
+	return ""
 }
 
 // editDistance is the number of insertions, deletions, substitutions and transpositions of
@@ -144,7 +160,11 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &code):
 		return int(code)
 	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "ralph-loop: error: %s\nralph-loop: hint: run \"ralph-loop help\" for usage\n", inject.Printable(usage.err.Error()))
+		help := "ralph-loop help"
+		if usage.cmd != "" {
+			help = "ralph-loop " + usage.cmd + " --help"
+		}
+		fmt.Fprintf(stderr, "ralph-loop: error: %s\nralph-loop: hint: run %q for usage\n", inject.Printable(usage.err.Error()), help)
 		return 2
 	}
 	// One line, escaped: errors name files and quote state a repository may have written.
@@ -170,8 +190,59 @@ func newStore() *state.Store {
 	return s
 }
 
-func onUsageError(_ context.Context, _ *cli.Command, err error, _ bool) error {
-	return usageError{err}
+// onUsageError makes a usage error of what urfave/cli found wrong in a command line: a flag
+// it does not know is named as typed (long flags with two dashes), with the command's
+// nearest flag.
+func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+		dash := "--"
+		if len(name) == 1 {
+			dash = "-"
+		}
+		var names []string
+		for _, f := range cmd.VisibleFlags() {
+			for _, n := range f.Names() {
+				if len(n) > 1 {
+					names = append(names, n)
+				}
+			}
+		}
+		err = fmt.Errorf("unknown flag %s%s", dash, name)
+		if best := nearest(name, names); best != "" {
+			err = fmt.Errorf("unknown flag %s%s (did you mean --%s?)", dash, name, best)
+		}
+	}
+	return usageError{err, commandName(cmd)}
+}
+
+// commandName is a command's name below the root ("" for the root).
+func commandName(cmd *cli.Command) string {
+	var names []string
+	for _, c := range cmd.Lineage() {
+		if c.Root() != c {
+			names = append([]string{c.Name}, names...)
+		}
+	}
+	return strings.Join(names, " ")
+}
+
+// namedUsage gives the usage errors of a command's action the command's name, for the hint.
+func namedUsage(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.Action == nil {
+			continue
+		}
+		action := c.Action
+		c.Action = func(ctx context.Context, cmd *cli.Command) error {
+			err := action(ctx, cmd)
+			var u usageError
+			if errors.As(err, &u) && u.cmd == "" {
+				u.cmd = commandName(cmd)
+				return u
+			}
+			return err
+		}
+	}
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
@@ -195,6 +266,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			c.Description = "Prints a script that completes ralph-loop's commands and flags in the shell."
 			addExamples([]*cli.Command{c})
 			c.OnUsageError = onUsageError
+			bashCompletionFirst(c)
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
@@ -235,5 +307,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 		},
 	}
 	addExamples(app.Commands)
+	namedUsage(app.Commands)
 	return app
 }

@@ -52,5 +52,10 @@ func npxGlobal(log io.Writer) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("npm install -g %s put no ralph-loop at %s: %w", spec, bin, err)
 	}
+	// Its first run puts the native binary in the launcher's place (the package has no
+	// install script), so that the hooks run no node process.
+	if err := exec.Command(bin, "version", "--short").Run(); err != nil {
+		return "", fmt.Errorf("the ralph-loop npm install -g %s put at %s does not run: %w", spec, bin, err)
+	}
 	return real, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -28,7 +29,7 @@ func pricesCommand() *cli.Command {
 				return usagef("prices takes no arguments")
 			}
 			w := newTerminalWriter(cmd.Root().Writer)
-			fmt.Fprintf(w, "prices in USD per million tokens, read on %s from the providers' pages named\n", usage.PricesDate)
+			fmt.Fprintf(w, "prices in USD per million tokens, read on %s from the providers' own pages named\n", usage.PricesDate)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "MODEL\tINPUT\tCACHE WRITE\tCACHE READ\tOUTPUT\tSOURCE")
 			row := func(model string, p usage.Price, source string) {
@@ -41,6 +42,9 @@ func pricesCommand() *cli.Command {
 			cfg, err := args.Resolve(args.Parsed{}, projectDir(cwd))
 			if err != nil {
 				tw.Flush()
+				if errors.Is(err, args.ErrSetting) {
+					return usageError{err: err}
+				}
 				return err
 			}
 			models := make([]string, 0, len(cfg.Prices))

@@ -35,6 +35,10 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	plugin, err := filepath.Abs("../../plugins/ralph-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
@@ -71,6 +75,7 @@ func TestScripts(t *testing.T) {
 			keep.SetKeepDir(filepath.Join(e.WorkDir, "home", ".local", "share", "ralph-loop"))
 			e.Setenv("KEEP", keep.CopiesDir())
 			e.Setenv("CAPTURED", captured)
+			e.Setenv("PLUGIN", plugin) // the Claude Code plugin, as committed
 			// A -race binary sleeps 1s at exit by default; the scripts run hundreds of them.
 			e.Setenv("GORACE", "atexit_sleep_ms=0")
 			for _, k := range []string{"CLAUDE_CODE_SESSION_ID", "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "CLAUDE_PROJECT_DIR"} {

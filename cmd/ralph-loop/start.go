@@ -37,7 +37,7 @@ func startCommand() *cli.Command {
 				return cli.ShowSubcommandHelp(cmd)
 			}
 			if err != nil {
-				return usageError{err}
+				return usageError{err: err}
 			}
 			h, session, err := startTarget(p, os.Getenv)
 			if err != nil {
@@ -50,6 +50,9 @@ func startCommand() *cli.Command {
 				project = cwd
 			}
 			cfg, err := args.Resolve(p, project)
+			if errors.Is(err, args.ErrSetting) {
+				return usageError{err: err} // exit 2, as the same value given as a flag
+			}
 			if err != nil {
 				return err
 			}

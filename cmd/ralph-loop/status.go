@@ -157,7 +157,7 @@ func statusCommand() *cli.Command {
 			}
 			if id := cmd.String("session"); id != "" {
 				if err := state.ValidSessionID(id); err != nil {
-					return usageError{err}
+					return usageError{err: err}
 				}
 				return sessionStatus(w, store, id, cmd.Bool("json"))
 			}

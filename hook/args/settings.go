@@ -22,6 +22,21 @@ const (
 	LocalSettings   = ".ralph/settings.local.json" // not committed
 )
 
+// ErrSetting marks an error in what a settings file says (not JSON, an unknown key, a bad
+// value), as against one reading it: ralph-loop start exits with it as with a bad flag.
+var ErrSetting = errors.New("bad setting")
+
+// settingError is an error in what a settings file says, at a place in it
+// ("NAME:LINE:COLUMN").
+type settingError struct {
+	at  string
+	err error
+}
+
+func (e settingError) Error() string        { return e.at + ": " + e.err.Error() }
+func (e settingError) Unwrap() error        { return e.err }
+func (e settingError) Is(target error) bool { return target == ErrSetting }
+
 // Resolve builds a loop's settings: the built-in defaults, then the project's settings,
 // then the local ones, then the flags typed with the command. Objects merge recursively
 // and arrays replace. Unknown keys and bad values are errors, naming the file. Config.Sources
@@ -33,15 +48,19 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 		cfg.Sources[f] = "default"
 	}
 	var merged map[string]any
-	origin := map[string]string{}
+	origin := map[string]string{} // the file each key comes from
+	at := map[string]string{}     // and where in it: NAME:LINE:COLUMN
 	var err error
 	for _, name := range []string{ProjectSettings, LocalSettings} {
-		layer, err := readSettings(filepath.Join(projectDir, name))
+		layer, where, err := readSettings(filepath.Join(projectDir, name), name)
 		if err != nil {
 			return cfg, err
 		}
 		for k := range layer {
-			origin[k] = name
+			origin[k], at[k] = name, where[k]
+			if at[k] == "" {
+				at[k] = name
+			}
 		}
 		merged = mergeJSON(merged, layer).(map[string]any)
 	}
@@ -53,18 +72,18 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 	for _, k := range keys {
 		if k == "version" {
 			if v, ok := merged[k].(json.Number); !ok || v.String() != "1" {
-				return cfg, fmt.Errorf("%s: \"version\" must be 1", origin[k])
+				return cfg, settingError{at[k], errors.New(`"version" must be 1`)}
 			}
 			continue
 		}
 		if k == SettingPrices {
 			if cfg.Prices, err = prices(merged[k]); err != nil {
-				return cfg, fmt.Errorf("%s: %w", origin[k], err)
+				return cfg, settingError{at[k], err}
 			}
 			continue
 		}
 		if err := applySetting(&cfg, k, merged[k]); err != nil {
-			return cfg, fmt.Errorf("%s: %w", origin[k], err)
+			return cfg, settingError{at[k], err}
 		}
 		cfg.Sources[k] = origin[k]
 	}
@@ -127,30 +146,76 @@ func prices(v any) (map[string]usage.Price, error) {
 // MaxSettingsSize bounds a settings file.
 const MaxSettingsSize = 1 << 20
 
-// readSettings reads one settings file; a missing file is empty. Only a regular file (maybe
-// through a link) of at most MaxSettingsSize is read: a repository's link to /dev/zero or a
-// FIFO is refused, never read forever or waited on.
-func readSettings(path string) (map[string]any, error) {
+// readSettings reads one settings file, name as the user knows it: its keys, and where each
+// is in it (NAME:LINE:COLUMN); a missing file is empty. Only a regular file (maybe through a
+// link) of at most MaxSettingsSize is read: a repository's link to /dev/zero or a FIFO is
+// refused, never read forever or waited on.
+func readSettings(path, name string) (map[string]any, map[string]string, error) {
 	data, err := state.ReadRegular(path, MaxSettingsSize)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]any{}, nil
+		return map[string]any{}, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read settings: %w", err)
+		return nil, nil, fmt.Errorf("read settings: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil || m == nil {
-		if err == nil {
-			err = errors.New("not a JSON object")
+		off := dec.InputOffset()
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case err == nil, errors.As(err, &typ):
+			err, off = errors.New("not a JSON object"), 0
+		case errors.As(err, &syn):
+			off = syn.Offset - 1 // the byte it stopped at
 		}
-		return nil, fmt.Errorf("read %s: %v", path, err)
+		return nil, nil, settingError{name + ":" + lineCol(data, int(off)), err}
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("read %s: data after the JSON object", path)
+		return nil, nil, settingError{name + ":" + lineCol(data, int(dec.InputOffset())), errors.New("data after the JSON object")}
 	}
-	return m, nil
+	where := map[string]string{}
+	for k, off := range keyOffsets(data) {
+		where[k] = name + ":" + lineCol(data, off)
+	}
+	return m, where, nil
+}
+
+// keyOffsets are the byte offsets of the top-level keys of a JSON object (of the last, for
+// a key given twice: the value decoding keeps).
+func keyOffsets(data []byte) map[string]int {
+	out := map[string]int{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return out
+	}
+	for dec.More() {
+		start := int(dec.InputOffset())
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return out
+		}
+		for start < len(data) && data[start] != '"' {
+			start++ // past the comma and the white space before the key
+		}
+		out[key] = start
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return out
+		}
+	}
+	return out
+}
+
+// lineCol is "LINE:COLUMN" (from 1; the column in bytes) of a byte offset in data.
+func lineCol(data []byte, off int) string {
+	off = min(max(off, 0), len(data))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	return fmt.Sprintf("%d:%d", line, col)
 }
 
 // mergeJSON lays b over a: objects merge key by key, recursively; anything else in b
@@ -180,6 +245,12 @@ func mergeJSON(a, b any) any {
 // applySetting sets one loop setting from a settings file's value.
 func applySetting(c *state.Config, key string, v any) error {
 	if !known(key) {
+		if s := suggest(key, Options{}); s != "" {
+			return fmt.Errorf("unknown setting %q (did you mean %q?)", key, s)
+		}
+		if distance(key, SettingPrices) <= 2 {
+			return fmt.Errorf("unknown setting %q (did you mean %q?)", key, SettingPrices)
+		}
 		return fmt.Errorf("unknown setting %q (settings take the loop flags' names: %s; and %q)", key, strings.Join(LoopFlags, ", "), SettingPrices)
 	}
 	if key == FlagCheck {

@@ -1,11 +1,6 @@
 package claude
 
-import (
-	"encoding/json"
-	"strings"
-
-	"github.com/ralph-loop/ralph-loop/state"
-)
+import "strings"
 
 // hooked reports whether Claude Code, with its settings files as they are now on disk,
 // still runs ralph-loop's hooks for a session in project: Claude Code reads a changed
@@ -19,15 +14,11 @@ func hooked(getenv func(string) string, project string) (bool, string) {
 		if path == "" {
 			continue
 		}
-		data, err := state.ReadRegular(path, 16<<20)
-		if err != nil {
-			continue
-		}
 		var s struct {
 			DisableAllHooks bool            `json:"disableAllHooks"`
 			EnabledPlugins  map[string]bool `json:"enabledPlugins"`
 		}
-		if json.Unmarshal(data, &s) != nil {
+		if !readSettings(path, &s) {
 			continue // Claude Code refuses such a file and keeps what it had
 		}
 		if s.DisableAllHooks {

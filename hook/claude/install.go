@@ -39,7 +39,10 @@ var Installer = &install.Target{
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".claude/settings.json", CommandsDir: ".claude/commands", Shared: true, Describe: ".claude/settings.json"},
 		{Name: install.ScopeLocal, Base: install.ProjectBase, Settings: ".claude/settings.local.json", CommandsDir: ".claude/commands", Describe: ".claude/settings.local.json"},
 	},
-	Shape: install.Nested,
+	// Claude Code 2.1.330 runs the hooks of a settings file that starts with a byte order
+	// mark, and none of one with comments or a trailing comma (TestSettingsSyntax).
+	Syntax: install.Syntax{BOM: true},
+	Shape:  install.Nested,
 	Events: []install.Event{
 		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
 		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},

@@ -2,17 +2,109 @@ package claude
 
 import (
 	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
-// PluginVersion is the version of the Claude Code plugin. Claude Code updates an installed
-// plugin only when its version changes, so it goes up with every change to the plugin's
-// files.
-const PluginVersion = "1.0.2"
+// PluginVersionsFile is the plugin's versions, one a line with the sum of its files then
+// (PluginSum), oldest first, by its path in the repository. Claude Code updates an installed
+// plugin only when the version it finds differs from its own (2.1.330 keeps each version in
+// a directory of its own), so every change to the plugin's files needs a new version:
+// "make generate" adds one when the files' sum is not the last line's, and the tests fail
+// until it has.
+const PluginVersionsFile = "hook/claude/plugin-versions.txt"
+
+//go:embed plugin-versions.txt
+var pluginVersions []byte
+
+// PluginVersion is the version of the Claude Code plugin: the last of PluginVersionsFile.
+var PluginVersion = func() string {
+	r, err := ParsePluginReleases(pluginVersions)
+	if err != nil || len(r) == 0 {
+		panic(fmt.Sprintf("%s: %v", PluginVersionsFile, err)) // a test keeps it valid
+	}
+	return r[len(r)-1].Version
+}()
+
+// PluginRelease is one version of the plugin and the sum of its files at that version.
+type PluginRelease struct{ Version, Sum string }
+
+// ParsePluginReleases reads PluginVersionsFile: "VERSION SUM" lines ("#" starts a comment),
+// versions 1.0.N going up, no sum twice.
+func ParsePluginReleases(data []byte) ([]PluginRelease, error) {
+	var out []PluginRelease
+	last := -1
+	for i, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("line %d: want VERSION SUM", i+1)
+		}
+		n, err := patchOf(f[0])
+		if err != nil || n <= last {
+			return nil, fmt.Errorf("line %d: version %q does not follow the one before", i+1, f[0])
+		}
+		if slices.ContainsFunc(out, func(r PluginRelease) bool { return r.Sum == f[1] }) {
+			return nil, fmt.Errorf("line %d: the sum of an earlier version", i+1)
+		}
+		last = n
+		out = append(out, PluginRelease{f[0], f[1]})
+	}
+	return out, nil
+}
+
+// patchOf is N of a version 1.0.N.
+func patchOf(v string) (int, error) {
+	rest, ok := strings.CutPrefix(v, "1.0.")
+	n, err := strconv.Atoi(rest)
+	if !ok || err != nil || n < 0 || strconv.Itoa(n) != rest {
+		return 0, fmt.Errorf("version %q is not 1.0.N", v)
+	}
+	return n, nil
+}
+
+// NextPluginRelease is the release the plugin's files, of sum, belong to: the last one if
+// they have its sum, otherwise a new one (added true) with the next version.
+func NextPluginRelease(releases []PluginRelease, sum string) (r PluginRelease, added bool) {
+	if n := len(releases); n > 0 && releases[n-1].Sum == sum {
+		return releases[n-1], false
+	}
+	next := 0
+	if n := len(releases); n > 0 {
+		p, _ := patchOf(releases[n-1].Version)
+		next = p + 1
+	}
+	return PluginRelease{Version: "1.0." + strconv.Itoa(next), Sum: sum}, true
+}
+
+// PluginSum is the sha256 of the plugin's files (and the marketplace's), their version
+// left out.
+func PluginSum() string {
+	files := PluginFilesAt("")
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	for _, name := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(files[name]))
+		h.Write(files[name])
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
 
 // PluginDir is where the plugin lives in the repository, which is also its marketplace
 // (.claude-plugin/marketplace.json at the root).
@@ -25,7 +117,10 @@ const PluginDir = "plugins/ralph-loop"
 // do nothing but tell the user once, at the session's start (and when a prompt names
 // ralph), how to install it. A plugin cannot set Claude Code's environment, so the block cap
 // stays at Claude Code's default of 8 blocks without a tool call in between.
-func PluginFiles() map[string][]byte {
+func PluginFiles() map[string][]byte { return PluginFilesAt(PluginVersion) }
+
+// PluginFilesAt are PluginFiles with the version given.
+func PluginFilesAt(version string) map[string][]byte {
 	const desc = "Keep the agent working on a task, in its current session, until it prints an exact completion promise after real work: /ralph-loop, /ulw-loop, /cancel-ralph"
 	files := map[string][]byte{}
 	files[".claude-plugin/marketplace.json"] = indent(map[string]any{
@@ -35,12 +130,12 @@ func PluginFiles() map[string][]byte {
 			"name":        "ralph-loop",
 			"source":      "./" + PluginDir,
 			"description": desc,
-			"version":     PluginVersion,
+			"version":     version,
 		}},
 	})
 	files[path.Join(PluginDir, ".claude-plugin/plugin.json")] = indent(map[string]any{
 		"name":        "ralph-loop",
-		"version":     PluginVersion,
+		"version":     version,
 		"description": desc,
 		"license":     "MIT",
 	})

@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +74,46 @@ func TestPluginHooks(t *testing.T) {
 		if cmd := g.Hooks[0].Command; !Installer.Ours(cmd, nil) || !strings.Contains(cmd, "command -v ralph-loop") {
 			t.Errorf("%s runs %q, not the portable command", ev.Name, cmd)
 		}
+	}
+}
+
+// TestPluginVersion: the plugin's version follows its files. Claude Code updates an
+// installed plugin only when the version differs, so files that changed since the last
+// version need a new one (make generate adds it); and no two versions share their files.
+func TestPluginVersion(t *testing.T) {
+	releases, err := ParsePluginReleases(pluginVersions)
+	if err != nil {
+		t.Fatalf("%s: %v", PluginVersionsFile, err)
+	}
+	last := releases[len(releases)-1]
+	if sum := PluginSum(); sum != last.Sum {
+		t.Errorf("the plugin's files changed since version %s (their sum is %s, not %s): make generate gives them a new version", last.Version, sum, last.Sum)
+	}
+	if PluginVersion != last.Version {
+		t.Errorf("PluginVersion = %q, want the last of %s, %q", PluginVersion, PluginVersionsFile, last.Version)
+	}
+}
+
+func TestParsePluginReleases(t *testing.T) {
+	for _, c := range []struct{ name, text, err string }{
+		{"ok", "# c\n1.0.2 sha256:a\n1.0.3 sha256:b\n", ""},
+		{"down", "1.0.3 sha256:a\n1.0.2 sha256:b\n", "does not follow"},
+		{"same", "1.0.2 sha256:a\n1.0.2 sha256:b\n", "does not follow"},
+		{"not 1.0.N", "2.0.0 sha256:a\n", "does not follow"},
+		{"leading zero", "1.0.02 sha256:a\n", "does not follow"},
+		{"sum again", "1.0.2 sha256:a\n1.0.3 sha256:a\n", "the sum of an earlier version"},
+		{"three fields", "1.0.2 sha256:a x\n", "want VERSION SUM"},
+	} {
+		_, err := ParsePluginReleases([]byte(c.text))
+		if got := fmt.Sprint(err); c.err == "" && err != nil || c.err != "" && !strings.Contains(got, c.err) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.err)
+		}
+	}
+	rs, _ := ParsePluginReleases([]byte("1.0.2 sha256:a\n"))
+	if r, added := NextPluginRelease(rs, "sha256:a"); added || r.Version != "1.0.2" {
+		t.Errorf("same sum: %v %v, want 1.0.2, not added", r, added)
+	}
+	if r, added := NextPluginRelease(rs, "sha256:b"); !added || r.Version != "1.0.3" {
+		t.Errorf("new sum: %v %v, want 1.0.3, added", r, added)
 	}
 }

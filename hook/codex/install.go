@@ -34,6 +34,8 @@ var Installer = &install.Target{
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".codex/hooks.json", CommandsDir: ".codex/skills", Shared: true,
 			Describe: ".codex/hooks.json"},
 	},
+	// Codex 0.169.0 reads plain JSON only: a byte order mark, comments or a trailing comma
+	// and it runs no hook of the file (TestSettingsSyntax).
 	Shape: install.Nested,
 	Events: []install.Event{
 		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},

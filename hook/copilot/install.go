@@ -35,7 +35,10 @@ var Installer = &install.Target{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", CommandsDir: "skills", Describe: "~/.copilot/settings.json"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ProjectHooks, CommandsDir: ".github/skills", Shared: true, Describe: ProjectHooks},
 	},
-	Shape: install.Flat,
+	// Copilot CLI 1.0.102 runs the hooks of a settings file with a byte order mark, comments
+	// or a trailing comma (TestSettingsSyntax).
+	Syntax: install.Syntax{Comments: true, BOM: true, Commas: true},
+	Shape:  install.Flat,
 	Events: []install.Event{
 		{Name: "sessionStart", Timeout: 10 * time.Second},
 		{Name: "userPromptSubmitted", Timeout: 10 * time.Second, Notice: install.IfRalph},

@@ -24,6 +24,9 @@ var Installer = &install.Target{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "hooks.json", CommandsDir: "commands", Describe: "~/.factory"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".factory/hooks.json", CommandsDir: ".factory/commands", Shared: true, Describe: ".factory/hooks.json"},
 	},
+	// Factory Droid 0.215.0 runs the hooks of a hooks.json with comments, and none of one
+	// with a byte order mark or a trailing comma (TestSettingsSyntax).
+	Syntax:      install.Syntax{Comments: true},
 	Shape:       install.Nested,
 	HooksAtRoot: true,
 	Events: []install.Event{

@@ -35,6 +35,8 @@ var Installer = &install.Target{
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".gemini/settings.json", CommandsDir: ".gemini/commands", Shared: true, Describe: ".gemini/settings.json"},
 	},
 	// Its settings are read through stripJsonComments.
+	// Gemini CLI 0.61.0 reads comments, and no byte order mark or trailing comma
+	// (TestSettingsSyntax).
 	Syntax:      install.Syntax{Comments: true},
 	Shape:       install.Nested,
 	TimeoutUnit: time.Millisecond,

@@ -20,8 +20,7 @@ type settingsCase struct {
 	name string
 	text string
 	// comments: the file has comments (hosts that read them only); commas: a comma after
-	// a last element, which no host reads; bom: it starts with a byte order mark (hosts
-	// that strip one only).
+	// a last element (likewise); bom: it starts with a byte order mark (likewise).
 	comments, commas, bom bool
 }
 
@@ -85,7 +84,7 @@ func testInPlace(t *testing.T, h *install.Target, s install.Scope, c settingsCas
 		t.Fatal(err)
 	}
 	_, err := h.Do(context.Background(), o, true, false)
-	if c.comments && !h.Syntax.Comments || c.commas || c.bom && !h.Syntax.BOM {
+	if c.comments && !h.Syntax.Comments || c.commas && !h.Syntax.Commas || c.bom && !h.Syntax.BOM {
 		if err == nil || !strings.Contains(err.Error(), h.Title+" does not read") {
 			t.Fatalf("install into a file %s cannot read: err = %v, want a refusal naming the host", h.Title, err)
 		}

@@ -1,12 +1,15 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -150,14 +153,26 @@ func (p *Plan) Apply() error {
 	return nil
 }
 
+// maxBackups bounds the backups of one file name in a backups directory: its first (the
+// user's file as it was before ralph-loop touched it) and the newest others.
+const maxBackups = 5
+
 // backup saves data, the content of path, under a name in dir that no other backup has:
-// <base>.<UTC time>[.N].bak.
+// <base>.<UTC time>[.N].bak. A content backed up there already is not saved again (that
+// backup's name is returned), and the oldest backups but the first are removed beyond
+// maxBackups, so that install and uninstall run again and again do not pile them up.
 func backup(dir, path string, data []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("back up %s: %w", path, err)
 	}
-	stamp := time.Now().UTC().Format("20060102T150405Z")
 	base := filepath.Base(path)
+	have := backupsOf(dir, base)
+	for _, name := range have {
+		if old, err := os.ReadFile(name); err == nil && bytes.Equal(old, data) {
+			return name, nil
+		}
+	}
+	stamp := time.Now().UTC().Format("20060102T150405Z")
 	for n := 1; n < 1000; n++ {
 		name := filepath.Join(dir, base+"."+stamp+".bak")
 		if n > 1 {
@@ -165,6 +180,11 @@ func backup(dir, path string, data []byte) (string, error) {
 		}
 		err := createExclusive(name, data, 0o600)
 		if err == nil {
+			have = append(have, name)
+			for len(have) > maxBackups {
+				os.Remove(have[1]) // the oldest but the first
+				have = append(have[:1], have[2:]...)
+			}
 			return name, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
@@ -172,6 +192,38 @@ func backup(dir, path string, data []byte) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("back up %s: too many backups in %s this second", path, dir)
+}
+
+// backupsOf are the backups of a file name in dir, oldest first.
+func backupsOf(dir, base string) []string {
+	type bak struct {
+		path, stamp string
+		n           int
+	}
+	var out []bak
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), base+".")
+		if rest, ok2 := strings.CutSuffix(rest, ".bak"); ok && ok2 && e.Type().IsRegular() {
+			stamp, num, _ := strings.Cut(rest, ".")
+			if len(stamp) != len("20060102T150405Z") || strings.Contains(num, ".") {
+				continue // another file's, whose name starts with this one's
+			}
+			n, _ := strconv.Atoi(num)
+			out = append(out, bak{filepath.Join(dir, e.Name()), stamp, n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].stamp != out[j].stamp {
+			return out[i].stamp < out[j].stamp
+		}
+		return out[i].n < out[j].n
+	})
+	paths := make([]string, len(out))
+	for i, b := range out {
+		paths[i] = b.path
+	}
+	return paths
 }
 
 // Describe is a short human account of a change.

@@ -28,3 +28,7 @@ func (h *Target) FindHooks(projectDir string, getenv func(string) string) []Foun
 	}
 	return out
 }
+
+// HooksIn lists the command lines of ralph-loop's hooks in a file of the host's hooks
+// shape (a plugin's hooks file).
+func (h *Target) HooksIn(path string) []string { return h.hookCommands(path) }

@@ -20,13 +20,15 @@ import (
 // Syntax says what a host reads in its JSON settings beyond plain JSON.
 type Syntax struct {
 	// Comments: // and /* */ comments (Gemini CLI and Qwen Code read their settings
-	// through stripJsonComments). A comma after the last member is refused for every
-	// host: stripJsonComments keeps it, and JSON.parse then fails (Gemini CLI stops on
-	// such a file, as its real-CLI suite showed).
+	// through stripJsonComments).
 	Comments bool
 
 	// BOM: a UTF-8 byte order mark at the start (Qwen Code strips one).
 	BOM bool
+
+	// Commas: a comma after the last member of an object or list. stripJsonComments keeps
+	// one, and JSON.parse then fails (Gemini CLI stops on such a file).
+	Commas bool
 }
 
 var bom = []byte("\xef\xbb\xbf")
@@ -59,7 +61,7 @@ func parseDoc(data []byte, syn Syntax, title string) (*jsonDoc, any, error) {
 	if comments && !syn.Comments {
 		return nil, nil, fmt.Errorf("it has comments, which %s does not read", title)
 	}
-	if commas {
+	if commas && !syn.Commas {
 		return nil, nil, fmt.Errorf("it has a comma after the last member of an object or list, which %s does not read", title)
 	}
 	d.root = tree

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,10 +133,12 @@ func (h *Target) target(o Options) (target, error) {
 	return t, nil
 }
 
-// sameAsOtherScope refuses a scope whose settings file is another scope's (a project scope
-// run from the home directory names the user's own settings).
+// sameAsOtherScope refuses a project-based scope whose settings file is another scope's (a
+// project scope run from the home directory names the user's own settings). The user scope
+// is never refused: its file is the user's wherever install runs, and from the home
+// directory a project there would only name the same file.
 func (h *Target) sameAsOtherScope(o Options, t target) error {
-	if t.settings == "" {
+	if t.settings == "" || t.scope.Base != ProjectBase {
 		return nil
 	}
 	for _, s := range h.Scopes {
@@ -215,6 +218,7 @@ func (h *Target) plan(o Options, install bool) (*Plan, error) {
 		for k, v := range rec.Files {
 			newRec.Files[k] = v
 		}
+		newRec.Replaced = maps.Clone(rec.Replaced)
 		if newRec.Extra == nil {
 			newRec.Extra = map[string]string{}
 		}
@@ -239,17 +243,27 @@ func (h *Target) plan(o Options, install bool) (*Plan, error) {
 		if h.Files != nil {
 			files = append(files, h.Files(CommandSpec{Target: h, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
 		}
+		others, otherDirs := h.otherInstalls(o, t)
 		for _, cf := range files {
 			path := filepath.Join(t.commands, cf.Name)
-			c, err := commandChange(path, cf, install, rec)
+			c, err := commandChange(path, cf, install, rec, others[path])
 			if err != nil {
 				return p, err
 			}
-			if install && c.Action != "unchanged" || install && rec != nil && rec.Files[path] != "" {
-				newRec.Files[path] = hashOf([]byte(cf.Content))
+			if install {
+				newRec.claim(path, cf, c, rec, others[path])
 			}
 			if c.Action == "create" {
 				newRec.Created = addUnique(newRec.Created, path)
+			}
+			if install && newRec.Files[path] != "" {
+				// A directory another scope's install made for a file both share is this
+				// one's to remove too, once nothing is left in it.
+				for _, d := range otherDirs {
+					if rel, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(rel) {
+						newRec.Dirs = addUnique(newRec.Dirs, d)
+					}
+				}
 			}
 			p.Changes = append(p.Changes, c)
 		}
@@ -443,7 +457,7 @@ func (h *Target) hooksElsewhere(o Options, self target) (where, note string) {
 		oo := o
 		oo.Scope = s.Name
 		t, err := h.target(oo)
-		if err != nil || t.settings == "" || t.settings == self.settings {
+		if err != nil || t.settings == "" || samePath(t.settings, self.settings) {
 			continue
 		}
 		data, _, err := readFile(t.settings)
@@ -493,7 +507,14 @@ func fileChange(path string, old, before, after []byte, perm fs.FileMode) Change
 	return c
 }
 
-func commandChange(path string, cf File, install bool, rec *Record) (Change, error) {
+// commandChange plans one command file (or another file of Files). A file is this scope's
+// to replace without a backup, or to remove, only when this scope's install wrote it (its
+// record says so) and it is unchanged since, or it holds exactly what this ralph-loop
+// writes. Uninstall keeps a file another scope's install on this machine uses too (Claude
+// Code's local and project scopes share .claude/commands), a file it did not write (a
+// teammate's committed one), and one edited since; it puts back a file install replaced.
+// other: another scope's install that records the file as its own.
+func commandChange(path string, cf File, install bool, rec *Record, other otherInstall) (Change, error) {
 	c := Change{Path: path, Perm: 0o644}
 	old, _, err := readFile(path)
 	if err != nil {
@@ -501,8 +522,8 @@ func commandChange(path string, cf File, install bool, rec *Record) (Change, err
 	}
 	c.Old = old
 	exists := old != nil
-	ours := exists && (cf.Mark != "" && bytes.Contains(old, []byte(cf.Mark)) ||
-		rec != nil && rec.Files[path] != "" && rec.Files[path] == hashOf(old))
+	wrote := rec != nil && rec.Files[path] != ""
+	current := exists && (string(old) == cf.Content || wrote && rec.Files[path] == hashOf(old))
 	switch {
 	case install && !exists:
 		c.Action, c.Content = "create", []byte(cf.Content)
@@ -510,19 +531,70 @@ func commandChange(path string, cf File, install bool, rec *Record) (Change, err
 		c.Action = "unchanged"
 	case install:
 		c.Action, c.Content = "update", []byte(cf.Content)
-		if !ours {
-			c.Backup = "yes"
-			c.Note = "replaces a " + filepath.Base(path) + " that ralph-loop did not write"
+		switch {
+		case current || other.scope != "" && other.hash == hashOf(old):
+			// An earlier version of ralph-loop's own, written on this machine.
+		case wrote:
+			c.Backup, c.Note = "yes", "replaces a "+filepath.Base(path)+" edited since install wrote it"
+		case cf.Mark != "" && bytes.Contains(old, []byte(cf.Mark)):
+			c.Backup, c.Note = "yes", "replaces another version of "+filepath.Base(path)
+		default:
+			c.Backup, c.Note = "yes", "replaces a "+filepath.Base(path)+" that ralph-loop did not write"
 		}
 	case !exists:
 		c.Action = "unchanged"
-	case ours:
-		c.Action = "remove"
+	case !wrote:
+		c.Action, c.Note = "unchanged", "kept: this install did not write it"
+	case !current:
+		c.Action, c.Note = "unchanged", "kept: edited since install wrote it"
+	case other.scope != "":
+		c.Action, c.Note = "unchanged", "kept: the "+other.scope+"-scope install uses it too"
+	case rec.Replaced[path] != "":
+		c.Action, c.Content, c.Note = "update", []byte(rec.Replaced[path]), "puts back the file install replaced"
 	default:
-		c.Action = "unchanged"
-		c.Note = "kept: ralph-loop did not write it"
+		c.Action = "remove"
 	}
 	return c, nil
+}
+
+// otherInstall is another scope's install that records a file as its own: the scope's name
+// ("" for none) and the hash of what it wrote.
+type otherInstall struct{ scope, hash string }
+
+// otherInstalls are the files the installs at the host's other scopes on this machine record
+// as their own, by path, and the directories they created.
+func (h *Target) otherInstalls(o Options, self target) (files map[string]otherInstall, dirs []string) {
+	files = map[string]otherInstall{}
+	if o.StateDir == "" {
+		return files, nil
+	}
+	for _, s := range h.Scopes {
+		if s.Name == self.scope.Name {
+			continue
+		}
+		oo := o
+		oo.Scope = s.Name
+		t, err := h.target(oo)
+		if err != nil {
+			continue
+		}
+		settings := t.settings
+		if settings == "" {
+			settings = t.commands
+		}
+		if settings == "" {
+			continue
+		}
+		rec, _ := readRecord(RecordDir(o.StateDir, h.Name, s.Name, settings))
+		if rec == nil {
+			continue
+		}
+		for path, hash := range rec.Files {
+			files[path] = otherInstall{s.Name, hash}
+		}
+		dirs = append(dirs, rec.Dirs...)
+	}
+	return files, dirs
 }
 
 // objectAt returns the object at a key path, creating missing objects if create.

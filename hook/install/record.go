@@ -40,8 +40,12 @@ type Record struct {
 	// Created are the files install created; Dirs the directories.
 	Created []string `json:"created,omitempty"`
 	Dirs    []string `json:"dirs,omitempty"`
-	// Files maps a file install wrote to the sha256 of its content.
+	// Files maps a file install wrote to the sha256 of its content (also one another
+	// scope's install on this machine wrote and this one shares).
 	Files map[string]string `json:"files,omitempty"`
+	// Replaced maps a file install replaced, one no install on this machine had written, to
+	// what it held: uninstall puts it back.
+	Replaced map[string]string `json:"replaced,omitempty"`
 	// Extra is for a host's Extra step (what it wrote, as it likes).
 	Extra   map[string]string `json:"extra,omitempty"`
 	Updated time.Time         `json:"updated"`
@@ -99,6 +103,29 @@ func removeRecord(dir string) error {
 	}
 	os.Remove(dir) // only if empty: backups stay
 	return nil
+}
+
+// claim records a command file (or another of the host's files) as this install's, or not,
+// after change c: when install writes it, or holds it already, or another scope's install on
+// this machine wrote it (the scopes share it). A file found there as install would write
+// it, which no install here wrote (a teammate's committed one), is not this install's.
+func (r *Record) claim(path string, cf File, c Change, prev *Record, other otherInstall) {
+	mine := prev != nil && prev.Files[path] != ""
+	switch {
+	case c.Action == "create" || c.Action == "update" || mine || other.scope != "":
+		r.Files[path] = hashOf([]byte(cf.Content))
+	default:
+		delete(r.Files, path)
+	}
+	switch {
+	case c.Action == "create":
+		delete(r.Replaced, path)
+	case c.Action == "update" && !mine && other.scope == "" && c.Old != nil:
+		if r.Replaced == nil {
+			r.Replaced = map[string]string{}
+		}
+		r.Replaced[path] = string(c.Old)
+	}
 }
 
 func (r *Record) addCommand(c string) {

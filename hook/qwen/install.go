@@ -31,6 +31,8 @@ var Installer = &install.Target{
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".qwen/settings.json", CommandsDir: ".qwen/commands", Shared: true, Describe: ".qwen/settings.json"},
 	},
 	// Its settings are read through stripJsonComments.
+	// Qwen Code 0.24.4 reads comments and a byte order mark, and no trailing comma
+	// (TestSettingsSyntax).
 	Syntax: install.Syntax{Comments: true, BOM: true},
 	Shape:  install.Nested,
 	Events: []install.Event{

@@ -39,19 +39,47 @@ module.exports = { binaryPath };
 `)
 }
 
-// launcherJS is the command npm puts on PATH until install.js replaces it with the binary
-// itself (and what stays when install scripts are off): it runs the binary.
+// launcherJS is the command npm puts on PATH. At its first run it puts the native binary
+// itself in its place (esbuild's way, without an install script: npm 11 warns of every
+// package with one, and may not run it), once the binary has shown it runs and is this
+// package's version, so that a hook costs no node process; then it runs the binary. On
+// Windows, where npm's shims run node on this file, and when anything goes wrong, it stays
+// and runs the binary each time. It prints nothing of its own but a failure to run the
+// binary: a hook's stdout is its host's protocol.
 const launcherJS = `#!/usr/bin/env node
 "use strict";
-// ralph-loop's launcher: runs this platform's native binary. The install script puts the
-// binary itself here where it can, so that a hook costs no node process; this file runs
-// when install scripts are off (--ignore-scripts) or on Windows.
-const { spawnSync } = require("child_process");
+// ralph-loop's launcher: at its first run it puts this platform's native binary in its
+// place, so that later runs cost no node process; it runs the binary.
+const fs = require("fs");
+const { spawnSync, execFileSync } = require("child_process");
 const { binaryPath } = require("../lib.js");
+
+// replace copies the native binary over this file, once it answers with this package's
+// version; it returns the file to run: this one, now native, or the binary where it is.
+function replace(bin) {
+  if (process.platform === "win32") {
+    return bin;
+  }
+  try {
+    const want = require("../package.json").version;
+    const got = execFileSync(bin, ["version", "--short"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    if (got !== want) {
+      return bin;
+    }
+    const self = fs.realpathSync(__filename);
+    const tmp = self + ".tmp-" + process.pid;
+    fs.copyFileSync(bin, tmp);
+    fs.chmodSync(tmp, 0o755);
+    fs.renameSync(tmp, self);
+    return self;
+  } catch (e) {
+    return bin;
+  }
+}
 
 let bin;
 try {
-  bin = binaryPath();
+  bin = replace(binaryPath());
 } catch (e) {
   process.stderr.write("ralph-loop: error: " + e.message + "\n");
   process.exit(1);
@@ -65,37 +93,4 @@ if (r.signal) {
   process.kill(process.pid, r.signal);
 }
 process.exit(r.status === null ? 1 : r.status);
-`
-
-// installJS replaces the launcher with the native binary (esbuild's way), once the binary
-// has shown it runs and is this package's version. On Windows npm's shims run node on the
-// launcher, which stays; so does it when anything goes wrong.
-const installJS = `"use strict";
-const fs = require("fs");
-const path = require("path");
-const { execFileSync } = require("child_process");
-const { binaryPath } = require("./lib.js");
-
-function main() {
-  if (process.platform === "win32") {
-    return;
-  }
-  const bin = binaryPath();
-  const want = require("./package.json").version;
-  const got = execFileSync(bin, ["version", "--short"], { encoding: "utf8" }).trim();
-  if (got !== want) {
-    throw new Error(bin + " says version " + got + ", not " + want);
-  }
-  const launcher = path.join(__dirname, "bin", "ralph-loop");
-  const tmp = launcher + ".tmp-" + process.pid;
-  fs.copyFileSync(bin, tmp);
-  fs.chmodSync(tmp, 0o755);
-  fs.renameSync(tmp, launcher);
-}
-
-try {
-  main();
-} catch (e) {
-  process.stderr.write("ralph-loop: the launcher stays (it runs the binary through node): " + e.message + "\n");
-}
 `

@@ -113,7 +113,6 @@ func Packages(version string, bins map[string]string, repo string) ([]File, erro
 		"package.json":   {data: mainPackageJSON(version, opt), mode: 0o644},
 		"bin/ralph-loop": {data: []byte(launcherJS), mode: 0o755},
 		"lib.js":         {data: []byte(libJS()), mode: 0o644},
-		"install.js":     {data: []byte(installJS), mode: 0o644},
 	}
 	for _, name := range []string{"README.md", "LICENSE"} {
 		b, err := os.ReadFile(filepath.Join(repo, name))
@@ -138,7 +137,6 @@ func mainPackageJSON(version string, opt map[string]string) []byte {
 		{"license", "MIT"}, {"repository", repository},
 		{"homepage", "https://github.com/ralph-loop/ralph-loop#readme"},
 		{"bin", map[string]string{"ralph-loop": "bin/ralph-loop"}},
-		{"scripts", map[string]string{"postinstall": "node install.js"}},
 		{"engines", map[string]string{"node": ">=18"}},
 		{"optionalDependencies", opt},
 	}.json()

@@ -1,7 +1,9 @@
 // Command generate writes the files that are made from the code ("make generate"): the
 // Claude Code plugin and the marketplace that lists it (hook/claude.PluginFiles), and the
-// flag table of docs/usage.md (hook/args.Markdown). generate_test.go fails when one of them
-// is stale, or not marked as generated.
+// flag table of docs/usage.md (hook/args.Markdown). When the plugin's files change, it gives
+// them a new version, adding a line to hook/claude/plugin-versions.txt (a record kept, not
+// generated: a version once given stays). generate_test.go fails when one of them is
+// stale, or not marked as generated.
 //
 // The marks: the flag table has a "Code generated ... DO NOT EDIT." comment above it;
 // the plugin's files cannot carry one (JSON has no comments, and a command file's text goes
@@ -72,7 +74,20 @@ func generate(root string) error {
 
 // generated returns each generated file as it should read, by its slash path from root.
 func generated(root string) (map[string][]byte, error) {
-	files := claude.PluginFiles()
+	versions, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(claude.PluginVersionsFile)))
+	if err != nil {
+		return nil, err
+	}
+	releases, err := claude.ParsePluginReleases(versions)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", claude.PluginVersionsFile, err)
+	}
+	r, added := claude.NextPluginRelease(releases, claude.PluginSum())
+	files := claude.PluginFilesAt(r.Version)
+	if added {
+		versions = append(bytes.TrimRight(versions, "\n"), []byte("\n"+r.Version+" "+r.Sum+"\n")...)
+	}
+	files[claude.PluginVersionsFile] = versions
 	doc, err := os.ReadFile(filepath.Join(root, usageDoc))
 	if err != nil {
 		return nil, err

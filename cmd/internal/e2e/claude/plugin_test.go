@@ -53,6 +53,7 @@ func claudeCLI(t *testing.T, env *e2e.Env, args ...string) {
 func TestPlugin(t *testing.T) {
 	env := pluginEnv(t) // the plugin's setup takes a while: both cases share it
 	t.Run("with ralph-loop", func(t *testing.T) { pluginLoop(t, env) })
+	t.Run("doctor", func(t *testing.T) { pluginDoctor(t, env) })
 	t.Run("without ralph-loop", func(t *testing.T) { pluginWithoutBinary(t, env) })
 }
 

@@ -80,6 +80,17 @@ func (w *npmWorld) try(dir, name string, args ...string) (string, error) {
 	return out.String(), err
 }
 
+// noWarning fails t if out, what a command printed, has anything that reads as something
+// gone wrong: an npm warning or error (npm 11 prints "npm warn ..."), a deprecation.
+func noWarning(t *testing.T, what, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if low := strings.ToLower(line); strings.HasPrefix(low, "npm warn") || strings.HasPrefix(low, "npm err") || strings.Contains(low, "deprecated") {
+			t.Errorf("%s printed %q:\n%s", what, line, out)
+		}
+	}
+}
+
 // The user's way: npm install -g @ralph-loop/cli puts the native binary itself on PATH;
 // ralph-loop install --host claude from it, then the demo's loop runs through the real Claude
 // Code with nothing but what npm installed; after npm rm -g, a session with the hooks left
@@ -88,13 +99,15 @@ func TestNPMInstall(t *testing.T) {
 	need(t)
 	root := t.TempDir()
 	w := newNPMWorld(t, root)
-	w.run(t, root, "npm", "install", "-g", inject.NPMPackage)
+	noWarning(t, "npm install -g", w.run(t, root, "npm", "install", "-g", inject.NPMPackage))
 
 	onPath := filepath.Join(w.prefix, "bin", "ralph-loop")
 	real, err := filepath.EvalSymlinks(onPath)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its first run puts the native binary in the launcher's place.
+	w.run(t, root, "ralph-loop", "version")
 	head := make([]byte, 4)
 	if f, err := os.Open(real); err == nil {
 		f.Read(head)
@@ -178,25 +191,31 @@ func TestNPMInstall(t *testing.T) {
 	}
 }
 
-// With install scripts off, the launcher stays on PATH and runs the native binary.
-func TestNPMIgnoreScripts(t *testing.T) {
+// The package has no install script (npm 11 warns of every package with one): right after
+// npm install -g (scripts off or not) the command on PATH is a node launcher; its first run
+// passes on the native binary's output and exit code, and puts the binary in its place.
+func TestNPMLauncher(t *testing.T) {
 	need(t)
 	root := t.TempDir()
 	w := newNPMWorld(t, root)
 	w.run(t, root, "npm", "install", "-g", "--ignore-scripts", inject.NPMPackage)
-	b, err := os.ReadFile(filepath.Join(w.prefix, "bin", "ralph-loop"))
+	onPath := filepath.Join(w.prefix, "bin", "ralph-loop")
+	b, err := os.ReadFile(onPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(string(b), "#!/usr/bin/env node") {
-		t.Errorf("with scripts off, the command on PATH is not the launcher: %q", b[:min(len(b), 20)])
-	}
-	if got := strings.TrimSpace(w.run(t, root, "ralph-loop", "version", "--short")); got != version {
-		t.Errorf("ralph-loop version --short through the launcher: %q, want %q", got, version)
+		t.Errorf("after npm install -g, the command on PATH is not the launcher: %q", b[:min(len(b), 20)])
 	}
 	out, err := w.try(root, "ralph-loop", "nosuchcommand")
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(out, `unknown command "nosuchcommand"`) {
 		t.Errorf("the launcher does not pass on the exit code and output: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(onPath); !strings.HasPrefix(string(b), "\x7fELF") {
+		t.Errorf("after its first run, the command on PATH is not the native binary: %q", b[:min(len(b), 20)])
+	}
+	if got := strings.TrimSpace(w.run(t, root, "ralph-loop", "version", "--short")); got != version {
+		t.Errorf("ralph-loop version --short: %q, want %q", got, version)
 	}
 }
 
@@ -208,6 +227,7 @@ func TestNPXInstall(t *testing.T) {
 	root := t.TempDir()
 	w := newNPMWorld(t, root)
 	out := w.run(t, root, "npx", "--yes", inject.NPMPackage, "install", "--host", "claude")
+	noWarning(t, "npx "+inject.NPMPackage+" install", out)
 	real, err := filepath.EvalSymlinks(filepath.Join(w.prefix, "bin", "ralph-loop"))
 	if err != nil {
 		t.Fatalf("npx %s install put no ralph-loop on PATH: %v\n%s", inject.NPMPackage, err, out)
