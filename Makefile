@@ -17,7 +17,7 @@ BIN       := bin/ralph-loop
 FUZZTIME  ?= 30s
 STATICCHECK_VERSION := v0.8.2
 
-CLAUDE_CODE := @anthropic-ai/claude-code@2.1.330
+CLAUDE_CODE := @anthropic-ai/claude-code@2.1.332
 
 .PHONY: all build install dist release-test test unit e2e demo bench stress lint fuzz generate clean
 
