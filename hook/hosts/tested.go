@@ -12,4 +12,5 @@ var Tested = map[string]string{
 	"opencode": "1.18.33",
 	"droid":    "0.225.2",
 	"kilo":     "7.7.9",
+	"pi":       "0.73.1",
 }
