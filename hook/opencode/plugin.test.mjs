@@ -125,6 +125,28 @@ test("an idle after a busy hands over the turn, and a blocked stop continues the
   w.done()
 })
 
+test("an idle whose last message did not end the turn is not a stop, and a message then is within the turn", async () => {
+  const w = await world()
+  // Kilo's TUI: idle between a tool step and the message the user typed meanwhile.
+  w.calls.messages = [
+    { info: { id: "m1", role: "user" }, parts: [{ type: "text", text: "task" }] },
+    { info: { id: "m2", role: "assistant", finish: "tool-calls" }, parts: [{ type: "text", text: "Working." }] },
+  ]
+  process.env.STUB_REPLY = JSON.stringify({ continue: "ralph-loop: iteration 2/5" })
+  await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_k", status: { type: "busy" } } } })
+  await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_k", status: { type: "idle" } } } })
+  assert.equal(w.inputs().length, 0, "an idle after a tool step is not a stop")
+  assert.deepEqual(w.calls.prompts, [])
+  process.env.STUB_REPLY = "{}"
+  await w.hooks["chat.message"]({ sessionID: "ses_k" }, { parts: [{ type: "text", text: "Also the README." }] })
+  assert.equal(w.inputs()[0].busy, true, "the message came within the turn")
+  w.calls.messages.push({ info: { id: "m3", role: "user" }, parts: [{ type: "text", text: "Also the README." }] })
+  await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_k", status: { type: "busy" } } } })
+  await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_k", status: { type: "idle" } } } })
+  assert.equal(w.inputs().length, 1, "an idle after the user's message, unanswered, is not a stop")
+  w.done()
+})
+
 test("a turn that ended on an error is not a stop", async () => {
   const w = await world()
   await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_i", status: { type: "busy" } } } })
