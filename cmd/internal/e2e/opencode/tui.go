@@ -23,7 +23,7 @@ func MessageMidLoop(t *testing.T, e *Env) {
 	}
 	ctx := context.Background()
 	fake, err := e.Configure(Script{Turns: []Turn{
-		Shell("Working.", "sleep 4"),
+		Shell("Working.", "sleep 8"),
 		Text("Noted the README."),
 		Shell("", "echo hi > x.txt"),
 		Text("x.txt is written. <promise>DONE</promise>"),
@@ -57,12 +57,12 @@ func MessageMidLoop(t *testing.T, e *Env) {
 		}
 	}
 	typed(`/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
-	if _, err := s.WaitFor(ctx, "sleep 4", 60*time.Second); err != nil {
+	if _, err := s.WaitFor(ctx, "sleep 8", 3*time.Minute); err != nil {
 		dump()
 		t.Fatal(err)
 	}
 	typed("Also mention the README.")
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(4 * time.Minute)
 	for {
 		loops, _ := e.Status(ctx)
 		if len(loops) == 1 && loops[0].Status != "ACTIVE" {
@@ -70,7 +70,7 @@ func MessageMidLoop(t *testing.T, e *Env) {
 		}
 		if time.Now().After(deadline) {
 			dump()
-			t.Fatalf("the loop did not end in 2 minutes: %+v", loops)
+			t.Fatalf("the loop did not end in 4 minutes: %+v", loops)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
