@@ -68,6 +68,10 @@ type Words struct {
 	// SkipsHooks says when the host skips hooks without a word ("" if it never does), for
 	// a loop whose Stop hook never ran.
 	SkipsHooks string
+	// PopupPicksCommand: the host's list of commands takes the first Enter on a typed
+	// command, which only picks it (opencode, Kilo Code, Codex's $ skills): the cancel
+	// command's description, shown in that list, says to press Enter again to send it.
+	PopupPicksCommand bool
 }
 
 // capValue is the value of the host's cap setting that lets blockCap blocks through.

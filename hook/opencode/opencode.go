@@ -91,6 +91,8 @@ var Words = inject.Words{
 	Name:    Name,
 	Display: "opencode",
 	Cancel:  "/cancel-ralph",
+	// Its TUI's list of commands takes the first Enter on /cancel-ralph.
+	PopupPicksCommand: true,
 }
 
 // Facts states opencode's facts. It has no cap on continuations and no transcript the
