@@ -215,7 +215,13 @@ export const RalphLoop = async (ctx) => {
       if (!acts() || !COMMANDS.includes(input.command)) return
       expanded.add(input.sessionID)
       const prompt = `/${input.command} ${input.arguments ?? ""}`.trim()
-      apply(await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: true }), output.parts)
+      const reply = await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: true })
+      // The command's template is for the agent: shown as the user's message it read as their
+      // own words. It reaches the model marked synthetic (which the TUI does not show), after
+      // the command as the user typed it.
+      for (const p of output.parts) if (p.type === "text") p.synthetic = true
+      output.parts.unshift({ type: "text", text: prompt })
+      apply(reply, output.parts)
     },
     "chat.message": async (input, output) => {
       if (!acts() || expanded.delete(input.sessionID)) return

@@ -86,6 +86,18 @@ test("a session id that cannot name a marker file is asked about", async () => {
   w.done()
 })
 
+test("a command's template goes to the model unseen, after the command as typed", async () => {
+  const w = await world()
+  process.env.STUB_REPLY = JSON.stringify({ append: "ralph-loop: a loop is now active" })
+  const parts = [{ type: "text", text: "The ralph-loop hook reads this command's arguments" }]
+  await w.hooks["command.execute.before"]({ command: "ralph-loop", sessionID: "ses_t", arguments: '"task" --max-iterations 3' }, { parts })
+  assert.deepEqual(parts, [
+    { type: "text", text: '/ralph-loop "task" --max-iterations 3' },
+    { type: "text", text: "The ralph-loop hook reads this command's arguments\n\nralph-loop: a loop is now active", synthetic: true },
+  ])
+  w.done()
+})
+
 test("a denied tool call throws the reason", async () => {
   const w = await world()
   writeFileSync(join(w.active, "ses_e"), "")
