@@ -655,6 +655,14 @@ func EscHint(h Words) string {
 		"then type %s to end the loop (any other message goes on with it)", h.cancel(), h.display(), h.cancel())
 }
 
+// EscEnds is the first block's notice on a host that refuses a slash command typed while the
+// agent works (Gemini CLI: "Slash commands cannot be queued") and ends the loop when the user
+// interrupts the agent, since that stop comes with no reply.
+func EscEnds(h Words) string {
+	return fmt.Sprintf("while the agent works, press Esc to end the loop (%s refuses a slash command typed then: \"Slash commands cannot be queued\"; %s works at the idle prompt)",
+		h.display(), h.cancel())
+}
+
 // AfterInterrupt is the notice of the first stop after the user interrupted a blocked turn
 // (Esc) and sent a message that was not the cancel: the loop went on with it.
 func AfterInterrupt(l *state.Loop, h Words) string {
