@@ -227,10 +227,11 @@ export const RalphLoop = async (ctx) => {
       if (!acts() || expanded.delete(input.sessionID)) return
       const prompt = output.parts.filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\n")
       if (!prompt) return
-      // Typed while the agent works (or in the pause of an unfinished turn): handed to the
+      // Typed while the agent works, or in the pause of an unfinished turn (Kilo hands the
+      // message over at that idle, while the plugin may still be looking at it): handed to the
       // agent within the turn.
       const s = session(input.sessionID)
-      const busy = s.busy || s.unfinished
+      const busy = s.busy || s.unfinished || s.deciding
       s.unfinished = false
       apply(await ask({ hook: "chat.message", sessionID: input.sessionID, directory, prompt, run: RUN, busy, mentionsRalph: /ralph/i.test(prompt) }), output.parts)
     },
