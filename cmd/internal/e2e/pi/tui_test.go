@@ -180,3 +180,49 @@ func TestTUICancelAndEsc(t *testing.T) {
 		t.Errorf("%d model requests after Esc, want 3 (nothing sent for the interrupted run)", n)
 	}
 }
+
+// A long command pasted whole (pi shows a paste marker and hands the command the whole
+// text); /quit while the loop runs ends it with the session; pi -c tells at the start what
+// became of it, and /ralph-loop --resume picks it up where it was.
+func TestTUIPasteQuitResume(t *testing.T) {
+	e := tuiEnv(t)
+	task := strings.TrimSpace(strings.Repeat("Make the parser accept every input the grammar allows, with a test for each. ", 27))
+	cmd := `/ralph-loop "` + task + `" --max-iterations 5`
+	s, _ := tui(t, e, Script{Turns: []Turn{Text("Looking at the grammar.")}, WhenDone: Shell("Working.", "sleep 60")})
+	ctx := context.Background()
+	if err := s.Paste(ctx, cmd); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if err := s.Keys(ctx, "Enter"); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "the second iteration's command to run", func() bool {
+		screen, _ := s.Screen(ctx, 0)
+		return strings.Contains(screen, "sleep 60")
+	})
+	l := onlyLoop(t, e)
+	if l.Task != task || l.Iteration != 2 {
+		t.Errorf("armed with a task of %d characters at iteration %d; want the whole %d-character task at 2", len(l.Task), l.Iteration, len(task))
+	}
+	enter(t, s, "/quit")
+	until(t, "the loop to end with the session", loopIs(e, "SESSION_ENDED"))
+	s.Kill()
+
+	s2, fake := tui(t, e, Script{Turns: []Turn{
+		Shell("Back to it.", "echo ok > parser.txt"),
+		Text("Every input parses. <promise>DONE</promise>"),
+	}}, "-c")
+	if _, err := s2.WaitFor(ctx, "--resume", 60*time.Second); err != nil {
+		t.Errorf("pi -c did not tell what became of the loop: %v", err)
+	}
+	enter(t, s2, "/ralph-loop --resume")
+	until(t, "the resumed loop to end", loopIs(e, "PROMISE_ACCEPTED"))
+	loops, _ := e.Status(ctx)
+	if loops[0].Iteration != 2 || loops[0].Task != task {
+		t.Errorf("resumed loop at iteration %d with a task of %d characters; want 2 and the whole task", loops[0].Iteration, len(loops[0].Task))
+	}
+	if n := len(fake.MainRequests()); n != 2 {
+		t.Errorf("%d model requests after the resume, want 2", n)
+	}
+}
