@@ -114,9 +114,15 @@ export default function (pi) {
     pending.set(id, token)
     const tick = () => {
       if (pending.get(id) !== token) return
-      if (!ctx.isIdle()) return void setTimeout(tick, 20)
-      pending.delete(id)
-      pi.sendMessage({ customType: TYPE, content: text, display: true }, { triggerTurn: true })
+      try {
+        if (!ctx.isIdle()) return void setTimeout(tick, 20)
+        pending.delete(id)
+        pi.sendMessage({ customType: TYPE, content: text, display: true }, { triggerTurn: true })
+      } catch (e) {
+        // The session was replaced meanwhile (its context is stale): nothing to continue.
+        pending.delete(id)
+        say(undefined, `ralph-loop: error: ${e?.message ?? e}`)
+      }
     }
     setTimeout(tick, 0)
   }
