@@ -3,6 +3,8 @@ package pi
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -189,5 +191,16 @@ func TestExtension(t *testing.T) {
 	line := regexp.MustCompile(`const COMMANDS = (\{.*\})`).FindStringSubmatch(src)
 	if line == nil || json.Unmarshal([]byte(line[1]), &m) != nil || len(m) != 3 {
 		t.Errorf("the commands: %q", line)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the extension's syntax is not checked")
+	}
+	path := filepath.Join(t.TempDir(), "ralph-loop.mjs")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(node, "--check", path).CombinedOutput(); err != nil {
+		t.Errorf("node --check: %v\n%s", err, out)
 	}
 }
