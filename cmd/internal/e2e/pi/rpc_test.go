@@ -29,6 +29,7 @@ type world struct {
 func newWorld(t *testing.T, script Script, scopes ...string) *world {
 	t.Helper()
 	suite.Need(t)
+	t.Parallel() // each test has a pi, a fake and a home of its own
 	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
@@ -183,6 +184,7 @@ func TestBlockedThenPromise(t *testing.T) {
 // the project's extension (committed, it runs the ralph-loop on PATH).
 func TestPromiseWithoutWork(t *testing.T) {
 	suite.Need(t)
+	t.Parallel()
 	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
@@ -223,17 +225,17 @@ func TestPromiseWithoutWork(t *testing.T) {
 // of its own.
 func TestIterationLimit(t *testing.T) {
 	var turns []Turn
-	for i := 1; i <= 6; i++ {
+	for i := 1; i <= 4; i++ {
 		turns = append(turns, Shell("", fmt.Sprintf("echo %d >> progress.txt", i)), Text(fmt.Sprintf("Iteration %d: still working.", i)))
 	}
 	w := newWorld(t, Script{Turns: turns, WhenDone: Text("Out of script.")}, "user")
-	w.send(t, `/ralph-loop "Count to six in progress.txt" --max-iterations 6`, w.ended)
-	expectLoop(t, onlyLoop(t, w.Env), "MAX_ITERATIONS_REACHED", 6, 6)
-	if n := len(w.rpc.Fake.Continuations()); n != 5 {
-		t.Errorf("%d continuations, want 5", n)
+	w.send(t, `/ralph-loop "Count to four in progress.txt" --max-iterations 4`, w.ended)
+	expectLoop(t, onlyLoop(t, w.Env), "MAX_ITERATIONS_REACHED", 4, 4)
+	if n := len(w.rpc.Fake.Continuations()); n != 3 {
+		t.Errorf("%d continuations, want 3", n)
 	}
-	w.saw(t, "6/6")
-	readFile(t, filepath.Join(w.Project, "progress.txt"), "1\n2\n3\n4\n5\n6\n")
+	w.saw(t, "4/4")
+	readFile(t, filepath.Join(w.Project, "progress.txt"), "1\n2\n3\n4\n")
 }
 
 // /cancel-ralph while the agent works: pi runs an extension's command at once, so the loop
@@ -325,6 +327,7 @@ func TestMessageWhileWorking(t *testing.T) {
 // the session), which a ralph-loop that logs its runs shows.
 func TestNoLoopUntouched(t *testing.T) {
 	suite.Need(t)
+	t.Parallel()
 	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
@@ -364,6 +367,7 @@ func TestNoLoopUntouched(t *testing.T) {
 // nothing is armed.
 func TestPrintModeRefused(t *testing.T) {
 	suite.Need(t)
+	t.Parallel()
 	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
@@ -404,6 +408,7 @@ func TestBudget(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			suite.Need(t)
+			t.Parallel()
 			e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 			if err != nil {
 				t.Fatal(err)

@@ -72,6 +72,7 @@ func until(t *testing.T, what string, ok func() bool) {
 func tuiEnv(t *testing.T) *Env {
 	t.Helper()
 	suite.Need(t)
+	t.Parallel()
 	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
