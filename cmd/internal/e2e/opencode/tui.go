@@ -42,6 +42,12 @@ func MessageMidLoop(t *testing.T, e *Env) {
 		screen, _ := s.Screen(ctx, 200)
 		log, _ := e.RalphLoopCmd(ctx, "log")
 		t.Logf("the screen:\n%s\nralph-loop log:\n%s", tmux.Trim(screen), log)
+		for i, r := range fake.MainRequests() {
+			if m := r.Messages; len(m) > 0 {
+				last := m[len(m)-1]
+				t.Logf("model request %d at %s: %d messages, the last %s %q", i+1, r.At.Format("15:04:05.000"), len(m), last.Role, cut(last.Text, 120))
+			}
+		}
 	}
 	// The TUI can take minutes to draw on a loaded machine.
 	if _, err := s.WaitFor(ctx, "ctrl+p", 3*time.Minute); err != nil {
@@ -93,4 +99,11 @@ func MessageMidLoop(t *testing.T, e *Env) {
 	if t.Failed() {
 		dump()
 	}
+}
+
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
