@@ -17,7 +17,7 @@ BIN       := bin/ralph-loop
 FUZZTIME  ?= 30s
 STATICCHECK_VERSION := v0.8.2
 
-CLAUDE_CODE := @anthropic-ai/claude-code@2.1.330
+CLAUDE_CODE := @anthropic-ai/claude-code@2.1.332
 
 .PHONY: all build install dist release-test test unit e2e demo bench stress lint fuzz generate clean
 
@@ -55,7 +55,7 @@ dist: build $(GORELEASER_BIN)
 # "N passed, N failed, N skipped".
 test:
 	@echo "make test: unit and script tests (-race), then each host's real CLI, offline against a scripted fake of its model API."
-	@echo "make test: the first run fetches the eight host CLIs with npm into $${XDG_CACHE_HOME:-$$HOME/.cache}/ralph-loop-e2e (about 2.4 GB, through npm's cache in ~/.npm, about 0.8 GB more) and the Go modules of go.mod; later runs fetch nothing."
+	@echo "make test: the first run fetches the nine host CLIs with npm into $${XDG_CACHE_HOME:-$$HOME/.cache}/ralph-loop-e2e (about 2.5 GB, through npm's cache in ~/.npm, about 0.8 GB more) and the Go modules of go.mod; later runs fetch nothing."
 	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/make-test.XXXXXX") || exit 1; \
 	tally=$$tmp.tally; rc=0; \
 	TMPDIR=$$tmp TALLY=$$tally $(MAKE) --no-print-directory unit || rc=1; \

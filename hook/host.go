@@ -101,6 +101,10 @@ type Event struct {
 
 	// Prompt is the user's prompt, raw (Prompt).
 	Prompt string
+	// InTurn: the prompt was typed while the agent worked, and the host hands it to the
+	// agent within the running turn (for hosts that give no Turn: opencode's plugin sees
+	// the session busy, pi's extension the agent streaming).
+	InTurn bool
 	// CannotLoop, when set, is why the host cannot run a loop in this session (opencode run,
 	// which exits at the first idle): a loop command is refused with it.
 	CannotLoop string

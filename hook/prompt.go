@@ -126,7 +126,7 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActMessage,
 				Reason: inject.ReasonQueuedCancelNotSent})
 		}
-		if e.ev.Turn != "" && e.ev.Turn == cur.Turn {
+		if e.ev.InTurn || e.ev.Turn != "" && e.ev.Turn == cur.Turn {
 			// Typed while the agent worked, in the running turn: the host queues it and
 			// hands it to the agent within the turn (at its next tool result) or, if the
 			// turn ends first, as the next turn (see the stop's yield). The turn goes on:

@@ -224,6 +224,11 @@ func (e *engine) stopReply(d stopDecision) Reply {
 		if w.BlockLabel != "" && after.Iteration == 2 {
 			n += " " + inject.BlockLabelNote(w)
 		}
+		if e.facts.StopsWithoutReply && !w.QueuesCommands && after.Iteration == 2 {
+			// Gemini CLI: a slash command typed while the agent works is refused, and Esc
+			// (a stop with no reply) ends the loop.
+			n += "; " + inject.EscEnds(w)
+		}
 		return Reply{Block: true, Reason: inject.Continuation(after, why, w), Notice: join(n)}
 	case Accept:
 		return Reply{Notice: join(inject.Accepted(after))}

@@ -64,15 +64,26 @@ The ralph-loop hook handles /cancel-ralph before it reaches you, so this text me
 // .opencode/command/*.md, Kilo Code's .kilo/command/*.md) whose frontmatter has only the
 // description (opencode's own keys are description, agent, model and subtask). The
 // host hands its plugin the command's raw arguments before it expands the template, so the
-// template only tells the agent where the loop's context is.
-func DescriptionCommands(host string) []CommandFile {
+// template only tells the agent where the loop's context is. Description stays the line
+// without EnterAgain, which the cancel command's file adds for a host whose list of
+// commands takes the first Enter.
+func DescriptionCommands(h Words) []CommandFile {
 	var out []CommandFile
-	for _, cf := range CommandsFor(host) {
+	for _, cf := range CommandsFor(h.Name) {
 		body := cf.Content[strings.Index(cf.Content, "\n---\n")+len("\n---\n"):]
-		out = append(out, CommandFile{Name: cf.Name, Description: cf.Description, Content: "---\n" + cf.Description + "\n---\n" + body})
+		line := cf.Description
+		if cf.Description == cancelRalphDescription && h.PopupPicksCommand {
+			line += EnterAgain
+		}
+		out = append(out, CommandFile{Name: cf.Name, Description: cf.Description, Content: "---\n" + line + "\n---\n" + body})
 	}
 	return out
 }
+
+// EnterAgain ends the cancel command's description on a host whose list of commands takes
+// the first Enter on a typed command (Words.PopupPicksCommand): users took the loop for
+// cancelled when that Enter had only picked the command.
+const EnterAgain = "; press Enter again to send it (the first Enter only picks it)"
 
 // RelayRefusal is what a host that cannot drop a prompt (opencode) hands the agent instead
 // of a prompt ralph-loop refused: the reason, to be passed on to the user.

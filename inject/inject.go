@@ -68,6 +68,10 @@ type Words struct {
 	// SkipsHooks says when the host skips hooks without a word ("" if it never does), for
 	// a loop whose Stop hook never ran.
 	SkipsHooks string
+	// PopupPicksCommand: the host's list of commands takes the first Enter on a typed
+	// command, which only picks it (opencode, Kilo Code, Codex's $ skills): the cancel
+	// command's description, shown in that list, says to press Enter again to send it.
+	PopupPicksCommand bool
 }
 
 // capValue is the value of the host's cap setting that lets blockCap blocks through.
@@ -649,6 +653,14 @@ const continuationPrefix = "ralph-loop: iteration "
 func EscHint(h Words) string {
 	return fmt.Sprintf("%s cannot end the loop while the agent works (%s holds it until the turn ends): press Esc to stop the agent, "+
 		"then type %s to end the loop (any other message goes on with it)", h.cancel(), h.display(), h.cancel())
+}
+
+// EscEnds is the first block's notice on a host that refuses a slash command typed while the
+// agent works (Gemini CLI: "Slash commands cannot be queued") and ends the loop when the user
+// interrupts the agent, since that stop comes with no reply.
+func EscEnds(h Words) string {
+	return fmt.Sprintf("while the agent works, press Esc to end the loop (%s refuses a slash command typed then: \"Slash commands cannot be queued\"; %s works at the idle prompt)",
+		h.display(), h.cancel())
 }
 
 // AfterInterrupt is the notice of the first stop after the user interrupted a blocked turn

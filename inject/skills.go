@@ -38,10 +38,14 @@ If there is no such message, the hook did not start a loop: do nothing else, and
 	if h.SteersCommands {
 		cancelBody = steeredCancelBody
 	}
+	cancelLine := cancel
+	if h.PopupPicksCommand {
+		cancelLine += EnterAgain
+	}
 	return []Skill{
 		{Name: "ralph-loop", Description: hint, Content: "---\nname: ralph-loop\n" + hint + "\n---\n" + body},
 		{Name: "ulw-loop", Description: ulw, Content: "---\nname: ulw-loop\n" + ulw + "\n---\n" + body},
-		{Name: "cancel-ralph", Description: cancel, Content: "---\nname: cancel-ralph\n" + cancel + "\n---\n" + cancelBody},
+		{Name: "cancel-ralph", Description: cancel, Content: "---\nname: cancel-ralph\n" + cancelLine + "\n---\n" + cancelBody},
 	}
 }
 

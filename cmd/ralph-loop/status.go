@@ -421,17 +421,17 @@ func spentLine(l state.Loop) string {
 	return s
 }
 
-// spentShort is what a loop's model used, for the table: "6,500 tok $0.02" ("$?" while a
+// spentShort is what a loop's model used, for the table: "6,500 tok $0.02" ("6,500 tok, cost unknown" while a
 // model has no price; "-" before any use is recorded).
 func spentShort(s usage.Spent) string {
 	if s.Empty() {
 		return "-"
 	}
-	c := "$?"
+	c := ", cost unknown"
 	if s.CostKnown() {
-		c = usage.Dollars(s.CostUSD)
+		c = " " + usage.Dollars(s.CostUSD)
 	}
-	return usage.Count(s.Total()) + " tok " + c
+	return usage.Count(s.Total()) + " tok" + c
 }
 
 // eventSpent is what a stop decision's iteration used, as the log shows it after the

@@ -119,6 +119,12 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
+	case "PreSkillShellCommand":
+		// The shell line of a skill or a command (!`…`), run by Claude Code itself (2.1.332):
+		// judged as the agent's shell command, whoever invoked the skill (the agent can write
+		// skill and command files; the user's own loop commands have no shell line).
+		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
+		ev.ToolKind, ev.Command = hook.ShellTool, in.Command
 	case "PreToolUse":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
 		switch in.ToolName {

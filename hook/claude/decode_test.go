@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -79,4 +80,30 @@ func FuzzDecodeInput(f *testing.F) {
 			t.Fatal("decoded an event without a name")
 		}
 	})
+}
+
+// TestSkillShellLine: the shell line of a skill or a command (Claude Code 2.1.332's
+// PreSkillShellCommand) is a shell command for the guard, whoever invoked it, and a denial
+// is answered in the event's own name.
+func TestSkillShellLine(t *testing.T) {
+	for _, name := range []string{"PreSkillShellCommand.skill.json", "PreSkillShellCommand.command.json"} {
+		b, err := os.ReadFile(filepath.Join("../../testdata/claude", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := Host{}.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind != hook.ToolCheck || ev.ToolKind != hook.ShellTool || !strings.HasPrefix(ev.Command, "echo hello-from-") {
+			t.Errorf("%s: kind %v, tool kind %v, command %q; want a shell command to check", name, ev.Kind, ev.ToolKind, ev.Command)
+		}
+		var out bytes.Buffer
+		if _, err := (Host{}).Encode(&out, nil, ev, hook.Reply{Deny: true, DenyReason: "no"}); err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"deny","permissionDecisionReason":"no"}}`; strings.TrimSpace(out.String()) != want {
+			t.Errorf("%s: denial %s, want %s", name, out.String(), want)
+		}
+	}
 }

@@ -48,6 +48,8 @@ var Installer = &install.Target{
 		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},
 		// PreToolUse runs only for the tools the guard looks at.
 		{Name: "PreToolUse", Matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit", Timeout: 10 * time.Second},
+		// The shell lines of skills and commands, which Claude Code runs without PreToolUse.
+		{Name: "PreSkillShellCommand", Timeout: 10 * time.Second},
 		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second},
 		{Name: "PostToolUseFailure", Matcher: "*", Timeout: 10 * time.Second},
 		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},

@@ -58,6 +58,8 @@ var Words = inject.Words{
 	EscapesMarkup: true,
 	Sigil:         Sigil,
 	SkipsHooks:    "Codex skips hooks it has not trusted, or that changed since they were trusted; install trusts them",
+	// Its TUI's list of skills takes the first Enter on $cancel-ralph.
+	PopupPicksCommand: true,
 }
 
 // SessionEnv holds the session id in the agent's shell (Codex sets CODEX_THREAD_ID to the

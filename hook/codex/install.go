@@ -48,7 +48,8 @@ var Installer = &install.Target{
 	Commands: func(string) []install.File {
 		var files []install.File
 		for _, s := range inject.Skills(Words) {
-			files = append(files, install.File{Name: filepath.Join(s.Name, "SKILL.md"), Content: s.Content, Mark: "\n" + s.Description + "\n"})
+			// The mark is the description line's start: a hint may follow it.
+			files = append(files, install.File{Name: filepath.Join(s.Name, "SKILL.md"), Content: s.Content, Mark: "\n" + s.Description})
 		}
 		return files
 	},

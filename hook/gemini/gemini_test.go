@@ -416,3 +416,20 @@ func TestDecodeShellDir(t *testing.T) {
 		t.Errorf("got %+v, %v", ev, err)
 	}
 }
+
+// TestFirstBlockSaysEsc: Gemini CLI refuses a slash command typed while the agent works
+// ("Slash commands cannot be queued"), so the first block's notice says that Esc is how a
+// loop ends there; later blocks do not repeat it.
+func TestFirstBlockSaysEsc(t *testing.T) {
+	s := newSession(t)
+	s.handle(s.f.Prompt(s.s, `/ralph-loop "Fix it" --max-iterations 5`))
+	s.f.Said(s.s, "Still working.", "")
+	r := s.handle(s.f.Stop(s.s, "Still working."))
+	if !r.Block || !strings.Contains(r.Notice, "press Esc") || !strings.Contains(r.Notice, "cannot be queued") {
+		t.Fatalf("first block: %+v; want its notice to say Esc ends the loop while the agent works", r)
+	}
+	s.f.Said(s.s, "Still working, again.", "")
+	if r := s.handle(s.f.Stop(s.s, "Still working, again.")); !r.Block || strings.Contains(r.Notice, "press Esc") {
+		t.Errorf("second block: %+v; want no Esc hint", r)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/gemini"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/opencode"
+	"github.com/ralph-loop/ralph-loop/hook/pi"
 	"github.com/ralph-loop/ralph-loop/hook/qwen"
 )
 
@@ -27,6 +28,7 @@ var All = []hook.Host{
 	opencode.Host{},
 	droid.Host{},
 	opencode.Kilo,
+	pi.Host{},
 }
 
 // Lookup returns the host of that name.

@@ -40,8 +40,9 @@ func newInstaller(w inject.Words, cli, dir string, userDir func(func(string) str
 		},
 		Commands: func(string) []install.File {
 			var files []install.File
-			for _, cf := range inject.DescriptionCommands(w.Name) {
-				files = append(files, install.File{Name: "command/" + cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
+			for _, cf := range inject.DescriptionCommands(w) {
+				// The mark is the description line's start: a hint may follow it.
+				files = append(files, install.File{Name: "command/" + cf.Name, Content: cf.Content, Mark: "\n" + cf.Description})
 			}
 			return files
 		},

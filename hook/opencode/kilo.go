@@ -22,6 +22,8 @@ var KiloWords = inject.Words{
 	Name:    KiloName,
 	Display: "Kilo Code",
 	Cancel:  "/cancel-ralph",
+	// Its TUI's list of commands takes the first Enter on /cancel-ralph.
+	PopupPicksCommand: true,
 }
 
 // KiloInstaller installs ralph-loop into Kilo: the plugin and the commands in the user's

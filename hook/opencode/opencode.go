@@ -91,6 +91,8 @@ var Words = inject.Words{
 	Name:    Name,
 	Display: "opencode",
 	Cancel:  "/cancel-ralph",
+	// Its TUI's list of commands takes the first Enter on /cancel-ralph.
+	PopupPicksCommand: true,
 }
 
 // Facts states opencode's facts. It has no cap on continuations and no transcript the
@@ -156,6 +158,9 @@ type input struct {
 	Prompt string `json:"prompt"`
 	// Run: opencode runs as "opencode run", which exits at the first idle.
 	Run bool `json:"run"`
+	// Busy: the prompt came while the agent worked (chat.message); opencode hands it to
+	// the agent within the turn.
+	Busy bool `json:"busy"`
 	// Messages are the agent's messages of the iteration (session.idle).
 	Messages []message `json:"messages"`
 	// Tool calls.
@@ -240,7 +245,7 @@ func (h Host) Decode(r io.Reader) (hook.Event, error) {
 		// A blocked stop's continuation comes back as a user message: the same turn going
 		// on, not the user's prompt.
 		if !inject.IsContinuation(in.Prompt) {
-			ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
+			ev.Kind, ev.Prompt, ev.InTurn = hook.Prompt, in.Prompt, in.Busy
 		}
 	case hookToolBefore:
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.Tool, in.CallID

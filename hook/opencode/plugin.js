@@ -140,7 +140,7 @@ export const RalphLoop = async (ctx) => {
 
   const sessions = new Map()
   const session = (id) => {
-    if (!sessions.has(id)) sessions.set(id, { busy: false, deciding: false, again: false, error: null })
+    if (!sessions.has(id)) sessions.set(id, { busy: false, deciding: false, again: false, error: null, unfinished: false })
     return sessions.get(id)
   }
   const expanded = new Set() // sessions whose next message is one of our commands, expanded
@@ -164,6 +164,12 @@ export const RalphLoop = async (ctx) => {
       if (error) return
       const res = await client.session.messages({ path: { id } })
       const messages = res.data ?? []
+      // Only an idle after the agent's last message ended its turn is a stop. Kilo's TUI goes
+      // idle for a moment between a tool step and a message the user typed meanwhile, which
+      // it then sends: that idle belongs to no finished turn, and a continuation sent there
+      // would come one turn late from then on.
+      s.unfinished = messages.length > 0 && !endsTurn(messages[messages.length - 1])
+      if (s.unfinished) return
       // The turn: the messages after the agent's last one that ended an earlier turn (it
       // finished other than to call tools). A message the user sent while it ran is part of
       // it: opencode hands it to the agent at its next step.
@@ -209,13 +215,25 @@ export const RalphLoop = async (ctx) => {
       if (!acts() || !COMMANDS.includes(input.command)) return
       expanded.add(input.sessionID)
       const prompt = `/${input.command} ${input.arguments ?? ""}`.trim()
-      apply(await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: true }), output.parts)
+      const reply = await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: true })
+      // The command's template is for the agent: shown as the user's message it read as their
+      // own words. It reaches the model marked synthetic (which the TUI does not show), after
+      // the command as the user typed it.
+      for (const p of output.parts) if (p.type === "text") p.synthetic = true
+      output.parts.unshift({ type: "text", text: prompt })
+      apply(reply, output.parts)
     },
     "chat.message": async (input, output) => {
       if (!acts() || expanded.delete(input.sessionID)) return
       const prompt = output.parts.filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\n")
       if (!prompt) return
-      apply(await ask({ hook: "chat.message", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: /ralph/i.test(prompt) }), output.parts)
+      // Typed while the agent works, or in the pause of an unfinished turn (Kilo hands the
+      // message over at that idle, while the plugin may still be looking at it): handed to the
+      // agent within the turn.
+      const s = session(input.sessionID)
+      const busy = s.busy || s.unfinished || s.deciding
+      s.unfinished = false
+      apply(await ask({ hook: "chat.message", sessionID: input.sessionID, directory, prompt, run: RUN, busy, mentionsRalph: /ralph/i.test(prompt) }), output.parts)
     },
     "tool.execute.before": async (input, output) => {
       if (!acts() || !(await active(input.sessionID))) return

@@ -86,6 +86,18 @@ test("a session id that cannot name a marker file is asked about", async () => {
   w.done()
 })
 
+test("a command's template goes to the model unseen, after the command as typed", async () => {
+  const w = await world()
+  process.env.STUB_REPLY = JSON.stringify({ append: "ralph-loop: a loop is now active" })
+  const parts = [{ type: "text", text: "The ralph-loop hook reads this command's arguments" }]
+  await w.hooks["command.execute.before"]({ command: "ralph-loop", sessionID: "ses_t", arguments: '"task" --max-iterations 3' }, { parts })
+  assert.deepEqual(parts, [
+    { type: "text", text: '/ralph-loop "task" --max-iterations 3' },
+    { type: "text", text: "The ralph-loop hook reads this command's arguments\n\nralph-loop: a loop is now active", synthetic: true },
+  ])
+  w.done()
+})
+
 test("a denied tool call throws the reason", async () => {
   const w = await world()
   writeFileSync(join(w.active, "ses_e"), "")
@@ -122,6 +134,28 @@ test("an idle after a busy hands over the turn, and a blocked stop continues the
   assert.equal(stop.hook, "session.idle")
   assert.deepEqual(stop.messages.map((m) => m.parts.map((p) => p.text).join()), ["task", "I'm done."])
   assert.deepEqual(w.calls.prompts, [{ id: "ses_h", text: "ralph-loop: iteration 2/5" }])
+  w.done()
+})
+
+test("an idle whose last message did not end the turn is not a stop, and a message then is within the turn", async () => {
+  const w = await world()
+  // Kilo's TUI: idle between a tool step and the message the user typed meanwhile.
+  w.calls.messages = [
+    { info: { id: "m1", role: "user" }, parts: [{ type: "text", text: "task" }] },
+    { info: { id: "m2", role: "assistant", finish: "tool-calls" }, parts: [{ type: "text", text: "Working." }] },
+  ]
+  process.env.STUB_REPLY = JSON.stringify({ continue: "ralph-loop: iteration 2/5" })
+  await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_k", status: { type: "busy" } } } })
+  await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_k", status: { type: "idle" } } } })
+  assert.equal(w.inputs().length, 0, "an idle after a tool step is not a stop")
+  assert.deepEqual(w.calls.prompts, [])
+  process.env.STUB_REPLY = "{}"
+  await w.hooks["chat.message"]({ sessionID: "ses_k" }, { parts: [{ type: "text", text: "Also the README." }] })
+  assert.equal(w.inputs()[0].busy, true, "the message came within the turn")
+  w.calls.messages.push({ info: { id: "m3", role: "user" }, parts: [{ type: "text", text: "Also the README." }] })
+  await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_k", status: { type: "busy" } } } })
+  await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_k", status: { type: "idle" } } } })
+  assert.equal(w.inputs().length, 1, "an idle after the user's message, unanswered, is not a stop")
   w.done()
 })
 

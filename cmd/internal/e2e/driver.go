@@ -23,7 +23,7 @@ import (
 // ClaudeVersion is the Claude Code release the suite runs. It is pinned: on node 20 an
 // unpinned install resolves to an old release, and the hook protocol changes between
 // releases.
-const ClaudeVersion = "2.1.330"
+const ClaudeVersion = "2.1.332"
 
 // Claude is Claude Code on the npm registry. The CLI is a native binary in a platform
 // package; the postinstall links it to node_modules/.bin/claude.

@@ -44,10 +44,15 @@ type Package struct {
 func (p Package) Spec() string { return p.Name + "@" + p.Version }
 
 // dirName is the cache directory of the package: its name without scope, and the version.
+// A CLI's platform package (@kilocode/cli-linux-x64, @factory/cli-linux-x64), whose name
+// alone says no CLI, keeps its scope: kilocode-cli-linux-x64-7.7.9.
 func (p Package) dirName() string {
 	n := p.Name
 	if i := strings.LastIndexByte(n, '/'); i >= 0 {
 		n = n[i+1:]
+		if strings.HasPrefix(n, "cli-") {
+			n = strings.TrimPrefix(p.Name[:i], "@") + "-" + n
+		}
 	}
 	return n + "-" + p.Version
 }

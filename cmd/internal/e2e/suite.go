@@ -10,9 +10,9 @@ import (
 )
 
 // Suite is one host's real-CLI suite: Setup installs the host's pinned CLI (unless BinEnv
-// names one) and builds ralph-loop once, in TestMain; Need, at the start of each test, skips
-// it with the reason when the suite is off or the CLI cannot be had, and fails it when the
-// setup failed.
+// names one, or VersionEnv another release) and builds ralph-loop once, in TestMain; Need,
+// at the start of each test, skips it with the reason when the suite is off or the CLI
+// cannot be had, and fails it when the setup failed.
 type Suite struct {
 	// Title is the host's name for people ("Qwen Code"); Package its CLI on the npm
 	// registry; BinEnv the variable that may name an installed binary instead ("QWEN_BIN").
@@ -35,6 +35,10 @@ func (s *Suite) Setup() {
 		return
 	}
 	ctx := context.Background()
+	if v := os.Getenv(s.VersionEnv()); v != "" {
+		s.Package.Version = v
+		fmt.Fprintf(os.Stderr, "ralph-loop e2e (%s): %s=%s: running %s, not the pinned release\n", s.Title, s.VersionEnv(), v, s.Package.Spec())
+	}
 	if bin := os.Getenv(s.BinEnv); bin != "" {
 		s.Bin = bin
 	} else {
@@ -56,6 +60,11 @@ func (s *Suite) Setup() {
 		s.RalphLoop, s.err = BuildRalphLoop(ctx, s.dir)
 	}
 }
+
+// VersionEnv is the variable that runs the suite against another release of the host's CLI
+// than the one it pins, installed from the npm registry into the cache as the pin is:
+// CLAUDE_VERSION for a suite whose BinEnv is CLAUDE_BIN.
+func (s *Suite) VersionEnv() string { return strings.TrimSuffix(s.BinEnv, "_BIN") + "_VERSION" }
 
 // Main is a suite's TestMain: it sets the suite up, runs the package's tests, cleans up
 // and exits with their code. Each host package's main_test.go is

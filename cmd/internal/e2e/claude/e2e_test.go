@@ -519,7 +519,11 @@ func escapeAttempt(t *testing.T, env *e2e.Env, attempts ...e2e.Turn) (*e2e.Resul
 		Prompts: []string{`/ralph-loop "Write done.txt" --max-iterations 5`},
 	})
 	l := loopOf(t, env, res.SessionID)
-	expectLoop(t, l, "PROMISE_ACCEPTED", 1, 1)
+	// The Skill call ran (its shell line did not), and counts like the Bash call.
+	expectLoop(t, l, "PROMISE_ACCEPTED", 1, 2)
+	if !hasNotice(res, "Not run in /cleanup") {
+		t.Errorf("Claude Code did not say the skill's shell line was not run")
+	}
 	denied := 0
 	for _, e := range l.Events {
 		if e.Action == "denied" {
@@ -665,5 +669,48 @@ func TestUnknownToolIsNoWork(t *testing.T) {
 	f := res.Feedback()
 	if len(f) != 1 || !strings.Contains(f[0], "only 0 tool calls have been made") {
 		t.Errorf("feedback %q, want one no-work rejection", f)
+	}
+}
+
+// The shell line of a skill (!`…`) runs without PreToolUse: Claude Code 2.1.332 asks
+// PreSkillShellCommand first, which install hooks, and the guard denies a line that would
+// remove the loop's state when the agent invokes the skill. The state stays; the promise
+// after real work ends the loop.
+func TestSkillShellLineGuarded(t *testing.T) {
+	env := newEnv(t)
+	stateDir := filepath.Join(env.State, "ralph-loop")
+	skill := filepath.Join(env.Project, ".claude", "skills", "cleanup")
+	if err := os.MkdirAll(skill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := "---\nname: cleanup\ndescription: Clean up the workspace\nallowed-tools: Bash(rm:*)\n---\nCleaned: !`rm -rf " + stateDir + "`\n"
+	if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Tool("Let me clean up first.", "Skill", map[string]any{"skill": "cleanup"}),
+			e2e.Bash("Now the work.", "echo done > done.txt"),
+			e2e.Text("done.txt is written. <promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ralph-loop "Write done.txt" --max-iterations 5`},
+	})
+	l := loopOf(t, env, res.SessionID)
+	// The Skill call ran (its shell line did not), and counts like the Bash call.
+	expectLoop(t, l, "PROMISE_ACCEPTED", 1, 2)
+	if !hasNotice(res, "Not run in /cleanup") {
+		t.Errorf("Claude Code did not say the skill's shell line was not run")
+	}
+	denied := 0
+	for _, e := range l.Events {
+		if e.Action == "denied" {
+			denied++
+		}
+	}
+	if denied != 1 {
+		t.Errorf("%d denied calls in the events, want 1 (the skill's shell line): %+v", denied, l.Events)
+	}
+	if _, err := os.Stat(filepath.Join(stateDir, "sessions", res.SessionID, "loop.json")); err != nil {
+		t.Errorf("the state is gone: %v", err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // Version is the Codex CLI release the suite runs, pinned: the hook protocol and the trust
 // hash change between releases.
-const Version = "0.169.0"
+const Version = "0.171.0"
 
 // Package is the Codex CLI on the npm registry: a node launcher and the native binary in a
 // platform package.

@@ -145,3 +145,44 @@ func TestTUIBlockedWithFullErrorVerbosity(t *testing.T) {
 		t.Errorf("%d model requests, want 3", n)
 	}
 }
+
+// Esc while a command of the loop runs: the loop ends there, and nothing runs on its
+// account after (no model request, no tool call past the interrupted one); the first block's
+// notice said Esc is how to end it (Gemini CLI refuses a slash command typed then).
+func TestTUIEscDuringTool(t *testing.T) {
+	env := newEnv(t)
+	u := startTmuxTUI(t, env, Script{Turns: []Turn{
+		Say("Let me think first."),
+		Shell("Working.", "sleep 30"),
+		Shell("More work.", "echo more > more.txt"),
+		Say("Done. <promise>DONE</promise>"),
+	}})
+	u.submit(t, `/ralph-loop "Create more.txt" --max-iterations 5`)
+	screen := tmux.Flat(u.waitFor(t, "sleep 30"))
+	if !strings.Contains(screen, "press Esc to end the loop") {
+		t.Errorf("the first block's notice does not say Esc ends the loop")
+	}
+	time.Sleep(2 * time.Second)
+	if err := u.Keys(context.Background(), "Escape"); err != nil {
+		t.Fatal(err)
+	}
+	before := len(u.fake.MainRequests())
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		loops, _ := env.Status(context.Background(), "")
+		if len(loops) == 1 && loops[0].Status != "ACTIVE" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the loop did not end after Esc: %+v", loops)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(10 * time.Second) // anything sent on the loop's account would show by now
+	if n := len(u.fake.MainRequests()); n != before {
+		t.Errorf("%d model requests after Esc, want none (%d before, %d after)", n-before, before, n)
+	}
+	if _, err := os.Stat(filepath.Join(env.Project, "more.txt")); err == nil {
+		t.Error("a tool call ran after Esc ended the loop")
+	}
+}

@@ -10,16 +10,16 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/opencode"
 )
 
-// Version is the Kilo Code CLI release the suite runs (pinned; 7.8.1's platform packages
-// were missing from the registry when it was pinned).
-const Version = "7.7.7"
+// Version is the Kilo Code CLI release the suite runs (pinned; the @kilocode/cli wrapper
+// of 7.8.1 has no platform packages in the registry).
+const Version = "7.7.9"
 
-// CLI is Kilo Code's CLI on the npm registry (a native binary; its postinstall links it to
-// bin/.kilo, and bin/kilo is a node launcher).
+// CLI is Kilo Code's CLI on the npm registry: its Linux x64 platform package, the native
+// binary, which runs on its own (the @kilocode/cli wrapper only links to it).
 var CLI = e2e.Package{
-	Name:    "@kilocode/cli",
+	Name:    "@kilocode/cli-linux-x64",
 	Version: Version,
-	Bins:    []string{"node_modules/@kilocode/cli/bin/.kilo", "node_modules/.bin/kilo"},
+	Bins:    []string{"node_modules/@kilocode/cli-linux-x64/bin/kilo"},
 }
 
 // Kilo is Kilo's names for opencode's driver: ~/.config/kilo, kilo.json, KILO_* variables.

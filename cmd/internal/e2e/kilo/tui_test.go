@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/opencode"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/tmux"
 )
 
@@ -73,4 +74,19 @@ func TestTUI(t *testing.T) {
 		t.Errorf("%d continuations, want 1", n)
 	}
 	readFile(t, filepath.Join(e.Project, "x.txt"), "hi\n")
+}
+
+// A message typed while a command of the loop runs: Kilo goes idle for a moment between
+// the tool step and the message, which is no stop; the loop stays in step (see
+// opencode.MessageMidLoop).
+func TestTUIMessageMidLoop(t *testing.T) {
+	suite.Need(t)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Install(context.Background(), "user"); err != nil {
+		t.Fatal(err)
+	}
+	opencode.MessageMidLoop(t, e)
 }

@@ -113,3 +113,17 @@ func all(seen map[string]bool, keys []string) bool {
 	}
 	return true
 }
+
+// A message typed while a command of the loop runs: the loop stays in step (see
+// MessageMidLoop).
+func TestTUIMessageMidLoop(t *testing.T) {
+	suite.Need(t)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Install(context.Background(), "user"); err != nil {
+		t.Fatal(err)
+	}
+	MessageMidLoop(t, e)
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/gemini"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/kilo"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/opencode"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/pi"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/qwen"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 )
@@ -22,7 +23,7 @@ import (
 func TestTestedVersions(t *testing.T) {
 	pins := map[string]string{"claude": e2e.ClaudeVersion, "codex": codex.Version, "copilot": copilot.Version,
 		"gemini": gemini.Version, "opencode": opencode.Version, "qwen": qwen.Version,
-		"droid": droid.Version, "kilo": kilo.Version}
+		"droid": droid.Version, "kilo": kilo.Version, "pi": pi.Version}
 	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)

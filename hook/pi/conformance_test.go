@@ -1,0 +1,83 @@
+package pi
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
+)
+
+// fixture makes the extension's events from the ones captured under pi 0.73.1 (the
+// extension that "ralph-loop install --host pi" writes, in pi --mode rpc).
+type fixture struct{ t *testing.T }
+
+func (fixture) Host() hook.Host        { return Host{} }
+func (fixture) Env() map[string]string { return map[string]string{} }
+
+func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
+	fields["sessionID"], fields["directory"] = s.ID, s.Cwd
+	return hosttest.Patch(hosttest.Load(f.t, filepath.Join("../../testdata/pi", name)), fields)
+}
+
+// Prompt runs a loop command as the extension's command does; other text is the user's
+// input.
+func (f fixture) Prompt(s hosttest.Session, text string) []byte {
+	if strings.HasPrefix(text, "/") {
+		return f.base("command.json", s, map[string]any{"prompt": text})
+	}
+	return f.base("input.busy.json", s, map[string]any{"prompt": text, "busy": false})
+}
+
+// Stop hands over the run's messages, as the extension does at agent_end.
+func (f fixture) Stop(s hosttest.Session, last string) []byte {
+	msgs := []any{map[string]any{"role": "assistant", "stopReason": "stop", "model": "fake-model",
+		"content": []any{map[string]any{"type": "text", "text": last}}}}
+	return f.base("agent_end.no-promise.json", s, map[string]any{"messages": msgs})
+}
+
+func (f fixture) ToolUsed(s hosttest.Session, id string) []byte {
+	return f.base("tool_result.json", s, map[string]any{"callID": id})
+}
+
+func (f fixture) ToolCheck(s hosttest.Session, command string) []byte {
+	return f.base("tool_call.json", s, map[string]any{"args.command": command})
+}
+
+func (f fixture) SessionEnd(s hosttest.Session) []byte {
+	return f.base("session_shutdown.json", s, map[string]any{})
+}
+
+// Said does nothing: the extension hands the run's text over with the stop.
+func (fixture) Said(hosttest.Session, string, string) {}
+
+// Reply reads the extension's reply. A refused prompt (or a command's answer) is dropped
+// and shown to the user.
+func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
+	var r hosttest.Reply
+	if code != 0 {
+		return r, fmt.Errorf("exit code %d", code)
+	}
+	if len(stdout) == 0 {
+		return r, nil
+	}
+	var out Output
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		return r, err
+	}
+	r.Notice, r.Context = out.Notice, out.Send
+	switch {
+	case out.Continue != "":
+		r.Block, r.Reason = true, out.Continue
+	case out.Refuse != "":
+		r.Block, r.Reason = true, out.Refuse
+	case out.Deny != "":
+		r.Deny = true
+	}
+	return r, nil
+}
+
+func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t: t}) }
