@@ -35,6 +35,10 @@ type Env struct {
 	// its input (see authority.go). nil: who asks cannot be told, and events are judged as
 	// before loops had owners.
 	Caller func() (proc.Caller, error)
+	// BinaryChanged, if set, says when the running ralph-loop's file last changed (its
+	// status change time): a /cancel-ralph the hooks recorded while they could not run it
+	// is taken only if it came back after (see fallback). nil: none is taken.
+	BinaryChanged func() (time.Time, error)
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines

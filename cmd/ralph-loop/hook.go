@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/proc"
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 func hookEnv(cmd *cli.Command) hook.Env {
@@ -28,6 +29,13 @@ func hookEnv(cmd *cli.Command) hook.Env {
 		CatchUp: hook.DefaultCatchUp,
 		Started: started,
 		Caller:  sync.OnceValues(proc.HookCaller),
+		BinaryChanged: func() (time.Time, error) {
+			exe, err := os.Executable()
+			if err != nil {
+				return time.Time{}, err
+			}
+			return state.ChangeTime(exe)
+		},
 	}
 }
 
