@@ -36,7 +36,21 @@ func hookEnv(cmd *cli.Command) hook.Env {
 			}
 			return state.ChangeTime(exe)
 		},
+		HookBinaries: hookBinaries,
 	}
+}
+
+// hookBinaries are the programs the host's hooks run (its settings at every scope), and
+// this one, for the guard to keep.
+func hookBinaries(host, projectDir string) []string {
+	var out []string
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, exe)
+	}
+	if inst, ok := hosts.Installer(host); ok {
+		out = append(out, inst.Binaries(os.Getenv, projectDir)...)
+	}
+	return out
 }
 
 // deferred reports whether this hook was run by a shared scope's portable command

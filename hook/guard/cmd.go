@@ -1430,14 +1430,41 @@ func (s *shell) yq(c *cmdline, args []field) {
 
 // chmod: a mode that takes none of the owner's access away (700 on the home, go-rwx, +x)
 // changes nothing for ralph-loop above the state directory; any other, or any mode inside
-// it, is judged as a destroyer.
+// it (or on a binary the hooks run), is judged as a destroyer. A mode may look like an
+// option (-x, -w): only -c, -f, -v and -R (and long options) are chmod's own.
 func (s *shell) chmod(c *cmdline, args []field) {
-	opts, ops, _ := scan(args, "", []string{"reference"}, false)
-	if _, ok := hasOpt(opts, "--reference"); ok || len(ops) == 0 {
-		s.paths(c, ops, inside|above)
+	var mode *field
+	var files []field
+	ref := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			for _, f := range args[i+1:] {
+				if mode == nil && !ref {
+					mode = &f
+					continue
+				}
+				files = append(files, f)
+			}
+			i = len(args)
+		case t == "--reference":
+			ref = true
+			i++
+		case strings.HasPrefix(t, "--reference="):
+			ref = true
+		case strings.HasPrefix(t, "--"):
+		case len(t) > 1 && t[0] == '-' && strings.Trim(t[1:], "cfvR") == "":
+		case mode == nil && !ref:
+			mode = &args[i]
+		default:
+			files = append(files, args[i])
+		}
+	}
+	if ref || mode == nil {
+		s.paths(c, files, inside|above)
 		return
 	}
-	mode, files := ops[0], ops[1:]
 	if !mode.exact() || !keepsOwner(mode.text) {
 		s.paths(c, files, inside|above)
 		return

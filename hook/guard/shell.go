@@ -789,11 +789,11 @@ func (s *shell) cmdSubst(x *syntax.CmdSubst) field {
 	switch filepath.Base(words[0]) {
 	case "which", "whence", "where":
 		if len(words) == 2 {
-			return field{text: words[1]}
+			return field{text: s.g.lookPath(words[1])}
 		}
 	case "command", "type":
 		if len(words) == 3 && (words[1] == "-v" || words[1] == "-p" || words[1] == "-P" || words[1] == "-V") {
-			return field{text: words[2]}
+			return field{text: s.g.lookPath(words[2])}
 		}
 	case "mktemp":
 		return field{fresh: true}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
@@ -322,6 +323,17 @@ func (h *Target) Defers(scope, projectDir string, getenv func(string) string) bo
 
 // hookCommands lists the command lines of ralph-loop's hooks in a settings file.
 func (h *Target) hookCommands(path string) []string {
+	return h.entryCommands(path, true)
+}
+
+// commandLines lists the command lines of every hook in a settings file.
+func (h *Target) commandLines(path string) []string {
+	return h.entryCommands(path, false)
+}
+
+// entryCommands lists the command lines of the hooks in a settings file (only ralph-loop's
+// when ours).
+func (h *Target) entryCommands(path string, ours bool) []string {
 	data, _, err := readFile(path)
 	if err != nil || len(data) == 0 {
 		return nil
@@ -350,7 +362,7 @@ func (h *Target) hookCommands(path string) []string {
 			}
 			for _, e := range entries {
 				o, ok := e.(*object)
-				if !ok || !h.ourEntry(o, nil) {
+				if !ok || ours && !h.ourEntry(o, nil) {
 					continue
 				}
 				for _, key := range h.commandKeys() {
@@ -362,6 +374,49 @@ func (h *Target) hookCommands(path string) []string {
 		}
 	}
 	return out
+}
+
+// Binaries are the programs ralph-loop's hooks in the host's settings files run, at every
+// scope (for a project's, projectDir's): the binary a command line names, or for a portable
+// one the ralph-loop found on PATH. Reading them costs no check of each command line
+// against every form install writes: only the forms' binaries are read.
+func (h *Target) Binaries(getenv func(string) string, projectDir string) []string {
+	var out []string
+	for _, s := range h.Scopes {
+		path := h.SettingsFile(s.Name, projectDir, getenv)
+		if path == "" {
+			continue
+		}
+		for _, cmd := range h.commandLines(path) {
+			b, ok := HookBinary(cmd, h.Name)
+			if !ok {
+				continue
+			}
+			if !strings.ContainsRune(b, filepath.Separator) {
+				if b = lookPath(b, getenv("PATH")); b == "" {
+					continue
+				}
+			}
+			if !slices.Contains(out, b) {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// lookPath is the executable named name in one of the directories of path ("" if none).
+func lookPath(name, path string) string {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 // runnable reports whether a hook command line's program exists on this machine: the
