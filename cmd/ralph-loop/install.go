@@ -196,7 +196,56 @@ func binaryPath(given string) (string, error) {
 		}
 		return npxBinary, nil
 	}
-	return filepath.Abs(exe)
+	abs, err := filepath.Abs(exe)
+	if err != nil {
+		return "", err
+	}
+	return stablePath(abs, os.Args[0], os.Getenv("PATH")), nil
+}
+
+// stablePath is the path the hooks name for the running binary exe: the one through which
+// the user reached it (arg0 as run, or found on PATH), when that is a link to the same file
+// (a package manager's: Homebrew's bin symlink into its versioned Cellar, npm's global bin
+// link, a version manager's current link), so that an upgrade, which puts a new versioned
+// file behind the link and removes the old one, leaves the hooks working; exe otherwise.
+func stablePath(exe, arg0, path string) string {
+	real, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		return exe
+	}
+	var candidates []string
+	if strings.ContainsRune(arg0, filepath.Separator) {
+		if a, err := filepath.Abs(arg0); err == nil {
+			candidates = append(candidates, a)
+		}
+	} else if arg0 != "" {
+		candidates = append(candidates, lookPaths(arg0, path)...)
+	}
+	candidates = append(candidates, lookPaths("ralph-loop", path)...)
+	for _, c := range candidates {
+		if c == real {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(c); err == nil && r == real {
+			return c
+		}
+	}
+	return exe
+}
+
+// lookPaths are the executables named name in the directories of path, in its order.
+func lookPaths(name, path string) []string {
+	var out []string
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // checkBinary makes sure the hooks will run a ralph-loop: an executable file at path that
