@@ -126,6 +126,7 @@ func (e *engine) guardConfig() guard.Config {
 		Words:       e.facts.Words,
 		Protected:   e.protected(),
 		Path:        e.env.Getenv("PATH"),
+		User:        e.env.Getenv("USER"),
 	}
 }
 

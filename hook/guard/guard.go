@@ -84,6 +84,9 @@ type Config struct {
 	// and no directory above them deleted or moved (the keep, the host's hook files, the
 	// binaries the hooks run).
 	Protected []string
+	// User is the user's name ($USER as the hook sees it): chown to the user changes
+	// nothing for ralph-loop.
+	User string
 	// Path is $PATH as the hook sees it (the agent's shell has the same): $(command -v X)
 	// and $(which X) are X found there.
 	Path string
@@ -104,7 +107,7 @@ const maxCwds = 16
 // guard judges the tool calls of one session (see Config for its fields).
 type guard struct {
 	stateDir, home, stateHome  string
-	path                       string
+	path, user                 string
 	cli, sessionEnv, sessionID string
 	words                      inject.Words
 	server                     bool
@@ -127,7 +130,7 @@ type guard struct {
 }
 
 func newGuard(cfg Config) *guard {
-	g := &guard{stateDir: filepath.Clean(cfg.StateDir), home: cfg.Home, stateHome: cfg.StateHome, cli: cfg.CLI, path: cfg.Path,
+	g := &guard{stateDir: filepath.Clean(cfg.StateDir), home: cfg.Home, stateHome: cfg.StateHome, cli: cfg.CLI, path: cfg.Path, user: cfg.User,
 		sessionEnv: cfg.SessionEnv, sessionID: cfg.SessionID, words: cfg.Words, server: cfg.Server, serverPorts: cfg.ServerPorts}
 	g.states = []string{g.stateDir}
 	if r := resolve(g.stateDir); r != g.stateDir {

@@ -74,7 +74,7 @@ func newGuardWorld(t testing.TB, mode int) guardWorld {
 
 // testJudge returns the guard of a session s1 of Claude Code whose state is in stateDir.
 func testJudge(stateDir, home, stateHome string) func(Action) string {
-	cfg := Config{StateDir: stateDir, Home: home, StateHome: stateHome, CLI: "claude", SessionEnv: "CLAUDE_CODE_SESSION_ID", SessionID: "s1"}
+	cfg := Config{StateDir: stateDir, Home: home, StateHome: stateHome, CLI: "claude", SessionEnv: "CLAUDE_CODE_SESSION_ID", SessionID: "s1", User: "me"}
 	return func(a Action) string { return Check(cfg, a) }
 }
 
@@ -111,7 +111,7 @@ func TestGuardTable(t *testing.T) {
 // TestGuardServerTable runs the server tables, and allowCommands, for opencode.
 func TestGuardServerTable(t *testing.T) {
 	w := newGuardWorld(t, plainHome)
-	g := newGuard(Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "opencode", SessionID: "ses_abc123", Server: true, ServerPorts: []string{"41234"}})
+	g := newGuard(Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "opencode", SessionID: "ses_abc123", Server: true, ServerPorts: []string{"41234"}, User: "me"})
 	for _, c := range denyServerCommands {
 		if got := g.check(w.bash(c)); got == "" {
 			t.Errorf("%q allowed, want denied", c)
