@@ -118,7 +118,7 @@ func (h *Target) line(ev Event, run, prog, missing string) string {
 	case StopEvent:
 		b.WriteString(`if [ -n "$a" ]; then [ -e "$d/cancel-typed" ] && exit 0; m=; i=; ` +
 			`[ -n "$f" ] && { m=$(sed -n 's/^  "max_iterations": \([0-9]*\),$/\1/p' "$f"); i=$(sed -n 's/^  "iteration": \([0-9]*\),$/\1/p' "$f"); }; ` +
-			`case $m/$i in *[!0-9/]*|/*|*/) m=` + defaultMaxIterations() + `; i=0;; esac; ` +
+			`case $m/$i in *[!0-9/]*|/*|*/) m=` + DefaultMaxIterations() + `; i=0;; esac; ` +
 			`set -- "$d"/fallback-stop.*; n=$#; [ -e "$1" ] || n=0; ` +
 			`if [ $((i + n)) -lt "$m" ]; then (umask 077; mkdir -p "$d" && set -C && : >"$d/fallback-stop.$n") 2>/dev/null; ` +
 			say(Reply{Block: true, Reason: inject.FallbackBlock(prog), Notice: inject.FallbackNotice(h.Title, prog)}) + `; fi; ` +
@@ -151,8 +151,8 @@ const cancelTyped = `*'prompt":"/cancel-ralph'*|*'prompt": "/cancel-ralph'*|*'pr
 	`*'prompt":"/ralph-loop:cancel-ralph'*|*'prompt": "/ralph-loop:cancel-ralph'*|*'[ralph-loop command /cancel-ralph]'*|` +
 	`*'invoked the \"/cancel-ralph\" skill'*`
 
-// defaultMaxIterations is --max-iterations' default, for a loop whose file cannot be read.
-func defaultMaxIterations() string {
+// DefaultMaxIterations is --max-iterations' default, for a loop whose file cannot be read.
+func DefaultMaxIterations() string {
 	for _, f := range args.Flags {
 		if f.Name == args.FlagMaxIterations {
 			return f.Default
