@@ -378,32 +378,46 @@ func (h *Target) entryCommands(path string, ours bool) []string {
 
 // Binaries are the programs ralph-loop's hooks in the host's settings files run, at every
 // scope (for a project's, projectDir's): the binary a command line names, or for a portable
-// one the ralph-loop found on PATH. Reading them costs no check of each command line
-// against every form install writes: only the forms' binaries are read.
+// one the ralph-loop found on PATH; and the ones the files of Files name (FileBinary).
+// Reading them costs no check of each command line against every form install writes: only
+// the forms' binaries are read.
 func (h *Target) Binaries(getenv func(string) string, projectDir string) []string {
 	var out []string
+	add := func(b string) {
+		if !strings.ContainsRune(b, filepath.Separator) {
+			if b = lookPath(b, getenv("PATH")); b == "" {
+				return
+			}
+		}
+		if !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
 	for _, s := range h.Scopes {
 		path := h.SettingsFile(s.Name, projectDir, getenv)
 		if path == "" {
 			continue
 		}
 		for _, cmd := range h.commandLines(path) {
-			b, ok := HookBinary(cmd, h.Name)
-			if !ok {
-				continue
+			if b, ok := HookBinary(cmd, h.Name); ok {
+				add(b)
 			}
-			if !strings.ContainsRune(b, filepath.Separator) {
-				if b = lookPath(b, getenv("PATH")); b == "" {
-					continue
+		}
+	}
+	if h.FileBinary != nil {
+		for _, path := range h.HookFiles(getenv, projectDir) {
+			if data, _, err := readFile(path); err == nil && len(data) <= maxFileBinary {
+				if b, ok := h.FileBinary(data); ok {
+					add(b)
 				}
-			}
-			if !slices.Contains(out, b) {
-				out = append(out, b)
 			}
 		}
 	}
 	return out
 }
+
+// maxFileBinary bounds the hook files FileBinary reads (opencode's plugin is 15 KB).
+const maxFileBinary = 1 << 20
 
 // lookPath is the executable named name in one of the directories of path ("" if none).
 func lookPath(name, path string) string {

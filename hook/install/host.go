@@ -68,6 +68,10 @@ type Target struct {
 	// for the hooks' command (opencode's plugin, which runs ralph-loop itself). A name may
 	// hold a subdirectory ("plugins/ralph-loop.js").
 	Files func(c CommandSpec) []File
+	// FileBinary reads the program one of Files names, as written (opencode's plugin runs
+	// ralph-loop itself, from the path it holds), for the guard to keep (see Binaries). nil:
+	// none names one.
+	FileBinary func(data []byte) (string, bool)
 
 	// Extra plans what the host needs beyond its hooks file and command files (Codex's
 	// trust entries in config.toml, Gemini's trusted folders). nil: nothing.
