@@ -73,6 +73,18 @@ type engine struct {
 
 func (e *engine) handle(ctx context.Context) Reply {
 	switch e.ev.Kind {
+	case Prompt, Stop, SessionStart:
+		if n := e.fallback(ctx); n != "" {
+			r := e.handleKind(ctx)
+			r.Notice = joinNotices(n, r.Notice)
+			return r
+		}
+	}
+	return e.handleKind(ctx)
+}
+
+func (e *engine) handleKind(ctx context.Context) Reply {
+	switch e.ev.Kind {
 	case Prompt:
 		r := e.prompt(ctx)
 		r.Notice = joinNotices(r.Notice, e.silentNotice())

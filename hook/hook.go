@@ -35,6 +35,13 @@ type Env struct {
 	// its input (see authority.go). nil: who asks cannot be told, and events are judged as
 	// before loops had owners.
 	Caller func() (proc.Caller, error)
+	// BinaryChanged, if set, says when the running ralph-loop's file last changed (its
+	// status change time): a /cancel-ralph the hooks recorded while they could not run it
+	// is taken only if it came back after (see fallback). nil: none is taken.
+	BinaryChanged func() (time.Time, error)
+	// HookBinaries, if set, lists the programs the host's hooks run, in its settings at
+	// every scope of the session's project, and this one: the guard keeps them.
+	HookBinaries func(host, projectDir string) []string
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines

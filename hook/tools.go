@@ -125,11 +125,14 @@ func (e *engine) guardConfig() guard.Config {
 		ServerPorts: e.facts.ServerPorts,
 		Words:       e.facts.Words,
 		Protected:   e.protected(),
+		Path:        e.env.Getenv("PATH"),
+		User:        e.env.Getenv("USER"),
 	}
 }
 
 // protected are the paths kept like the state directory: ralph-loop's keep of the loop's
-// state, and the host's hook files.
+// state, the host's hook files, and the binaries its hooks run (moved, removed or made
+// unrunnable, they would leave the loop to the hooks' command line alone).
 func (e *engine) protected() []string {
 	var p []string
 	if k := e.env.Store.KeepDir(); k != "" {
@@ -137,6 +140,9 @@ func (e *engine) protected() []string {
 	}
 	if e.facts.HookFiles != nil {
 		p = append(p, e.facts.HookFiles()...)
+	}
+	if e.env.HookBinaries != nil {
+		p = append(p, e.env.HookBinaries(e.host.Name(), e.facts.ProjectDir)...)
 	}
 	return p
 }

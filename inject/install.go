@@ -1,5 +1,11 @@
 package inject
 
+import (
+	"fmt"
+
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
 // NotInstalledHere is the one line a project's committed hooks print on a machine that has
 // no ralph-loop on PATH: the hooks do nothing there, and this says how to change that.
 func NotInstalledHere(display string) string {
@@ -21,4 +27,53 @@ const GetIt = "npm install -g " + NPMPackage + ", a release archive from https:/
 func BinaryGone(display, binary string) string {
 	return "ralph-loop: " + display + "'s ralph-loop hooks run " + binary + ", which is gone; loops (/ralph-loop) are off. " +
 		"Install it again (" + GetIt + ") and run ralph-loop install, or remove the hooks: npx " + NPMPackage + " uninstall"
+}
+
+// The texts of a hook's command line that cannot run ralph-loop (prog: its path, or
+// "ralph-loop (on PATH)") in a session whose loop is active: see hook/install's command.go.
+
+// FallbackBlock is the reason a stop is blocked with, for the agent.
+func FallbackBlock(prog string) string {
+	return "ralph-loop: this session's loop is still active, but its hooks cannot run " + prog +
+		" (it is missing or not executable: moved, removed or changed), so nothing can check that the task is done and the loop goes on. " +
+		"Do not try to end the loop: tell the user that ralph-loop must be put back, and go on with the task."
+}
+
+// FallbackNotice tells the user why the stops are blocked and what to do.
+func FallbackNotice(display, prog string) string {
+	return "ralph-loop: " + display + "'s hooks cannot run " + prog + " (missing or not executable), and this session's loop is active: " +
+		"its stops are blocked until ralph-loop is back (" + GetIt + ", then ralph-loop install), or type /cancel-ralph to end the loop"
+}
+
+// FallbackLimit tells the user that the loop's iterations ran out while ralph-loop could not
+// run: the stop is let through, the loop stays as it is for ralph-loop to see.
+func FallbackLimit(display, prog string) string {
+	return "ralph-loop: this session's loop used its last iteration while " + display + "'s hooks could not run " + prog +
+		" (missing or not executable): the stop is let through; put ralph-loop back (" + GetIt + ") or type /cancel-ralph"
+}
+
+// FallbackCancelled answers the user's /cancel-ralph typed while ralph-loop cannot run.
+func FallbackCancelled(prog string) string {
+	return "ralph-loop: loop cancelled. " + prog + " cannot run now (missing or not executable); the cancel is recorded, " +
+		"this session's stops are no longer blocked, and ralph-loop ends the loop when it runs again"
+}
+
+// FallbackConfig refuses a settings change while ralph-loop cannot run and a loop is active.
+func FallbackConfig(display, prog string) string {
+	return "ralph-loop: a loop is active in this session and " + display + "'s hooks cannot run " + prog +
+		" (missing or not executable): settings changes are refused until ralph-loop is back or you type /cancel-ralph"
+}
+
+// FallbackCancelTaken tells the user that ralph-loop, running again, ended the loop for the
+// /cancel-ralph the hooks recorded while it could not run.
+func FallbackCancelTaken(l *state.Loop) string {
+	return "ralph-loop: the /cancel-ralph you typed while ralph-loop could not run ended the loop (" + Cancelled(l) + ")"
+}
+
+// FallbackCancelRefused tells the user that a cancel file in the state directory was not
+// the hooks' and changed nothing.
+func FallbackCancelRefused(l *state.Loop, w Words) string {
+	return fmt.Sprintf("ralph-loop: a cancel recorded in this session's state directory while ralph-loop could run was not the hooks' "+
+		"(something inside the session wrote it): refused; the loop goes on (iteration %d/%d). To end it, type %s",
+		l.Iteration, l.MaxIterations, w.cancel())
 }

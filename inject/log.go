@@ -197,3 +197,16 @@ func NoteWaited(d time.Duration) string {
 func NoteMalformed(n int) string {
 	return "skipped " + Plural(n, "malformed transcript line", "malformed transcript lines")
 }
+
+// What the hooks' command line recorded while it could not run ralph-loop (see
+// hook/install's command.go).
+const (
+	ReasonFallbackCancel        = "cancelled with /cancel-ralph while the hooks could not run ralph-loop (recorded by the hooks' command line)"
+	ReasonFallbackCancelRefused = "a cancel-typed file in the session's state directory, written while ralph-loop could run (not by its hooks): not taken"
+)
+
+// ReasonFallbackStops is for the stops the hooks' command line blocked while it could not run
+// ralph-loop (logged, not counted as iterations).
+func ReasonFallbackStops(n int) string {
+	return fmt.Sprintf("the hooks' command line blocked %d stops while it could not run ralph-loop (not counted as iterations)", n)
+}

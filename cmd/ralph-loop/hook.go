@@ -15,6 +15,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/proc"
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 func hookEnv(cmd *cli.Command) hook.Env {
@@ -28,7 +29,28 @@ func hookEnv(cmd *cli.Command) hook.Env {
 		CatchUp: hook.DefaultCatchUp,
 		Started: started,
 		Caller:  sync.OnceValues(proc.HookCaller),
+		BinaryChanged: func() (time.Time, error) {
+			exe, err := os.Executable()
+			if err != nil {
+				return time.Time{}, err
+			}
+			return state.ChangeTime(exe)
+		},
+		HookBinaries: hookBinaries,
 	}
+}
+
+// hookBinaries are the programs the host's hooks run (its settings at every scope), and
+// this one, for the guard to keep.
+func hookBinaries(host, projectDir string) []string {
+	var out []string
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, exe)
+	}
+	if inst, ok := hosts.Installer(host); ok {
+		out = append(out, inst.Binaries(os.Getenv, projectDir)...)
+	}
+	return out
 }
 
 // deferred reports whether this hook was run by a shared scope's portable command

@@ -226,7 +226,118 @@ func binaryPath(given string) (string, error) {
 		}
 		return npxBinary, nil
 	}
-	return filepath.Abs(exe)
+	abs, err := filepath.Abs(exe)
+	if err != nil {
+		return "", err
+	}
+	return stablePath(abs, os.Args[0], os.Getenv("PATH")), nil
+}
+
+// stablePath is the path the hooks name for the running binary exe, one that an upgrade of
+// it leaves in place: the one through which the user reached it (arg0 as run, or found on
+// PATH), when that is a link to the same file (a package manager's: Homebrew's bin symlink
+// into its versioned Cellar, npm's global bin link under nvm), so that an upgrade, which puts
+// a new versioned file behind the link and removes the old one, leaves the hooks working; or
+// the same file through a "current" link beside its versioned directory (Scoop's
+// apps/<app>/current, SDKMAN's); exe otherwise (a path with no version in it: npm's global
+// lib, Volta's package image, go install's). A link of one shell's own (fnm's
+// fnm_multishells/<pid>_<time>, gone with the shell) is never named: the directory it links
+// to is, the node version's own.
+func stablePath(exe, arg0, path string) string {
+	real, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		return exe
+	}
+	var candidates []string
+	if strings.ContainsRune(arg0, filepath.Separator) {
+		if a, err := filepath.Abs(arg0); err == nil {
+			candidates = append(candidates, a)
+		}
+	} else if arg0 != "" {
+		candidates = append(candidates, lookPaths(arg0, path)...)
+	}
+	candidates = append(candidates, lookPaths("ralph-loop", path)...)
+	for _, c := range candidates {
+		c = shellLinkResolved(c)
+		if c == real {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(c); err == nil && r == real {
+			return c
+		}
+	}
+	if c := throughCurrent(real); c != "" {
+		return c
+	}
+	return exe
+}
+
+// shellLinkResolved is path with the link of one shell's own that it goes through resolved:
+// fnm's fnm_multishells/<pid>_<time>, which "fnm env" makes for each shell, to the node
+// version's installation. Any other path is returned as it is.
+func shellLinkResolved(path string) string {
+	const dir = "fnm_multishells"
+	parts := strings.Split(path, string(filepath.Separator))
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] != dir {
+			continue
+		}
+		link := strings.Join(parts[:i+2], string(filepath.Separator))
+		if r, err := filepath.EvalSymlinks(link); err == nil {
+			return filepath.Join(append([]string{r}, parts[i+2:]...)...)
+		}
+	}
+	return path
+}
+
+// throughCurrent is real reached through a link named "current" beside one of its parent
+// directories that leads to that directory (apps/ralph-loop/current -> 1.0.0), or "".
+func throughCurrent(real string) string {
+	dir, rest := filepath.Dir(real), filepath.Base(real)
+	for i := 0; i < 4 && filepath.Dir(dir) != dir; i++ {
+		cur := filepath.Join(filepath.Dir(dir), "current")
+		if cur != dir {
+			if a, err := os.Stat(cur); err == nil && a.IsDir() {
+				if b, err := os.Stat(dir); err == nil && os.SameFile(a, b) {
+					return filepath.Join(cur, rest)
+				}
+			}
+		}
+		dir, rest = filepath.Dir(dir), filepath.Join(filepath.Base(dir), rest)
+	}
+	return ""
+}
+
+// nodeVersion names the node version manager (nvm, fnm) and the node version whose npm
+// global directory holds path, if one does: a version manager has no link that follows
+// every node version, so the hooks run it from that version's ("" when none).
+func nodeVersion(path, nvmDir string) (manager, version string) {
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	for i := 0; i+2 < len(parts); i++ {
+		switch {
+		case parts[i] == "versions" && parts[i+1] == "node" && i > 0 &&
+			(parts[i-1] == ".nvm" || nvmDir != "" && strings.Join(parts[:i], "/") == filepath.ToSlash(filepath.Clean(nvmDir))):
+			return "nvm", parts[i+2]
+		case parts[i] == "node-versions" && parts[i+2] == "installation":
+			return "fnm", parts[i+1]
+		}
+	}
+	return "", ""
+}
+
+// lookPaths are the executables named name in the directories of path, in its order.
+func lookPaths(name, path string) []string {
+	var out []string
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // checkBinary makes sure the hooks will run a ralph-loop: an executable file at path that
@@ -330,6 +441,13 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 				run = install.HookCommand(b, h.Name) // (and say how to get it back once it is gone)
 			}
 			fmt.Fprintf(w, "hooks run: %s\n", run)
+			if b, ok := install.HookBinary(run, h.Name); ok {
+				if manager, version := nodeVersion(b, os.Getenv("NVM_DIR")); manager != "" {
+					fmt.Fprintf(w, "note: this ralph-loop is npm's under %s's node %s: the hooks run it through npm upgrades and node switches, "+
+						"but removing that node version (%s uninstall %s) removes it, and loops are off until you install it again and run ralph-loop install\n",
+						manager, version, manager, version)
+				}
+			}
 		}
 		if changed > 0 {
 			arm := "/ralph-loop"

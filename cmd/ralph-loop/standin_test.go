@@ -23,11 +23,17 @@ import (
 //	fixture host DIR               serve DIR/sock until asked to quit
 //	fixture ask DIR hook FILE      run "ralph-loop hook --host claude" with FILE as its input
 //	fixture ask DIR tool COMMAND   run COMMAND as the agent's shell tool would
+//	fixture ask DIR installed EVENT FILE
+//	                               run the command lines of EVENT's hooks in the Claude Code
+//	                               settings install wrote ($HOME/.claude/settings.json),
+//	                               each with FILE as its input
 //	fixture ask DIR quit           stop the host
 
 type standinRequest struct {
-	Kind string `json:"kind"` // hook, tool, quit
+	Kind string `json:"kind"` // hook, tool, installed, quit
 	Arg  string `json:"arg"`
+	// Event is the hook event whose installed command lines run (installed).
+	Event string `json:"event,omitempty"`
 }
 
 type standinReply struct {
@@ -67,6 +73,46 @@ func fixtureHost(dir string) error {
 
 // standinRun runs one hook or tool call as the host does.
 func standinRun(req standinRequest) standinReply {
+	if req.Kind == "installed" {
+		return standinInstalled(req)
+	}
+	return standinHook(req, "ralph-loop hook --host claude")
+}
+
+// standinInstalled runs the command lines of an event's hooks in the user's Claude Code
+// settings, one after another, and joins what they answered.
+func standinInstalled(req standinRequest) standinReply {
+	data, err := os.ReadFile(filepath.Join(os.Getenv("HOME"), ".claude", "settings.json"))
+	if err != nil {
+		return standinReply{Stderr: err.Error(), Code: 1}
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &settings); err != nil {
+		return standinReply{Stderr: err.Error(), Code: 1}
+	}
+	var all standinReply
+	for _, g := range settings.Hooks[req.Event] {
+		for _, h := range g.Hooks {
+			rep := standinHook(standinRequest{Kind: "hook", Arg: req.Arg}, h.Command)
+			all.Stdout += rep.Stdout
+			all.Stderr += rep.Stderr
+			if rep.Code != 0 {
+				all.Code = rep.Code
+			}
+		}
+	}
+	return all
+}
+
+// standinHook runs one hook command line (kind hook) or tool call (kind tool) as the host
+// does.
+func standinHook(req standinRequest, hookCommand string) standinReply {
 	var cmd *exec.Cmd
 	switch req.Kind {
 	case "hook":
@@ -79,7 +125,7 @@ func standinRun(req standinRequest) standinReply {
 			return standinReply{Stderr: err.Error(), Code: 1}
 		}
 		ours, theirs := os.NewFile(uintptr(fds[0]), "host"), os.NewFile(uintptr(fds[1]), "hook")
-		cmd = exec.Command("sh", "-c", "ralph-loop hook --host claude")
+		cmd = exec.Command("sh", "-c", hookCommand)
 		cmd.Stdin = theirs
 		defer theirs.Close()
 		go func() {
@@ -116,6 +162,9 @@ func fixtureAsk(argv []string) int {
 	req := standinRequest{Kind: argv[1]}
 	if len(argv) > 2 {
 		req.Arg = argv[2]
+	}
+	if req.Kind == "installed" && len(argv) > 3 {
+		req.Event, req.Arg = argv[2], argv[3]
 	}
 	var c net.Conn
 	var err error

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -44,19 +45,19 @@ var Installer = &install.Target{
 	Syntax: install.Syntax{BOM: true},
 	Shape:  install.Nested,
 	Events: []install.Event{
-		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
-		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},
+		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always, Kind: install.SessionEvent},
+		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph, Kind: install.PromptEvent},
 		// PreToolUse runs only for the tools the guard looks at.
-		{Name: "PreToolUse", Matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit", Timeout: 10 * time.Second},
+		{Name: "PreToolUse", Matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		// The shell lines of skills and commands, which Claude Code runs without PreToolUse.
-		{Name: "PreSkillShellCommand", Timeout: 10 * time.Second},
-		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second},
-		{Name: "PostToolUseFailure", Matcher: "*", Timeout: 10 * time.Second},
-		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},
+		{Name: "PreSkillShellCommand", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "PostToolUseFailure", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 		// Asked before a settings change takes effect in a running session: a change that
 		// would unhook a running loop is refused.
-		{Name: "ConfigChange", Timeout: 10 * time.Second},
+		{Name: "ConfigChange", Timeout: 10 * time.Second, Kind: install.ConfigEvent},
 	},
 	Settings: []install.Setting{{Path: []string{"env", BlockCapEnv}, Value: BlockCap}},
 	Commands: func(string) []install.File {
@@ -68,6 +69,7 @@ var Installer = &install.Target{
 	},
 	Notice: install.SystemMessage,
 	Extra:  keepLocalOut,
+	Encode: hook.Encoder(Host{}),
 }
 
 // Installer returns Claude Code's installer.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -38,12 +39,12 @@ var Installer = &install.Target{
 	// and it runs no hook of the file (TestSettingsSyntax).
 	Shape: install.Nested,
 	Events: []install.Event{
-		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
-		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},
+		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always, Kind: install.SessionEvent},
+		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph, Kind: install.PromptEvent},
 		// The guard looks at shell commands and patches only.
-		{Name: "PreToolUse", Matcher: "Bash|apply_patch", Timeout: 10 * time.Second},
-		{Name: "PostToolUse", Timeout: 10 * time.Second},
-		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},
+		{Name: "PreToolUse", Matcher: "Bash|apply_patch", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "PostToolUse", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 	},
 	Commands: func(string) []install.File {
 		var files []install.File
@@ -55,6 +56,7 @@ var Installer = &install.Target{
 	},
 	Notice: install.SystemMessage,
 	Extra:  trust,
+	Encode: hook.Encoder(Host{}),
 }
 
 // Installer returns Codex's installer.

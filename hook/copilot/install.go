@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -40,12 +41,12 @@ var Installer = &install.Target{
 	Syntax: install.Syntax{Comments: true, BOM: true, Commas: true},
 	Shape:  install.Flat,
 	Events: []install.Event{
-		{Name: "sessionStart", Timeout: 10 * time.Second},
-		{Name: "userPromptSubmitted", Timeout: 10 * time.Second, Notice: install.IfRalph},
-		{Name: "preToolUse", Timeout: 10 * time.Second},
+		{Name: "sessionStart", Timeout: 10 * time.Second, Kind: install.SessionEvent},
+		{Name: "userPromptSubmitted", Timeout: 10 * time.Second, Notice: install.IfRalph, Kind: install.PromptEvent},
+		{Name: "preToolUse", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		// postToolUse is not installed: it carries no tool-call id, and the calls are
 		// counted from the transcript.
-		{Name: "agentStop", Timeout: StopTimeoutSeconds * time.Second},
+		{Name: "agentStop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 		{Name: "sessionEnd", Timeout: 10 * time.Second},
 	},
 	TimeoutKey: "timeoutSec",
@@ -61,15 +62,18 @@ var Installer = &install.Target{
 		}
 		return files
 	},
-	Extra:   trustNote,
-	Command: command,
+	Extra:      trustNote,
+	Legacy:     legacyCommand,
+	Encode:     hook.Encoder(Host{}),
+	SessionKey: "sessionId",
 }
 
-// command is the hooks' command line: install's own, except that the line that tells a
-// machine without ralph-loop (or whose ralph-loop is gone) how to get it exits 2, since
-// Copilot CLI shows a hook's stderr only then (and exit 2 blocks nothing).
-func command(c install.CommandSpec) string {
-	cmd := install.DefaultCommand(c)
+// legacyCommand is the command line earlier versions wrote: install's earlier one, except
+// that the line that told a machine without ralph-loop how to get it exited 2, since
+// Copilot CLI shows a hook's stderr only then (and exit 2 blocks nothing). Install's own
+// now says everything through Encode.
+func legacyCommand(c install.CommandSpec) string {
+	cmd := install.LegacyCommand(c)
 	if install.IsHookCommand(cmd, Name) {
 		return cmd
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 )
@@ -39,19 +40,21 @@ var Installer = &install.Target{
 	},
 	Shape: install.Flat,
 	Events: []install.Event{
-		{Name: "beforeSubmitPrompt", Timeout: 10 * time.Second, Notice: install.IfRalph},
-		{Name: "preToolUse", Matcher: ToolMatcher, Timeout: 10 * time.Second},
-		{Name: "postToolUse", Timeout: 10 * time.Second},
-		{Name: "postToolUseFailure", Timeout: 10 * time.Second},
+		{Name: "beforeSubmitPrompt", Timeout: 10 * time.Second, Notice: install.IfRalph, Kind: install.PromptEvent},
+		{Name: "preToolUse", Matcher: ToolMatcher, Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "postToolUse", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "postToolUseFailure", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		{Name: "afterAgentResponse", Timeout: 10 * time.Second},
-		{Name: "stop", Timeout: StopTimeoutSeconds * time.Second},
+		{Name: "stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 		{Name: "sessionEnd", Timeout: 10 * time.Second},
 	},
-	Entry:    entry,
-	Settings: []install.Setting{{Path: []string{"version"}, Value: 1}},
-	Commands: func(string) []install.File { return Files() },
-	Extra:    trustNote,
-	Detect:   detect,
+	Entry:      entry,
+	Settings:   []install.Setting{{Path: []string{"version"}, Value: 1}},
+	Commands:   func(string) []install.File { return Files() },
+	Extra:      trustNote,
+	Detect:     detect,
+	Encode:     hook.Encoder(Host{}),
+	SessionKey: "conversation_id",
 }
 
 // entry is one hook entry: {"command", "matcher" (preToolUse), "timeout", "loop_limit"

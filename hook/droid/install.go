@@ -3,6 +3,7 @@ package droid
 import (
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -30,14 +31,14 @@ var Installer = &install.Target{
 	Shape:       install.Nested,
 	HooksAtRoot: true,
 	Events: []install.Event{
-		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
+		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always, Kind: install.SessionEvent},
 		// Fires under --input-format stream-jsonrpc and in the TUI (not in plain droid
 		// exec), with a command file's expansion.
-		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},
+		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph, Kind: install.PromptEvent},
 		// PreToolUse runs only for the tools the guard looks at.
-		{Name: "PreToolUse", Matcher: "Execute|Create|Edit|ApplyPatch", Timeout: 10 * time.Second},
-		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second},
-		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},
+		{Name: "PreToolUse", Matcher: "Execute|Create|Edit|ApplyPatch", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
 	Commands: func(string) []install.File {
@@ -48,6 +49,7 @@ var Installer = &install.Target{
 		return files
 	},
 	Notice: install.SystemMessage,
+	Encode: hook.Encoder(Host{}),
 }
 
 // Installer returns Factory Droid's installer.

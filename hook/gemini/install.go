@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -41,12 +42,12 @@ var Installer = &install.Target{
 	Shape:       install.Nested,
 	TimeoutUnit: time.Millisecond,
 	Events: []install.Event{
-		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
-		{Name: "BeforeAgent", Timeout: 10 * time.Second, Notice: install.IfRalph},
+		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always, Kind: install.SessionEvent},
+		{Name: "BeforeAgent", Timeout: 10 * time.Second, Notice: install.IfRalph, Kind: install.PromptEvent},
 		// BeforeTool runs only for the tools the guard looks at (a regular expression).
-		{Name: "BeforeTool", Matcher: ShellTool + "|" + WriteTool + "|" + EditTool, Timeout: 10 * time.Second},
-		{Name: "AfterTool", Matcher: "*", Timeout: 10 * time.Second},
-		{Name: "AfterAgent", Timeout: StopTimeout},
+		{Name: "BeforeTool", Matcher: ShellTool + "|" + WriteTool + "|" + EditTool, Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "AfterTool", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "AfterAgent", Timeout: StopTimeout, Kind: install.StopEvent},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
 	Entry: func(_ install.Event, command string, timeout int64) []install.Field {
@@ -62,6 +63,7 @@ var Installer = &install.Target{
 	},
 	Notice: install.SystemMessage,
 	Extra:  trustNote,
+	Encode: hook.Encoder(Host{}),
 }
 
 // Installer returns Gemini CLI's installer.

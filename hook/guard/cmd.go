@@ -1,7 +1,10 @@
 package guard
 
 import (
+	"io/fs"
+	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -238,6 +241,7 @@ func makePrograms() {
 		"nawk":      (*shell).awk,
 		"yq":        (*shell).yq,
 		"chmod":     (*shell).chmod,
+		"chown":     (*shell).chown,
 		"set":       (*shell).setArgs,
 		"shopt": func(s *shell, c *cmdline, a []field) {
 			for _, f := range a {
@@ -801,7 +805,7 @@ func (s *shell) findReaches(root field, expr []field) bool {
 		}
 	}
 	if depth < 0 || !root.exact() {
-		return true
+		return !s.findSpares(expr)
 	}
 	for _, p := range s.abs(root.text) {
 		for _, k := range s.g.kept {
@@ -813,6 +817,242 @@ func (s *shell) findReaches(root field, expr []field) bool {
 		}
 	}
 	return false
+}
+
+// chown: to the user (by name, $USER, $(whoami), or uid), with or without a group, takes
+// nothing away from the owner, above the state directory or not; any other owner is judged
+// as a destroyer.
+func (s *shell) chown(c *cmdline, args []field) {
+	_, ops, _ := scan(args, "", []string{"from", "reference"}, false)
+	if len(ops) < 2 {
+		s.paths(c, ops, inside|above)
+		return
+	}
+	owner, files := ops[0], ops[1:]
+	user, _, _ := strings.Cut(owner.text, ":")
+	if owner.exact() && s.g.user != "" && (user == s.g.user || user == strconv.Itoa(os.Getuid())) {
+		s.paths(c, files, inside)
+		return
+	}
+	s.paths(c, files, inside|above)
+}
+
+// findSpares reports whether a find expression's -delete can reach no file of ralph-loop's
+// under a root above them: on every way to -delete, a -name or -iname test that no name of
+// ralph-loop's matches (find ~ -name '.DS_Store' -delete, \( -name '*.pyc' -o -name
+// __pycache__ \) -delete). ralph-loop's names are those under the kept paths now (and the
+// directories down to them), and those it makes; past a bound on how many there are, or on
+// an expression it cannot read, it cannot tell: false.
+func (s *shell) findSpares(expr []field) bool {
+	names, ok := s.keptNames()
+	if !ok {
+		return false
+	}
+	for _, n := range names {
+		p := &findParser{expr: expr, name: n}
+		_, may := p.list()
+		if p.bad || p.i < len(expr) || may {
+			return false
+		}
+	}
+	return true
+}
+
+// madeNames are names of files and directories ralph-loop makes (some only now and then).
+var madeNames = []string{"ralph-loop", "sessions", "active", "history", "checks", "trash", "install", "backups", "loops",
+	"loop.json", "loop.lock", "events.jsonl", "tools.jsonl", "said.jsonl", "record.json", "key", "cancel-typed",
+	"fallback-stop.0", "task-0.md", "0-iteration-1-check-1.log", "loop.json.refused-0", ".loop.json.0.tmp", ".key.0.tmp",
+	"settings.json.0.bak", "0.json", "state", "share", ".local"}
+
+// keptNames are the names of everything under the kept paths and of the directories from
+// the home down to them, and the names ralph-loop makes; ok is false past 4096 of them.
+func (s *shell) keptNames() (names []string, ok bool) {
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, n := range madeNames {
+		add(n)
+	}
+	if s.g.sessionID != "" {
+		add(s.g.sessionID)
+	}
+	count := 0
+	for _, k := range s.g.kept {
+		for d := k; d != "/" && d != "." && (s.g.home == "" || within(d, s.g.home)); d = filepath.Dir(d) {
+			add(filepath.Base(d))
+		}
+		err := filepath.WalkDir(k, func(_ string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if count++; count > 4096 {
+				return fs.SkipAll
+			}
+			add(e.Name())
+			return nil
+		})
+		if err != nil || count > 4096 {
+			return nil, false
+		}
+	}
+	return names, true
+}
+
+// findParser evaluates a find expression for one name: which results it may have, and
+// whether -delete may run on the way (other tests may go either way).
+type findParser struct {
+	expr []field
+	i    int
+	name string
+	bad  bool
+}
+
+// outcome is the results an expression may have: bit 1 true, bit 2 false.
+type outcome int
+
+const (
+	maybeTrue  outcome = 1
+	maybeFalse outcome = 2
+	either             = maybeTrue | maybeFalse
+)
+
+func (p *findParser) peek() string {
+	if p.i < len(p.expr) {
+		return p.expr[p.i].text
+	}
+	return ""
+}
+
+// list: OR (, OR)*
+func (p *findParser) list() (outcome, bool) {
+	r, may := p.or()
+	for p.peek() == "," {
+		p.i++
+		r2, may2 := p.or()
+		r, may = r2, may || may2
+	}
+	return r, may
+}
+
+// or: AND (-o AND)*; the right side runs only when the left may be false.
+func (p *findParser) or() (outcome, bool) {
+	r, may := p.and()
+	for p.peek() == "-o" || p.peek() == "-or" {
+		p.i++
+		r2, may2 := p.and()
+		if r&maybeFalse != 0 {
+			may = may || may2
+			r = r&maybeTrue | r2
+		}
+	}
+	return r, may
+}
+
+// and: NOT ([-a] NOT)*; the right side runs only when the left may be true.
+func (p *findParser) and() (outcome, bool) {
+	r, may := p.not()
+	for {
+		t := p.peek()
+		if t == "" || t == ")" || t == "," || t == "-o" || t == "-or" {
+			return r, may
+		}
+		if t == "-a" || t == "-and" {
+			p.i++
+		}
+		r2, may2 := p.not()
+		if r&maybeTrue != 0 {
+			may = may || may2
+			r = r&maybeFalse | r2
+		} else {
+			r = maybeFalse
+		}
+	}
+}
+
+func (p *findParser) not() (outcome, bool) {
+	if t := p.peek(); t == "!" || t == "-not" {
+		p.i++
+		r, may := p.not()
+		var n outcome
+		if r&maybeTrue != 0 {
+			n |= maybeFalse
+		}
+		if r&maybeFalse != 0 {
+			n |= maybeTrue
+		}
+		return n, may
+	}
+	return p.primary()
+}
+
+// findArgs are how many arguments find's tests and options take that the parser reads as
+// either outcome (or, options, as true).
+var findArgs = map[string]int{
+	"-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1, "-type": 1, "-xtype": 1,
+	"-mtime": 1, "-atime": 1, "-ctime": 1, "-mmin": 1, "-amin": 1, "-cmin": 1, "-newer": 1, "-anewer": 1, "-cnewer": 1,
+	"-user": 1, "-group": 1, "-uid": 1, "-gid": 1, "-perm": 1, "-size": 1, "-links": 1, "-inum": 1, "-samefile": 1,
+	"-lname": 1, "-ilname": 1, "-fstype": 1, "-used": 1, "-context": 1,
+	"-empty": 0, "-readable": 0, "-writable": 0, "-executable": 0, "-nouser": 0, "-nogroup": 0,
+}
+
+// findOptions are find's options and actions that are always true, and their arguments.
+var findOptions = map[string]int{
+	"-maxdepth": 1, "-mindepth": 1, "-regextype": 1, "-depth": 0, "-d": 0, "-xdev": 0, "-mount": 0, "-follow": 0,
+	"-noleaf": 0, "-daystart": 0, "-ignore_readdir_race": 0, "-noignore_readdir_race": 0, "-prune": 0, "-print": 0,
+	"-print0": 0, "-ls": 0, "-true": 0, "-quit": 0, "-printf": 1, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-fprintf": 2,
+}
+
+func (p *findParser) primary() (outcome, bool) {
+	t := p.peek()
+	p.i++
+	switch {
+	case t == "(":
+		r, may := p.list()
+		if p.peek() != ")" {
+			p.bad = true
+			return either, true
+		}
+		p.i++
+		return r, may
+	case t == "-name" || t == "-iname":
+		if p.i >= len(p.expr) || !p.expr[p.i].exact() {
+			p.bad = true
+			return either, true
+		}
+		pat, name := p.expr[p.i].text, p.name
+		p.i++
+		if t == "-iname" {
+			pat, name = strings.ToLower(pat), strings.ToLower(name)
+		}
+		if ok, err := path.Match(pat, name); err != nil || ok {
+			return maybeTrue, false
+		}
+		return maybeFalse, false
+	case t == "-delete":
+		return either, true
+	case t == "-false":
+		return maybeFalse, false
+	case t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir":
+		for p.i < len(p.expr) && p.peek() != ";" && p.peek() != "+" {
+			p.i++
+		}
+		p.i++
+		return either, false
+	}
+	if n, ok := findArgs[t]; ok {
+		p.i += n
+		return either, false
+	}
+	if n, ok := findOptions[t]; ok {
+		p.i += n
+		return maybeTrue, false
+	}
+	p.bad = true
+	return either, true
 }
 
 // git: clean, and stash of untracked files, in a work tree that holds the state directory.
@@ -1430,14 +1670,41 @@ func (s *shell) yq(c *cmdline, args []field) {
 
 // chmod: a mode that takes none of the owner's access away (700 on the home, go-rwx, +x)
 // changes nothing for ralph-loop above the state directory; any other, or any mode inside
-// it, is judged as a destroyer.
+// it (or on a binary the hooks run), is judged as a destroyer. A mode may look like an
+// option (-x, -w): only -c, -f, -v and -R (and long options) are chmod's own.
 func (s *shell) chmod(c *cmdline, args []field) {
-	opts, ops, _ := scan(args, "", []string{"reference"}, false)
-	if _, ok := hasOpt(opts, "--reference"); ok || len(ops) == 0 {
-		s.paths(c, ops, inside|above)
+	var mode *field
+	var files []field
+	ref := false
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			for _, f := range args[i+1:] {
+				if mode == nil && !ref {
+					mode = &f
+					continue
+				}
+				files = append(files, f)
+			}
+			i = len(args)
+		case t == "--reference":
+			ref = true
+			i++
+		case strings.HasPrefix(t, "--reference="):
+			ref = true
+		case strings.HasPrefix(t, "--"):
+		case len(t) > 1 && t[0] == '-' && strings.Trim(t[1:], "cfvR") == "":
+		case mode == nil && !ref:
+			mode = &args[i]
+		default:
+			files = append(files, args[i])
+		}
+	}
+	if ref || mode == nil {
+		s.paths(c, files, inside|above)
 		return
 	}
-	mode, files := ops[0], ops[1:]
 	if !mode.exact() || !keepsOwner(mode.text) {
 		s.paths(c, files, inside|above)
 		return

@@ -81,8 +81,15 @@ type Config struct {
 	ServerPorts []string
 	Words       inject.Words
 	// Protected are more paths kept like the state directory: nothing in them is written,
-	// and no directory above them deleted or moved (the keep, the host's hook files).
+	// and no directory above them deleted or moved (the keep, the host's hook files, the
+	// binaries the hooks run).
 	Protected []string
+	// User is the user's name ($USER as the hook sees it): chown to the user changes
+	// nothing for ralph-loop.
+	User string
+	// Path is $PATH as the hook sees it (the agent's shell has the same): $(command -v X)
+	// and $(which X) are X found there.
+	Path string
 }
 
 // maxDepth bounds the nesting of command strings (bash -c "eval '…'") the guard reads;
@@ -100,6 +107,7 @@ const maxCwds = 16
 // guard judges the tool calls of one session (see Config for its fields).
 type guard struct {
 	stateDir, home, stateHome  string
+	path, user                 string
 	cli, sessionEnv, sessionID string
 	words                      inject.Words
 	server                     bool
@@ -122,7 +130,7 @@ type guard struct {
 }
 
 func newGuard(cfg Config) *guard {
-	g := &guard{stateDir: filepath.Clean(cfg.StateDir), home: cfg.Home, stateHome: cfg.StateHome, cli: cfg.CLI,
+	g := &guard{stateDir: filepath.Clean(cfg.StateDir), home: cfg.Home, stateHome: cfg.StateHome, cli: cfg.CLI, path: cfg.Path, user: cfg.User,
 		sessionEnv: cfg.SessionEnv, sessionID: cfg.SessionID, words: cfg.Words, server: cfg.Server, serverPorts: cfg.ServerPorts}
 	g.states = []string{g.stateDir}
 	if r := resolve(g.stateDir); r != g.stateDir {
@@ -146,6 +154,24 @@ func newGuard(cfg Config) *guard {
 		}
 	}
 	return g
+}
+
+// lookPath is the program a command named name runs, found on the hook's PATH as a shell
+// would (name itself when it holds a slash or is not found).
+func (g *guard) lookPath(name string) string {
+	if name == "" || strings.ContainsRune(name, '/') {
+		return name
+	}
+	for _, dir := range filepath.SplitList(g.path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return name
 }
 
 // Check returns why the tool call act must be denied, or "" when it may run.

@@ -74,7 +74,7 @@ func newGuardWorld(t testing.TB, mode int) guardWorld {
 
 // testJudge returns the guard of a session s1 of Claude Code whose state is in stateDir.
 func testJudge(stateDir, home, stateHome string) func(Action) string {
-	cfg := Config{StateDir: stateDir, Home: home, StateHome: stateHome, CLI: "claude", SessionEnv: "CLAUDE_CODE_SESSION_ID", SessionID: "s1"}
+	cfg := Config{StateDir: stateDir, Home: home, StateHome: stateHome, CLI: "claude", SessionEnv: "CLAUDE_CODE_SESSION_ID", SessionID: "s1", User: "me"}
 	return func(a Action) string { return Check(cfg, a) }
 }
 
@@ -111,7 +111,7 @@ func TestGuardTable(t *testing.T) {
 // TestGuardServerTable runs the server tables, and allowCommands, for opencode.
 func TestGuardServerTable(t *testing.T) {
 	w := newGuardWorld(t, plainHome)
-	g := newGuard(Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "opencode", SessionID: "ses_abc123", Server: true, ServerPorts: []string{"41234"}})
+	g := newGuard(Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "opencode", SessionID: "ses_abc123", Server: true, ServerPorts: []string{"41234"}, User: "me"})
 	for _, c := range denyServerCommands {
 		if got := g.check(w.bash(c)); got == "" {
 			t.Errorf("%q allowed, want denied", c)
@@ -497,4 +497,62 @@ func FuzzAction(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGuardBinaries: the binaries the hooks run (given as Protected, the way the engine
+// gives them: a link's path and its target) are kept like the state directory: moving,
+// removing, chmod, writing over one or deleting a directory above it is denied; reading,
+// running and copying one is allowed.
+func TestGuardBinaries(t *testing.T) {
+	w := newGuardWorld(t, plainHome)
+	bin := filepath.Join(w.home, ".local", "bin", "ralph-loop")
+	real := filepath.Join(w.home, "Cellar", "ralph-loop", "1.0.0", "bin", "ralph-loop")
+	os.MkdirAll(filepath.Dir(bin), 0o755)
+	os.MkdirAll(filepath.Dir(real), 0o755)
+	if err := os.WriteFile(real, []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, bin); err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(w.home, "project")
+	cfg := Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "claude", SessionID: "s1", Protected: []string{bin, real},
+		Path: filepath.Dir(bin)}
+	run := func(cmd string) Action { return Action{Kind: Run, Tool: "Bash", Command: w.expand(cmd), Dir: project} }
+	for _, cmd := range []string{
+		`mv ~/.local/bin/ralph-loop /tmp/x`,
+		`mv "$(command -v ralph-loop)" "$TMPDIR/x"`,
+		`rm ~/.local/bin/ralph-loop`,
+		`rm -f {H}/Cellar/ralph-loop/1.0.0/bin/ralph-loop`,
+		`rm -rf ~/Cellar/ralph-loop`,
+		`rm -rf ~/.local/bin`,
+		`chmod -x ~/.local/bin/ralph-loop`,
+		`chmod 644 {H}/Cellar/ralph-loop/1.0.0/bin/ralph-loop`,
+		`printf '#!/bin/sh\nexit 0\n' > ~/.local/bin/ralph-loop`,
+		`cp /bin/true ~/.local/bin/ralph-loop`,
+		`ln -sf /bin/true ~/.local/bin/ralph-loop`,
+		`truncate -s 0 {H}/Cellar/ralph-loop/1.0.0/bin/ralph-loop`,
+	} {
+		if got := Check(cfg, run(cmd)); got == "" {
+			t.Errorf("%q allowed, want denied", cmd)
+		}
+	}
+	for _, a := range []Action{{Kind: Write, Tool: "Write", Paths: []string{bin}, Dir: project}, {Kind: Delete, Tool: "Delete", Paths: []string{real}, Dir: project}} {
+		if got := Check(cfg, a); got == "" {
+			t.Errorf("%v %q allowed, want denied", a.Kind, a.Paths)
+		}
+	}
+	for _, cmd := range []string{
+		`ls -la ~/.local/bin/ralph-loop`,
+		`ralph-loop status`,
+		`~/.local/bin/ralph-loop version`,
+		`cp ~/.local/bin/ralph-loop /tmp/copy`,
+		`sha256sum {H}/Cellar/ralph-loop/1.0.0/bin/ralph-loop`,
+		`rm -f ~/.local/bin/other-tool`,
+		`chmod +x ~/.local/bin/other-tool`,
+	} {
+		if got := Check(cfg, run(cmd)); got != "" {
+			t.Errorf("%q denied (%s), want allowed", cmd, got)
+		}
+	}
 }

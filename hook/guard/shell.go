@@ -751,6 +751,10 @@ func (s *shell) lookup(name string) ([]field, bool) {
 			// Unset, it is empty; read as the directory it stands for, to be safe.
 			return []field{{text: filepath.Join(s.g.home, ".local", "state")}}, true
 		}
+	case "USER", "LOGNAME":
+		if s.g.user != "" {
+			return []field{{text: s.g.user}}, true
+		}
 	case "PWD":
 		return []field{{text: s.cwds[len(s.cwds)-1]}}, true
 	case "OLDPWD":
@@ -789,11 +793,19 @@ func (s *shell) cmdSubst(x *syntax.CmdSubst) field {
 	switch filepath.Base(words[0]) {
 	case "which", "whence", "where":
 		if len(words) == 2 {
-			return field{text: words[1]}
+			return field{text: s.g.lookPath(words[1])}
 		}
 	case "command", "type":
 		if len(words) == 3 && (words[1] == "-v" || words[1] == "-p" || words[1] == "-P" || words[1] == "-V") {
-			return field{text: words[2]}
+			return field{text: s.g.lookPath(words[2])}
+		}
+	case "whoami":
+		if len(words) == 1 && s.g.user != "" {
+			return field{text: s.g.user}
+		}
+	case "id":
+		if len(words) == 2 && (words[1] == "-un" || words[1] == "-nu") && s.g.user != "" {
+			return field{text: s.g.user}
 		}
 	case "mktemp":
 		return field{fresh: true}

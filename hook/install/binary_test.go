@@ -29,11 +29,11 @@ func TestBinaryCommand(t *testing.T) {
 		input      string
 		wantNotice bool
 	}{
-		{Event{Name: "SessionStart", Notice: Always}, `{"hook_event_name":"SessionStart"}`, true},
-		{Event{Name: "UserPromptSubmit", Notice: IfRalph}, `{"prompt":"/ralph-loop \"fix it\""}`, true},
-		{Event{Name: "UserPromptSubmit", Notice: IfRalph}, `{"prompt":"hello"}`, false},
-		{Event{Name: "Stop"}, `{"hook_event_name":"Stop"}`, false},
-		{Event{Name: "PostToolUse"}, strings.Repeat("x", 1<<20), false},
+		{h.Events[0], `{"hook_event_name":"SessionStart"}`, true},
+		{h.Events[1], `{"prompt":"/ralph-loop \"fix it\""}`, true},
+		{h.Events[1], `{"prompt":"hello"}`, false},
+		{h.Events[3], `{"hook_event_name":"Stop"}`, false},
+		{h.Events[2], strings.Repeat("x", 1<<20), false},
 	} {
 		cmd := BinaryCommand(h, tc.ev, bin)
 		if !h.Ours(cmd, nil) {
@@ -54,7 +54,7 @@ func TestBinaryCommand(t *testing.T) {
 			t.Errorf("%s: notice is not one line: %q", tc.ev.Name, out)
 		}
 	}
-	if h.Ours(strings.Replace(BinaryCommand(h, Event{Name: "Stop"}, bin), "exit 0", "exit 1", 1), nil) {
+	if h.Ours(strings.Replace(BinaryCommand(h, h.Events[3], bin), "exit 0", "exit 1", 1), nil) {
 		t.Error("a changed command is taken as ours")
 	}
 

@@ -1,8 +1,10 @@
 package install
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
@@ -23,50 +25,39 @@ func DefaultCommand(c CommandSpec) string {
 	return BinaryCommand(c.Target, c.Event, c.Binary)
 }
 
+// A hook's command line is POSIX sh, as the hosts run them. It runs ralph-loop with exec (the
+// host then talks to ralph-loop itself), and when it cannot (the binary removed, moved or
+// made unrunnable; a machine without ralph-loop) it answers the event itself, in the host's
+// protocol (Target.Encode), without ralph-loop:
+//
+//   - for a session whose loop is active (its marker in the state directory's active/, or
+//     its loop file or ralph-loop's copy of it in the keep saying ACTIVE), a stop is blocked
+//     with the reason and how to fix it, at most as many times as the loop has iterations
+//     left (counted in the session's fallback-stop.N files); the user's /cancel-ralph is
+//     recorded in the session's cancel-typed file, which lets its stops through and which
+//     the next ralph-loop run takes as the user's cancel (hook.Fallback); a settings change
+//     is refused (ConfigChange) and a prompt or a session's start is told why;
+//   - for any other session it does nothing (no hook error, no block), telling the user at
+//     the events that ask for it (Event.Notice) that ralph-loop is missing.
+//
+// A tool event first looks for an active loop's marker on this machine, and with none it
+// never starts ralph-loop: a tool call of a session without a loop costs a directory read.
+// A marker removed by the agent only skips the tool hooks until the loop's next stop, which
+// always runs ralph-loop (and blocks: see hook's stop).
+
 // BinaryCommand is the hook command line at the user's own scopes: it runs the binary at its
-// absolute path and, once that is gone (npm rm -g, a deleted download), does what the
-// portable command does on a machine without ralph-loop: exits 0 (no hook error, no block),
-// telling the user at the events that ask for it (Event.Notice) that ralph-loop is gone and
-// how to get it back or remove the hooks.
+// absolute path, and once that cannot run, answers as above; for a session without a loop,
+// that tells the user at the events that ask for it that ralph-loop is gone and how to get
+// it back or remove the hooks.
 func BinaryCommand(h *Target, ev Event, binary string) string {
 	q := args.Quote(binary)
-	return guarded(h, ev, "[ -x "+q+" ] && exec "+q+" hook --host "+h.Name+"; ", inject.BinaryGone(h.Title, binary))
-}
-
-// HookBinary is the program a hook command line of ralph-loop's runs: the binary of
-// HookCommand or BinaryCommand, or "ralph-loop" (looked up on PATH) for the portable command.
-func HookBinary(cmd, host string) (string, bool) {
-	if IsHookCommand(cmd, host) {
-		w, _ := args.Split(cmd)
-		return w[0].Text, true
-	}
-	if strings.HasPrefix(cmd, "command -v ralph-loop ") {
-		return "ralph-loop", true
-	}
-	return guardedBinary(cmd, host)
-}
-
-// guardedBinary is the binary of a BinaryCommand line for the host, from any event.
-func guardedBinary(cmd, host string) (string, bool) {
-	rest, ok := strings.CutPrefix(cmd, "[ -x ")
-	if !ok {
-		return "", false
-	}
-	q, _, ok := strings.Cut(rest, " ] && exec ")
-	if !ok {
-		return "", false
-	}
-	w, err := args.Split(q)
-	if err != nil || len(w) != 1 || !strings.HasPrefix(rest, q+" ] && exec "+q+" hook --host "+host+"; ") {
-		return "", false
-	}
-	return w[0].Text, true
+	run := "[ -f " + q + " ] && [ -x " + q + " ] && exec " + q + " hook --host " + h.Name + "; "
+	return h.line(ev, run, binary, inject.BinaryGone(h.Title, binary))
 }
 
 // PortableCommand is a hook command for files used on other machines: it runs the
-// ralph-loop found on PATH, and on a machine without one it exits 0 (no hook error, no
-// block), telling the user once how to get it at the events that ask for it (Event.Notice).
-// It is a POSIX sh command line, as the hosts run them.
+// ralph-loop found on PATH, and on a machine without one answers as above; for a session
+// without a loop, that tells the user once how to get it at the events that ask for it.
 func PortableCommand(h *Target, ev Event) string {
 	return portable(h, ev, "")
 }
@@ -78,33 +69,149 @@ func PortableCommandAt(h *Target, ev Event, scope string) string {
 	return portable(h, ev, scope)
 }
 
+// portableRun is how the portable command runs ralph-loop.
+const portableRun = "command -v ralph-loop >/dev/null 2>&1 && "
+
 func portable(h *Target, ev Event, scope string) string {
 	env := ""
 	if scope != "" {
 		env = ScopeEnv + "=" + scope + " "
 	}
-	run := "command -v ralph-loop >/dev/null 2>&1 && " + env + "exec ralph-loop hook --host " + h.Name + "; "
-	return guarded(h, ev, run, inject.NotInstalledHere(h.Title))
+	run := portableRun + env + "exec ralph-loop hook --host " + h.Name + "; "
+	return h.line(ev, run, "ralph-loop (on PATH)", inject.NotInstalledHere(h.Title))
 }
 
-// guarded is a hook command line that runs ralph-loop by run (which execs it when it can)
-// and otherwise reads the event, says text at the events that ask for it, and exits 0.
-func guarded(h *Target, ev Event, run, text string) string {
-	say := ""
-	if ev.Notice != Silent {
-		if h.Notice != nil {
-			say = "printf '%s\\n' " + args.Quote(h.Notice(text))
-		} else {
-			say = "printf '%s\\n' " + args.Quote(text) + " >&2"
-		}
+// skipWithoutLoop ends a tool event's command line at once, reading its input away, when no
+// session on this machine has an active loop (no marker in the state directory's active/:
+// $XDG_STATE_HOME, or where ralph-loop keeps it without one on Linux and on macOS).
+const skipWithoutLoop = `l(){ for f in "$1"/active/* "$1"/active/.[!.]* "$1"/active/..?*; do [ -e "$f" ] && return; done; return 1; }; ` +
+	`case $XDG_STATE_HOME in /*) l "$XDG_STATE_HOME/ralph-loop";; *) l "$HOME/.local/state/ralph-loop" || l "$HOME/Library/Application Support/ralph-loop";; esac || exec cat >/dev/null; `
+
+// line is a hook command line: run (which execs ralph-loop when it can), then the answer of
+// its own. prog names ralph-loop for people; missing is what a session without a loop is
+// told at the events that ask for it.
+func (h *Target) line(ev Event, run, prog, missing string) string {
+	var b strings.Builder
+	if ev.Kind == ToolEvent {
+		b.WriteString(skipWithoutLoop)
+	}
+	b.WriteString(run)
+	if ev.Kind == ToolEvent || ev.Kind == OtherEvent && ev.Notice == Silent {
+		b.WriteString("exec cat >/dev/null")
+		return b.String()
+	}
+	key := h.SessionKey
+	if key == "" {
+		key = "session_id"
+	}
+	// The session, its loop's state directory (d) and whether its loop is active (a), and
+	// the loop file that says so (f).
+	b.WriteString(`in=$(cat); s=; case $in in *'"` + key + `"'*) s=${in#*'"` + key + `"'}; s=${s#*'"'}; s=${s%%'"'*};; esac; ` +
+		`case $s in .|..|*[!A-Za-z0-9._-]*) s=;; esac; ` +
+		`case $XDG_STATE_HOME in /*) r=$XDG_STATE_HOME;; *) r=$HOME/.local/state; [ -d "$r/ralph-loop" ] || r="$HOME/Library/Application Support";; esac; ` +
+		`case $XDG_DATA_HOME in /*) k=$XDG_DATA_HOME;; *) k=$HOME/.local/share; [ -d "$k/ralph-loop" ] || k="$HOME/Library/Application Support";; esac; ` +
+		`r=$r/ralph-loop; d=$r/sessions/$s; f=; a=; if [ -n "$s" ]; then ` +
+		`for f in "$d/loop.json" "$k"/ralph-loop/loops/*/"$s.json"; do grep -qs '^  "status": "ACTIVE",$' "$f" && break; f=; done; ` +
+		`[ -n "$f" ] || [ -e "$r/active/$s" ] && a=1; fi; `)
+	say := func(r Reply) string { return h.answer(ev, r) }
+	switch ev.Kind {
+	case StopEvent:
+		b.WriteString(`if [ -n "$a" ]; then [ -e "$d/cancel-typed" ] && exit 0; m=; i=; ` +
+			`[ -n "$f" ] && { m=$(sed -n 's/^  "max_iterations": \([0-9]*\),$/\1/p' "$f"); i=$(sed -n 's/^  "iteration": \([0-9]*\),$/\1/p' "$f"); }; ` +
+			`case $m/$i in *[!0-9/]*|/*|*/) m=` + DefaultMaxIterations() + `; i=0;; esac; ` +
+			`set -- "$d"/fallback-stop.*; n=$#; [ -e "$1" ] || n=0; ` +
+			`if [ $((i + n)) -lt "$m" ]; then (umask 077; mkdir -p "$d" && set -C && : >"$d/fallback-stop.$n") 2>/dev/null; ` +
+			say(Reply{Block: true, Reason: inject.FallbackBlock(prog), Notice: inject.FallbackNotice(h.Title, prog)}) + `; fi; ` +
+			say(Reply{Notice: inject.FallbackLimit(h.Title, prog)}) + `; fi; `)
+	case PromptEvent:
+		b.WriteString(`if [ -n "$a" ]; then case $in in ` + cancelTyped + `) (umask 077; mkdir -p "$d" && set -C && : >"$d/cancel-typed") 2>/dev/null; ` +
+			say(Reply{Block: true, Reason: inject.FallbackCancelled(prog)}) + `;; esac; [ -e "$d/cancel-typed" ] && exit 0; ` +
+			say(Reply{Notice: inject.FallbackNotice(h.Title, prog)}) + `; fi; `)
+	case ConfigEvent:
+		b.WriteString(`[ -n "$a" ] && ! [ -e "$d/cancel-typed" ] && { ` + say(Reply{Block: true, Reason: inject.FallbackConfig(h.Title, prog)}) + `; }; `)
+	default:
+		b.WriteString(`[ -n "$a" ] && ! [ -e "$d/cancel-typed" ] && { ` + say(Reply{Notice: inject.FallbackNotice(h.Title, prog)}) + `; }; `)
 	}
 	switch ev.Notice {
 	case Always:
-		return run + "cat >/dev/null; " + say + "; exit 0"
+		b.WriteString(say(Reply{Notice: missing}))
 	case IfRalph:
-		return run + `case "$(cat)" in *ralph*) ` + say + ";; esac; exit 0"
+		b.WriteString(`case $in in *ralph*) ` + say(Reply{Notice: missing}) + `;; esac; exit 0`)
+	default:
+		b.WriteString("exit 0")
 	}
-	return run + "cat >/dev/null; exit 0"
+	return b.String()
+}
+
+// cancelTyped are the case patterns of a prompt event's input that carries the user's
+// /cancel-ralph in any host's form: typed (also Codex's $cancel-ralph and Claude Code's
+// plugin namespace), as a command file's tag (Gemini CLI, Cursor, Factory Droid) or as
+// Copilot CLI's skill invocation.
+const cancelTyped = `*'prompt":"/cancel-ralph'*|*'prompt": "/cancel-ralph'*|*'prompt":"$cancel-ralph'*|*'prompt": "$cancel-ralph'*|` +
+	`*'prompt":"/ralph-loop:cancel-ralph'*|*'prompt": "/ralph-loop:cancel-ralph'*|*'[ralph-loop command /cancel-ralph]'*|` +
+	`*'invoked the \"/cancel-ralph\" skill'*`
+
+// DefaultMaxIterations is --max-iterations' default, for a loop whose file cannot be read.
+func DefaultMaxIterations() string {
+	for _, f := range args.Flags {
+		if f.Name == args.FlagMaxIterations {
+			return f.Default
+		}
+	}
+	return "25"
+}
+
+// answer is the shell that prints r as the host's hook does and exits.
+func (h *Target) answer(ev Event, r Reply) string {
+	var e Encoded
+	if h.Encode != nil {
+		e = h.Encode(ev, r)
+	} else {
+		e.Stderr = strings.TrimSpace(r.Reason + "\n" + r.Notice)
+	}
+	var parts []string
+	if e.Stdout != "" {
+		parts = append(parts, "printf '%s' "+args.Quote(e.Stdout))
+	}
+	if e.Stderr != "" {
+		parts = append(parts, "printf '%s\\n' "+args.Quote(strings.TrimSuffix(e.Stderr, "\n"))+" >&2")
+	}
+	return strings.Join(append(parts, fmt.Sprintf("exit %d", e.Code)), "; ")
+}
+
+// HookBinary is the program a hook command line of ralph-loop's runs: the binary of
+// HookCommand or BinaryCommand (of this version or an earlier one), or "ralph-loop" (looked
+// up on PATH) for the portable command.
+func HookBinary(cmd, host string) (string, bool) {
+	if IsHookCommand(cmd, host) {
+		w, _ := args.Split(cmd)
+		return w[0].Text, true
+	}
+	rest := strings.TrimPrefix(cmd, skipWithoutLoop)
+	if strings.HasPrefix(rest, portableRun) || strings.HasPrefix(cmd, "command -v ralph-loop ") {
+		return "ralph-loop", true
+	}
+	if b, ok := commandBinary(cmd, host); ok {
+		return b, true
+	}
+	return legacyBinary(cmd, host)
+}
+
+// commandBinary is the binary of a BinaryCommand line for the host, from any event.
+func commandBinary(cmd, host string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimPrefix(cmd, skipWithoutLoop), "[ -f ")
+	if !ok {
+		return "", false
+	}
+	q, _, ok := strings.Cut(rest, " ] && [ -x ")
+	if !ok {
+		return "", false
+	}
+	w, err := args.Split(q)
+	if err != nil || len(w) != 1 || !strings.HasPrefix(rest, q+" ] && [ -x "+q+" ] && exec "+q+" hook --host "+host+"; ") {
+		return "", false
+	}
+	return w[0].Text, true
 }
 
 // commandFor is the command line of the host's hooks for an event.
@@ -130,18 +237,12 @@ func IsHookCommand(cmd, host string) bool {
 }
 
 // Ours reports whether a hook command line is ralph-loop's for this host: the binary's
-// hook command from any path, the portable command (in any of its forms), or a command
-// line a record says install wrote.
+// hook command from any path, the command line install writes (or an earlier version
+// wrote) for any of the host's events, binary or portable, or a command line a record says
+// install wrote.
 func (h *Target) Ours(cmd string, rec *Record) bool {
 	if IsHookCommand(cmd, h.Name) {
 		return true
-	}
-	if bin, ok := guardedBinary(cmd, h.Name); ok {
-		for _, n := range []NoticeWhen{Silent, Always, IfRalph} {
-			if cmd == h.commandFor(Event{Notice: n}, bin, Scope{}) {
-				return true
-			}
-		}
 	}
 	if rec != nil {
 		for _, c := range rec.Commands {
@@ -150,20 +251,35 @@ func (h *Target) Ours(cmd string, rec *Record) bool {
 			}
 		}
 	}
-	scopes := []string{"", ScopePlugin}
-	for _, s := range h.Scopes {
-		if s.Shared {
-			scopes = append(scopes, s.Name)
-			for _, ev := range h.Events {
-				if cmd == h.commandFor(ev, "", s) {
-					return true
-				}
+	notices := []NoticeWhen{Silent, Always, IfRalph}
+	if bin, ok := commandBinary(cmd, h.Name); ok {
+		for _, ev := range h.Events {
+			if cmd == h.commandFor(ev, bin, Scope{}) {
+				return true
 			}
 		}
 	}
-	for _, scope := range scopes {
-		for _, n := range []NoticeWhen{Silent, Always, IfRalph} {
-			if cmd == portable(h, Event{Notice: n}, scope) {
+	if bin, ok := legacyBinary(cmd, h.Name); ok {
+		for _, n := range notices {
+			if cmd == h.legacyFor(Event{Notice: n}, bin, Scope{}) {
+				return true
+			}
+		}
+	}
+	scopes := []Scope{{Shared: true}, {Name: ScopePlugin, Shared: true}}
+	for _, s := range h.Scopes {
+		if s.Shared {
+			scopes = append(scopes, s)
+		}
+	}
+	for _, s := range scopes {
+		for _, ev := range h.Events {
+			if cmd == h.commandFor(ev, "", s) || cmd == h.legacyFor(ev, "", s) {
+				return true
+			}
+		}
+		for _, n := range notices {
+			if cmd == h.legacyFor(Event{Notice: n}, "", s) {
 				return true
 			}
 		}
@@ -207,6 +323,17 @@ func (h *Target) Defers(scope, projectDir string, getenv func(string) string) bo
 
 // hookCommands lists the command lines of ralph-loop's hooks in a settings file.
 func (h *Target) hookCommands(path string) []string {
+	return h.entryCommands(path, true)
+}
+
+// commandLines lists the command lines of every hook in a settings file.
+func (h *Target) commandLines(path string) []string {
+	return h.entryCommands(path, false)
+}
+
+// entryCommands lists the command lines of the hooks in a settings file (only ralph-loop's
+// when ours).
+func (h *Target) entryCommands(path string, ours bool) []string {
 	data, _, err := readFile(path)
 	if err != nil || len(data) == 0 {
 		return nil
@@ -235,7 +362,7 @@ func (h *Target) hookCommands(path string) []string {
 			}
 			for _, e := range entries {
 				o, ok := e.(*object)
-				if !ok || !h.ourEntry(o, nil) {
+				if !ok || ours && !h.ourEntry(o, nil) {
 					continue
 				}
 				for _, key := range h.commandKeys() {
@@ -247,6 +374,63 @@ func (h *Target) hookCommands(path string) []string {
 		}
 	}
 	return out
+}
+
+// Binaries are the programs ralph-loop's hooks in the host's settings files run, at every
+// scope (for a project's, projectDir's): the binary a command line names, or for a portable
+// one the ralph-loop found on PATH; and the ones the files of Files name (FileBinary).
+// Reading them costs no check of each command line against every form install writes: only
+// the forms' binaries are read.
+func (h *Target) Binaries(getenv func(string) string, projectDir string) []string {
+	var out []string
+	add := func(b string) {
+		if !strings.ContainsRune(b, filepath.Separator) {
+			if b = lookPath(b, getenv("PATH")); b == "" {
+				return
+			}
+		}
+		if !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
+	for _, s := range h.Scopes {
+		path := h.SettingsFile(s.Name, projectDir, getenv)
+		if path == "" {
+			continue
+		}
+		for _, cmd := range h.commandLines(path) {
+			if b, ok := HookBinary(cmd, h.Name); ok {
+				add(b)
+			}
+		}
+	}
+	if h.FileBinary != nil {
+		for _, path := range h.HookFiles(getenv, projectDir) {
+			if data, _, err := readFile(path); err == nil && len(data) <= maxFileBinary {
+				if b, ok := h.FileBinary(data); ok {
+					add(b)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// maxFileBinary bounds the hook files FileBinary reads (opencode's plugin is 15 KB).
+const maxFileBinary = 1 << 20
+
+// lookPath is the executable named name in one of the directories of path ("" if none).
+func lookPath(name, path string) string {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 // runnable reports whether a hook command line's program exists on this machine: the

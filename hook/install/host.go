@@ -68,6 +68,10 @@ type Target struct {
 	// for the hooks' command (opencode's plugin, which runs ralph-loop itself). A name may
 	// hold a subdirectory ("plugins/ralph-loop.js").
 	Files func(c CommandSpec) []File
+	// FileBinary reads the program one of Files names, as written (opencode's plugin runs
+	// ralph-loop itself, from the path it holds), for the guard to keep (see Binaries). nil:
+	// none names one.
+	FileBinary func(data []byte) (string, bool)
 
 	// Extra plans what the host needs beyond its hooks file and command files (Codex's
 	// trust entries in config.toml, Gemini's trusted folders). nil: nothing.
@@ -75,9 +79,36 @@ type Target struct {
 	// Detect reports whether the user has the host (nil: CLI on PATH, or the user
 	// configuration directory exists).
 	Detect func(getenv func(string) string) bool
-	// Notice makes what a hook prints on stdout to show text to the user, for the portable
-	// command's "not installed on this machine" line (nil: the line goes to stderr).
+	// Notice makes what a hook prints on stdout to show text to the user, as the command
+	// lines of earlier versions did (see legacy.go; nil: the line went to stderr).
 	Notice func(text string) string
+	// Encode is the host's protocol, for what a hook's command line answers by itself when
+	// it cannot run ralph-loop (see command.go): a reply to an event, as the host's hook
+	// prints it. Every host with hook entries has one (hook.Encoder).
+	Encode func(ev Event, r Reply) Encoded
+	// SessionKey is the field of the host's hook input that holds the session id ("":
+	// "session_id").
+	SessionKey string
+	// Legacy, for a host whose earlier command lines differed from install's own earlier
+	// form, makes those (Copilot CLI's exit 2 for its notices), so that install and
+	// uninstall still know them (nil: LegacyCommand).
+	Legacy func(c CommandSpec) string
+}
+
+// Reply is what a hook's command line answers by itself, without ralph-loop: block (a stop
+// goes on with Reason; a prompt is dropped, Reason shown to the user; a settings change is
+// refused) and a notice for the user.
+type Reply struct {
+	Block  bool
+	Reason string
+	Notice string
+}
+
+// Encoded is a reply as the host's hook prints it: its standard output and error, and its
+// exit code.
+type Encoded struct {
+	Stdout, Stderr string
+	Code           int
 }
 
 // Shape is the form of a host's hooks object.
@@ -129,7 +160,29 @@ type Event struct {
 	// Notice: when the portable command finds no ralph-loop on the machine, it tells the
 	// user at this event (at a session's start, or a prompt that names ralph).
 	Notice NoticeWhen
+	// Kind is what the event is, for what the command line answers when it cannot run
+	// ralph-loop while the session's loop is active (a stop is blocked, a /cancel-ralph
+	// recorded), and for the tool events it skips without any loop on the machine.
+	Kind EventKind
 }
+
+// EventKind is what a hook event is, to the command line's own answers.
+type EventKind int
+
+const (
+	// OtherEvent: nothing to answer (a session's end).
+	OtherEvent EventKind = iota
+	// SessionEvent: a session starts.
+	SessionEvent
+	// PromptEvent: the user's prompt (where /cancel-ralph comes).
+	PromptEvent
+	// ToolEvent: a tool call about to run or done; skipped without an active loop.
+	ToolEvent
+	// StopEvent: the agent ends its turn.
+	StopEvent
+	// ConfigEvent: a settings change the hook may refuse (Claude Code's ConfigChange).
+	ConfigEvent
+)
 
 // NoticeWhen says when the portable command tells the user that ralph-loop is missing.
 type NoticeWhen int

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,16 +25,33 @@ func testHost() *Target {
 			{Name: ScopeLocal, Base: ProjectBase, Settings: ".test/settings.local.json", CommandsDir: ".test/commands"},
 		},
 		Events: []Event{
-			{Name: "SessionStart", Timeout: 10 * time.Second, Notice: Always},
-			{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: IfRalph},
-			{Name: "PreToolUse", Matcher: "Bash", Timeout: 10 * time.Second},
-			{Name: "Stop", Timeout: 900 * time.Second},
+			{Name: "SessionStart", Timeout: 10 * time.Second, Notice: Always, Kind: SessionEvent},
+			{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: IfRalph, Kind: PromptEvent},
+			{Name: "PreToolUse", Matcher: "Bash", Timeout: 10 * time.Second, Kind: ToolEvent},
+			{Name: "Stop", Timeout: 900 * time.Second, Kind: StopEvent},
 		},
+		Encode:   testEncode,
 		Settings: []Setting{{Path: []string{"env", "CAP"}, Value: "1000"}},
 		Commands: func(string) []File {
 			return []File{{Name: "ralph-loop.md", Content: "---\ndescription: ours\n---\nbody\n", Mark: "\ndescription: ours\n"}}
 		},
 	}
+}
+
+// testEncode is Claude Code's protocol, in brief: a block, and a notice as systemMessage.
+func testEncode(_ Event, r Reply) Encoded {
+	m := map[string]string{}
+	if r.Block {
+		m["decision"], m["reason"] = "block", r.Reason
+	}
+	if r.Notice != "" {
+		m["systemMessage"] = r.Notice
+	}
+	if len(m) == 0 {
+		return Encoded{}
+	}
+	b, _ := json.Marshal(m)
+	return Encoded{Stdout: string(b) + "\n"}
 }
 
 func TestIsHookCommand(t *testing.T) {

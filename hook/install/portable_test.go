@@ -49,11 +49,11 @@ func TestPortableCommand(t *testing.T) {
 		input      string
 		wantNotice bool
 	}{
-		{Event{Name: "SessionStart", Notice: Always}, `{"hook_event_name":"SessionStart"}`, true},
-		{Event{Name: "UserPromptSubmit", Notice: IfRalph}, `{"prompt":"/ralph-loop \"fix it\""}`, true},
-		{Event{Name: "UserPromptSubmit", Notice: IfRalph}, `{"prompt":"hello"}`, false},
-		{Event{Name: "Stop"}, `{"hook_event_name":"Stop"}`, false},
-		{Event{Name: "PostToolUse"}, strings.Repeat("x", 1<<20), false},
+		{h.Events[0], `{"hook_event_name":"SessionStart"}`, true},
+		{h.Events[1], `{"prompt":"/ralph-loop \"fix it\""}`, true},
+		{h.Events[1], `{"prompt":"hello"}`, false},
+		{h.Events[3], `{"hook_event_name":"Stop"}`, false},
+		{h.Events[2], strings.Repeat("x", 1<<20), false},
 	} {
 		cmd := PortableCommandAt(h, tc.ev, "project")
 		out, errOut, code := runHook(t, cmd, catDir, tc.input)

@@ -1,11 +1,15 @@
 package opencode
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
+	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -49,6 +53,7 @@ func newInstaller(w inject.Words, cli, dir string, userDir func(func(string) str
 		Files: func(c install.CommandSpec) []install.File {
 			return []install.File{{Name: PluginFile, Content: plugin(w, c.Binary, c.Scope, c.Portable), Mark: pluginMark}}
 		},
+		FileBinary: pluginBinary,
 		Command: func(c install.CommandSpec) string {
 			if c.Portable {
 				return "ralph-loop hook --host " + w.Name
@@ -69,11 +74,15 @@ func Plugin(binary, scope string, portable bool) string {
 
 // plugin is the plugin's source for a host of opencode's family.
 func plugin(w inject.Words, binary, scope string, portable bool) string {
+	prog := binary
 	if portable {
-		binary = "ralph-loop"
+		binary, prog = "ralph-loop", "ralph-loop (on PATH)"
 	}
-	js := func(s string) string {
-		b, _ := json.Marshal(s)
+	js := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil { // strings and replies always marshal
+			panic(err)
+		}
 		return string(b)
 	}
 	return strings.NewReplacer(
@@ -81,8 +90,51 @@ func plugin(w inject.Words, binary, scope string, portable bool) string {
 		"__BINARY__", js(binary),
 		"__SCOPE__", js(scope),
 		"__MISSING__", js(inject.NotInstalledHere(w.Display)),
+		"__FALLBACK__", js(fallbackReplies(w, prog)),
 		"__HOST_NAME__", w.Name,
 	).Replace(pluginSource)
+}
+
+// pluginBinary reads the program a plugin of ralph-loop's runs: its BINARY, an absolute path
+// or "ralph-loop" (on PATH).
+func pluginBinary(data []byte) (string, bool) {
+	s := string(data)
+	if !strings.Contains(s, pluginMark) {
+		return "", false
+	}
+	_, rest, ok := strings.Cut(s, "\nconst BINARY = ")
+	if !ok {
+		return "", false
+	}
+	var b string
+	if err := json.NewDecoder(strings.NewReader(rest)).Decode(&b); err != nil || b == "" {
+		return "", false
+	}
+	return b, true
+}
+
+// fallbackReplies are what the plugin answers by itself when it cannot run ralph-loop
+// (prog) in a session whose loop is active, as ralph-loop would reply (Encode): the texts
+// of the other hosts' hook command lines (hook/install's command.go).
+func fallbackReplies(w inject.Words, prog string) map[string]any {
+	encode := func(kind hook.Kind, r hook.Reply) json.RawMessage {
+		var out bytes.Buffer
+		if _, err := (Host{}).Encode(&out, io.Discard, hook.Event{Kind: kind}, r); err != nil { // a buffer never fails
+			panic(err)
+		}
+		if out.Len() == 0 {
+			return json.RawMessage("{}")
+		}
+		return bytes.TrimSpace(out.Bytes())
+	}
+	maxIter, _ := strconv.Atoi(install.DefaultMaxIterations())
+	return map[string]any{
+		"stop":          encode(hook.Stop, hook.Reply{Block: true, Reason: inject.FallbackBlock(prog), Notice: inject.FallbackNotice(w.Display, prog)}),
+		"limit":         encode(hook.Stop, hook.Reply{Notice: inject.FallbackLimit(w.Display, prog)}),
+		"cancelled":     encode(hook.Prompt, hook.Reply{Block: true, Reason: inject.FallbackCancelled(prog)}),
+		"notice":        encode(hook.Prompt, hook.Reply{Notice: inject.FallbackNotice(w.Display, prog)}),
+		"maxIterations": maxIter,
+	}
 }
 
 // configDir is the user configuration directory of the CLI named name:

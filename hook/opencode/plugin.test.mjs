@@ -1,30 +1,34 @@
 // Unit tests of plugin.js, run by TestPluginNode (plugin_node_test.go) with node --test:
-// PLUGIN is the plugin as install writes it, for the stand-in ralph-loop STUB, which logs
-// each run (its arguments to $STUB_LOG, its input to $STUB_LOG.in), prints $STUB_ACTIVE for
-// --active-dir, marks a session active when it is asked to arm a loop, and replies
-// $STUB_REPLY.
+// PLUGIN is the plugin as install writes it, for the stand-in ralph-loop at $STUB, which
+// logs each run (its arguments to $STUB_LOG, its input to $STUB_LOG.in), prints
+// $STUB_ACTIVE for --active-dir, marks a session active when it is asked to arm a loop, and
+// replies $STUB_REPLY.
 import { test } from "node:test"
 import assert from "node:assert/strict"
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from "node:fs"
+import { chmodSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync, existsSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { tmpdir } from "node:os"
 import { pathToFileURL } from "node:url"
 
 const { RalphLoop } = await import(pathToFileURL(process.env.PLUGIN).href)
 
-// world is a fresh directory (the plugin keeps per-directory state), the stand-in's log, and
-// a client that records what the plugin asked of opencode.
+// world is a fresh directory (the plugin keeps per-directory state) with ralph-loop's state
+// and keep under it (XDG_STATE_HOME, XDG_DATA_HOME), the stand-in's log, and a client that
+// records what the plugin asked of opencode.
 const world = async ({ activeDir = true } = {}) => {
   const dir = mkdtempSync(join(tmpdir(), "plugin-test-"))
-  const active = join(dir, "state", "active")
+  const state = join(dir, "state", "ralph-loop")
+  const active = join(state, "active")
   mkdirSync(active, { recursive: true })
+  process.env.XDG_STATE_HOME = join(dir, "state")
+  process.env.XDG_DATA_HOME = join(dir, "data")
   process.env.STUB_LOG = join(dir, "runs.log")
   process.env.STUB_ACTIVE = activeDir ? active : ""
   process.env.STUB_REPLY = ""
-  const calls = { prompts: [], toasts: [], messages: [] }
+  const calls = { prompts: [], toasts: [], logs: [], messages: [] }
   const client = {
     tui: { showToast: async ({ body }) => void calls.toasts.push(body.message) },
-    app: { log: async () => {} },
+    app: { log: async ({ body }) => void calls.logs.push(body.message) },
     session: {
       messages: async () => ({ data: calls.messages }),
       promptAsync: async ({ path, body }) => void calls.prompts.push({ id: path.id, text: body.parts[0].text }),
@@ -39,7 +43,32 @@ const world = async ({ activeDir = true } = {}) => {
     hooks["tool.execute.before"]({ tool: "bash", sessionID, callID }, { args: { command: "ls" } }).then(() =>
       hooks["tool.execute.after"]({ tool: "bash", sessionID, callID }, {}),
     )
-  return { dir, active, hooks, calls, runs, inputs, tool, done: () => rmSync(dir, { recursive: true, force: true }) }
+  const status = (sessionID, type) => hooks.event({ event: { type: "session.status", properties: { sessionID, status: { type } } } })
+  // turn is a busy, then an idle: a stop.
+  const turn = async (sessionID) => {
+    await status(sessionID, "busy")
+    await status(sessionID, "idle")
+  }
+  return { dir, state, active, hooks, calls, runs, inputs, tool, turn, done: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+// loopFile is a loop file as ralph-loop writes it (the fields the plugin reads).
+const loopFile = (path, fields) => {
+  mkdirSync(join(path, ".."), { recursive: true })
+  writeFileSync(path, JSON.stringify({ version: 1, session_id: "s", max_iterations: 5, status: "ACTIVE", iteration: 1, ...fields }, null, 2))
+}
+
+// without runs f with the stand-in ralph-loop out of the way: moved (or made unrunnable).
+const without = async (how, f) => {
+  const stub = process.env.STUB
+  if (how === "moved") renameSync(stub, stub + ".away")
+  else chmodSync(stub, 0o644)
+  try {
+    await f()
+  } finally {
+    if (how === "moved") renameSync(stub + ".away", stub)
+    else chmodSync(stub, 0o755)
+  }
 }
 
 test("a session without a loop runs no ralph-loop for its tool calls", async () => {
@@ -79,7 +108,7 @@ test("without the directory of the markers (an older ralph-loop), every tool cal
 
 test("a session id that cannot name a marker file is asked about", async () => {
   const w = await world()
-  writeFileSync(join(w.dir, "state", "x"), "") // ../x from the markers' directory
+  writeFileSync(join(w.state, "x"), "") // ../x from the markers' directory
   await w.tool("../x")
   await w.tool("..")
   assert.equal(w.inputs().length, 4)
@@ -165,5 +194,79 @@ test("a turn that ended on an error is not a stop", async () => {
   await w.hooks.event({ event: { type: "session.error", properties: { sessionID: "ses_i", error: { name: "APIError" } } } })
   await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_i", status: { type: "idle" } } } })
   assert.equal(w.inputs().length, 0)
+  w.done()
+})
+
+for (const how of ["moved", "made unrunnable"]) {
+  test(`ralph-loop ${how} in an active loop: each stop continues the session with the reason, up to the loop's iterations`, async () => {
+    const w = await world()
+    await w.tool("ses_j") // the markers' directory is known
+    loopFile(join(w.state, "sessions", "ses_j", "loop.json"), { iteration: 3, max_iterations: 5 })
+    await without(how, async () => {
+      await w.turn("ses_j")
+      await w.turn("ses_j")
+      assert.equal(w.calls.prompts.length, 2)
+      for (const p of w.calls.prompts) assert.match(p.text, /^ralph-loop: this session's loop is still active, but its hooks cannot run .*ralph-loop/)
+      assert.deepEqual(readdirSync(join(w.state, "sessions", "ses_j")).sort(), ["fallback-stop.0", "fallback-stop.1", "loop.json"])
+      assert.ok(w.calls.logs.some((t) => /hooks cannot run .* type \/cancel-ralph to end the loop/.test(t)), w.calls.logs.join("\n"))
+      // The continuation, back as a message, is not the user's: nothing more is said.
+      const said = w.calls.logs.length
+      await w.hooks["chat.message"]({ sessionID: "ses_j" }, { parts: [{ type: "text", text: w.calls.prompts[0].text }] })
+      // Iteration 3 of 5 and two stops blocked: the third goes idle, saying so.
+      await w.turn("ses_j")
+      assert.equal(w.calls.prompts.length, 2)
+      assert.match(w.calls.logs.at(-1), /used its last iteration/)
+      assert.equal(w.calls.logs.length, said + 1)
+    })
+    w.done()
+  })
+}
+
+test("ralph-loop missing, the loop known only by its marker or by the keep's copy: the stop continues", async () => {
+  const w = await world()
+  writeFileSync(join(w.active, "ses_k"), "")
+  loopFile(join(w.dir, "data", "ralph-loop", "loops", "0123abcd", "ses_l.json"), {})
+  await without("moved", async () => {
+    await w.turn("ses_k")
+    await w.turn("ses_l")
+  })
+  assert.deepEqual(w.calls.prompts.map((p) => p.id), ["ses_k", "ses_l"])
+  assert.ok(existsSync(join(w.state, "sessions", "ses_k", "fallback-stop.0")))
+  assert.ok(existsSync(join(w.state, "sessions", "ses_l", "fallback-stop.0")))
+  w.done()
+})
+
+test("the user's /cancel-ralph while ralph-loop is missing is recorded, and the stops then go idle", async () => {
+  const w = await world()
+  writeFileSync(join(w.active, "ses_m"), "")
+  await without("moved", async () => {
+    const parts = [{ type: "text", text: "Cancel the loop (expanded template)" }]
+    await w.hooks["command.execute.before"]({ command: "cancel-ralph", sessionID: "ses_m", arguments: "" }, { parts })
+    assert.match(parts[0].text, /ralph-loop: loop cancelled\./)
+    assert.ok(existsSync(join(w.state, "sessions", "ses_m", "cancel-typed")))
+    await w.turn("ses_m")
+    assert.deepEqual(w.calls.prompts, [])
+    assert.match(w.calls.logs.join("\n"), /the cancel is recorded/)
+  })
+  // Typed as text, in another session.
+  writeFileSync(join(w.active, "ses_n"), "")
+  await without("made unrunnable", async () => {
+    const parts = [{ type: "text", text: "/cancel-ralph" }]
+    await w.hooks["chat.message"]({ sessionID: "ses_n" }, { parts })
+    assert.ok(existsSync(join(w.state, "sessions", "ses_n", "cancel-typed")))
+  })
+  w.done()
+})
+
+test("ralph-loop missing in a session without a loop: the stop goes idle, and a prompt about ralph is told once", async () => {
+  const w = await world()
+  await without("moved", async () => {
+    await w.turn("ses_o")
+    await w.hooks["chat.message"]({ sessionID: "ses_o" }, { parts: [{ type: "text", text: "/ralph-loop do it" }] })
+    await w.hooks["chat.message"]({ sessionID: "ses_o" }, { parts: [{ type: "text", text: "/ralph-loop do it" }] })
+  })
+  assert.deepEqual(w.calls.prompts, [])
+  assert.equal(w.calls.logs.filter((t) => /not on this machine's PATH/.test(t)).length, 1)
+  assert.ok(!existsSync(join(w.state, "sessions", "ses_o")))
   w.done()
 })

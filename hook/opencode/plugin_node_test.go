@@ -53,7 +53,7 @@ func TestPluginNode(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(node, "--test", tests)
-			cmd.Env = append(os.Environ(), "PLUGIN="+plugin)
+			cmd.Env = append(os.Environ(), "PLUGIN="+plugin, "STUB="+bin)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("node --test plugin.test.mjs: %v\n%s", err, out)

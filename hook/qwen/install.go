@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -36,18 +37,18 @@ var Installer = &install.Target{
 	Syntax: install.Syntax{Comments: true, BOM: true},
 	Shape:  install.Nested,
 	Events: []install.Event{
-		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always},
+		{Name: "SessionStart", Timeout: 10 * time.Second, Notice: install.Always, Kind: install.SessionEvent},
 		// Fired before every model request; the hook arms only on the user's own prompt.
-		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph},
+		{Name: "UserPromptSubmit", Timeout: 10 * time.Second, Notice: install.IfRalph, Kind: install.PromptEvent},
 		// Fired when a command file's command is expanded, with its arguments as typed: the
 		// loop commands arm and cancel here (a long paste reaches UserPromptSubmit only as
 		// "[Pasted Content N chars]").
-		{Name: ExpansionEvent, Timeout: 10 * time.Second, Notice: install.IfRalph},
+		{Name: ExpansionEvent, Timeout: 10 * time.Second, Notice: install.IfRalph, Kind: install.PromptEvent},
 		// PreToolUse runs only for the tools the guard looks at (an exact-name list).
-		{Name: "PreToolUse", Matcher: "run_shell_command|write_file|edit|notebook_edit", Timeout: 10 * time.Second},
-		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second},
-		{Name: "PostToolUseFailure", Matcher: "*", Timeout: 10 * time.Second},
-		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},
+		{Name: "PreToolUse", Matcher: "run_shell_command|write_file|edit|notebook_edit", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "PostToolUseFailure", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
 	Settings: []install.Setting{{Path: []string{BlockCapSetting}, Value: InstallBlockCap}},
@@ -59,6 +60,7 @@ var Installer = &install.Target{
 		return files
 	},
 	Notice: install.SystemMessage,
+	Encode: hook.Encoder(Host{}),
 }
 
 // Installer returns Qwen Code's installer.

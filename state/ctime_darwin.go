@@ -1,0 +1,14 @@
+package state
+
+import (
+	"os"
+	"syscall"
+	"time"
+)
+
+func changeTime(fi os.FileInfo) time.Time {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Ctimespec.Sec, st.Ctimespec.Nsec)
+	}
+	return fi.ModTime()
+}
