@@ -35,6 +35,9 @@ type Env struct {
 	// its input (see authority.go). nil: who asks cannot be told, and events are judged as
 	// before loops had owners.
 	Caller func() (proc.Caller, error)
+	// Notify, if set, shows the user a notification outside the host (--notify) and says
+	// how ("notify-send", "bell"); nil: none is shown.
+	Notify func(title, body string) (string, error)
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines
@@ -167,6 +170,7 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 			replaced := *cur
 			res.Replaced = &replaced
 		}
+		armWork(ctx, env, &l)
 		if len(l.Task) > inject.MaxTaskInline {
 			path, err := tx.WriteTaskFile(l.LoopID, l.Task)
 			if err != nil {

@@ -49,6 +49,9 @@ func startCommand() *cli.Command {
 			if project == "" {
 				project = cwd
 			}
+			if err := args.ReadTask(&p, cwd); err != nil {
+				return err
+			}
 			cfg, err := args.Resolve(p, project)
 			if err != nil {
 				return err

@@ -42,6 +42,10 @@ var Installer = &install.Target{
 		{Name: "PreToolUse", Matcher: "Bash|apply_patch", Timeout: 10 * time.Second},
 		{Name: "PostToolUse", Timeout: 10 * time.Second},
 		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second},
+		// The end of codex exec (the loop ends SESSION_ENDED), and the user's Esc or Ctrl-C
+		// (the loop ends, resumable).
+		{Name: "SessionEnd", Timeout: 10 * time.Second},
+		{Name: "Interrupt", Timeout: 10 * time.Second},
 	},
 	Commands: func(string) []install.File {
 		var files []install.File

@@ -213,7 +213,7 @@ func (s *session) loop() *state.Loop {
 // a follow-up Cursor would drop. A follow-up coming back as a prompt restarts nothing.
 func TestDefaultLoopLimit(t *testing.T) {
 	s := newSession(t)
-	if out, notice := s.prompt(`/ralph-loop "Count" --max-iterations 10 --min-tool-calls 0`); out != "" ||
+	if out, notice := s.prompt(`/ralph-loop "Count" --max-iterations 10 --min-tool-calls 0 --max-stalls 0`); out != "" ||
 		!strings.Contains(notice, "Cursor ends a turn after 5 stop blocks in a row (loop_limit)") {
 		t.Fatalf("arming: stdout %q, notice %q", out, notice)
 	}

@@ -19,6 +19,7 @@ type Input struct {
 	ToolName             string
 	ToolUseID            string
 	Reason               string // SessionEnd
+	Error                string // StopFailure: the failure's kind
 	Source               string // SessionStart, ConfigChange
 	// ConfigFile is the settings file that changed (ConfigChange's file_path).
 	ConfigFile string
@@ -48,6 +49,9 @@ func InputSpec(in *Input) *Spec {
 			"file_path":              &in.ConfigFile,
 		},
 		Bools: map[string]*bool{"stop_hook_active": &in.StopHookActive},
+		// StopFailure's error is a word; other events may carry an "error" of their own
+		// shape (a tool's failure), which is no reason to refuse them.
+		Loose: map[string]*string{"error": &in.Error},
 		Objects: map[string]*Spec{"tool_input": {Loose: map[string]*string{
 			"command":       &in.Command,
 			"dir_path":      &in.Dir,
