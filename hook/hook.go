@@ -182,7 +182,8 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		if req.Resume != nil {
 			resumed = req.Resume.LoopID
 		}
-		tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActArmed, Reason: inject.ReasonArmed(&l, resumed)})
+		tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActArmed, Reason: inject.ReasonArmed(&l, resumed),
+			Checkpoint: l.Work.Head})
 		return &l, nil
 	})
 	res.Loop = l

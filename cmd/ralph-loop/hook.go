@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/notify"
 	"github.com/ralph-loop/ralph-loop/hook/proc"
 )
 
@@ -28,6 +29,9 @@ func hookEnv(cmd *cli.Command) hook.Env {
 		CatchUp: hook.DefaultCatchUp,
 		Started: started,
 		Caller:  sync.OnceValues(proc.HookCaller),
+		Notify: func(title, body string) (string, error) {
+			return notify.Default().Send(context.Background(), title, body)
+		},
 	}
 }
 
