@@ -178,9 +178,9 @@ func TestZeroToolPromiseRejected(t *testing.T) {
 	}
 }
 
-// TestCancel: a turn ends while the loop is active (the model's API fails), then the user
-// types the cancel command in the same session: the loop ends there, and the prompt goes
-// no further.
+// TestCancel: a turn ends while the loop is active (the model's API fails), which ends
+// codex exec and with it (SessionEnd) the loop; the user then types the cancel command in
+// the resumed session: the hook answers it, and the prompt goes no further.
 func TestCancel(t *testing.T) {
 	for _, cancel := range []string{"$cancel-ralph", "/cancel-ralph"} {
 		t.Run(cancel, func(t *testing.T) {
@@ -189,11 +189,13 @@ func TestCancel(t *testing.T) {
 			if r.SessionID == "" {
 				t.Fatal("no session id")
 			}
-			expectLoop(t, loopOf(t, env, r.SessionID), "ACTIVE", 2, 0)
+			// The run's end (SessionEnd) ended the loop with it; the cancel in the resumed
+			// session is answered by the hook (what became of the loop), not the model.
+			expectLoop(t, loopOf(t, env, r.SessionID), "SESSION_ENDED", 2, 0)
 			n := len(env.Fake.Requests())
 			env.Fake.Script(Script{WhenDone: Text("I should not be asked.")})
 			r2 := run(t, env, r.SessionID, cancel)
-			expectLoop(t, loopOf(t, env, r.SessionID), "CANCELLED", 2, 0)
+			expectLoop(t, loopOf(t, env, r.SessionID), "SESSION_ENDED", 2, 0)
 			if got := len(env.Fake.Requests()); got != n {
 				t.Errorf("the cancel prompt reached the model (%d requests, was %d)", got, n)
 			}
