@@ -142,7 +142,7 @@ func TestBlockedThenAccepted(t *testing.T) {
 // stop blocks (Claude Code stops at 8), so the loop itself ends it, exactly at its limit.
 func TestIterationLimitNoHostCap(t *testing.T) {
 	env := newEnv(t, Script{WhenDone: Text("Still thinking.")})
-	r := run(t, env, "", `/ralph-loop "Think hard" --max-iterations 10 --min-tool-calls 0`)
+	r := run(t, env, "", `/ralph-loop "Think hard" --max-iterations 10 --min-tool-calls 0 --max-stalls 0`)
 	if r.ExitCode != 0 {
 		t.Fatalf("codex exit %d", r.ExitCode)
 	}
