@@ -257,6 +257,15 @@ type Facts struct {
 	CommandText func(prompt string) string
 }
 
+// GoalReader is a Transcript that can tell the host's own built-in goal for the session
+// (Claude Code's /goal, Codex's goals): it keeps the agent going too, so a loop armed
+// beside one would push the agent twice, and the arming notice says so.
+type GoalReader interface {
+	// ActiveGoal returns the goal the transcript at path shows active, and whether there
+	// is one.
+	ActiveGoal(path string) (string, bool)
+}
+
 // Transcript reads a host's transcript.
 type Transcript interface {
 	// Scan reads the transcript at path from offset (see transcript.ScanFile).

@@ -233,6 +233,11 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		return Reply{} // the hook that armed it answers
 	}
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
+	if g, ok := e.facts.Transcript.(GoalReader); ok && e.ev.TranscriptPath != "" {
+		if goal, active := g.ActiveGoal(e.ev.TranscriptPath); active {
+			notice += ". " + inject.GoalActive(goal, e.facts.Words)
+		}
+	}
 	if res.Quarantined != "" {
 		notice += inject.Quarantined(res.Quarantined)
 	}

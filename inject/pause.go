@@ -114,3 +114,14 @@ func ReasonNotified(how string, err error) string {
 	}
 	return "notified with " + how
 }
+
+// GoalActive is the arming notice's warning when the host shows its own goal active in the
+// session (Claude Code's /goal, Codex's goals): both would keep the agent going.
+func GoalActive(goal string, h Words) string {
+	g := ""
+	if goal != "" {
+		g = fmt.Sprintf(" (%q)", firstLine(Printable(goal), 120))
+	}
+	return fmt.Sprintf("Note: this session also has %s's own goal active%s, which keeps the agent going too: the agent would be pushed twice. "+
+		"Clear it with /goal clear, or end this loop with %s", h.display(), g, h.cancel())
+}
