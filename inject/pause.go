@@ -20,6 +20,7 @@ var failureWords = map[string]string{
 	"max_output_tokens":     "the reply hit its output limit",
 	"invalid_request":       "the provider refused the request",
 	"model_not_found":       "the model was not found",
+	"loop_detected":         "the host's loop detector aborted a turn that repeated itself",
 }
 
 // PauseWhy says why a loop paused: the host's word for the failure (kind) and what it
@@ -33,6 +34,9 @@ func PauseWhy(kind, msg string) string {
 		}
 	}
 	s := "the model's provider refused the turn: " + what
+	if kind == "" {
+		s = "the turn ended on an error" // the host says no more
+	}
 	if msg = strings.TrimSpace(Printable(firstLine(msg, 200))); msg != "" {
 		s += " (" + msg + ")"
 	}

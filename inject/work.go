@@ -110,3 +110,14 @@ func firstLine(s string, n int) string {
 	}
 	return line
 }
+
+// HostNotes says, for start's help, where what a loop does depends on its host (the long
+// form is docs/hosts.md's table).
+const HostNotes = "Every loop flag works on every host. The stall breaker counts a changed file only in a git work tree " +
+	"(elsewhere an iteration with a tool call counts as progress), and --checkpoint records nothing outside one. " +
+	"A turn the model's API refused pauses the loop (PAUSED) where the host says so: Claude Code and Qwen Code " +
+	"(StopFailure; Qwen Code not in -p runs) and Cursor (a stop with status error); on Gemini CLI and Factory Droid " +
+	"the stop with no reply ends it NO_PROGRESS (resumable); Codex, Copilot CLI, opencode and Kilo Code say nothing " +
+	"of it, and the loop waits for the next prompt. Codex's Interrupt (Esc, Ctrl-C) ends the loop, resumable. " +
+	"The host's own active goal is named at arming on Claude Code (/goal) and Codex (as its rollout shows it); the " +
+	"other hosts have none."

@@ -133,7 +133,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
 	case "StopFailure":
 		// Instead of Stop, when the model's API refused the turn; its output is ignored.
-		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.LastAssistantMessage
+		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.FailureMessage()
 	case "ConfigChange":
 		ev.Kind, ev.Source, ev.ConfigFile = hook.ConfigChange, in.Source, in.ConfigFile
 	}

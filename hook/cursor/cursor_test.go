@@ -45,7 +45,8 @@ func TestDecodeDocumented(t *testing.T) {
 		}},
 		{"stop.after-followup.json", func(e hook.Event) bool { return e.Kind == hook.Stop && e.HostBlocks == 2 }},
 		{"stop.aborted.json", func(e hook.Event) bool { return e.Kind == hook.Ignored }},
-		{"stop.error.json", func(e hook.Event) bool { return e.Kind == hook.Ignored }},
+		// A turn that failed pauses the loop.
+		{"stop.error.json", func(e hook.Event) bool { return e.Kind == hook.Failed && e.SessionID != "" }},
 		{"preToolUse.json", func(e hook.Event) bool {
 			return e.Kind == hook.ToolCheck && e.ToolKind == hook.ShellTool && e.Command == "npm install" && e.ToolUseID == "abc123" && e.Cwd == "/WORK/project"
 		}},
