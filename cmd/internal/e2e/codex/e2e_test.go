@@ -345,7 +345,7 @@ func TestUninstall(t *testing.T) {
 // TestGuardApplyPatch: the agent's apply_patch at the loop's state, through Codex's
 // apply_patch tool (a patch whose first file is the project's, its second in the state
 // directory) and through the shell (apply_patch reading a here-document), is denied; the
-// state is untouched, the loop stays ACTIVE and the next stop is blocked.
+// state is untouched, and the next stop is blocked.
 func TestGuardApplyPatch(t *testing.T) {
 	env := newEnv(t, Script{})
 	if err := env.UseModel("gpt-5.5"); err != nil {
@@ -363,7 +363,9 @@ func TestGuardApplyPatch(t *testing.T) {
 	if r.SessionID == "" {
 		t.Fatal("no session id")
 	}
-	expectLoop(t, loopOf(t, env, r.SessionID), "ACTIVE", 2, 0)
+	// Blocked at the stop after the denials; the run's end (the model's API then fails)
+	// ends the loop with the session.
+	expectLoop(t, loopOf(t, env, r.SessionID), "SESSION_ENDED", 2, 0)
 	if _, err := os.Stat(planted); !os.IsNotExist(err) {
 		t.Errorf("the patch reached the state directory: %v", err)
 	}
