@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -22,7 +23,7 @@ import (
 // How long recording the work tree may take when a loop is armed (the prompt hook's own
 // timeout is short) and at a stop; past it the record is given up, and the stall breaker
 // counts tool calls instead.
-const (
+var (
 	armTreeTimeout  = 3 * time.Second
 	stopTreeTimeout = 5 * time.Second
 )
@@ -53,10 +54,14 @@ func snapshot(ctx context.Context, env Env, l *state.Loop, r worktree.Repo, time
 	defer cancel()
 	tree, err := worktree.Snapshot(ctx, r, s)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		err = errors.New("git took more than " + timeout.String())
+		err = fmt.Errorf("%w: git took more than %s", errSlow, timeout)
 	}
 	return tree, err
 }
+
+// errSlow means reading the work tree took longer than it may: a tree that large is not
+// read again for the loop.
+var errSlow = errors.New("the work tree is too slow to read")
 
 // repoOf is the loop's git work tree, as arming found it.
 func repoOf(l *state.Loop) worktree.Repo {
@@ -107,6 +112,11 @@ func recordWork(env Env, l *state.Loop, o *observed) {
 	tree, err := snapshot(context.Background(), env, l, repoOf(l), stopTreeTimeout)
 	if err != nil {
 		o.note = joinNote(o.note, inject.NoteTreeFailed(err))
+		if errors.Is(err, errSlow) {
+			// Every stop would wait as long again: the loop goes on without (the stall
+			// breaker counts tool calls; no more checkpoints).
+			l.Work.Repo, l.Work.Note = "", inject.NoteTreeFailed(err)
+		}
 		return
 	}
 	o.Tree = tree
