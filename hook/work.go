@@ -68,19 +68,19 @@ func repoOf(l *state.Loop) worktree.Repo {
 	return worktree.Repo{Top: l.Work.Repo, Objects: l.Work.Objects}
 }
 
-// armWork finds the new loop's git work tree and records it as it is at arming: what the
-// first iteration's progress is measured from, and checkpoint 0. It is called inside the
-// session's transaction, before the loop is saved.
+// armWork, for a loop with checkpoints, finds its git work tree and records it as it is at
+// arming: checkpoint 0, and what the first iteration's progress is measured from. It is
+// called inside the session's transaction, before the loop is saved. A loop with the stall
+// breaker alone runs no git until a stop needs it (recordWork): arming stays as quick as
+// it was.
 func armWork(ctx context.Context, env Env, l *state.Loop) {
-	if !recordsWork(l) {
+	if !l.Checkpoint {
 		return
 	}
-	r, err := worktree.Find(ctx, l.Cwd)
-	if err != nil {
-		l.Work.Note = inject.NoteNoWorkTree(l.Cwd, err)
+	r, ok := findWork(ctx, l)
+	if !ok {
 		return
 	}
-	l.Work.Repo, l.Work.Objects = r.Top, r.Objects
 	tree, err := snapshot(ctx, env, l, r, armTreeTimeout)
 	if err != nil {
 		// Not recorded now, it would not be later either: the loop goes without.
@@ -98,18 +98,39 @@ func armWork(ctx context.Context, env Env, l *state.Loop) {
 	}
 }
 
+// findWork finds the loop's git work tree and keeps it in l.Work, or says in l.Work.Note
+// why there is none.
+func findWork(ctx context.Context, l *state.Loop) (worktree.Repo, bool) {
+	r, err := worktree.Find(ctx, l.Cwd)
+	if err != nil {
+		l.Work.Note = inject.NoteNoWorkTree(l.Cwd, err)
+		return r, false
+	}
+	l.Work.Repo, l.Work.Objects = r.Top, r.Objects
+	return r, true
+}
+
 // recordWork records the loop's work tree at a stop, when the loop needs it: for a
 // checkpoint at every stop; for the stall breaker only when tool calls came since the last
-// stop (an iteration without one changes nothing). A record that fails is noted in the
-// stop's event, and the stall breaker counts the tool calls instead.
+// stop (an iteration without one changes nothing), the first such stop finding the work
+// tree (its tool calls count as progress: there is nothing to compare with yet). A record
+// that fails is noted in the stop's event, and the stall breaker counts the tool calls
+// instead.
 func recordWork(env Env, l *state.Loop, o *observed) {
-	if l.Work.Repo == "" || !recordsWork(l) {
+	if !recordsWork(l) || !l.Checkpoint && len(o.Logged) == 0 && len(o.ToolIDs) == 0 {
 		return
 	}
-	if !l.Checkpoint && len(o.Logged) == 0 && len(o.ToolIDs) == 0 {
-		return
+	r := repoOf(l)
+	if l.Work.Repo == "" {
+		if l.Work.Note != "" || l.Checkpoint {
+			return // looked for before: none, or too slow
+		}
+		var ok bool
+		if r, ok = findWork(context.Background(), l); !ok {
+			return
+		}
 	}
-	tree, err := snapshot(context.Background(), env, l, repoOf(l), stopTreeTimeout)
+	tree, err := snapshot(context.Background(), env, l, r, stopTreeTimeout)
 	if err != nil {
 		o.note = joinNote(o.note, inject.NoteTreeFailed(err))
 		if errors.Is(err, errSlow) {

@@ -76,7 +76,7 @@ type Store struct {
 // as a tree and returns its id. Only the index file and objects of s are written.
 func Snapshot(ctx context.Context, r Repo, s Store) (string, error) {
 	os.Remove(s.Index + ".lock") // left by a snapshot that was killed; the caller holds the loop's lock
-	if _, err := os.Lstat(s.Index); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(s.Index); errors.Is(err, os.ErrNotExist) && r.GitDir != "" {
 		// The repository's index knows every tracked file's stat data: starting from a copy,
 		// the first snapshot reads only the files changed since the user's last git command.
 		if data, err := os.ReadFile(filepath.Join(r.GitDir, "index")); err == nil {
