@@ -108,14 +108,14 @@ func TestRateLimitPauses(t *testing.T) {
 }
 
 // TestStallBreaker: each iteration runs a command that changes no file of the work tree (a
-// git repository), then stops without the promise: with --max-stalls 3 the third such
-// iteration ends the loop NO_PROGRESS, saying what it saw, instead of running to
-// --max-iterations.
+// git repository), then stops without the promise. The first stop reads the work tree
+// (nothing to compare with yet: progress); with --max-stalls 3 the three after it end the
+// loop NO_PROGRESS, saying what they did, instead of running to --max-iterations.
 func TestStallBreaker(t *testing.T) {
 	env := newEnv(t)
 	git := gitRepo(t, env)
 	turns := []e2e.Turn{}
-	for range 3 {
+	for range 4 {
 		turns = append(turns, e2e.Bash("Let me look.", "ls"), e2e.Text("Still looking."))
 	}
 	res := run(t, env, e2e.Session{
@@ -123,12 +123,12 @@ func TestStallBreaker(t *testing.T) {
 		Prompts: []string{`/ralph-loop "Fix the README" --max-iterations 10 --max-stalls 3`},
 	})
 	l := loopOf(t, env, res.SessionID)
-	expectLoop(t, l, "NO_PROGRESS", 3, 3)
+	expectLoop(t, l, "NO_PROGRESS", 4, 4)
 	contains(t, "the end reason", l.EndReason, "3 iterations in a row without progress (--max-stalls 3): 3 tool calls, none of which changed a file of")
-	if n := len(res.Fake.MainRequests()); n != 6 {
-		t.Errorf("%d agent requests, want 6", n)
+	if n := len(res.Fake.MainRequests()); n != 8 {
+		t.Errorf("%d agent requests, want 8", n)
 	}
-	if !hasNotice(res, "loop ended NO_PROGRESS at iteration 3/10") {
+	if !hasNotice(res, "loop ended NO_PROGRESS at iteration 4/10") {
 		t.Error("the user was not told")
 	}
 	if out := git("for-each-ref"); strings.Contains(out, "ralph-loop") {
