@@ -1,6 +1,9 @@
 package hook
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"slices"
 	"time"
 
@@ -37,7 +40,17 @@ const (
 	// Budget ends the loop when its --max-tokens or --max-cost is reached, or its cost can
 	// no longer be counted.
 	Budget
+	// ContinueEarly blocks: the promise came, with the work it needs, before the loop's
+	// --min-iterations.
+	ContinueEarly
+	// Stalled ends the loop NO_PROGRESS: --max-stalls iterations in a row without progress.
+	Stalled
 )
+
+// Blocks reports whether the verdict blocks the stop: the loop goes on.
+func (v Verdict) Blocks() bool {
+	return v == Continue || v == ContinueNoWork || v == ContinueCheckFailed || v == ContinueEarly
+}
 
 // Observation is what a stop hook saw of the iteration that just ended.
 type Observation struct {
@@ -70,6 +83,9 @@ type Observation struct {
 	Checks []check.Result
 	// Usage is what the model used since the last decision, as the host recorded it.
 	Usage []usage.Record
+	// Tree is the git tree of the loop's work tree as it is now ("" when it was not
+	// recorded: not a git work tree, not needed, or git failed), for the stall breaker.
+	Tree string
 }
 
 // checksPassed reports whether every check ran and passed.
@@ -96,6 +112,7 @@ func (o Observation) checksPassed(l *state.Loop) bool {
 // iteration begins.
 func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.ToolIDs = slices.Clone(l.ToolIDs)
+	before := l.ToolCalls
 	l.CountToolCalls(o.Logged)
 	for _, id := range o.ToolIDs {
 		l.AddToolCall(id)
@@ -103,8 +120,10 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.UpdatedAt = o.Now
 	l.LastSeenAt = o.Now
 	l.Spent = l.Spent.Add(o.Usage, l.Prices)
+	observeWork(&l, o, l.ToolCalls-before)
 	work := l.ToolCalls >= l.MinToolCalls
-	promised := o.Found && (work || l.OnPromiseNoWork != state.NoWorkReject)
+	early := l.Iteration < l.MinIterations
+	promised := o.Found && !early && (work || l.OnPromiseNoWork != state.NoWorkReject)
 	if promised && len(l.Checks) > 0 && o.Checks == nil {
 		return NeedChecks, l
 	}
@@ -146,6 +165,12 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		l.Told = true
 		return NoProgress, l
 	}
+	if stalled(&l) {
+		l.Finish(state.NoProgress, state.ByLimit, inject.EndStalled(&l), o.Now)
+		l.LastAction = state.ActNoProgress
+		l.Told = true
+		return Stalled, l
+	}
 	blocks := l.BlocksSinceTool
 	if o.Words.CapCountsTools {
 		blocks = l.BlocksInTurn
@@ -161,6 +186,8 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	switch {
 	case promised:
 		v = ContinueCheckFailed
+	case o.Found && (work || l.OnPromiseNoWork != state.NoWorkReject):
+		v = ContinueEarly // all it lacks is the iteration
 	case o.Found:
 		v = ContinueNoWork
 	}
@@ -186,4 +213,62 @@ func overBudget(l *state.Loop) string {
 		return inject.EndCost(l.MaxCost, s)
 	}
 	return ""
+}
+
+// observeWork keeps what a stop saw of the work for the stall breaker: whether the
+// iteration in progress has made progress (the work tree's files changed since they were
+// last recorded, or a check gave a result unlike the last one), the tool calls it made and
+// the identical check failures it met. newTools are the tool calls counted at this stop.
+//
+// The work tree counts by its git tree, where one was recorded now and before: equal trees
+// are no change, however many tool calls ran. Where there is none to compare (not a git
+// work tree, git failed, the first record), an iteration with a tool call counts as
+// progress: a stall is never guessed. An iteration without a tool call changes nothing.
+func observeWork(l *state.Loop, o Observation, newTools int) {
+	w := &l.Work
+	if l.MaxStalls > 0 {
+		w.Tools += newTools
+		switch {
+		case o.Tree != "" && w.Tree != "":
+			w.Moved = w.Moved || o.Tree != w.Tree
+		default:
+			w.Moved = w.Moved || newTools > 0
+		}
+		if o.Checks != nil {
+			if sig := checksSig(o.Checks); sig != w.Checks {
+				w.Moved, w.Checks = true, sig
+			} else {
+				w.Same++
+			}
+		}
+	}
+	if o.Tree != "" {
+		w.Tree = o.Tree
+	}
+}
+
+// stalled ends an iteration for the stall breaker, when the loop has one: it reports
+// whether this iteration, without progress, makes the --max-stalls-th in a row.
+func stalled(l *state.Loop) bool {
+	if l.MaxStalls <= 0 {
+		return false
+	}
+	w := &l.Work
+	if w.Moved {
+		w.Stalls, w.Tools, w.Same = 0, 0, 0
+	} else {
+		w.Stalls++
+	}
+	w.Moved = false
+	return w.Stalls >= l.MaxStalls
+}
+
+// checksSig fingerprints check results by what they say of the work: which checks ran,
+// how each ended and the end of its output (never how long it took).
+func checksSig(rs []check.Result) string {
+	h := sha256.New()
+	for _, r := range rs {
+		fmt.Fprintf(h, "%d\x00%s\x00%d\x00%t\x00%s\x00%s\x00", r.Index, r.Command, r.ExitCode, r.TimedOut, r.Failure, r.Tail)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }

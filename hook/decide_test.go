@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,6 +132,167 @@ func TestDecideChecks(t *testing.T) {
 }
 
 // blocks reports whether a verdict blocks the stop.
-func blocks(v Verdict) bool {
-	return v == Continue || v == ContinueNoWork || v == ContinueCheckFailed || v == NeedChecks
+func blocks(v Verdict) bool { return v.Blocks() || v == NeedChecks }
+
+// A promise before --min-iterations is not accepted, whatever the work, and no check runs
+// for it: the agent is told so and goes on; from that iteration on it is.
+func TestDecideMinIterations(t *testing.T) {
+	min3 := func(it int) func(*state.Loop) {
+		return func(l *state.Loop) { l.MinIterations, l.Iteration, l.ToolCalls = 3, it, 1 }
+	}
+	tests := []struct {
+		name      string
+		l         state.Loop
+		o         Observation
+		want      Verdict
+		iteration int
+	}{
+		{"before: blocked", loop(min3(1)), Observation{Found: true}, ContinueEarly, 2},
+		{"before, with checks: none run", loop(func(l *state.Loop) { min3(2)(l); l.Checks = []string{"true"} }), Observation{Found: true}, ContinueEarly, 3},
+		{"before, without work: the work first", loop(func(l *state.Loop) { min3(1)(l); l.ToolCalls = 0 }), Observation{Found: true}, ContinueNoWork, 2},
+		{"at it: accepted", loop(min3(3)), Observation{Found: true}, Accept, 3},
+		{"after it: accepted", loop(min3(4)), Observation{Found: true}, Accept, 4},
+		{"no promise before it: as always", loop(min3(1)), Observation{}, Continue, 2},
+		{"min 1 is none", loop(func(l *state.Loop) { l.MinIterations, l.ToolCalls = 1, 1 }), Observation{Found: true}, Accept, 1},
+	}
+	for _, tt := range tests {
+		tt.o.Now = t0
+		got, l := Decide(tt.l, tt.o)
+		if got != tt.want || l.Iteration != tt.iteration {
+			t.Errorf("%s: verdict %v at iteration %d; want %v at %d", tt.name, got, l.Iteration, tt.want, tt.iteration)
+		}
+		if got == ContinueEarly {
+			if r := eventReason(got, &l, nil); !strings.Contains(r, "before iteration 3 (--min-iterations)") {
+				t.Errorf("%s: reason %q", tt.name, r)
+			}
+			if c := inject.Continuation(&l, inject.Why{Kind: inject.BlockEarly}, inject.Words{}); !strings.Contains(c, "accepts it only from iteration 3 on (--min-iterations)") {
+				t.Errorf("%s: the agent is not told why: %q", tt.name, c)
+			}
+		}
+	}
+}
+
+// The stall breaker: what counts as progress, stop by stop. Each case is a run of stops of
+// one loop (--max-stalls 3); each stop is what it saw (the work tree's tree, "" when not
+// recorded; tool calls; check results) and the verdict it must give.
+func TestDecideStalls(t *testing.T) {
+	type stop struct {
+		tree   string
+		tools  int
+		checks []check.Result
+		want   Verdict
+	}
+	failA := []check.Result{{Index: 1, Total: 1, Command: "make test", ExitCode: 1, Tail: "FAIL a", Duration: time.Second}}
+	failA2 := []check.Result{{Index: 1, Total: 1, Command: "make test", ExitCode: 1, Tail: "FAIL a", Duration: 3 * time.Second}}
+	failB := []check.Result{{Index: 1, Total: 1, Command: "make test", ExitCode: 1, Tail: "FAIL b"}}
+	tests := []struct {
+		name  string
+		repo  string // the loop's git work tree ("": none)
+		tree  string // its tree at arming
+		stops []stop
+		saw   string // in the end reason
+	}{
+		{"talk only: three stalls end it", "/r", "t0", []stop{{"", 0, nil, Continue}, {"", 0, nil, Continue}, {"", 0, nil, Stalled}},
+			"3 iterations in a row without progress (--max-stalls 3): no tool call"},
+		{"tool calls that change no file", "/r", "t0", []stop{{"t0", 2, nil, Continue}, {"t0", 1, nil, Continue}, {"t0", 4, nil, Stalled}},
+			"7 tool calls, none of which changed a file of /r"},
+		{"a changed file resets the count", "/r", "t0", []stop{{"t0", 1, nil, Continue}, {"t0", 1, nil, Continue}, {"t1", 1, nil, Continue},
+			{"t1", 1, nil, Continue}, {"", 0, nil, Continue}, {"", 0, nil, Stalled}}, ""},
+		{"a file changed back is a change", "/r", "t0", []stop{{"t1", 1, nil, Continue}, {"t0", 1, nil, Continue}, {"t1", 1, nil, Continue}, {"", 0, nil, Continue}}, ""},
+		{"the same check failure is no progress", "/r", "t0", []stop{{"", 0, failA, ContinueCheckFailed}, {"", 0, failA2, ContinueCheckFailed},
+			{"", 0, failA, ContinueCheckFailed}, {"", 0, failA, Stalled}}, "no tool call; the same check result 3 times"},
+		{"a new check result is progress", "/r", "t0", []stop{{"", 0, failA, ContinueCheckFailed}, {"", 0, failA, ContinueCheckFailed},
+			{"", 0, failB, ContinueCheckFailed}, {"", 0, failB, ContinueCheckFailed}, {"", 0, failB, ContinueCheckFailed}, {"", 0, failB, Stalled}}, ""},
+		{"outside git, a tool call is progress", "", "", []stop{{"", 1, nil, Continue}, {"", 1, nil, Continue}, {"", 1, nil, Continue}, {"", 1, nil, Continue}}, ""},
+		{"outside git, talk is not", "", "", []stop{{"", 1, nil, Continue}, {"", 0, nil, Continue}, {"", 0, nil, Continue}, {"", 0, nil, Stalled}}, "no tool call"},
+		{"not recorded (git failed): tool calls count", "/r", "t0", []stop{{"", 1, nil, Continue}, {"", 1, nil, Continue}, {"", 1, nil, Continue}, {"", 1, nil, Continue}}, ""},
+	}
+	for _, tt := range tests {
+		l := loop(func(l *state.Loop) {
+			l.MaxIterations, l.MaxStalls, l.MinToolCalls, l.Checks = 20, 3, 0, []string{"make test"}
+			l.Work.Repo, l.Work.Tree = tt.repo, tt.tree
+		})
+		n := 0
+		for i, s := range tt.stops {
+			o := Observation{Now: t0, Tree: s.tree, Checks: s.checks, Found: s.checks != nil}
+			for range s.tools {
+				n++
+				o.ToolIDs = append(o.ToolIDs, fmt.Sprintf("t%d", n))
+			}
+			var got Verdict
+			got, l = Decide(l, o)
+			if got != s.want {
+				t.Errorf("%s: stop %d: %v, want %v (stalls %d)", tt.name, i+1, got, s.want, l.Work.Stalls)
+				break
+			}
+		}
+		if tt.saw != "" && (l.Status != state.NoProgress || !strings.Contains(l.EndReason, tt.saw)) {
+			t.Errorf("%s: %s %q; want NO_PROGRESS saying %q", tt.name, l.Status, l.EndReason, tt.saw)
+		}
+	}
+	// Off: never.
+	l := loop(func(l *state.Loop) { l.MaxIterations, l.MaxStalls = 20, 0 })
+	for i := 0; i < 15; i++ {
+		var got Verdict
+		if got, l = Decide(l, Observation{Now: t0}); got != Continue {
+			t.Fatalf("--max-stalls 0: stop %d: %v", i+1, got)
+		}
+	}
+}
+
+// A stop let through for the user's message ends no iteration: the stall breaker's count
+// is as before it, and what the iteration did so far is kept for its end.
+func TestYieldKeepsStalls(t *testing.T) {
+	before := loop(func(l *state.Loop) {
+		l.MaxIterations, l.MaxStalls, l.Work.Stalls, l.Work.Repo, l.Work.Tree = 20, 3, 2, "/r", "t0"
+	})
+	_, decided := Decide(before, Observation{Now: t0, Tree: "t1", ToolIDs: []string{"a"}})
+	if y := yielded(before, decided); y.Work.Stalls != 2 || !y.Work.Moved || y.Iteration != 1 {
+		t.Errorf("after a change: stalls %d moved %v iteration %d; want 2 true 1", y.Work.Stalls, y.Work.Moved, y.Iteration)
+	}
+	_, decided = Decide(before, Observation{Now: t0})
+	if y := yielded(before, decided); y.Work.Stalls != 2 || y.Work.Moved {
+		t.Errorf("without one: stalls %d moved %v; want 2 false", y.Work.Stalls, y.Work.Moved)
+	}
+}
+
+// A turn the provider refused pauses the loop, using up no iteration; until when is read
+// from the provider's message where it says it, never guessed.
+func TestPause(t *testing.T) {
+	l := loop(func(l *state.Loop) { l.Iteration, l.BlocksSinceTool, l.BlocksInTurn = 3, 2, 4 })
+	p := Pause(l, Failure{Error: "rate_limit", Message: "API Error: Request rejected (429) · try again in 30 seconds"}, t0)
+	if !p.Paused() || p.Shown() != state.Paused || p.Iteration != 3 || p.BlocksSinceTool != 0 || p.BlocksInTurn != 0 || p.LastAction != state.ActPaused {
+		t.Fatalf("paused: %+v", p)
+	}
+	if p.Pause.Until == nil || !p.Pause.Until.Equal(t0.Add(30*time.Second)) || !strings.Contains(p.Pause.Why, "a rate limit") {
+		t.Errorf("pause %+v", p.Pause)
+	}
+	if l.Pause != nil {
+		t.Error("Pause changed its input")
+	}
+	r := Resume(p, t0.Add(time.Minute))
+	if r.Paused() || r.Iteration != 3 || r.Shown() != state.Active {
+		t.Errorf("resumed: %+v", r)
+	}
+	for _, tt := range []struct {
+		msg  string
+		want time.Duration // 0: not said
+	}{
+		{"Rate limit exceeded, retry after 2 minutes", 2 * time.Minute},
+		{"5-hour limit reached, resets in 1 hour", time.Hour},
+		{"Claude AI usage limit reached|" + fmt.Sprint(t0.Add(90*time.Minute).Unix()), 90 * time.Minute},
+		{"quota resets at 2026-11-21T15:00:00Z", 3 * time.Hour},
+		{"Overloaded", 0},
+		{"try again in 30 seconds was yesterday: reset at 2026-11-20T15:00:00Z", 30 * time.Second},
+		{"usage limit reached|" + fmt.Sprint(t0.Add(-time.Hour).Unix()), 0}, // in the past
+		{"retry after 99999 hours", 0}, // too far
+	} {
+		u := until(tt.msg, t0)
+		switch {
+		case tt.want == 0 && u != nil:
+			t.Errorf("%q: until %v, want nothing", tt.msg, u)
+		case tt.want != 0 && (u == nil || !u.Equal(t0.Add(tt.want))):
+			t.Errorf("%q: until %v, want %v", tt.msg, u, t0.Add(tt.want))
+		}
+	}
 }

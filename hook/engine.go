@@ -107,6 +107,10 @@ func (e *engine) handleKind(ctx context.Context) Reply {
 		return e.configChange(ctx)
 	case Continuation:
 		return e.continuation()
+	case Failed:
+		return e.failed(ctx)
+	case Interrupted:
+		return e.interrupted(ctx)
 	}
 	return Reply{}
 }

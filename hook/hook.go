@@ -42,6 +42,9 @@ type Env struct {
 	// HookBinaries, if set, lists the programs the host's hooks run, in its settings at
 	// every scope of the session's project, and this one: the guard keeps them.
 	HookBinaries func(host, projectDir string) []string
+	// Notify, if set, shows the user a notification outside the host (--notify) and says
+	// how ("notify-send", "bell"); nil: none is shown.
+	Notify func(title, body string) (string, error)
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines
@@ -174,6 +177,7 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 			replaced := *cur
 			res.Replaced = &replaced
 		}
+		armWork(ctx, env, &l)
 		if len(l.Task) > inject.MaxTaskInline {
 			path, err := tx.WriteTaskFile(l.LoopID, l.Task)
 			if err != nil {
@@ -185,7 +189,8 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		if req.Resume != nil {
 			resumed = req.Resume.LoopID
 		}
-		tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActArmed, Reason: inject.ReasonArmed(&l, resumed)})
+		tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActArmed, Reason: inject.ReasonArmed(&l, resumed),
+			Checkpoint: l.Work.Head})
 		return &l, nil
 	})
 	res.Loop = l

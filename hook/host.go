@@ -62,6 +62,13 @@ const (
 	// prompt (Copilot CLI queues it, and may send it late): Event.Prompt is the reason. The
 	// reply refuses one whose loop has ended or gone past it.
 	Continuation
+	// Failed: the turn ended because the host's model provider refused it (a rate limit, an
+	// overload, a usage cap, billing), and no stop comes for it (Claude Code's StopFailure):
+	// Event.Error is the host's word for the failure, Event.LastMessage what it showed.
+	Failed
+	// Interrupted: the user interrupted the agent's turn (Esc, Ctrl-C), and no stop comes
+	// for it (Codex's Interrupt).
+	Interrupted
 )
 
 // ToolKind says what a tool call does, for the guard (see package guard).
@@ -154,6 +161,9 @@ type Event struct {
 	ConfigFile string
 	// Reason is why the session ended (SessionEnd).
 	Reason string
+	// Error is the host's word for why the model's provider refused the turn (Failed:
+	// "rate_limit", "overloaded", "billing_error", …; "" when it gives none).
+	Error string
 }
 
 // Reply is the engine's answer to an event. The zero Reply lets everything go on and says
@@ -249,6 +259,15 @@ type Facts struct {
 	// Code: its paste wrapper, the plugin's namespace), returns the prompt with them taken
 	// off, or the prompt as it is (nil: none).
 	CommandText func(prompt string) string
+}
+
+// GoalReader is a Transcript that can tell the host's own built-in goal for the session
+// (Claude Code's /goal, Codex's goals): it keeps the agent going too, so a loop armed
+// beside one would push the agent twice, and the arming notice says so.
+type GoalReader interface {
+	// ActiveGoal returns the goal the transcript at path shows active, and whether there
+	// is one.
+	ActiveGoal(path string) (string, bool)
 }
 
 // Transcript reads a host's transcript.

@@ -118,6 +118,9 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 		if n := takePending(cur, e.facts.Words); n != "" {
 			notice = append(notice, n)
 		}
+		if cur.Paused() {
+			notice = append(notice, e.resumePaused(tx, cur, now))
+		}
 		if cur.AwaitCancel {
 			// The last stop was let through for a /cancel-ralph the transcript showed
 			// queued; this prompt is not it, so nobody typed it: the loop goes on.
@@ -206,6 +209,13 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		req.ArmedBy = "resume"
 	} else {
 		p.Config.Mode = mode
+		dir := e.ev.Cwd
+		if dir == "" {
+			dir = e.facts.ProjectDir
+		}
+		if err := args.ReadTask(&p, dir); err != nil {
+			return blockPrompt(inject.ArgError(err, e.facts.Words))
+		}
 		if req.Config, err = args.Resolve(p, e.facts.ProjectDir); err != nil {
 			return blockPrompt(inject.ArgError(err, e.facts.Words))
 		}
@@ -223,6 +233,11 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		return Reply{} // the hook that armed it answers
 	}
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
+	if g, ok := e.facts.Transcript.(GoalReader); ok && e.ev.TranscriptPath != "" {
+		if goal, active := g.ActiveGoal(e.ev.TranscriptPath); active {
+			notice += ". " + inject.GoalActive(goal, e.facts.Words)
+		}
+	}
 	if res.Quarantined != "" {
 		notice += inject.Quarantined(res.Quarantined)
 	}
@@ -274,6 +289,9 @@ func (e *engine) resumable(p args.Parsed) (*state.Loop, int, error) {
 	}
 	switch l.Status {
 	case state.Active:
+		if l.Paused() {
+			return l, l.Iteration, nil // the turn the provider refused used up no iteration
+		}
 		return nil, 0, fmt.Errorf("--resume: this session's loop is still active (iteration %d/%d)", l.Iteration, l.MaxIterations)
 	case state.PromiseAccepted:
 		return nil, 0, errors.New("--resume: this session's last loop was completed (its promise was accepted)")

@@ -33,6 +33,9 @@ func (e *engine) stop(ctx context.Context) Reply {
 	if l == nil || l.Status != state.Active {
 		return Reply{Notice: e.ended(ctx, l)}
 	}
+	if l.Paused() {
+		return Reply{} // a turn of the host's own while the loop waits for the user's prompt
+	}
 	st := e.judge(l)
 	if st.refused() {
 		e.notTaken("stop")
@@ -64,7 +67,11 @@ func (e *engine) stop(ctx context.Context) Reply {
 			return Reply{} // cancelled or replaced meanwhile
 		}
 	}
-	return e.stopReply(d)
+	r := e.stopReply(d)
+	if !d.verdict.Blocks() {
+		e.notify(&d.after)
+	}
+	return r
 }
 
 // stopDecision is what the locked decision of a stop found and decided.
@@ -89,7 +96,7 @@ type stopDecision struct {
 func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (stopDecision, error) {
 	var d stopDecision
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
-		if cur == nil || cur.Status != state.Active || duplicate(cur, e.ev.Key, e.start) {
+		if cur == nil || cur.Status != state.Active || cur.Paused() || duplicate(cur, e.ev.Key, e.start) {
 			return nil, nil
 		}
 		e.claim(cur, st)
@@ -104,6 +111,7 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 			return cur, nil
 		}
 		o := observe(e.env, e.facts, cur, e.ev, start)
+		recordWork(e.env, cur, &o)
 		d.readErr = o.err
 		cancel, yield := false, "" // the cancel command, or a prompt, the user typed while the turn ran
 		for _, q := range o.queued {
@@ -121,7 +129,8 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		d.after.Yielded = false
 		d.after.LastKey, d.after.LastKeyAt, d.after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
 		d.decided = true
-		blocks := d.verdict == Continue || d.verdict == ContinueNoWork
+		checkpoint := recordCheckpoint(e.env, &d.after, cur.Iteration, o.Tree)
+		blocks := d.verdict.Blocks()
 		d.after.Transcript.Unseen = blocks && e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
 		reason := eventReason(d.verdict, &d.after, nil)
 		if d.verdict == Continue && o.HasOther {
@@ -151,8 +160,8 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		if d.verdict == NeedChecks {
 			d.after.LastAction = state.ActChecking
 		}
-		tx.Record(spentIn(state.Event{At: start, LoopID: d.after.LoopID, Iteration: cur.Iteration, Action: d.after.LastAction, Reason: reason},
-			cur.Spent, d.after.Spent))
+		tx.Record(spentIn(state.Event{At: start, LoopID: d.after.LoopID, Iteration: cur.Iteration, Action: d.after.LastAction, Reason: reason,
+			Checkpoint: checkpoint}, cur.Spent, d.after.Spent))
 		return &d.after, nil
 	})
 	return d, err
@@ -199,11 +208,13 @@ func (e *engine) stopReply(d stopDecision) Reply {
 	}
 	after, w := &d.after, e.facts.Words
 	switch d.verdict {
-	case Continue, ContinueNoWork, ContinueCheckFailed:
+	case Continue, ContinueNoWork, ContinueCheckFailed, ContinueEarly:
 		why := inject.Why{Kind: inject.BlockNoPromise, Check: failedCheck(d.checks), Resumed: d.resumed}
 		switch {
 		case d.verdict == ContinueNoWork:
 			why.Kind = inject.BlockNoWork
+		case d.verdict == ContinueEarly:
+			why.Kind = inject.BlockEarly
 		case d.verdict == ContinueCheckFailed:
 			why.Kind = inject.BlockCheckFailed
 		case d.other != "":
@@ -242,6 +253,8 @@ func (e *engine) stopReply(d stopDecision) Reply {
 		return Reply{Notice: join(inject.CutByHost(after, w, e.facts.BlockCap))}
 	case NoProgress:
 		return Reply{Notice: join(inject.NoProgress(after, w))}
+	case Stalled:
+		return Reply{Notice: join(inject.Stalled(after, w))}
 	}
 	return Reply{}
 }
@@ -270,12 +283,15 @@ const writeGrace = 10 * time.Minute
 func (e *engine) blockAnyway(l *state.Loop, decided bool, v Verdict, after *state.Loop, err error) (Reply, bool) {
 	w := e.facts.Words
 	switch {
-	case decided && (v == Continue || v == ContinueNoWork) && errors.Is(err, state.ErrWrite) && e.env.Now().Sub(l.UpdatedAt) < writeGrace:
+	case decided && v.Blocks() && errors.Is(err, state.ErrWrite) && e.env.Now().Sub(l.UpdatedAt) < writeGrace:
 		n := inject.WriteFailed(err)
 		fmt.Fprintln(e.env.Stderr, n)
 		why := inject.Why{Kind: inject.BlockNoPromise}
-		if v == ContinueNoWork {
+		switch v {
+		case ContinueNoWork:
 			why.Kind = inject.BlockNoWork
+		case ContinueEarly:
+			why.Kind = inject.BlockEarly
 		}
 		return Reply{Block: true, Reason: inject.Continuation(after, why, w), Notice: n}, true
 	case errors.Is(err, state.ErrLockForeign):
@@ -298,6 +314,8 @@ func yielded(before, decided state.Loop) state.Loop {
 	l.BlocksSinceTool = 0
 	l.BlocksInTurn = 0
 	l.WindowStart = before.WindowStart
+	// The iteration goes on: what it did for the stall breaker so far is kept for its end.
+	l.Work.Stalls, l.Work.Moved = before.Work.Stalls, decided.Work.Stalls == 0
 	l.Yielded = true
 	l.LastAction = state.ActYielded
 	return l
@@ -339,6 +357,8 @@ func eventReason(v Verdict, l *state.Loop, checks []check.Result) string {
 		return inject.ReasonBlocked(l)
 	case ContinueNoWork:
 		return inject.ReasonNoWork(l)
+	case ContinueEarly:
+		return inject.ReasonEarly(l)
 	}
 	return inject.ReasonEnded(l, v == Accept)
 }

@@ -253,6 +253,8 @@ const (
 	BlockCheckFailed
 	// BlockWrongToken: no marker, but <promise> tags around another token.
 	BlockWrongToken
+	// BlockEarly: the promise came before --min-iterations.
+	BlockEarly
 )
 
 // Why says why a stop was blocked: one of the Block kinds, with the failed check
@@ -306,6 +308,8 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 		fmt.Fprintf(&b, "you output the completion marker, but check %d of %d failed: `%s` %s.\n", f.Index, f.Total, cutUnits(f.Command, 500), f.Outcome)
 	case BlockWrongToken:
 		fmt.Fprintf(&b, "the completion marker was not in your output. You wrote %s, which is not the marker: the marker is exactly %s.\n", cutUnits(w.Other, 300), marker)
+	case BlockEarly:
+		early(&b, l)
 	default:
 		b.WriteString("the completion marker was not in your output.\n")
 	}
@@ -349,6 +353,9 @@ func BlockNotice(l *state.Loop, w Why) string {
 	}
 	if why == BlockNoWork {
 		return fmt.Sprintf("ralph-loop: iteration %d/%d: promise rejected, no real work yet (%d/%d tool calls)", l.Iteration, l.MaxIterations, l.ToolCalls, l.MinToolCalls)
+	}
+	if why == BlockEarly {
+		return earlyNotice(l)
 	}
 	if w.Resumed {
 		return fmt.Sprintf("ralph-loop: iteration %d/%d: the loop resumes after your message", l.Iteration, l.MaxIterations)
@@ -404,6 +411,7 @@ func Armed(l *state.Loop, replaced *state.Loop, h Words, blockCap int, stopTimeo
 				"stopped and fail: lower --check-timeout or raise the Stop hook's \"timeout\" in the settings", need, stopTimeout)
 		}
 	}
+	s += armedExtras(l)
 	if replaced != nil {
 		s += fmt.Sprintf(" (replaces the loop started %s, now %s)", replaced.StartedAt.Local().Format("15:04:05"), state.Superseded)
 	}

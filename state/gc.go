@@ -16,6 +16,9 @@ import (
 type GCResult struct {
 	Loops, Sessions int
 	Bytes           int64
+	// Checkpointed are the removed loops that recorded checkpoints (--checkpoint): their
+	// refs in the repository are the caller's to remove.
+	Checkpointed []Loop
 }
 
 // GC removes the loops that ended before cutoff, with their events, task files and check
@@ -36,6 +39,13 @@ func (s *Store) GC(ctx context.Context, cutoff time.Time, dryRun bool) (GCResult
 		}
 	}
 	return res, errors.Join(errs...)
+}
+
+// checkpointed notes a removed loop whose checkpoints are left in its repository.
+func (r *GCResult) checkpointed(l *Loop) {
+	if l.Checkpoint && l.Work.Repo != "" {
+		r.Checkpointed = append(r.Checkpointed, *l)
+	}
 }
 
 func old(l *Loop, cutoff time.Time) bool {
@@ -81,6 +91,7 @@ func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryR
 			continue
 		}
 		gone[l.LoopID] = true
+		res.checkpointed(l)
 		res.Loops++
 		res.Bytes += size(path)
 		if !dryRun {
@@ -88,6 +99,7 @@ func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryR
 		}
 	}
 	if cur != nil && old(cur, cutoff) && kept == 0 {
+		res.checkpointed(cur)
 		res.Loops++
 		res.Sessions++
 		res.Bytes += dirSize(dir)
@@ -110,12 +122,16 @@ func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryR
 	}
 	// Task files and check logs of the removed loops, and their events.
 	for loopID := range gone {
-		for _, pattern := range []string{"task-" + loopID + ".md", filepath.Join("checks", loopID+"-*")} {
+		for _, pattern := range []string{"task-" + loopID + ".md", filepath.Join("checks", loopID+"-*"), "work-" + loopID} {
 			matches, _ := filepath.Glob(filepath.Join(dir, pattern))
 			for _, m := range matches {
-				res.Bytes += size(m)
+				if fi, err := os.Lstat(m); err == nil && fi.IsDir() {
+					res.Bytes += dirSize(m)
+				} else {
+					res.Bytes += size(m)
+				}
 				if !dryRun {
-					os.Remove(m)
+					os.RemoveAll(m)
 				}
 			}
 		}

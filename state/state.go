@@ -69,11 +69,15 @@ const (
 	TimeBudgetExhausted Status = "TIME_BUDGET_EXHAUSTED"
 	// NoProgress means an iteration ended with no reply from the model (Gemini CLI's loop
 	// detector aborted the turn, or the user interrupted it): blocking again would spin, or
-	// override the interrupt.
+	// override the interrupt; or the stall breaker saw --max-stalls iterations in a row
+	// without progress.
 	NoProgress Status = "NO_PROGRESS"
 	// BudgetExhausted means the loop's --max-tokens or --max-cost was reached, or its cost
 	// could no longer be counted (a model with no known price, under --max-cost).
 	BudgetExhausted Status = "BUDGET_EXHAUSTED"
+	// Paused is how status shows an active loop that waits (Loop.Pause): never stored, the
+	// loop file keeps ACTIVE, so that everything that guards an active loop still does.
+	Paused Status = "PAUSED"
 )
 
 // What to do with a promise made before the minimum number of tool calls.
@@ -91,6 +95,7 @@ const (
 	DefaultOnPromiseNoWork   = NoWorkReject
 	DefaultCheckTimeout      = 120 * time.Second
 	DefaultCheckOutputChars  = 4000
+	DefaultMaxStalls         = 5
 )
 
 // Loop modes.
@@ -123,6 +128,19 @@ type Config struct {
 	CheckTimeout     Duration `json:"check_timeout"`
 	CheckOutputChars int      `json:"check_output_chars"`
 	CheckHint        string   `json:"check_hint,omitempty"`
+	// TaskFrom is the file the task was read from at arming (--task-file), "" when it was
+	// typed: the task is kept with the loop, so a later edit of the file changes nothing.
+	TaskFrom string `json:"task_from,omitempty"`
+	// MinIterations: a promise made before this iteration is not accepted (0 or 1: none).
+	MinIterations int `json:"min_iterations,omitempty"`
+	// MaxStalls ends the loop NO_PROGRESS after that many iterations in a row without
+	// progress (0: never).
+	MaxStalls int `json:"max_stalls,omitempty"`
+	// Checkpoint: the work tree is recorded at every iteration's end, as a git commit under
+	// refs/ralph-loop/<loop>/<n>.
+	Checkpoint bool `json:"checkpoint,omitempty"`
+	// Notify: a desktop notification says when the loop ends or pauses.
+	Notify bool `json:"notify,omitempty"`
 	// Sources says where each setting came from: "flag", ".ralph/settings.local.json",
 	// ".ralph/settings.json" or "default", by flag name.
 	Sources map[string]string `json:"sources,omitempty"`
@@ -138,6 +156,7 @@ func DefaultConfig() Config {
 		OnPromiseNoWork:   DefaultOnPromiseNoWork,
 		CheckTimeout:      Duration(DefaultCheckTimeout),
 		CheckOutputChars:  DefaultCheckOutputChars,
+		MaxStalls:         DefaultMaxStalls,
 	}
 }
 
@@ -238,6 +257,60 @@ type Loop struct {
 	// Seq counts the writes of the loop file: of two copies both signed, the higher is the
 	// newer.
 	Seq uint64 `json:"seq,omitempty"`
+
+	// Pause, when set, says why the active loop waits: the host's model provider refused
+	// a turn (a rate limit, an overload, a usage cap). The user's next prompt, or
+	// /ralph-loop --resume, goes on with it; the turn that failed used up no iteration.
+	Pause *Pause `json:"pause,omitempty"`
+	// Work is what the stall breaker (MaxStalls) and the checkpoints keep between stops.
+	Work Work `json:"work,omitzero"`
+}
+
+// Pause is why and until when an active loop waits.
+type Pause struct {
+	At time.Time `json:"at"`
+	// Error is the host's word for the failure ("rate_limit", "overloaded", …; "" when it
+	// gives none); Why says it for people.
+	Error string `json:"error,omitempty"`
+	Why   string `json:"why"`
+	// Until is when the provider said the turn may be tried again (nil: not said).
+	Until *time.Time `json:"until,omitempty"`
+}
+
+// Work is what the stall breaker and the checkpoints keep of the loop's work tree.
+type Work struct {
+	// Repo is the top of the git work tree the loop runs in ("" when it is not in one, or
+	// git could not be used there: then only tool calls tell progress).
+	Repo string `json:"repo,omitempty"`
+	// Objects is the repository's object directory, which the loop's own objects (without
+	// checkpoints) are read over.
+	Objects string `json:"objects,omitempty"`
+	// Tree is the git tree of the work tree's files as last recorded.
+	Tree string `json:"tree,omitempty"`
+	// Head is the last checkpoint commit (--checkpoint).
+	Head string `json:"head,omitempty"`
+	// Checks fingerprints the last check results, to tell a new result from the same failure.
+	Checks string `json:"checks,omitempty"`
+	// Moved: the iteration in progress has made progress so far.
+	Moved bool `json:"moved,omitempty"`
+	// Stalls counts the iterations in a row, up to the last stop, without progress; Tools
+	// the tool calls and Same the identical check failures among them (what the end says).
+	Stalls int `json:"stalls,omitempty"`
+	Tools  int `json:"tools,omitempty"`
+	Same   int `json:"same,omitempty"`
+	// Note says why the work tree is not recorded ("" when it is, or nobody asked).
+	Note string `json:"note,omitempty"`
+}
+
+// Paused reports whether the loop is active and waits for the user (see Pause).
+func (l *Loop) Paused() bool { return l.Status == Active && l.Pause != nil }
+
+// Shown is the loop's status as people read it: PAUSED for an active loop that waits.
+func (l *Loop) Shown() Status {
+	if l.Paused() {
+		return Paused
+	}
+	return l.Status
 }
 
 // Pending is something that happened to a loop that the user has not been told yet.
@@ -348,6 +421,7 @@ const (
 // Finish ends the loop with a final status, saying by whom or what (a By constant).
 func (l *Loop) Finish(s Status, by, reason string, now time.Time) {
 	l.Status = s
+	l.Pause = nil
 	l.EndedBy = by
 	l.EndReason = reason
 	t := now
@@ -366,6 +440,9 @@ type Event struct {
 	// iteration it decided (CostUSD nil: not known).
 	Tokens  int64    `json:"tokens,omitempty"`
 	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// Checkpoint, on a stop decision's event, is the commit that recorded the work tree at
+	// the iteration's end (--checkpoint).
+	Checkpoint string `json:"checkpoint,omitempty"`
 }
 
 // Event actions.
@@ -390,5 +467,9 @@ const (
 	ActRestored   = "restored"     // the loop's state was changed outside ralph-loop and put back
 	ActSilent     = "hooks_silent" // the session's hooks stopped answering while its loop was active; another session was told
 	ActBudget     = "budget"       // --max-tokens or --max-cost ended the loop
+	ActPaused     = "paused"       // the host's model provider refused a turn: the loop waits for the user
+	ActResumed    = "resumed"      // a paused loop goes on
+	ActInterrupt  = "interrupted"  // the user interrupted the turn (Codex's Interrupt): the loop ended
+	ActNotified   = "notified"     // a notification said the loop ended or paused (--notify)
 	ActError      = "error"
 )

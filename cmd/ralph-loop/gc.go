@@ -8,6 +8,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
+	"github.com/ralph-loop/ralph-loop/hook/worktree"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 func gcCommand() *cli.Command {
@@ -36,7 +39,33 @@ func gcCommand() *cli.Command {
 			}
 			fmt.Fprintf(cmd.Root().Writer, "ralph-loop: %s %d finished loops older than %s (%d whole sessions, %.1f MB); active loops are never removed\n",
 				verb, res.Loops, cmd.String("older-than"), res.Sessions, float64(res.Bytes)/(1<<20))
+			gcCheckpoints(ctx, cmd, res.Checkpointed, verb, cmd.Bool("dry-run"))
 			return err
 		},
+	}
+}
+
+// gcCheckpoints removes the checkpoint refs (refs/ralph-loop/<loop>/) of the loops gc
+// removed, in each loop's repository, and says so. A repository that is gone, or that git
+// cannot change, is named in a warning; gc goes on.
+func gcCheckpoints(ctx context.Context, cmd *cli.Command, loops []state.Loop, verb string, dryRun bool) {
+	for _, l := range loops {
+		repo, prefix := worktree.Repo{Top: l.Work.Repo}, worktree.RefPrefix+l.LoopID+"/"
+		var n int
+		var err error
+		if dryRun {
+			var refs [][2]string
+			refs, err = worktree.Refs(ctx, repo, prefix)
+			n = len(refs)
+		} else {
+			n, err = worktree.DeleteRefs(ctx, repo, prefix)
+		}
+		if err != nil {
+			fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: warning: the checkpoints of loop %s in %s: %s\n", l.LoopID, inject.Printable(l.Work.Repo), inject.Printable(err.Error()))
+			continue
+		}
+		if n > 0 {
+			fmt.Fprintf(cmd.Root().Writer, "ralph-loop: %s %s (%s*) in %s\n", verb, inject.Plural(n, "checkpoint ref", "checkpoint refs"), prefix, inject.Printable(l.Work.Repo))
+		}
 	}
 }

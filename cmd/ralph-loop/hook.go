@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/notify"
 	"github.com/ralph-loop/ralph-loop/hook/proc"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -37,6 +38,9 @@ func hookEnv(cmd *cli.Command) hook.Env {
 			return state.ChangeTime(exe)
 		},
 		HookBinaries: hookBinaries,
+		Notify: func(title, body string) (string, error) {
+			return notify.Default().Send(context.Background(), title, body)
+		},
 	}
 }
 

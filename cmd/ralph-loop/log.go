@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/ralph-loop/ralph-loop/hook/worktree"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -96,8 +98,36 @@ func printLog(w io.Writer, store *state.Store, id string, from int) (int, error)
 		}
 		// Fixed columns, so that lines printed as they come (--follow) line up.
 		fmt.Fprintf(w, "  %s  %-5s %-14s %s%s\n", e.At.Local().Format("2006-01-02 15:04:05.000"), fmt.Sprintf("#%d", e.Iteration), e.Action, e.Reason, eventSpent(e))
+		if e.Checkpoint != "" {
+			printStat(w, byID[e.LoopID], e)
+		}
 	}
 	return len(events), nil
+}
+
+// printStat prints what the iteration a stop decided changed in the work tree, from its
+// checkpoint (--checkpoint): git's diffstat against the checkpoint before.
+func printStat(w io.Writer, l state.Loop, e state.Event) {
+	const pad = "                                   "
+	short := e.Checkpoint[:min(len(e.Checkpoint), 12)]
+	if l.Work.Repo == "" {
+		fmt.Fprintf(w, "%scheckpoint %s\n", pad, short)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stat, err := worktree.Stat(ctx, worktree.Repo{Top: l.Work.Repo}, e.Checkpoint)
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "%scheckpoint %s: %v\n", pad, short, err)
+	case strings.TrimSpace(stat) == "":
+		fmt.Fprintf(w, "%scheckpoint %s: no file changed\n", pad, short)
+	default:
+		fmt.Fprintf(w, "%scheckpoint %s:\n", pad, short)
+		for _, line := range strings.Split(strings.TrimRight(stat, "\n"), "\n") {
+			fmt.Fprintf(w, "%s%s\n", pad, line)
+		}
+	}
 }
 
 // waitForLoop returns the session to follow: the one given, or the one whose loop changed

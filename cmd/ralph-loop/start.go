@@ -24,7 +24,7 @@ func startCommand() *cli.Command {
 		Description: "Arms a loop like /ralph-loop (or, with --ulw, /ulw-loop) does, with the same loop flags and the project's " +
 			".ralph/settings.json and .ralph/settings.local.json. " + startSessionHelp() +
 			" The prompt contract the agent must follow is printed on stdout.\n\n" +
-			"Loop flags:\n" + args.HelpLines(true),
+			"Loop flags:\n" + args.HelpLines(true) + "\n\n" + inject.HostNotes,
 		SkipFlagParsing: true,
 		OnUsageError:    onUsageError,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -48,6 +48,9 @@ func startCommand() *cli.Command {
 			project := facts.ProjectDir
 			if project == "" {
 				project = cwd
+			}
+			if err := args.ReadTask(&p, cwd); err != nil {
+				return err
 			}
 			cfg, err := args.Resolve(p, project)
 			if errors.Is(err, args.ErrSetting) {

@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
+	"github.com/ralph-loop/ralph-loop/hook/worktree"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -71,12 +72,40 @@ type loopView struct {
 	Warnings    []string `json:"warnings,omitempty"`
 	// Tokens and CostUSD are what the model used since arming; CostUSD is null when a
 	// model used has no known price (Unpriced names them).
-	Tokens    int64        `json:"tokens"`
-	CostUSD   *float64     `json:"cost_usd"`
-	Unpriced  []string     `json:"unpriced,omitempty"`
-	MaxTokens int64        `json:"max_tokens,omitempty"`
-	MaxCost   float64      `json:"max_cost,omitempty"`
-	Events    *[]eventView `json:"events,omitempty"`
+	Tokens    int64    `json:"tokens"`
+	CostUSD   *float64 `json:"cost_usd"`
+	Unpriced  []string `json:"unpriced,omitempty"`
+	MaxTokens int64    `json:"max_tokens,omitempty"`
+	MaxCost   float64  `json:"max_cost,omitempty"`
+	// TaskFrom is the file the task was read from (--task-file); MinIterations,
+	// MaxStalls, Checkpoint and Notify the flags of those names, when they apply.
+	TaskFrom      string `json:"task_from,omitempty"`
+	MinIterations int    `json:"min_iterations,omitempty"`
+	MaxStalls     int    `json:"max_stalls,omitempty"`
+	// Stalls are the iterations in a row so far without progress (--max-stalls).
+	Stalls     int  `json:"stalls,omitempty"`
+	Checkpoint bool `json:"checkpoint,omitempty"`
+	// Checkpoints, with --checkpoint, are where: the repository and the refs' prefix.
+	Checkpoints *checkpointsView `json:"checkpoints,omitempty"`
+	// WorkTree says why the work tree is not recorded, when the loop needs it.
+	WorkTree string `json:"work_tree,omitempty"`
+	Notify   bool   `json:"notify,omitempty"`
+	// Pause, for a PAUSED loop, says why, since when and until when.
+	Pause  *pauseView   `json:"pause,omitempty"`
+	Events *[]eventView `json:"events,omitempty"`
+}
+
+type checkpointsView struct {
+	Repo string `json:"repo"`
+	Refs string `json:"refs"`
+	Last string `json:"last,omitempty"`
+}
+
+type pauseView struct {
+	At    time.Time  `json:"at"`
+	Error string     `json:"error,omitempty"`
+	Why   string     `json:"why"`
+	Until *time.Time `json:"until,omitempty"`
 }
 
 type ownerView struct {
@@ -108,6 +137,15 @@ func view(store *state.Store, l state.Loop) loopView {
 	if l.Spent.CostKnown() {
 		c := l.Spent.CostUSD
 		v.CostUSD = &c
+	}
+	v.Status = l.Shown()
+	v.TaskFrom, v.MinIterations, v.MaxStalls, v.Stalls = l.TaskFrom, l.MinIterations, l.MaxStalls, l.Work.Stalls
+	v.Checkpoint, v.Notify, v.WorkTree = l.Checkpoint, l.Notify, l.Work.Note
+	if l.Checkpoint && l.Work.Repo != "" {
+		v.Checkpoints = &checkpointsView{Repo: l.Work.Repo, Refs: worktree.RefPrefix + l.LoopID + "/", Last: l.Work.Head}
+	}
+	if p := l.Pause; p != nil && l.Paused() {
+		v.Pause = &pauseView{At: p.At, Error: p.Error, Why: p.Why, Until: p.Until}
 	}
 	if l.Owner != nil {
 		v.Owner = &ownerView{PID: l.Owner.PID, Program: l.Owner.Comm, Running: hook.OwnerRunning(&l)}
@@ -245,6 +283,9 @@ func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
 }
 
 func statusWord(l state.Loop, now time.Time) string {
+	if l.Paused() {
+		return string(state.Paused)
+	}
 	if l.Status == state.Active && now.Sub(l.LastSeenAt) > idleAfter {
 		return fmt.Sprintf("ACTIVE (idle %s)", age(now.Sub(l.LastSeenAt)))
 	}
@@ -327,6 +368,9 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	row("session", l.SessionID)
 	row("loop", fmt.Sprintf("%s (%s, armed by %s, host %s)", l.LoopID, mode(l), l.ArmedBy, l.Host))
 	row("status", statusWord(l, now))
+	if l.Paused() {
+		row("paused", inject.PausedStatus(l.Pause))
+	}
 	if l.EndReason != "" {
 		row("ended", l.EndReason)
 	}
@@ -355,6 +399,18 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	}
 	for i, c := range l.Checks {
 		row(fmt.Sprintf("check %d", i+1), c)
+	}
+	if l.MaxStalls > 0 {
+		row("stalls", fmt.Sprintf("%d in a row (it ends at %d)", l.Work.Stalls, l.MaxStalls))
+	}
+	if l.Checkpoint && l.Work.Repo != "" {
+		row("checkpoints", fmt.Sprintf("%s%s/ in %s (ralph-loop diff %s)", worktree.RefPrefix, l.LoopID, l.Work.Repo, l.LoopID))
+	}
+	if l.Work.Note != "" {
+		row("work tree", "not recorded: "+l.Work.Note)
+	}
+	if l.TaskFrom != "" {
+		row("task from", l.TaskFrom)
 	}
 	row("cwd", l.Cwd)
 	row("started", fmt.Sprintf("%s (%s ago)", l.StartedAt.Local().Format("2006-01-02 15:04:05"), age(now.Sub(l.StartedAt))))

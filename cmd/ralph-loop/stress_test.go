@@ -125,7 +125,7 @@ func TestConcurrentHooks(t *testing.T) {
 	}
 	r := newRunner(t)
 	for s := 0; s < sessions; s++ {
-		r.hook(t, ev("UserPromptSubmit", fmt.Sprintf("s%d", s), "prompt", "/ralph-loop stress it --max-iterations 100000"))
+		r.hook(t, ev("UserPromptSubmit", fmt.Sprintf("s%d", s), "prompt", "/ralph-loop stress it --max-iterations 100000 --max-stalls 0"))
 	}
 	type job struct {
 		stdin map[string]any
@@ -274,7 +274,7 @@ func TestCrashConsistency(t *testing.T) {
 		f.Write(turn)
 		f.Close()
 	}
-	r.hook(t, ev("UserPromptSubmit", id, "prompt", "/ralph-loop survive --max-iterations 100000", "transcript_path", transcript))
+	r.hook(t, ev("UserPromptSubmit", id, "prompt", "/ralph-loop survive --max-iterations 100000 --max-stalls 0", "transcript_path", transcript))
 	stopEv := ev("Stop", id, "last_assistant_message", "not yet", "transcript_path", transcript)
 	dir := r.store().SessionDir(id)
 	// How long a stop takes here: the kills land between a fifth of it and its end, where
@@ -490,7 +490,7 @@ func TestDuplicateDelivery(t *testing.T) {
 		rounds = 300
 	}
 	r := newRunner(t)
-	r.hook(t, ev("UserPromptSubmit", "d1", "prompt", "/ralph-loop twice --max-iterations 100000 --min-tool-calls 0"))
+	r.hook(t, ev("UserPromptSubmit", "d1", "prompt", "/ralph-loop twice --max-iterations 100000 --min-tool-calls 0 --max-stalls 0"))
 	for i := 1; i <= rounds; i++ {
 		stop, _ := json.Marshal(ev("Stop", "d1", "last_assistant_message", fmt.Sprintf("not yet (%d)", i)))
 		// A host forks the hooks of one event before any of them answers: both processes

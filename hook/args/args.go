@@ -5,6 +5,7 @@ package args
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -131,6 +132,9 @@ type Parsed struct {
 	Host string
 	// Resume asks to pick up the session's last loop instead of a new task.
 	Resume bool
+	// TaskFile is the file the task is to be read from (--task-file), not read yet: see
+	// ReadTask.
+	TaskFile string
 	// values are the loop flags' values as typed, in order, for Resolve to lay over the
 	// settings files.
 	values [][2]string
@@ -172,10 +176,20 @@ func Parse(words []Word, opt Options) (Parsed, error) {
 				return p, fmt.Errorf("%s is given twice", name)
 			}
 			if f.Arg == "" {
-				if hasValue {
+				// A switch; one that settings can turn on can be turned off again with
+				// --name=false.
+				if hasValue && f.NoSettings {
 					return p, fmt.Errorf("%s takes no value", name)
 				}
-				f.set(&p, "")
+				if err := f.set(&p, value); err != nil {
+					return p, fmt.Errorf("%s: %w", name, err)
+				}
+				if !f.NoSettings {
+					if value == "" {
+						value = "true"
+					}
+					p.values = append(p.values, [2]string{key, value})
+				}
 				p.Given[key] = true
 				continue
 			}
@@ -207,16 +221,56 @@ func Parse(words []Word, opt Options) (Parsed, error) {
 		newline = false
 	}
 	p.Config.Task = task.String()
+	typed := strings.TrimSpace(p.Config.Task) != ""
 	if p.Resume {
-		if strings.TrimSpace(p.Config.Task) != "" {
+		if typed || p.TaskFile != "" {
 			return p, errors.New("--resume takes no task: it picks up the last loop's")
 		}
 		return p, nil
 	}
-	if strings.TrimSpace(p.Config.Task) == "" {
+	if typed && p.TaskFile != "" {
+		return p, fmt.Errorf("a task and --%s are given: the task comes from one or the other", FlagTaskFile)
+	}
+	if !typed && p.TaskFile == "" {
 		return p, errors.New("no task given")
 	}
 	return p, nil
+}
+
+// MaxTaskFile bounds the file --task-file reads.
+const MaxTaskFile = 1 << 20
+
+// ReadTask reads the task from the file --task-file named, relative to dir (the session's
+// directory), into p.Config.Task, and records where it came from. It does nothing when no
+// file was named. Only a regular file (maybe through a link) of at most MaxTaskFile bytes
+// with some text in it is taken.
+func ReadTask(p *Parsed, dir string) error {
+	if p.TaskFile == "" {
+		return nil
+	}
+	path := p.TaskFile
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	data, err := state.ReadRegular(path, MaxTaskFile)
+	if err != nil {
+		return fmt.Errorf("--%s: %w", FlagTaskFile, err)
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return fmt.Errorf("--%s: %s holds no task", FlagTaskFile, path)
+	}
+	p.Config.Task = strings.TrimSuffix(string(data), "\n")
+	p.Config.TaskFrom = path
+	return nil
+}
+
+// validate refuses settings that contradict each other.
+func validate(c state.Config) error {
+	if c.MinIterations > c.MaxIterations {
+		return fmt.Errorf("--%s %d is more than --%s %d: the promise could never be accepted", FlagMinIterations, c.MinIterations,
+			FlagMaxIterations, c.MaxIterations)
+	}
+	return nil
 }
 
 // Flag names, without dashes.
@@ -233,6 +287,11 @@ const (
 	FlagCheckTimeout      = "check-timeout"
 	FlagCheckOutputChars  = "check-output-chars"
 	FlagCheckHint         = "check-hint"
+	FlagMinIterations     = "min-iterations"
+	FlagMaxStalls         = "max-stalls"
+	FlagCheckpoint        = "checkpoint"
+	FlagNotify            = "notify"
+	FlagTaskFile          = "task-file"
 	FlagResume            = "resume"
 	FlagSession           = "session"
 	FlagHost              = "host"

@@ -41,6 +41,15 @@ var Flags = []Flag{
 		Doc:  "most agent turns; at least 1. Decimal, leading zeros allowed (`08` is 8).",
 		set:  func(p *Parsed, v string) (err error) { p.Config.MaxIterations, err = count(v, 1, MaxCount); return },
 		show: func(c *state.Config) string { return fmt.Sprint(c.MaxIterations) }},
+	{Name: FlagMinIterations, Arg: "N", Default: "none", Usage: "a promise before iteration N is not accepted: a verification pass after the first done",
+		Doc: "a promise made before iteration N is not accepted, and the agent is told so with the continuation: for a pass that verifies the work after the first \"done\". At most `--max-iterations`.",
+		set: func(p *Parsed, v string) (err error) { p.Config.MinIterations, err = count(v, 0, MaxCount); return },
+		show: func(c *state.Config) string {
+			if c.MinIterations <= 1 {
+				return "none"
+			}
+			return fmt.Sprint(c.MinIterations)
+		}},
 	{Name: FlagCompletionPromise, Arg: "TOKEN", Default: "DONE", Usage: "the agent ends the loop by printing <promise>TOKEN</promise>",
 		Doc: "the agent ends the loop by printing `<promise>TOKEN</promise>`. Non-empty, at most 256 bytes, no `<`, `>`, newlines or control characters. Compared byte for byte: no trimming, no case folding, no whitespace normalisation.",
 		set: func(p *Parsed, v string) error {
@@ -131,8 +140,34 @@ var Flags = []Flag{
 			}
 			return usage.Dollars(c.MaxCost)
 		}},
+	{Name: FlagMaxStalls, Arg: "N", Default: fmt.Sprint(state.DefaultMaxStalls), Usage: "end the loop NO_PROGRESS after N iterations in a row without progress (0: never)",
+		Doc: "the stall breaker: after N iterations in a row without progress the loop ends `NO_PROGRESS`, saying what it saw; `0` turns it off. Progress is a change to the files of the work tree since the last stop (in a git work tree: any file git does not ignore, by content), or a check result unlike the last one; an iteration without a tool call changes nothing. Outside a git work tree, an iteration with a tool call counts as progress. See \"Stalls\".",
+		set: func(p *Parsed, v string) (err error) { p.Config.MaxStalls, err = count(v, 0, MaxCount); return },
+		show: func(c *state.Config) string {
+			if c.MaxStalls == 0 {
+				return "off"
+			}
+			return fmt.Sprint(c.MaxStalls)
+		}},
+	{Name: FlagCheckpoint, Default: "off", Usage: "record the work tree at every iteration's end as a git commit of ralph-loop's own",
+		Doc:  "record the work tree at every iteration's end (and at arming) as a commit under `refs/ralph-loop/<loop>/<n>`, leaving your branch, index and stash alone: `ralph-loop log` shows what each iteration changed, `ralph-loop diff` the patch. Only in a git work tree (the arming notice says when it is not). See \"Checkpoints\".",
+		set:  func(p *Parsed, v string) (err error) { p.Config.Checkpoint, err = onOff(v); return },
+		show: func(c *state.Config) string { return onOrOff(c.Checkpoint) }},
+	{Name: FlagNotify, Default: "off", Usage: "a desktop notification when the loop ends or pauses",
+		Doc:  "when the loop ends or pauses, a desktop notification says how, at which iteration and what it spent: `notify-send` on Linux, `osascript` on macOS, else the terminal's bell. Set it for every loop of a project with `\"notify\": true` in `.ralph/settings.json` (or `.ralph/settings.local.json`).",
+		set:  func(p *Parsed, v string) (err error) { p.Config.Notify, err = onOff(v); return },
+		show: func(c *state.Config) string { return onOrOff(c.Notify) }},
+	{Name: FlagTaskFile, Arg: "PATH", NoSettings: true, Usage: "read the task from this file (e.g. PROMPT.md) instead of typing it",
+		Doc: "the task is read from this file (relative to the session's directory) when the loop is armed, and kept with the loop: an edit of the file afterwards, by the agent or anyone, changes nothing. Instead of a typed task; a regular file of at most 1 MiB.",
+		set: func(p *Parsed, v string) error {
+			if strings.TrimSpace(v) == "" {
+				return errors.New("the task file's path may not be empty")
+			}
+			p.TaskFile = v
+			return nil
+		}},
 	{Name: FlagResume, NoSettings: true, Usage: "pick up this session's last loop where it ended, with the iterations it had left",
-		Doc: "instead of a task: pick up the session's last loop (ended by `/exit`, the host's cap, a cancel or the time budget) where it ended, with the iterations it had left and the same settings; flags given with it change those settings.",
+		Doc: "instead of a task: pick up the session's last loop (paused, or ended by `/exit`, the host's cap, a cancel, a stall or the time budget) where it stopped, with the iterations it had left and the same settings; flags given with it change those settings.",
 		set: func(p *Parsed, _ string) error { p.Resume = true; return nil }},
 	{Name: FlagSession, Arg: "ID", Start: true, NoSettings: true, Usage: "the session to arm (default: the host's session variable)",
 		set: func(p *Parsed, v string) error { p.Session = v; return state.ValidSessionID(v) }},
@@ -140,6 +175,24 @@ var Flags = []Flag{
 		set: func(p *Parsed, v string) error { p.Host = v; return nil }},
 	{Name: FlagULW, Start: true, NoSettings: true, Usage: "arm like /ulw-loop",
 		set: func(p *Parsed, _ string) error { p.Config.Mode = state.ModeULW; return nil }},
+}
+
+// onOff reads a switch's value: "" (typed without one) or "true" is on, "false" off.
+func onOff(v string) (bool, error) {
+	switch v {
+	case "", "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not true or false", v)
+}
+
+func onOrOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }
 
 // lookup returns the flag of that name, if opt allows it.
@@ -260,7 +313,7 @@ func HelpLines(start bool) string {
 			continue
 		}
 		u := f.Usage
-		if f.Default != "" && f.Default != "none" {
+		if f.Default != "" && f.Default != "none" && f.Arg != "" {
 			u += " (default " + f.Default + ")"
 		}
 		rows = append(rows, [2]string{f.usageWord(), u})
@@ -309,7 +362,7 @@ func Over(c state.Config, p Parsed) (state.Config, error) {
 		}
 		c.Sources[kv[0]] = "flag"
 	}
-	return c, nil
+	return c, validate(c)
 }
 
 // MaxTokens and MaxCost bound the budgets a loop takes: more than anyone spends in a loop,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/state"
@@ -88,7 +89,7 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 		cfg.Sources[k] = origin[k]
 	}
 	// The flags typed win; checks typed replace the settings' list.
-	cfg.Task, cfg.Mode = p.Config.Task, p.Config.Mode
+	cfg.Task, cfg.Mode, cfg.TaskFrom = p.Config.Task, p.Config.Mode, p.Config.TaskFrom
 	if p.Given[FlagCheck] {
 		cfg.Checks = nil
 	}
@@ -98,7 +99,7 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 		}
 		cfg.Sources[kv[0]] = "flag"
 	}
-	return cfg, nil
+	return cfg, validate(cfg)
 }
 
 // SettingPrices is the settings' key for the user's prices, by model: {"prices": {"MODEL":
@@ -276,13 +277,25 @@ func applySetting(c *state.Config, key string, v any) error {
 		return nil
 	}
 	var s string
+	f, _ := lookup(key, Options{})
 	switch t := v.(type) {
+	case bool:
+		if f.Arg != "" {
+			return fmt.Errorf("%q must be a string or a number", key)
+		}
+		s = strconv.FormatBool(t)
 	case string:
 		s = t
 	case json.Number:
 		s = t.String()
 	default:
+		if f.Arg == "" {
+			return fmt.Errorf("%q must be true or false", key)
+		}
 		return fmt.Errorf("%q must be a string or a number", key)
+	}
+	if f.Arg == "" && s != "true" && s != "false" {
+		return fmt.Errorf("%q must be true or false", key)
 	}
 	if err := setConfig(c, key, s); err != nil {
 		return fmt.Errorf("%q: %w", key, err)

@@ -137,6 +137,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.Source = hook.SessionStart, in.Source
 	case "SessionEnd":
 		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
+	case "StopFailure":
+		// Instead of Stop, when the model's API refused the turn; its output is ignored.
+		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.FailureMessage()
 	case "ConfigChange":
 		ev.Kind, ev.Source, ev.ConfigFile = hook.ConfigChange, in.Source, in.ConfigFile
 	}

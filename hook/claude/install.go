@@ -54,6 +54,9 @@ var Installer = &install.Target{
 		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		{Name: "PostToolUseFailure", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
+		// Instead of Stop when the model's API refused the turn (a rate limit): the loop
+		// pauses.
+		{Name: "StopFailure", Timeout: 10 * time.Second},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 		// Asked before a settings change takes effect in a running session: a change that
 		// would unhook a running loop is refused.

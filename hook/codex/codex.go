@@ -12,7 +12,10 @@
 //   - The interactive TUI refuses unknown slash commands, but a skill named ralph-loop lets
 //     the user type $ralph-loop …, which reaches the prompt hook as typed.
 //   - Untrusted hooks are skipped silently (see Trust).
-//   - No SessionEnd event.
+//   - SessionEnd fires at the end of codex exec (in the TUI only when its app-server
+//     daemon stops, not at /exit); Interrupt fires on Esc in the TUI and Ctrl-C in exec,
+//     and no Stop follows it; its output is a systemMessage only.
+//   - No event for a turn the model's API refused.
 package codex
 
 import (
@@ -140,6 +143,7 @@ type Input struct {
 	ToolName             string
 	ToolUseID            string
 	Source               string // SessionStart
+	Reason               string // SessionEnd
 	Model                string
 	// Command is tool_input.command: the shell command, or apply_patch's patch.
 	Command string
@@ -164,6 +168,7 @@ func DecodeInput(r io.Reader) (Input, error) {
 			"tool_name":              &in.ToolName,
 			"tool_use_id":            &in.ToolUseID,
 			"source":                 &in.Source,
+			"reason":                 &in.Reason,
 			"model":                  &in.Model,
 		},
 		Bools:   map[string]*bool{"stop_hook_active": &in.StopHookActive},
@@ -204,6 +209,10 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.ToolKind, ev.Command, ev.Patch = toolKind(in.ToolName, in.Command)
 	case "SessionStart":
 		ev.Kind, ev.Source = hook.SessionStart, in.Source
+	case "SessionEnd":
+		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
+	case "Interrupt":
+		ev.Kind, ev.Turn = hook.Interrupted, in.TurnID
 	}
 	return ev, nil
 }

@@ -45,6 +45,12 @@ var Installer = &install.Target{
 		{Name: "PreToolUse", Matcher: "Bash|apply_patch", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		{Name: "PostToolUse", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
+		// The end of codex exec (the loop ends SESSION_ENDED), and the user's Esc or Ctrl-C
+		// (the loop ends, resumable). Codex 0.169.0 gives these two at most 3 s whatever the
+		// file says (its hooks/list shows timeoutSec 3 for a hook asking 10) and hashes the 3
+		// for trust: asking 3 keeps the trust entries install writes valid.
+		{Name: "SessionEnd", Timeout: 3 * time.Second},
+		{Name: "Interrupt", Timeout: 3 * time.Second},
 	},
 	Commands: func(string) []install.File {
 		var files []install.File

@@ -47,7 +47,7 @@ func TestInstallTrustSymlink(t *testing.T) {
 			t.Errorf("%s: trusted %q, want %q\n%s", key, h[key], want, config)
 		}
 	}
-	if n := strings.Count(config, "trusted_hash"); n != 10 {
-		t.Errorf("%d trust entries, want 5 hooks under 2 names", n)
+	if n := strings.Count(config, "trusted_hash"); n != 14 {
+		t.Errorf("%d trust entries, want 7 hooks under 2 names", n)
 	}
 }

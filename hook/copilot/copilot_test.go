@@ -157,7 +157,7 @@ func TestToolCallsFromTheTranscript(t *testing.T) {
 // loop ends it CUT_BY_HOST, telling the user on stderr (exit 2), never blocking a 9th time.
 func TestCapCountsThroughContinuations(t *testing.T) {
 	s := newSession(t)
-	_, notice, _ := s.prompt(`/ralph-loop "Count" --max-iterations 12 --min-tool-calls 0`)
+	_, notice, _ := s.prompt(`/ralph-loop "Count" --max-iterations 12 --min-tool-calls 0 --max-stalls 0`)
 	if !strings.Contains(notice, "at most 9 iterations") {
 		t.Errorf("the arming notice does not state the effective limit: %q", notice)
 	}

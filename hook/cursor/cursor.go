@@ -19,9 +19,11 @@
 //     turn, and the stop waits a bounded time for its generation's first message, since
 //     Cursor may run afterAgentResponse without waiting for it. transcript_path is not
 //     read: its format is not documented.
-//   - stop with status "aborted" or "error" is the user's interruption or a failure, not
-//     the agent ending a turn: it is ignored, as Claude Code fires no Stop hook then, and
-//     the loop goes on at the next stop.
+//   - stop with status "aborted" is the user's interruption, not the agent ending a turn:
+//     it is ignored, as Claude Code fires no Stop hook then, and the loop goes on at the
+//     next stop. Status "error" is a turn that failed: the loop pauses (hook.Failed), with
+//     nothing more to say of why (Cursor gives no error's kind or message), and the user's
+//     next prompt goes on with it.
 //   - A stop is continued with {"followup_message": R}, which Cursor "will automatically
 //     submit as the next user message". Cursor allows loop_limit follow-ups per hook
 //     script (5 by default; null: no limit), and loop_count tells how many have run: the
@@ -169,8 +171,11 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.Kind, ev.Prompt = hook.Prompt, Unwrap(in.Prompt)
 		}
 	case "stop":
-		if in.Status == "" || in.Status == "completed" {
+		switch in.Status {
+		case "", "completed":
 			ev.Kind, ev.TurnMark, ev.HostBlocks = hook.Stop, in.Generation, count(in.LoopCount)
+		case "error":
+			ev.Kind = hook.Failed
 		}
 	case "afterAgentResponse":
 		ev.Kind, ev.Text, ev.TurnMark = hook.Said, in.Text, in.Generation

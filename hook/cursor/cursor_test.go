@@ -45,7 +45,8 @@ func TestDecodeDocumented(t *testing.T) {
 		}},
 		{"stop.after-followup.json", func(e hook.Event) bool { return e.Kind == hook.Stop && e.HostBlocks == 2 }},
 		{"stop.aborted.json", func(e hook.Event) bool { return e.Kind == hook.Ignored }},
-		{"stop.error.json", func(e hook.Event) bool { return e.Kind == hook.Ignored }},
+		// A turn that failed pauses the loop.
+		{"stop.error.json", func(e hook.Event) bool { return e.Kind == hook.Failed && e.SessionID != "" }},
 		{"preToolUse.json", func(e hook.Event) bool {
 			return e.Kind == hook.ToolCheck && e.ToolKind == hook.ShellTool && e.Command == "npm install" && e.ToolUseID == "abc123" && e.Cwd == "/WORK/project"
 		}},
@@ -213,7 +214,7 @@ func (s *session) loop() *state.Loop {
 // a follow-up Cursor would drop. A follow-up coming back as a prompt restarts nothing.
 func TestDefaultLoopLimit(t *testing.T) {
 	s := newSession(t)
-	if out, notice := s.prompt(`/ralph-loop "Count" --max-iterations 10 --min-tool-calls 0`); out != "" ||
+	if out, notice := s.prompt(`/ralph-loop "Count" --max-iterations 10 --min-tool-calls 0 --max-stalls 0`); out != "" ||
 		!strings.Contains(notice, "Cursor ends a turn after 5 stop blocks in a row (loop_limit)") {
 		t.Fatalf("arming: stdout %q, notice %q", out, notice)
 	}

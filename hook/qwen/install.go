@@ -49,6 +49,9 @@ var Installer = &install.Target{
 		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		{Name: "PostToolUseFailure", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
+		// Instead of Stop when an API error or the loop detector ended the turn: the loop
+		// pauses.
+		{Name: "StopFailure", Timeout: 10 * time.Second},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
 	Settings: []install.Setting{{Path: []string{BlockCapSetting}, Value: InstallBlockCap}},

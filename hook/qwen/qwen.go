@@ -186,6 +186,10 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.Source = hook.SessionStart, in.Source
 	case "SessionEnd":
 		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
+	case "StopFailure":
+		// Instead of Stop, when an API error or Qwen's loop detector ended the turn (not for
+		// API errors in -p runs); fire-and-forget.
+		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.FailureMessage()
 	}
 	return ev, nil
 }

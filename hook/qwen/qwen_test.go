@@ -38,6 +38,8 @@ func TestDecodeCaptured(t *testing.T) {
 		{"Stop.after-block.json", hook.Stop, "Second answer after block."},
 		{"SessionStart.json", hook.SessionStart, "startup"},
 		{"SessionEnd.synthetic.json", hook.SessionEnd, "prompt_input_exit"},
+		// The provider's message, not the error text the UI shows.
+		{"StopFailure.synthetic.json", hook.Failed, "rate_limit: 429 Too Many Requests: rate limit exceeded, retry after 20 seconds"},
 	} {
 		data := hosttest.Load(t, filepath.Join("../../testdata/qwen", c.file))
 		ev, err := Host{}.Decode(bytes.NewReader(data))
@@ -46,7 +48,7 @@ func TestDecodeCaptured(t *testing.T) {
 			continue
 		}
 		got := map[hook.Kind]string{hook.Prompt: ev.Prompt, hook.Stop: ev.LastMessage, hook.ToolUsed: ev.ToolUseID,
-			hook.ToolCheck: ev.Command, hook.SessionStart: ev.Source, hook.SessionEnd: ev.Reason}[ev.Kind]
+			hook.ToolCheck: ev.Command, hook.SessionStart: ev.Source, hook.SessionEnd: ev.Reason, hook.Failed: ev.Error + ": " + ev.LastMessage}[ev.Kind]
 		if ev.Kind != c.kind || got != c.want || ev.SessionID == "" && ev.Kind != hook.Ignored {
 			t.Errorf("%s: kind %v %q (session %q); want kind %v %q", c.file, ev.Kind, got, ev.SessionID, c.kind, c.want)
 		}

@@ -220,7 +220,8 @@ func (b *bench) measure(name string, setup func(i int) error, run func(i int) (s
 }
 
 func (b *bench) arm(session, transcript string, extra ...string) error {
-	prompt := "/ralph-loop bench the hook --max-iterations 1000000 --min-tool-calls 1 " + strings.Join(extra, " ")
+	// The stall breaker is off: the benchmark stops again and again without a tool call between.
+	prompt := "/ralph-loop bench the hook --max-iterations 1000000 --min-tool-calls 1 --max-stalls 0 " + strings.Join(extra, " ")
 	s, err := b.hook(event("UserPromptSubmit", session, "prompt", prompt, "transcript_path", transcript))
 	if err == nil && !bytes.Contains(s.out, []byte("loop armed")) {
 		err = fmt.Errorf("arming failed: %s", s.out)

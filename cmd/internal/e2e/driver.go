@@ -152,6 +152,17 @@ type Loop struct {
 		PID     int    `json:"pid"`
 		Program string `json:"program"`
 	} `json:"owner"`
+	// Pause, for a PAUSED loop, says why and until when.
+	Pause *struct {
+		Error string     `json:"error"`
+		Why   string     `json:"why"`
+		Until *time.Time `json:"until"`
+	} `json:"pause"`
+	MaxStalls   int `json:"max_stalls"`
+	Stalls      int `json:"stalls"`
+	Checkpoints *struct {
+		Repo, Refs, Last string
+	} `json:"checkpoints"`
 	Events []struct {
 		Iteration int    `json:"iteration"`
 		Action    string `json:"action"`

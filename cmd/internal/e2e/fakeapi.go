@@ -28,6 +28,14 @@ type Turn struct {
 	Delay time.Duration `json:"delay,omitempty"`
 	// Usage is what the answer reports it used (nil: Script.Usage, or DefaultUsage).
 	Usage *Usage `json:"usage,omitempty"`
+	// Refuse, when set, is the HTTP status the request is answered with instead (429: a
+	// rate limit), with an error of the API's shape whose message is Text's.
+	Refuse int `json:"refuse,omitempty"`
+}
+
+// RateLimited is a turn the API refuses with HTTP 429 and message msg.
+func RateLimited(msg string) Turn {
+	return Turn{Refuse: http.StatusTooManyRequests, Blocks: []Block{{Type: "text", Text: msg}}}
 }
 
 // Usage is what an answer reports it used, as the Messages API reports it.
@@ -260,6 +268,22 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.record(rec)
 	time.Sleep(turn.Delay)
+	if turn.Refuse != 0 {
+		kind := "api_error"
+		if turn.Refuse == http.StatusTooManyRequests {
+			kind = "rate_limit_error"
+		}
+		msg := ""
+		if len(turn.Blocks) > 0 {
+			msg = turn.Blocks[0].Text
+		}
+		body, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": msg}})
+		w.Header().Set("content-type", "application/json")
+		w.Header().Set("x-should-retry", "false")
+		w.WriteHeader(turn.Refuse)
+		w.Write(body)
+		return
+	}
 	blocks, stop := answer(turn)
 	model := req.Model
 	if model == "" {

@@ -19,6 +19,8 @@ type Input struct {
 	ToolName             string
 	ToolUseID            string
 	Reason               string // SessionEnd
+	Error                string // StopFailure: the failure's kind
+	ErrorDetails         string // StopFailure: the provider's message, when given
 	Source               string // SessionStart, ConfigChange
 	// ConfigFile is the settings file that changed (ConfigChange's file_path).
 	ConfigFile string
@@ -48,6 +50,9 @@ func InputSpec(in *Input) *Spec {
 			"file_path":              &in.ConfigFile,
 		},
 		Bools: map[string]*bool{"stop_hook_active": &in.StopHookActive},
+		// StopFailure's error is a word; other events may carry an "error" of their own
+		// shape (a tool's failure), which is no reason to refuse them.
+		Loose: map[string]*string{"error": &in.Error, "error_details": &in.ErrorDetails},
 		Objects: map[string]*Spec{"tool_input": {Loose: map[string]*string{
 			"command":       &in.Command,
 			"dir_path":      &in.Dir,
@@ -55,6 +60,15 @@ func InputSpec(in *Input) *Spec {
 			"notebook_path": &in.FilePath,
 		}}},
 	}
+}
+
+// FailureMessage is what a StopFailure says of the failure: the provider's message where
+// the host gives it (error_details), else the text it showed (last_assistant_message).
+func (in *Input) FailureMessage() string {
+	if in.ErrorDetails != "" {
+		return in.ErrorDetails
+	}
+	return in.LastAssistantMessage
 }
 
 // DecodeInput reads one event object from r into in through spec (nil: InputSpec(in)).

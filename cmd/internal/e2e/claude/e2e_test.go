@@ -179,7 +179,7 @@ func TestMaxIterations(t *testing.T) {
 		env := newEnv(t)
 		res := run(t, env, e2e.Session{
 			Script:  e2e.Script{WhenDone: e2e.Text("Still thinking, not done.")},
-			Prompts: []string{`/ralph-loop "Think it through" --max-iterations 12 --min-tool-calls 0`},
+			Prompts: []string{`/ralph-loop "Think it through" --max-iterations 12 --min-tool-calls 0 --max-stalls 0`},
 		})
 		expectLoop(t, loopOf(t, env, res.SessionID), "MAX_ITERATIONS_REACHED", 12, 0)
 		if n := len(res.Feedback()); n != 11 {
@@ -206,7 +206,7 @@ func TestMaxIterations(t *testing.T) {
 		os.WriteFile(settings, data, 0o644)
 		res := run(t, env, e2e.Session{
 			Script:  e2e.Script{WhenDone: e2e.Text("Still thinking, not done.")},
-			Prompts: []string{`/ralph-loop "Think it through" --max-iterations 12 --min-tool-calls 0`},
+			Prompts: []string{`/ralph-loop "Think it through" --max-iterations 12 --min-tool-calls 0 --max-stalls 0`},
 		})
 		l := loopOf(t, env, res.SessionID)
 		expectLoop(t, l, "CUT_BY_HOST", 9, 0)

@@ -189,7 +189,7 @@ func TestTUIMessageWhileRunning(t *testing.T) {
 	})
 	t.Run("text only", func(t *testing.T) {
 		env, tui := startTUI(t, talking(20))
-		submit(t, tui, `/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0`)
+		submit(t, tui, `/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0 --max-stalls 0`)
 		waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
 		submit(t, tui, msg)
 		waitFor(t, tui, "to answer your message; it resumes after that (/cancel-ralph ends it)")

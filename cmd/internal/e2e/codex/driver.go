@@ -188,6 +188,12 @@ func (r *Result) Messages() []string {
 // Exec runs "codex exec --json PROMPT" in the project, or, with a session id, resumes that
 // session with the prompt. Hooks run as Codex's trust allows: no bypass.
 func (e *Env) Exec(ctx context.Context, session, prompt string) (*Result, error) {
+	return e.ExecInterrupt(ctx, session, prompt, nil)
+}
+
+// ExecInterrupt is Exec, with Ctrl-C (SIGINT) sent to codex once interrupt returns true
+// (polled; nil: never), as a user at the terminal would.
+func (e *Env) ExecInterrupt(ctx context.Context, session, prompt string, interrupt func() bool) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	args := []string{"exec", "--json", "--skip-git-repo-check"}
@@ -203,7 +209,27 @@ func (e *Env) Exec(ctx context.Context, session, prompt string) (*Result, error)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil && interrupt != nil {
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+				if interrupt() {
+					cmd.Process.Signal(os.Interrupt)
+					return
+				}
+			}
+		}()
+	}
+	if err == nil {
+		err = cmd.Wait()
+	}
 	r := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), SessionID: session}
 	var exit *exec.ExitError
 	switch {

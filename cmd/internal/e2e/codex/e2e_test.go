@@ -142,7 +142,7 @@ func TestBlockedThenAccepted(t *testing.T) {
 // stop blocks (Claude Code stops at 8), so the loop itself ends it, exactly at its limit.
 func TestIterationLimitNoHostCap(t *testing.T) {
 	env := newEnv(t, Script{WhenDone: Text("Still thinking.")})
-	r := run(t, env, "", `/ralph-loop "Think hard" --max-iterations 10 --min-tool-calls 0`)
+	r := run(t, env, "", `/ralph-loop "Think hard" --max-iterations 10 --min-tool-calls 0 --max-stalls 0`)
 	if r.ExitCode != 0 {
 		t.Fatalf("codex exit %d", r.ExitCode)
 	}
@@ -178,9 +178,9 @@ func TestZeroToolPromiseRejected(t *testing.T) {
 	}
 }
 
-// TestCancel: a turn ends while the loop is active (the model's API fails), then the user
-// types the cancel command in the same session: the loop ends there, and the prompt goes
-// no further.
+// TestCancel: a turn ends while the loop is active (the model's API fails), which ends
+// codex exec and with it (SessionEnd) the loop; the user then types the cancel command in
+// the resumed session: the hook answers it, and the prompt goes no further.
 func TestCancel(t *testing.T) {
 	for _, cancel := range []string{"$cancel-ralph", "/cancel-ralph"} {
 		t.Run(cancel, func(t *testing.T) {
@@ -189,11 +189,13 @@ func TestCancel(t *testing.T) {
 			if r.SessionID == "" {
 				t.Fatal("no session id")
 			}
-			expectLoop(t, loopOf(t, env, r.SessionID), "ACTIVE", 2, 0)
+			// The run's end (SessionEnd) ended the loop with it; the cancel in the resumed
+			// session is answered by the hook (what became of the loop), not the model.
+			expectLoop(t, loopOf(t, env, r.SessionID), "SESSION_ENDED", 2, 0)
 			n := len(env.Fake.Requests())
 			env.Fake.Script(Script{WhenDone: Text("I should not be asked.")})
 			r2 := run(t, env, r.SessionID, cancel)
-			expectLoop(t, loopOf(t, env, r.SessionID), "CANCELLED", 2, 0)
+			expectLoop(t, loopOf(t, env, r.SessionID), "SESSION_ENDED", 2, 0)
 			if got := len(env.Fake.Requests()); got != n {
 				t.Errorf("the cancel prompt reached the model (%d requests, was %d)", got, n)
 			}
@@ -343,7 +345,7 @@ func TestUninstall(t *testing.T) {
 // TestGuardApplyPatch: the agent's apply_patch at the loop's state, through Codex's
 // apply_patch tool (a patch whose first file is the project's, its second in the state
 // directory) and through the shell (apply_patch reading a here-document), is denied; the
-// state is untouched, the loop stays ACTIVE and the next stop is blocked.
+// state is untouched, and the next stop is blocked.
 func TestGuardApplyPatch(t *testing.T) {
 	env := newEnv(t, Script{})
 	if err := env.UseModel("gpt-5.5"); err != nil {
@@ -361,7 +363,9 @@ func TestGuardApplyPatch(t *testing.T) {
 	if r.SessionID == "" {
 		t.Fatal("no session id")
 	}
-	expectLoop(t, loopOf(t, env, r.SessionID), "ACTIVE", 2, 0)
+	// Blocked at the stop after the denials; the run's end (the model's API then fails)
+	// ends the loop with the session.
+	expectLoop(t, loopOf(t, env, r.SessionID), "SESSION_ENDED", 2, 0)
 	if _, err := os.Stat(planted); !os.IsNotExist(err) {
 		t.Errorf("the patch reached the state directory: %v", err)
 	}

@@ -22,6 +22,9 @@ type Turn struct {
 	// Patch is a patch the model applies through Codex's apply_patch tool (offered to the
 	// models whose catalog entry says so, such as gpt-5.5: see Env.UseModel).
 	Patch string
+	// Call, when set, is a function call of the model's to a tool Codex offers, by name,
+	// with its arguments as JSON (e.g. create_goal).
+	Call, Args string
 	// Status, when not 0, answers with this HTTP error instead (with retries off, Codex
 	// ends the turn on it).
 	Status int
@@ -301,6 +304,13 @@ func (f *Fake) stream(w http.ResponseWriter, model, rid string, t Turn, sc *shel
 		a, _ := json.Marshal(args)
 		item := map[string]any{"type": "function_call", "id": "fc_" + sc.id, "call_id": sc.id, "name": name,
 			"arguments": string(a), "status": "completed"}
+		events = append(events,
+			map[string]any{"type": "response.output_item.added", "output_index": out, "item": item},
+			map[string]any{"type": "response.output_item.done", "output_index": out, "item": item})
+	}
+	if t.Call != "" && sc != nil {
+		item := map[string]any{"type": "function_call", "id": "fc_" + sc.id, "call_id": sc.id, "name": t.Call,
+			"arguments": t.Args, "status": "completed"}
 		events = append(events,
 			map[string]any{"type": "response.output_item.added", "output_index": out, "item": item},
 			map[string]any{"type": "response.output_item.done", "output_index": out, "item": item})

@@ -133,7 +133,7 @@ func TestMaxIterations(t *testing.T) {
 	e := newEnv(t, "user")
 	res := run(t, e, Run{RPC: true,
 		Script:  Script{WhenDone: Text("Thinking, turn {n}.")},
-		Prompts: []string{`/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0`},
+		Prompts: []string{`/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0 --max-stalls 0`},
 	})
 	expectLoop(t, onlyLoop(t, e), "MAX_ITERATIONS_REACHED", 10, 0)
 	if n := len(res.Fake.Continuations()); n != 9 {
@@ -180,7 +180,7 @@ func TestCancelWhileWorking(t *testing.T) {
 			Execute("", "sleep 3"),
 			Text("Still working."),
 		}, WhenDone: Text("More work, turn {n}.")},
-		Prompts:    []string{`/ralph-loop "Keep going" --max-iterations 6 --min-tool-calls 0`, "/cancel-ralph"},
+		Prompts:    []string{`/ralph-loop "Keep going" --max-iterations 6 --min-tool-calls 0 --max-stalls 0`, "/cancel-ralph"},
 		During:     "/cancel-ralph",
 		DuringWhen: func(f *Fake) bool { return len(f.MainRequests()) >= 1 },
 	})

@@ -128,7 +128,7 @@ func TestBlockedThenAccepted(t *testing.T) {
 func TestIterationLimit(t *testing.T) {
 	env := newEnv(t)
 	res := run(t, env, Run{
-		Prompt: `/ralph-loop "Think it over" --max-iterations 12`,
+		Prompt: `/ralph-loop "Think it over" --max-iterations 12 --max-stalls 0`,
 		Script: Script{After: &Turn{Text: "Pass {n}: I looked at part {n} of the problem and noted what I found there."}},
 	})
 	l := loopOf(t, env, res.SessionID)
@@ -208,7 +208,7 @@ func TestNoLoop(t *testing.T) {
 func TestLoopDetectorEndsTheLoop(t *testing.T) {
 	env := newEnv(t)
 	res := run(t, env, Run{
-		Prompt: `/ralph-loop "Keep going" --max-iterations 60`,
+		Prompt: `/ralph-loop "Keep going" --max-iterations 60 --max-stalls 0`,
 		Script: Script{After: &Turn{Text: "Still working."}, Same: true},
 	})
 	l := loopOf(t, env, res.SessionID)

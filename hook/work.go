@@ -1,0 +1,170 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/hook/worktree"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// A loop's work tree is recorded, with git, for the stall breaker (--max-stalls: did the
+// files change since the last stop?) and the checkpoints (--checkpoint: a commit of the
+// files at each iteration's end, under refs/ralph-loop/<loop>/<n>). Both read the files
+// through an index of the loop's own (see package worktree); the stall breaker's trees go
+// to an object directory of the loop's own, so that without --checkpoint the repository
+// gets nothing. Outside a git work tree nothing is recorded: the arming notice says so for
+// --checkpoint, and the stall breaker counts an iteration with a tool call as progress.
+
+// How long recording the work tree may take when a loop is armed (the prompt hook's own
+// timeout is short) and at a stop; past it the record is given up, and the stall breaker
+// counts tool calls instead.
+var (
+	armTreeTimeout  = 3 * time.Second
+	stopTreeTimeout = 5 * time.Second
+)
+
+// recordsWork reports whether the loop records its work tree.
+func recordsWork(l *state.Loop) bool { return l.MaxStalls > 0 || l.Checkpoint }
+
+// workStore is where the loop keeps its index (and, without checkpoints, its objects).
+func workStore(env Env, l *state.Loop) (worktree.Store, error) {
+	dir, err := env.Store.WorkDir(l.SessionID, l.LoopID)
+	if err != nil {
+		return worktree.Store{}, err
+	}
+	s := worktree.Store{Index: filepath.Join(dir, "index")}
+	if !l.Checkpoint {
+		s.Objects = filepath.Join(dir, "objects")
+	}
+	return s, nil
+}
+
+// snapshot records the loop's work tree now and returns its tree.
+func snapshot(ctx context.Context, env Env, l *state.Loop, r worktree.Repo, timeout time.Duration) (string, error) {
+	s, err := workStore(env, l)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tree, err := worktree.Snapshot(ctx, r, s)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("%w: git took more than %s", errSlow, timeout)
+	}
+	return tree, err
+}
+
+// errSlow means reading the work tree took longer than it may: a tree that large is not
+// read again for the loop.
+var errSlow = errors.New("the work tree is too slow to read")
+
+// repoOf is the loop's git work tree, as arming found it.
+func repoOf(l *state.Loop) worktree.Repo {
+	return worktree.Repo{Top: l.Work.Repo, Objects: l.Work.Objects}
+}
+
+// armWork, for a loop with checkpoints, finds its git work tree and records it as it is at
+// arming: checkpoint 0, and what the first iteration's progress is measured from. It is
+// called inside the session's transaction, before the loop is saved. A loop with the stall
+// breaker alone runs no git until a stop needs it (recordWork): arming stays as quick as
+// it was.
+func armWork(ctx context.Context, env Env, l *state.Loop) {
+	if !l.Checkpoint {
+		return
+	}
+	r, ok := findWork(ctx, l)
+	if !ok {
+		return
+	}
+	tree, err := snapshot(ctx, env, l, r, armTreeTimeout)
+	if err != nil {
+		// Not recorded now, it would not be later either: the loop goes without.
+		l.Work = state.Work{Note: inject.NoteTreeFailed(err)}
+		return
+	}
+	l.Work.Tree = tree
+	if l.Checkpoint {
+		c, err := worktree.Commit(ctx, r, worktree.Ref(l.LoopID, 0), tree, worktree.Head(ctx, r), inject.CheckpointMessage(l, 0), env.Now())
+		if err != nil {
+			l.Work.Note = inject.NoteTreeFailed(err)
+			return
+		}
+		l.Work.Head = c
+	}
+}
+
+// findWork finds the loop's git work tree and keeps it in l.Work, or says in l.Work.Note
+// why there is none.
+func findWork(ctx context.Context, l *state.Loop) (worktree.Repo, bool) {
+	r, err := worktree.Find(ctx, l.Cwd)
+	if err != nil {
+		l.Work.Note = inject.NoteNoWorkTree(l.Cwd, err)
+		return r, false
+	}
+	l.Work.Repo, l.Work.Objects = r.Top, r.Objects
+	return r, true
+}
+
+// recordWork records the loop's work tree at a stop, when the loop needs it: for a
+// checkpoint at every stop; for the stall breaker only when tool calls came since the last
+// stop (an iteration without one changes nothing), the first such stop finding the work
+// tree (its tool calls count as progress: there is nothing to compare with yet). A record
+// that fails is noted in the stop's event, and the stall breaker counts the tool calls
+// instead.
+func recordWork(env Env, l *state.Loop, o *observed) {
+	if !recordsWork(l) || !l.Checkpoint && len(o.Logged) == 0 && len(o.ToolIDs) == 0 {
+		return
+	}
+	r := repoOf(l)
+	if l.Work.Repo == "" {
+		if l.Work.Note != "" || l.Checkpoint {
+			return // looked for before: none, or too slow
+		}
+		var ok bool
+		if r, ok = findWork(context.Background(), l); !ok {
+			return
+		}
+	}
+	tree, err := snapshot(context.Background(), env, l, r, stopTreeTimeout)
+	if err != nil {
+		o.note = joinNote(o.note, inject.NoteTreeFailed(err))
+		if errors.Is(err, errSlow) {
+			// Every stop would wait as long again: the loop goes on without (the stall
+			// breaker counts tool calls; no more checkpoints).
+			l.Work.Repo, l.Work.Note = "", inject.NoteTreeFailed(err)
+		}
+		return
+	}
+	o.Tree = tree
+}
+
+// recordCheckpoint commits the work tree as recorded at a stop (tree) as the checkpoint of
+// iteration n, after the one before, and returns the commit ("" when the loop keeps none,
+// or it failed: l.Work.Note says why).
+func recordCheckpoint(env Env, l *state.Loop, n int, tree string) string {
+	if !l.Checkpoint || l.Work.Repo == "" || tree == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stopTreeTimeout)
+	defer cancel()
+	c, err := worktree.Commit(ctx, repoOf(l), worktree.Ref(l.LoopID, n), tree, l.Work.Head, inject.CheckpointMessage(l, n), env.Now())
+	if err != nil {
+		l.Work.Note = inject.NoteTreeFailed(err)
+		return ""
+	}
+	l.Work.Head, l.Work.Note = c, ""
+	return c
+}
+
+// joinNote adds a note to the notes of a stop's event.
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

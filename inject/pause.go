@@ -1,0 +1,131 @@
+package inject
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// The texts of a paused loop (the model's provider refused a turn), of a turn the user
+// interrupted, and of the notifications (--notify).
+
+// failureWords are the hosts' words for a refused turn, as people read them.
+var failureWords = map[string]string{
+	"rate_limit":            "a rate limit",
+	"overloaded":            "the provider is overloaded",
+	"billing_error":         "a billing error",
+	"authentication_failed": "authentication failed",
+	"server_error":          "a server error",
+	"max_output_tokens":     "the reply hit its output limit",
+	"invalid_request":       "the provider refused the request",
+	"model_not_found":       "the model was not found",
+	"loop_detected":         "the host's loop detector aborted a turn that repeated itself",
+}
+
+// PauseWhy says why a loop paused: the host's word for the failure (kind) and what it
+// showed (msg), cut to a line.
+func PauseWhy(kind, msg string) string {
+	what := failureWords[kind]
+	if what == "" {
+		what = "an error"
+		if kind != "" && kind != "unknown" {
+			what += " (" + kind + ")"
+		}
+	}
+	s := "the model's provider refused the turn: " + what
+	if kind == "" {
+		s = "the turn ended on an error" // the host says no more
+	}
+	if msg = strings.TrimSpace(Printable(firstLine(msg, 200))); msg != "" {
+		s += " (" + msg + ")"
+	}
+	return s
+}
+
+// untilText says until when a pause lasts, "" when nobody said.
+func untilText(p *state.Pause) string {
+	if p.Until == nil {
+		return ""
+	}
+	return " until " + p.Until.Local().Format("15:04:05")
+}
+
+// ReasonPaused is for a loop paused by a refused turn.
+func ReasonPaused(p *state.Pause) string {
+	return fmt.Sprintf("%s; the loop is paused%s, the turn uses up no iteration, and the user's next prompt goes on with it", p.Why, untilText(p))
+}
+
+// PausedNotice is the user's line when a loop pauses.
+func PausedNotice(l *state.Loop, h Words) string {
+	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d: %s. Wait%s, then send any message to go on with it (or %s --resume; %s ends it)",
+		l.Iteration, l.MaxIterations, l.Pause.Why, untilText(l.Pause), h.Arm(), h.cancel())
+}
+
+// PausedStatus is how status shows a pause: why, since when and until when.
+func PausedStatus(p *state.Pause) string {
+	return fmt.Sprintf("%s, since %s%s", p.Why, p.At.Local().Format("15:04:05"), untilText(p))
+}
+
+// ReasonResumed is for a paused loop going on with the user's prompt.
+func ReasonResumed(p *state.Pause) string {
+	if p == nil {
+		return "the loop goes on"
+	}
+	return fmt.Sprintf("the user's prompt came; the loop paused at %s goes on", p.At.Local().Format("15:04:05"))
+}
+
+// ResumedNotice is the user's line when a paused loop goes on with their prompt.
+func ResumedNotice(l *state.Loop, p *state.Pause, h Words) string {
+	return fmt.Sprintf("ralph-loop: the loop paused at %s goes on at iteration %d/%d with this prompt (%s ends it)",
+		p.At.Local().Format("15:04:05"), l.Iteration, l.MaxIterations, h.cancel())
+}
+
+// EndInterrupted is the end reason of a loop whose turn the user interrupted.
+func EndInterrupted(h Words) string {
+	return "the user interrupted the turn (Esc or Ctrl-C in " + h.display() + ")"
+}
+
+// Interrupted is the user's line when interrupting a turn ended the loop.
+func Interrupted(l *state.Loop, h Words) string {
+	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: you interrupted the turn%s", l.Iteration, l.MaxIterations, resumeHint(l, h))
+}
+
+// NotifyTitle is a notification's title: how the loop ended, or that it paused.
+func NotifyTitle(l *state.Loop) string {
+	return "ralph-loop: " + string(l.Shown())
+}
+
+// NotifyBody is a notification's text: at which iteration, what it spent, why, and the
+// task's first line.
+func NotifyBody(l *state.Loop) string {
+	why := l.EndReason
+	if l.Paused() {
+		why = l.Pause.Why + untilText(l.Pause)
+	}
+	s := fmt.Sprintf("iteration %d/%d, %s", l.Iteration, l.MaxIterations, Plural(l.ToolCalls, "tool call", "tool calls"))
+	if !l.Spent.Empty() {
+		s += ", spent " + l.Spent.String()
+	}
+	return fmt.Sprintf("%s: %s\n%s", s, firstLine(why, 200), firstLine(l.Task, 100))
+}
+
+// ReasonNotified is for a notification sent (how: "notify-send", "osascript", "bell"), or
+// not (err).
+func ReasonNotified(how string, err error) string {
+	if err != nil {
+		return fmt.Sprintf("could not notify: %v", err)
+	}
+	return "notified with " + how
+}
+
+// GoalActive is the arming notice's warning when the host shows its own goal active in the
+// session (Claude Code's /goal, Codex's goals): both would keep the agent going.
+func GoalActive(goal string, h Words) string {
+	g := ""
+	if goal != "" {
+		g = fmt.Sprintf(" (%q)", firstLine(Printable(goal), 120))
+	}
+	return fmt.Sprintf("Note: this session also has %s's own goal active%s, which keeps the agent going too: the agent would be pushed twice. "+
+		"Clear it with /goal clear, or end this loop with %s", h.display(), g, h.cancel())
+}
