@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -58,8 +59,13 @@ func TestScripts(t *testing.T) {
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1", // rewrite cmp files after a deliberate change
 		Condition: func(cond string) (bool, error) {
-			if cond == "root" {
+			switch cond {
+			case "root":
 				return os.Geteuid() == 0, nil
+			case "unshare":
+				// A process namespace of one's own, without privileges (unprivileged user
+				// namespaces are turned off on some systems).
+				return unshareWorks(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -107,6 +113,12 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+// unshareWorks reports whether an unprivileged process can run a command in a process
+// namespace of its own, with its own /proc.
+var unshareWorks = sync.OnceValue(func() bool {
+	return exec.Command("unshare", "-Urpf", "--mount-proc", "true").Run() == nil
+})
 
 // testsCatchUp are the scripts whose stops wait for a lagging transcript on purpose: they
 // test that wait (a transcript late or never there), or (hook-bad-input-large) a stop of

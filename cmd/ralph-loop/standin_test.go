@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -21,7 +22,10 @@ import (
 // loop, and their effect is what the scripts check.
 //
 //	fixture host DIR               serve DIR/sock until asked to quit
-//	fixture ask DIR hook FILE      run "ralph-loop hook --host claude" with FILE as its input
+//	fixture ask DIR hook FILE      run the hook command lines of FILE's event that
+//	                               "ralph-loop install" wrote into $HOME/.claude/settings.json
+//	                               (without them, "ralph-loop hook --host claude"), with FILE
+//	                               as their input
 //	fixture ask DIR tool COMMAND   run COMMAND as the agent's shell tool would
 //	fixture ask DIR quit           stop the host
 
@@ -79,7 +83,11 @@ func standinRun(req standinRequest) standinReply {
 			return standinReply{Stderr: err.Error(), Code: 1}
 		}
 		ours, theirs := os.NewFile(uintptr(fds[0]), "host"), os.NewFile(uintptr(fds[1]), "hook")
-		cmd = exec.Command("sh", "-c", "ralph-loop hook --host claude")
+		line, err := installedHook(payload)
+		if err != nil {
+			return standinReply{Stderr: err.Error(), Code: 1}
+		}
+		cmd = exec.Command("sh", "-c", line)
 		cmd.Stdin = theirs
 		defer theirs.Close()
 		go func() {
@@ -105,6 +113,43 @@ func standinRun(req standinRequest) standinReply {
 		rep.Code = 1
 	}
 	return rep
+}
+
+// installedHook is the command line Claude Code would run for the hook event payload: the
+// one "ralph-loop install" wrote into the user's settings, or, where it wrote none,
+// "ralph-loop hook --host claude".
+func installedHook(payload []byte) (string, error) {
+	var ev struct {
+		Event string `json:"hook_event_name"`
+	}
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return "", fmt.Errorf("read the hook event: %w", err)
+	}
+	data, err := os.ReadFile(filepath.Join(os.Getenv("HOME"), ".claude", "settings.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return "ralph-loop hook --host claude", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &settings); err != nil {
+		return "", fmt.Errorf("read the settings: %w", err)
+	}
+	for _, m := range settings.Hooks[ev.Event] {
+		for _, h := range m.Hooks {
+			if strings.Contains(h.Command, "ralph-loop") {
+				return h.Command, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no ralph-loop hook for %s in the settings", ev.Event)
 }
 
 // fixtureAsk sends the stand-in host in dir one request and passes on its reply.
