@@ -67,8 +67,9 @@ type engine struct {
 	start    time.Time
 	badInput bool
 	// Who ran the hook (see caller).
-	callerRead, callerOK bool
-	callerInfo           proc.Caller
+	callerRead bool
+	callerInfo proc.Caller
+	callerErr  error
 }
 
 func (e *engine) handle(ctx context.Context) Reply {
@@ -161,10 +162,7 @@ func (e *engine) notTaken(what string) {
 	if err != nil || l == nil {
 		return
 	}
-	who := "an unknown process"
-	if c, ok := e.caller(); ok {
-		who = c.String()
-	}
+	who := e.who()
 	_ = e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActRefused,
 		Reason: inject.ReasonNotTaken(what, who)})
 }

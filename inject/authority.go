@@ -34,6 +34,23 @@ func RefusedCommand(command, session, comm string, pid int) string {
 		"terminal, outside the agent", command, session, comm, pid)
 }
 
+// RefusedUnseen is the error of a ralph-loop command (cancel, start, install, uninstall)
+// that may run below the host of session's active loop (comm, pid): whether it does cannot
+// be told (why), so it is taken to.
+func RefusedUnseen(command, session, comm string, pid int, why string) string {
+	return fmt.Sprintf("refused: %q may run inside the agent session %s, whose loop is active: ralph-loop cannot tell whether it runs "+
+		"below %s (pid %d), the process that runs that session (%s); only the user ends, restarts or unhooks a loop: type /cancel-ralph "+
+		"in that session, or run this in your own terminal, outside the agent", command, session, comm, pid, why)
+}
+
+// OtherNamespace says why a command cannot tell whether it runs below a loop's host.
+const OtherNamespace = "it runs in another process namespace than that process, which it cannot see from there"
+
+// Untraced names a sender whose chain of parent processes cannot be followed to its host.
+func Untraced(err error) string {
+	return fmt.Sprintf("a process ralph-loop cannot trace to its host (%v)", err)
+}
+
 // Pending tells the user what happened to the session's loop since they last heard from it:
 // its state put back after something else changed it, attempts from inside refused.
 func Pending(ps []state.Pending, h Words) string {
@@ -125,6 +142,8 @@ func EndedBy(by string) string {
 		return "\"ralph-loop cancel\" run outside the session (a terminal)"
 	case state.ByInside:
 		return "\"ralph-loop cancel\" run inside the session (where who runs it cannot be told)"
+	case state.ByCommand:
+		return "\"ralph-loop cancel\", run where ralph-loop could not tell whether it was inside the session"
 	case state.ByNewLoop:
 		return "a new loop armed in the session"
 	case state.BySessionEnd:

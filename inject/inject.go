@@ -562,6 +562,9 @@ func EndedUnseen(l *state.Loop, h Words) string {
 	switch {
 	case l.EndedBy == state.ByTerminal:
 		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l, h)
+	case l.EndedBy == state.ByCommand:
+		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\", run where ralph-loop could not tell whether it was " +
+			"inside this session (a tool call or a shell command, not " + h.cancel() + ") or outside it, " + at + resumeHint(l, h)
 	case l.EndedBy == state.ByInside:
 		return "ralph-loop: this session's loop was cancelled by \"ralph-loop cancel\" run inside this session (a tool call or a shell command, not " +
 			h.cancel() + ") " + at + resumeHint(l, h)

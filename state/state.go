@@ -263,6 +263,9 @@ type Owner struct {
 	Stdin       string `json:"stdin"`
 	Peer        bool   `json:"peer,omitempty"`
 	SameSession bool   `json:"same_session,omitempty"`
+	// PidNS names the owner's process namespace (0: unknown): a process in another one
+	// cannot see whether it runs below the owner.
+	PidNS uint64 `json:"pid_ns,omitempty"`
 }
 
 // TranscriptPos is a read position in a host transcript.
@@ -341,6 +344,7 @@ const (
 	ByUser       = "user"           // the user's cancel command, typed in the session
 	ByTerminal   = "terminal"       // "ralph-loop cancel" outside the session
 	ByInside     = "inside-session" // "ralph-loop cancel" run inside the session where who runs it cannot be told
+	ByCommand    = "command"        // "ralph-loop cancel" where whether it ran inside the session cannot be told
 	ByNewLoop    = "new-loop"       // a new loop replaced it
 	BySessionEnd = "session-end"    // the session ended
 )

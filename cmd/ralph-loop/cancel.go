@@ -53,11 +53,7 @@ func cancelCommand() *cli.Command {
 				} else if l, err := env.Store.Peek(id); err == nil && l == nil && !exists(env.Store.SessionDir(id)) {
 					continue // a session ralph-loop never saw: nothing to lock, nothing created
 				}
-				by, why := state.ByTerminal, "cancelled with ralph-loop cancel"
-				if !proc.Supported && insideSession(id) {
-					// Where ancestry cannot be read, the session's variable is all there is to go on.
-					by, why = state.ByInside, "cancelled with ralph-loop cancel run inside the session (a tool call or a shell escape)"
-				}
+				by, why := cancelledBy(env.Store, id)
 				l, err := hook.Cancel(ctx, env, id, by, why, false)
 				if err != nil {
 					return fmt.Errorf("cancel the loop of session %s: %w", id, err)
@@ -77,6 +73,21 @@ func cancelCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// cancelledBy says who cancels session id's loop with this command, as far as ralph-loop can
+// tell (it has not been refused): outside the session ("a terminal") only when the loop's
+// host is known and the process table shows this command is not below it.
+func cancelledBy(store *state.Store, id string) (by, why string) {
+	l, err := store.Peek(id)
+	switch {
+	case proc.Supported && err == nil && l != nil && l.Owner != nil:
+		return state.ByTerminal, "cancelled with ralph-loop cancel"
+	case insideSession(id):
+		// Where who runs it cannot be told, the session's variable is all there is to go on.
+		return state.ByInside, "cancelled with ralph-loop cancel run inside the session (a tool call or a shell escape)"
+	}
+	return state.ByCommand, "cancelled with ralph-loop cancel, where ralph-loop could not tell whether it ran inside the session"
 }
 
 // insideSession reports whether this process runs inside the agent session id: a host's

@@ -162,8 +162,9 @@ func catchUpWaits(dir string) int {
 //	fixture age-started SESSION DURATION        make the session's loop armed DURATION ago
 //	fixture processes-gone FILE                 the processes whose ids FILE lists are gone
 //	fixture mkfifo FILE                         make a FIFO (named pipe) at FILE
-//	fixture terminal CMD ARGS...                run a command as the user's terminal would: in a
-//	                                            process of its own, not below this one (so not
+//	fixture terminal CMD ARGS...                run a command as the user's terminal would: below
+//	                                            a process that leads a session of its own (the
+//	                                            terminal's shell), not below this one (so not
 //	                                            below the host of a loop armed from here), with its
 //	                                            output and exit code passed on
 func fixture(argv []string) int {
@@ -371,6 +372,11 @@ func runFixture(argv []string) error {
 		// script's.
 		for os.Getppid() == atoi(argv[1]) {
 			time.Sleep(time.Millisecond)
+		}
+		// The terminal's shell: the leader of a session of its own, which the command runs
+		// below.
+		if _, err := syscall.Setsid(); err != nil {
+			return err
 		}
 		dir := argv[2]
 		out, _ := os.Create(filepath.Join(dir, "out"))

@@ -1,6 +1,9 @@
 package proc
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Caller is who ran this process as a hook: the host, and how the hook got its input.
 type Caller struct {
@@ -14,6 +17,8 @@ type Caller struct {
 	Stdin Stdin
 	// SameSession: this process runs in the host's session.
 	SameSession bool
+	// PidNS names the process namespace this process and its host run in (0: unknown).
+	PidNS uint64
 }
 
 // Proved reports whether the host itself made the socket this process reads its input
@@ -30,24 +35,27 @@ func (c Caller) String() string {
 	return s
 }
 
-// HookCaller finds who ran this process (see Caller). It fails where the process table
-// cannot be read.
+// HookCaller finds who ran this process (see Caller). It fails with ErrUnsupported where the
+// process table cannot be read, and with an error wrapping ErrIncomplete where the chain
+// up to the host cannot be followed (a process of it gone meanwhile): no depth bounds it.
 func HookCaller() (Caller, error) {
 	if !Supported {
 		return Caller{}, ErrUnsupported
 	}
 	self, err := Self()
 	if err != nil {
-		return Caller{}, err
+		return Caller{}, fmt.Errorf("%w: %w", ErrIncomplete, err)
 	}
-	c := Caller{Stdin: ReadStdin()}
+	c := Caller{Stdin: ReadStdin(), PidNS: PidNS()}
 	in := fd0(self.PID)
+	seen := map[int]bool{self.PID: true}
 	p := self
-	for i := 0; i < MaxDepth; i++ {
+	for {
 		q, err := Read(p.PPID)
-		if err != nil {
-			return Caller{}, err
+		if err != nil || seen[q.PID] || q.Start > p.Start {
+			return Caller{}, fmt.Errorf("find the host of %s: %w: its parent (pid %d) exited", self, ErrIncomplete, p.PPID)
 		}
+		seen[q.PID] = true
 		// Where a process's input cannot be named (macOS), shells are looked past instead.
 		passed := in != "" && fd0(q.PID) == in || in == "" && IsShell(q.Comm)
 		if !passed || q.PPID <= 1 {
@@ -57,18 +65,16 @@ func HookCaller() (Caller, error) {
 		c.Via = append(c.Via, q)
 		p = q
 	}
-	if c.Host.PID == 0 {
-		return Caller{}, fmt.Errorf("find the host of process %d: too deep", self.PID)
-	}
 	c.SameSession = self.Session == c.Host.Session
 	return c, nil
 }
 
-// Descends reports whether anc is an ancestor of the process pid (not pid itself).
+// Descends reports whether anc is an ancestor of the process pid (not pid itself), or may
+// be: a chain that cannot be followed to its end counts as below anc.
 func Descends(pid int, anc ID) bool {
 	chain, err := Ancestors(pid)
-	if err != nil {
-		return false
+	if errors.Is(err, ErrIncomplete) {
+		return true
 	}
 	for _, a := range chain {
 		if a.ID.Same(anc) {

@@ -59,8 +59,35 @@ func parseStat(pid int, b []byte, boot string) (Info, error) {
 	}, nil
 }
 
-// Self is this process.
-func Self() (Info, error) { return Read(os.Getpid()) }
+// Self is this process, read through /proc/self: in a process namespace of its own whose
+// /proc is its parent's, os.Getpid names another process of the table.
+func Self() (Info, error) {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return Info{}, fmt.Errorf("read this process: %w", err)
+	}
+	pid, _, _ := strings.Cut(string(b), " ")
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		return Info{}, fmt.Errorf("read this process: malformed stat")
+	}
+	return parseStat(n, b, bootID())
+}
+
+// hidden reports whether pid is a running process the table does not show: one of another
+// user, under hidepid (a signal to it is not permitted, where one to a process that is
+// gone finds none).
+func hidden(pid int) bool { return pid > 0 && unix.Kill(pid, 0) == unix.EPERM }
+
+// PidNS names this process's process namespace (0 where it cannot be read): a command in
+// another one than a loop's host cannot see whether it runs below that host.
+func PidNS() uint64 {
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/self/ns/pid", &st); err != nil {
+		return 0
+	}
+	return st.Ino
+}
 
 // Environ returns a process's environment as it was when it started (a process of the
 // same user only).

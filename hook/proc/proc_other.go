@@ -11,6 +11,11 @@ func Read(pid int) (Info, error) { return Info{}, ErrUnsupported }
 // Self cannot read the process table here.
 func Self() (Info, error) { return Info{}, ErrUnsupported }
 
+func hidden(pid int) bool { return false }
+
+// PidNS cannot be read here.
+func PidNS() uint64 { return 0 }
+
 // Environ cannot be read here.
 func Environ(pid int) ([]string, error) { return nil, ErrUnsupported }
 
