@@ -41,10 +41,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 	e.env.Store.Touch(e.ev.SessionID)
 	d, err := e.decideStop(ctx, st, start)
 	if err != nil {
-		if r, ok := e.blockAnyway(l, d.decided, d.verdict, &d.after, err); ok {
-			return r
-		}
-		return e.stateError(err)
+		return e.blockAnyway(l, d, err)
 	}
 	switch {
 	case d.paused || !d.decided:
@@ -58,7 +55,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		// The checks run without the lock (they may take minutes); then the decision is
 		// made again with their results, if the loop is still the one they checked.
 		if err := e.recheck(ctx, &d, start); err != nil {
-			return e.stateError(err)
+			return e.blockAnyway(l, d, err)
 		}
 		if !d.decided {
 			return Reply{} // cancelled or replaced meanwhile
@@ -253,32 +250,25 @@ func spentIn(ev state.Event, before, now usage.Spent) state.Event {
 	return ev
 }
 
-// writeGrace bounds how long stops are blocked on a decision that could not be saved (a
-// full disk): the loop cannot count them, so past it they are let through.
-const writeGrace = 10 * time.Minute
-
-// blockAnyway answers a stop whose state transaction failed when letting it through would
-// hand the loop to whoever made it fail: the decision to block could not be saved (a full
-// disk: for a while, the host's block cap the backstop), or the session's lock is held by a
-// process that is not ralph-loop. ok is false when the failure lets the stop through as
-// before.
-func (e *engine) blockAnyway(l *state.Loop, decided bool, v Verdict, after *state.Loop, err error) (Reply, bool) {
+// blockAnyway answers a stop of an active loop (l, as it stood before the stop) whose state
+// could not be read, reached or saved (err): the stop is blocked, never let through nor the
+// loop ended, and the user is told why. When the decision to block was made (d) and only
+// saving it failed (a full disk), the stop is blocked as decided; otherwise as the loop
+// stood. The host's own cap on blocked stops, and the user's cancel, end it.
+func (e *engine) blockAnyway(l *state.Loop, d stopDecision, err error) Reply {
 	w := e.facts.Words
-	switch {
-	case decided && (v == Continue || v == ContinueNoWork) && errors.Is(err, state.ErrWrite) && e.env.Now().Sub(l.UpdatedAt) < writeGrace:
+	if d.decided && (d.verdict == Continue || d.verdict == ContinueNoWork) && errors.Is(err, state.ErrWrite) {
 		n := inject.WriteFailed(err)
 		fmt.Fprintln(e.env.Stderr, n)
 		why := inject.Why{Kind: inject.BlockNoPromise}
-		if v == ContinueNoWork {
+		if d.verdict == ContinueNoWork {
 			why.Kind = inject.BlockNoWork
 		}
-		return Reply{Block: true, Reason: inject.Continuation(after, why, w), Notice: n}, true
-	case errors.Is(err, state.ErrLockForeign):
-		n := inject.LockHeld(err)
-		fmt.Fprintln(e.env.Stderr, n)
-		return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockNoPromise}, w), Notice: n}, true
+		return Reply{Block: true, Reason: inject.Continuation(&d.after, why, w), Notice: n}
 	}
-	return Reply{}, false
+	n := inject.StopUnrecorded(err)
+	fmt.Fprintln(e.env.Stderr, n)
+	return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockUnrecorded}, w), Notice: n}
 }
 
 // yielded is the loop after a stop let through for the user's message: what the decision

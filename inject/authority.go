@@ -92,9 +92,10 @@ func HooksSilent(session, since string) string {
 		"after the last ralph-loop hook ran): its hooks were probably turned off or removed; \"ralph-loop status\" shows it", session, since)
 }
 
-// LockHeld is the notice of a stop blocked because the session's lock is held by a process
-// that is not ralph-loop.
-func LockHeld(err error) string {
+// StopUnrecorded is the notice of a stop blocked as the loop stood because its state could
+// not be read, reached or saved (err): a lock held by a process that is not ralph-loop or
+// that does not let it go, a file that cannot be written.
+func StopUnrecorded(err error) string {
 	return fmt.Sprintf("ralph-loop: warning: %v; this stop is blocked as the loop stood (its state could not be updated)", err)
 }
 
@@ -102,7 +103,7 @@ func LockHeld(err error) string {
 // saved (a full disk).
 func WriteFailed(err error) string {
 	return fmt.Sprintf("ralph-loop: warning: %v; this stop is blocked as decided, but the loop cannot count it until its state "+
-		"can be written (free some space); after 10 minutes like this, stops are let through", err)
+		"can be written (free some space)", err)
 }
 
 // CancelQueued is the notice of a stop let through for a cancel the user queued while the

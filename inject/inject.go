@@ -249,6 +249,8 @@ const (
 	BlockCheckFailed
 	// BlockWrongToken: no marker, but <promise> tags around another token.
 	BlockWrongToken
+	// BlockUnrecorded: the loop's state could not be updated, so nothing was judged.
+	BlockUnrecorded
 )
 
 // Why says why a stop was blocked: one of the Block kinds, with the failed check
@@ -302,6 +304,8 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 		fmt.Fprintf(&b, "you output the completion marker, but check %d of %d failed: `%s` %s.\n", f.Index, f.Total, cutUnits(f.Command, 500), f.Outcome)
 	case BlockWrongToken:
 		fmt.Fprintf(&b, "the completion marker was not in your output. You wrote %s, which is not the marker: the marker is exactly %s.\n", cutUnits(w.Other, 300), marker)
+	case BlockUnrecorded:
+		b.WriteString("ralph-loop could not update this loop's state (the user is told why), so nothing you output was judged this time.\n")
 	default:
 		b.WriteString("the completion marker was not in your output.\n")
 	}

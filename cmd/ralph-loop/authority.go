@@ -14,40 +14,50 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// foreignLock reports whether the lock file at path is held by a process that is not a live
-// ralph-loop: a stopped process, or another program (by the file it runs, not its name).
-func foreignLock(path string) bool {
+// lockHolder says who holds the lock file at path: a live ralph-loop (waited for), or
+// anything else, which never is: a process stopped, another program (by the file it runs,
+// not its name), or a process that is gone although the lock is still held (it handed the
+// file on to another process; ralph-loop's own lock files are close-on-exec).
+func lockHolder(path string) state.LockHolder {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return false
+		return state.LockHolder{}
 	}
 	dev, ino, ok := devIno(fi)
 	if !ok {
-		return false
+		return state.LockHolder{}
 	}
 	pids, err := proc.LockHolders(dev, ino)
 	if err != nil {
-		return false
+		return state.LockHolder{}
 	}
 	self, err := os.Stat("/proc/self/exe")
 	if err != nil {
-		return false
+		return state.LockHolder{}
 	}
+	var h state.LockHolder
 	for _, pid := range pids {
 		p, err := proc.Read(pid)
-		if err != nil {
-			continue // gone
-		}
-		if p.Stopped {
-			return true
+		switch {
+		case err != nil || p.Zombie:
+			h.Gone = true
+			h.Who = fmt.Sprintf("a process that is gone (pid %d), whose lock file another process holds", pid)
+			continue
+		case p.Stopped:
+			return state.LockHolder{Foreign: true, Who: p.String() + ", stopped"}
 		}
 		// An exiting process has no program any more but still holds its files: unknown,
 		// so waited for.
-		if exe, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && !os.SameFile(exe, self) {
-			return true
+		exe, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid))
+		if err == nil && !os.SameFile(exe, self) {
+			return state.LockHolder{Foreign: true, Who: p.String()}
 		}
+		if err == nil {
+			return state.LockHolder{Who: p.String()} // a live ralph-loop
+		}
+		h = state.LockHolder{Who: p.String()}
 	}
-	return false
+	return h
 }
 
 // refuseInside returns the error of a command (what it is, for messages) that would end,
