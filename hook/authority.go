@@ -47,10 +47,14 @@ const (
 	standInside
 	// standOther: another host of the session, while the owner still runs.
 	standOther
+	// standUnseen: a process that may run below the loop's host, which cannot be told:
+	// its chain up to its host cannot be followed, or it runs in a process namespace below
+	// the host's (or one whose parents cannot be seen).
+	standUnseen
 )
 
 // refused reports whether an event of this standing may not change the loop.
-func (s standing) refused() bool { return s == standInside || s == standOther }
+func (s standing) refused() bool { return s == standInside || s == standOther || s == standUnseen }
 
 // caller returns who ran this hook (memoized); false when that cannot be told.
 func (e *engine) caller() (proc.Caller, bool) {
@@ -97,9 +101,17 @@ func ownerOf(c proc.Caller) *state.Owner {
 
 func ownerID(o *state.Owner) proc.ID { return proc.ID{PID: o.PID, Start: o.Start, Boot: o.Boot} }
 
-// otherNS reports whether owner o runs in another process namespace than ns: from there,
-// whether a process runs below it, or runs at all, cannot be seen.
-func otherNS(o *state.Owner, ns uint64) bool { return o.PidNS != 0 && ns != 0 && o.PidNS != ns }
+// nsOf tells how a process in process namespace ns (this one's) stands to owner o's: unseen,
+// it may run below o without the process table showing it (its namespace is below o's, or
+// the namespaces above it cannot be seen); elsewhere, o runs in a namespace that is not
+// above this one, so this process is not below o, and whether o still runs cannot be seen.
+func nsOf(o *state.Owner, ns uint64) (unseen, elsewhere bool) {
+	if o.PidNS == 0 || ns == 0 || o.PidNS == ns {
+		return false, false
+	}
+	below, known := proc.NSBelow(o.PidNS)
+	return below || !known, !below && known
+}
 
 // judge tells how the sender of this event stands to loop l.
 func (e *engine) judge(l *state.Loop) standing {
@@ -109,13 +121,21 @@ func (e *engine) judge(l *state.Loop) standing {
 	}
 	if !ok {
 		if e.untraced() {
-			return standInside // cannot be told from a process below the owner
+			e.unseen = e.callerErr.Error() // cannot be told from a process below the owner
+			return standUnseen
 		}
 		return standUnknown
 	}
 	o := l.Owner
-	if otherNS(o, c.PidNS) {
-		return standInside
+	switch unseen, elsewhere := nsOf(o, c.PidNS); {
+	case unseen:
+		e.unseen = inject.OtherNamespace
+		return standUnseen
+	case elsewhere:
+		if e.belowActiveLoop() != nil {
+			return standInside
+		}
+		return standNew
 	}
 	if c.Host.ID.Same(ownerID(o)) {
 		// The owner itself, or a process that was exec'd in place of a tool the owner
@@ -128,8 +148,15 @@ func (e *engine) judge(l *state.Loop) standing {
 		}
 		return standOwner
 	}
-	if proc.Descends(c.Host.PID, ownerID(o)) {
-		return standInside
+	chain, err := proc.Ancestors(c.Host.PID)
+	for _, p := range chain {
+		if p.ID.Same(ownerID(o)) {
+			return standInside
+		}
+	}
+	if errors.Is(err, proc.ErrIncomplete) {
+		e.unseen = err.Error()
+		return standUnseen
 	}
 	if proc.Alive(ownerID(o)) {
 		return standOther
@@ -234,6 +261,10 @@ func OwnedLoops(store *state.Store, a Ancestry) []Owned {
 	var out []Owned
 	for _, id := range ids {
 		l, err := store.Peek(id)
+		var u *state.UnverifiedError
+		if errors.As(err, &u) {
+			l, err = u.Placeholder(), nil // its host, as its witness names it
+		}
 		if err != nil || l == nil || l.Status != state.Active || l.Owner == nil {
 			continue
 		}
@@ -250,9 +281,11 @@ func OwnedLoops(store *state.Store, a Ancestry) []Owned {
 			continue
 		}
 		recorded := proc.Info{ID: ownerID(o), Comm: o.Comm}
+		unseen, elsewhere := nsOf(o, a.PidNS)
 		switch {
-		case otherNS(o, a.PidNS):
+		case unseen:
 			out = append(out, Owned{Loop: l, Proc: recorded, Unseen: inject.OtherNamespace})
+		case elsewhere:
 		case a.Cut != nil && proc.Alive(ownerID(o)):
 			out = append(out, Owned{Loop: l, Proc: recorded, Unseen: a.Cut.Error()})
 		}
@@ -288,6 +321,10 @@ func (e *engine) refuseLoopCommand(ctx context.Context, name string) *Reply {
 		return &r
 	}
 	e.refusal(ctx, e.ev.SessionID, what)
+	if st == standUnseen {
+		r := blockPrompt(inject.RefusedUnseenPrompt(name, who, e.ev.SessionID, e.unseen, e.facts.Words))
+		return &r
+	}
 	if st == standOther {
 		r := blockPrompt(inject.RefusedOtherHost(name, l.Owner.Comm, l.Owner.PID, e.ev.SessionID, e.facts.Words))
 		return &r

@@ -225,6 +225,16 @@ func finish(ctx context.Context, env Env, sessionID string, status state.Status,
 		run = env.Store.Seize
 	}
 	_, err := updateWith(ctx, run, env, sessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil && tx.Unverified() != nil {
+			// The user's cancel of a loop whose state cannot be verified: what stands for
+			// it is ended, in place of the files that could not be verified.
+			cur = tx.Unverified().Placeholder()
+			if cur.LoopID == "" {
+				cur.LoopID = state.NewLoopID(now)
+			}
+			cur.StartedAt = now
+			why = inject.ReasonUnverifiedEnded(why, cur.Unverified)
+		}
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
 		}

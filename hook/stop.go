@@ -33,7 +33,17 @@ func (e *engine) stop(ctx context.Context) Reply {
 	if l == nil || l.Status != state.Active {
 		return Reply{Notice: e.ended(ctx, l)}
 	}
+	if e.unverified != nil {
+		return e.blockUnverified()
+	}
 	st := e.judge(l)
+	if st == standUnseen {
+		// It may be the host's own stop: not let through, nor taken.
+		e.notTaken("stop")
+		n := inject.StopUnseen(e.unseen)
+		fmt.Fprintln(e.env.Stderr, n)
+		return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockUnrecorded}, e.facts.Words), Notice: n}
+	}
 	if st.refused() {
 		e.notTaken("stop")
 		return Reply{}
@@ -269,6 +279,20 @@ func (e *engine) blockAnyway(l *state.Loop, d stopDecision, err error) Reply {
 	n := inject.StopUnrecorded(err)
 	fmt.Fprintln(e.env.Stderr, n)
 	return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockUnrecorded}, w), Notice: n}
+}
+
+// blockUnverified blocks a stop of a session whose loop is active but cannot be verified:
+// nothing its files say is taken (neither an end nor a promise), the agent goes on, and the
+// user is told what was changed and how to end the loop.
+func (e *engine) blockUnverified() Reply {
+	u := e.unverified
+	n := inject.UnverifiedNotice(u.Why, e.facts.Words, true)
+	fmt.Fprintln(e.env.Stderr, n)
+	if err := e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: u.LoopID, Action: state.ActUnverified,
+		Reason: inject.ReasonUnverified(u.Why)}); err != nil {
+		fmt.Fprintln(e.env.Stderr, inject.Error(err))
+	}
+	return Reply{Block: true, Reason: inject.UnverifiedReason(u.Why, e.facts.Words), Notice: n}
 }
 
 // yielded is the loop after a stop let through for the user's message: what the decision

@@ -19,6 +19,20 @@ func RefusedInside(command, who, session string, h Words) string {
 		"\"ralph-loop cancel --session %s\" in your own terminal", command, who, session, h.cancel(), session)
 }
 
+// RefusedUnseenPrompt answers a loop command (command) whose sender (who) may run below the
+// host of session's active loop, which cannot be told (why).
+func RefusedUnseenPrompt(command, who, session, why string, h Words) string {
+	return fmt.Sprintf("ralph-loop: refused: %s came from %s, which may run inside the agent session %s: ralph-loop cannot tell (%s); "+
+		"only the user ends, restarts or unhooks a loop: type %s in that session, or run \"ralph-loop cancel --session %s\" in your own terminal",
+		command, who, session, why, h.cancel(), session)
+}
+
+// StopUnseen is the notice of a stop blocked as the loop stood because whether it came from
+// the loop's host cannot be told (why).
+func StopUnseen(why string) string {
+	return fmt.Sprintf("ralph-loop: warning: ralph-loop cannot tell whether this stop came from the session's host (%s); it is blocked as the loop stood", why)
+}
+
 // RefusedOtherHost answers a loop command sent by another host of a session whose loop
 // belongs to a host process that still runs (comm, pid).
 func RefusedOtherHost(command, comm string, pid int, session string, h Words) string {
@@ -76,6 +90,32 @@ func Pending(ps []state.Pending, h Words) string {
 		return ""
 	}
 	return "ralph-loop: " + strings.Join(parts, "; ")
+}
+
+// UnverifiedNotice tells the user that the session's loop is active but its state was
+// changed outside ralph-loop and cannot be verified (why): nothing its files say is taken,
+// and at a stop (stop) the stop is blocked.
+func UnverifiedNotice(why string, h Words, stop bool) string {
+	s := fmt.Sprintf("ralph-loop: this session's loop is active, but its state was changed outside ralph-loop and cannot be verified (%s): "+
+		"it is not taken as ended, nor any promise in it", why)
+	if stop {
+		s += ", so this stop is blocked"
+	}
+	return s + fmt.Sprintf("; %s ends the loop (or \"ralph-loop cancel\" in your own terminal)", h.cancel())
+}
+
+// UnverifiedReason is the block reason the agent reads when its stop is blocked because
+// the loop's state cannot be verified.
+func UnverifiedReason(why string, h Words) string {
+	return fmt.Sprintf("ralph-loop: your stop was blocked: this session's loop is still active, but its state was changed outside "+
+		"ralph-loop and cannot be verified (%s), so nothing you output was judged. Keep working on the task you were given; only "+
+		"the user ends the loop, with %s.", why, h.cancel())
+}
+
+// ArmUnverified is for a loop not armed because the session's active loop cannot be
+// verified (err).
+func ArmUnverified(err error, h Words) string {
+	return Errorf("could not start the loop: %v; end that loop first with %s", err, h.cancel())
 }
 
 // ConfigRefused is the reason a settings change that would unhook ralph-loop is refused

@@ -531,6 +531,9 @@ func NoProgress(l *state.Loop, h Words) string {
 
 // Cancelled is the reason shown when /cancel-ralph ends a loop.
 func Cancelled(l *state.Loop) string {
+	if l.Unverified != "" {
+		return "ralph loop cancelled (its state had been changed outside ralph-loop and could not be verified: " + l.Unverified + ")"
+	}
 	return fmt.Sprintf("ralph loop cancelled at iteration %d/%d", l.Iteration, l.MaxIterations)
 }
 
@@ -562,6 +565,9 @@ func resumeHint(l *state.Loop, h Words) string {
 // EndedUnseen tells the user how a loop ended that they did not see end: a cancel from a
 // terminal or from inside the session, the session's end, or anything else.
 func EndedUnseen(l *state.Loop, h Words) string {
+	if l.Unverified != "" {
+		return fmt.Sprintf("ralph-loop: this session's loop, whose state could not be verified, was ended at %s by %s", clock(l.EndedAt), EndedBy(l.EndedBy))
+	}
 	at := fmt.Sprintf("at iteration %d/%d (%s)", l.Iteration, l.MaxIterations, clock(l.EndedAt))
 	switch {
 	case l.EndedBy == state.ByTerminal:

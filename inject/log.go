@@ -163,6 +163,17 @@ func ReasonSentBy(command, sender, session string) string {
 	return fmt.Sprintf("%s sent by %s", command, sender)
 }
 
+// ReasonUnverified is for a stop blocked because the active loop's state cannot be verified.
+func ReasonUnverified(why string) string {
+	return "its state cannot be verified (" + why + "); the stop was blocked"
+}
+
+// ReasonUnverifiedEnded is the end reason of a loop whose state could not be verified,
+// ended by the user (why).
+func ReasonUnverifiedEnded(why, unverified string) string {
+	return why + "; its state had been changed outside ralph-loop and could not be verified (" + unverified + ")"
+}
+
 // ReasonRefused is for an attempt from inside the session to end, re-arm or unhook its loop.
 func ReasonRefused(what string) string { return "refused " + what }
 

@@ -46,6 +46,10 @@ var (
 	// ErrWrite means a state file could not be written (a full disk, a read-only file
 	// system): the decision taken stands, but it is not on disk.
 	ErrWrite = errors.New("could not write the state")
+	// ErrUnverified means a session's loop is active but none of its files can be verified
+	// (see UnverifiedError): it is neither taken as ended nor moved aside, and only the
+	// user's cancel ends it.
+	ErrUnverified = errors.New("the loop's state cannot be verified")
 	// ErrNotRegular means a state file is a symbolic link, a FIFO, a directory, a device or a
 	// file with other hard links: something planted, never read, written or followed.
 	ErrNotRegular = errors.New("not a regular file")
@@ -187,6 +191,9 @@ type Loop struct {
 	// (a terminal's cancel, the session's end) is told at the session's next stop or prompt.
 	Told     bool     `json:"told,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Unverified, on a loop that stands for one whose files could not be verified (see
+	// UnverifiedError), says what was changed; the loop's settings and counts are unknown.
+	Unverified string `json:"unverified,omitempty"`
 	// Spent is what the model used since arming, as the host recorded it.
 	Spent usage.Spent `json:"spent,omitzero"`
 
@@ -395,4 +402,6 @@ const (
 	ActSilent     = "hooks_silent" // the session's hooks stopped answering while its loop was active; another session was told
 	ActBudget     = "budget"       // --max-tokens or --max-cost ended the loop
 	ActError      = "error"
+	// ActUnverified: a stop blocked because the active loop's state could not be verified.
+	ActUnverified = "unverified"
 )

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -36,7 +37,9 @@ type Store struct {
 	// keepDir is the keep (see keep.go): ralph-loop's own copy of every loop, and the key
 	// its loop files are signed with.
 	keepDir string
-	macKey  []byte
+	// keyRead, ring: the two copies of the key, as read once (see keys).
+	keyRead bool
+	ring    keyring
 	// LockWait bounds the wait for a session lock.
 	LockWait time.Duration
 	// Warn, if set, is told in one line of what the store repaired on its own: a file planted
@@ -166,6 +169,8 @@ type Tx struct {
 	store  *Store
 	id     string
 	events []Event
+	// unverified: the session's active loop could not be verified (Seize).
+	unverified *UnverifiedError
 	// newToolLog: the loop saved starts its tool log afresh (see ResetToolLog).
 	newToolLog bool
 }
@@ -199,13 +204,30 @@ func (s *Store) update(ctx context.Context, id string, seize bool, fn func(tx *T
 	defer held.unlock()
 	s.removeStaleTemps(id)
 	s.sweep(id)
-	cur, repair, err := s.readChecked(id)
+	tx := &Tx{store: s, id: id}
+	c, err := s.check(id)
+	var u *UnverifiedError
+	if errors.As(err, &u) && seize {
+		// The user ends a loop that cannot be verified: fn gets no loop, and what it
+		// saves takes the place of the files that could not be verified.
+		tx.unverified, err = u, nil
+	}
 	if err != nil {
 		return err
 	}
-	tx := &Tx{store: s, id: id}
+	cur, repair := c.loop, c.repair
 	if repair != nil {
 		s.restore(tx, cur, repair)
+	}
+	// What the witnesses record, as it was before fn (which may change cur in place).
+	witnessed := cur != nil && cur.Status == Active && !c.rewitness && repair == nil
+	var wasID string
+	var wasOwner Owner
+	if witnessed {
+		wasID = cur.LoopID
+		if cur.Owner != nil {
+			wasOwner = *cur.Owner
+		}
 	}
 	next, err := fn(tx, cur)
 	if err != nil {
@@ -236,11 +258,22 @@ func (s *Store) update(ctx context.Context, id string, seize bool, fn func(tx *T
 				return err
 			}
 		}
+		if tx.unverified != nil {
+			if _, err := os.Lstat(s.loopPath(id)); err == nil {
+				s.moveAside(s.loopPath(id), fmt.Errorf("session %s's loop file could not be verified", id))
+			}
+		}
 		if err := s.save(next); err != nil {
 			if archived != "" {
 				os.Remove(archived) // cur stays the session's loop
 			}
 			return err
+		}
+		switch {
+		case next.Status != Active:
+			s.removeWitnesses(id)
+		case !witnessed || wasID != next.LoopID || next.Owner == nil && wasOwner != (Owner{}) || next.Owner != nil && *next.Owner != wasOwner:
+			s.writeWitnesses(next)
 		}
 		if toolLogSize > 0 {
 			s.emptyToolLog(id, toolLogSize)
@@ -274,6 +307,10 @@ func (s *Store) removeStaleTemps(id string) {
 		}
 	}
 }
+
+// Unverified is the session's active loop that could not be verified, when the transaction
+// is the user's (Seize) and was given no loop for it; nil otherwise.
+func (tx *Tx) Unverified() *UnverifiedError { return tx.unverified }
 
 // Record queues an event for the session's log.
 func (tx *Tx) Record(e Event) {
@@ -466,7 +503,6 @@ func (s *Store) save(l *Loop) error {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	s.keepCopy(l.SessionID, data)
-	s.mark(l)
 	return nil
 }
 
@@ -608,8 +644,8 @@ func (s *Store) Quarantine(id string, now time.Time) (string, error) {
 	return to, syncDir(filepath.Dir(from))
 }
 
-// Sessions lists the ids of all sessions that have a state directory or a copy in the keep
-// (a session whose state directory was removed).
+// Sessions lists the ids of all sessions that have a state directory, a copy or a witness
+// in the keep (a session whose state directory was removed), or an active marker.
 func (s *Store) Sessions() ([]string, error) {
 	entries, err := os.ReadDir(filepath.Join(s.dir, "sessions"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -621,7 +657,14 @@ func (s *Store) Sessions() ([]string, error) {
 			ids = append(ids, e.Name())
 		}
 	}
-	return append(ids, s.keptOnly(ids)...), nil
+	ids = append(ids, s.keptOnly(ids)...)
+	marked, _ := s.Active()
+	for _, id := range marked {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }
 
 // Loops returns a session's current loop followed by its earlier ones, newest first.
@@ -630,6 +673,10 @@ func (s *Store) Loops(id string) ([]Loop, error) {
 	var loops []Loop
 	var errs []error
 	cur, err := s.Peek(id)
+	var u *UnverifiedError
+	if errors.As(err, &u) {
+		cur, err = u.Placeholder(), nil // active, though what else it is cannot be told
+	}
 	if err != nil {
 		errs = append(errs, err)
 	} else if cur != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -47,7 +48,8 @@ func cancelCommand() *cli.Command {
 			for _, id := range ids {
 				if all {
 					// Only sessions with an active loop: no lock for the others.
-					if l, err := env.Store.Peek(id); err != nil || l == nil || l.Status != state.Active {
+					l, err := env.Store.Peek(id)
+					if !errors.Is(err, state.ErrUnverified) && (err != nil || l == nil || l.Status != state.Active) {
 						continue
 					}
 				} else if l, err := env.Store.Peek(id); err == nil && l == nil && !exists(env.Store.SessionDir(id)) {
@@ -80,6 +82,10 @@ func cancelCommand() *cli.Command {
 // host is known and the process table shows this command is not below it.
 func cancelledBy(store *state.Store, id string) (by, why string) {
 	l, err := store.Peek(id)
+	var u *state.UnverifiedError
+	if errors.As(err, &u) {
+		l, err = u.Placeholder(), nil // its host, as its witness names it
+	}
 	switch {
 	case proc.Supported && err == nil && l != nil && l.Owner != nil:
 		return state.ByTerminal, "cancelled with ralph-loop cancel"
