@@ -1,9 +1,6 @@
 package proc
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Caller is who ran this process as a hook: the host, and how the hook got its input.
 type Caller struct {
@@ -67,19 +64,4 @@ func HookCaller() (Caller, error) {
 	}
 	c.SameSession = self.Session == c.Host.Session
 	return c, nil
-}
-
-// Descends reports whether anc is an ancestor of the process pid (not pid itself), or may
-// be: a chain that cannot be followed to its end counts as below anc.
-func Descends(pid int, anc ID) bool {
-	chain, err := Ancestors(pid)
-	if errors.Is(err, ErrIncomplete) {
-		return true
-	}
-	for _, a := range chain {
-		if a.ID.Same(anc) {
-			return true
-		}
-	}
-	return false
 }
