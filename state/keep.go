@@ -417,9 +417,10 @@ func sameOwner(a, b *Owner) bool {
 type checked struct {
 	loop   *Loop
 	repair *Repair
-	// rewitness: the loop is active and its witnesses are not both there and verified:
-	// the next save writes them.
-	rewitness bool
+	// rewitness: the loop is active and its witnesses are not both there, verified and
+	// naming it: the next save writes them. stale: the loop is over and witnesses are left
+	// (a write cut short): the next update removes them.
+	rewitness, stale bool
 }
 
 // readChecked reads a session's loop file and checks it against the keep. It returns the
@@ -487,13 +488,17 @@ func (s *Store) check(id string) (checked, error) {
 		repair = &Repair{Why: why, Copy: cdata}
 	}
 	if best != nil {
-		// A loop ralph-loop wrote, but not the active one its witness names: an earlier
-		// loop's file put back.
-		if wit.n > 0 && (wit.w == nil || wit.w.LoopID != best.LoopID) && (best.Status != Active || wit.w != nil) {
-			return checked{}, s.unverified(id, wit, "its state file and ralph-loop's copy were replaced by those of another loop, or its witness was changed")
+		// A loop ralph-loop wrote, but older than the active one its witness names (loop
+		// ids are ordered by time): an earlier loop's files put back. A newer one is a
+		// loop whose witness was not written yet (a write cut short): it is written next.
+		// An ended loop whose witness cannot be read cannot be told from one put back.
+		older := wit.w != nil && best.LoopID < wit.w.LoopID
+		if older || wit.n > 0 && wit.w == nil && best.Status != Active {
+			return checked{}, s.unverified(id, wit, "its state file and ralph-loop's copy were replaced by those of an earlier loop, or its witness was changed")
 		}
-		rewitness := best.Status == Active && (wit.n < 2 || wit.w == nil)
-		return checked{loop: best, repair: repair, rewitness: rewitness}, nil
+		rewitness := best.Status == Active && (wit.n < 2 || wit.w == nil || wit.w.LoopID != best.LoopID)
+		stale := best.Status != Active && wit.n > 0
+		return checked{loop: best, repair: repair, rewitness: rewitness, stale: stale}, nil
 	}
 	// Nothing verifies.
 	kept := wit.n > 0 || cdata != nil || cerr != nil

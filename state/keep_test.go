@@ -320,13 +320,13 @@ func TestUnverifiedActiveLoop(t *testing.T) {
 			other := reopen(s)
 			other.dir = s.dir + "-other" // the same key, another state directory
 			old := newLoop("s1")
-			old.LoopID = "earlier"
+			old.LoopID = NewLoopID(t0.Add(-time.Hour))
 			old.Finish(PromiseAccepted, ByPromise, "promise found", t0)
 			other.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return old, nil })
 			b, _ := os.ReadFile(other.loopPath("s1"))
 			os.WriteFile(s.loopPath("s1"), b, 0o600)
 			os.WriteFile(s.copyPath("s1"), b, 0o600)
-		}, "replaced by those of another loop"},
+		}, "replaced by those of an earlier loop"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -363,6 +363,45 @@ func TestUnverifiedActiveLoop(t *testing.T) {
 				t.Fatalf("after the user's cancel: %+v, %v (witnesses left: %v)", got, err, s.hasWitness("s1"))
 			}
 		})
+	}
+}
+
+// A write cut short between a new loop's file and its witnesses (a crash while arming):
+// the newer loop stands, and its witnesses are written at the next update; witnesses left
+// by an ended loop are removed.
+func TestWitnessesBehind(t *testing.T) {
+	s, first := keptStore(t)
+	witness, _ := os.ReadFile(s.keepWitnessPath("s1"))
+	marker, _ := os.ReadFile(s.activePath("s1"))
+	next := newLoop("s1")
+	next.LoopID = NewLoopID(t0.Add(time.Hour))
+	if err := s.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return next, nil }); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(s.keepWitnessPath("s1"), witness, 0o600) // still naming the first loop
+	os.WriteFile(s.activePath("s1"), marker, 0o600)
+	s = reopen(s)
+	if got, err := s.Peek("s1"); err != nil || got.LoopID != next.LoopID {
+		t.Fatalf("Peek = %+v, %v; want the newer loop %s (not %s)", got, err, next.LoopID, first.LoopID)
+	}
+	s.Update(context.Background(), "s1", func(_ *Tx, cur *Loop) (*Loop, error) { return cur, nil })
+	if w := s.readWitnesses("s1", s.key(false)); w.w == nil || w.w.LoopID != next.LoopID || w.n != 2 {
+		t.Fatalf("witnesses after the update: %+v", w)
+	}
+	// Ended, with its witnesses left behind.
+	s.Update(context.Background(), "s1", func(_ *Tx, cur *Loop) (*Loop, error) { cur.Finish(Cancelled, ByUser, "x", t0); return cur, nil })
+	w, _ := os.ReadFile(s.keepWitnessPath("s1"))
+	if len(w) != 0 {
+		t.Fatal("an ended loop's witness is left")
+	}
+	os.WriteFile(s.keepWitnessPath("s1"), witness, 0o600)
+	s = reopen(s)
+	if got, err := s.Peek("s1"); err != nil || got.Status != Cancelled {
+		t.Fatalf("Peek with a stale witness = %+v, %v", got, err)
+	}
+	s.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return nil, nil })
+	if s.hasWitness("s1") {
+		t.Error("the stale witness was not removed")
 	}
 }
 

@@ -219,6 +219,9 @@ func (s *Store) update(ctx context.Context, id string, seize bool, fn func(tx *T
 	if repair != nil {
 		s.restore(tx, cur, repair)
 	}
+	if c.stale {
+		s.removeWitnesses(id)
+	}
 	// What the witnesses record, as it was before fn (which may change cur in place).
 	witnessed := cur != nil && cur.Status == Active && !c.rewitness && repair == nil
 	var wasID string
