@@ -39,9 +39,9 @@ func (e *engine) stop(ctx context.Context) Reply {
 	st := e.judge(l)
 	if st == standUnseen {
 		// It may be the host's own stop: not let through, nor taken.
-		e.notTaken("stop")
 		n := inject.StopUnseen(e.unseen)
 		fmt.Fprintln(e.env.Stderr, n)
+		e.logBlocked(l, inject.ReasonUnseen("stop", e.who(), e.unseen))
 		return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockUnrecorded}, e.facts.Words), Notice: n}
 	}
 	if st.refused() {
@@ -278,7 +278,16 @@ func (e *engine) blockAnyway(l *state.Loop, d stopDecision, err error) Reply {
 	}
 	n := inject.StopUnrecorded(err)
 	fmt.Fprintln(e.env.Stderr, n)
+	e.logBlocked(l, inject.ReasonUnrecorded(err))
 	return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockUnrecorded}, w), Notice: n}
+}
+
+// logBlocked records, without the session's lock, a stop blocked as loop l stood.
+func (e *engine) logBlocked(l *state.Loop, why string) {
+	if err := e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration,
+		Action: state.ActError, Reason: why}); err != nil {
+		fmt.Fprintln(e.env.Stderr, inject.Error(err))
+	}
 }
 
 // blockUnverified blocks a stop of a session whose loop is active but cannot be verified:

@@ -80,6 +80,18 @@ const (
 	ReasonTurnEnded           = "the host ended the turn after a block (interrupted, API error or its stop-block cap); the loop goes on with the next prompt"
 )
 
+// ReasonUnseen is for an event of the loop's session from a process that may run below its
+// host, which cannot be told (why).
+func ReasonUnseen(event, who, why string) string {
+	return fmt.Sprintf("a %s event from %s, which may run inside the session (ralph-loop cannot tell: %s), was blocked and changed nothing", event, who, why)
+}
+
+// ReasonUnrecorded is for a stop blocked as the loop stood because its state could not be
+// read, reached or saved.
+func ReasonUnrecorded(err error) string {
+	return fmt.Sprintf("the stop was blocked as the loop stood: %v", err)
+}
+
 // ReasonNotTaken is for an event of the loop's session from another process than its host.
 func ReasonNotTaken(event, who string) string {
 	return fmt.Sprintf("a %s event from %s, which is not the loop's host, changed nothing", event, who)
