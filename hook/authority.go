@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -46,22 +47,44 @@ const (
 	standInside
 	// standOther: another host of the session, while the owner still runs.
 	standOther
+	// standUnseen: a process that may run below the loop's host, which cannot be told:
+	// its chain up to its host cannot be followed, or it runs in a process namespace below
+	// the host's (or one whose parents cannot be seen).
+	standUnseen
 )
 
 // refused reports whether an event of this standing may not change the loop.
-func (s standing) refused() bool { return s == standInside || s == standOther }
+func (s standing) refused() bool { return s == standInside || s == standOther || s == standUnseen }
 
 // caller returns who ran this hook (memoized); false when that cannot be told.
 func (e *engine) caller() (proc.Caller, bool) {
 	if !e.callerRead {
 		e.callerRead = true
 		if e.env.Caller != nil {
-			c, err := e.env.Caller()
-			e.callerOK = err == nil
-			e.callerInfo = c
+			e.callerInfo, e.callerErr = e.env.Caller()
+		} else {
+			e.callerErr = proc.ErrUnsupported
 		}
 	}
-	return e.callerInfo, e.callerOK
+	return e.callerInfo, e.callerErr == nil
+}
+
+// untraced reports whether the process table can be read but the chain from this hook up to
+// its host cannot be followed to its end: such a sender counts as inside an active loop.
+func (e *engine) untraced() bool {
+	e.caller()
+	return e.callerErr != nil && !errors.Is(e.callerErr, proc.ErrUnsupported)
+}
+
+// who names the sender of this event, for the log and the user.
+func (e *engine) who() string {
+	if c, ok := e.caller(); ok {
+		return c.String()
+	}
+	if e.untraced() {
+		return inject.Untraced(e.callerErr)
+	}
+	return "an unknown process"
 }
 
 // ownerOf is the owner record of a caller, or nil when its input is not one a host hands
@@ -73,18 +96,47 @@ func ownerOf(c proc.Caller) *state.Owner {
 		return nil
 	}
 	return &state.Owner{PID: c.Host.PID, Start: c.Host.Start, Boot: c.Host.Boot, Comm: c.Host.Comm,
-		Stdin: c.Stdin.Kind, Peer: c.Proved(), SameSession: c.SameSession}
+		Stdin: c.Stdin.Kind, Peer: c.Proved(), SameSession: c.SameSession, PidNS: c.PidNS}
 }
 
 func ownerID(o *state.Owner) proc.ID { return proc.ID{PID: o.PID, Start: o.Start, Boot: o.Boot} }
 
+// nsOf tells how a process in process namespace ns (this one's) stands to owner o's: unseen,
+// it may run below o without the process table showing it (its namespace is below o's, or
+// the namespaces above it cannot be seen); elsewhere, o runs in a namespace that is not
+// above this one, so this process is not below o, and whether o still runs cannot be seen.
+func nsOf(o *state.Owner, ns uint64) (unseen, elsewhere bool) {
+	if o.PidNS == 0 || ns == 0 || o.PidNS == ns {
+		return false, false
+	}
+	below, known := proc.NSBelow(o.PidNS)
+	return below || !known, !below && known
+}
+
 // judge tells how the sender of this event stands to loop l.
 func (e *engine) judge(l *state.Loop) standing {
 	c, ok := e.caller()
-	if !ok || l == nil || l.Owner == nil {
+	if l == nil || l.Owner == nil {
+		return standUnknown
+	}
+	if !ok {
+		if e.untraced() {
+			e.unseen = e.callerErr.Error() // cannot be told from a process below the owner
+			return standUnseen
+		}
 		return standUnknown
 	}
 	o := l.Owner
+	switch unseen, elsewhere := nsOf(o, c.PidNS); {
+	case unseen:
+		e.unseen = inject.OtherNamespace
+		return standUnseen
+	case elsewhere:
+		if e.belowActiveLoop() != nil {
+			return standInside
+		}
+		return standNew
+	}
 	if c.Host.ID.Same(ownerID(o)) {
 		// The owner itself, or a process that was exec'd in place of a tool the owner
 		// started, or one that feeds a hook its own input: only the way in tells them apart.
@@ -96,8 +148,15 @@ func (e *engine) judge(l *state.Loop) standing {
 		}
 		return standOwner
 	}
-	if proc.Descends(c.Host.PID, ownerID(o)) {
-		return standInside
+	chain, err := proc.Ancestors(c.Host.PID)
+	for _, p := range chain {
+		if p.ID.Same(ownerID(o)) {
+			return standInside
+		}
+	}
+	if errors.Is(err, proc.ErrIncomplete) {
+		e.unseen = err.Error()
+		return standUnseen
 	}
 	if proc.Alive(ownerID(o)) {
 		return standOther
@@ -129,38 +188,70 @@ func (e *engine) claim(l *state.Loop, st standing) {
 }
 
 // belowActiveLoop returns the active loop (of any session in the store) whose owner the
-// sender of this event runs below, or nil.
+// sender of this event runs below, or may run below (see OwnedLoops), or nil.
 func (e *engine) belowActiveLoop() *state.Loop {
 	c, ok := e.caller()
-	if !ok {
+	var a Ancestry
+	switch {
+	case ok:
+		a.Procs, a.Cut = proc.Ancestors(c.Host.PID)
+		a.PidNS = c.PidNS
+	case e.untraced():
+		a.Cut = e.callerErr
+	default:
 		return nil
 	}
-	chain, err := proc.Ancestors(c.Host.PID)
-	if err != nil {
-		return nil
-	}
-	l, _ := InsideLoop(e.env.Store, chain)
+	l, _ := InsideLoop(e.env.Store, a)
 	return l
 }
 
-// InsideLoop returns the active loop of store whose owner is one of the processes procs
-// (a command's ancestors, nearest first) and which of them it is; nil when none is.
-func InsideLoop(store *state.Store, procs []proc.Info) (*state.Loop, proc.Info) {
-	if m := OwnedLoops(store, procs); len(m) > 0 {
-		return m[0].Loop, m[0].Proc
+// Ancestry is what the process table says of who runs a command: its ancestors, nearest
+// first, and whether they could be followed to the end.
+type Ancestry struct {
+	Procs []proc.Info
+	// Cut, if not nil, says why the chain could not be followed to its end (wrapping
+	// proc.ErrIncomplete): it may run below any process.
+	Cut error
+	// PidNS names the process namespace the command runs in (0: unknown).
+	PidNS uint64
+}
+
+// SelfAncestry is this process's ancestry; ok is false where the process table cannot be
+// read at all.
+func SelfAncestry() (a Ancestry, ok bool) {
+	a.Procs, a.Cut = proc.SelfAncestors()
+	if errors.Is(a.Cut, proc.ErrUnsupported) {
+		return Ancestry{}, false
 	}
-	return nil, proc.Info{}
+	a.PidNS = proc.PidNS()
+	return a, true
+}
+
+// InsideLoop returns the active loop of store whose owner the command of ancestry a runs
+// below, or may run below (see OwnedLoops), and that owner; nil when there is none.
+func InsideLoop(store *state.Store, a Ancestry) (*state.Loop, Owned) {
+	if m := OwnedLoops(store, a); len(m) > 0 {
+		return m[0].Loop, m[0]
+	}
+	return nil, Owned{}
 }
 
 // Owned is an active loop and the process among a command's ancestors that owns it.
 type Owned struct {
 	Loop *state.Loop
 	Proc proc.Info
+	// Unseen, if not "", says why the owner was not seen among the ancestors although the
+	// command may run below it: its chain of parents cannot be followed to the end, or the
+	// owner runs in another process namespace. Proc is then the owner as recorded.
+	Unseen string
 }
 
-// OwnedLoops returns every active loop of store whose owner is one of the processes procs.
-func OwnedLoops(store *state.Store, procs []proc.Info) []Owned {
-	if len(procs) == 0 {
+// OwnedLoops returns every active loop of store whose owner is one of the ancestors of a
+// command (a), or may be one: when a's chain could not be followed to its end, every loop
+// whose owner still runs, and every loop whose owner runs in another process namespace
+// (whether it still runs cannot be seen from there).
+func OwnedLoops(store *state.Store, a Ancestry) []Owned {
+	if len(a.Procs) == 0 && a.Cut == nil && a.PidNS == 0 {
 		return nil
 	}
 	ids, err := store.Sessions()
@@ -170,14 +261,33 @@ func OwnedLoops(store *state.Store, procs []proc.Info) []Owned {
 	var out []Owned
 	for _, id := range ids {
 		l, err := store.Peek(id)
+		var u *state.UnverifiedError
+		if errors.As(err, &u) {
+			l, err = u.Placeholder(), nil // its host, as its witness names it
+		}
 		if err != nil || l == nil || l.Status != state.Active || l.Owner == nil {
 			continue
 		}
-		for _, p := range procs {
-			if p.ID.Same(ownerID(l.Owner)) {
-				out = append(out, Owned{l, p})
+		o := l.Owner
+		found := false
+		for _, p := range a.Procs {
+			if p.ID.Same(ownerID(o)) {
+				out = append(out, Owned{Loop: l, Proc: p})
+				found = true
 				break
 			}
+		}
+		if found {
+			continue
+		}
+		recorded := proc.Info{ID: ownerID(o), Comm: o.Comm}
+		unseen, elsewhere := nsOf(o, a.PidNS)
+		switch {
+		case unseen:
+			out = append(out, Owned{Loop: l, Proc: recorded, Unseen: inject.OtherNamespace})
+		case elsewhere:
+		case a.Cut != nil && proc.Alive(ownerID(o)):
+			out = append(out, Owned{Loop: l, Proc: recorded, Unseen: a.Cut.Error()})
 		}
 	}
 	return out
@@ -187,8 +297,7 @@ func OwnedLoops(store *state.Store, procs []proc.Info) []Owned {
 // of an active loop, or from another host of a session whose loop's owner still runs. nil
 // when it may act.
 func (e *engine) refuseLoopCommand(ctx context.Context, name string) *Reply {
-	c, ok := e.caller()
-	if !ok {
+	if _, ok := e.caller(); !ok && !e.untraced() {
 		return nil
 	}
 	l, _ := e.env.Store.Peek(e.ev.SessionID)
@@ -203,19 +312,24 @@ func (e *engine) refuseLoopCommand(ctx context.Context, name string) *Reply {
 	if !st.refused() && outer == nil {
 		return nil
 	}
-	what := inject.ReasonSentBy(name, c.String(), "")
+	who := e.who()
+	what := inject.ReasonSentBy(name, who, "")
 	if outer != nil && (l == nil || outer.SessionID != l.SessionID) && st != standInside {
 		// A host the agent of another session started: that session is told.
-		e.refusal(ctx, outer.SessionID, inject.ReasonSentBy(name, c.String(), e.ev.SessionID))
-		r := blockPrompt(inject.RefusedInside(name, c.String(), outer.SessionID, e.facts.Words))
+		e.refusal(ctx, outer.SessionID, inject.ReasonSentBy(name, who, e.ev.SessionID))
+		r := blockPrompt(inject.RefusedInside(name, who, outer.SessionID, e.facts.Words))
 		return &r
 	}
 	e.refusal(ctx, e.ev.SessionID, what)
+	if st == standUnseen {
+		r := blockPrompt(inject.RefusedUnseenPrompt(name, who, e.ev.SessionID, e.unseen, e.facts.Words))
+		return &r
+	}
 	if st == standOther {
 		r := blockPrompt(inject.RefusedOtherHost(name, l.Owner.Comm, l.Owner.PID, e.ev.SessionID, e.facts.Words))
 		return &r
 	}
-	r := blockPrompt(inject.RefusedInside(name, c.String(), e.ev.SessionID, e.facts.Words))
+	r := blockPrompt(inject.RefusedInside(name, who, e.ev.SessionID, e.facts.Words))
 	return &r
 }
 

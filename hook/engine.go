@@ -67,8 +67,15 @@ type engine struct {
 	start    time.Time
 	badInput bool
 	// Who ran the hook (see caller).
-	callerRead, callerOK bool
-	callerInfo           proc.Caller
+	callerRead bool
+	callerInfo proc.Caller
+	callerErr  error
+	// unverified: the session's loop is active but its state cannot be verified (look
+	// stood a placeholder for it).
+	unverified *state.UnverifiedError
+	// unseen says why whether the sender runs below the loop's host cannot be told (see
+	// standUnseen).
+	unseen string
 }
 
 func (e *engine) handle(ctx context.Context) Reply {
@@ -133,9 +140,16 @@ func (e *engine) session() bool {
 }
 
 // look is the cheap first look every event takes: the session's loop (nil if it has none)
-// and whether it is active. An unreadable state file is moved aside and reported.
+// and whether it is active. An unreadable state file is moved aside and reported; an
+// active loop whose state cannot be verified is stood for by a placeholder (e.unverified
+// says what was changed).
 func (e *engine) look() (*state.Loop, *Reply) {
 	l, err := e.env.Store.Peek(e.ev.SessionID)
+	var u *state.UnverifiedError
+	if errors.As(err, &u) {
+		e.unverified = u
+		return u.Placeholder(), nil
+	}
 	if err != nil {
 		r := e.stateError(err)
 		return nil, &r
@@ -144,8 +158,13 @@ func (e *engine) look() (*state.Loop, *Reply) {
 }
 
 // stateError turns a state failure into a message, moving a corrupt file aside so the next
-// hook starts clean. The agent is never held by it.
+// hook starts clean (never one of an active loop that cannot be verified). A stop of an
+// active loop never comes here (see blockAnyway).
 func (e *engine) stateError(err error) Reply {
+	var u *state.UnverifiedError
+	if errors.As(err, &u) {
+		return e.fail(inject.UnverifiedNotice(u.Why, e.facts.Words, false))
+	}
 	if errors.Is(err, state.ErrCorrupt) {
 		to, qerr := e.env.Store.Quarantine(e.ev.SessionID, e.env.Now())
 		if qerr == nil {
@@ -177,10 +196,7 @@ func (e *engine) notTaken(what string) {
 	if err != nil || l == nil {
 		return
 	}
-	who := "an unknown process"
-	if c, ok := e.caller(); ok {
-		who = c.String()
-	}
+	who := e.who()
 	_ = e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActRefused,
 		Reason: inject.ReasonNotTaken(what, who)})
 }

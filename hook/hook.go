@@ -208,13 +208,19 @@ func Cancel(ctx context.Context, env Env, sessionID, by, why string, told bool) 
 // update runs a state transaction. An unreadable state file is moved aside (to the path
 // returned) and the transaction runs again on a clean session.
 func update(ctx context.Context, env Env, id string, fn func(*state.Tx, *state.Loop) (*state.Loop, error)) (moved string, err error) {
-	err = env.Store.Update(ctx, id, fn)
+	return updateWith(ctx, env.Store.Update, env, id, fn)
+}
+
+// updateWith is update through the store's Update or Seize.
+func updateWith(ctx context.Context, run func(context.Context, string, func(*state.Tx, *state.Loop) (*state.Loop, error)) error,
+	env Env, id string, fn func(*state.Tx, *state.Loop) (*state.Loop, error)) (moved string, err error) {
+	err = run(ctx, id, fn)
 	if errors.Is(err, state.ErrCorrupt) {
 		to, qerr := env.Store.Quarantine(id, env.Now())
 		if qerr != nil {
 			return "", errors.Join(err, qerr)
 		}
-		return to, env.Store.Update(ctx, id, fn)
+		return to, run(ctx, id, fn)
 	}
 	return "", err
 }
@@ -225,7 +231,22 @@ func finish(ctx context.Context, env Env, sessionID string, status state.Status,
 	env.defaults()
 	now := env.Now()
 	var done *state.Loop
-	_, err := update(ctx, env, sessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+	run := env.Store.Update
+	if status == state.Cancelled {
+		// The user's cancel: a lock a stuck process does not let go is taken over.
+		run = env.Store.Seize
+	}
+	_, err := updateWith(ctx, run, env, sessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil && tx.Unverified() != nil {
+			// The user's cancel of a loop whose state cannot be verified: what stands for
+			// it is ended, in place of the files that could not be verified.
+			cur = tx.Unverified().Placeholder()
+			if cur.LoopID == "" {
+				cur.LoopID = state.NewLoopID(now)
+			}
+			cur.StartedAt = now
+			why = inject.ReasonUnverifiedEnded(why, cur.Unverified)
+		}
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
 		}

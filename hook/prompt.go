@@ -96,6 +96,9 @@ func (e *engine) prompt(ctx context.Context) Reply {
 		}
 		return Reply{Notice: e.ended(ctx, l)}
 	}
+	if e.unverified != nil {
+		return Reply{Notice: inject.UnverifiedNotice(e.unverified.Why, e.facts.Words, false)}
+	}
 	st := e.judge(l)
 	if st.refused() {
 		return Reply{} // not the loop's host: the loop does not take it for the user's turn
@@ -226,6 +229,9 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	res, err := Arm(ctx, e.env, req)
 	if err != nil {
 		msg := inject.ArmFailed(err)
+		if errors.Is(err, state.ErrUnverified) {
+			msg = inject.ArmUnverified(err, e.facts.Words)
+		}
 		fmt.Fprintln(e.env.Stderr, msg)
 		return blockPrompt(msg)
 	}

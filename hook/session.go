@@ -76,6 +76,9 @@ func (e *engine) sessionStart(ctx context.Context) Reply {
 	if e.ev.Source == "resume" && e.facts.ResumeNoticeHidden {
 		return Reply{} // told at the first prompt, where the user sees it
 	}
+	if l.Status == state.Active && e.unverified != nil {
+		return Reply{Notice: inject.UnverifiedNotice(e.unverified.Why, e.facts.Words, false)}
+	}
 	if l.Status == state.Active && e.judge(l).refused() {
 		return Reply{}
 	}
@@ -99,7 +102,8 @@ func (e *engine) sessionEnd(ctx context.Context) Reply {
 		return Reply{}
 	}
 	l, out := e.active()
-	if l == nil {
+	if l == nil || e.unverified != nil {
+		// An active loop that cannot be verified goes on until the user ends it.
 		return orEmpty(out)
 	}
 	if e.judge(l).refused() {

@@ -33,10 +33,20 @@ func (e *engine) stop(ctx context.Context) Reply {
 	if l == nil || l.Status != state.Active {
 		return Reply{Notice: e.ended(ctx, l)}
 	}
+	if e.unverified != nil {
+		return e.blockUnverified()
+	}
 	if l.Paused() {
 		return Reply{} // a turn of the host's own while the loop waits for the user's prompt
 	}
 	st := e.judge(l)
+	if st == standUnseen {
+		// It may be the host's own stop: not let through, nor taken.
+		n := inject.StopUnseen(e.unseen)
+		fmt.Fprintln(e.env.Stderr, n)
+		e.logBlocked(l, inject.ReasonUnseen("stop", e.who(), e.unseen))
+		return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockUnrecorded}, e.facts.Words), Notice: n}
+	}
 	if st.refused() {
 		e.notTaken("stop")
 		return Reply{}
@@ -44,10 +54,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 	e.env.Store.Touch(e.ev.SessionID)
 	d, err := e.decideStop(ctx, st, start)
 	if err != nil {
-		if r, ok := e.blockAnyway(l, d.decided, d.verdict, &d.after, err); ok {
-			return r
-		}
-		return e.stateError(err)
+		return e.blockAnyway(l, d, err)
 	}
 	switch {
 	case d.paused || !d.decided:
@@ -61,7 +68,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		// The checks run without the lock (they may take minutes); then the decision is
 		// made again with their results, if the loop is still the one they checked.
 		if err := e.recheck(ctx, &d, start); err != nil {
-			return e.stateError(err)
+			return e.blockAnyway(l, d, err)
 		}
 		if !d.decided {
 			return Reply{} // cancelled or replaced meanwhile
@@ -271,35 +278,51 @@ func spentIn(ev state.Event, before, now usage.Spent) state.Event {
 	return ev
 }
 
-// writeGrace bounds how long stops are blocked on a decision that could not be saved (a
-// full disk): the loop cannot count them, so past it they are let through.
-const writeGrace = 10 * time.Minute
-
-// blockAnyway answers a stop whose state transaction failed when letting it through would
-// hand the loop to whoever made it fail: the decision to block could not be saved (a full
-// disk: for a while, the host's block cap the backstop), or the session's lock is held by a
-// process that is not ralph-loop. ok is false when the failure lets the stop through as
-// before.
-func (e *engine) blockAnyway(l *state.Loop, decided bool, v Verdict, after *state.Loop, err error) (Reply, bool) {
+// blockAnyway answers a stop of an active loop (l, as it stood before the stop) whose state
+// could not be read, reached or saved (err): the stop is blocked, never let through nor the
+// loop ended, and the user is told why. When the decision to block was made (d) and only
+// saving it failed (a full disk), the stop is blocked as decided; otherwise as the loop
+// stood. The host's own cap on blocked stops, and the user's cancel, end it.
+func (e *engine) blockAnyway(l *state.Loop, d stopDecision, err error) Reply {
 	w := e.facts.Words
-	switch {
-	case decided && v.Blocks() && errors.Is(err, state.ErrWrite) && e.env.Now().Sub(l.UpdatedAt) < writeGrace:
+	if d.decided && d.verdict.Blocks() && errors.Is(err, state.ErrWrite) {
 		n := inject.WriteFailed(err)
 		fmt.Fprintln(e.env.Stderr, n)
 		why := inject.Why{Kind: inject.BlockNoPromise}
-		switch v {
+		switch d.verdict {
 		case ContinueNoWork:
 			why.Kind = inject.BlockNoWork
 		case ContinueEarly:
 			why.Kind = inject.BlockEarly
 		}
-		return Reply{Block: true, Reason: inject.Continuation(after, why, w), Notice: n}, true
-	case errors.Is(err, state.ErrLockForeign):
-		n := inject.LockHeld(err)
-		fmt.Fprintln(e.env.Stderr, n)
-		return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockNoPromise}, w), Notice: n}, true
+		return Reply{Block: true, Reason: inject.Continuation(&d.after, why, w), Notice: n}
 	}
-	return Reply{}, false
+	n := inject.StopUnrecorded(err)
+	fmt.Fprintln(e.env.Stderr, n)
+	e.logBlocked(l, inject.ReasonUnrecorded(err))
+	return Reply{Block: true, Reason: inject.Continuation(l, inject.Why{Kind: inject.BlockUnrecorded}, w), Notice: n}
+}
+
+// logBlocked records, without the session's lock, a stop blocked as loop l stood.
+func (e *engine) logBlocked(l *state.Loop, why string) {
+	if err := e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration,
+		Action: state.ActError, Reason: why}); err != nil {
+		fmt.Fprintln(e.env.Stderr, inject.Error(err))
+	}
+}
+
+// blockUnverified blocks a stop of a session whose loop is active but cannot be verified:
+// nothing its files say is taken (neither an end nor a promise), the agent goes on, and the
+// user is told what was changed and how to end the loop.
+func (e *engine) blockUnverified() Reply {
+	u := e.unverified
+	n := inject.UnverifiedNotice(u.Why, e.facts.Words, true)
+	fmt.Fprintln(e.env.Stderr, n)
+	if err := e.env.Store.AppendEvent(e.ev.SessionID, state.Event{At: e.env.Now(), LoopID: u.LoopID, Action: state.ActUnverified,
+		Reason: inject.ReasonUnverified(u.Why)}); err != nil {
+		fmt.Fprintln(e.env.Stderr, inject.Error(err))
+	}
+	return Reply{Block: true, Reason: inject.UnverifiedReason(u.Why, e.facts.Words), Notice: n}
 }
 
 // yielded is the loop after a stop let through for the user's message: what the decision

@@ -15,8 +15,8 @@ func (e *engine) toolUsed() Reply {
 		return Reply{}
 	}
 	l, out := e.active()
-	if l == nil {
-		return orEmpty(out)
+	if l == nil || e.unverified != nil {
+		return orEmpty(out) // nothing to count a call for in a loop that cannot be verified
 	}
 	if e.judge(l).refused() {
 		return Reply{} // not the loop's host: no work of the loop's agent
@@ -39,7 +39,7 @@ func (e *engine) said() Reply {
 		return Reply{}
 	}
 	l, out := e.active()
-	if l == nil {
+	if l == nil || e.unverified != nil {
 		return orEmpty(out)
 	}
 	if e.judge(l).refused() {

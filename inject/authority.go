@@ -19,6 +19,20 @@ func RefusedInside(command, who, session string, h Words) string {
 		"\"ralph-loop cancel --session %s\" in your own terminal", command, who, session, h.cancel(), session)
 }
 
+// RefusedUnseenPrompt answers a loop command (command) whose sender (who) may run below the
+// host of session's active loop, which cannot be told (why).
+func RefusedUnseenPrompt(command, who, session, why string, h Words) string {
+	return fmt.Sprintf("ralph-loop: refused: %s came from %s, which may run inside the agent session %s: ralph-loop cannot tell (%s); "+
+		"only the user ends, restarts or unhooks a loop: type %s in that session, or run \"ralph-loop cancel --session %s\" in your own terminal",
+		command, who, session, why, h.cancel(), session)
+}
+
+// StopUnseen is the notice of a stop blocked as the loop stood because whether it came from
+// the loop's host cannot be told (why).
+func StopUnseen(why string) string {
+	return fmt.Sprintf("ralph-loop: warning: ralph-loop cannot tell whether this stop came from the session's host (%s); it is blocked as the loop stood", why)
+}
+
 // RefusedOtherHost answers a loop command sent by another host of a session whose loop
 // belongs to a host process that still runs (comm, pid).
 func RefusedOtherHost(command, comm string, pid int, session string, h Words) string {
@@ -32,6 +46,23 @@ func RefusedCommand(command, session, comm string, pid int) string {
 	return fmt.Sprintf("refused: %q runs inside the agent session %s (below %s, pid %d, the process that runs it), whose loop "+
 		"is active; only the user ends, restarts or unhooks a loop: type /cancel-ralph in that session, or run this in your own "+
 		"terminal, outside the agent", command, session, comm, pid)
+}
+
+// RefusedUnseen is the error of a ralph-loop command (cancel, start, install, uninstall)
+// that may run below the host of session's active loop (comm, pid): whether it does cannot
+// be told (why), so it is taken to.
+func RefusedUnseen(command, session, comm string, pid int, why string) string {
+	return fmt.Sprintf("refused: %q may run inside the agent session %s, whose loop is active: ralph-loop cannot tell whether it runs "+
+		"below %s (pid %d), the process that runs that session (%s); only the user ends, restarts or unhooks a loop: type /cancel-ralph "+
+		"in that session, or run this in your own terminal, outside the agent", command, session, comm, pid, why)
+}
+
+// OtherNamespace says why a command cannot tell whether it runs below a loop's host.
+const OtherNamespace = "it runs in another process namespace than that process, which it cannot see from there"
+
+// Untraced names a sender whose chain of parent processes cannot be followed to its host.
+func Untraced(err error) string {
+	return fmt.Sprintf("a process ralph-loop cannot trace to its host (%v)", err)
 }
 
 // Pending tells the user what happened to the session's loop since they last heard from it:
@@ -61,6 +92,32 @@ func Pending(ps []state.Pending, h Words) string {
 	return "ralph-loop: " + strings.Join(parts, "; ")
 }
 
+// UnverifiedNotice tells the user that the session's loop is active but its state was
+// changed outside ralph-loop and cannot be verified (why): nothing its files say is taken,
+// and at a stop (stop) the stop is blocked.
+func UnverifiedNotice(why string, h Words, stop bool) string {
+	s := fmt.Sprintf("ralph-loop: this session's loop is active, but its state was changed outside ralph-loop and cannot be verified (%s): "+
+		"it is not taken as ended, nor any promise in it", why)
+	if stop {
+		s += ", so this stop is blocked"
+	}
+	return s + fmt.Sprintf("; %s ends the loop (or \"ralph-loop cancel\" in your own terminal)", h.cancel())
+}
+
+// UnverifiedReason is the block reason the agent reads when its stop is blocked because
+// the loop's state cannot be verified.
+func UnverifiedReason(why string, h Words) string {
+	return fmt.Sprintf("ralph-loop: your stop was blocked: this session's loop is still active, but its state was changed outside "+
+		"ralph-loop and cannot be verified (%s), so nothing you output was judged. Keep working on the task you were given; only "+
+		"the user ends the loop, with %s.", why, h.cancel())
+}
+
+// ArmUnverified is for a loop not armed because the session's active loop cannot be
+// verified (err).
+func ArmUnverified(err error, h Words) string {
+	return Errorf("could not start the loop: %v; end that loop first with %s", err, h.cancel())
+}
+
 // ConfigRefused is the reason a settings change that would unhook ralph-loop is refused
 // (Claude Code's ConfigChange), for the host and the agent.
 func ConfigRefused(file, why string, h Words) string {
@@ -75,9 +132,10 @@ func HooksSilent(session, since string) string {
 		"after the last ralph-loop hook ran): its hooks were probably turned off or removed; \"ralph-loop status\" shows it", session, since)
 }
 
-// LockHeld is the notice of a stop blocked because the session's lock is held by a process
-// that is not ralph-loop.
-func LockHeld(err error) string {
+// StopUnrecorded is the notice of a stop blocked as the loop stood because its state could
+// not be read, reached or saved (err): a lock held by a process that is not ralph-loop or
+// that does not let it go, a file that cannot be written.
+func StopUnrecorded(err error) string {
 	return fmt.Sprintf("ralph-loop: warning: %v; this stop is blocked as the loop stood (its state could not be updated)", err)
 }
 
@@ -85,7 +143,7 @@ func LockHeld(err error) string {
 // saved (a full disk).
 func WriteFailed(err error) string {
 	return fmt.Sprintf("ralph-loop: warning: %v; this stop is blocked as decided, but the loop cannot count it until its state "+
-		"can be written (free some space); after 10 minutes like this, stops are let through", err)
+		"can be written (free some space)", err)
 }
 
 // CancelQueued is the notice of a stop let through for a cancel the user queued while the
@@ -125,6 +183,8 @@ func EndedBy(by string) string {
 		return "\"ralph-loop cancel\" run outside the session (a terminal)"
 	case state.ByInside:
 		return "\"ralph-loop cancel\" run inside the session (where who runs it cannot be told)"
+	case state.ByCommand:
+		return "\"ralph-loop cancel\", run where ralph-loop could not tell whether it was inside the session"
 	case state.ByNewLoop:
 		return "a new loop armed in the session"
 	case state.BySessionEnd:

@@ -35,9 +35,10 @@ func StateNotMoved(err, moveErr error) string {
 	return Errorf("%v; moving it aside failed too: %v", err, moveErr)
 }
 
-// LockStuck is for the session's lock was not had in time; the stop is let through.
+// LockStuck is for the session's lock was not had in time (at an event other than a stop,
+// which is blocked instead): nothing was changed.
 func LockStuck(err error) string {
-	return Errorf("%v; another ralph-loop process is stuck, so this stop is allowed", err)
+	return Errorf("%v; nothing was changed", err)
 }
 
 // NothingStarted is for a loop command refused before anything was armed.

@@ -255,6 +255,8 @@ const (
 	BlockWrongToken
 	// BlockEarly: the promise came before --min-iterations.
 	BlockEarly
+	// BlockUnrecorded: the loop's state could not be updated, so nothing was judged.
+	BlockUnrecorded
 )
 
 // Why says why a stop was blocked: one of the Block kinds, with the failed check
@@ -310,6 +312,8 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 		fmt.Fprintf(&b, "the completion marker was not in your output. You wrote %s, which is not the marker: the marker is exactly %s.\n", cutUnits(w.Other, 300), marker)
 	case BlockEarly:
 		early(&b, l)
+	case BlockUnrecorded:
+		b.WriteString("ralph-loop could not update this loop's state (the user is told why), so nothing you output was judged this time.\n")
 	default:
 		b.WriteString("the completion marker was not in your output.\n")
 	}
@@ -539,6 +543,9 @@ func NoProgress(l *state.Loop, h Words) string {
 
 // Cancelled is the reason shown when /cancel-ralph ends a loop.
 func Cancelled(l *state.Loop) string {
+	if l.Unverified != "" {
+		return "ralph loop cancelled (its state had been changed outside ralph-loop and could not be verified: " + l.Unverified + ")"
+	}
 	return fmt.Sprintf("ralph loop cancelled at iteration %d/%d", l.Iteration, l.MaxIterations)
 }
 
@@ -570,10 +577,16 @@ func resumeHint(l *state.Loop, h Words) string {
 // EndedUnseen tells the user how a loop ended that they did not see end: a cancel from a
 // terminal or from inside the session, the session's end, or anything else.
 func EndedUnseen(l *state.Loop, h Words) string {
+	if l.Unverified != "" {
+		return fmt.Sprintf("ralph-loop: this session's loop, whose state could not be verified, was ended at %s by %s", clock(l.EndedAt), EndedBy(l.EndedBy))
+	}
 	at := fmt.Sprintf("at iteration %d/%d (%s)", l.Iteration, l.MaxIterations, clock(l.EndedAt))
 	switch {
 	case l.EndedBy == state.ByTerminal:
 		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l, h)
+	case l.EndedBy == state.ByCommand:
+		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\", run where ralph-loop could not tell whether it was " +
+			"inside this session (a tool call or a shell command, not " + h.cancel() + ") or outside it, " + at + resumeHint(l, h)
 	case l.EndedBy == state.ByInside:
 		return "ralph-loop: this session's loop was cancelled by \"ralph-loop cancel\" run inside this session (a tool call or a shell command, not " +
 			h.cancel() + ") " + at + resumeHint(l, h)

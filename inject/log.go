@@ -80,6 +80,18 @@ const (
 	ReasonTurnEnded           = "the host ended the turn after a block (interrupted, API error or its stop-block cap); the loop goes on with the next prompt"
 )
 
+// ReasonUnseen is for an event of the loop's session from a process that may run below its
+// host, which cannot be told (why).
+func ReasonUnseen(event, who, why string) string {
+	return fmt.Sprintf("a %s event from %s, which may run inside the session (ralph-loop cannot tell: %s), was blocked and changed nothing", event, who, why)
+}
+
+// ReasonUnrecorded is for a stop blocked as the loop stood because its state could not be
+// read, reached or saved.
+func ReasonUnrecorded(err error) string {
+	return fmt.Sprintf("the stop was blocked as the loop stood: %v", err)
+}
+
 // ReasonNotTaken is for an event of the loop's session from another process than its host.
 func ReasonNotTaken(event, who string) string {
 	return fmt.Sprintf("a %s event from %s, which is not the loop's host, changed nothing", event, who)
@@ -161,6 +173,17 @@ func ReasonSentBy(command, sender, session string) string {
 		return fmt.Sprintf("%s sent by %s (in session %s)", command, sender, session)
 	}
 	return fmt.Sprintf("%s sent by %s", command, sender)
+}
+
+// ReasonUnverified is for a stop blocked because the active loop's state cannot be verified.
+func ReasonUnverified(why string) string {
+	return "its state cannot be verified (" + why + "); the stop was blocked"
+}
+
+// ReasonUnverifiedEnded is the end reason of a loop whose state could not be verified,
+// ended by the user (why).
+func ReasonUnverifiedEnded(why, unverified string) string {
+	return why + "; its state had been changed outside ralph-loop and could not be verified (" + unverified + ")"
 }
 
 // ReasonRefused is for an attempt from inside the session to end, re-arm or unhook its loop.

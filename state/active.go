@@ -10,7 +10,8 @@ import (
 
 // The state directory's active/<session-id> files mark the sessions whose loop is active:
 // made when a loop starts, removed when it ends, and touched by every hook event of the
-// session, so that their time is when a hook of the session last ran. A process that only
+// session, so that their time is when a hook of the session last ran. Each is also one of
+// the loop's two witnesses (see keep.go). A process that only
 // needs to know whether a session has a loop (opencode's plugin, before it runs ralph-loop
 // for a tool call) looks for the file; status and the hooks of other sessions compare its
 // time with the session's transcript, to tell when a session's hooks stopped answering.
@@ -20,27 +21,6 @@ func (s *Store) activePath(id string) string { return filepath.Join(s.ActiveDir(
 // ActiveDir is the directory of the active markers (opencode's plugin asks for it once, to
 // skip sessions without a loop).
 func (s *Store) ActiveDir() string { return filepath.Join(s.dir, "active") }
-
-// mark makes or removes a session's active marker after its loop was saved.
-func (s *Store) mark(l *Loop) {
-	path := s.activePath(l.SessionID)
-	if l.Status != Active {
-		os.Remove(path)
-		return
-	}
-	if _, err := os.Lstat(path); err == nil {
-		s.Touch(l.SessionID)
-		return
-	}
-	if err := s.ensureDir(filepath.Dir(path)); err != nil {
-		return
-	}
-	if f, err := openState(path, os.O_WRONLY|os.O_CREATE, 0o600); err == nil {
-		f.Close()
-	} else if errors.Is(err, ErrNotRegular) {
-		s.moveAside(path, err)
-	}
-}
 
 // Touch records that a hook of the session ran now (nothing when its loop is not active).
 func (s *Store) Touch(id string) {

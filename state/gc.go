@@ -67,11 +67,11 @@ func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryR
 	}
 	// The whole session is removed under its lock, so that a hook arming a loop there waits,
 	// then finds the lock file gone and takes a new one (see lock).
-	unlock, err := s.lock(ctx, id)
+	held, err := s.lock(ctx, id, false)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer held.unlock()
 	s.removeStaleTemps(id)
 	cur, repair, err := s.readChecked(id)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,7 +191,7 @@ func TestStateAndKeepRemoved(t *testing.T) {
 	s, _ := keptStore(t)
 	os.RemoveAll(s.Dir())
 	os.RemoveAll(s.KeepDir())
-	s.macKey = nil
+	s.keyRead = false
 	if l, err := s.Peek("s1"); l != nil || err != nil {
 		t.Fatalf("Peek = %+v, %v", l, err)
 	}
@@ -246,5 +247,178 @@ func TestGCAndTheKeep(t *testing.T) {
 	}
 	if got, _ := s.Peek("s1"); got != nil {
 		t.Errorf("the removed session's loop came back: %+v", got)
+	}
+}
+
+// The key is kept twice, in the keep and in the state directory: with either removed, the
+// loop still verifies, and the next write puts the missing one back. Two keys that differ
+// verify nothing.
+func TestKeyKeptTwice(t *testing.T) {
+	for _, gone := range []int{0, 1} {
+		s, l := keptStore(t)
+		path := s.keyPaths()[gone]
+		os.Remove(path)
+		s = reopen(s)
+		got, err := s.Peek("s1")
+		if err != nil || got == nil || got.LoopID != l.LoopID || got.Status != Active {
+			t.Fatalf("Peek with %s removed = %+v, %v", path, got, err)
+		}
+		if err := s.Update(context.Background(), "s1", func(_ *Tx, cur *Loop) (*Loop, error) { return cur, nil }); err != nil {
+			t.Fatal(err)
+		}
+		if readKey(path) == nil {
+			t.Errorf("%s was not put back", path)
+		}
+	}
+	s, _ := keptStore(t)
+	os.WriteFile(s.keyPaths()[1], []byte(strings.Repeat("ab", 32)+"\n"), 0o600)
+	s = reopen(s)
+	if _, err := s.Peek("s1"); !errors.Is(err, ErrUnverified) || !strings.Contains(err.Error(), "differ") {
+		t.Fatalf("Peek with keys that differ = %v, want ErrUnverified", err)
+	}
+}
+
+// reopen is a store on the same directories, as the next hook process has.
+func reopen(s *Store) *Store {
+	n := NewStore(s.Dir())
+	n.SetKeepDir(s.KeepDir())
+	n.Warn = func(string) {}
+	return n
+}
+
+// An active loop none of whose files can be verified is neither taken as ended nor moved
+// aside: every reader gets an UnverifiedError naming the loop and its host as its witness
+// does; Update changes nothing; the user's Seize ends it, in place of the files.
+func TestUnverifiedActiveLoop(t *testing.T) {
+	owner := &Owner{PID: 42, Start: 7, Comm: "claude", Stdin: "socket"}
+	cases := []struct {
+		name   string
+		tamper func(s *Store)
+		why    string
+	}{
+		{"garbage over both", func(s *Store) {
+			os.WriteFile(s.loopPath("s1"), []byte("garbage"), 0o600)
+			os.WriteFile(s.copyPath("s1"), []byte("garbage"), 0o600)
+		}, "its state file was made unreadable; ralph-loop's copy of it was made unreadable"},
+		{"both removed", func(s *Store) {
+			os.Remove(s.loopPath("s1"))
+			os.Remove(s.copyPath("s1"))
+		}, "its state file was removed; ralph-loop's copy of it was removed"},
+		{"the copy removed, the file rewritten unsigned as accepted", func(s *Store) {
+			l, _ := s.Peek("s1")
+			l.Status = PromiseAccepted
+			b, _ := json.MarshalIndent(l, "", "  ")
+			os.WriteFile(s.loopPath("s1"), b, 0o600)
+			os.Remove(s.copyPath("s1"))
+		}, "its state file was rewritten without ralph-loop's signature; ralph-loop's copy of it was removed"},
+		{"the copy removed, one witness removed", func(s *Store) {
+			os.WriteFile(s.loopPath("s1"), []byte("garbage"), 0o600)
+			os.Remove(s.copyPath("s1"))
+			os.Remove(s.activePath("s1"))
+		}, "its state file was made unreadable; ralph-loop's copy of it was removed"},
+		{"an earlier loop's signed files put back", func(s *Store) {
+			other := reopen(s)
+			other.dir = s.dir + "-other" // the same key, another state directory
+			old := newLoop("s1")
+			old.LoopID = NewLoopID(t0.Add(-time.Hour))
+			old.Finish(PromiseAccepted, ByPromise, "promise found", t0)
+			other.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return old, nil })
+			b, _ := os.ReadFile(other.loopPath("s1"))
+			os.WriteFile(s.loopPath("s1"), b, 0o600)
+			os.WriteFile(s.copyPath("s1"), b, 0o600)
+		}, "replaced by those of an earlier loop"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, l := keptStore(t)
+			s.Update(context.Background(), "s1", func(_ *Tx, cur *Loop) (*Loop, error) { cur.Owner = owner; return cur, nil })
+			c.tamper(s)
+			s = reopen(s)
+			_, err := s.Peek("s1")
+			var u *UnverifiedError
+			if !errors.As(err, &u) || !strings.Contains(u.Why, c.why) || u.LoopID != l.LoopID || !sameOwner(u.Owner, owner) {
+				t.Fatalf("Peek = %v (%+v); want ErrUnverified saying %q, naming the loop and its host", err, u, c.why)
+			}
+			called := false
+			err = s.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { called = true; return nil, nil })
+			if !errors.Is(err, ErrUnverified) || called {
+				t.Fatalf("Update = %v (fn called: %v), want ErrUnverified before fn", err, called)
+			}
+			if _, err := s.GC(context.Background(), time.Now().Add(time.Hour), false); err == nil {
+				t.Error("gc passed over a loop it cannot verify without a word")
+			}
+			err = s.Seize(context.Background(), "s1", func(tx *Tx, cur *Loop) (*Loop, error) {
+				if cur != nil || tx.Unverified() == nil {
+					t.Errorf("Seize gave %+v, %v", cur, tx.Unverified())
+				}
+				end := tx.Unverified().Placeholder()
+				end.Finish(Cancelled, ByUser, "cancelled", t0)
+				return end, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := reopen(s).Peek("s1")
+			if err != nil || got.Status != Cancelled || got.Unverified == "" || s.hasWitness("s1") {
+				t.Fatalf("after the user's cancel: %+v, %v (witnesses left: %v)", got, err, s.hasWitness("s1"))
+			}
+		})
+	}
+}
+
+// A write cut short between a new loop's file and its witnesses (a crash while arming):
+// the newer loop stands, and its witnesses are written at the next update; witnesses left
+// by an ended loop are removed.
+func TestWitnessesBehind(t *testing.T) {
+	s, first := keptStore(t)
+	witness, _ := os.ReadFile(s.keepWitnessPath("s1"))
+	marker, _ := os.ReadFile(s.activePath("s1"))
+	next := newLoop("s1")
+	next.LoopID = NewLoopID(t0.Add(time.Hour))
+	if err := s.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return next, nil }); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(s.keepWitnessPath("s1"), witness, 0o600) // still naming the first loop
+	os.WriteFile(s.activePath("s1"), marker, 0o600)
+	s = reopen(s)
+	if got, err := s.Peek("s1"); err != nil || got.LoopID != next.LoopID {
+		t.Fatalf("Peek = %+v, %v; want the newer loop %s (not %s)", got, err, next.LoopID, first.LoopID)
+	}
+	s.Update(context.Background(), "s1", func(_ *Tx, cur *Loop) (*Loop, error) { return cur, nil })
+	if w := s.readWitnesses("s1", s.key(false)); w.w == nil || w.w.LoopID != next.LoopID || w.n != 2 {
+		t.Fatalf("witnesses after the update: %+v", w)
+	}
+	// Ended, with its witnesses left behind.
+	s.Update(context.Background(), "s1", func(_ *Tx, cur *Loop) (*Loop, error) { cur.Finish(Cancelled, ByUser, "x", t0); return cur, nil })
+	w, _ := os.ReadFile(s.keepWitnessPath("s1"))
+	if len(w) != 0 {
+		t.Fatal("an ended loop's witness is left")
+	}
+	os.WriteFile(s.keepWitnessPath("s1"), witness, 0o600)
+	s = reopen(s)
+	if got, err := s.Peek("s1"); err != nil || got.Status != Cancelled {
+		t.Fatalf("Peek with a stale witness = %+v, %v", got, err)
+	}
+	s.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return nil, nil })
+	if s.hasWitness("s1") {
+		t.Error("the stale witness was not removed")
+	}
+}
+
+// The file of a loop that is over, unreadable and with no copy, is corrupt as before (moved
+// aside by the hooks): nothing says a loop is active.
+func TestEndedLoopUnreadable(t *testing.T) {
+	s, _ := keptStore(t)
+	s.Update(context.Background(), "s1", func(_ *Tx, cur *Loop) (*Loop, error) {
+		cur.Finish(Cancelled, ByUser, "x", t0)
+		return cur, nil
+	})
+	if s.hasWitness("s1") {
+		t.Fatal("an ended loop's witnesses are still there")
+	}
+	os.WriteFile(s.loopPath("s1"), []byte("garbage"), 0o600)
+	os.Remove(s.copyPath("s1"))
+	if _, err := reopen(s).Peek("s1"); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Peek = %v, want ErrCorrupt", err)
 	}
 }

@@ -46,6 +46,10 @@ var (
 	// ErrWrite means a state file could not be written (a full disk, a read-only file
 	// system): the decision taken stands, but it is not on disk.
 	ErrWrite = errors.New("could not write the state")
+	// ErrUnverified means a session's loop is active but none of its files can be verified
+	// (see UnverifiedError): it is neither taken as ended nor moved aside, and only the
+	// user's cancel ends it.
+	ErrUnverified = errors.New("the loop's state cannot be verified")
 	// ErrNotRegular means a state file is a symbolic link, a FIFO, a directory, a device or a
 	// file with other hard links: something planted, never read, written or followed.
 	ErrNotRegular = errors.New("not a regular file")
@@ -206,6 +210,9 @@ type Loop struct {
 	// (a terminal's cancel, the session's end) is told at the session's next stop or prompt.
 	Told     bool     `json:"told,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// Unverified, on a loop that stands for one whose files could not be verified (see
+	// UnverifiedError), says what was changed; the loop's settings and counts are unknown.
+	Unverified string `json:"unverified,omitempty"`
 	// Spent is what the model used since arming, as the host recorded it.
 	Spent usage.Spent `json:"spent,omitzero"`
 
@@ -336,6 +343,9 @@ type Owner struct {
 	Stdin       string `json:"stdin"`
 	Peer        bool   `json:"peer,omitempty"`
 	SameSession bool   `json:"same_session,omitempty"`
+	// PidNS names the owner's process namespace (0: unknown): a process in another one
+	// cannot see whether it runs below the owner.
+	PidNS uint64 `json:"pid_ns,omitempty"`
 }
 
 // TranscriptPos is a read position in a host transcript.
@@ -414,6 +424,7 @@ const (
 	ByUser       = "user"           // the user's cancel command, typed in the session
 	ByTerminal   = "terminal"       // "ralph-loop cancel" outside the session
 	ByInside     = "inside-session" // "ralph-loop cancel" run inside the session where who runs it cannot be told
+	ByCommand    = "command"        // "ralph-loop cancel" where whether it ran inside the session cannot be told
 	ByNewLoop    = "new-loop"       // a new loop replaced it
 	BySessionEnd = "session-end"    // the session ended
 )
@@ -472,4 +483,6 @@ const (
 	ActInterrupt  = "interrupted"  // the user interrupted the turn (Codex's Interrupt): the loop ended
 	ActNotified   = "notified"     // a notification said the loop ended or paused (--notify)
 	ActError      = "error"
+	// ActUnverified: a stop blocked because the active loop's state could not be verified.
+	ActUnverified = "unverified"
 )

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -36,16 +37,38 @@ type Store struct {
 	// keepDir is the keep (see keep.go): ralph-loop's own copy of every loop, and the key
 	// its loop files are signed with.
 	keepDir string
-	macKey  []byte
+	// keyRead, ring: the two copies of the key, as read once (see keys).
+	keyRead bool
+	ring    keyring
 	// LockWait bounds the wait for a session lock.
 	LockWait time.Duration
 	// Warn, if set, is told in one line of what the store repaired on its own: a file planted
 	// in place of a log, moved aside.
 	Warn func(msg string)
-	// Foreign, if set, reports whether the lock file at path is held by a process that is
-	// not a live ralph-loop (one stopped, or another program): such a hold is not waited
-	// for; the lock moves to a fresh file and the holder keeps the old one.
-	Foreign func(path string) bool
+	// Holder, if set, says who holds the lock file at path (see LockHolder). A hold by
+	// anything but a live ralph-loop is not waited for: the lock moves to a fresh file and
+	// the holder keeps the old one.
+	Holder func(path string) LockHolder
+}
+
+// LockHolder is what can be told of who holds a session's lock.
+type LockHolder struct {
+	// Who names the holder for people ("" when it cannot be named).
+	Who string
+	// Foreign: the holder is not a live ralph-loop (a process stopped, or another program).
+	Foreign bool
+	// Gone: the process the kernel names as the holder is gone, yet the lock is held: it
+	// handed its open lock file on to another process. ralph-loop never does (its lock
+	// files are opened close-on-exec and held by the process that took them).
+	Gone bool
+}
+
+// heldBy names a lock's holder for an error, "" when it cannot be named.
+func heldBy(h LockHolder) string {
+	if h.Who == "" {
+		return ""
+	}
+	return " (held by " + h.Who + ")"
 }
 
 // NewStore returns the store rooted at dir. Nothing is created until a loop is saved.
@@ -146,6 +169,8 @@ type Tx struct {
 	store  *Store
 	id     string
 	events []Event
+	// unverified: the session's active loop could not be verified (Seize).
+	unverified *UnverifiedError
 	// newToolLog: the loop saved starts its tool log afresh (see ResetToolLog).
 	newToolLog bool
 }
@@ -157,23 +182,55 @@ type Tx struct {
 // keep.go), with an event and a notice for the session. A corrupt loop file with no copy
 // is reported as an error wrapping ErrCorrupt before fn is called.
 func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop) (*Loop, error)) error {
+	return s.update(ctx, id, false, fn)
+}
+
+// Seize is Update for the user's own cancel: a session lock not let go within LockWait is
+// taken over (moved aside, as one held by a process that is not ralph-loop), so that no
+// stuck process keeps the user from ending a loop. The process that held it cannot save
+// what it decided afterwards (see Update).
+func (s *Store) Seize(ctx context.Context, id string, fn func(tx *Tx, cur *Loop) (*Loop, error)) error {
+	return s.update(ctx, id, true, fn)
+}
+
+func (s *Store) update(ctx context.Context, id string, seize bool, fn func(tx *Tx, cur *Loop) (*Loop, error)) error {
 	if err := ValidSessionID(id); err != nil {
 		return err
 	}
-	unlock, err := s.lock(ctx, id)
+	held, err := s.lock(ctx, id, seize)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer held.unlock()
 	s.removeStaleTemps(id)
 	s.sweep(id)
-	cur, repair, err := s.readChecked(id)
+	tx := &Tx{store: s, id: id}
+	c, err := s.check(id)
+	var u *UnverifiedError
+	if errors.As(err, &u) && seize {
+		// The user ends a loop that cannot be verified: fn gets no loop, and what it
+		// saves takes the place of the files that could not be verified.
+		tx.unverified, err = u, nil
+	}
 	if err != nil {
 		return err
 	}
-	tx := &Tx{store: s, id: id}
+	cur, repair := c.loop, c.repair
 	if repair != nil {
 		s.restore(tx, cur, repair)
+	}
+	if c.stale {
+		s.removeWitnesses(id)
+	}
+	// What the witnesses record, as it was before fn (which may change cur in place).
+	witnessed := cur != nil && cur.Status == Active && !c.rewitness && repair == nil
+	var wasID string
+	var wasOwner Owner
+	if witnessed {
+		wasID = cur.LoopID
+		if cur.Owner != nil {
+			wasOwner = *cur.Owner
+		}
 	}
 	next, err := fn(tx, cur)
 	if err != nil {
@@ -181,6 +238,11 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 	}
 	if next == nil && repair != nil {
 		next = cur // the repair is saved even when fn changes nothing
+	}
+	if next != nil && !held.still() {
+		// Taken over while fn ran (this process was taken for stuck): what it decided is
+		// not saved over what the user did meanwhile.
+		return fmt.Errorf("%w: the session lock %s was taken over while this process held it; nothing was saved", ErrWrite, held.path)
 	}
 	if next != nil {
 		var toolLogSize int64 = -1
@@ -199,11 +261,22 @@ func (s *Store) Update(ctx context.Context, id string, fn func(tx *Tx, cur *Loop
 				return err
 			}
 		}
+		if tx.unverified != nil {
+			if _, err := os.Lstat(s.loopPath(id)); err == nil {
+				s.moveAside(s.loopPath(id), fmt.Errorf("session %s's loop file could not be verified", id))
+			}
+		}
 		if err := s.save(next); err != nil {
 			if archived != "" {
 				os.Remove(archived) // cur stays the session's loop
 			}
 			return err
+		}
+		switch {
+		case next.Status != Active:
+			s.removeWitnesses(id)
+		case !witnessed || wasID != next.LoopID || next.Owner == nil && wasOwner != (Owner{}) || next.Owner != nil && *next.Owner != wasOwner:
+			s.writeWitnesses(next)
 		}
 		if toolLogSize > 0 {
 			s.emptyToolLog(id, toolLogSize)
@@ -238,6 +311,10 @@ func (s *Store) removeStaleTemps(id string) {
 	}
 }
 
+// Unverified is the session's active loop that could not be verified, when the transaction
+// is the user's (Seize) and was given no loop for it; nil otherwise.
+func (tx *Tx) Unverified() *UnverifiedError { return tx.unverified }
+
 // Record queues an event for the session's log.
 func (tx *Tx) Record(e Event) {
 	e.Version = Version
@@ -254,8 +331,18 @@ func (tx *Tx) WriteTaskFile(loopID, task string) (string, error) {
 	return path, writeFileAtomic(path, []byte(task))
 }
 
-// lock takes the session's lock, waiting at most LockWait.
-func (s *Store) lock(ctx context.Context, id string) (func(), error) {
+// heldLock is a session lock this process holds.
+type heldLock struct {
+	path   string
+	unlock func()
+	// still reports whether the lock file held is still the session's (not moved aside by
+	// a process that took this one for stuck).
+	still func() bool
+}
+
+// lock takes the session's lock, waiting at most LockWait. With seize, a lock not let go
+// in that time is taken over.
+func (s *Store) lock(ctx context.Context, id string, seize bool) (heldLock, error) {
 	dir := s.SessionDir(id)
 	wait := s.LockWait
 	if wait <= 0 {
@@ -264,36 +351,42 @@ func (s *Store) lock(ctx context.Context, id string) (func(), error) {
 	deadline := time.Now().Add(wait)
 	path := filepath.Join(dir, "loop.lock")
 	for attempt := 0; ; attempt++ {
-		unlock, retry, err := s.tryLock(ctx, dir, path, time.Until(deadline))
+		held, h, retry, err := s.tryLock(ctx, dir, path, time.Until(deadline))
+		if errors.Is(err, ErrLockTimeout) && seize && attempt < 4 {
+			s.moveAside(path, fmt.Errorf("the session lock %s%s was not let go within %s; taken over for the user's cancel", path, heldBy(h), wait))
+			deadline = time.Now().Add(wait)
+			continue
+		}
 		// gc removes a session's directory, lock file included, while it holds the lock: a
 		// process that waited for that lock, or made the directory just before, has a lock
 		// nobody else sees. It takes the lock again, on the file now there.
 		if !retry || attempt == 4 {
 			if errors.Is(err, ErrLockTimeout) {
-				return nil, fmt.Errorf("lock %s: %w after %s", path, ErrLockTimeout, wait)
+				return heldLock{}, fmt.Errorf("lock %s: %w after %s%s", path, ErrLockTimeout, wait, heldBy(h))
 			}
 			if errors.Is(err, ErrLockForeign) {
-				return nil, fmt.Errorf("lock %s: %w", path, err)
+				return heldLock{}, fmt.Errorf("lock %s: %w%s", path, err, heldBy(h))
 			}
-			return unlock, err
+			return held, err
 		}
 	}
 }
 
 // tryLock takes the lock file at path once. retry reports a lock file removed or replaced
-// meanwhile (a concurrent gc).
-func (s *Store) tryLock(ctx context.Context, dir, path string, wait time.Duration) (unlock func(), retry bool, err error) {
+// meanwhile (a concurrent gc), or moved aside from a holder that is not ralph-loop; h is
+// what could be told of the holder when the lock was not had.
+func (s *Store) tryLock(ctx context.Context, dir, path string, wait time.Duration) (held heldLock, h LockHolder, retry bool, err error) {
 	if err := s.ensureDir(filepath.Dir(dir)); err != nil {
-		return nil, false, err
+		return held, h, false, err
 	}
 	if err := s.ensureDir(dir); err != nil {
-		return nil, false, err
+		return held, h, false, err
 	}
 	// The state directory holds tasks and transcripts' positions: keep it private even if
 	// something else created it more open.
 	if fi, err := os.Stat(s.dir); err == nil && fi.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(s.dir, 0o700); err != nil {
-			return nil, false, fmt.Errorf("make %s private: %w", s.dir, err)
+			return held, h, false, fmt.Errorf("make %s private: %w", s.dir, err)
 		}
 	}
 	// Something planted in place of the lock file (a link, a FIFO, a directory) is moved
@@ -305,45 +398,74 @@ func (s *Store) tryLock(ctx context.Context, dir, path string, wait time.Duratio
 	if wait <= 0 {
 		wait = time.Millisecond
 	}
-	foreign := func() bool { return s.Foreign != nil && s.Foreign(path) }
-	if err := acquire(ctx, fl, wait, foreign); err != nil {
+	holder := func() LockHolder {
+		if s.Holder == nil {
+			return LockHolder{}
+		}
+		return s.Holder(path)
+	}
+	if h, err = acquire(ctx, fl, wait, holder); err != nil {
 		if errors.Is(err, errForeign) {
-			s.moveAside(path, fmt.Errorf("the session lock %s is held by a process that is not a live ralph-loop", path))
-			return nil, true, err
+			s.moveAside(path, fmt.Errorf("the session lock %s is held by %s, not a live ralph-loop", path, orUnnamed(h.Who)))
+			return held, h, true, err
 		}
 		if errors.Is(err, ErrLockTimeout) {
-			return nil, false, err
+			if now := holder(); now.Who != "" {
+				h = now
+			}
+			return held, h, false, err
 		}
 		fl.Close()
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, true, err // the directory was removed after it was made
+			return held, h, true, err // the directory was removed after it was made
 		}
 		if isSymlinkErr(err) {
-			return nil, true, fmt.Errorf("lock %s: %w: the lock file is a symbolic link", path, ErrCorrupt)
+			return held, h, true, fmt.Errorf("lock %s: %w: the lock file is a symbolic link", path, ErrCorrupt)
 		}
-		return nil, false, fmt.Errorf("lock %s: %w", path, err)
+		return held, h, false, fmt.Errorf("lock %s: %w", path, err)
 	}
-	unlock = func() { fl.Unlock(); fl.Close() }
-	held, err1 := fl.Stat()
-	there, err2 := os.Lstat(path)
-	if err1 != nil || err2 != nil || !os.SameFile(held, there) {
+	unlock := func() { fl.Unlock(); fl.Close() }
+	still := func() bool {
+		mine, err1 := fl.Stat()
+		there, err2 := os.Lstat(path)
+		return err1 == nil && err2 == nil && os.SameFile(mine, there)
+	}
+	if !still() {
 		unlock()
-		return nil, true, fmt.Errorf("lock %s: the lock file was removed or replaced while waiting for it", path)
+		return held, h, true, fmt.Errorf("lock %s: the lock file was removed or replaced while waiting for it", path)
 	}
-	return unlock, false, nil
+	return heldLock{path: path, unlock: unlock, still: still}, h, false, nil
+}
+
+// orUnnamed names a lock holder, or says it cannot be named.
+func orUnnamed(who string) string {
+	if who == "" {
+		return "a process that cannot be named"
+	}
+	return who
 }
 
 // acquire takes fl, waiting at most wait. A busy lock is waited for with a blocking flock
 // rather than by polling (TryLockContext): the kernel hands it over the moment it is free,
-// which matters when many hooks of one session queue up. If the wait times out, fl is
-// released and closed as soon as the abandoned flock returns (the caller must not touch it).
-func acquire(ctx context.Context, fl *flock.Flock, wait time.Duration, foreign func() bool) error {
-	if ok, err := fl.TryLock(); ok || err != nil {
-		return err
-	}
-	if foreign() {
-		fl.Close()
-		return errForeign
+// which matters when many hooks of one session queue up. A lock held by anything but a live
+// ralph-loop (holder) is not waited for: errForeign. A holder the kernel names that is gone
+// is asked about again, a few times: it may have let go just now, and the lock be free or
+// held by another hook. If the wait times out, fl is released and closed as soon as the
+// abandoned flock returns (the caller must not touch it). h is the holder as last seen.
+func acquire(ctx context.Context, fl *flock.Flock, wait time.Duration, holder func() LockHolder) (h LockHolder, err error) {
+	for tries := 0; ; tries++ {
+		if ok, err := fl.TryLock(); ok || err != nil {
+			return h, err
+		}
+		h = holder()
+		if h.Foreign || h.Gone && tries == 2 {
+			fl.Close()
+			return h, errForeign
+		}
+		if !h.Gone {
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
 	done := make(chan error, 1)
 	go func() { done <- fl.Lock() }()
@@ -351,7 +473,7 @@ func acquire(ctx context.Context, fl *flock.Flock, wait time.Duration, foreign f
 	defer timer.Stop()
 	select {
 	case err := <-done:
-		return err
+		return h, err
 	case <-timer.C:
 	case <-ctx.Done():
 	}
@@ -361,7 +483,7 @@ func acquire(ctx context.Context, fl *flock.Flock, wait time.Duration, foreign f
 		}
 		fl.Close()
 	}()
-	return ErrLockTimeout
+	return h, ErrLockTimeout
 }
 
 // save writes a loop file, signed, and the keep's copy of it. A failure to write the loop
@@ -384,7 +506,6 @@ func (s *Store) save(l *Loop) error {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	s.keepCopy(l.SessionID, data)
-	s.mark(l)
 	return nil
 }
 
@@ -526,8 +647,8 @@ func (s *Store) Quarantine(id string, now time.Time) (string, error) {
 	return to, syncDir(filepath.Dir(from))
 }
 
-// Sessions lists the ids of all sessions that have a state directory or a copy in the keep
-// (a session whose state directory was removed).
+// Sessions lists the ids of all sessions that have a state directory, a copy or a witness
+// in the keep (a session whose state directory was removed), or an active marker.
 func (s *Store) Sessions() ([]string, error) {
 	entries, err := os.ReadDir(filepath.Join(s.dir, "sessions"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -539,7 +660,14 @@ func (s *Store) Sessions() ([]string, error) {
 			ids = append(ids, e.Name())
 		}
 	}
-	return append(ids, s.keptOnly(ids)...), nil
+	ids = append(ids, s.keptOnly(ids)...)
+	marked, _ := s.Active()
+	for _, id := range marked {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }
 
 // Loops returns a session's current loop followed by its earlier ones, newest first.
@@ -548,6 +676,10 @@ func (s *Store) Loops(id string) ([]Loop, error) {
 	var loops []Loop
 	var errs []error
 	cur, err := s.Peek(id)
+	var u *UnverifiedError
+	if errors.As(err, &u) {
+		cur, err = u.Placeholder(), nil // active, though what else it is cannot be told
+	}
 	if err != nil {
 		errs = append(errs, err)
 	} else if cur != nil {

@@ -14,65 +14,87 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// foreignLock reports whether the lock file at path is held by a process that is not a live
-// ralph-loop: a stopped process, or another program (by the file it runs, not its name).
-func foreignLock(path string) bool {
+// lockHolder says who holds the lock file at path: a live ralph-loop (waited for), or
+// anything else, which never is: a process stopped, another program (by the file it runs,
+// not its name), or a process that is gone although the lock is still held (it handed the
+// file on to another process; ralph-loop's own lock files are close-on-exec).
+func lockHolder(path string) state.LockHolder {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return false
+		return state.LockHolder{}
 	}
 	dev, ino, ok := devIno(fi)
 	if !ok {
-		return false
+		return state.LockHolder{}
 	}
 	pids, err := proc.LockHolders(dev, ino)
 	if err != nil {
-		return false
+		return state.LockHolder{}
 	}
 	self, err := os.Stat("/proc/self/exe")
 	if err != nil {
-		return false
+		return state.LockHolder{}
 	}
+	var h state.LockHolder
 	for _, pid := range pids {
 		p, err := proc.Read(pid)
-		if err != nil {
-			continue // gone
-		}
-		if p.Stopped {
-			return true
+		switch {
+		case err != nil || p.Zombie:
+			h.Gone = true
+			h.Who = fmt.Sprintf("a process that is gone (pid %d), whose lock file another process holds", pid)
+			continue
+		case p.Stopped:
+			return state.LockHolder{Foreign: true, Who: p.String() + ", stopped"}
 		}
 		// An exiting process has no program any more but still holds its files: unknown,
 		// so waited for.
-		if exe, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && !os.SameFile(exe, self) {
-			return true
+		exe, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid))
+		if err == nil && !os.SameFile(exe, self) {
+			return state.LockHolder{Foreign: true, Who: p.String()}
 		}
+		if err == nil {
+			return state.LockHolder{Who: p.String()} // a live ralph-loop
+		}
+		h = state.LockHolder{Who: p.String()}
 	}
-	return false
+	return h
 }
 
 // refuseInside returns the error of a command (what it is, for messages) that would end,
 // re-arm or unhook a loop, run below the host of an active loop: in the agent's shell, a
 // host the agent started, a script it wrote, or the host's own shell escape. Such a command
 // is refused whatever its spelling; the attempt is logged in the loop's session and the
-// user is told there. The loops looked at are those of stores (the command's own, and for
-// install and uninstall those its ancestors' hooks use). nil when it may act, or when
-// process ancestry cannot be read (the guard's reading of the command is then the only
+// user is told there. A command whose chain of parents cannot be followed to its end, or
+// that runs in another process namespace than a loop's host, may run below it, and is
+// refused too. The loops looked at are those of stores (the command's own, and for install
+// and uninstall those its ancestors' hooks use). nil when it may act, or when process
+// ancestry cannot be read at all (the guard's reading of the command is then the only
 // line, and status says so).
 func refuseInside(ctx context.Context, what string, stores ...*state.Store) error {
-	chain, err := proc.Ancestors(os.Getpid())
-	if err != nil {
+	a, ok := hook.SelfAncestry()
+	if !ok {
 		return nil
 	}
 	for _, s := range stores {
-		l, p := hook.InsideLoop(s, chain)
+		l, o := hook.InsideLoop(s, a)
 		if l == nil {
 			continue
 		}
-		env := hook.Env{Store: s}
-		_ = hook.RecordRefusal(ctx, env, l.SessionID, fmt.Sprintf("%q run by %s", what, chainString(chain, p)))
-		return fmt.Errorf("%s", inject.RefusedCommand(what, l.SessionID, p.Comm, p.PID))
+		return refused(ctx, s, o, what, a)
 	}
 	return nil
+}
+
+// refused records a refused command (what) in the session of the loop o, run by a process
+// of ancestry a, and returns its error.
+func refused(ctx context.Context, s *state.Store, o hook.Owned, what string, a hook.Ancestry) error {
+	env := hook.Env{Store: s}
+	if o.Unseen != "" {
+		_ = hook.RecordRefusal(ctx, env, o.Loop.SessionID, fmt.Sprintf("%q run where ralph-loop cannot tell whether it is below %s (%s)", what, o.Proc, o.Unseen))
+		return fmt.Errorf("%s", inject.RefusedUnseen(what, o.Loop.SessionID, o.Proc.Comm, o.Proc.PID, o.Unseen))
+	}
+	_ = hook.RecordRefusal(ctx, env, o.Loop.SessionID, fmt.Sprintf("%q run by %s", what, chainString(a.Procs, o.Proc)))
+	return fmt.Errorf("%s", inject.RefusedCommand(what, o.Loop.SessionID, o.Proc.Comm, o.Proc.PID))
 }
 
 // chainString names the processes from this one's parent up to the host p.
@@ -97,10 +119,7 @@ func ancestorStores() []*state.Store {
 	own := stateDir()
 	seen := map[string]bool{own: true}
 	out := []*state.Store{newStore()}
-	chain, err := proc.Ancestors(os.Getpid())
-	if err != nil {
-		return out
-	}
+	chain, _ := proc.SelfAncestors() // as far as it can be followed
 	for _, p := range chain {
 		env, err := proc.Environ(p.PID)
 		if err != nil {
@@ -146,28 +165,29 @@ func commandLine() string {
 // would change: the loop's hooks are the user's to change. An install into another home
 // or project (a test run under a loop) goes ahead.
 func refuseUnhook(ctx context.Context, h *install.Target, scope, dir string) error {
-	chain, err := proc.Ancestors(os.Getpid())
-	if err != nil {
+	a, ok := hook.SelfAncestry()
+	if !ok {
 		return nil
 	}
 	mine := scopeTarget(h, scope, os.Getenv, dir)
 	for _, s := range ancestorStores() {
-		for _, o := range hook.OwnedLoops(s, chain) {
+		for _, o := range hook.OwnedLoops(s, a) {
 			if o.Loop.Host != h.Name {
 				continue
 			}
+			// The host's environment and directory, where it can be seen (an owner not seen
+			// among the ancestors may be another process under its pid here).
 			getenv := os.Getenv
-			if env, err := proc.Environ(o.Proc.PID); err == nil {
+			if env, err := proc.Environ(o.Proc.PID); err == nil && o.Unseen == "" {
 				getenv = lookup(env)
 			}
 			theirs := []string{scopeTarget(h, scope, getenv, o.Loop.Cwd)}
-			if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", o.Proc.PID)); err == nil {
+			if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", o.Proc.PID)); err == nil && o.Unseen == "" {
 				theirs = append(theirs, scopeTarget(h, scope, getenv, cwd))
 			}
 			for _, t := range theirs {
 				if mine != "" && sameFile(mine, t) {
-					_ = hook.RecordRefusal(ctx, hook.Env{Store: s}, o.Loop.SessionID, fmt.Sprintf("%q run by %s", commandLine(), chainString(chain, o.Proc)))
-					return fmt.Errorf("%s", inject.RefusedCommand(commandLine(), o.Loop.SessionID, o.Proc.Comm, o.Proc.PID))
+					return refused(ctx, s, o, commandLine(), a)
 				}
 			}
 		}

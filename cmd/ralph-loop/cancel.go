@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -47,7 +48,8 @@ func cancelCommand() *cli.Command {
 			for _, id := range ids {
 				if all {
 					// Only sessions with an active loop: no lock for the others.
-					if l, err := env.Store.Peek(id); err != nil || l == nil || l.Status != state.Active {
+					l, err := env.Store.Peek(id)
+					if !errors.Is(err, state.ErrUnverified) && (err != nil || l == nil || l.Status != state.Active) {
 						continue
 					}
 				} else if l, err := env.Store.Peek(id); err == nil && l == nil && !exists(env.Store.SessionDir(id)) {
@@ -55,11 +57,7 @@ func cancelCommand() *cli.Command {
 					// there, as for status (exit 1; a typed id may be wrong).
 					return fmt.Errorf("session %s has no ralph loop", id)
 				}
-				by, why := state.ByTerminal, "cancelled with ralph-loop cancel"
-				if !proc.Supported && insideSession(id) {
-					// Where ancestry cannot be read, the session's variable is all there is to go on.
-					by, why = state.ByInside, "cancelled with ralph-loop cancel run inside the session (a tool call or a shell escape)"
-				}
+				by, why := cancelledBy(env.Store, id)
 				l, err := hook.Cancel(ctx, env, id, by, why, false)
 				if err != nil {
 					return fmt.Errorf("cancel the loop of session %s: %w", id, err)
@@ -79,6 +77,25 @@ func cancelCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// cancelledBy says who cancels session id's loop with this command, as far as ralph-loop can
+// tell (it has not been refused): outside the session ("a terminal") only when the loop's
+// host is known and the process table shows this command is not below it.
+func cancelledBy(store *state.Store, id string) (by, why string) {
+	l, err := store.Peek(id)
+	var u *state.UnverifiedError
+	if errors.As(err, &u) {
+		l, err = u.Placeholder(), nil // its host, as its witness names it
+	}
+	switch {
+	case proc.Supported && err == nil && l != nil && l.Owner != nil:
+		return state.ByTerminal, "cancelled with ralph-loop cancel"
+	case insideSession(id):
+		// Where who runs it cannot be told, the session's variable is all there is to go on.
+		return state.ByInside, "cancelled with ralph-loop cancel run inside the session (a tool call or a shell escape)"
+	}
+	return state.ByCommand, "cancelled with ralph-loop cancel, where ralph-loop could not tell whether it ran inside the session"
 }
 
 // insideSession reports whether this process runs inside the agent session id: a host's

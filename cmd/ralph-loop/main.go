@@ -187,7 +187,7 @@ func keepDir() string {
 func newStore() *state.Store {
 	s := state.NewStore(stateDir())
 	s.SetKeepDir(keepDir())
-	s.Foreign = foreignLock
+	s.Holder = lockHolder
 	return s
 }
 

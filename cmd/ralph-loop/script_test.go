@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -62,8 +63,13 @@ func TestScripts(t *testing.T) {
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1", // rewrite cmp files after a deliberate change
 		Condition: func(cond string) (bool, error) {
-			if cond == "root" {
+			switch cond {
+			case "root":
 				return os.Geteuid() == 0, nil
+			case "unshare":
+				// A process namespace of one's own, without privileges (unprivileged user
+				// namespaces are turned off on some systems).
+				return unshareWorks(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -113,6 +119,12 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+// unshareWorks reports whether an unprivileged process can run a command in a process
+// namespace of its own, with its own /proc.
+var unshareWorks = sync.OnceValue(func() bool {
+	return exec.Command("unshare", "-Urpf", "--mount-proc", "true").Run() == nil
+})
+
 // testsCatchUp are the scripts whose stops wait for a lagging transcript on purpose: they
 // test that wait (a transcript late or never there), or (hook-bad-input-large) a stop of
 // 50 MB without a transcript.
@@ -155,8 +167,9 @@ func catchUpWaits(dir string) int {
 //	fixture age-started SESSION DURATION        make the session's loop armed DURATION ago
 //	fixture processes-gone FILE                 the processes whose ids FILE lists are gone
 //	fixture mkfifo FILE                         make a FIFO (named pipe) at FILE
-//	fixture terminal CMD ARGS...                run a command as the user's terminal would: in a
-//	                                            process of its own, not below this one (so not
+//	fixture terminal CMD ARGS...                run a command as the user's terminal would: below
+//	                                            a process that leads a session of its own (the
+//	                                            terminal's shell), not below this one (so not
 //	                                            below the host of a loop armed from here), with its
 //	                                            output and exit code passed on
 func fixture(argv []string) int {
@@ -364,6 +377,11 @@ func runFixture(argv []string) error {
 		// script's.
 		for os.Getppid() == atoi(argv[1]) {
 			time.Sleep(time.Millisecond)
+		}
+		// The terminal's shell: the leader of a session of its own, which the command runs
+		// below.
+		if _, err := syscall.Setsid(); err != nil {
+			return err
 		}
 		dir := argv[2]
 		out, _ := os.Create(filepath.Join(dir, "out"))

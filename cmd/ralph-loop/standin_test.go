@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -21,7 +22,10 @@ import (
 // loop, and their effect is what the scripts check.
 //
 //	fixture host DIR               serve DIR/sock until asked to quit
-//	fixture ask DIR hook FILE      run "ralph-loop hook --host claude" with FILE as its input
+//	fixture ask DIR hook FILE      run the hook command lines of FILE's event that
+//	                               "ralph-loop install" wrote into $HOME/.claude/settings.json
+//	                               (without them, "ralph-loop hook --host claude"), with FILE
+//	                               as their input
 //	fixture ask DIR tool COMMAND   run COMMAND as the agent's shell tool would
 //	fixture ask DIR installed EVENT FILE
 //	                               run the command lines of EVENT's hooks in the Claude Code
@@ -76,7 +80,7 @@ func standinRun(req standinRequest) standinReply {
 	if req.Kind == "installed" {
 		return standinInstalled(req)
 	}
-	return standinHook(req, "ralph-loop hook --host claude")
+	return standinHook(req, "")
 }
 
 // standinInstalled runs the command lines of an event's hooks in the user's Claude Code
@@ -110,8 +114,8 @@ func standinInstalled(req standinRequest) standinReply {
 	return all
 }
 
-// standinHook runs one hook command line (kind hook) or tool call (kind tool) as the host
-// does.
+// standinHook runs one hook command line (kind hook; "": the one installed for the event)
+// or tool call (kind tool) as the host does.
 func standinHook(req standinRequest, hookCommand string) standinReply {
 	var cmd *exec.Cmd
 	switch req.Kind {
@@ -125,7 +129,13 @@ func standinHook(req standinRequest, hookCommand string) standinReply {
 			return standinReply{Stderr: err.Error(), Code: 1}
 		}
 		ours, theirs := os.NewFile(uintptr(fds[0]), "host"), os.NewFile(uintptr(fds[1]), "hook")
-		cmd = exec.Command("sh", "-c", hookCommand)
+		line := hookCommand
+		if line == "" {
+			if line, err = installedHook(payload); err != nil {
+				return standinReply{Stderr: err.Error(), Code: 1}
+			}
+		}
+		cmd = exec.Command("sh", "-c", line)
 		cmd.Stdin = theirs
 		defer theirs.Close()
 		go func() {
@@ -151,6 +161,43 @@ func standinHook(req standinRequest, hookCommand string) standinReply {
 		rep.Code = 1
 	}
 	return rep
+}
+
+// installedHook is the command line Claude Code would run for the hook event payload: the
+// one "ralph-loop install" wrote into the user's settings, or, where it wrote none,
+// "ralph-loop hook --host claude".
+func installedHook(payload []byte) (string, error) {
+	var ev struct {
+		Event string `json:"hook_event_name"`
+	}
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return "", fmt.Errorf("read the hook event: %w", err)
+	}
+	data, err := os.ReadFile(filepath.Join(os.Getenv("HOME"), ".claude", "settings.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return "ralph-loop hook --host claude", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &settings); err != nil {
+		return "", fmt.Errorf("read the settings: %w", err)
+	}
+	for _, m := range settings.Hooks[ev.Event] {
+		for _, h := range m.Hooks {
+			if strings.Contains(h.Command, "ralph-loop") {
+				return h.Command, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no ralph-loop hook for %s in the settings", ev.Event)
 }
 
 // fixtureAsk sends the stand-in host in dir one request and passes on its reply.

@@ -70,6 +70,9 @@ type loopView struct {
 	// with no hook of it running (its hooks were turned off).
 	HooksSilent string   `json:"hooks_silent,omitempty"`
 	Warnings    []string `json:"warnings,omitempty"`
+	// Unverified says what was changed of a loop whose state cannot be verified: only
+	// that it is active, and its id and host, are known.
+	Unverified string `json:"unverified,omitempty"`
 	// Tokens and CostUSD are what the model used since arming; CostUSD is null when a
 	// model used has no known price (Unpriced names them).
 	Tokens    int64    `json:"tokens"`
@@ -130,7 +133,7 @@ func view(store *state.Store, l state.Loop) loopView {
 		Status: l.Status, Iteration: l.Iteration, MaxIterations: l.MaxIterations, ToolCalls: l.ToolCalls,
 		MinToolCalls: l.MinToolCalls, CompletionPromise: l.CompletionPromise, OnPromiseNoWork: l.OnPromiseNoWork,
 		ArmedBy: l.ArmedBy, StartedAt: l.StartedAt, UpdatedAt: l.UpdatedAt, LastSeenAt: l.LastSeenAt,
-		EndedAt: l.EndedAt, EndReason: l.EndReason, EndedBy: l.EndedBy, Warnings: l.Warnings,
+		EndedAt: l.EndedAt, EndReason: l.EndReason, EndedBy: l.EndedBy, Warnings: l.Warnings, Unverified: l.Unverified,
 		Mode: mode(l), Checks: l.Checks, CheckHint: l.CheckHint, Sources: l.Sources,
 		Tokens: l.Spent.Total(), Unpriced: l.Spent.Unpriced, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost,
 	}
@@ -286,6 +289,9 @@ func statusWord(l state.Loop, now time.Time) string {
 	if l.Paused() {
 		return string(state.Paused)
 	}
+	if l.Status == state.Active && l.Unverified != "" {
+		return "ACTIVE (unverified)"
+	}
 	if l.Status == state.Active && now.Sub(l.LastSeenAt) > idleAfter {
 		return fmt.Sprintf("ACTIVE (idle %s)", age(now.Sub(l.LastSeenAt)))
 	}
@@ -376,6 +382,9 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	}
 	if l.EndedBy != "" {
 		row("ended by", inject.EndedBy(l.EndedBy))
+	}
+	if l.Unverified != "" {
+		row("unverified", l.Unverified)
 	}
 	if l.Status == state.Active {
 		if l.Owner != nil {

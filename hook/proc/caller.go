@@ -14,6 +14,8 @@ type Caller struct {
 	Stdin Stdin
 	// SameSession: this process runs in the host's session.
 	SameSession bool
+	// PidNS names the process namespace this process and its host run in (0: unknown).
+	PidNS uint64
 }
 
 // Proved reports whether the host itself made the socket this process reads its input
@@ -30,24 +32,27 @@ func (c Caller) String() string {
 	return s
 }
 
-// HookCaller finds who ran this process (see Caller). It fails where the process table
-// cannot be read.
+// HookCaller finds who ran this process (see Caller). It fails with ErrUnsupported where the
+// process table cannot be read, and with an error wrapping ErrIncomplete where the chain
+// up to the host cannot be followed (a process of it gone meanwhile): no depth bounds it.
 func HookCaller() (Caller, error) {
 	if !Supported {
 		return Caller{}, ErrUnsupported
 	}
 	self, err := Self()
 	if err != nil {
-		return Caller{}, err
+		return Caller{}, fmt.Errorf("%w: %w", ErrIncomplete, err)
 	}
-	c := Caller{Stdin: ReadStdin()}
+	c := Caller{Stdin: ReadStdin(), PidNS: PidNS()}
 	in := fd0(self.PID)
+	seen := map[int]bool{self.PID: true}
 	p := self
-	for i := 0; i < MaxDepth; i++ {
+	for {
 		q, err := Read(p.PPID)
-		if err != nil {
-			return Caller{}, err
+		if err != nil || seen[q.PID] || q.Start > p.Start {
+			return Caller{}, fmt.Errorf("find the host of %s: %w: its parent (pid %d) exited", self, ErrIncomplete, p.PPID)
 		}
+		seen[q.PID] = true
 		// Where a process's input cannot be named (macOS), shells are looked past instead.
 		passed := in != "" && fd0(q.PID) == in || in == "" && IsShell(q.Comm)
 		if !passed || q.PPID <= 1 {
@@ -57,23 +62,6 @@ func HookCaller() (Caller, error) {
 		c.Via = append(c.Via, q)
 		p = q
 	}
-	if c.Host.PID == 0 {
-		return Caller{}, fmt.Errorf("find the host of process %d: too deep", self.PID)
-	}
 	c.SameSession = self.Session == c.Host.Session
 	return c, nil
-}
-
-// Descends reports whether anc is an ancestor of the process pid (not pid itself).
-func Descends(pid int, anc ID) bool {
-	chain, err := Ancestors(pid)
-	if err != nil {
-		return false
-	}
-	for _, a := range chain {
-		if a.ID.Same(anc) {
-			return true
-		}
-	}
-	return false
 }

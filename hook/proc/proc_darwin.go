@@ -48,6 +48,15 @@ func Read(pid int) (Info, error) {
 // Self is this process.
 func Self() (Info, error) { return Read(os.Getpid()) }
 
+// hidden reports whether pid is a running process the table does not show to this user.
+func hidden(pid int) bool { return pid > 0 && unix.Kill(pid, 0) == unix.EPERM }
+
+// PidNS is 0: macOS has no process namespaces.
+func PidNS() uint64 { return 0 }
+
+// NSBelow: macOS has no process namespaces.
+func NSBelow(ns uint64) (below, known bool) { return false, true }
+
 // Environ is not read on macOS (it needs the process's arguments area).
 func Environ(pid int) ([]string, error) { return nil, ErrUnsupported }
 

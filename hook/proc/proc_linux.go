@@ -59,8 +59,69 @@ func parseStat(pid int, b []byte, boot string) (Info, error) {
 	}, nil
 }
 
-// Self is this process.
-func Self() (Info, error) { return Read(os.Getpid()) }
+// Self is this process, read through /proc/self: in a process namespace of its own whose
+// /proc is its parent's, os.Getpid names another process of the table.
+func Self() (Info, error) {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return Info{}, fmt.Errorf("read this process: %w", err)
+	}
+	pid, _, _ := strings.Cut(string(b), " ")
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		return Info{}, fmt.Errorf("read this process: malformed stat")
+	}
+	return parseStat(n, b, bootID())
+}
+
+// hidden reports whether pid is a running process the table does not show: one of another
+// user, under hidepid (a signal to it is not permitted, where one to a process that is
+// gone finds none).
+func hidden(pid int) bool { return pid > 0 && unix.Kill(pid, 0) == unix.EPERM }
+
+// initPidNS is the inode of the initial process namespace (the kernel's PROC_PID_INIT_INO).
+const initPidNS = 0xEFFFFFFC
+
+// NSBelow tells how this process's process namespace stands to ns, another one (a loop's
+// host's): below reports that ns is one of its ancestors, so that this process may run
+// below a process of ns without the table it sees showing it; known is false when the
+// namespaces above this one cannot be followed up to the initial one (a namespace made
+// with a user namespace of its own does not show its parent): it may be below anything.
+// A process namespace is nested at most 32 deep.
+func NSBelow(ns uint64) (below, known bool) {
+	f, err := os.Open("/proc/self/ns/pid")
+	if err != nil {
+		return false, false
+	}
+	for depth := 0; depth <= 33; depth++ {
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			break
+		}
+		if depth > 0 && st.Ino == ns {
+			f.Close()
+			return true, true
+		}
+		parent, err := unix.IoctlRetInt(int(f.Fd()), unix.NS_GET_PARENT)
+		f.Close()
+		if err != nil {
+			return false, st.Ino == initPidNS
+		}
+		f = os.NewFile(uintptr(parent), "pid namespace")
+	}
+	f.Close()
+	return false, false
+}
+
+// PidNS names this process's process namespace (0 where it cannot be read): a command in
+// another one than a loop's host cannot see whether it runs below that host.
+func PidNS() uint64 {
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/self/ns/pid", &st); err != nil {
+		return 0
+	}
+	return st.Ino
+}
 
 // Environ returns a process's environment as it was when it started (a process of the
 // same user only).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -75,8 +76,8 @@ func TestSelfAndAncestors(t *testing.T) {
 	if !Alive(self.ID) || Alive(ID{PID: self.PID, Start: self.Start + 1}) {
 		t.Error("Alive does not tell this process from a pid reused at another start")
 	}
-	if !Descends(self.PID, chain[0].ID) || Descends(chain[0].PID, self.ID) {
-		t.Error("Descends is wrong about this process and its parent")
+	if mine, err := SelfAncestors(); err != nil || len(mine) != len(chain) || mine[0].ID != chain[0].ID {
+		t.Errorf("SelfAncestors = %+v, %v; want %+v", mine, err, chain)
 	}
 }
 
@@ -128,5 +129,25 @@ func TestHookCaller(t *testing.T) {
 	}
 	if !strings.Contains(fmt.Sprint(got), "via") {
 		t.Errorf("%v", got)
+	}
+}
+
+// No depth bounds the walk: a hook 100 shells below its host, each passing its input down,
+// still finds it (before, a walk of more than 64 failed, and who asked could not be told).
+func TestHookCallerDeep(t *testing.T) {
+	deep := filepath.Join(t.TempDir(), "deep.sh")
+	if err := os.WriteFile(deep, []byte("if [ \"$1\" -gt 0 ]; then sh \"$0\" $(($1 - 1)) \"$2\"; else \"$2\"; fi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "theirs")
+	defer ours.Close()
+	defer theirs.Close()
+	got := hookRun(t, theirs, "sh", deep, "100")
+	if got["host"] != float64(os.Getpid()) || got["via"] != 101.0 || got["proved"] != true {
+		t.Errorf("100 shells deep: %v", got)
 	}
 }

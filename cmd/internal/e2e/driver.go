@@ -145,6 +145,8 @@ type Loop struct {
 	CompletionPromise string `json:"completion_promise"`
 	EndReason         string `json:"end_reason"`
 	EndedBy           string `json:"ended_by"`
+	// Unverified says what was changed of a loop whose state could not be verified.
+	Unverified string `json:"unverified"`
 	// Tokens and CostUSD are what the model used since arming (CostUSD nil: unknown).
 	Tokens  int64    `json:"tokens"`
 	CostUSD *float64 `json:"cost_usd"`
