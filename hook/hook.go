@@ -78,6 +78,11 @@ type ArmRequest struct {
 	Iteration int
 	// Owner is the session's host process, as the arming hook found it (nil: unknown).
 	Owner *state.Owner
+	// Settings is what in the host's settings decides what it runs and how, as it is now
+	// (see Facts.Settings; nil: not known).
+	Settings []state.Setting
+	// Sandbox is the host's sandbox for the agent's shell (see state.Loop.Sandbox).
+	Sandbox string
 }
 
 // Armed is the outcome of Arm.
@@ -134,6 +139,8 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		LastKeyAt:   now,
 		Turn:        req.Turn,
 		Owner:       req.Owner,
+		Settings:    req.Settings,
+		Sandbox:     req.Sandbox,
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent

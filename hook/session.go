@@ -9,19 +9,28 @@ import (
 )
 
 // configChange refuses, while the session's loop is active, a change to the host's settings
-// that would leave the session without ralph-loop's hooks: every hook turned off, or
-// ralph-loop's hooks removed or the file that held them replaced. The loop's next stop tells
-// the user what was tried.
+// that alters what the host would run or how, compared with what was in force when the loop
+// was armed (Facts.Settings): its hooks (any of them may end a turn), their commands,
+// timeouts and types, the plugins that bring more, the hooks' environment, the sandbox,
+// every other setting (a value of the wrong type anywhere makes Claude Code drop the whole
+// file), at every scope. What cannot be read or told refuses the change. The loop's next
+// stop tells the user what was tried.
 func (e *engine) configChange(ctx context.Context) Reply {
-	if e.facts.Hooked == nil || !e.session() {
+	if e.facts.Settings == nil || !e.session() {
 		return Reply{}
 	}
 	l, out := e.active()
 	if l == nil {
 		return orEmpty(out)
 	}
-	ok, why := e.facts.Hooked()
-	if ok {
+	now, err := e.facts.Settings()
+	why := ""
+	if err != nil {
+		why = inject.SettingsUnreadable(err)
+	} else {
+		why = settingsChange(l.Settings, now)
+	}
+	if why == "" {
 		return Reply{}
 	}
 	e.refusal(ctx, e.ev.SessionID, inject.ReasonConfigChange(e.ev.ConfigFile, why))

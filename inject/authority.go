@@ -68,6 +68,27 @@ func ConfigRefused(file, why string, h Words) string {
 		"loop: ask them to type %s first", file, why, h.cancel())
 }
 
+// SettingChanged is why a settings change is refused: key of file (or the file itself, key
+// "") differs from what was in force when the loop was armed.
+func SettingChanged(file, key string) string {
+	if key == "" {
+		return fmt.Sprintf("%s differs from when the loop was armed", file)
+	}
+	return fmt.Sprintf("%q in %s differs from when the loop was armed", key, file)
+}
+
+// SettingsUnreadable is why a settings change is refused when the settings cannot be read
+// or told.
+func SettingsUnreadable(err error) string {
+	return fmt.Sprintf("ralph-loop cannot tell what the host would run after it (%v)", err)
+}
+
+// SettingsUnknown is why a settings change is refused in a loop armed without a record of
+// the settings in force.
+func SettingsUnknown() string {
+	return "the loop was armed without a record of the settings in force, so no change can be told harmless"
+}
+
 // HooksSilent tells the user that another session's hooks stopped answering while its loop
 // was active: its transcript was written after the last hook of it ran.
 func HooksSilent(session, since string) string {

@@ -238,7 +238,27 @@ type Loop struct {
 	// Seq counts the writes of the loop file: of two copies both signed, the higher is the
 	// newer.
 	Seq uint64 `json:"seq,omitempty"`
+	// Settings is what, in the host's settings, decided what it runs and how when the loop
+	// was armed (Claude Code's settings files, setting by setting, and the hook files of
+	// the plugins they enable): a settings change that differs from it is refused while
+	// the loop is active. nil: not known (a host without ConfigChange).
+	Settings []Setting `json:"settings,omitempty"`
+	// Sandbox is the host's sandbox for the agent's shell when the loop was armed:
+	// SandboxOn, or why it was off ("": not known).
+	Sandbox string `json:"sandbox,omitempty"`
 }
+
+// Setting is one part of a host's settings, by its digest: a file (Key "": whether it is
+// there, and what it is), or one setting of it.
+type Setting struct {
+	File string `json:"file"`
+	Key  string `json:"key,omitempty"`
+	Sum  string `json:"sum"`
+}
+
+// SandboxOn is Loop.Sandbox for a loop whose host ran the agent's shell in its sandbox, with
+// no way out of it, when the loop was armed.
+const SandboxOn = "on"
 
 // Pending is something that happened to a loop that the user has not been told yet.
 type Pending struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // DefaultModel is the model Claude Code 2.1.330 asks for unless told otherwise (seen in the fake API's recorded requests and in testdata/claude/transcript.*.jsonl): the price table must know it.
@@ -59,7 +60,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		ResumeNoticeHidden: true,
 		CLI:                "claude",
 		SessionEnv:         SessionEnv,
-		Hooked:             func() (bool, string) { return hooked(getenv, project) },
+		Settings:           func() ([]state.Setting, error) { return SettingsView(getenv, project) },
 		CommandText:        CommandText,
 	}
 }

@@ -1,0 +1,47 @@
+package hook
+
+import (
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
+)
+
+// Settings reads, for a loop being armed, what in the host's settings decides what it
+// runs and how, and its sandbox (see Facts.Settings, Facts.Sandbox). What cannot be read
+// now is left out: every later change is then refused, as one that cannot be told.
+func Settings(f Facts) (settings []state.Setting, sandbox string) {
+	if f.Settings != nil {
+		settings, _ = f.Settings()
+		if settings == nil {
+			settings = []state.Setting{}
+		}
+	}
+	return settings, ""
+}
+
+// settingsChange compares the host's settings now with those in force when the loop was
+// armed, and says what differs ("" when nothing does): a file gone, new or changed, or one
+// of its settings. A loop armed with none known (nil) has nothing to compare with.
+func settingsChange(was, now []state.Setting) string {
+	if was == nil {
+		return inject.SettingsUnknown()
+	}
+	type at struct{ file, key string }
+	old := make(map[at]string, len(was))
+	for _, s := range was {
+		old[at{s.File, s.Key}] = s.Sum
+	}
+	seen := make(map[at]bool, len(now))
+	for _, s := range now {
+		k := at{s.File, s.Key}
+		seen[k] = true
+		if sum, ok := old[k]; !ok || sum != s.Sum {
+			return inject.SettingChanged(s.File, s.Key)
+		}
+	}
+	for _, s := range was {
+		if !seen[at{s.File, s.Key}] {
+			return inject.SettingChanged(s.File, s.Key)
+		}
+	}
+	return ""
+}
