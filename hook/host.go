@@ -135,6 +135,8 @@ type Event struct {
 	ToolUseID string
 	ToolKind  ToolKind
 	Command   string // ShellTool
+	// Unsandboxed: the shell tool's call asks to run outside the host's sandbox.
+	Unsandboxed bool
 	FilePath  string // WriteTool, DeleteTool
 	// Patch is the patch (PatchTool), whose files are judged each.
 	Patch string

@@ -124,7 +124,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
 		switch in.ToolName {
 		case "Bash":
-			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
+			ev.ToolKind, ev.Command, ev.Unsandboxed = hook.ShellTool, in.Command, in.Unsandboxed
 		case "Write", "Edit", "MultiEdit", "NotebookEdit":
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		}
