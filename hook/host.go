@@ -137,7 +137,7 @@ type Event struct {
 	Command   string // ShellTool
 	// Unsandboxed: the shell tool's call asks to run outside the host's sandbox.
 	Unsandboxed bool
-	FilePath  string // WriteTool, DeleteTool
+	FilePath    string // WriteTool, DeleteTool
 	// Patch is the patch (PatchTool), whose files are judged each.
 	Patch string
 	// ToolDir is the directory the tool call runs in, when the host gives one apart from
@@ -241,6 +241,11 @@ type Facts struct {
 	// that differs from it is refused while the loop is active. err says what could not be
 	// read or told, which refuses any change (nil: no such event).
 	Settings func() ([]state.Setting, error)
+	// Sandbox, for a host that can run the agent's shell in a sandbox of its own, says
+	// whether it does for the session whose transcript is given: state.SandboxOn when every
+	// shell call runs in it with no way out and ralph-loop's files out of its reach, else
+	// why not (nil: the host has no sandbox).
+	Sandbox func(transcript string) string
 	// CommandEvent is the event that hands the hook a loop command the user typed in full
 	// (Qwen Code's UserPromptExpansion, with the command's arguments as typed, where the
 	// prompt event has only "[Pasted Content N chars]" for a long paste), when the installed

@@ -5,17 +5,21 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// Settings reads, for a loop being armed, what in the host's settings decides what it
-// runs and how, and its sandbox (see Facts.Settings, Facts.Sandbox). What cannot be read
-// now is left out: every later change is then refused, as one that cannot be told.
-func Settings(f Facts) (settings []state.Setting, sandbox string) {
+// Settings reads, for a loop being armed in the session whose transcript is given, what in
+// the host's settings decides what it runs and how, and its sandbox (see Facts.Settings,
+// Facts.Sandbox). What cannot be read now is left out: every later change is then refused,
+// as one that cannot be told.
+func Settings(f Facts, transcript string) (settings []state.Setting, sandbox string) {
 	if f.Settings != nil {
 		settings, _ = f.Settings()
 		if settings == nil {
 			settings = []state.Setting{}
 		}
 	}
-	return settings, ""
+	if f.Sandbox != nil {
+		sandbox = f.Sandbox(transcript)
+	}
+	return settings, sandbox
 }
 
 // settingsChange compares the host's settings now with those in force when the loop was

@@ -111,6 +111,7 @@ func (d *doctor) run() {
 		}
 		any, hooked = true, hooked || len(found) > 0 || len(plugins(h, d.dir, d.getenv)) > 0
 		d.host(h, found)
+		d.sandbox(h)
 	}
 	switch {
 	case !any:
@@ -293,6 +294,7 @@ func (d *doctor) loopHere() {
 		n++
 		fmt.Fprintf(d.out, "loop here: %s session %s, iteration %d of %d, %s: %s\n", l.Host, l.SessionID, l.Iteration, l.MaxIterations,
 			statusWord(l, time.Now()), firstLine(l.Task, 60))
+		d.say("strongest wall: %s", wallLine(&l))
 	}
 	if n == 0 {
 		fmt.Fprintf(d.out, "loop here: none active in %s\n", d.dir)

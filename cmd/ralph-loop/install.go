@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 )
@@ -29,7 +30,7 @@ func installerNames() string {
 
 func installCommand(add bool) *cli.Command {
 	name, usage := "install", "add ralph-loop's hooks and slash commands to agent hosts' settings"
-	usageText := "ralph-loop install [--host NAME] [--scope user|project|local] [--dir PATH] [--binary PATH] [--force] [--dry-run]"
+	usageText := "ralph-loop install [--host NAME] [--scope user|project|local] [--dir PATH] [--binary PATH] [--sandbox] [--force] [--dry-run]"
 	desc := "Without --host, install acts on every supported host found on this machine (its CLI on PATH or " +
 		"its configuration directory), one line per host. Settings files are edited in place: only ralph-loop's " +
 		"entries are added, the rest stays byte for byte. At project scope the settings are committed and " +
@@ -44,7 +45,8 @@ func installCommand(add bool) *cli.Command {
 	if add {
 		flags = append(flags,
 			&cli.StringFlag{Name: "binary", Usage: "the ralph-loop executable user- and local-scope hooks run (default: this one)"},
-			&cli.BoolFlag{Name: "force", Usage: "add the hooks even when another scope of the host has them already"})
+			&cli.BoolFlag{Name: "force", Usage: "add the hooks even when another scope of the host has them already"},
+			&cli.BoolFlag{Name: "sandbox", Usage: "also turn on the host's sandbox for the agent's shell, with ralph-loop's files out of its reach (Claude Code; implies --host claude)"})
 	} else {
 		name, usage = "uninstall", "remove exactly what install added"
 		usageText = "ralph-loop uninstall [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run]"
@@ -74,6 +76,12 @@ func installCommand(add bool) *cli.Command {
 				}
 			}
 			var targets []*install.Target
+			sandbox := add && cmd.Bool("sandbox")
+			if sandbox && cmd.String("host") == "" {
+				if err := cmd.Set("host", claude.Name); err != nil {
+					return err
+				}
+			}
 			auto := cmd.String("host") == ""
 			if auto {
 				for _, h := range hosts.Installers() {
@@ -108,6 +116,7 @@ func installCommand(add bool) *cli.Command {
 				return err
 			}
 			opt.Force = cmd.Bool("force")
+			opt.Sandbox, opt.KeepDir = sandbox, keepDir()
 			var failed error
 			for _, h := range targets {
 				o := opt
@@ -124,6 +133,9 @@ func installCommand(add bool) *cli.Command {
 					if err := refuseUnhook(ctx, h, scope, o.Dir); err != nil {
 						return err
 					}
+				}
+				if sandbox && h.SandboxSays != "" {
+					fmt.Fprintln(cmd.Root().Writer, h.SandboxSays)
 				}
 				plan, err := h.Do(ctx, o, add, cmd.Bool("dry-run"))
 				if err == nil {

@@ -35,6 +35,7 @@ var Words = inject.Words{
 	MessageCap: 9500, // hook output strings are cut at 10,000 UTF-16 units
 	CapSetting: BlockCapEnv,
 	Cancel:     "/cancel-ralph",
+	SandboxOn:  `"ralph-loop install --sandbox" turns it on`,
 }
 
 // BlockCapEnv raises Claude Code's cap on consecutive stop blocks (8 by default; 0: none).
@@ -61,6 +62,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		CLI:                "claude",
 		SessionEnv:         SessionEnv,
 		Settings:           func() ([]state.Setting, error) { return SettingsView(getenv, project) },
+		Sandbox:            func(string) string { return sandboxState(getenv, project) },
 		CommandText:        CommandText,
 	}
 }

@@ -61,8 +61,11 @@ var Installer = &install.Target{
 		}
 		return files
 	},
-	Notice: install.SystemMessage,
-	Extra:  keepLocalOut,
+	Notice:      install.SystemMessage,
+	Extra:       keepLocalOut,
+	Sandbox:     sandboxSpec,
+	SandboxOn:   sandboxOn,
+	SandboxSays: inject.SandboxSays,
 }
 
 // Installer returns Claude Code's installer.

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"unicode"
 
+	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -47,17 +48,28 @@ func managedDir() string {
 	return "/etc/claude-code"
 }
 
-// settingsFiles are Claude Code's settings files for a session in project: user, project,
-// local, then managed (its file, then its drop-ins in name order).
-func settingsFiles(getenv func(string) string, project, managed string) ([]string, error) {
-	var files []string
+// settingsFile is one of Claude Code's settings files, and its scope.
+type settingsFile struct {
+	path, scope string
+}
+
+// scopeManaged is the scope of the managed settings files (beside install's user, project and
+// local).
+const scopeManaged = "managed"
+
+// settingsFiles are Claude Code's settings files for a session in project, in the order a
+// later one's settings override an earlier one's: user, project, local, then managed (its
+// file, then its drop-ins in name order).
+func settingsFiles(getenv func(string) string, project, managed string) ([]settingsFile, error) {
+	var files []settingsFile
 	if dir, err := userDir(getenv); err == nil {
-		files = append(files, filepath.Join(dir, "settings.json"))
+		files = append(files, settingsFile{filepath.Join(dir, "settings.json"), install.ScopeUser})
 	}
 	if project != "" {
-		files = append(files, filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json"))
+		files = append(files, settingsFile{filepath.Join(project, ".claude", "settings.json"), install.ScopeProject},
+			settingsFile{filepath.Join(project, ".claude", "settings.local.json"), install.ScopeLocal})
 	}
-	files = append(files, filepath.Join(managed, "managed-settings.json"))
+	files = append(files, settingsFile{filepath.Join(managed, "managed-settings.json"), scopeManaged})
 	d := filepath.Join(managed, "managed-settings.d")
 	entries, err := os.ReadDir(d)
 	if err != nil && !absent(err) {
@@ -65,7 +77,7 @@ func settingsFiles(getenv func(string) string, project, managed string) ([]strin
 	}
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
-			files = append(files, filepath.Join(d, e.Name()))
+			files = append(files, settingsFile{filepath.Join(d, e.Name()), scopeManaged})
 		}
 	}
 	return files, nil
@@ -95,7 +107,7 @@ func settingsView(getenv func(string) string, project, managed string) ([]state.
 	var view []state.Setting
 	plugins := map[string]bool{}
 	for _, f := range files {
-		items, enabled, err := readSettings(f)
+		items, enabled, err := readSettings(f.path)
 		view = append(view, items...)
 		if err != nil {
 			errs = append(errs, err)
