@@ -31,7 +31,8 @@ import (
 // key is kept. So every setting of every file counts, not only the hooks: the view below
 // has one digest per file and top-level setting, and a change is judged by comparing views.
 // Only the permission lists Claude Code itself writes while a session runs (an "always
-// allow" answer) are left out, while they are lists of strings.
+// allow" answer) are left out, while they are lists of strings and allow no file edits
+// (whose paths its sandbox would let the agent's commands write).
 
 // settingsLimit bounds a settings file ralph-loop reads.
 const settingsLimit = 16 << 20
@@ -151,7 +152,7 @@ func readSettings(path string) ([]state.Setting, []string, error) {
 		if k == "permissions" {
 			if perms, ok := val.(map[string]any); ok {
 				for _, pk := range sortedKeys(perms) {
-					if (pk == "allow" || pk == "ask") && stringList(perms[pk]) {
+					if pk == "ask" && stringList(perms[pk]) || pk == "allow" && stringList(perms[pk]) && !widensWrites(perms[pk]) {
 						continue // written by Claude Code itself on "always allow"
 					}
 					items = append(items, state.Setting{File: path, Key: "permissions." + pk, Sum: digest(canonical(perms[pk]))})
@@ -241,6 +242,22 @@ func pluginFiles(getenv func(string) string, enabled map[string]bool) ([]state.S
 		}
 	}
 	return items, errors.Join(errs...)
+}
+
+// widensWrites reports whether a list of allow rules holds a rule of a file tool that
+// edits: Claude Code adds the paths of Edit allow rules to what its sandbox lets the agent's
+// commands write.
+func widensWrites(v any) bool {
+	l, _ := v.([]any)
+	for _, e := range l {
+		rule, _ := e.(string)
+		tool, _, _ := strings.Cut(strings.TrimSpace(rule), "(")
+		switch strings.TrimSpace(tool) {
+		case "Edit", "Write", "MultiEdit", "NotebookEdit":
+			return true
+		}
+	}
+	return false
 }
 
 func stringList(v any) bool {

@@ -68,6 +68,8 @@ func TestSettingsView(t *testing.T) {
 		{"a byte-order mark", installedHooks, "\ufeff" + installedHooks, false, false},
 		{"an always-allow rule", installedHooks, `{"permissions": {"allow": ["Bash(ls)"]}, ` + installedHooks[1:], false, false},
 		{"an allow list of something else", installedHooks, `{"permissions": {"allow": [5]}, ` + installedHooks[1:], true, false},
+		{"an always-allow rule for edits", installedHooks, `{"permissions": {"allow": ["Edit(//home/**)"]}, ` + installedHooks[1:], true, false},
+		{"an always-ask rule", installedHooks, `{"permissions": {"ask": ["Bash(git push:*)"]}, ` + installedHooks[1:], false, false},
 		{"a deny rule taken out", `{"permissions": {"deny": ["Edit(//x/**)"]}}`, `{"permissions": {"deny": []}}`, true, false},
 		{"the Stop hook's timeout", installedHooks, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ralph-loop hook --host claude", "timeout": 1}]}]}}`, true, false},
 		{"the Stop hook's command", installedHooks, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/nonexistent/ralph-loop hook --host claude", "timeout": 900}]}]}}`, true, false},
