@@ -243,9 +243,10 @@ type Facts struct {
 	Settings func() ([]state.Setting, error)
 	// Sandbox, for a host that can run the agent's shell in a sandbox of its own, says
 	// whether it does for the session whose transcript is given: state.SandboxOn when every
-	// shell call runs in it with no way out and ralph-loop's files out of its reach, else
-	// why not (nil: the host has no sandbox).
-	Sandbox func(transcript string) string
+	// shell call runs in it with no way out and none of the trusted paths (ralph-loop's
+	// state, its keep, its binary, the host's hook files) within its reach, else why not
+	// (nil: the host has no sandbox).
+	Sandbox func(transcript string, trusted []string) string
 	// CommandEvent is the event that hands the hook a loop command the user typed in full
 	// (Qwen Code's UserPromptExpansion, with the command's arguments as typed, where the
 	// prompt event has only "[Pasted Content N chars]" for a long paste), when the installed

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"os"
+
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -9,7 +11,7 @@ import (
 // the host's settings decides what it runs and how, and its sandbox (see Facts.Settings,
 // Facts.Sandbox). What cannot be read now is left out: every later change is then refused,
 // as one that cannot be told.
-func Settings(f Facts, transcript string) (settings []state.Setting, sandbox string) {
+func Settings(f Facts, transcript string, trusted []string) (settings []state.Setting, sandbox string) {
 	if f.Settings != nil {
 		settings, _ = f.Settings()
 		if settings == nil {
@@ -17,7 +19,7 @@ func Settings(f Facts, transcript string) (settings []state.Setting, sandbox str
 		}
 	}
 	if f.Sandbox != nil {
-		sandbox = f.Sandbox(transcript)
+		sandbox = f.Sandbox(transcript, trusted)
 	}
 	return settings, sandbox
 }
@@ -48,4 +50,20 @@ func settingsChange(was, now []state.Setting) string {
 		}
 	}
 	return ""
+}
+
+// Trusted are the paths ralph-loop trusts: its state directory, its keep, the binary that
+// runs, and the host's hook files (Facts.HookFiles).
+func Trusted(store *state.Store, f Facts) []string {
+	p := []string{store.Dir()}
+	if k := store.KeepDir(); k != "" {
+		p = append(p, k)
+	}
+	if exe, err := os.Executable(); err == nil {
+		p = append(p, exe)
+	}
+	if f.HookFiles != nil {
+		p = append(p, f.HookFiles()...)
+	}
+	return p
 }

@@ -30,6 +30,12 @@ func SandboxPolicyOff(policy string) string {
 	return "the session runs without the sandbox (" + policy + ")"
 }
 
+// SandboxWritable is why a host's sandbox is not a wall: it lets the agent's commands write
+// a path ralph-loop trusts.
+func SandboxWritable(path string) string {
+	return "the sandbox lets the agent's commands write " + path
+}
+
 // The walls around a loop's files, the strongest first (state.Loop.Wall).
 const (
 	WallSandbox  = "sandbox"

@@ -62,7 +62,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		CLI:                "claude",
 		SessionEnv:         SessionEnv,
 		Settings:           func() ([]state.Setting, error) { return SettingsView(getenv, project) },
-		Sandbox:            func(string) string { return sandboxState(getenv, project) },
+		Sandbox:            func(string, []string) string { return sandboxState(getenv, project) },
 		CommandText:        CommandText,
 	}
 }

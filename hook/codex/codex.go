@@ -58,6 +58,7 @@ var Words = inject.Words{
 	EscapesMarkup: true,
 	Sigil:         Sigil,
 	SkipsHooks:    "Codex skips hooks it has not trusted, or that changed since they were trusted; install trusts them",
+	SandboxOn:     `Codex runs it unless told not to: leave out --dangerously-bypass-approvals-and-sandbox and sandbox_mode = "danger-full-access"`,
 }
 
 // SessionEnv holds the session id in the agent's shell (Codex sets CODEX_THREAD_ID to the
@@ -90,6 +91,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		TranscriptTools: true,
 		CLI:             "codex",
 		SessionEnv:      SessionEnv,
+		Sandbox:         func(transcript string, trusted []string) string { return sandboxState(transcript, trusted, getenv) },
 	}
 }
 
