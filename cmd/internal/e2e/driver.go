@@ -152,7 +152,11 @@ type Loop struct {
 		PID     int    `json:"pid"`
 		Program string `json:"program"`
 	} `json:"owner"`
-	Events []struct {
+	// Wall is the strongest wall around the loop's files; Sandbox why it is not the host's
+	// sandbox.
+	Wall    string `json:"wall"`
+	Sandbox string `json:"sandbox"`
+	Events  []struct {
 		Iteration int    `json:"iteration"`
 		Action    string `json:"action"`
 		Reason    string `json:"reason"`
