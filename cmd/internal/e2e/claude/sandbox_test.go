@@ -69,6 +69,8 @@ func TestSandboxKeepsTheFiles(t *testing.T) {
 		writeScript("attack.sh", attack),
 		e2e.Bash("Try to get out.", "sh attack.sh > attack.log 2>&1; cat attack.log"),
 		e2e.Tool("Turn the hooks off.", "Write", map[string]any{"file_path": local, "content": "{\"disableAllHooks\": true}\n"}),
+		e2e.Tool("Then outside the sandbox.", "Bash", map[string]any{"command": "touch \"$XDG_STATE_HOME/ralph-loop/x\"",
+			"description": "write the state", "dangerouslyDisableSandbox": true}),
 	})
 	log, err := os.ReadFile(filepath.Join(env.Project, "attack.log"))
 	if err != nil {
@@ -99,9 +101,17 @@ func TestSandboxKeepsTheFiles(t *testing.T) {
 	if !hasNotice(res, "sandbox keeps the agent's commands away from the loop's files") {
 		t.Errorf("the arming notice did not name the sandbox: %q", res.Notices())
 	}
+	left := false
 	for _, e := range l.Events {
 		if e.Action == "restored" {
 			t.Errorf("the state had to be put back: %+v", e)
 		}
+		left = left || e.Action == "denied" && strings.Contains(e.Reason, "touch")
+	}
+	if !left {
+		t.Errorf("the call asking to leave the sandbox was not denied: %+v", l.Events)
+	}
+	if _, err := os.Stat(filepath.Join(env.State, "ralph-loop", "x")); err == nil {
+		t.Error("the call outside the sandbox wrote the state")
 	}
 }
