@@ -33,7 +33,11 @@ func (e *engine) configChange(ctx context.Context) Reply {
 	if why == "" {
 		return Reply{}
 	}
-	e.refusal(ctx, e.ev.SessionID, inject.ReasonConfigChange(e.ev.ConfigFile, why))
+	// Who changed the file cannot be told (the agent, the user's editor, the host itself): the
+	// user is told what was kept, not of an attempt.
+	if err := recordRefusal(ctx, e.env, e.ev.SessionID, state.PendingSettings, inject.ReasonConfigChange(e.ev.ConfigFile, why)); err != nil {
+		fmt.Fprintln(e.env.Stderr, inject.Error(err))
+	}
 	return Reply{Block: true, Reason: inject.ConfigRefused(e.ev.ConfigFile, why, e.facts.Words)}
 }
 

@@ -37,13 +37,15 @@ func RefusedCommand(command, session, comm string, pid int) string {
 // Pending tells the user what happened to the session's loop since they last heard from it:
 // its state put back after something else changed it, attempts from inside refused.
 func Pending(ps []state.Pending, h Words) string {
-	var restored, refused []string
+	var restored, refused, settings []string
 	for _, p := range ps {
 		switch p.What {
 		case state.ActRestored:
 			restored = append(restored, p.Why)
 		case state.ActRefused:
 			refused = append(refused, p.Why)
+		case state.PendingSettings:
+			settings = append(settings, p.Why)
 		}
 	}
 	var parts []string
@@ -54,6 +56,11 @@ func Pending(ps []state.Pending, h Words) string {
 	if len(refused) > 0 {
 		parts = append(parts, fmt.Sprintf("refused %s from inside this session to end, restart or unhook the loop (%s): "+
 			"only you do that, with %s", Plural(len(refused), "attempt", "attempts"), strings.Join(refused, "; "), h.cancel()))
+	}
+	if len(settings) > 0 {
+		parts = append(parts, fmt.Sprintf("kept %s's settings as they were when the loop was armed: refused %s (%s); "+
+			"make it after the loop, or end the loop first with %s", h.display(), Plural(len(settings), "change", "changes"),
+			strings.Join(settings, "; "), h.cancel()))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -256,6 +256,9 @@ type Setting struct {
 	Sum  string `json:"sum"`
 }
 
+// PendingSettings is Pending.What for a settings change of the host's that was refused.
+const PendingSettings = "settings"
+
 // SandboxOn is Loop.Sandbox for a loop whose host ran the agent's shell in its sandbox, with
 // no way out of it, when the loop was armed.
 const SandboxOn = "on"
@@ -263,7 +266,8 @@ const SandboxOn = "on"
 // Pending is something that happened to a loop that the user has not been told yet.
 type Pending struct {
 	At time.Time `json:"at"`
-	// What is ActRestored (the state was put back from the keep) or ActRefused (an attempt
+	// What is ActRestored (the state was put back from the keep), PendingSettings (a change
+	// of the host's settings refused: whoever made it, the agent or not) or ActRefused (an attempt
 	// from inside the session, refused).
 	What string `json:"what"`
 	// Why says what was found or tried.
