@@ -14,9 +14,6 @@ import (
 func Settings(f Facts, transcript string, trusted []string) (settings []state.Setting, sandbox string) {
 	if f.Settings != nil {
 		settings, _ = f.Settings()
-		if settings == nil {
-			settings = []state.Setting{}
-		}
 	}
 	if f.Sandbox != nil {
 		sandbox = f.Sandbox(transcript, trusted)

@@ -34,6 +34,9 @@ import (
 // allow" answer) are left out, while they are lists of strings and allow no file edits
 // (whose paths its sandbox would let the agent's commands write).
 
+// viewVersion names how SettingsView reads the settings.
+const viewVersion = "claude-settings-1"
+
 // settingsLimit bounds a settings file ralph-loop reads.
 const settingsLimit = 16 << 20
 
@@ -105,7 +108,9 @@ func settingsView(getenv func(string) string, project, managed string) ([]state.
 	if err != nil {
 		errs = append(errs, err)
 	}
-	var view []state.Setting
+	// The first item says how the view was made: a loop's record is never empty (an empty
+	// list is no record at all once written), and a view made another way never matches.
+	view := []state.Setting{{Sum: viewVersion}}
 	plugins := map[string]bool{}
 	for _, f := range files {
 		items, enabled, err := readSettings(f.path)

@@ -117,6 +117,11 @@ func TestSettingsView(t *testing.T) {
 // that cannot be read.
 func TestSettingsViewFiles(t *testing.T) {
 	w := newSettingsWorld(t)
+	// No settings at all: still a record, which a loop keeps (an empty list would read back
+	// as none, and refuse every change).
+	if v, err := w.view(t); err != nil || len(v) == 0 {
+		t.Errorf("no settings: view %v, %v; want one that is not empty", v, err)
+	}
 	w.write(t, ".claude/settings.json", installedHooks)
 	base, err := w.view(t)
 	if err != nil {
