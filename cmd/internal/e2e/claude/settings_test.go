@@ -140,3 +140,41 @@ func TestStopTimeoutChangeRefused(t *testing.T) {
 	}
 	refusedChange(t, l, ".claude/settings.json")
 }
+
+// A refused change stays on disk, and Claude Code reads every settings file again with any
+// change it takes (seen on 2.1.330). So after a refusal, no change is taken while that
+// Claude Code runs, even in a later loop: here the agent's disableAllHooks is refused, the
+// user ends the loop and arms a new one, and the agent then makes a harmless change to the
+// user's settings, which would have brought the refused file in with it. Before, the
+// second loop's record held the refused file as it was on disk, the harmless change was
+// taken, and the hooks went quiet.
+func TestRefusedSettingsStayRefused(t *testing.T) {
+	env := newEnv(t)
+	slow := e2e.Text("Still working on it.")
+	slow.Delay = 3 * time.Second
+	turns := append(settingsEdit(".claude/settings.local.json", `{"disableAllHooks": true}`+"\n"), e2e.Text("Not done yet."), slow)
+	turns = append(turns, settingsEdit(filepath.Join(env.Home, ".claude", "settings.json"), `{"permissions": {"allow": ["Bash(ls)"]}}`+"\n")...)
+	turns = append(turns, e2e.Text("Not done yet."), slow, e2e.Text("Still working."), slow)
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: turns, MaxMain: 40},
+		Inputs: []e2e.Input{
+			{Prompt: `/ralph-loop "Write done.txt" --max-iterations 20`},
+			{Interrupt: true, Wait: func(r *e2e.Result) bool { return len(r.Feedback()) >= 1 }},
+			{Prompt: "/cancel-ralph", Wait: e2e.AfterResults(1)},
+			{Prompt: `/ralph-loop "Write done.txt" --max-iterations 20`, Wait: e2e.AfterResults(2)},
+			{Interrupt: true, Wait: func(r *e2e.Result) bool { return len(r.Feedback()) >= 2 }},
+			{Prompt: "/cancel-ralph", Wait: e2e.AfterResults(3)},
+		},
+		Timeout: 4 * time.Minute,
+	})
+	l := loopOf(t, env, res.SessionID)
+	if l.Status != "CANCELLED" || l.EndedBy != "user" {
+		t.Errorf("second loop %s (%s, by %q); want CANCELLED by the user's /cancel-ralph", l.Status, l.EndReason, l.EndedBy)
+	}
+	if f := res.Feedback(); len(f) < 2 || !strings.Contains(f[1], "Your stop was blocked") {
+		t.Errorf("feedback %q: want the second loop's stop blocked", f)
+	}
+	if r := strings.Join(refused(l), "\n"); !strings.Contains(r, "refused before") {
+		t.Errorf("second loop's refused events %q: want the user's settings change refused", r)
+	}
+}
