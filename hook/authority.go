@@ -231,11 +231,6 @@ func (e *engine) refusal(ctx context.Context, sessionID, what string) {
 // unhook the loop from inside the session, refused: an event in its log, and a notice for
 // the user at its next stop or prompt.
 func RecordRefusal(ctx context.Context, env Env, sessionID, what string) error {
-	return recordRefusal(ctx, env, sessionID, state.ActRefused, what)
-}
-
-// recordRefusal records a refusal for the user: pending says what kind (Pending.What).
-func recordRefusal(ctx context.Context, env Env, sessionID, pending, what string) error {
 	env.defaults()
 	now := env.Now()
 	_, err := update(ctx, env, sessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
@@ -244,7 +239,7 @@ func recordRefusal(ctx context.Context, env Env, sessionID, pending, what string
 		}
 		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActRefused, Reason: inject.ReasonRefused(what)})
 		if len(cur.Pending) < maxPending {
-			cur.Pending = append(cur.Pending, state.Pending{At: now, What: pending, Why: what})
+			cur.Pending = append(cur.Pending, state.Pending{At: now, What: state.ActRefused, Why: what})
 		}
 		return cur, nil
 	})

@@ -164,6 +164,11 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 			return nil, err
 		}
 		l.ToolsOffset = 0
+		if cur != nil && sameHost(cur.Owner, req.Owner) {
+			// What the host kept of a settings file whose change it was told to refuse
+			// lasts as long as the host runs, across its loops.
+			l.SettingsRefused = cur.SettingsRefused
+		}
 		if cur != nil && cur.Status == state.Active {
 			cur.Finish(state.Superseded, state.ByNewLoop, "replaced by a new loop", now)
 			cur.Told = true
@@ -234,4 +239,10 @@ func finish(ctx context.Context, env Env, sessionID string, status state.Status,
 		return cur, nil
 	})
 	return done, err
+}
+
+// sameHost reports whether two owners may be the same host process (one not known counts
+// as the same).
+func sameHost(a, b *state.Owner) bool {
+	return a == nil || b == nil || a.PID == b.PID && a.Start == b.Start
 }

@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -25,21 +26,49 @@ func (e *engine) configChange(ctx context.Context) Reply {
 	}
 	now, err := e.facts.Settings()
 	why := ""
-	if err != nil {
+	switch {
+	case err != nil:
 		why = inject.SettingsUnreadable(err)
-	} else {
+	case len(l.SettingsRefused) > 0:
+		why = inject.SettingsRefusedBefore(l.SettingsRefused[0], e.facts.Words)
+	default:
 		why = settingsChange(l.Settings, now)
 	}
 	if why == "" {
 		return Reply{}
 	}
-	// Who changed the file cannot be told (the agent, the user's editor, the host itself): the
-	// user is told what was kept, not of an attempt.
-	if err := recordRefusal(ctx, e.env, e.ev.SessionID, state.PendingSettings, inject.ReasonConfigChange(e.ev.ConfigFile, why)); err != nil {
+	if err := e.refuseSettings(ctx, why); err != nil {
 		fmt.Fprintln(e.env.Stderr, inject.Error(err))
 	}
 	return Reply{Block: true, Reason: inject.ConfigRefused(e.ev.ConfigFile, why, e.facts.Words)}
 }
+
+// refuseSettings records a settings change refused: an event in the loop's log, the file
+// among those the host now holds otherwise than the disk (Loop.SettingsRefused), and a
+// notice for the user.
+// Who changed the file cannot be told (the agent, the user's editor, the host itself): the
+// user is told what was kept, not of an attempt.
+func (e *engine) refuseSettings(ctx context.Context, why string) error {
+	now := e.env.Now()
+	what := inject.ReasonConfigChange(e.ev.ConfigFile, why)
+	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil || cur.Status != state.Active {
+			return nil, nil
+		}
+		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActRefused, Reason: inject.ReasonRefused(what)})
+		if len(cur.Pending) < maxPending {
+			cur.Pending = append(cur.Pending, state.Pending{At: now, What: state.PendingSettings, Why: what})
+		}
+		if e.ev.ConfigFile != "" && !slices.Contains(cur.SettingsRefused, e.ev.ConfigFile) && len(cur.SettingsRefused) < maxRefusedFiles {
+			cur.SettingsRefused = append(cur.SettingsRefused, e.ev.ConfigFile)
+		}
+		return cur, nil
+	})
+	return err
+}
+
+// maxRefusedFiles bounds Loop.SettingsRefused (Claude Code has a handful of settings files).
+const maxRefusedFiles = 64
 
 // ended is what to tell the user at a stop or prompt of a session whose loop is not active:
 // an ending the user did not see, or what happened to its state meanwhile.

@@ -90,6 +90,14 @@ func SettingsUnreadable(err error) string {
 	return fmt.Sprintf("ralph-loop cannot tell what the host would run after it (%v)", err)
 }
 
+// SettingsRefusedBefore is why a settings change is refused once a change to file was
+// refused while the host runs: the host still holds what it had read of that file, and
+// would read it again from the disk with any change it takes.
+func SettingsRefusedBefore(file string, h Words) string {
+	return fmt.Sprintf("a change to %s was refused before while this %s runs: it would read that file again with any change it takes, "+
+		"so none is taken until %s starts again", file, h.display(), h.display())
+}
+
 // SettingsUnknown is why a settings change is refused in a loop armed without a record of
 // the settings in force.
 func SettingsUnknown() string {

@@ -243,6 +243,11 @@ type Loop struct {
 	// the plugins they enable): a settings change that differs from it is refused while
 	// the loop is active. nil: not known (a host without ConfigChange).
 	Settings []Setting `json:"settings,omitempty"`
+	// SettingsRefused are the host's settings files with a change refused while the
+	// session's host runs (in this loop or an earlier one): the host keeps what it had read
+	// of them, but reads every file again with any change it takes (seen on Claude Code
+	// 2.1.330), so while one is listed every change is refused.
+	SettingsRefused []string `json:"settings_refused,omitempty"`
 	// Sandbox is the host's sandbox for the agent's shell when the loop was armed:
 	// SandboxOn, or why it was off ("": not known).
 	Sandbox string `json:"sandbox,omitempty"`
