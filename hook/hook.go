@@ -88,6 +88,11 @@ type ArmRequest struct {
 	Iteration int
 	// Owner is the session's host process, as the arming hook found it (nil: unknown).
 	Owner *state.Owner
+	// Settings is what in the host's settings decides what it runs and how, as it is now
+	// (see Facts.Settings; nil: not known).
+	Settings []state.Setting
+	// Sandbox is the host's sandbox for the agent's shell (see state.Loop.Sandbox).
+	Sandbox string
 }
 
 // Armed is the outcome of Arm.
@@ -144,6 +149,8 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		LastKeyAt:   now,
 		Turn:        req.Turn,
 		Owner:       req.Owner,
+		Settings:    req.Settings,
+		Sandbox:     req.Sandbox,
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent
@@ -167,6 +174,11 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 			return nil, err
 		}
 		l.ToolsOffset = 0
+		if cur != nil && sameHost(cur.Owner, req.Owner) {
+			// What the host kept of a settings file whose change it was told to refuse
+			// lasts as long as the host runs, across its loops.
+			l.SettingsRefused = cur.SettingsRefused
+		}
 		if cur != nil && cur.Status == state.Active {
 			cur.Finish(state.Superseded, state.ByNewLoop, "replaced by a new loop", now)
 			cur.Told = true
@@ -260,4 +272,10 @@ func finish(ctx context.Context, env Env, sessionID string, status state.Status,
 		return cur, nil
 	})
 	return done, err
+}
+
+// sameHost reports whether two owners may be the same host process (one not known counts
+// as the same).
+func sameHost(a, b *state.Owner) bool {
+	return a == nil || b == nil || a.PID == b.PID && a.Start == b.Start
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
 	"github.com/ralph-loop/ralph-loop/usage"
 )
 
@@ -145,7 +146,9 @@ type Event struct {
 	ToolUseID string
 	ToolKind  ToolKind
 	Command   string // ShellTool
-	FilePath  string // WriteTool, DeleteTool
+	// Unsandboxed: the shell tool's call asks to run outside the host's sandbox.
+	Unsandboxed bool
+	FilePath    string // WriteTool, DeleteTool
 	// Patch is the patch (PatchTool), whose files are judged each.
 	Patch string
 	// ToolDir is the directory the tool call runs in, when the host gives one apart from
@@ -246,10 +249,18 @@ type Facts struct {
 	// runs ralph-loop's hooks: the guard keeps the agent from changing them while a loop runs
 	// (nil: none). Only called for a tool check of an active loop.
 	HookFiles func() []string
-	// Hooked, for a host that asks its hooks before a settings change takes effect
-	// (ConfigChange), reports whether the host, with its settings files as they now are on
-	// disk, still runs ralph-loop's hooks, and if not, why (nil: no such event).
-	Hooked func() (ok bool, why string)
+	// Settings, for a host that asks its hooks before a settings change takes effect
+	// (ConfigChange), reads what in its settings, as they now are on disk, decides what it
+	// runs and how, read as the host reads it: the loop keeps it from arming, and a change
+	// that differs from it is refused while the loop is active. err says what could not be
+	// read or told, which refuses any change (nil: no such event).
+	Settings func() ([]state.Setting, error)
+	// Sandbox, for a host that can run the agent's shell in a sandbox of its own, says
+	// whether it does for the session whose transcript is given: state.SandboxOn when every
+	// shell call runs in it with no way out and none of the trusted paths (ralph-loop's
+	// state, its keep, its binary, the host's hook files) within its reach, else why not
+	// (nil: the host has no sandbox).
+	Sandbox func(transcript string, trusted []string) string
 	// CommandEvent is the event that hands the hook a loop command the user typed in full
 	// (Qwen Code's UserPromptExpansion, with the command's arguments as typed, where the
 	// prompt event has only "[Pasted Content N chars]" for a long paste), when the installed

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
+	"github.com/ralph-loop/ralph-loop/hook/proc"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 	"github.com/ralph-loop/ralph-loop/usage"
@@ -226,6 +227,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	if err := e.budgetArmable(req.Config); err != nil {
 		return blockPrompt(inject.ArgError(err, e.facts.Words))
 	}
+	req.Settings, req.Sandbox = Settings(e.facts, e.ev.TranscriptPath, Trusted(e.env.Store, e.facts))
 	res, err := Arm(ctx, e.env, req)
 	if err != nil {
 		msg := inject.ArmFailed(err)
@@ -239,6 +241,9 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		return Reply{} // the hook that armed it answers
 	}
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
+	if e.facts.Sandbox != nil {
+		notice += inject.WallNotice(&res.Loop, proc.Supported, e.facts.Words)
+	}
 	if g, ok := e.facts.Transcript.(GoalReader); ok && e.ev.TranscriptPath != "" {
 		if goal, active := g.ActiveGoal(e.ev.TranscriptPath); active {
 			notice += ". " + inject.GoalActive(goal, e.facts.Words)

@@ -3,30 +3,72 @@ package hook
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // configChange refuses, while the session's loop is active, a change to the host's settings
-// that would leave the session without ralph-loop's hooks: every hook turned off, or
-// ralph-loop's hooks removed or the file that held them replaced. The loop's next stop tells
-// the user what was tried.
+// that alters what the host would run or how, compared with what was in force when the loop
+// was armed (Facts.Settings): its hooks (any of them may end a turn), their commands,
+// timeouts and types, the plugins that bring more, the hooks' environment, the sandbox,
+// every other setting (a value of the wrong type anywhere makes Claude Code drop the whole
+// file), at every scope. What cannot be read or told refuses the change. The loop's next
+// stop tells the user what was tried.
 func (e *engine) configChange(ctx context.Context) Reply {
-	if e.facts.Hooked == nil || !e.session() {
+	if e.facts.Settings == nil || !e.session() {
 		return Reply{}
 	}
 	l, out := e.active()
 	if l == nil {
 		return orEmpty(out)
 	}
-	ok, why := e.facts.Hooked()
-	if ok {
+	now, err := e.facts.Settings()
+	why := ""
+	switch {
+	case err != nil:
+		why = inject.SettingsUnreadable(err)
+	case len(l.SettingsRefused) > 0:
+		why = inject.SettingsRefusedBefore(l.SettingsRefused[0], e.facts.Words)
+	default:
+		why = settingsChange(l.Settings, now)
+	}
+	if why == "" {
 		return Reply{}
 	}
-	e.refusal(ctx, e.ev.SessionID, inject.ReasonConfigChange(e.ev.ConfigFile, why))
+	if err := e.refuseSettings(ctx, why); err != nil {
+		fmt.Fprintln(e.env.Stderr, inject.Error(err))
+	}
 	return Reply{Block: true, Reason: inject.ConfigRefused(e.ev.ConfigFile, why, e.facts.Words)}
 }
+
+// refuseSettings records a settings change refused: an event in the loop's log, the file
+// among those the host now holds otherwise than the disk (Loop.SettingsRefused), and a
+// notice for the user.
+// Who changed the file cannot be told (the agent, the user's editor, the host itself): the
+// user is told what was kept, not of an attempt.
+func (e *engine) refuseSettings(ctx context.Context, why string) error {
+	now := e.env.Now()
+	what := inject.ReasonConfigChange(e.ev.ConfigFile, why)
+	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil || cur.Status != state.Active {
+			return nil, nil
+		}
+		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActRefused, Reason: inject.ReasonRefused(what)})
+		if len(cur.Pending) < maxPending {
+			cur.Pending = append(cur.Pending, state.Pending{At: now, What: state.PendingSettings, Why: what})
+		}
+		if e.ev.ConfigFile != "" && !slices.Contains(cur.SettingsRefused, e.ev.ConfigFile) && len(cur.SettingsRefused) < maxRefusedFiles {
+			cur.SettingsRefused = append(cur.SettingsRefused, e.ev.ConfigFile)
+		}
+		return cur, nil
+	})
+	return err
+}
+
+// maxRefusedFiles bounds Loop.SettingsRefused (Claude Code has a handful of settings files).
+const maxRefusedFiles = 64
 
 // ended is what to tell the user at a stop or prompt of a session whose loop is not active:
 // an ending the user did not see, or what happened to its state meanwhile.

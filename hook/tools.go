@@ -102,7 +102,7 @@ func (e *engine) action() guard.Action {
 	act := guard.Action{Kind: e.ev.ToolKind, Tool: e.ev.ToolName, Dir: dir}
 	switch act.Kind {
 	case ShellTool:
-		act.Command = e.ev.Command
+		act.Command, act.Unsandboxed = e.ev.Command, e.ev.Unsandboxed
 	case WriteTool, DeleteTool, PatchTool:
 		if e.ev.FilePath != "" {
 			act.Paths = append(act.Paths, e.ev.FilePath)

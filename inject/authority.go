@@ -68,13 +68,15 @@ func Untraced(err error) string {
 // Pending tells the user what happened to the session's loop since they last heard from it:
 // its state put back after something else changed it, attempts from inside refused.
 func Pending(ps []state.Pending, h Words) string {
-	var restored, refused []string
+	var restored, refused, settings []string
 	for _, p := range ps {
 		switch p.What {
 		case state.ActRestored:
 			restored = append(restored, p.Why)
 		case state.ActRefused:
 			refused = append(refused, p.Why)
+		case state.PendingSettings:
+			settings = append(settings, p.Why)
 		}
 	}
 	var parts []string
@@ -85,6 +87,11 @@ func Pending(ps []state.Pending, h Words) string {
 	if len(refused) > 0 {
 		parts = append(parts, fmt.Sprintf("refused %s from inside this session to end, restart or unhook the loop (%s): "+
 			"only you do that, with %s", Plural(len(refused), "attempt", "attempts"), strings.Join(refused, "; "), h.cancel()))
+	}
+	if len(settings) > 0 {
+		parts = append(parts, fmt.Sprintf("kept %s's settings as they were when the loop was armed: refused %s (%s); "+
+			"make it after the loop, or end the loop first with %s", h.display(), Plural(len(settings), "change", "changes"),
+			strings.Join(settings, "; "), h.cancel()))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -123,6 +130,35 @@ func ArmUnverified(err error, h Words) string {
 func ConfigRefused(file, why string, h Words) string {
 	return fmt.Sprintf("ralph-loop: this change to %s is refused while this session's loop is active: %s. Only the user ends a "+
 		"loop: ask them to type %s first", file, why, h.cancel())
+}
+
+// SettingChanged is why a settings change is refused: key of file (or the file itself, key
+// "") differs from what was in force when the loop was armed.
+func SettingChanged(file, key string) string {
+	if key == "" {
+		return fmt.Sprintf("%s differs from when the loop was armed", file)
+	}
+	return fmt.Sprintf("%q in %s differs from when the loop was armed", key, file)
+}
+
+// SettingsUnreadable is why a settings change is refused when the settings cannot be read
+// or told.
+func SettingsUnreadable(err error) string {
+	return fmt.Sprintf("ralph-loop cannot tell what the host would run after it (%v)", err)
+}
+
+// SettingsRefusedBefore is why a settings change is refused once a change to file was
+// refused while the host runs: the host still holds what it had read of that file, and
+// would read it again from the disk with any change it takes.
+func SettingsRefusedBefore(file string, h Words) string {
+	return fmt.Sprintf("a change to %s was refused before while this %s runs: it would read that file again with any change it takes, "+
+		"so none is taken until %s starts again", file, h.display(), h.display())
+}
+
+// SettingsUnknown is why a settings change is refused in a loop armed without a record of
+// the settings in force.
+func SettingsUnknown() string {
+	return "the loop was armed without a record of the settings in force, so no change can be told harmless"
 }
 
 // HooksSilent tells the user that another session's hooks stopped answering while its loop

@@ -25,6 +25,16 @@ func GuardFile(tool, dir string, h Words) string {
 		"loop is active. Keep working on the task; only the user can end the loop (%s).", tool, dir, h.cancel())
 }
 
+// SandboxLeaveDenied denies a shell call that asks to run outside the host's sandbox.
+func SandboxLeaveDenied(tool string, h Words) string {
+	if tool == "" {
+		tool = "this command"
+	}
+	return fmt.Sprintf("ralph-loop: %s asks to run outside %s's sandbox, which is denied while the loop is active: the "+
+		"sandbox keeps the loop's files out of reach. Run it inside the sandbox (without asking to leave it), or do "+
+		"without it; only the user can end the loop (%s).", tool, h.display(), h.cancel())
+}
+
 // GuardResume denies the host's CLI resuming or continuing a session from inside it.
 func GuardResume(cli string, h Words) string {
 	return fmt.Sprintf("ralph-loop: running %s to resume or continue a session from inside this one is denied while the "+

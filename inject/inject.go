@@ -65,6 +65,9 @@ type Words struct {
 	// turn, never to the prompt hook (Copilot CLI), so a cancel so typed must be typed again
 	// once the turn has ended.
 	SteersCommands bool
+	// SandboxOn says how the user turns the host's sandbox on for the agent's shell ("" when
+	// ralph-loop cannot say).
+	SandboxOn string
 	// SkipsHooks says when the host skips hooks without a word ("" if it never does), for
 	// a loop whose Stop hook never ran.
 	SkipsHooks string

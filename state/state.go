@@ -264,6 +264,19 @@ type Loop struct {
 	// Seq counts the writes of the loop file: of two copies both signed, the higher is the
 	// newer.
 	Seq uint64 `json:"seq,omitempty"`
+	// Settings is what, in the host's settings, decided what it runs and how when the loop
+	// was armed (Claude Code's settings files, setting by setting, and the hook files of
+	// the plugins they enable): a settings change that differs from it is refused while
+	// the loop is active. nil: not known (a host without ConfigChange).
+	Settings []Setting `json:"settings,omitempty"`
+	// SettingsRefused are the host's settings files with a change refused while the
+	// session's host runs (in this loop or an earlier one): the host keeps what it had read
+	// of them, but reads every file again with any change it takes (seen on Claude Code
+	// 2.1.330), so while one is listed every change is refused.
+	SettingsRefused []string `json:"settings_refused,omitempty"`
+	// Sandbox is the host's sandbox for the agent's shell when the loop was armed:
+	// SandboxOn, or why it was off ("": not known).
+	Sandbox string `json:"sandbox,omitempty"`
 
 	// Pause, when set, says why the active loop waits: the host's model provider refused
 	// a turn (a rate limit, an overload, a usage cap). The user's next prompt, or
@@ -320,10 +333,26 @@ func (l *Loop) Shown() Status {
 	return l.Status
 }
 
+// Setting is one part of a host's settings, by its digest: a file (Key "": whether it is
+// there, and what it is), or one setting of it.
+type Setting struct {
+	File string `json:"file"`
+	Key  string `json:"key,omitempty"`
+	Sum  string `json:"sum"`
+}
+
+// PendingSettings is Pending.What for a settings change of the host's that was refused.
+const PendingSettings = "settings"
+
+// SandboxOn is Loop.Sandbox for a loop whose host ran the agent's shell in its sandbox, with
+// no way out of it, when the loop was armed.
+const SandboxOn = "on"
+
 // Pending is something that happened to a loop that the user has not been told yet.
 type Pending struct {
 	At time.Time `json:"at"`
-	// What is ActRestored (the state was put back from the keep) or ActRefused (an attempt
+	// What is ActRestored (the state was put back from the keep), PendingSettings (a change
+	// of the host's settings refused: whoever made it, the agent or not) or ActRefused (an attempt
 	// from inside the session, refused).
 	What string `json:"what"`
 	// Why says what was found or tried.

@@ -115,6 +115,7 @@ func (d *doctor) run() {
 		}
 		any = true
 		hooked = d.host(h, found) || hooked
+		d.sandbox(h)
 	}
 	switch {
 	case !any:
@@ -338,6 +339,7 @@ func (d *doctor) loopHere() {
 		n++
 		fmt.Fprintf(d.out, "loop here: %s session %s, iteration %d of %d, %s: %s\n", l.Host, l.SessionID, l.Iteration, l.MaxIterations,
 			statusWord(l, time.Now()), firstLine(l.Task, 60))
+		d.say("strongest wall: %s", wallLine(&l))
 	}
 	if n == 0 {
 		fmt.Fprintf(d.out, "loop here: none active in %s\n", d.dir)

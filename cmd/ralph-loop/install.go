@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/urfave/cli/v3"
 
+	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 )
@@ -31,7 +32,7 @@ func installerNames() string {
 
 func installCommand(add bool) *cli.Command {
 	name, usage := "install", "add ralph-loop's hooks and slash commands to agent hosts' settings"
-	usageText := "ralph-loop install [--host NAME] [--scope user|project|local] [--dir PATH] [--binary PATH] [--force] [--dry-run]"
+	usageText := "ralph-loop install [--host NAME] [--scope user|project|local] [--dir PATH] [--binary PATH] [--sandbox] [--force] [--dry-run]"
 	desc := "Without --host, install acts on every supported host found on this machine (its CLI on PATH or " +
 		"its configuration directory), and says, for each, every file it touched. Settings files are edited in place: only ralph-loop's " +
 		"entries are added, the rest stays byte for byte. At project scope the settings are committed and " +
@@ -46,7 +47,8 @@ func installCommand(add bool) *cli.Command {
 	if add {
 		flags = append(flags,
 			&cli.StringFlag{Name: "binary", Usage: "the ralph-loop executable user- and local-scope hooks run (default: this one)"},
-			&cli.BoolFlag{Name: "force", Usage: "add the hooks even when another scope of the host has them already"})
+			&cli.BoolFlag{Name: "force", Usage: "add the hooks even when another scope of the host has them already"},
+			&cli.BoolFlag{Name: "sandbox", Usage: "also turn on the host's sandbox for the agent's shell, with ralph-loop's files out of its reach (Claude Code; implies --host claude)"})
 	} else {
 		name, usage = "uninstall", "remove exactly what install added"
 		usageText = "ralph-loop uninstall [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run] [--purge]"
@@ -78,6 +80,12 @@ func installCommand(add bool) *cli.Command {
 				}
 			}
 			var targets []*install.Target
+			sandbox := add && cmd.Bool("sandbox")
+			if sandbox && cmd.String("host") == "" {
+				if err := cmd.Set("host", claude.Name); err != nil {
+					return err
+				}
+			}
 			auto := cmd.String("host") == ""
 			if auto {
 				for _, h := range hosts.Installers() {
@@ -112,6 +120,7 @@ func installCommand(add bool) *cli.Command {
 				return err
 			}
 			opt.Force = cmd.Bool("force")
+			opt.Sandbox, opt.KeepDir = sandbox, keepDir()
 			purge := !add && cmd.Bool("purge")
 			if purge && !cmd.Bool("dry-run") {
 				if err := purgeAllowed(); err != nil {
@@ -134,6 +143,9 @@ func installCommand(add bool) *cli.Command {
 					if err := refuseUnhook(ctx, h, scope, o.Dir); err != nil {
 						return err
 					}
+				}
+				if sandbox && h.SandboxSays != "" {
+					fmt.Fprintln(cmd.Root().Writer, h.SandboxSays)
 				}
 				plan, err := h.Do(ctx, o, add, cmd.Bool("dry-run"))
 				if err == nil {

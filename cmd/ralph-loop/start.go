@@ -63,13 +63,15 @@ func startCommand() *cli.Command {
 			if err := refuseInside(ctx, commandLine(), env.Store); err != nil {
 				return err
 			}
-			res, err := hook.Arm(ctx, env, hook.ArmRequest{
+			req := hook.ArmRequest{
 				SessionID: session,
 				Host:      h.Name(),
 				Cwd:       cwd,
 				Config:    cfg,
 				ArmedBy:   "start",
-			})
+			}
+			req.Settings, req.Sandbox = hook.Settings(facts, "", hook.Trusted(env.Store, facts))
+			res, err := hook.Arm(ctx, env, req)
 			if err != nil {
 				return fmt.Errorf("start a loop in session %s: %w", session, err)
 			}

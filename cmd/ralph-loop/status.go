@@ -17,6 +17,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
+	"github.com/ralph-loop/ralph-loop/hook/proc"
 	"github.com/ralph-loop/ralph-loop/hook/worktree"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
@@ -66,6 +67,11 @@ type loopView struct {
 	// told for this loop ("process" or why only the guard's reading of commands is left).
 	Owner     *ownerView `json:"owner,omitempty"`
 	Authority string     `json:"authority,omitempty"`
+	// Wall, for an active loop, is the strongest wall in force around its files
+	// ("sandbox", "process table", "spelling only"), and Sandbox why it is not the host's
+	// sandbox, when it is not.
+	Wall    string `json:"wall,omitempty"`
+	Sandbox string `json:"sandbox,omitempty"`
 	// HooksSilent, for an active loop, says since when its session's transcript has grown
 	// with no hook of it running (its hooks were turned off).
 	HooksSilent string   `json:"hooks_silent,omitempty"`
@@ -155,6 +161,7 @@ func view(store *state.Store, l state.Loop) loopView {
 	}
 	if l.Status == state.Active {
 		v.Authority = hook.Authority(&l)
+		v.Wall, v.Sandbox = inject.Wall(&l, proc.Supported)
 		if since, ok := hook.HooksSilent(store, &l, time.Now()); ok {
 			v.HooksSilent = since.Round(time.Second).String()
 		}
@@ -395,6 +402,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 			row("host process", fmt.Sprintf("%s (pid %d, %s)", l.Owner.Comm, l.Owner.PID, run))
 		}
 		row("who may end it", hook.Authority(&l))
+		row("strongest wall", wallLine(&l))
 		if since, ok := hook.HooksSilent(store, &l, now); ok {
 			row("warning", strings.TrimPrefix(inject.HooksSilent(l.SessionID, age(since)), "ralph-loop: "))
 		}
@@ -510,4 +518,14 @@ func eventSpent(e state.Event) string {
 		s += ", " + usage.Dollars(*e.CostUSD)
 	}
 	return s + "]"
+}
+
+// wallLine says which wall keeps the agent away from a loop's files, and why no stronger
+// one does.
+func wallLine(l *state.Loop) string {
+	wall, why := inject.Wall(l, proc.Supported)
+	if why == "" || wall == inject.WallSandbox {
+		return wall
+	}
+	return wall + " (" + why + ")"
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // DefaultModel is the model Claude Code 2.1.330 asks for unless told otherwise (seen in the fake API's recorded requests and in testdata/claude/transcript.*.jsonl): the price table must know it.
@@ -34,6 +35,7 @@ var Words = inject.Words{
 	MessageCap: 9500, // hook output strings are cut at 10,000 UTF-16 units
 	CapSetting: BlockCapEnv,
 	Cancel:     "/cancel-ralph",
+	SandboxOn:  `"ralph-loop install --sandbox" turns it on`,
 }
 
 // BlockCapEnv raises Claude Code's cap on consecutive stop blocks (8 by default; 0: none).
@@ -59,7 +61,8 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		ResumeNoticeHidden: true,
 		CLI:                "claude",
 		SessionEnv:         SessionEnv,
-		Hooked:             func() (bool, string) { return hooked(getenv, project) },
+		Settings:           func() ([]state.Setting, error) { return SettingsView(getenv, project) },
+		Sandbox:            func(string, []string) string { return sandboxState(getenv, project) },
 		CommandText:        CommandText,
 	}
 }
@@ -129,7 +132,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
 		switch in.ToolName {
 		case "Bash":
-			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
+			ev.ToolKind, ev.Command, ev.Unsandboxed = hook.ShellTool, in.Command, in.Unsandboxed
 		case "Write", "Edit", "MultiEdit", "NotebookEdit":
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		}

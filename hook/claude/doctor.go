@@ -16,9 +16,9 @@ import (
 // settingsOrder are the scopes whose settings Claude Code merges, the later over the earlier.
 var settingsOrder = []string{install.ScopeUser, install.ScopeProject, install.ScopeLocal}
 
-// readSettings decodes a settings file of Claude Code's into v (false: none, or not JSON).
+// decodeSettings decodes a settings file of Claude Code's into v (false: none, or not JSON).
 // Claude Code reads a file that starts with a byte order mark (2.1.330).
-func readSettings(path string, v any) bool {
+func decodeSettings(path string, v any) bool {
 	if path == "" {
 		return false
 	}
@@ -39,7 +39,7 @@ func (Host) HookEnv(getenv func(string) string, project string) func(string) str
 		var s struct {
 			Env map[string]json.RawMessage `json:"env"`
 		}
-		if !readSettings(Installer.SettingsFile(scope, project, getenv), &s) {
+		if !decodeSettings(Installer.SettingsFile(scope, project, getenv), &s) {
 			continue
 		}
 		for k, raw := range s.Env {
@@ -92,7 +92,7 @@ func Plugins(getenv func(string) string, project string) []Plugin {
 			ProjectPath string `json:"projectPath"`
 		} `json:"plugins"`
 	}
-	if !readSettings(filepath.Join(dir, "plugins", "installed_plugins.json"), &installed) {
+	if !decodeSettings(filepath.Join(dir, "plugins", "installed_plugins.json"), &installed) {
 		return nil
 	}
 	enabled := map[string]bool{}
@@ -100,7 +100,7 @@ func Plugins(getenv func(string) string, project string) []Plugin {
 		var s struct {
 			EnabledPlugins map[string]bool `json:"enabledPlugins"`
 		}
-		if readSettings(Installer.SettingsFile(scope, project, getenv), &s) {
+		if decodeSettings(Installer.SettingsFile(scope, project, getenv), &s) {
 			for id, on := range s.EnabledPlugins {
 				enabled[id] = on
 			}

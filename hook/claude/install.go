@@ -70,9 +70,12 @@ var Installer = &install.Target{
 		}
 		return files
 	},
-	Notice: install.SystemMessage,
-	Extra:  keepLocalOut,
-	Encode: hook.Encoder(Host{}),
+	Notice:      install.SystemMessage,
+	Extra:       keepLocalOut,
+	Sandbox:     sandboxSpec,
+	SandboxOn:   sandboxOn,
+	SandboxSays: inject.SandboxSays,
+	Encode:      hook.Encoder(Host{}),
 }
 
 // Installer returns Claude Code's installer.

@@ -63,6 +63,7 @@ var Words = inject.Words{
 	SkipsHooks:    "Codex skips hooks it has not trusted, or that changed since they were trusted; install trusts them",
 	// Its TUI's list of skills takes the first Enter on $cancel-ralph.
 	PopupPicksCommand: true,
+	SandboxOn:         `Codex runs it unless told not to: leave out --dangerously-bypass-approvals-and-sandbox and sandbox_mode = "danger-full-access"`,
 }
 
 // SessionEnv holds the session id in the agent's shell (Codex sets CODEX_THREAD_ID to the
@@ -95,6 +96,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		TranscriptTools: true,
 		CLI:             "codex",
 		SessionEnv:      SessionEnv,
+		Sandbox:         func(transcript string, trusted []string) string { return sandboxState(transcript, trusted, getenv) },
 	}
 }
 

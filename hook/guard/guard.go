@@ -62,6 +62,8 @@ type Action struct {
 	Paths []string
 	// Patch is the patch text (Patch).
 	Patch string
+	// Unsandboxed: the command asks to run outside the host's sandbox (Run).
+	Unsandboxed bool
 }
 
 // Config is what the guard knows of the session whose tool calls it judges.
@@ -207,6 +209,11 @@ func (g *guard) check(act Action) string {
 		}
 		return ""
 	case Run:
+		if act.Unsandboxed {
+			// The host's sandbox keeps the agent's shell from writing what ralph-loop
+			// trusts: while a loop runs, nothing leaves it.
+			return inject.SandboxLeaveDenied(act.Tool, g.words)
+		}
 	default:
 		return ""
 	}

@@ -556,3 +556,16 @@ func TestGuardBinaries(t *testing.T) {
 		}
 	}
 }
+
+// A shell call that asks to leave the host's sandbox is denied whatever it runs; the same
+// command inside the sandbox is judged as usual.
+func TestGuardUnsandboxed(t *testing.T) {
+	w := newGuardWorld(t, 0)
+	cfg := Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "claude", SessionID: "s1"}
+	if got := Check(cfg, Action{Kind: Run, Tool: "Bash", Command: "ls", Dir: w.home, Unsandboxed: true}); got == "" {
+		t.Error("ls outside the sandbox: allowed")
+	}
+	if got := Check(cfg, Action{Kind: Run, Tool: "Bash", Command: "ls", Dir: w.home}); got != "" {
+		t.Errorf("ls inside the sandbox: %q", got)
+	}
+}

@@ -76,6 +76,14 @@ type Target struct {
 	// Extra plans what the host needs beyond its hooks file and command files (Codex's
 	// trust entries in config.toml, Gemini's trusted folders). nil: nothing.
 	Extra func(x ExtraInput) ([]Change, error)
+	// Sandbox, for a host that can run the agent's shell in a sandbox of its own, says what
+	// turns it on at a scope and puts ralph-loop's files out of its reach (nil: none).
+	// SandboxOn reports whether it is on already, for a plain install to add the deny
+	// entries; SandboxSays tells the user, before install --sandbox writes anything, what
+	// the sandbox changes for their agent.
+	Sandbox     func(x SandboxInput) Sandbox
+	SandboxOn   func(getenv func(string) string, projectDir string) bool
+	SandboxSays string
 	// Detect reports whether the user has the host (nil: CLI on PATH, or the user
 	// configuration directory exists).
 	Detect func(getenv func(string) string) bool

@@ -31,7 +31,12 @@ type Options struct {
 	StateDir string
 	// Force adds the hooks even when another scope of the host has them already.
 	Force bool
-	Now   time.Time
+	// Sandbox turns the host's sandbox for the agent's shell on at the scope, and puts
+	// ralph-loop's files out of its reach (Target.Sandbox). KeepDir is ralph-loop's keep,
+	// one of those files.
+	Sandbox bool
+	KeepDir string
+	Now     time.Time
 }
 
 // Change is one file that install or uninstall writes or removes.
@@ -363,8 +368,12 @@ func (h *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Record,
 		if err := h.addSettings(obj, newRec); err != nil {
 			return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
 		}
+		if err := h.addSandbox(o, t, obj, newRec, p); err != nil {
+			return nil, false, err
+		}
 	} else {
 		p.Notes = append(p.Notes, h.removeSettings(obj, rec)...)
+		h.removeSandbox(obj, rec)
 		for _, c := range h.lookalikes(obj) {
 			p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
 		}

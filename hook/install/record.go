@@ -37,6 +37,10 @@ type Record struct {
 	// added to that were in the file before it: uninstall leaves them, even empty, where
 	// one install made is taken out once empty.
 	Kept []string `json:"kept,omitempty"`
+	// Added are the entries install added to lists (the sandbox's deny lists), and Made the
+	// key paths of the objects and lists it made for them or for its sandbox settings.
+	Added []Entry  `json:"added,omitempty"`
+	Made  []string `json:"made,omitempty"`
 	// Created are the files install created; Dirs the directories.
 	Created []string `json:"created,omitempty"`
 	Dirs    []string `json:"dirs,omitempty"`

@@ -165,7 +165,11 @@ type Loop struct {
 	Checkpoints *struct {
 		Repo, Refs, Last string
 	} `json:"checkpoints"`
-	Events []struct {
+	// Wall is the strongest wall around the loop's files; Sandbox why it is not the host's
+	// sandbox.
+	Wall    string `json:"wall"`
+	Sandbox string `json:"sandbox"`
+	Events  []struct {
 		Iteration int    `json:"iteration"`
 		Action    string `json:"action"`
 		Reason    string `json:"reason"`

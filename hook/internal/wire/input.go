@@ -27,6 +27,9 @@ type Input struct {
 	// From tool_input (PreToolUse): the shell tool's command and directory (Gemini CLI's
 	// dir_path, relative to the workspace), the file tools' path.
 	Command, Dir, FilePath string
+	// Unsandboxed: the shell tool's call asks to run outside the host's sandbox (Claude
+	// Code's dangerouslyDisableSandbox).
+	Unsandboxed bool
 	// Key identifies the input (a hash of its bytes).
 	Key string
 }
@@ -58,7 +61,7 @@ func InputSpec(in *Input) *Spec {
 			"dir_path":      &in.Dir,
 			"file_path":     &in.FilePath,
 			"notebook_path": &in.FilePath,
-		}}},
+		}, Flags: map[string]*bool{"dangerouslyDisableSandbox": &in.Unsandboxed}}},
 	}
 }
 

@@ -31,6 +31,9 @@ type Spec struct {
 	// Loose are string fields that are ignored when they hold another type (tool inputs,
 	// whose schemas vary).
 	Loose map[string]*string
+	// Flags are boolean fields of tool inputs, whose schemas vary: false when false or null,
+	// true for any other value (one that asks for something is not passed over).
+	Flags map[string]*bool
 	// Numbers are fields kept as their JSON text when they are numbers (ignored otherwise).
 	Numbers map[string]*string
 	// Objects are nested objects read with their own spec (ignored when not objects).
@@ -85,6 +88,10 @@ func object(d *jsonstream.Reader, spec *Spec, path string) error {
 				return str(d, dst, path+name)
 			}
 			return fmt.Errorf("%s%s is not a string", path, name)
+		}
+		if dst, ok := spec.Flags[name]; ok {
+			*dst = k != 'f' && k != 'n'
+			return d.Skip()
 		}
 		if dst, ok := spec.Loose[name]; ok && k == '"' {
 			return str(d, dst, path+name)

@@ -119,7 +119,7 @@ func TestDisableAllHooksRefused(t *testing.T) {
 	if !strings.Contains(r, "settings.local.json") || !strings.Contains(r, "disableAllHooks") {
 		t.Errorf("refused events %q: want the settings change", r)
 	}
-	if !hasNotice(res, "refused 1 attempt from inside this session") {
+	if !hasNotice(res, "kept Claude Code's settings as they were when the loop was armed: refused 1 change") {
 		t.Errorf("the user was not told: %q", res.Notices())
 	}
 }

@@ -112,3 +112,13 @@ func pluginWithoutBinary(t *testing.T, env *e2e.Env) {
 		t.Errorf("a loop was armed without ralph-loop: %+v", loops[0])
 	}
 }
+
+// The plugin turned off in the project's local settings while its loop runs: Claude Code
+// would drop the plugin's hooks, so the change is refused, the next stop is blocked, and the
+// user's /cancel-ralph ends the loop. Before, ralph-loop counted the plugin enabled in the
+// user's settings and took the change.
+func TestPluginDisableRefused(t *testing.T) {
+	env := pluginEnv(t)
+	_, l := attackThenUserCancel(t, env, settingsEdit(".claude/settings.local.json", `{"enabledPlugins": {"ralph-loop@ralph-loop": false}}`+"\n"))
+	refusedChange(t, l, ".claude/settings.local.json")
+}

@@ -138,6 +138,10 @@ type Loop struct {
 	// Tokens and CostUSD are what the model used since arming (CostUSD nil: unknown).
 	Tokens  int64    `json:"tokens"`
 	CostUSD *float64 `json:"cost_usd"`
+	// Wall is the strongest wall around an active loop's files; Sandbox why it is not the
+	// host's sandbox.
+	Wall    string `json:"wall"`
+	Sandbox string `json:"sandbox"`
 }
 
 // Status returns the loops of "ralph-loop status --json", for one session if given.

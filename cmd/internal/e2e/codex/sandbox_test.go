@@ -1,0 +1,114 @@
+package codex
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+)
+
+// Codex's own sandbox (sandbox_mode = "workspace-write", what its TUI runs a trusted
+// project with; "codex exec" runs read-only by default): the agent tries, through its
+// shell, each way of the fail-closed issue that writes a file ralph-loop trusts. Every
+// write fails at the OS level, the loop stays ACTIVE with its stop blocked, status names
+// the sandbox as the wall, and the user's cancel ends the loop. Seen on 0.169.0: the
+// sandbox (bubblewrap) needs its helper, which Codex makes only when CODEX_HOME is outside
+// the temporary directory, so this world lives in the e2e cache, and the binary the hooks
+// run is a copy there (in /tmp, which workspace-write lets the agent write, it would not be
+// kept).
+func TestSandboxKeepsTheFiles(t *testing.T) {
+	suite.Need(t)
+	skip, err := e2e.Sandbox(context.Background(), os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skip != "" {
+		t.Skip("SKIPPED: " + skip)
+	}
+	cache, err := e2e.CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.MkdirTemp(cache, "sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	bin := filepath.Join(root, "bin", "ralph-loop")
+	data, err := os.ReadFile(suite.RalphLoop)
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(bin), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(bin, data, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake, err := NewFake(Script{Turns: []Turn{
+		Shell("sh attack.sh > attack.log 2>&1"),
+		Text("Not done yet."),
+		Text("Still not done."),
+		{Status: 400},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fake.Close() })
+	env, err := NewEnv(root, suite.Bin, bin, fake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(env.CodexHome, "config.toml")
+	c, err := os.ReadFile(config)
+	if err == nil {
+		err = os.WriteFile(config, []byte(strings.Replace(string(c), `sandbox_mode = "danger-full-access"`, `sandbox_mode = "workspace-write"`, 1)), 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.InstallHooks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	attack := `S="$XDG_STATE_HOME/ralph-loop/sessions/$CODEX_SESSION_ID"
+K="$HOME/.local/share/ralph-loop"
+B='` + bin + `'
+try() { if sh -c "$1" 2>>errors.txt; then echo "WROTE: $1"; else echo "refused: $1"; fi; }
+try "mv '$B' '$B.moved'"
+try "printf '#!/bin/sh\nexit 0\n' > '$B'"
+try "rm -f '$K/key'"
+try "printf '{}' > '$S/loop.json'"
+try "rm -rf '$S'"
+try "printf '{}' > '$CODEX_HOME/hooks.json'"
+try "printf 'x' >> '$CODEX_HOME/config.toml'"
+try "printf '{}\n' >> \"\$(ls '$CODEX_HOME'/sessions/*/*/*/*$CODEX_SESSION_ID.jsonl)\""
+try "exec 9>>'$S/loop.lock'"
+`
+	if err := os.WriteFile(filepath.Join(env.Project, "attack.sh"), []byte(attack), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, env, "", `$ralph-loop "Write done.txt" --max-iterations 10`)
+	log, err := os.ReadFile(filepath.Join(env.Project, "attack.log"))
+	if err != nil {
+		t.Fatalf("the agent's script did not run: %v", err)
+	}
+	errs, _ := os.ReadFile(filepath.Join(env.Project, "errors.txt"))
+	if n := strings.Count(string(log), "refused: "); n != 9 || strings.Contains(string(log), "WROTE") || !strings.Contains(string(errs), "Read-only file system") {
+		t.Errorf("%d of 9 writes refused:\n%s\nerrors:\n%s", n, log, errs)
+	}
+	l := loopOf(t, env, r.SessionID)
+	if l.Status != "ACTIVE" || l.Iteration < 2 {
+		t.Errorf("loop %s at iteration %d (%s); want ACTIVE, its stop blocked", l.Status, l.Iteration, l.EndReason)
+	}
+	if l.Wall != "sandbox" {
+		t.Errorf("wall %q (%s), want sandbox", l.Wall, l.Sandbox)
+	}
+	if out, err := os.ReadFile(bin); err != nil || len(out) != len(data) {
+		t.Errorf("the binary the hooks run changed: %d bytes, %v", len(out), err)
+	}
+	run(t, env, r.SessionID, "$cancel-ralph")
+	expectLoop(t, loopOf(t, env, r.SessionID), "CANCELLED", l.Iteration, l.ToolCalls)
+}
