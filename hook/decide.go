@@ -70,6 +70,10 @@ type Observation struct {
 	Checks []check.Result
 	// Usage is what the model used since the last decision, as the host recorded it.
 	Usage []usage.Record
+	// Unread, when set, says why the iteration's output could not be read to its end (the
+	// transcript grew by more than one stop reads): the stop is blocked, whatever was
+	// found, unless the loop ends at its limits or the host's cap.
+	Unread string
 }
 
 // checksPassed reports whether every check ran and passed.
@@ -93,7 +97,8 @@ func (o Observation) checksPassed(l *state.Loop) bool {
 // verdict is NeedChecks and nothing but the tool count changes. Otherwise the loop ends at its
 // iteration limit, when its token or cost budget is reached, when its time budget has run out, when the iteration had no model reply at
 // all, or where the host would override one more block; else the stop is blocked and the next
-// iteration begins.
+// iteration begins. Output that could not be read to its end (Observation.Unread) ends the
+// loop neither by its promise nor by its budget: only the limits and the host's cap do.
 func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.ToolIDs = slices.Clone(l.ToolIDs)
 	l.CountToolCalls(o.Logged)
@@ -104,7 +109,8 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.LastSeenAt = o.Now
 	l.Spent = l.Spent.Add(o.Usage, l.Prices)
 	work := l.ToolCalls >= l.MinToolCalls
-	promised := o.Found && (work || l.OnPromiseNoWork != state.NoWorkReject)
+	unread := o.Unread != ""
+	promised := o.Found && !unread && (work || l.OnPromiseNoWork != state.NoWorkReject)
 	if promised && len(l.Checks) > 0 && o.Checks == nil {
 		return NeedChecks, l
 	}
@@ -122,7 +128,7 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		l.LastAction = state.ActAccepted
 		return Accept, l
 	}
-	if why := overBudget(&l); why != "" {
+	if why := overBudget(&l); why != "" && !unread {
 		l.Finish(state.BudgetExhausted, state.ByLimit, why, o.Now)
 		l.LastAction = state.ActBudget
 		l.Told = true
@@ -140,7 +146,7 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		l.Told = true
 		return TimeBudget, l
 	}
-	if o.NoReply {
+	if o.NoReply && !unread {
 		l.Finish(state.NoProgress, state.ByHost, inject.NoProgressReason(o.Words), o.Now)
 		l.LastAction = state.ActNoProgress
 		l.Told = true
@@ -161,7 +167,7 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	switch {
 	case promised:
 		v = ContinueCheckFailed
-	case o.Found:
+	case o.Found && !unread:
 		v = ContinueNoWork
 	}
 	l.Iteration++

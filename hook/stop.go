@@ -74,6 +74,7 @@ type stopDecision struct {
 	decided bool       // false: nothing to decide (ended meanwhile, a duplicate delivery)
 	paused  bool       // the loop awaits the user's cancel: the stop is let through
 	readErr error      // the transcript could not be read: decided on the last message alone
+	unread  string     // why the transcript was not read to its end (the stop is blocked)
 	other   string     // a different promise token the agent printed
 	resumed bool       // the loop yielded to the user's message at the last stop
 	pending string     // what the user has not been told yet
@@ -104,7 +105,7 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 			return cur, nil
 		}
 		o := observe(e.env, e.facts, cur, e.ev, start)
-		d.readErr = o.err
+		d.readErr, d.unread = o.err, o.Unread
 		cancel, yield := false, "" // the cancel command, or a prompt, the user typed while the turn ran
 		for _, q := range o.queued {
 			if c, ok, _ := e.command(q); ok && c.Name == CommandCancel {
@@ -124,7 +125,10 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		blocks := d.verdict == Continue || d.verdict == ContinueNoWork
 		d.after.Transcript.Unseen = blocks && e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
 		reason := eventReason(d.verdict, &d.after, nil)
-		if d.verdict == Continue && o.HasOther {
+		switch {
+		case d.verdict == Continue && o.Unread != "":
+			reason = inject.ReasonUnread(&d.after, o.Unread)
+		case d.verdict == Continue && o.HasOther:
 			d.other = promise.Marker(o.Other)
 			reason = inject.ReasonOtherToken(&d.after, d.other)
 		}
@@ -206,6 +210,8 @@ func (e *engine) stopReply(d stopDecision) Reply {
 			why.Kind = inject.BlockNoWork
 		case d.verdict == ContinueCheckFailed:
 			why.Kind = inject.BlockCheckFailed
+		case d.unread != "":
+			why.Kind, why.Unread = inject.BlockUnread, d.unread
 		case d.other != "":
 			why.Kind, why.Other = inject.BlockWrongToken, d.other
 		}
@@ -407,11 +413,14 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 	if o.pos.Offset < 0 {
 		textAfter = l.StartedAt
 		start, err := tr.OffsetAfter(path, l.StartedAt)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, transcript.ErrBound):
+			o.Unread = inject.UnreadBack
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			o.err = fmt.Errorf("read transcript %s: %w", path, err)
 			return
 		}
-		o.pos.Offset = start
+		o.pos.Offset, o.pos.InLine = start, false
 	}
 	waitFor := ev.LastMessage
 	if waitFor == "" {
@@ -426,6 +435,9 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 		Last:       waitFor,
 		UsageSeen:  o.pos.UsageID,
 		Model:      o.pos.Model,
+		MaxRead:    env.MaxRead,
+		Deadline:   time.Now().Add(readTime),
+		InLine:     o.pos.InLine,
 	}
 	if ev.Model != "" {
 		opt.Model = ev.Model // the model of this turn, which may have begun before the last scan's end
@@ -437,7 +449,7 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 		return
 	}
 	o.take(&res, facts, missing)
-	if facts.TranscriptLags && waitFor != "" && !res.SawLast {
+	if facts.TranscriptLags && waitFor != "" && !res.SawLast && !res.Cut {
 		missing = o.catchUp(env, facts, path, opt, now, &res, missing)
 	}
 	if missing && o.note == "" {
@@ -445,6 +457,16 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 	}
 	if res.Bad > 0 {
 		o.note = strings.TrimPrefix(o.note+"; "+inject.NoteMalformed(res.Bad), "; ")
+	}
+	if res.Holes > 0 {
+		o.note = strings.TrimPrefix(o.note+"; "+inject.NoteHoles(res.Holes), "; ")
+	}
+	if res.Cut {
+		max := env.MaxRead
+		if max <= 0 {
+			max = transcript.MaxRead
+		}
+		o.Unread = inject.UnreadCut(res.Read, max)
 	}
 }
 
@@ -458,7 +480,7 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 	if facts.TranscriptTools {
 		o.ToolIDs = res.ToolIDs
 	}
-	o.pos.Offset = res.Offset
+	o.pos.Offset, o.pos.InLine = res.Offset, res.InLine
 	o.sawLast = res.SawLast
 	o.queued = res.Queued()
 	o.NoReply = facts.StopsWithoutReply && !missing && res.Replies == 0
@@ -492,7 +514,7 @@ func (o *observed) catchUp(env Env, facts Facts, path string, opt transcript.Opt
 		}
 		waited = true
 		env.Sleep(10 * time.Millisecond)
-		opt.UsageSeen = o.pos.UsageID
+		opt.UsageSeen, opt.InLine = o.pos.UsageID, o.pos.InLine
 		if o.pos.Model != "" {
 			opt.Model = o.pos.Model
 		}

@@ -249,6 +249,9 @@ const (
 	BlockCheckFailed
 	// BlockWrongToken: no marker, but <promise> tags around another token.
 	BlockWrongToken
+	// BlockUnread: the iteration's output could not be read to its end (Why.Unread says
+	// why), so it could not be checked.
+	BlockUnread
 )
 
 // Why says why a stop was blocked: one of the Block kinds, with the failed check
@@ -257,6 +260,8 @@ type Why struct {
 	Kind  int
 	Check *CheckFailure
 	Other string
+	// Unread says why the output could not be read to its end (BlockUnread).
+	Unread string
 	// Resumed: the loop goes on after a stop let through for the user's message.
 	Resumed bool
 }
@@ -302,6 +307,8 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 		fmt.Fprintf(&b, "you output the completion marker, but check %d of %d failed: `%s` %s.\n", f.Index, f.Total, cutUnits(f.Command, 500), f.Outcome)
 	case BlockWrongToken:
 		fmt.Fprintf(&b, "the completion marker was not in your output. You wrote %s, which is not the marker: the marker is exactly %s.\n", cutUnits(w.Other, 300), marker)
+	case BlockUnread:
+		fmt.Fprintf(&b, "your output could not be checked: %s. It is read on at your next stop; a completion marker of this iteration does not count.\n", w.Unread)
 	default:
 		b.WriteString("the completion marker was not in your output.\n")
 	}
@@ -345,6 +352,9 @@ func BlockNotice(l *state.Loop, w Why) string {
 	}
 	if why == BlockNoWork {
 		return fmt.Sprintf("ralph-loop: iteration %d/%d: promise rejected, no real work yet (%d/%d tool calls)", l.Iteration, l.MaxIterations, l.ToolCalls, l.MinToolCalls)
+	}
+	if why == BlockUnread {
+		return fmt.Sprintf("ralph-loop: iteration %d/%d: stop blocked, the agent's output could not be checked: %s", l.Iteration, l.MaxIterations, w.Unread)
 	}
 	if w.Resumed {
 		return fmt.Sprintf("ralph-loop: iteration %d/%d: the loop resumes after your message", l.Iteration, l.MaxIterations)

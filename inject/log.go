@@ -19,6 +19,12 @@ func ReasonBlocked(l *state.Loop) string {
 	return fmt.Sprintf("promise not found; continuing with iteration %d/%d", l.Iteration, l.MaxIterations)
 }
 
+// ReasonUnread is for a stop blocked because the agent's output could not be read to its
+// end (why says why).
+func ReasonUnread(l *state.Loop, why string) string {
+	return fmt.Sprintf("output not checked: %s; continuing with iteration %d/%d", why, l.Iteration, l.MaxIterations)
+}
+
 // ReasonOtherToken is for a stop blocked whose output held a promise with another token.
 func ReasonOtherToken(l *state.Loop, other string) string {
 	return fmt.Sprintf("promise not found, but a different token was: %s (the marker is %s); continuing with iteration %d/%d",
@@ -191,6 +197,39 @@ func NoteTranscriptBehind(d time.Duration) string {
 // NoteWaited is for the stop waited d for the transcript to show the last message.
 func NoteWaited(d time.Duration) string {
 	return fmt.Sprintf("waited %s for the transcript to catch up", d)
+}
+
+// UnreadCut says why a stop's transcript was not read to its end: it grew by more than one
+// stop reads (read of at most max bytes were read), or reading took too long.
+func UnreadCut(read, max int64) string {
+	return fmt.Sprintf("the transcript grew by more than one stop reads (%s read, at most %s), so the rest is read at the next stop",
+		Bytes(read), Bytes(max))
+}
+
+// UnreadBack says why a stop's transcript was not read: it could not be read back to where
+// the loop began.
+const UnreadBack = "the transcript could not be read back to where the loop began (more than " +
+	"one stop reads, or a hole in the file), so it is read from the latest line it could date"
+
+// NoteHoles is for a transcript whose holes (a sparse file's ranges never written) were
+// skipped unread.
+func NoteHoles(n int64) string {
+	return "skipped a hole of " + Bytes(n) + " in the transcript (never written by the host)"
+}
+
+// Bytes writes a size for people: "256 MiB", "4.0 GiB", "512 bytes".
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return Plural(int(n), "byte", "bytes")
 }
 
 // NoteMalformed is for n transcript lines were skipped as malformed.

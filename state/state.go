@@ -274,6 +274,9 @@ type TranscriptPos struct {
 	// Unseen: when the last stop was decided, the transcript did not show the agent's last
 	// message yet; text before the next user line is still that iteration's.
 	Unseen bool `json:"unseen,omitempty"`
+	// InLine: Offset is inside a line longer than one stop reads, skipped to its end by the
+	// next read.
+	InLine bool `json:"in_line,omitempty"`
 	// UsageID is the id of the last model reply whose usage was counted: a reply written
 	// over several lines is counted once, even when a scan ends between them.
 	UsageID string `json:"usage_id,omitempty"`

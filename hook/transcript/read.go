@@ -23,8 +23,8 @@ const MaxRead = 256 << 20
 const holeCost = 1 << 20
 
 // ErrBound is returned by OffsetAfter when it could not get back to the time it was given
-// within MaxRead bytes, or met a hole on the way: the offset it returns is the earliest line
-// it could tell was written after that time.
+// within MaxRead bytes: the offset it returns is the earliest line it could tell was written
+// after that time.
 var ErrBound = errors.New("the transcript is too large to read back to where the loop began")
 
 // ScanFunc reads a host's transcript lines from r, whose first byte is at offset base.
@@ -250,8 +250,9 @@ func nextData(f *os.File, pos, limit int64) int64 {
 // OffsetAfter returns the offset of the first line of the transcript at path that was
 // written after t, judged by the lines' timestamps: the place to start reading for a loop
 // armed at t without knowing the transcript. It reads backwards from the end, so its cost
-// is in proportion to what was written since t, and at most MaxRead bytes: past them, or at
-// a hole, it returns the earliest line it could tell was written after t, and ErrBound.
+// is in proportion to what was written since t, and at most MaxRead bytes (holes are
+// skipped, each ending a line): past them it returns the earliest line it could tell was
+// written after t, and ErrBound.
 func OffsetAfter(path string, t time.Time) (int64, error) {
 	return offsetAfter(path, t, MaxRead)
 }
@@ -266,18 +267,27 @@ func offsetAfter(path string, t time.Time, max int64) (int64, error) {
 	buf := make([]byte, bufSize)
 	lineEnd := size // the line under consideration ends here (after its newline)
 	pos := size
-	first := int64(0) // where the data this reads back to starts: the file's start, or a hole's end
-	for pos > first {
-		n := min(int64(len(buf)), pos-first)
-		if d := nextData(f, pos-n, pos); d >= pos {
-			first = pos // a hole ends here
-			break
-		} else if d > pos-n {
-			n = pos - d
+	for pos > 0 {
+		if nextData(f, pos-1, pos) > pos-1 {
+			// A hole ends at pos: the line after it starts there.
+			if pos < lineEnd {
+				if old, err := stampedBy(b, pos, lineEnd, t); err != nil || old {
+					return lineEnd, err
+				}
+				lineEnd = pos
+			}
+			b.left -= holeCost
+			pos = dataBefore(f, pos)
+			lineEnd = pos + 1 // the data before the hole ends a line, newline or not
+			continue
+		}
+		n := min(int64(len(buf)), pos)
+		if d := nextData(f, pos-n, pos); d > pos-n {
+			n = pos - d // read back to the hole, no further
 		}
 		pos -= n
 		if b.readAt(buf[:n], pos) < int(n) {
-			return lineEnd, ErrBound
+			return min(lineEnd, size), ErrBound
 		}
 		chunk := buf[:n]
 		for {
@@ -297,7 +307,7 @@ func offsetAfter(path string, t time.Time, max int64) (int64, error) {
 			if old, err := stampedBy(b, start, lineEnd, t); err != nil {
 				return 0, err
 			} else if old {
-				return lineEnd, nil
+				return min(lineEnd, size), nil
 			}
 			if b.out() {
 				return start, ErrBound
@@ -305,17 +315,33 @@ func offsetAfter(path string, t time.Time, max int64) (int64, error) {
 			lineEnd = start
 		}
 	}
-	if old, err := stampedBy(b, first, lineEnd, t); err != nil || old {
-		return lineEnd, err
-	}
-	if first > 0 {
-		return first, ErrBound
+	if old, err := stampedBy(b, 0, lineEnd, t); err != nil || old {
+		return min(lineEnd, size), err
 	}
 	return 0, nil
 }
 
+// dataBefore returns where the data before the hole that ends at pos ends (0 if there is
+// none), by bisection over the file's holes.
+func dataBefore(f *os.File, pos int64) int64 {
+	if d, err := seekData(f, 0); err != nil || d >= pos {
+		return 0
+	}
+	lo, hi := int64(0), pos // data lies in [lo, pos), none in [hi, pos)
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if d, err := seekData(f, mid); err == nil && d < pos {
+			lo = max(mid, d)
+		} else {
+			hi = mid
+		}
+	}
+	return lo + 1
+}
+
 // stampedBy reports whether the line [start, end) carries a timestamp not after t.
 func stampedBy(b *bounded, start, end int64, t time.Time) (bool, error) {
+	start = b.skipZeros(start, end) // the zeros of a block a hole ends in
 	d := jsonstream.NewLineReader(&runReader{b: b, off: start, end: end}, 4096)
 	var ts time.Time
 	var buf []byte
