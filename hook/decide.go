@@ -34,9 +34,12 @@ const (
 	TimeBudget
 	// NoProgress ends the loop when an iteration had no model reply at all.
 	NoProgress
-	// Budget ends the loop when its --max-tokens or --max-cost is reached, or its cost can
-	// no longer be counted.
+	// Budget ends the loop when its --max-tokens or --max-cost is reached.
 	Budget
+	// PausedForPrice lets the stop through without ending the loop: a model used has no
+	// known price, so its --max-cost cannot be kept until the user gives one (the next
+	// prompt of theirs reads it from the settings); the iteration is not used up.
+	PausedForPrice
 )
 
 // Observation is what a stop hook saw of the iteration that just ended.
@@ -107,7 +110,16 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	}
 	l.UpdatedAt = o.Now
 	l.LastSeenAt = o.Now
-	l.Spent = l.Spent.Add(o.Usage, l.Prices)
+	var counted []usage.Record
+	var uncounted []string
+	l.Ledger, counted, uncounted = l.Ledger.Screen(o.Usage, l.StartedAt, o.Now)
+	l.Spent = l.Spent.Add(counted, l.Prices)
+	if len(uncounted) > 0 {
+		l.Pending = slices.Clone(l.Pending)
+		for _, why := range uncounted {
+			l.Pending = append(l.Pending, state.Pending{At: o.Now, What: state.ActUncounted, Why: why})
+		}
+	}
 	work := l.ToolCalls >= l.MinToolCalls
 	unread := o.Unread != ""
 	promised := o.Found && !unread && (work || l.OnPromiseNoWork != state.NoWorkReject)
@@ -133,6 +145,11 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		l.LastAction = state.ActBudget
 		l.Told = true
 		return Budget, l
+	}
+	if l.MaxCost > 0 && !l.Spent.CostKnown() && !unread {
+		l.BlocksSinceTool, l.BlocksInTurn = 0, 0 // the stop ends the host's turn
+		l.LastAction = state.ActPaused
+		return PausedForPrice, l
 	}
 	if l.Iteration >= l.MaxIterations {
 		l.Finish(state.MaxIterationsReached, state.ByLimit, inject.EndMaxIterations, o.Now)
@@ -178,17 +195,15 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	return v, l
 }
 
-// overBudget says why the loop's token or cost budget ends it, or "" when it does not: a
-// budget reached, or a cost budget that can no longer be kept because a model used has no
-// known price (its tokens are never taken as free).
+// overBudget says why the loop's token or cost budget ends it, or "" when it does not. A
+// cost budget with a model whose price is not known pauses the loop before (its tokens are
+// never taken as free, and a line naming a model the table lacks is one the agent can write).
 func overBudget(l *state.Loop) string {
 	s := l.Spent
 	switch {
 	case l.MaxTokens > 0 && s.Total() >= l.MaxTokens:
 		return inject.EndTokens(l.MaxTokens, s)
-	case l.MaxCost > 0 && !s.CostKnown():
-		return inject.EndCostUnknown(l.MaxCost, s)
-	case l.MaxCost > 0 && s.CostUSD >= l.MaxCost:
+	case l.MaxCost > 0 && s.CostKnown() && s.CostUSD >= l.MaxCost:
 		return inject.EndCost(l.MaxCost, s)
 	}
 	return ""

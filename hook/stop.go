@@ -117,6 +117,12 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		d.resumed = cur.Yielded
 		d.interrupted = cur.LastAction == state.ActTurnEnded
 		d.verdict, d.after = Decide(*cur, o.Observation)
+		for _, p := range d.after.Pending[len(cur.Pending):] {
+			if p.What == state.ActUncounted {
+				tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActUncounted,
+					Reason: inject.ReasonUncounted(p.Why)})
+			}
+		}
 		d.after.Transcript = o.pos
 		d.after.ToolsOffset = o.toolsOffset
 		d.after.Yielded = false
@@ -239,6 +245,8 @@ func (e *engine) stopReply(d stopDecision) Reply {
 		return Reply{Notice: join(inject.TimeUp(after))}
 	case Budget:
 		return Reply{Notice: join(inject.BudgetOut(after))}
+	case PausedForPrice:
+		return Reply{Notice: join(inject.PausedForPrice(after, w))}
 	case CutByHost:
 		return Reply{Notice: join(inject.CutByHost(after, w, e.facts.BlockCap))}
 	case NoProgress:
@@ -340,6 +348,8 @@ func eventReason(v Verdict, l *state.Loop, checks []check.Result) string {
 		return inject.ReasonBlocked(l)
 	case ContinueNoWork:
 		return inject.ReasonNoWork(l)
+	case PausedForPrice:
+		return inject.ReasonPausedPrice(l)
 	}
 	return inject.ReasonEnded(l, v == Accept)
 }

@@ -37,13 +37,15 @@ func RefusedCommand(command, session, comm string, pid int) string {
 // Pending tells the user what happened to the session's loop since they last heard from it:
 // its state put back after something else changed it, attempts from inside refused.
 func Pending(ps []state.Pending, h Words) string {
-	var restored, refused []string
+	var restored, refused, uncounted []string
 	for _, p := range ps {
 		switch p.What {
 		case state.ActRestored:
 			restored = append(restored, p.Why)
 		case state.ActRefused:
 			refused = append(refused, p.Why)
+		case state.ActUncounted:
+			uncounted = append(uncounted, p.Why)
 		}
 	}
 	var parts []string
@@ -54,6 +56,11 @@ func Pending(ps []state.Pending, h Words) string {
 	if len(refused) > 0 {
 		parts = append(parts, fmt.Sprintf("refused %s from inside this session to end, restart or unhook the loop (%s): "+
 			"only you do that, with %s", Plural(len(refused), "attempt", "attempts"), strings.Join(refused, "; "), h.cancel()))
+	}
+	if len(uncounted) > 0 {
+		parts = append(parts, fmt.Sprintf("not counted: %s the host could not have written (%s), so the loop's budget "+
+			"is kept on the host's own figures (ralph-loop log shows each)", Plural(len(uncounted), "usage record", "usage records"),
+			cutUnits(strings.Join(uncounted, "; "), 600)))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -339,6 +339,32 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 	return b.String()
 }
 
+// PausedForPrice tells the user, at a stop let through, that the loop waits for a model's
+// price: a cost budget cannot be kept without it, and a model the table lacks is no reason
+// to end the loop (anything can write such a line into a transcript).
+func PausedForPrice(l *state.Loop, h Words) string {
+	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d: %s has no known price, so the cost budget of %s cannot be kept "+
+		"(so far: %s). Set its price under %q in %s (USD per million tokens: input, cache_write, cache_read, output), then send "+
+		"any message to go on; %s ends the loop", l.Iteration, l.MaxIterations, strings.Join(l.Spent.Unpriced, ", "),
+		usage.Dollars(l.MaxCost), l.Spent, args.SettingPrices, args.ProjectSettings, h.cancel())
+}
+
+// PriceResumed tells the user that the prices they set counted the tokens the loop held.
+func PriceResumed(l *state.Loop, priced []string) string {
+	return fmt.Sprintf("ralph-loop: the loop goes on: %s priced from your settings, %s so far (budget %s)",
+		strings.Join(priced, ", "), l.Spent, usage.Dollars(l.MaxCost))
+}
+
+// StillPaused tells the user that the loop still waits for a price (or that the settings
+// could not be read: err).
+func StillPaused(l *state.Loop, h Words, err error) string {
+	if err != nil {
+		return fmt.Sprintf("ralph-loop: the loop is still paused: its prices could not be read (%v); fix the file, or type %s", err, h.cancel())
+	}
+	return fmt.Sprintf("ralph-loop: the loop is still paused: %s has no known price (set one under %q in %s, or type %s)",
+		strings.Join(l.Spent.Unpriced, ", "), args.SettingPrices, args.ProjectSettings, h.cancel())
+}
+
 // BlockNotice is the short line shown to the user when a stop is blocked.
 func BlockNotice(l *state.Loop, w Why) string {
 	why, f := w.Kind, w.Check

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
 	"github.com/ralph-loop/ralph-loop/usage"
@@ -18,6 +17,9 @@ import (
 func ReasonBlocked(l *state.Loop) string {
 	return fmt.Sprintf("promise not found; continuing with iteration %d/%d", l.Iteration, l.MaxIterations)
 }
+
+// ReasonUncounted is for a usage record not counted: why says what it was and why.
+func ReasonUncounted(why string) string { return "not counted: " + why }
 
 // ReasonUnread is for a stop blocked because the agent's output could not be read to its
 // end (why says why).
@@ -142,10 +144,17 @@ func EndCost(max float64, s usage.Spent) string {
 	return fmt.Sprintf("the cost budget of %s was reached without the promise: %s", usage.Dollars(max), s)
 }
 
-// EndCostUnknown is for a cost budget that cannot be kept, a model having no known price.
-func EndCostUnknown(max float64, s usage.Spent) string {
-	return fmt.Sprintf("the cost budget of %s cannot be kept: %s has no known price (set one under %q in %s): %s",
-		usage.Dollars(max), strings.Join(s.Unpriced, ", "), args.SettingPrices, args.ProjectSettings, s)
+// ReasonPausedPrice is for a stop let through because a model used has no known price
+// under a cost budget: the loop waits for the user's price.
+func ReasonPausedPrice(l *state.Loop) string {
+	return fmt.Sprintf("paused: %s has no known price, so the cost budget of %s waits for the user's price (so far: %s)",
+		strings.Join(l.Spent.Unpriced, ", "), usage.Dollars(l.MaxCost), l.Spent)
+}
+
+// ReasonPriced is for the user's prices read at their prompt, which counted the tokens held
+// for models (priced) that had none.
+func ReasonPriced(l *state.Loop, priced []string) string {
+	return fmt.Sprintf("the user's price for %s counted: %s; the loop goes on", strings.Join(priced, ", "), l.Spent)
 }
 
 // ReasonArmed is for a loop armed (by: "slash-command", "resume", …), or a loop picked up by

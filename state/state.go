@@ -189,6 +189,9 @@ type Loop struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Spent is what the model used since arming, as the host recorded it.
 	Spent usage.Spent `json:"spent,omitzero"`
+	// Ledger tells the usage the host could have written from what it could not (see
+	// usage.Ledger.Screen).
+	Ledger usage.Ledger `json:"ledger,omitzero"`
 
 	// Bookkeeping for the stop decision.
 
@@ -393,5 +396,7 @@ const (
 	ActRestored   = "restored"     // the loop's state was changed outside ralph-loop and put back
 	ActSilent     = "hooks_silent" // the session's hooks stopped answering while its loop was active; another session was told
 	ActBudget     = "budget"       // --max-tokens or --max-cost ended the loop
+	ActUncounted  = "not_counted"  // a usage record the host could not have written, not counted
+	ActPaused     = "paused"       // a cost budget waits for the user's price of a model: stops are let through
 	ActError      = "error"
 )

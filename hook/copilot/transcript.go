@@ -145,7 +145,7 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			x := ev.Data.Usage
 			t := usage.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}
 			if after(ev.Timestamp, opt.ToolsAfter) && t.Valid() && x.Input >= 0 {
-				u.Add(&res, ev.ID, usage.Record{Model: x.Model, Tokens: t})
+				u.Add(&res, ev.ID, usage.Record{Model: x.Model, At: ev.Timestamp, Tokens: t})
 			}
 		case "user.message":
 			// Typed while the agent worked, Copilot CLI hands a prompt to the agent within

@@ -249,19 +249,21 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 		}
 		// Subagents' replies (sidechain lines) cost too.
 		if ln.assistant && ln.hasUsage && after(ln.ts, opt.ToolsAfter) {
-			u.Add(&res, ln.msgID, usage.Record{Model: ln.model, Tokens: ln.tokens})
+			u.Add(&res, ln.msgID, usage.Record{Model: ln.model, At: ln.ts, Tokens: ln.tokens})
 		}
 	}
 }
 
 // Dedup counts each model reply's usage once into a Result. Claude Code writes a reply's
 // content blocks on separate lines, each with the reply's id and usage: the reply counts
-// once, with the largest figures its lines give (a later line was written with more of the
-// reply). A reply's lines may be split between two scans: Options.UsageSeen carries the
-// last id over.
+// once, with the largest output its lines give (a later line was written with more of the
+// reply). What a reply read is the same on all its lines: a later line that claims another
+// is no line of that reply, and is added with its Doubt set, not merged. A reply's lines may
+// be split between two scans: Options.UsageSeen carries the last id over.
 type Dedup struct {
-	id string
-	at int // index in Result.Usage of the record of id, or -1 when it was counted before this scan
+	id    string
+	at    int // index in Result.Usage of the record of id, or -1 when it was counted before this scan
+	first usage.Tokens
 }
 
 // NewDedup starts counting after the reply seen (Options.UsageSeen).
@@ -270,16 +272,23 @@ func NewDedup(seen string) *Dedup { return &Dedup{id: seen, at: -1} }
 // Add counts r, the usage of the reply id ("" when the host gives replies no id), unless it
 // was counted already.
 func (u *Dedup) Add(res *Result, id string, r usage.Record) {
+	r.ID = id
 	if id != "" && id == u.id {
-		if u.at >= 0 {
-			p := &res.Usage[u.at]
-			p.Input, p.CacheWrite = max(p.Input, r.Input), max(p.CacheWrite, r.CacheWrite)
-			p.CacheRead, p.Output = max(p.CacheRead, r.CacheRead), max(p.Output, r.Output)
+		if u.at < 0 {
+			return
 		}
+		f := u.first
+		if r.Input != f.Input || r.CacheWrite != f.CacheWrite || r.CacheRead != f.CacheRead {
+			r.Doubt = fmt.Sprintf("%s claims %s tokens read on a later line, %s on its first", r.Name(), usage.Count(r.Read()), usage.Count(f.Read()))
+			res.Usage = append(res.Usage, r)
+			return
+		}
+		p := &res.Usage[u.at]
+		p.Output = max(p.Output, r.Output)
 		return
 	}
 	res.Usage = append(res.Usage, r)
-	u.id, u.at = id, len(res.Usage)-1
+	u.id, u.at, u.first = id, len(res.Usage)-1, r.Tokens
 	res.UsageID = id
 }
 
