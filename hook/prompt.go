@@ -76,6 +76,12 @@ func (e *engine) prompt(ctx context.Context) Reply {
 		if r := e.refuseLoopCommand(ctx, c.Name); r != nil {
 			return *r
 		}
+		if state.ValidSessionID(e.ev.SessionID) == nil {
+			// The ended loop's last turn is counted before a new loop takes its place.
+			if l, err := e.env.Store.Peek(e.ev.SessionID); err == nil {
+				e.settle(ctx, l)
+			}
+		}
 		switch c.Name {
 		case CommandLoop:
 			return e.arm(ctx, c.Rest, state.ModeRalph)
@@ -93,6 +99,7 @@ func (e *engine) prompt(ctx context.Context) Reply {
 		return *out
 	}
 	if l == nil || l.Status != state.Active {
+		e.settle(ctx, l)
 		if e.facts.Words.HidesPromptNotice {
 			return Reply{} // told at the next stop, where the user sees it
 		}

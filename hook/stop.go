@@ -31,6 +31,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		return *out
 	}
 	if l == nil || l.Status != state.Active {
+		e.settle(ctx, l)
 		return Reply{Notice: e.ended(ctx, l)}
 	}
 	st := e.judge(l)
@@ -129,7 +130,10 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		d.after.LastKey, d.after.LastKeyAt, d.after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
 		d.decided = true
 		blocks := d.verdict == Continue || d.verdict == ContinueNoWork
-		d.after.Transcript.Unseen = blocks && e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
+		// The transcript does not show the end of the turn yet: what it adds is this
+		// iteration's (its text does not count for the next one), and its usage is counted
+		// once written (by the next stop, or settle once the loop has ended).
+		d.after.Transcript.Unseen = e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
 		reason := eventReason(d.verdict, &d.after, nil)
 		switch {
 		case d.verdict == Continue && o.Unread != "":
@@ -460,7 +464,11 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 	}
 	o.take(&res, facts, missing)
 	if facts.TranscriptLags && waitFor != "" && !res.SawLast && !res.Cut {
-		missing = o.catchUp(env, facts, path, opt, now, &res, missing)
+		if o.couldChange(l, ev) {
+			missing = o.catchUp(env, facts, path, opt, now, &res, missing)
+		} else if !missing {
+			o.note = inject.NoteLate
+		}
 	}
 	if missing && o.note == "" {
 		o.note = inject.NoteNoTranscript(0)
@@ -503,13 +511,52 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 	}
 }
 
+// couldChange reports whether what the transcript does not show yet (the host writes the
+// end of a turn after its stop hook has started) could change the stop's decision, which
+// is then worth waiting for: the decision on what is known would block, and either the
+// agent's text is only in the transcript (a host that hands over no last message), or the
+// last turn's usage could reach the loop's budget. Otherwise the stop is decided at once;
+// the tool calls come from the tool hooks, the promise from the host's last message, and
+// the late turn's usage is counted when it appears (the next stop, or the next event once
+// the loop has ended: see settle), so the totals stay exact.
+func (o *observed) couldChange(l *state.Loop, ev Event) bool {
+	v, after := Decide(*l, o.Observation)
+	if v != Continue && v != ContinueNoWork {
+		return false
+	}
+	return ev.LastMessage == "" || withinReach(&after)
+}
+
+// withinReach reports whether one more reply could reach the loop's token or cost budget:
+// a reply of the model the loop last counted, as large as the model allows (see
+// usage.Limits), at its price.
+func withinReach(l *state.Loop) bool {
+	if l.MaxTokens == 0 && l.MaxCost == 0 {
+		return false
+	}
+	lim := usage.LimitsOf(l.Ledger.Model)
+	if l.MaxTokens > 0 && l.Spent.Total()+lim.Context+lim.Output >= l.MaxTokens {
+		return true
+	}
+	if l.MaxCost == 0 {
+		return false
+	}
+	p, ok := usage.Lookup(l.Ledger.Model, l.Prices)
+	if !ok {
+		return true // a reply of a model without a price would pause the loop
+	}
+	worst := p.Cost(usage.Tokens{Input: lim.Context, Output: lim.Output})
+	if p.CacheWrite > p.Input {
+		worst = p.Cost(usage.Tokens{CacheWrite: lim.Context, Output: lim.Output})
+	}
+	return l.Spent.CostUSD+worst >= l.MaxCost
+}
+
 // catchUp reads the transcript again, for at most env.CatchUp after now, until it shows the
-// agent's last message. Every stop waits, whatever it would decide now: the transcript may
-// add the promise or tool calls, and the iteration's usage is only there (a loop's totals in
-// status, and its budget, would miss it). The file may not exist yet either: in stream-json
-// sessions Claude Code creates it after the first Stop hook has started. Only with
-// --no-session-persistence does it never come, and then this costs one bounded wait per stop.
-// It returns whether the file is still missing.
+// agent's last message (only when that could change the decision: see couldChange). The file
+// may not exist yet either: in stream-json sessions Claude Code creates it after the first
+// Stop hook has started; with --no-session-persistence it never comes. It returns whether the
+// file is still missing.
 func (o *observed) catchUp(env Env, facts Facts, path string, opt transcript.Options, now time.Time, res *transcript.Result, missing bool) bool {
 	waited := false
 	deadline := now.Add(env.CatchUp)

@@ -203,6 +203,15 @@ func NoteTranscriptBehind(d time.Duration) string {
 	return fmt.Sprintf("the transcript did not show the last message within %s", d)
 }
 
+// ReasonLateUsage is for the usage of a loop's last turn, which the host wrote to its
+// transcript after the stop that ended the loop, counted at the session's next event.
+const ReasonLateUsage = "the last turn's usage, written after the loop ended, counted"
+
+// NoteLate is for a stop decided without waiting for a transcript that did not show the
+// agent's last message yet (nothing it could add would change the decision): what the turn
+// used is counted once it is written.
+const NoteLate = "the transcript did not show the last message yet: its usage is counted once written"
+
 // NoteWaited is for the stop waited d for the transcript to show the last message.
 func NoteWaited(d time.Duration) string {
 	return fmt.Sprintf("waited %s for the transcript to catch up", d)

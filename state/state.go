@@ -398,5 +398,6 @@ const (
 	ActBudget     = "budget"       // --max-tokens or --max-cost ended the loop
 	ActUncounted  = "not_counted"  // a usage record the host could not have written, not counted
 	ActPaused     = "paused"       // a cost budget waits for the user's price of a model: stops are let through
+	ActUsage      = "usage"        // the last turn's usage, written after the loop ended, counted
 	ActError      = "error"
 )

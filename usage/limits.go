@@ -80,11 +80,12 @@ const MaxIDs = 512
 const Skew = time.Minute
 
 // Ledger is what a loop keeps to tell the usage its host could have written from what it
-// could not: the ids of the replies counted (the latest MaxIDs), and the time of the last
-// one counted.
+// could not: the ids of the replies counted (the latest MaxIDs), and the time and model of
+// the last one counted.
 type Ledger struct {
-	IDs  []string  `json:"ids,omitempty"`
-	Last time.Time `json:"last,omitzero"`
+	IDs   []string  `json:"ids,omitempty"`
+	Last  time.Time `json:"last,omitzero"`
+	Model string    `json:"model,omitempty"`
 }
 
 // Screen returns the records of rs that count, in order, and says why each of the others
@@ -126,6 +127,9 @@ func (l Ledger) Screen(rs []Record, start, now time.Time) (Ledger, []Record, []s
 		}
 		if r.At.After(l.Last) {
 			l.Last = r.At
+		}
+		if r.Model != "" {
+			l.Model = r.Model
 		}
 	}
 	return l, counted, not
