@@ -135,8 +135,48 @@ func Median(xs []float64) float64 {
 }
 
 // PerIteration is a duration per benchmark iteration, in milliseconds.
-func PerIteration(d time.Duration) float64 {
-	return float64(d.Microseconds()) / 1000 / BenchIterations
+func PerIteration(d time.Duration) float64 { return PerIterationOf(d, BenchIterations) }
+
+// PerIterationOf is a duration per iteration of a loop of n, in milliseconds.
+func PerIterationOf(d time.Duration, n int) float64 {
+	return float64(d.Microseconds()) / 1000 / float64(n)
+}
+
+// BenchHost is a host's real-CLI benchmark: rounds of run, each a loop of iterations
+// iterations in a fresh world under root with ralph-loop's hooks installed at project scope
+// (they run "ralph-loop" from PATH, where the timer stands for it: see TimedRalphLoop). run
+// returns the loop, which must end at its last iteration. The row says what the host waited
+// on ralph-loop's hook processes per iteration, on the stop hook alone (the events labelled
+// stop; "" when the host's stop input does not name its event), and at how many stops the
+// transcript was behind.
+func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, real string, run func(t *testing.T, root string) Loop) {
+	t.Helper()
+	dir := t.TempDir()
+	wrapper := TimedRalphLoop(t, timer, filepath.Join(dir, "bin"), real, filepath.Join(dir, "none.log"))
+	t.Setenv("PATH", filepath.Dir(wrapper)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var per, stops []float64
+	row := BenchRow{Host: host, Hooks: "ralph-loop, as install writes it"}
+	for round := 0; round < BenchRounds(); round++ {
+		log := filepath.Join(dir, fmt.Sprintf("hooks-%d.log", round))
+		t.Setenv("RALPH_HOOKTIMER_LOG", log)
+		l := run(t, filepath.Join(dir, fmt.Sprint(round)))
+		if l.Iteration != iterations {
+			t.Fatalf("the loop ended %s at %d/%d; want it at %d", l.Status, l.Iteration, l.MaxIterations, iterations)
+		}
+		h, err := ReadHookTimes(log)
+		if err != nil || h.Runs == 0 {
+			t.Fatalf("no hook was timed (%v): do the hooks run ralph-loop from PATH?", err)
+		}
+		per = append(per, PerIterationOf(h.Total, iterations))
+		stops = append(stops, PerIterationOf(h.ByLabel[stop], iterations))
+		n, m := Lag(l)
+		row.Lagged, row.Stops = row.Lagged+n, row.Stops+m
+	}
+	row.Rounds, row.PerIteration, row.Stop = len(per), Median(per), Median(stops)
+	if stop == "" {
+		row.Note = "(its stop input names no event: the stop alone is not told apart)"
+	}
+	WriteBench(t, name, []BenchRow{row})
 }
 
 // Lag counts a loop's stop decisions, and those made while the transcript did not show the
