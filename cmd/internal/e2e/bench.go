@@ -144,12 +144,13 @@ func PerIterationOf(d time.Duration, n int) float64 {
 
 // BenchHost is a host's real-CLI benchmark: rounds of run, each a loop of iterations
 // iterations in a fresh world under root with ralph-loop's hooks installed at project scope
-// (they run "ralph-loop" from PATH, where the timer stands for it: see TimedRalphLoop). run
-// returns the loop, which must end at its last iteration. The row says what the host waited
+// (they run "ralph-loop" from PATH, where the timer stands for it: see TimedRalphLoop; run
+// is given its path, for the world's ralph-loop). run returns the loop, with its events,
+// which must end at its last iteration. The row says what the host waited
 // on ralph-loop's hook processes per iteration, on the stop hook alone (the events labelled
 // stop; "" when the host's stop input does not name its event), and at how many stops the
 // transcript was behind.
-func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, real string, run func(t *testing.T, root string) Loop) {
+func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, real string, run func(t *testing.T, root, ralphLoop string) Loop) {
 	t.Helper()
 	dir := t.TempDir()
 	wrapper := TimedRalphLoop(t, timer, filepath.Join(dir, "bin"), real, filepath.Join(dir, "none.log"))
@@ -159,7 +160,7 @@ func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, rea
 	for round := 0; round < BenchRounds(); round++ {
 		log := filepath.Join(dir, fmt.Sprintf("hooks-%d.log", round))
 		t.Setenv("RALPH_HOOKTIMER_LOG", log)
-		l := run(t, filepath.Join(dir, fmt.Sprint(round)))
+		l := run(t, filepath.Join(dir, fmt.Sprint(round)), wrapper)
 		if l.Iteration != iterations {
 			t.Fatalf("the loop ended %s at %d/%d; want it at %d", l.Status, l.Iteration, l.MaxIterations, iterations)
 		}

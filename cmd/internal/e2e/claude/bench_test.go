@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
@@ -75,9 +76,10 @@ func TestHookTime(t *testing.T) {
 			}
 			log := filepath.Join(env.Root, "hooks.log")
 			prompt := s.setup(t, env, log)
-			res, err := env.Run(context.Background(), e2e.Session{Script: e2e.Script{Turns: turns}, Prompts: []string{prompt}})
+			res, err := env.Run(context.Background(), e2e.Session{Script: e2e.Script{Turns: turns}, Prompts: []string{prompt}, Timeout: 10 * time.Minute})
 			if err != nil {
-				t.Fatalf("%s: %v", s.name, err)
+				h, _ := e2e.ReadHookTimes(log)
+				t.Fatalf("%s: %v (%d hooks ran: %v)", s.name, err, h.Runs, h.ByLabel)
 			}
 			if n := len(res.Fake.MainRequests()); n != 2*e2e.BenchIterations {
 				t.Fatalf("%s: %d model requests, want %d (%d iterations)", s.name, n, 2*e2e.BenchIterations, e2e.BenchIterations)

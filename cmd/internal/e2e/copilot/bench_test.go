@@ -22,8 +22,8 @@ func TestHookTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	const iterations = 9
-	e2e.BenchHost(t, "GitHub Copilot CLI", "copilot", "", iterations, timer, suite.RalphLoop, func(t *testing.T, root string) Loop {
-		e, err := NewEnv(root, suite.Bin, suite.RalphLoop)
+	e2e.BenchHost(t, "GitHub Copilot CLI", "copilot", "", iterations, timer, suite.RalphLoop, func(t *testing.T, root, ralphLoop string) Loop {
+		e, err := NewEnv(root, suite.Bin, ralphLoop)
 		if err != nil {
 			t.Fatal(err)
 		}

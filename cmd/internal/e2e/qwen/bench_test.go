@@ -18,8 +18,8 @@ func TestHookTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e2e.BenchHost(t, "Qwen Code", "qwen", "Stop", e2e.BenchIterations, timer, suite.RalphLoop, func(t *testing.T, root string) Loop {
-		e, err := NewEnv(root, suite.Bin, suite.RalphLoop)
+	e2e.BenchHost(t, "Qwen Code", "qwen", "Stop", e2e.BenchIterations, timer, suite.RalphLoop, func(t *testing.T, root, ralphLoop string) Loop {
+		e, err := NewEnv(root, suite.Bin, ralphLoop)
 		if err != nil {
 			t.Fatal(err)
 		}
