@@ -208,3 +208,22 @@ func TestOffsetAfterBound(t *testing.T) {
 		t.Fatalf("holes: %d, %v; want %d, the line after the old one", off, err, len(old))
 	}
 }
+
+// A scan that skips late text (SkipToUser) goes on past a hole as it was: text after the
+// hole counts once a user line before it ended the skipping, and not while it had not.
+func TestScanHoleKeepsSkipping(t *testing.T) {
+	dir := t.TempDir()
+	marker := assistant(ts1, text("<promise>DONE</promise>"))
+	ended := filepath.Join(dir, "ended.jsonl")
+	sparse(t, ended, assistant(ts1, text("late"))+user("Stop hook feedback"), 1<<20, marker)
+	res, err := ScanFile(ended, 0, Options{Token: "DONE", SkipToUser: true})
+	if err != nil || !res.Found || res.LateFound {
+		t.Errorf("after the user line: Found %v LateFound %v (%v); want the marker counted", res.Found, res.LateFound, err)
+	}
+	still := filepath.Join(dir, "still.jsonl")
+	sparse(t, still, assistant(ts1, text("late")), 1<<20, marker)
+	res, err = ScanFile(still, 0, Options{Token: "DONE", SkipToUser: true})
+	if err != nil || res.Found || !res.LateFound || !res.Skipping {
+		t.Errorf("no user line: Found %v LateFound %v Skipping %v (%v); want the marker late", res.Found, res.LateFound, res.Skipping, err)
+	}
+}

@@ -91,7 +91,7 @@ func (b *bounded) readAt(p []byte, off int64) int {
 
 // scan reads the runs of data between offset and limit, hole by hole.
 func (b *bounded) scan(offset, limit int64, opt Options, scan ScanFunc) (Result, error) {
-	res := Result{Offset: offset, InLine: opt.InLine}
+	res := Result{Offset: offset, InLine: opt.InLine, Skipping: opt.SkipToUser}
 	pos, runStart := offset, true
 	var err error
 	for pos < limit && !b.cut {
@@ -135,7 +135,7 @@ func (b *bounded) scan(offset, limit int64, opt Options, scan ScanFunc) (Result,
 		if err != nil {
 			break
 		}
-		opt.UsageSeen = res.UsageID
+		opt.UsageSeen, opt.SkipToUser = res.UsageID, res.Skipping
 		if res.Model != "" {
 			opt.Model = res.Model
 		}

@@ -41,8 +41,12 @@ type Options struct {
 	// block equal to its tail has been read, which shows the transcript has caught up.
 	Last string
 	// SkipToUser: agent text before the first user line does not count (it is the end of
-	// an iteration already decided, which reached the file late).
+	// an iteration already decided, which reached the file late); a marker in it is
+	// reported as Result.LateFound. With LateUntil (when that iteration's stop started),
+	// text after a user line is that iteration's too if it is stamped by then: the results
+	// of its tool calls may reach the file late as well.
 	SkipToUser bool
+	LateUntil  time.Time
 	// UsageSeen is the id of the last model reply whose usage was counted (see
 	// Result.UsageID): more lines of that reply add nothing.
 	UsageSeen string
@@ -72,6 +76,10 @@ type Result struct {
 	ToolIDs []string
 	// SawLast: see Options.Last.
 	SawLast bool
+	// LateFound: the text Options.SkipToUser skipped holds the exact marker (as counted
+	// text would: stamped after Options.TextAfter). Skipping: the scan ended still skipping
+	// (no user line read), so a scan that goes on from Offset skips too.
+	LateFound, Skipping bool
 	// Other is the first different token the counted text held in <promise> tags, if
 	// HasOther.
 	Other    string
@@ -107,6 +115,8 @@ func (r *Result) Merge(later Result) {
 	r.Found = r.Found || later.Found
 	r.ToolIDs = append(r.ToolIDs, later.ToolIDs...)
 	r.SawLast = r.SawLast || later.SawLast
+	r.LateFound = r.LateFound || later.LateFound
+	r.Skipping = later.Skipping
 	r.Queue = append(r.Queue, later.Queue...)
 	if !r.HasOther && later.HasOther {
 		r.Other, r.HasOther = later.Other, true
@@ -201,6 +211,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 	u := NewDedup(opt.UsageSeen)
 	skipText := opt.SkipToUser
 	for {
+		res.Skipping = skipText
 		if end, err := s.d.AtEnd(); end || err != nil {
 			return res, err
 		}
@@ -236,7 +247,12 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 		}
 		if ln.assistant && !ln.sidechain {
 			res.Replies++ // lines, not replies: one reply can take several, but none is none
-			if after(ln.ts, opt.TextAfter) && !skipText {
+			late := skipText || opt.SkipToUser && !opt.LateUntil.IsZero() && !ln.ts.IsZero() && !ln.ts.After(opt.LateUntil)
+			switch {
+			case !after(ln.ts, opt.TextAfter):
+			case late:
+				res.LateFound = res.LateFound || ln.found
+			default:
 				res.Found = res.Found || ln.found
 				res.SawLast = res.SawLast || ln.sawLast
 				if ln.hasOther && !res.HasOther {
