@@ -76,6 +76,7 @@ type stopDecision struct {
 	paused  bool       // the loop awaits the user's cancel: the stop is let through
 	readErr error      // the transcript could not be read: decided on the last message alone
 	unread  string     // why the transcript was not read to its end (the stop is blocked)
+	partial bool       // blocked without the marker, not having read all of the agent's output
 	other   string     // a different promise token the agent printed
 	resumed bool       // the loop yielded to the user's message at the last stop
 	pending string     // what the user has not been told yet
@@ -131,9 +132,21 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		d.decided = true
 		blocks := d.verdict == Continue || d.verdict == ContinueNoWork
 		// The transcript does not show the end of the turn yet: what it adds is this
-		// iteration's (its text does not count for the next one), and its usage is counted
-		// once written (by the next stop, or settle once the loop has ended).
+		// iteration's (stamped by this stop's start; its text does not count for the next
+		// one), and its usage is counted once written (by the next stop, or settle once the
+		// loop has ended). Blocked without the marker, the agent is told that only part of
+		// its output was read (partial), and a marker in the rest counts at the next stop
+		// (LateMarker, see observed.take); a marker this stop saw never counts twice.
 		d.after.Transcript.Unseen = e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
+		d.after.Transcript.LateMarker = d.after.Transcript.Unseen && d.verdict == Continue && o.Unread == ""
+		d.after.Transcript.UnseenAt = time.Time{}
+		if d.after.Transcript.Unseen {
+			d.after.Transcript.UnseenAt = start
+		}
+		d.partial = o.partial && d.verdict == Continue && o.Unread == ""
+		if d.partial && o.lagging {
+			o.note = inject.NotePartial
+		}
 		reason := eventReason(d.verdict, &d.after, nil)
 		switch {
 		case d.verdict == Continue && o.Unread != "":
@@ -224,6 +237,8 @@ func (e *engine) stopReply(d stopDecision) Reply {
 			why.Kind, why.Unread = inject.BlockUnread, d.unread
 		case d.other != "":
 			why.Kind, why.Other = inject.BlockWrongToken, d.other
+		default:
+			why.Partial = d.partial
 		}
 		n := inject.BlockNotice(after, why)
 		if w.HidesPromptNotice && after.Iteration == 2 {
@@ -367,6 +382,13 @@ type observed struct {
 	// typed while the turn ran, in order.
 	sawLast bool
 	queued  []string
+	// partial: the agent's output may hold text this stop did not read (the host hands over
+	// only the end of it, and the transcript did not show the rest); lagging: the transcript
+	// is there but did not show the last message, and the stop did not wait for it.
+	partial, lagging bool
+	// late: the marker was in the end of the last iteration, which reached the transcript
+	// after its stop blocked without finding one (state.TranscriptPos.LateMarker).
+	late bool
 	// note says what the transcript contributed, for the event log.
 	note string
 	// err is a failure to read the transcript or the tool log; the decision is made
@@ -446,6 +468,7 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 		TextAfter:  textAfter,
 		ToolsAfter: textAfter,
 		SkipToUser: o.pos.Unseen,
+		LateUntil:  o.pos.UnseenAt,
 		Last:       waitFor,
 		UsageSeen:  o.pos.UsageID,
 		Model:      o.pos.Model,
@@ -456,22 +479,29 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 	if ev.Model != "" {
 		opt.Model = ev.Model // the model of this turn, which may have begun before the last scan's end
 	}
+	// Text the host hands over only part of is in the transcript alone.
+	textHere := facts.LastMessagePart || ev.LastMessage == ""
 	res, err := tr.Scan(path, o.pos.Offset, opt)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
 		o.err = fmt.Errorf("read transcript %s: %w", path, err)
+		o.partial = textHere
 		return
 	}
 	o.take(&res, facts, missing)
 	if facts.TranscriptLags && waitFor != "" && !res.SawLast && !res.Cut {
-		if o.couldChange(l, ev) {
+		if o.couldChange(l, ev, textHere) {
 			missing = o.catchUp(env, facts, path, opt, now, &res, missing)
 		} else if !missing {
-			o.note = inject.NoteLate
+			o.note, o.lagging = inject.NoteLate, true
 		}
+		o.partial = textHere && !res.SawLast
 	}
 	if missing && o.note == "" {
 		o.note = inject.NoteNoTranscript(0)
+	}
+	if o.late {
+		o.note = strings.TrimPrefix(o.note+"; "+inject.NoteLateMarker, "; ")
 	}
 	if res.Bad > 0 {
 		o.note = strings.TrimPrefix(o.note+"; "+inject.NoteMalformed(res.Bad), "; ")
@@ -492,6 +522,9 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 // decision; missing: there is no transcript file yet).
 func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 	o.Found = o.Found || res.Found
+	if res.LateFound && o.pos.LateMarker && !o.Found {
+		o.Found, o.late = true, true
+	}
 	if res.HasOther && !o.HasOther {
 		o.Other, o.HasOther = res.Other, true
 	}
@@ -513,18 +546,29 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 
 // couldChange reports whether what the transcript does not show yet (the host writes the
 // end of a turn after its stop hook has started) could change the stop's decision, which
-// is then worth waiting for: the decision on what is known would block, and either the
-// agent's text is only in the transcript (a host that hands over no last message), or the
-// last turn's usage could reach the loop's budget. Otherwise the stop is decided at once;
-// the tool calls come from the tool hooks, the promise from the host's last message, and
-// the late turn's usage is counted when it appears (the next stop, or the next event once
-// the loop has ended: see settle), so the totals stay exact.
-func (o *observed) couldChange(l *state.Loop, ev Event) bool {
+// is then worth waiting for (textHere: the transcript may hold agent text the stop event
+// did not hand over):
+//
+//   - the loop would end (or pause) without the marker, and the transcript may hold text of
+//     the agent's: a marker there ends it accepted instead, and no later stop could count it;
+//   - the stop would be blocked, and either the host hands over no text at all (the agent's
+//     text is only in the transcript), or the last turn's usage could reach the loop's budget.
+//
+// Otherwise the stop is decided at once. The tool calls come from the tool hooks, the
+// promise from the host's last message; a block without it, when the host hands over only
+// the end of the agent's output (Facts.LastMessagePart), says so to the agent, and a marker
+// in the rest counts at the next stop (state.TranscriptPos.LateMarker). The late turn's
+// usage is counted when it appears (the next stop, or the next event once the loop has
+// ended: see settle), so the totals stay exact.
+func (o *observed) couldChange(l *state.Loop, ev Event, textHere bool) bool {
 	v, after := Decide(*l, o.Observation)
-	if v != Continue && v != ContinueNoWork {
+	switch v {
+	case Continue, ContinueNoWork:
+		return ev.LastMessage == "" || withinReach(&after)
+	case Accept, NeedChecks, ContinueCheckFailed:
 		return false
 	}
-	return ev.LastMessage == "" || withinReach(&after)
+	return textHere && !o.Found
 }
 
 // withinReach reports whether one more reply could reach the loop's token or cost budget:
@@ -571,7 +615,7 @@ func (o *observed) catchUp(env Env, facts Facts, path string, opt transcript.Opt
 		}
 		waited = true
 		env.Sleep(10 * time.Millisecond)
-		opt.UsageSeen, opt.InLine = o.pos.UsageID, o.pos.InLine
+		opt.UsageSeen, opt.InLine, opt.SkipToUser = o.pos.UsageID, o.pos.InLine, res.Skipping
 		if o.pos.Model != "" {
 			opt.Model = o.pos.Model
 		}

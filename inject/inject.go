@@ -264,6 +264,9 @@ type Why struct {
 	Unread string
 	// Resumed: the loop goes on after a stop let through for the user's message.
 	Resumed bool
+	// Partial (BlockNoPromise): the stop read only part of the agent's output (the host
+	// hands over the end of it, and its transcript did not show the rest yet).
+	Partial bool
 }
 
 // EscapedNote tells the agent, in a host that escapes the block reason (EscapesMarkup), how
@@ -309,6 +312,13 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 		fmt.Fprintf(&b, "the completion marker was not in your output. You wrote %s, which is not the marker: the marker is exactly %s.\n", cutUnits(w.Other, 300), marker)
 	case BlockUnread:
 		fmt.Fprintf(&b, "your output could not be checked: %s. It is read on at your next stop; a completion marker of this iteration does not count.\n", w.Unread)
+	case BlockNoPromise:
+		if w.Partial {
+			b.WriteString("the completion marker was not in the part of your output ralph-loop could read (the host's transcript " +
+				"did not show all of it). If your output held the marker, output it again, alone on the last line.\n")
+			break
+		}
+		fallthrough
 	default:
 		b.WriteString("the completion marker was not in your output.\n")
 	}

@@ -212,6 +212,16 @@ const ReasonLateUsage = "the last turn's usage, written after the loop ended, co
 // used is counted once it is written.
 const NoteLate = "the transcript did not show the last message yet: its usage is counted once written"
 
+// NotePartial is for a stop blocked without the marker, decided without waiting for a
+// transcript that did not show all of the agent's output yet: a marker in the rest counts
+// at the next stop.
+const NotePartial = "the transcript did not show all of the last message yet: a marker in the rest counts at the next stop, " +
+	"its usage once written"
+
+// NoteLateMarker is for a marker in the end of the last iteration, which reached the
+// transcript after its stop had been blocked without finding one.
+const NoteLateMarker = "the marker was in the last iteration's output, which reached the transcript after its stop"
+
 // NoteWaited is for the stop waited d for the transcript to show the last message.
 func NoteWaited(d time.Duration) string {
 	return fmt.Sprintf("waited %s for the transcript to catch up", d)

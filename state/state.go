@@ -274,9 +274,14 @@ type TranscriptPos struct {
 	// Offset is where unread lines start; -1 when not known yet (a loop armed by "start"
 	// before any hook of the session named the transcript).
 	Offset int64 `json:"offset"`
-	// Unseen: when the last stop was decided, the transcript did not show the agent's last
-	// message yet; text before the next user line is still that iteration's.
-	Unseen bool `json:"unseen,omitempty"`
+	// Unseen: when the last stop was decided (at UnseenAt), the transcript did not show the
+	// agent's last message yet; text before the next user line, or stamped by UnseenAt, is
+	// still that iteration's. LateMarker: that stop was blocked without finding the marker,
+	// so a marker in that text still counts (the agent's own, read late); otherwise it does
+	// not count again.
+	Unseen     bool      `json:"unseen,omitempty"`
+	UnseenAt   time.Time `json:"unseen_at,omitzero"`
+	LateMarker bool      `json:"late_marker,omitempty"`
 	// InLine: Offset is inside a line longer than one stop reads, skipped to its end by the
 	// next read.
 	InLine bool `json:"in_line,omitempty"`

@@ -134,6 +134,8 @@ func catchUpWaits(dir string) int {
 //	fixture line FILE KIND [ARG]                append a transcript line stamped now; KIND is
 //	                                            text TEXT (@FILE reads it), tool ID, user TEXT,
 //	                                            blocks JSON or raw JSON
+//	fixture late FILE KIND [ARG]                the same, stamped a minute ago: a line of a turn
+//	                                            that ended before the last stop, written late
 //	fixture usage FILE ID INPUT OUTPUT [TEXT]   append a reply with its usage, stamped now
 //	fixture after DURATION fixture-args...      sleep, then run the rest (for background use)
 //	fixture hold-lock SESSION DURATION READY    hold a session's lock (in $STATE) for a while,
@@ -208,6 +210,8 @@ func runFixture(argv []string) error {
 		return fixturePayload(argv[1:])
 	case "line":
 		return fixtureLine(argv[1:])
+	case "late":
+		return fixtureLineAt(argv[1:], time.Now().Add(-time.Minute))
 	case "usage":
 		// usage FILE ID INPUT OUTPUT [TEXT]: a reply of claude-opus-5-5 with its usage.
 		if len(argv) < 5 {
@@ -483,7 +487,9 @@ func walkStrings(v any, f func(string) error) error {
 
 // fixtureLine appends a line in Claude Code's transcript format (synthetic, in the shape of
 // the captured ones), stamped with the current time.
-func fixtureLine(argv []string) error {
+func fixtureLine(argv []string) error { return fixtureLineAt(argv, time.Now()) }
+
+func fixtureLineAt(argv []string, at time.Time) error {
 	if len(argv) < 2 {
 		return fmt.Errorf("line FILE KIND [ARG]")
 	}
@@ -499,7 +505,7 @@ func fixtureLine(argv []string) error {
 		}
 		arg = string(b)
 	}
-	now := time.Now().UTC().Format(time.RFC3339Nano)
+	now := at.UTC().Format(time.RFC3339Nano)
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	assistant := func(blocks string) string {
 		return `{"parentUuid":"p","isSidechain":false,"message":{"id":"msg_fixture","type":"message","role":"assistant","model":"claude-opus-5-5","content":[` +
