@@ -147,8 +147,13 @@ func TestBlockedThenPromise(t *testing.T) {
 	if len(f) != 1 {
 		t.Fatalf("%d blocks, want 1", len(f))
 	}
-	contains(t, "the continuation", f[0], "iteration 2/5", "the completion marker was not in your output",
-		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
+	contains(t, "the continuation", f[0], "iteration 2/5", "<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
+	// Whether the transcript shows "I'm done." when the stop reads it depends on how fast the
+	// hook runs (see TestPromiseDetection); if not, the block says it read only that part.
+	if !strings.Contains(f[0], "the completion marker was not in your output") &&
+		!strings.Contains(f[0], "the completion marker was not in the part of your output ralph-loop could read") {
+		t.Errorf("the continuation does not say the marker was not found:\n%s", f[0])
+	}
 	// The block's feedback is in the request right after "I'm done.".
 	msgs := res.Fake.MainRequests()[1].Messages()
 	if last := msgs[len(msgs)-1]; !strings.Contains(last.Text, "iteration 2/5") && !strings.Contains(msgs[len(msgs)-2].Text, "iteration 2/5") {
