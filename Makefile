@@ -127,10 +127,14 @@ stress:
 	RALPH_STRESS=1 $(GO) test -count=1 -v -run 'TestConcurrentWriterStress' ./hook/install/
 
 # Whole-process runs of the built hook (cases of issue #5, transcripts up to 1 GB in a
-# temporary directory), then the matcher's and the scanner's Go benchmarks.
+# temporary directory), then the matcher's and the scanner's Go benchmarks; then the real
+# hosts: the same 10-iteration loop on each host's real CLI (offline, as make e2e runs them),
+# every hook process timed, and on Claude Code against a minimal sh Stop hook (and the
+# official plugin's stop-hook.sh, if RALPH_BENCH_OFFICIAL names a copy of it).
 bench: build
 	$(GO) run ./cmd/internal/bench -bin $(BIN)
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 3 ./promise/ ./hook/transcript/ ./hook/proc/
+	$(GO) run ./cmd/internal/bench hosts
 
 # Every fuzz target for FUZZTIME each; crashers land in <pkg>/testdata/fuzz/<Target>/.
 fuzz:

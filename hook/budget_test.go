@@ -10,7 +10,8 @@ import (
 
 // TestDecideBudget: a token or cost budget ends the loop BUDGET_EXHAUSTED at the first stop
 // where what was used reaches it; one not reached changes nothing; a model with no known
-// price ends a loop with a cost budget, never counts as free; a promise still wins.
+// price pauses a loop with a cost budget for the user's price, and never counts as free; a
+// record no reply can be is not counted; a promise still wins.
 func TestDecideBudget(t *testing.T) {
 	opus := func(in, out int64) []usage.Record {
 		return []usage.Record{{Model: "claude-opus-5-5", Tokens: usage.Tokens{Input: in, Output: out}}}
@@ -39,8 +40,11 @@ func TestDecideBudget(t *testing.T) {
 		{"the host's cost counts", loop(func(l *state.Loop) { l.MaxCost = 2 }),
 			Observation{Usage: []usage.Record{{Model: "fake", Tokens: usage.Tokens{Input: 5}, Cost: 2, HasCost: true}}}, Budget, "$2.00", 5},
 		{"unknown model under a cost budget", loop(func(l *state.Loop) { l.MaxCost = 100 }),
-			Observation{Usage: []usage.Record{{Model: "mystery", Tokens: usage.Tokens{Input: 5}}}}, Budget,
-			"the cost budget of $100.00 cannot be kept: mystery has no known price", 5},
+			Observation{Usage: []usage.Record{{Model: "mystery", Tokens: usage.Tokens{Input: 5}}}}, PausedForPrice, "", 5},
+		{"unknown model under a cost budget, the token budget reached", loop(func(l *state.Loop) { l.MaxCost = 100; l.MaxTokens = 5 }),
+			Observation{Usage: []usage.Record{{Model: "mystery", Tokens: usage.Tokens{Input: 5}}}}, Budget, "the token budget of 5 was reached", 5},
+		{"a record beyond one reply is not counted", loop(func(l *state.Loop) { l.MaxTokens = 100_000 }),
+			Observation{Usage: []usage.Record{{Model: "claude-opus-5-5", ID: "x", Tokens: usage.Tokens{Input: 900_000_000}}}}, Continue, "", 0},
 		{"unknown model without a cost budget", loop(func(l *state.Loop) { l.MaxTokens = 100 }),
 			Observation{Usage: []usage.Record{{Model: "mystery", Tokens: usage.Tokens{Input: 5}}}}, Continue, "", 5},
 		{"a promise wins over a budget reached", loop(func(l *state.Loop) { l.MaxTokens = 10; l.ToolCalls = 1 }),
@@ -53,6 +57,9 @@ func TestDecideBudget(t *testing.T) {
 		}
 		if v == Budget && (after.Status != state.BudgetExhausted || after.LastAction != state.ActBudget || after.Iteration != tt.l.Iteration) {
 			t.Errorf("%s: got %s, %s at iteration %d", tt.name, after.Status, after.LastAction, after.Iteration)
+		}
+		if v == PausedForPrice && (after.Status != state.Active || after.LastAction != state.ActPaused || after.Iteration != tt.l.Iteration) {
+			t.Errorf("%s: got %s, %s at iteration %d; want the loop active, paused, at the same iteration", tt.name, after.Status, after.LastAction, after.Iteration)
 		}
 	}
 }

@@ -37,14 +37,17 @@ const (
 	TimeBudget
 	// NoProgress ends the loop when an iteration had no model reply at all.
 	NoProgress
-	// Budget ends the loop when its --max-tokens or --max-cost is reached, or its cost can
-	// no longer be counted.
+	// Budget ends the loop when its --max-tokens or --max-cost is reached.
 	Budget
 	// ContinueEarly blocks: the promise came, with the work it needs, before the loop's
 	// --min-iterations.
 	ContinueEarly
 	// Stalled ends the loop NO_PROGRESS: --max-stalls iterations in a row without progress.
 	Stalled
+	// PausedForPrice lets the stop through without ending the loop: a model used has no
+	// known price, so its --max-cost cannot be kept until the user gives one (the next
+	// prompt of theirs reads it from the settings); the iteration is not used up.
+	PausedForPrice
 )
 
 // Blocks reports whether the verdict blocks the stop: the loop goes on.
@@ -86,6 +89,10 @@ type Observation struct {
 	// Tree is the git tree of the loop's work tree as it is now ("" when it was not
 	// recorded: not a git work tree, not needed, or git failed), for the stall breaker.
 	Tree string
+	// Unread, when set, says why the iteration's output could not be read to its end (the
+	// transcript grew by more than one stop reads): the stop is blocked, whatever was
+	// found, unless the loop ends at its limits or the host's cap.
+	Unread string
 }
 
 // checksPassed reports whether every check ran and passed.
@@ -109,7 +116,8 @@ func (o Observation) checksPassed(l *state.Loop) bool {
 // verdict is NeedChecks and nothing but the tool count changes. Otherwise the loop ends at its
 // iteration limit, when its token or cost budget is reached, when its time budget has run out, when the iteration had no model reply at
 // all, or where the host would override one more block; else the stop is blocked and the next
-// iteration begins.
+// iteration begins. Output that could not be read to its end (Observation.Unread) ends the
+// loop neither by its promise nor by its budget: only the limits and the host's cap do.
 func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.ToolIDs = slices.Clone(l.ToolIDs)
 	before := l.ToolCalls
@@ -119,11 +127,21 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	}
 	l.UpdatedAt = o.Now
 	l.LastSeenAt = o.Now
-	l.Spent = l.Spent.Add(o.Usage, l.Prices)
+	var counted []usage.Record
+	var uncounted []string
+	l.Ledger, counted, uncounted = l.Ledger.Screen(o.Usage, l.StartedAt, o.Now)
+	l.Spent = l.Spent.Add(counted, l.Prices)
+	if len(uncounted) > 0 {
+		l.Pending = slices.Clone(l.Pending)
+		for _, why := range uncounted {
+			l.Pending = append(l.Pending, state.Pending{At: o.Now, What: state.ActUncounted, Why: why})
+		}
+	}
 	observeWork(&l, o, l.ToolCalls-before)
 	work := l.ToolCalls >= l.MinToolCalls
 	early := l.Iteration < l.MinIterations
-	promised := o.Found && !early && (work || l.OnPromiseNoWork != state.NoWorkReject)
+	unread := o.Unread != ""
+	promised := o.Found && !unread && !early && (work || l.OnPromiseNoWork != state.NoWorkReject)
 	if promised && len(l.Checks) > 0 && o.Checks == nil {
 		return NeedChecks, l
 	}
@@ -141,11 +159,16 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		l.LastAction = state.ActAccepted
 		return Accept, l
 	}
-	if why := overBudget(&l); why != "" {
+	if why := overBudget(&l); why != "" && !unread {
 		l.Finish(state.BudgetExhausted, state.ByLimit, why, o.Now)
 		l.LastAction = state.ActBudget
 		l.Told = true
 		return Budget, l
+	}
+	if l.MaxCost > 0 && !l.Spent.CostKnown() && !unread {
+		l.BlocksSinceTool, l.BlocksInTurn = 0, 0 // the stop ends the host's turn
+		l.LastAction = state.ActPaused
+		return PausedForPrice, l
 	}
 	if l.Iteration >= l.MaxIterations {
 		l.Finish(state.MaxIterationsReached, state.ByLimit, inject.EndMaxIterations, o.Now)
@@ -159,7 +182,7 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		l.Told = true
 		return TimeBudget, l
 	}
-	if o.NoReply {
+	if o.NoReply && !unread {
 		l.Finish(state.NoProgress, state.ByHost, inject.NoProgressReason(o.Words), o.Now)
 		l.LastAction = state.ActNoProgress
 		l.Told = true
@@ -186,9 +209,9 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	switch {
 	case promised:
 		v = ContinueCheckFailed
-	case o.Found && (work || l.OnPromiseNoWork != state.NoWorkReject):
+	case o.Found && !unread && (work || l.OnPromiseNoWork != state.NoWorkReject):
 		v = ContinueEarly // all it lacks is the iteration
-	case o.Found:
+	case o.Found && !unread:
 		v = ContinueNoWork
 	}
 	l.Iteration++
@@ -199,17 +222,15 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	return v, l
 }
 
-// overBudget says why the loop's token or cost budget ends it, or "" when it does not: a
-// budget reached, or a cost budget that can no longer be kept because a model used has no
-// known price (its tokens are never taken as free).
+// overBudget says why the loop's token or cost budget ends it, or "" when it does not. A
+// cost budget with a model whose price is not known pauses the loop before (its tokens are
+// never taken as free, and a line naming a model the table lacks is one the agent can write).
 func overBudget(l *state.Loop) string {
 	s := l.Spent
 	switch {
 	case l.MaxTokens > 0 && s.Total() >= l.MaxTokens:
 		return inject.EndTokens(l.MaxTokens, s)
-	case l.MaxCost > 0 && !s.CostKnown():
-		return inject.EndCostUnknown(l.MaxCost, s)
-	case l.MaxCost > 0 && s.CostUSD >= l.MaxCost:
+	case l.MaxCost > 0 && s.CostKnown() && s.CostUSD >= l.MaxCost:
 		return inject.EndCost(l.MaxCost, s)
 	}
 	return ""

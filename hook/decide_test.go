@@ -59,6 +59,14 @@ func TestDecide(t *testing.T) {
 		{"the loop's count reaches the cap first", loop(func(l *state.Loop) { l.BlocksInTurn = 5 }), Observation{BlockCap: 5, Words: inject.Words{CapCountsTools: true}, HostBlocks: 1},
 			CutByHost, state.CutByHost, 1, 0, 0},
 		{"the host's count without a cap", loop(nil), Observation{HostBlocks: 40}, Continue, state.Active, 2, 0, 1},
+		{"output not read to its end: a promise blocks", loop(func(l *state.Loop) { l.ToolCalls = 1 }), Observation{Found: true, Unread: "too big"},
+			Continue, state.Active, 2, 1, 1},
+		{"output not read to its end: no model reply blocks", loop(nil), Observation{NoReply: true, Unread: "too big"}, Continue, state.Active, 2, 0, 1},
+		{"output not read to its end: the budget does not end it", loop(func(l *state.Loop) { l.MaxTokens = 10; l.Spent.Input = 11 }), Observation{Unread: "too big"},
+			Continue, state.Active, 2, 0, 1},
+		{"output not read to its end at the limit ends it there", loop(func(l *state.Loop) { l.Iteration = 5; l.ToolCalls = 1 }), Observation{Found: true, Unread: "too big"},
+			MaxIterations, state.MaxIterationsReached, 5, 1, 0},
+		{"output not read to its end at the host cap", loop(func(l *state.Loop) { l.BlocksSinceTool = 8 }), Observation{BlockCap: 8, Unread: "too big"}, CutByHost, state.CutByHost, 1, 0, 8},
 	}
 	for _, tt := range tests {
 		tt.o.Now = t0

@@ -28,6 +28,9 @@ type Env struct {
 	// CatchUp bounds the wait for a transcript that lags behind the host's
 	// last_assistant_message before a stop is decided.
 	CatchUp time.Duration
+	// MaxRead bounds the transcript bytes one read of a stop takes (0: transcript.MaxRead);
+	// past it the stop is blocked, saying why, and the next stop reads on.
+	MaxRead int64
 	// Started is when the host started the hook process (see ProcessStart); zero: when
 	// Handle began.
 	Started time.Time
@@ -50,6 +53,10 @@ type Env struct {
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines
 // of a turn 20-40 ms after the Stop hook started.
 const DefaultCatchUp = 500 * time.Millisecond
+
+// readTime bounds the time a stop spends reading the transcript, as MaxRead bounds its bytes
+// (a file system slower than the disk's): well inside every host's Stop hook timeout.
+const readTime = 10 * time.Second
 
 func (e *Env) defaults() {
 	if e.Now == nil {

@@ -212,6 +212,11 @@ type Facts struct {
 	// TranscriptLags: the host writes the transcript asynchronously, so the end of a turn
 	// may reach it after the Stop hook has started.
 	TranscriptLags bool
+	// LastMessagePart: the stop event's last message is only the end of the agent's output
+	// (Claude Code: the last text block of its final reply); the rest of the turn's text is
+	// in the transcript alone, so a stop before the transcript shows the last message has
+	// not read all of it.
+	LastMessagePart bool
 	// TranscriptTools: tool calls are also read from the transcript (each counted once, by
 	// its id, whichever reports it first). Hosts that report every call that ran through a
 	// tool event leave it off: a call only the transcript shows never ran (the host refused

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,6 +77,12 @@ func (e *engine) prompt(ctx context.Context) Reply {
 		if r := e.refuseLoopCommand(ctx, c.Name); r != nil {
 			return *r
 		}
+		if state.ValidSessionID(e.ev.SessionID) == nil {
+			// The ended loop's last turn is counted before a new loop takes its place.
+			if l, err := e.env.Store.Peek(e.ev.SessionID); err == nil {
+				e.settle(ctx, l)
+			}
+		}
 		switch c.Name {
 		case CommandLoop:
 			return e.arm(ctx, c.Rest, state.ModeRalph)
@@ -92,6 +100,7 @@ func (e *engine) prompt(ctx context.Context) Reply {
 		return *out
 	}
 	if l == nil || l.Status != state.Active {
+		e.settle(ctx, l)
 		if e.facts.Words.HidesPromptNotice {
 			return Reply{} // told at the next stop, where the user sees it
 		}
@@ -124,6 +133,9 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 		}
 		if cur.Paused() {
 			notice = append(notice, e.resumePaused(tx, cur, now))
+		}
+		if cur.MaxCost > 0 && !cur.Spent.CostKnown() {
+			notice = append(notice, e.price(tx, cur, now))
 		}
 		if cur.AwaitCancel {
 			// The last stop was let through for a /cancel-ralph the transcript showed
@@ -158,6 +170,40 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 		return e.stateError(err)
 	}
 	return Reply{Notice: strings.Join(notice, " ")}
+}
+
+// price answers the user's prompt to a loop paused for a model's price (PausedForPrice):
+// the prices are read again from the project's settings, and the tokens held for the models
+// that now have one are counted. It returns what to tell the user.
+func (e *engine) price(tx *state.Tx, l *state.Loop, now time.Time) string {
+	cfg, err := args.Resolve(args.Parsed{}, e.facts.ProjectDir)
+	if err != nil {
+		return inject.StillPaused(l, e.facts.Words, err)
+	}
+	prices := maps.Clone(l.Prices)
+	for m, p := range cfg.Prices {
+		if prices == nil {
+			prices = map[string]usage.Price{}
+		}
+		prices[m] = p
+	}
+	before := l.Spent.Unpriced
+	l.Spent = l.Spent.Price(prices)
+	var priced []string
+	for _, m := range before {
+		if !slices.Contains(l.Spent.Unpriced, m) {
+			priced = append(priced, m)
+		}
+	}
+	if len(priced) == 0 {
+		return inject.StillPaused(l, e.facts.Words, nil)
+	}
+	l.Prices = prices
+	tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActPaused, Reason: inject.ReasonPriced(l, priced)})
+	if !l.Spent.CostKnown() {
+		return inject.StillPaused(l, e.facts.Words, nil)
+	}
+	return inject.PriceResumed(l, priced)
 }
 
 func blockPrompt(reason string) Reply { return Reply{Block: true, Reason: reason} }

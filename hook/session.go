@@ -115,6 +115,7 @@ func (e *engine) sessionStart(ctx context.Context) Reply {
 	if l == nil {
 		return Reply{Notice: e.ended(ctx, l)}
 	}
+	e.settle(ctx, l)
 	if e.ev.Source == "resume" && e.facts.ResumeNoticeHidden {
 		return Reply{} // told at the first prompt, where the user sees it
 	}
@@ -143,10 +144,16 @@ func (e *engine) sessionEnd(ctx context.Context) Reply {
 	if !e.session() {
 		return Reply{}
 	}
-	l, out := e.active()
-	if l == nil || e.unverified != nil {
-		// An active loop that cannot be verified goes on until the user ends it.
-		return orEmpty(out)
+	l, out := e.look()
+	if out != nil {
+		return *out
+	}
+	if l == nil || l.Status != state.Active {
+		e.settle(ctx, l)
+		return Reply{}
+	}
+	if e.unverified != nil {
+		return Reply{} // an active loop that cannot be verified goes on until the user ends it
 	}
 	if e.judge(l).refused() {
 		// A host the agent started on this session (claude -p --resume) ending, or an

@@ -31,6 +31,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		return *out
 	}
 	if l == nil || l.Status != state.Active {
+		e.settle(ctx, l)
 		return Reply{Notice: e.ended(ctx, l)}
 	}
 	if e.unverified != nil {
@@ -88,6 +89,8 @@ type stopDecision struct {
 	decided bool       // false: nothing to decide (ended meanwhile, a duplicate delivery)
 	paused  bool       // the loop awaits the user's cancel: the stop is let through
 	readErr error      // the transcript could not be read: decided on the last message alone
+	unread  string     // why the transcript was not read to its end (the stop is blocked)
+	partial bool       // blocked without the marker, not having read all of the agent's output
 	other   string     // a different promise token the agent printed
 	resumed bool       // the loop yielded to the user's message at the last stop
 	pending string     // what the user has not been told yet
@@ -119,7 +122,7 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		}
 		o := observe(e.env, e.facts, cur, e.ev, start)
 		recordWork(e.env, cur, &o)
-		d.readErr = o.err
+		d.readErr, d.unread = o.err, o.Unread
 		cancel, yield := false, "" // the cancel command, or a prompt, the user typed while the turn ran
 		for _, q := range o.queued {
 			if c, ok, _ := e.command(q); ok && c.Name == CommandCancel {
@@ -131,6 +134,12 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		d.resumed = cur.Yielded
 		d.interrupted = cur.LastAction == state.ActTurnEnded
 		d.verdict, d.after = Decide(*cur, o.Observation)
+		for _, p := range d.after.Pending[len(cur.Pending):] {
+			if p.What == state.ActUncounted {
+				tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActUncounted,
+					Reason: inject.ReasonUncounted(p.Why)})
+			}
+		}
 		d.after.Transcript = o.pos
 		d.after.ToolsOffset = o.toolsOffset
 		d.after.Yielded = false
@@ -138,9 +147,27 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		d.decided = true
 		checkpoint := recordCheckpoint(e.env, &d.after, cur.Iteration, o.Tree)
 		blocks := d.verdict.Blocks()
-		d.after.Transcript.Unseen = blocks && e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
+		// The transcript does not show the end of the turn yet: what it adds is this
+		// iteration's (stamped by this stop's start; its text does not count for the next
+		// one), and its usage is counted once written (by the next stop, or settle once the
+		// loop has ended). Blocked without the marker, the agent is told that only part of
+		// its output was read (partial), and a marker in the rest counts at the next stop
+		// (LateMarker, see observed.take); a marker this stop saw never counts twice.
+		d.after.Transcript.Unseen = e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
+		d.after.Transcript.LateMarker = d.after.Transcript.Unseen && d.verdict == Continue && o.Unread == ""
+		d.after.Transcript.UnseenAt = time.Time{}
+		if d.after.Transcript.Unseen {
+			d.after.Transcript.UnseenAt = start
+		}
+		d.partial = o.partial && d.verdict == Continue && o.Unread == ""
+		if d.partial && o.lagging {
+			o.note = inject.NotePartial
+		}
 		reason := eventReason(d.verdict, &d.after, nil)
-		if d.verdict == Continue && o.HasOther {
+		switch {
+		case d.verdict == Continue && o.Unread != "":
+			reason = inject.ReasonUnread(&d.after, o.Unread)
+		case d.verdict == Continue && o.HasOther:
 			d.other = promise.Marker(o.Other)
 			reason = inject.ReasonOtherToken(&d.after, d.other)
 		}
@@ -224,8 +251,12 @@ func (e *engine) stopReply(d stopDecision) Reply {
 			why.Kind = inject.BlockEarly
 		case d.verdict == ContinueCheckFailed:
 			why.Kind = inject.BlockCheckFailed
+		case d.unread != "":
+			why.Kind, why.Unread = inject.BlockUnread, d.unread
 		case d.other != "":
 			why.Kind, why.Other = inject.BlockWrongToken, d.other
+		default:
+			why.Partial = d.partial
 		}
 		n := inject.BlockNotice(after, why)
 		if w.HidesPromptNotice && after.Iteration == 2 {
@@ -256,6 +287,8 @@ func (e *engine) stopReply(d stopDecision) Reply {
 		return Reply{Notice: join(inject.TimeUp(after))}
 	case Budget:
 		return Reply{Notice: join(inject.BudgetOut(after))}
+	case PausedForPrice:
+		return Reply{Notice: join(inject.PausedForPrice(after, w))}
 	case CutByHost:
 		return Reply{Notice: join(inject.CutByHost(after, w, e.facts.BlockCap))}
 	case NoProgress:
@@ -382,6 +415,8 @@ func eventReason(v Verdict, l *state.Loop, checks []check.Result) string {
 		return inject.ReasonNoWork(l)
 	case ContinueEarly:
 		return inject.ReasonEarly(l)
+	case PausedForPrice:
+		return inject.ReasonPausedPrice(l)
 	}
 	return inject.ReasonEnded(l, v == Accept)
 }
@@ -395,6 +430,13 @@ type observed struct {
 	// typed while the turn ran, in order.
 	sawLast bool
 	queued  []string
+	// partial: the agent's output may hold text this stop did not read (the host hands over
+	// only the end of it, and the transcript did not show the rest); lagging: the transcript
+	// is there but did not show the last message, and the stop did not wait for it.
+	partial, lagging bool
+	// late: the marker was in the end of the last iteration, which reached the transcript
+	// after its stop blocked without finding one (state.TranscriptPos.LateMarker).
+	late bool
 	// note says what the transcript contributed, for the event log.
 	note string
 	// err is a failure to read the transcript or the tool log; the decision is made
@@ -455,11 +497,14 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 	if o.pos.Offset < 0 {
 		textAfter = l.StartedAt
 		start, err := tr.OffsetAfter(path, l.StartedAt)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, transcript.ErrBound):
+			o.Unread = inject.UnreadBack
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			o.err = fmt.Errorf("read transcript %s: %w", path, err)
 			return
 		}
-		o.pos.Offset = start
+		o.pos.Offset, o.pos.InLine = start, false
 	}
 	waitFor := ev.LastMessage
 	if waitFor == "" {
@@ -471,28 +516,53 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 		TextAfter:  textAfter,
 		ToolsAfter: textAfter,
 		SkipToUser: o.pos.Unseen,
+		LateUntil:  o.pos.UnseenAt,
 		Last:       waitFor,
 		UsageSeen:  o.pos.UsageID,
 		Model:      o.pos.Model,
+		MaxRead:    env.MaxRead,
+		Deadline:   time.Now().Add(readTime),
+		InLine:     o.pos.InLine,
 	}
 	if ev.Model != "" {
 		opt.Model = ev.Model // the model of this turn, which may have begun before the last scan's end
 	}
+	// Text the host hands over only part of is in the transcript alone.
+	textHere := facts.LastMessagePart || ev.LastMessage == ""
 	res, err := tr.Scan(path, o.pos.Offset, opt)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
 		o.err = fmt.Errorf("read transcript %s: %w", path, err)
+		o.partial = textHere
 		return
 	}
 	o.take(&res, facts, missing)
-	if facts.TranscriptLags && waitFor != "" && !res.SawLast {
-		missing = o.catchUp(env, facts, path, opt, now, &res, missing)
+	if facts.TranscriptLags && waitFor != "" && !res.SawLast && !res.Cut {
+		if o.couldChange(l, ev, textHere) {
+			missing = o.catchUp(env, facts, path, opt, now, &res, missing)
+		} else if !missing {
+			o.note, o.lagging = inject.NoteLate, true
+		}
+		o.partial = textHere && !res.SawLast
 	}
 	if missing && o.note == "" {
 		o.note = inject.NoteNoTranscript(0)
 	}
+	if o.late {
+		o.note = strings.TrimPrefix(o.note+"; "+inject.NoteLateMarker, "; ")
+	}
 	if res.Bad > 0 {
 		o.note = strings.TrimPrefix(o.note+"; "+inject.NoteMalformed(res.Bad), "; ")
+	}
+	if res.Holes > 0 {
+		o.note = strings.TrimPrefix(o.note+"; "+inject.NoteHoles(res.Holes), "; ")
+	}
+	if res.Cut {
+		max := env.MaxRead
+		if max <= 0 {
+			max = transcript.MaxRead
+		}
+		o.Unread = inject.UnreadCut(res.Read, max)
 	}
 }
 
@@ -500,13 +570,16 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 // decision; missing: there is no transcript file yet).
 func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 	o.Found = o.Found || res.Found
+	if res.LateFound && o.pos.LateMarker && !o.Found {
+		o.Found, o.late = true, true
+	}
 	if res.HasOther && !o.HasOther {
 		o.Other, o.HasOther = res.Other, true
 	}
 	if facts.TranscriptTools {
 		o.ToolIDs = res.ToolIDs
 	}
-	o.pos.Offset = res.Offset
+	o.pos.Offset, o.pos.InLine = res.Offset, res.InLine
 	o.sawLast = res.SawLast
 	o.queued = res.Queued()
 	o.NoReply = facts.StopsWithoutReply && !missing && res.Replies == 0
@@ -519,13 +592,63 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 	}
 }
 
+// couldChange reports whether what the transcript does not show yet (the host writes the
+// end of a turn after its stop hook has started) could change the stop's decision, which
+// is then worth waiting for (textHere: the transcript may hold agent text the stop event
+// did not hand over):
+//
+//   - the loop would end (or pause) without the marker, and the transcript may hold text of
+//     the agent's: a marker there ends it accepted instead, and no later stop could count it;
+//   - the stop would be blocked, and either the host hands over no text at all (the agent's
+//     text is only in the transcript), or the last turn's usage could reach the loop's budget.
+//
+// Otherwise the stop is decided at once. The tool calls come from the tool hooks, the
+// promise from the host's last message; a block without it, when the host hands over only
+// the end of the agent's output (Facts.LastMessagePart), says so to the agent, and a marker
+// in the rest counts at the next stop (state.TranscriptPos.LateMarker). The late turn's
+// usage is counted when it appears (the next stop, or the next event once the loop has
+// ended: see settle), so the totals stay exact.
+func (o *observed) couldChange(l *state.Loop, ev Event, textHere bool) bool {
+	v, after := Decide(*l, o.Observation)
+	switch v {
+	case Continue, ContinueNoWork:
+		return ev.LastMessage == "" || withinReach(&after)
+	case Accept, NeedChecks, ContinueCheckFailed:
+		return false
+	}
+	return textHere && !o.Found
+}
+
+// withinReach reports whether one more reply could reach the loop's token or cost budget:
+// a reply of the model the loop last counted, as large as the model allows (see
+// usage.Limits), at its price.
+func withinReach(l *state.Loop) bool {
+	if l.MaxTokens == 0 && l.MaxCost == 0 {
+		return false
+	}
+	lim := usage.LimitsOf(l.Ledger.Model)
+	if l.MaxTokens > 0 && l.Spent.Total()+lim.Context+lim.Output >= l.MaxTokens {
+		return true
+	}
+	if l.MaxCost == 0 {
+		return false
+	}
+	p, ok := usage.Lookup(l.Ledger.Model, l.Prices)
+	if !ok {
+		return true // a reply of a model without a price would pause the loop
+	}
+	worst := p.Cost(usage.Tokens{Input: lim.Context, Output: lim.Output})
+	if p.CacheWrite > p.Input {
+		worst = p.Cost(usage.Tokens{CacheWrite: lim.Context, Output: lim.Output})
+	}
+	return l.Spent.CostUSD+worst >= l.MaxCost
+}
+
 // catchUp reads the transcript again, for at most env.CatchUp after now, until it shows the
-// agent's last message. Every stop waits, whatever it would decide now: the transcript may
-// add the promise or tool calls, and the iteration's usage is only there (a loop's totals in
-// status, and its budget, would miss it). The file may not exist yet either: in stream-json
-// sessions Claude Code creates it after the first Stop hook has started. Only with
-// --no-session-persistence does it never come, and then this costs one bounded wait per stop.
-// It returns whether the file is still missing.
+// agent's last message (only when that could change the decision: see couldChange). The file
+// may not exist yet either: in stream-json sessions Claude Code creates it after the first
+// Stop hook has started; with --no-session-persistence it never comes. It returns whether the
+// file is still missing.
 func (o *observed) catchUp(env Env, facts Facts, path string, opt transcript.Options, now time.Time, res *transcript.Result, missing bool) bool {
 	waited := false
 	deadline := now.Add(env.CatchUp)
@@ -540,7 +663,7 @@ func (o *observed) catchUp(env Env, facts Facts, path string, opt transcript.Opt
 		}
 		waited = true
 		env.Sleep(10 * time.Millisecond)
-		opt.UsageSeen = o.pos.UsageID
+		opt.UsageSeen, opt.InLine, opt.SkipToUser = o.pos.UsageID, o.pos.InLine, res.Skipping
 		if o.pos.Model != "" {
 			opt.Model = o.pos.Model
 		}

@@ -68,7 +68,7 @@ func Untraced(err error) string {
 // Pending tells the user what happened to the session's loop since they last heard from it:
 // its state put back after something else changed it, attempts from inside refused.
 func Pending(ps []state.Pending, h Words) string {
-	var restored, refused, settings []string
+	var restored, refused, settings, uncounted []string
 	for _, p := range ps {
 		switch p.What {
 		case state.ActRestored:
@@ -77,6 +77,8 @@ func Pending(ps []state.Pending, h Words) string {
 			refused = append(refused, p.Why)
 		case state.PendingSettings:
 			settings = append(settings, p.Why)
+		case state.ActUncounted:
+			uncounted = append(uncounted, p.Why)
 		}
 	}
 	var parts []string
@@ -92,6 +94,11 @@ func Pending(ps []state.Pending, h Words) string {
 		parts = append(parts, fmt.Sprintf("kept %s's settings as they were when the loop was armed: refused %s (%s); "+
 			"make it after the loop, or end the loop first with %s", h.display(), Plural(len(settings), "change", "changes"),
 			strings.Join(settings, "; "), h.cancel()))
+	}
+	if len(uncounted) > 0 {
+		parts = append(parts, fmt.Sprintf("not counted: %s the host could not have written (%s), so the loop's budget "+
+			"is kept on the host's own figures (ralph-loop log shows each)", Plural(len(uncounted), "usage record", "usage records"),
+			cutUnits(strings.Join(uncounted, "; "), 600)))
 	}
 	if len(parts) == 0 {
 		return ""

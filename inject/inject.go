@@ -260,6 +260,9 @@ const (
 	BlockEarly
 	// BlockUnrecorded: the loop's state could not be updated, so nothing was judged.
 	BlockUnrecorded
+	// BlockUnread: the iteration's output could not be read to its end (Why.Unread says
+	// why), so it could not be checked.
+	BlockUnread
 )
 
 // Why says why a stop was blocked: one of the Block kinds, with the failed check
@@ -268,8 +271,13 @@ type Why struct {
 	Kind  int
 	Check *CheckFailure
 	Other string
+	// Unread says why the output could not be read to its end (BlockUnread).
+	Unread string
 	// Resumed: the loop goes on after a stop let through for the user's message.
 	Resumed bool
+	// Partial (BlockNoPromise): the stop read only part of the agent's output (the host
+	// hands over the end of it, and its transcript did not show the rest yet).
+	Partial bool
 }
 
 // EscapedNote tells the agent, in a host that escapes the block reason (EscapesMarkup), how
@@ -317,6 +325,15 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 		early(&b, l)
 	case BlockUnrecorded:
 		b.WriteString("ralph-loop could not update this loop's state (the user is told why), so nothing you output was judged this time.\n")
+	case BlockUnread:
+		fmt.Fprintf(&b, "your output could not be checked: %s. It is read on at your next stop; a completion marker of this iteration does not count.\n", w.Unread)
+	case BlockNoPromise:
+		if w.Partial {
+			b.WriteString("the completion marker was not in the part of your output ralph-loop could read (the host's transcript " +
+				"did not show all of it). If your output held the marker, output it again, alone on the last line.\n")
+			break
+		}
+		fallthrough
 	default:
 		b.WriteString("the completion marker was not in your output.\n")
 	}
@@ -347,6 +364,32 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 	return b.String()
 }
 
+// PausedForPrice tells the user, at a stop let through, that the loop waits for a model's
+// price: a cost budget cannot be kept without it, and a model the table lacks is no reason
+// to end the loop (anything can write such a line into a transcript).
+func PausedForPrice(l *state.Loop, h Words) string {
+	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d: %s has no known price, so the cost budget of %s cannot be kept "+
+		"(so far: %s). Set its price under %q in %s (USD per million tokens: input, cache_write, cache_read, output), then send "+
+		"any message to go on; %s ends the loop", l.Iteration, l.MaxIterations, strings.Join(l.Spent.Unpriced, ", "),
+		usage.Dollars(l.MaxCost), l.Spent, args.SettingPrices, args.ProjectSettings, h.cancel())
+}
+
+// PriceResumed tells the user that the prices they set counted the tokens the loop held.
+func PriceResumed(l *state.Loop, priced []string) string {
+	return fmt.Sprintf("ralph-loop: the loop goes on: %s priced from your settings, %s so far (budget %s)",
+		strings.Join(priced, ", "), l.Spent, usage.Dollars(l.MaxCost))
+}
+
+// StillPaused tells the user that the loop still waits for a price (or that the settings
+// could not be read: err).
+func StillPaused(l *state.Loop, h Words, err error) string {
+	if err != nil {
+		return fmt.Sprintf("ralph-loop: the loop is still paused: its prices could not be read (%v); fix the file, or type %s", err, h.cancel())
+	}
+	return fmt.Sprintf("ralph-loop: the loop is still paused: %s has no known price (set one under %q in %s, or type %s)",
+		strings.Join(l.Spent.Unpriced, ", "), args.SettingPrices, args.ProjectSettings, h.cancel())
+}
+
 // BlockNotice is the short line shown to the user when a stop is blocked.
 func BlockNotice(l *state.Loop, w Why) string {
 	why, f := w.Kind, w.Check
@@ -363,6 +406,9 @@ func BlockNotice(l *state.Loop, w Why) string {
 	}
 	if why == BlockEarly {
 		return earlyNotice(l)
+	}
+	if why == BlockUnread {
+		return fmt.Sprintf("ralph-loop: iteration %d/%d: stop blocked, the agent's output could not be checked: %s", l.Iteration, l.MaxIterations, w.Unread)
 	}
 	if w.Resumed {
 		return fmt.Sprintf("ralph-loop: iteration %d/%d: the loop resumes after your message", l.Iteration, l.MaxIterations)

@@ -50,6 +50,12 @@ func TestContinuation(t *testing.T) {
 	if !strings.Contains(c, "only 0 tool calls have been made since the loop started and at least 1 is required") {
 		t.Errorf("no-work continuation:\n%s", c)
 	}
+	// Only part of the output read: the agent is not told the marker was not in it.
+	c = Continuation(l, Why{Kind: BlockNoPromise, Partial: true}, claude)
+	if !strings.Contains(c, "not in the part of your output ralph-loop could read") || !strings.Contains(c, "output it again") ||
+		strings.Contains(c, "was not in your output") {
+		t.Errorf("continuation after a partial read:\n%s", c)
+	}
 }
 
 func TestLongTaskStaysUnderHostCap(t *testing.T) {

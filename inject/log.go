@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
 	"github.com/ralph-loop/ralph-loop/usage"
@@ -17,6 +16,15 @@ import (
 // ReasonBlocked is for a stop blocked without the promise.
 func ReasonBlocked(l *state.Loop) string {
 	return fmt.Sprintf("promise not found; continuing with iteration %d/%d", l.Iteration, l.MaxIterations)
+}
+
+// ReasonUncounted is for a usage record not counted: why says what it was and why.
+func ReasonUncounted(why string) string { return "not counted: " + why }
+
+// ReasonUnread is for a stop blocked because the agent's output could not be read to its
+// end (why says why).
+func ReasonUnread(l *state.Loop, why string) string {
+	return fmt.Sprintf("output not checked: %s; continuing with iteration %d/%d", why, l.Iteration, l.MaxIterations)
 }
 
 // ReasonOtherToken is for a stop blocked whose output held a promise with another token.
@@ -148,10 +156,17 @@ func EndCost(max float64, s usage.Spent) string {
 	return fmt.Sprintf("the cost budget of %s was reached without the promise: %s", usage.Dollars(max), s)
 }
 
-// EndCostUnknown is for a cost budget that cannot be kept, a model having no known price.
-func EndCostUnknown(max float64, s usage.Spent) string {
-	return fmt.Sprintf("the cost budget of %s cannot be kept: %s has no known price (set one under %q in %s): %s",
-		usage.Dollars(max), strings.Join(s.Unpriced, ", "), args.SettingPrices, args.ProjectSettings, s)
+// ReasonPausedPrice is for a stop let through because a model used has no known price
+// under a cost budget: the loop waits for the user's price.
+func ReasonPausedPrice(l *state.Loop) string {
+	return fmt.Sprintf("paused: %s has no known price, so the cost budget of %s waits for the user's price (so far: %s)",
+		strings.Join(l.Spent.Unpriced, ", "), usage.Dollars(l.MaxCost), l.Spent)
+}
+
+// ReasonPriced is for the user's prices read at their prompt, which counted the tokens held
+// for models (priced) that had none.
+func ReasonPriced(l *state.Loop, priced []string) string {
+	return fmt.Sprintf("the user's price for %s counted: %s; the loop goes on", strings.Join(priced, ", "), l.Spent)
 }
 
 // ReasonArmed is for a loop armed (by: "slash-command", "resume", …), or a loop picked up by
@@ -211,9 +226,61 @@ func NoteTranscriptBehind(d time.Duration) string {
 	return fmt.Sprintf("the transcript did not show the last message within %s", d)
 }
 
+// ReasonLateUsage is for the usage of a loop's last turn, which the host wrote to its
+// transcript after the stop that ended the loop, counted at the session's next event.
+const ReasonLateUsage = "the last turn's usage, written after the loop ended, counted"
+
+// NoteLate is for a stop decided without waiting for a transcript that did not show the
+// agent's last message yet (nothing it could add would change the decision): what the turn
+// used is counted once it is written.
+const NoteLate = "the transcript did not show the last message yet: its usage is counted once written"
+
+// NotePartial is for a stop blocked without the marker, decided without waiting for a
+// transcript that did not show all of the agent's output yet: a marker in the rest counts
+// at the next stop.
+const NotePartial = "the transcript did not show all of the last message yet: a marker in the rest counts at the next stop, " +
+	"its usage once written"
+
+// NoteLateMarker is for a marker in the end of the last iteration, which reached the
+// transcript after its stop had been blocked without finding one.
+const NoteLateMarker = "the marker was in the last iteration's output, which reached the transcript after its stop"
+
 // NoteWaited is for the stop waited d for the transcript to show the last message.
 func NoteWaited(d time.Duration) string {
 	return fmt.Sprintf("waited %s for the transcript to catch up", d)
+}
+
+// UnreadCut says why a stop's transcript was not read to its end: it grew by more than one
+// stop reads (read of at most max bytes were read), or reading took too long.
+func UnreadCut(read, max int64) string {
+	return fmt.Sprintf("the transcript grew by more than one stop reads (%s read, at most %s), so the rest is read at the next stop",
+		Bytes(read), Bytes(max))
+}
+
+// UnreadBack says why a stop's transcript was not read: it could not be read back to where
+// the loop began.
+const UnreadBack = "the transcript could not be read back to where the loop began (more than " +
+	"one stop reads, or a hole in the file), so it is read from the latest line it could date"
+
+// NoteHoles is for a transcript whose holes (a sparse file's ranges never written) were
+// skipped unread.
+func NoteHoles(n int64) string {
+	return "skipped a hole of " + Bytes(n) + " in the transcript (never written by the host)"
+}
+
+// Bytes writes a size for people: "256 MiB", "4.0 GiB", "512 bytes".
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return Plural(int(n), "byte", "bytes")
 }
 
 // NoteMalformed is for n transcript lines were skipped as malformed.

@@ -215,6 +215,9 @@ type Loop struct {
 	Unverified string `json:"unverified,omitempty"`
 	// Spent is what the model used since arming, as the host recorded it.
 	Spent usage.Spent `json:"spent,omitzero"`
+	// Ledger tells the usage the host could have written from what it could not (see
+	// usage.Ledger.Screen).
+	Ledger usage.Ledger `json:"ledger,omitzero"`
 
 	// Bookkeeping for the stop decision.
 
@@ -383,9 +386,17 @@ type TranscriptPos struct {
 	// Offset is where unread lines start; -1 when not known yet (a loop armed by "start"
 	// before any hook of the session named the transcript).
 	Offset int64 `json:"offset"`
-	// Unseen: when the last stop was decided, the transcript did not show the agent's last
-	// message yet; text before the next user line is still that iteration's.
-	Unseen bool `json:"unseen,omitempty"`
+	// Unseen: when the last stop was decided (at UnseenAt), the transcript did not show the
+	// agent's last message yet; text before the next user line, or stamped by UnseenAt, is
+	// still that iteration's. LateMarker: that stop was blocked without finding the marker,
+	// so a marker in that text still counts (the agent's own, read late); otherwise it does
+	// not count again.
+	Unseen     bool      `json:"unseen,omitempty"`
+	UnseenAt   time.Time `json:"unseen_at,omitzero"`
+	LateMarker bool      `json:"late_marker,omitempty"`
+	// InLine: Offset is inside a line longer than one stop reads, skipped to its end by the
+	// next read.
+	InLine bool `json:"in_line,omitempty"`
 	// UsageID is the id of the last model reply whose usage was counted: a reply written
 	// over several lines is counted once, even when a scan ends between them.
 	UsageID string `json:"usage_id,omitempty"`
@@ -507,10 +518,12 @@ const (
 	ActRestored   = "restored"     // the loop's state was changed outside ralph-loop and put back
 	ActSilent     = "hooks_silent" // the session's hooks stopped answering while its loop was active; another session was told
 	ActBudget     = "budget"       // --max-tokens or --max-cost ended the loop
-	ActPaused     = "paused"       // the host's model provider refused a turn: the loop waits for the user
+	ActPaused     = "paused"       // the loop waits for the user: the host's model provider refused a turn, or a cost budget waits for a model's price
 	ActResumed    = "resumed"      // a paused loop goes on
 	ActInterrupt  = "interrupted"  // the user interrupted the turn (Codex's Interrupt): the loop ended
 	ActNotified   = "notified"     // a notification said the loop ended or paused (--notify)
+	ActUncounted  = "not_counted"  // a usage record the host could not have written, not counted
+	ActUsage      = "usage"        // the last turn's usage, written after the loop ended, counted
 	ActError      = "error"
 	// ActUnverified: a stop blocked because the active loop's state could not be verified.
 	ActUnverified = "unverified"

@@ -5,9 +5,11 @@ package usage
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Tokens are a model's tokens by how they are billed. Input excludes the cached tokens
@@ -45,6 +47,13 @@ func (t Tokens) Add(o Tokens) Tokens {
 type Record struct {
 	// Model is the model the host names in the record ("" when it names none).
 	Model string
+	// ID is the host's id of the reply ("" when it gives none); At is when the host stamped
+	// it (zero: not stamped).
+	ID string
+	At time.Time
+	// Doubt, when set, is why the reader that found the record knows it is not the host's
+	// (a later line of a reply claiming another input than its first): it is not counted.
+	Doubt string
 	Tokens
 	// Cost, when HasCost, is the host's own figure in USD (opencode computes one).
 	Cost    float64
@@ -57,8 +66,10 @@ type Spent struct {
 	// CostUSD is the cost of the replies whose price is known.
 	CostUSD float64 `json:"cost_usd"`
 	// Unpriced are the models used whose price is not known: CostUSD leaves their tokens
-	// out, so the cost is unknown (never taken as free).
-	Unpriced []string `json:"unpriced,omitempty"`
+	// out, so the cost is unknown (never taken as free). Held are those tokens, by model,
+	// so that a price given later counts them (Price).
+	Unpriced []string          `json:"unpriced,omitempty"`
+	Held     map[string]Tokens `json:"held,omitempty"`
 }
 
 // Empty reports whether nothing was used.
@@ -72,6 +83,7 @@ func (s Spent) CostKnown() bool { return len(s.Unpriced) == 0 }
 // price adds its model to Unpriced.
 func (s Spent) Add(rs []Record, overrides map[string]Price) Spent {
 	s.Unpriced = slices.Clone(s.Unpriced)
+	s.Held = maps.Clone(s.Held)
 	for _, r := range rs {
 		s.Tokens = s.Tokens.Add(r.Tokens)
 		switch p, ok := Lookup(r.Model, overrides); {
@@ -89,7 +101,32 @@ func (s Spent) Add(rs []Record, overrides map[string]Price) Spent {
 			if !slices.Contains(s.Unpriced, name) {
 				s.Unpriced = append(s.Unpriced, name)
 			}
+			if s.Held == nil {
+				s.Held = map[string]Tokens{}
+			}
+			s.Held[name] = s.Held[name].Add(r.Tokens)
 		}
+	}
+	return s
+}
+
+// Price counts the tokens held for models without a price (Held) at the prices now known
+// (overrides first, then the table), and returns the spending with the models priced.
+func (s Spent) Price(overrides map[string]Price) Spent {
+	s.Held = maps.Clone(s.Held)
+	var left []string
+	for _, m := range s.Unpriced {
+		p, ok := Lookup(m, overrides)
+		if !ok {
+			left = append(left, m)
+			continue
+		}
+		s.CostUSD += p.Cost(s.Held[m])
+		delete(s.Held, m)
+	}
+	s.Unpriced = left
+	if len(s.Held) == 0 {
+		s.Held = nil
 	}
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/codex"
@@ -141,5 +142,90 @@ func TestDollars(t *testing.T) {
 	}
 	if got := usage.Count(1234567); got != "1,234,567" {
 		t.Errorf("Count: got %q", got)
+	}
+}
+
+// TestBeyond: a record that reads more than its model's context window, or writes more than
+// its output limit, is no reply; a model the table lacks has the generous bound.
+func TestBeyond(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		r    usage.Record
+		want string
+	}{
+		{"a real reply", usage.Record{Model: "claude-opus-5-5", Tokens: usage.Tokens{Input: 3000, CacheRead: 900_000, Output: 2000}}, ""},
+		{"the window, exactly", usage.Record{Model: "claude-opus-5-5", Tokens: usage.Tokens{Input: 500_000, CacheWrite: 500_000}}, ""},
+		{"past the window", usage.Record{Model: "claude-opus-5-5-20261101", ID: "msg_x", Tokens: usage.Tokens{Input: 900_000_000}},
+			"reply msg_x of claude-opus-5-5-20261101 read 900,000,000 tokens, more than its context window (1,000,000)"},
+		{"past the output limit", usage.Record{Model: "gemini-2.5-pro", Tokens: usage.Tokens{Output: 70_000}},
+			"a reply of gemini-2.5-pro wrote 70,000 tokens, more than its output limit (65,536)"},
+		{"an unknown model", usage.Record{Model: "mystery", Tokens: usage.Tokens{Input: 1_500_000}}, ""},
+		{"an unknown model past its bound", usage.Record{Tokens: usage.Tokens{CacheRead: 2_000_001}},
+			"a reply of an unnamed model read 2,000,001 tokens, more than its context window (2,000,000)"},
+	} {
+		if got := c.r.Beyond(); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestScreen: the records the host could have written count; a doubted one, one beyond one
+// reply, a copy of one counted, and one out of the host's order in time do not, each with
+// the reason.
+func TestScreen(t *testing.T) {
+	start := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	now := start.Add(time.Hour)
+	rec := func(id string, at time.Time) usage.Record {
+		return usage.Record{Model: "claude-opus-5-5", ID: id, At: at, Tokens: usage.Tokens{Input: 10, Output: 1}}
+	}
+	doubted := rec("d", time.Time{})
+	doubted.Doubt = "reply d claims more"
+	big := rec("big", start.Add(time.Minute))
+	big.Input = 2e9
+	l := usage.Ledger{IDs: []string{"old"}}
+	l2, counted, not := l.Screen([]usage.Record{
+		rec("a", start.Add(time.Minute)), rec("", time.Time{}), doubted, big, rec("old", start.Add(2*time.Minute)),
+		rec("a", start.Add(3*time.Minute)), rec("early", start.Add(-2*time.Minute)), rec("b", start.Add(30*time.Minute)),
+		rec("back", start.Add(10*time.Minute)), rec("near", start.Add(29*time.Minute+30*time.Second)), rec("future", now.Add(2*time.Minute)),
+	}, start, now)
+	var ids []string
+	for _, r := range counted {
+		ids = append(ids, r.ID)
+	}
+	if got := strings.Join(ids, ","); got != "a,,b,near" {
+		t.Errorf("counted %q, want a, the one without an id, b and near", got)
+	}
+	want := []string{"reply d claims more", "reply big of claude-opus-5-5 read 2,000,000,000 tokens, more than its context window (1,000,000)",
+		"reply old counted already", "reply a counted already", "reply early stamped 2026-11-27T11:58:00Z, before the loop began",
+		"reply back stamped 2026-11-27T12:10:00Z, before the last one counted (2026-11-27T12:30:00Z)",
+		"reply future stamped 2026-11-27T13:02:00Z, after the stop that read it"}
+	if strings.Join(not, "\n") != strings.Join(want, "\n") {
+		t.Errorf("not counted:\n%s\nwant:\n%s", strings.Join(not, "\n"), strings.Join(want, "\n"))
+	}
+	if len(l.IDs) != 1 || strings.Join(l2.IDs, ",") != "old,a,b,near" || !l2.Last.Equal(start.Add(30*time.Minute)) {
+		t.Errorf("ledger %+v (was %+v); want old, a, b, near, last at 12:30, the old one unchanged", l2, l)
+	}
+}
+
+// TestPriceHeld: tokens of a model without a price are held, never free, and counted at the
+// price given later.
+func TestPriceHeld(t *testing.T) {
+	s := usage.Spent{}.Add([]usage.Record{
+		{Model: "mystery", Tokens: usage.Tokens{Input: 1_000_000}},
+		{Model: "claude-opus-5-5", Tokens: usage.Tokens{Input: 1_000_000}},
+		{Model: "mystery", Tokens: usage.Tokens{Output: 1_000_000}},
+	}, nil)
+	if s.CostKnown() || s.CostUSD != 4 || s.Held["mystery"] != (usage.Tokens{Input: 1e6, Output: 1e6}) {
+		t.Fatalf("before the price: %+v", s)
+	}
+	if again := s.Price(nil); again.CostKnown() {
+		t.Fatalf("priced without a price: %+v", again)
+	}
+	p := s.Price(map[string]usage.Price{"mystery": {Input: 1, Output: 2}})
+	if !p.CostKnown() || math.Abs(p.CostUSD-7) > 1e-9 || p.Held != nil || p.Total() != 3_000_000 {
+		t.Fatalf("after the price: %+v; want $7.00, nothing held", p)
+	}
+	if s.Held == nil || s.CostKnown() {
+		t.Error("Price changed the spending it was called on")
 	}
 }

@@ -126,10 +126,8 @@ var unshareWorks = sync.OnceValue(func() bool {
 })
 
 // testsCatchUp are the scripts whose stops wait for a lagging transcript on purpose: they
-// test that wait (a transcript late or never there), or (hook-bad-input-large) a stop of
-// 50 MB without a transcript.
-var testsCatchUp = map[string]bool{"status": true, "hook-transcript-lag": true, "hook-block-then-promise": true,
-	"hook-transcript-position": true, "hook-bad-input-large": true}
+// test that wait (a budget the late turn could reach, a transcript that never comes).
+var testsCatchUp = map[string]bool{"hook-transcript-lag": true}
 
 // catchUpWaits counts the decisions, in the loops' event logs under dir, that waited the
 // whole bounded time for a transcript.
@@ -153,6 +151,9 @@ func catchUpWaits(dir string) int {
 //	fixture line FILE KIND [ARG]                append a transcript line stamped now; KIND is
 //	                                            text TEXT (@FILE reads it), tool ID, user TEXT,
 //	                                            blocks JSON or raw JSON
+//	fixture late FILE KIND [ARG]                the same, stamped a minute ago: a line of a turn
+//	                                            that ended before the last stop, written late
+//	fixture usage FILE ID INPUT OUTPUT [TEXT]   append a reply with its usage, stamped now
 //	fixture after DURATION fixture-args...      sleep, then run the rest (for background use)
 //	fixture hold-lock SESSION DURATION READY    hold a session's lock (in $STATE) for a while,
 //	                                            creating the file READY once it is held
@@ -227,6 +228,21 @@ func runFixture(argv []string) error {
 		return fixturePayload(argv[1:])
 	case "line":
 		return fixtureLine(argv[1:])
+	case "late":
+		return fixtureLineAt(argv[1:], time.Now().Add(-time.Minute))
+	case "usage":
+		// usage FILE ID INPUT OUTPUT [TEXT]: a reply of claude-opus-5-5 with its usage.
+		if len(argv) < 5 {
+			return fmt.Errorf("usage FILE ID INPUT OUTPUT [TEXT]")
+		}
+		text := "ok"
+		if len(argv) > 5 {
+			text = argv[5]
+		}
+		q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+		return fixtureLine([]string{argv[1], "raw", `{"type":"assistant","timestamp":"` + time.Now().UTC().Format(time.RFC3339Nano) +
+			`","message":{"id":` + q(argv[2]) + `,"model":"claude-opus-5-5","role":"assistant","content":[{"type":"text","text":` + q(text) +
+			`}],"usage":{"input_tokens":` + argv[3] + `,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":` + argv[4] + `}}}`})
 	case "after":
 		if len(argv) < 3 {
 			return fmt.Errorf("after DURATION fixture-args")
@@ -494,7 +510,9 @@ func walkStrings(v any, f func(string) error) error {
 
 // fixtureLine appends a line in Claude Code's transcript format (synthetic, in the shape of
 // the captured ones), stamped with the current time.
-func fixtureLine(argv []string) error {
+func fixtureLine(argv []string) error { return fixtureLineAt(argv, time.Now()) }
+
+func fixtureLineAt(argv []string, at time.Time) error {
 	if len(argv) < 2 {
 		return fmt.Errorf("line FILE KIND [ARG]")
 	}
@@ -510,7 +528,7 @@ func fixtureLine(argv []string) error {
 		}
 		arg = string(b)
 	}
-	now := time.Now().UTC().Format(time.RFC3339Nano)
+	now := at.UTC().Format(time.RFC3339Nano)
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	assistant := func(blocks string) string {
 		return `{"parentUuid":"p","isSidechain":false,"message":{"id":"msg_fixture","type":"message","role":"assistant","model":"claude-opus-5-5","content":[` +

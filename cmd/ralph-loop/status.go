@@ -334,11 +334,27 @@ func firstLine(s string, n int) string {
 // the iteration it ended in before a stop (a cancel, the session's end). Calls are logged
 // only while a loop is active.
 func sessionLoops(store *state.Store, id string) ([]state.Loop, error) {
+	settle(store, id)
 	loops, err := store.Loops(id)
 	for i := range loops {
 		loops[i].ToolCalls += store.PendingToolCalls(&loops[i])
 	}
 	return loops, err
+}
+
+// settle counts the last turn's usage of the session's ended loop, when its host wrote it to
+// the transcript after the loop ended and no event of the session has counted it since
+// (see hook.Settle): status shows the host's whole record.
+func settle(store *state.Store, id string) {
+	l, err := store.Peek(id)
+	if err != nil || l == nil || l.Status == state.Active || !l.Transcript.Unseen {
+		return
+	}
+	h, ok := hosts.Lookup(l.Host)
+	if !ok {
+		return
+	}
+	_ = hook.Settle(context.Background(), hook.Env{Store: store}, h.Facts(os.Getenv, l.Cwd), id)
 }
 
 func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) error {

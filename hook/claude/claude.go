@@ -54,6 +54,10 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		ProjectDir:     project,
 		Transcript:     Transcript{},
 		TranscriptLags: true,
+		// last_assistant_message is the text of the last of the messages Claude Code
+		// keeps one per content block (seen with 2.1.330): of a final reply with two text
+		// blocks, only the second.
+		LastMessagePart: true,
 		// Every call that runs fires PostToolUse or PostToolUseFailure; an unknown tool
 		// fires neither and is only in the transcript, refused ("No such tool available").
 		// The TUI shows no systemMessage of SessionStart on --continue or --resume (seen

@@ -77,7 +77,7 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 				t := ln.tokens
 				// Input counts the cached tokens (read or written) too.
 				t.Input = max(0, t.Input-t.CacheRead-t.CacheWrite)
-				u.Add(&res, ln.response, usage.Record{Model: res.Model, Tokens: t})
+				u.Add(&res, ln.response, usage.Record{Model: res.Model, At: ln.ts, Tokens: t})
 			}
 			continue
 		}

@@ -37,7 +37,7 @@ const maxLine = 8 << 20
 // timestamp: SawLast reports that the stop hook's own hook.start line was read, so the
 // turn's lines before it are all there. With SkipToUser, agent text before the first
 // agentStop hook.start line read does not count (it is the end of an iteration already
-// decided, which reached the file late).
+// decided, which reached the file late): a marker in it is reported as LateFound.
 func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
 	return transcript.ScanWith(path, offset, opt, scan)
 }
@@ -86,6 +86,7 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 	skipText := opt.SkipToUser
 	var line []byte
 	for {
+		res.Skipping = skipText
 		line = line[:0]
 		long, complete := false, false
 		for {
@@ -125,7 +126,11 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 		}
 		switch ev.Type {
 		case "assistant.message":
-			if skipText || !after(ev.Timestamp, opt.TextAfter) {
+			if !after(ev.Timestamp, opt.TextAfter) {
+				continue
+			}
+			if skipText {
+				res.LateFound = res.LateFound || promise.ContainsMode(ev.Data.Content, opt.Token, opt.Mode)
 				continue
 			}
 			if promise.ContainsMode(ev.Data.Content, opt.Token, opt.Mode) {
@@ -145,7 +150,7 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			x := ev.Data.Usage
 			t := usage.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}
 			if after(ev.Timestamp, opt.ToolsAfter) && t.Valid() && x.Input >= 0 {
-				u.Add(&res, ev.ID, usage.Record{Model: x.Model, Tokens: t})
+				u.Add(&res, ev.ID, usage.Record{Model: x.Model, At: ev.Timestamp, Tokens: t})
 			}
 		case "user.message":
 			// Typed while the agent worked, Copilot CLI hands a prompt to the agent within

@@ -183,13 +183,20 @@ func TestSteeredCancel(t *testing.T) {
 	if res, err := (Transcript{}).Scan(path, after, transcript.Options{Token: "DONE"}); err != nil || len(res.Queued()) != 0 {
 		t.Errorf("from after the cancel: queued %q, %v; want none", res.Queued(), err)
 	}
-	// A line longer than the buffer, the cancel across two of its pieces: it counts.
-	big := append(bytes.Repeat([]byte("x"), 64<<10-8-10), data[i:]...) // the match starts 10 bytes before the buffer ends
-	tmp := filepath.Join(t.TempDir(), "t.jsonl")
-	if err := os.WriteFile(tmp, append([]byte(`{"pad":"`), big...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := countSteered(tmp, 0, int64(len(big)+8)); err != nil || n != 1 {
-		t.Errorf("a cancel across two pieces of a line: %d found, %v; want 1", n, err)
+	// A line longer than a piece, the cancel across two pieces of it: it counts; the line
+	// counts once, and only once its newline comes.
+	line := append(append([]byte(`{"pad":"`), bytes.Repeat([]byte("x"), 1000)...), data[i:after]...)
+	for _, at := range []int{8 + 1000 + 5, 8 + 1000 + len(steeredCancel) - 1} {
+		var c steered
+		c.Write(line[:at])
+		c.Write(line[at : len(line)-1])
+		if c.n != 0 {
+			t.Errorf("counted before the newline")
+		}
+		c.Write(line[len(line)-1:])
+		c.Write(line)
+		if c.n != 2 {
+			t.Errorf("a cancel across two pieces of a line (cut at %d): %d counted, want 2", at, c.n)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package droid
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"time"
@@ -25,24 +24,18 @@ var steeredCancel = []byte(`{"type":"text","text":"` + notificationOpenJSON + in
 // notificationOpenJSON is notificationOpen as JSON writes it.
 const notificationOpenJSON = `<system-notification>\n`
 
-// Scan reads the transcript at path from offset.
+// Scan reads the transcript at path from offset. The steered cancels are counted in the
+// same pass, from the bytes the scan reads: a line counts once its newline has been read
+// (the scan consumes every complete line it reads).
 func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	res, err := transcript.ScanFile(path, offset, opt)
-	if err != nil {
+	return transcript.ScanWith(path, offset, opt, func(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
+		var c steered
+		res, err := transcript.Scan(io.TeeReader(r, &c), base, opt)
+		for range c.n {
+			res.Queue = append(res.Queue, transcript.QueueOp{Op: "enqueue", Content: "/cancel-ralph"})
+		}
 		return res, err
-	}
-	start := offset
-	if start < 0 || start > res.Offset {
-		start = 0 // the scan started over (a replaced file)
-	}
-	n, err := countSteered(path, start, res.Offset)
-	if err != nil {
-		return res, err
-	}
-	for range n {
-		res.Queue = append(res.Queue, transcript.QueueOp{Op: "enqueue", Content: "/cancel-ralph"})
-	}
-	return res, nil
+	})
 }
 
 // OffsetAfter finds where the lines written after t start.
@@ -50,36 +43,37 @@ func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
 	return transcript.OffsetAfter(path, t)
 }
 
-// countSteered counts the lines of [start, end) of the file that hold a steered cancel,
-// reading through a fixed buffer (lines can be megabytes).
-func countSteered(path string, start, end int64) (int, error) {
-	f, _, err := transcript.Open(path)
-	if err != nil {
-		return 0, err
+// steered counts the lines written to it that hold a steered cancel, reading them in
+// pieces (lines can be megabytes): a line counts once its newline is written.
+type steered struct {
+	n     int
+	found bool   // the line being written holds one
+	carry []byte // the end of the line so far, for a match across pieces
+	buf   []byte
+}
+
+func (s *steered) Write(p []byte) (int, error) {
+	total := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		piece := p
+		if i >= 0 {
+			piece = p[:i]
+		}
+		if !s.found {
+			s.buf = append(append(s.buf[:0], s.carry...), piece...)
+			s.found = bytes.Contains(s.buf, steeredCancel)
+			keep := min(len(s.buf), len(steeredCancel)-1)
+			s.carry = append(s.carry[:0], s.buf[len(s.buf)-keep:]...)
+		}
+		if i < 0 {
+			break
+		}
+		if s.found {
+			s.n++
+		}
+		s.found, s.carry = false, s.carry[:0]
+		p = p[i+1:]
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(io.NewSectionReader(f, start, end-start), 64<<10)
-	n, found := 0, false
-	var carry []byte // the end of the last piece of a long line, for a match across pieces
-	for {
-		piece, err := r.ReadSlice('\n')
-		buf := append(carry, piece...)
-		if bytes.Contains(buf, steeredCancel) {
-			found = true
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			keep := min(len(buf), len(steeredCancel)-1)
-			carry = append(carry[:0], buf[len(buf)-keep:]...)
-			continue
-		case err == io.EOF:
-			return n, nil // a last line without its newline is still being written
-		case err != nil:
-			return n, err
-		}
-		if found {
-			n++
-		}
-		found, carry = false, carry[:0]
-	}
+	return total, nil
 }

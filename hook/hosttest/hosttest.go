@@ -90,6 +90,8 @@ var Behaviours = []Behaviour{
 	{"session end", sessionEnd},
 	{"duplicate delivery", duplicateDelivery},
 	{"bad input", badInput},
+	{"bounded read", boundedRead},
+	{"transcript hole", transcriptHole},
 }
 
 // Run runs every behaviour against one host, as subtests named host/behaviour.
@@ -293,6 +295,109 @@ func badInput(t *testing.T, f Fixture) {
 	}
 }
 
+// boundedRead: a stop reads at most Env.MaxRead bytes of the transcript. Past it the stop is
+// blocked, saying why, even with the promise; the next stops read on, and a promise once
+// the transcript is read to its end ends the loop.
+func boundedRead(t *testing.T, f Fixture) {
+	w := newWorld(t, f)
+	s := w.session("s8")
+	path := w.transcript(s)
+	if path == "" {
+		t.Skipf("%s hands the iteration's text over with the stop: no transcript is read", f.Host().Name())
+	}
+	w.maxRead = 16 << 10
+	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Fix it" --max-iterations 10 --min-tool-calls 0`))
+	w.said(s, "Working.", "")
+	w.filler(path, 3*w.maxRead)
+	const done = "Done. <promise>DONE</promise>"
+	w.said(s, done, "")
+	r := w.reply(hook.Stop, f.Stop(s, done))
+	if !r.Block || !strings.Contains(r.Reason, "could not be checked") || !strings.Contains(r.Notice+r.Reason, "grew by more than one stop reads") {
+		t.Fatalf("a stop past the read bound, with the promise: %+v; want a block saying the output could not be checked", r)
+	}
+	w.expect(s, state.Active, 2, 0)
+	for i := 3; ; i++ {
+		w.said(s, done, "")
+		r = w.reply(hook.Stop, f.Stop(s, done))
+		if !r.Block {
+			break
+		}
+		if !strings.Contains(r.Reason, "could not be checked") {
+			t.Fatalf("stop %d was blocked for another reason: %q", i-1, r.Reason)
+		}
+		if i > 8 {
+			t.Fatalf("still blocked at iteration %d: the stops do not read on", i)
+		}
+	}
+	l, err := w.store.Peek(s.ID)
+	if err != nil || l == nil || l.Status != state.PromiseAccepted || l.Iteration < 3 {
+		t.Fatalf("after reading on: %+v, %v; want the promise accepted at iteration 3 or later", l, err)
+	}
+}
+
+// transcriptHole: a hole in the transcript (the agent ran "truncate -s +1T" on it) is
+// skipped unread: the stop is decided on what the host wrote after it, and says so in the
+// event log.
+func transcriptHole(t *testing.T, f Fixture) {
+	w := newWorld(t, f)
+	s := w.session("s9")
+	path := w.transcript(s)
+	if path == "" {
+		t.Skipf("%s hands the iteration's text over with the stop: no transcript is read", f.Host().Name())
+	}
+	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Fix it" --max-iterations 5 --min-tool-calls 0`))
+	w.said(s, "Working.", "")
+	w.filler(path, 100)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, fi.Size()+1<<40); err != nil {
+		t.Skipf("no sparse files here: %v", err)
+	}
+	const done = "Done. <promise>DONE</promise>"
+	w.said(s, done, "")
+	if r := w.reply(hook.Stop, f.Stop(s, done)); r.Block {
+		t.Fatalf("the promise after a hole in the transcript was blocked: %q", r.Reason)
+	}
+	w.expect(s, state.PromiseAccepted, 1, 0)
+	if evs, err := w.store.Events(s.ID); err != nil || !strings.Contains(fmt.Sprint(evs), "skipped a hole of 1024.0 GiB") {
+		t.Errorf("the event log does not say the hole was skipped: %v %v", evs, err)
+	}
+}
+
+// transcript is the file the host's stops read for session s: its transcript, or the said
+// log the engine keeps for it ("" when the stop hands the text over).
+func (w *world) transcript(s Session) string {
+	facts := w.f.Host().Facts(func(k string) string { return w.env[k] }, s.Cwd)
+	switch {
+	case facts.SaidLog:
+		return w.store.SaidPath(s.ID)
+	case facts.Transcript != nil:
+		return s.Transcript
+	}
+	return ""
+}
+
+// filler appends n bytes of lines that no host's reader counts (a type none has) to path.
+func (w *world) filler(path string, n int64) {
+	w.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		w.t.Fatal(err)
+	}
+	tf, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer tf.Close()
+	line := `{"type":"filler","pad":"` + strings.Repeat("x", 1000) + `"}` + "\n"
+	for written := int64(0); written < n; written += int64(len(line)) {
+		if _, err := tf.WriteString(line); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+}
+
 // world is one test's machine: a state directory and a home.
 type world struct {
 	t     *testing.T
@@ -301,6 +406,8 @@ type world struct {
 	store *state.Store
 	env   map[string]string
 	now   time.Time
+	// maxRead is the hooks' Env.MaxRead (0: the default).
+	maxRead int64
 }
 
 func newWorld(t *testing.T, f Fixture) *world {
@@ -348,11 +455,12 @@ func (w *world) handleErr(in []byte) ([]byte, []byte, int) {
 	w.now = w.now.Add(time.Second)
 	now := w.now
 	env := hook.Env{
-		Store:  w.store,
-		Now:    func() time.Time { return now },
-		Sleep:  func(time.Duration) {},
-		Getenv: func(k string) string { return w.env[k] },
-		Stderr: &errs,
+		Store:   w.store,
+		Now:     func() time.Time { return now },
+		Sleep:   func(time.Duration) {},
+		Getenv:  func(k string) string { return w.env[k] },
+		Stderr:  &errs,
+		MaxRead: w.maxRead,
 	}
 	code := hook.Handle(context.Background(), env, w.f.Host(), bytes.NewReader(in), &out)
 	if errs.Len() > 0 {

@@ -6,7 +6,9 @@
 // (tool results, attachments, the user's prompts, API records) are skipped to the next
 // newline without being decoded, and the agent's own text is decoded piece by piece into the
 // matcher, never held whole. A malformed line is counted and skipped; only complete lines are
-// consumed, so a line still being written is read again next time.
+// consumed, so a line still being written is read again next time. One scan reads at most
+// MaxRead bytes and never a hole of a sparse file (see ScanWith), so a stop answers in the
+// same bounded time whatever the file holds.
 package transcript
 
 import (
@@ -39,8 +41,12 @@ type Options struct {
 	// block equal to its tail has been read, which shows the transcript has caught up.
 	Last string
 	// SkipToUser: agent text before the first user line does not count (it is the end of
-	// an iteration already decided, which reached the file late).
+	// an iteration already decided, which reached the file late); a marker in it is
+	// reported as Result.LateFound. With LateUntil (when that iteration's stop started),
+	// text after a user line is that iteration's too if it is stamped by then: the results
+	// of its tool calls may reach the file late as well.
 	SkipToUser bool
+	LateUntil  time.Time
 	// UsageSeen is the id of the last model reply whose usage was counted (see
 	// Result.UsageID): more lines of that reply add nothing.
 	UsageSeen string
@@ -50,6 +56,13 @@ type Options struct {
 	// Limit stops the scan at this offset (0: at the end of the file as it is when the scan
 	// starts). Bytes appended during a scan are left for the next one.
 	Limit int64
+	// MaxRead bounds the bytes of data the scan reads (0: MaxRead); Deadline, when set,
+	// stops it as the bound does if it is still reading then (see Result.Cut).
+	MaxRead  int64
+	Deadline time.Time
+	// InLine: the offset is inside a line too long to read in one scan (Result.InLine):
+	// the scan skips to the line's end first, and counts it malformed.
+	InLine bool
 }
 
 // Result is what one scan found.
@@ -63,6 +76,10 @@ type Result struct {
 	ToolIDs []string
 	// SawLast: see Options.Last.
 	SawLast bool
+	// LateFound: the text Options.SkipToUser skipped holds the exact marker (as counted
+	// text would: stamped after Options.TextAfter). Skipping: the scan ended still skipping
+	// (no user line read), so a scan that goes on from Offset skips too.
+	LateFound, Skipping bool
 	// Other is the first different token the counted text held in <promise> tags, if
 	// HasOther.
 	Other    string
@@ -83,6 +100,13 @@ type Result struct {
 	UsageID string
 	// Model: see Options.Model ("" from scanners that do not need it).
 	Model string
+	// Cut: the scan stopped at Options.MaxRead (or its Deadline) with data left to read;
+	// Offset is where the next one goes on. InLine: Offset is inside a line longer than
+	// the bound (see Options.InLine).
+	Cut, InLine bool
+	// Read is the bytes of data read; Holes the bytes of holes skipped (ranges of a sparse
+	// file never written, which read as zeros: never the host's).
+	Read, Holes int64
 }
 
 // Merge adds the result of a later scan (which started at r.Offset) to r.
@@ -91,6 +115,8 @@ func (r *Result) Merge(later Result) {
 	r.Found = r.Found || later.Found
 	r.ToolIDs = append(r.ToolIDs, later.ToolIDs...)
 	r.SawLast = r.SawLast || later.SawLast
+	r.LateFound = r.LateFound || later.LateFound
+	r.Skipping = later.Skipping
 	r.Queue = append(r.Queue, later.Queue...)
 	if !r.HasOther && later.HasOther {
 		r.Other, r.HasOther = later.Other, true
@@ -105,6 +131,9 @@ func (r *Result) Merge(later Result) {
 	if later.Model != "" {
 		r.Model = later.Model
 	}
+	r.Cut, r.InLine = later.Cut, later.InLine
+	r.Read += later.Read
+	r.Holes += later.Holes
 }
 
 // QueueOp is one operation on the host's queue of prompts typed while the agent works.
@@ -165,32 +194,9 @@ func Open(path string) (*os.File, int64, error) {
 	return f, fi.Size(), nil
 }
 
-// ScanFile scans the transcript at path from offset. A missing file gives an empty result
-// and an error wrapping fs.ErrNotExist. An offset past the end of the file (the file was
-// replaced or truncated) starts over from 0.
+// ScanFile scans the transcript at path from offset (see ScanWith).
 func ScanFile(path string, offset int64, opt Options) (Result, error) {
 	return ScanWith(path, offset, opt, Scan)
-}
-
-// ScanWith opens the transcript at path and hands scan its part from offset to
-// Options.Limit (or to its end as it is now), base being offset: every host's transcript
-// is read so. A missing file gives an empty result and an error wrapping fs.ErrNotExist;
-// an offset past that end, or negative (the file was replaced or truncated), starts over
-// from 0.
-func ScanWith(path string, offset int64, opt Options, scan func(r io.Reader, base int64, opt Options) (Result, error)) (Result, error) {
-	f, size, err := Open(path)
-	if err != nil {
-		return Result{Offset: offset}, err
-	}
-	defer f.Close()
-	limit := size
-	if opt.Limit > 0 && opt.Limit < size {
-		limit = opt.Limit
-	}
-	if offset > limit || offset < 0 {
-		offset = 0
-	}
-	return scan(io.NewSectionReader(f, offset, limit-offset), offset, opt)
 }
 
 // Scan reads JSONL from r, whose first byte is at offset base of the transcript.
@@ -205,6 +211,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 	u := NewDedup(opt.UsageSeen)
 	skipText := opt.SkipToUser
 	for {
+		res.Skipping = skipText
 		if end, err := s.d.AtEnd(); end || err != nil {
 			return res, err
 		}
@@ -240,7 +247,12 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 		}
 		if ln.assistant && !ln.sidechain {
 			res.Replies++ // lines, not replies: one reply can take several, but none is none
-			if after(ln.ts, opt.TextAfter) && !skipText {
+			late := skipText || opt.SkipToUser && !opt.LateUntil.IsZero() && !ln.ts.IsZero() && !ln.ts.After(opt.LateUntil)
+			switch {
+			case !after(ln.ts, opt.TextAfter):
+			case late:
+				res.LateFound = res.LateFound || ln.found
+			default:
 				res.Found = res.Found || ln.found
 				res.SawLast = res.SawLast || ln.sawLast
 				if ln.hasOther && !res.HasOther {
@@ -253,19 +265,21 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 		}
 		// Subagents' replies (sidechain lines) cost too.
 		if ln.assistant && ln.hasUsage && after(ln.ts, opt.ToolsAfter) {
-			u.Add(&res, ln.msgID, usage.Record{Model: ln.model, Tokens: ln.tokens})
+			u.Add(&res, ln.msgID, usage.Record{Model: ln.model, At: ln.ts, Tokens: ln.tokens})
 		}
 	}
 }
 
 // Dedup counts each model reply's usage once into a Result. Claude Code writes a reply's
 // content blocks on separate lines, each with the reply's id and usage: the reply counts
-// once, with the largest figures its lines give (a later line was written with more of the
-// reply). A reply's lines may be split between two scans: Options.UsageSeen carries the
-// last id over.
+// once, with the largest output its lines give (a later line was written with more of the
+// reply). What a reply read is the same on all its lines: a later line that claims another
+// is no line of that reply, and is added with its Doubt set, not merged. A reply's lines may
+// be split between two scans: Options.UsageSeen carries the last id over.
 type Dedup struct {
-	id string
-	at int // index in Result.Usage of the record of id, or -1 when it was counted before this scan
+	id    string
+	at    int // index in Result.Usage of the record of id, or -1 when it was counted before this scan
+	first usage.Tokens
 }
 
 // NewDedup starts counting after the reply seen (Options.UsageSeen).
@@ -274,16 +288,23 @@ func NewDedup(seen string) *Dedup { return &Dedup{id: seen, at: -1} }
 // Add counts r, the usage of the reply id ("" when the host gives replies no id), unless it
 // was counted already.
 func (u *Dedup) Add(res *Result, id string, r usage.Record) {
+	r.ID = id
 	if id != "" && id == u.id {
-		if u.at >= 0 {
-			p := &res.Usage[u.at]
-			p.Input, p.CacheWrite = max(p.Input, r.Input), max(p.CacheWrite, r.CacheWrite)
-			p.CacheRead, p.Output = max(p.CacheRead, r.CacheRead), max(p.Output, r.Output)
+		if u.at < 0 {
+			return
 		}
+		f := u.first
+		if r.Input != f.Input || r.CacheWrite != f.CacheWrite || r.CacheRead != f.CacheRead {
+			r.Doubt = fmt.Sprintf("%s claims %s tokens read on a later line, %s on its first", r.Name(), usage.Count(r.Read()), usage.Count(f.Read()))
+			res.Usage = append(res.Usage, r)
+			return
+		}
+		p := &res.Usage[u.at]
+		p.Output = max(p.Output, r.Output)
 		return
 	}
 	res.Usage = append(res.Usage, r)
-	u.id, u.at = id, len(res.Usage)-1
+	u.id, u.at, u.first = id, len(res.Usage)-1, r.Tokens
 	res.UsageID = id
 }
 
@@ -617,81 +638,4 @@ func (s *scanner) endBlock() {
 			s.ln.tools = append(s.ln.tools, string(s.bid))
 		}
 	}
-}
-
-// OffsetAfter returns the offset of the first line of the transcript at path that was
-// written after t, judged by the lines' timestamps: the place to start reading for a loop
-// armed at t without knowing the transcript. It reads backwards from the end, so its cost
-// is in proportion to what was written since t.
-func OffsetAfter(path string, t time.Time) (int64, error) {
-	f, size, err := Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	buf := make([]byte, bufSize)
-	lineEnd := size // the line under consideration ends here (after its newline)
-	pos := size
-	for pos > 0 {
-		n := int64(len(buf))
-		if pos < n {
-			n = pos
-		}
-		pos -= n
-		if _, err := f.ReadAt(buf[:n], pos); err != nil && err != io.EOF {
-			return 0, err
-		}
-		chunk := buf[:n]
-		for {
-			// The newline at lineEnd-1 ends the current line; look before it.
-			limit := len(chunk)
-			if pos+int64(limit) >= lineEnd {
-				limit = int(lineEnd - 1 - pos)
-			}
-			if limit <= 0 {
-				break
-			}
-			i := bytes.LastIndexByte(chunk[:limit], '\n')
-			if i < 0 {
-				break
-			}
-			start := pos + int64(i) + 1
-			if old, err := stampedBy(f, start, lineEnd, t); err != nil {
-				return 0, err
-			} else if old {
-				return lineEnd, nil
-			}
-			lineEnd = start
-		}
-	}
-	if old, err := stampedBy(f, 0, lineEnd, t); err != nil || old {
-		return lineEnd, err
-	}
-	return 0, nil
-}
-
-// stampedBy reports whether the line [start, end) carries a timestamp not after t.
-func stampedBy(f *os.File, start, end int64, t time.Time) (bool, error) {
-	d := jsonstream.NewLineReader(io.NewSectionReader(f, start, end-start), 4096)
-	var ts time.Time
-	var buf []byte
-	err := d.Object(func(key []byte) error {
-		if string(key) != "timestamp" {
-			return d.Skip()
-		}
-		if k, err := d.Kind(); err != nil || k != '"' {
-			return d.Skip()
-		}
-		v, err := d.String(buf[:0], 64)
-		buf = v
-		if err != nil {
-			return err
-		}
-		ts, _ = time.Parse(time.RFC3339Nano, string(v))
-		return nil
-	})
-	if err != nil && !isSyntax(err) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return false, err
-	}
-	return !ts.IsZero() && !ts.After(t), nil
 }

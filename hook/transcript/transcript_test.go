@@ -295,3 +295,59 @@ func TestTruncatedWhileRead(t *testing.T) {
 		t.Fatalf("next scan after truncation: %+v, %v", again, err)
 	}
 }
+
+// With SkipToUser, the agent text before the first user line (the end of an iteration
+// already decided, written late) does not count, and a marker in it is reported apart
+// (LateFound). A scan that ends before a user line says it is still skipping, and so does
+// a scan that goes on from there; once a user line is read, text counts again.
+func TestLateText(t *testing.T) {
+	late := assistant(ts1, text("Finished: <promise>DONE</promise>")) + assistant(ts1, text("Summary."))
+	next := user("Stop hook feedback") + assistant(ts1, text("Nothing more."))
+	res := scanString(t, late+next, Options{Token: "DONE", SkipToUser: true, Last: "Summary."})
+	if res.Found || !res.LateFound || res.SawLast || res.Skipping {
+		t.Errorf("late text then the next: Found %v LateFound %v SawLast %v Skipping %v; want false true false false", res.Found, res.LateFound, res.SawLast, res.Skipping)
+	}
+	res = scanString(t, late+next, Options{Token: "DONE"})
+	if !res.Found || res.LateFound {
+		t.Errorf("without SkipToUser: Found %v LateFound %v; want true false", res.Found, res.LateFound)
+	}
+
+	// With LateUntil, text stamped by then is late whatever user lines come first (the
+	// iteration's tool results can be late too), and text stamped after it counts.
+	until, _ := time.Parse(time.RFC3339, "2026-01-01T00:00:02Z")
+	res = scanString(t, toolResult(10)+late+user("Stop hook feedback")+assistant("2026-01-01T00:00:05Z", text("Nothing more.")),
+		Options{Token: "DONE", SkipToUser: true, LateUntil: until, Last: "Nothing more."})
+	if res.Found || !res.LateFound || !res.SawLast {
+		t.Errorf("stamped: Found %v LateFound %v SawLast %v; want false true true", res.Found, res.LateFound, res.SawLast)
+	}
+	res = scanString(t, toolResult(10)+assistant("2026-01-01T00:00:05Z", text("<promise>DONE</promise>")),
+		Options{Token: "DONE", SkipToUser: true, LateUntil: until})
+	if !res.Found || res.LateFound {
+		t.Errorf("stamped after: Found %v LateFound %v; want true false", res.Found, res.LateFound)
+	}
+
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte(late), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first, err := ScanFile(path, 0, Options{Token: "DONE", SkipToUser: true})
+	if err != nil || first.Found || !first.LateFound || !first.Skipping {
+		t.Fatalf("the late text alone: %+v %v; want LateFound, still skipping", first, err)
+	}
+	more, err := ScanFile(path, first.Offset, Options{Token: "DONE", SkipToUser: first.Skipping})
+	if err != nil || !more.Skipping || more.Lines != 0 {
+		t.Fatalf("nothing more yet: %+v %v; want still skipping", more, err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(assistant(ts1, text("also late <promise>DONE</promise>")) + next + assistant(ts1, text("<promise>DONE</promise>"))); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	more, err = ScanFile(path, first.Offset, Options{Token: "DONE", SkipToUser: first.Skipping})
+	if err != nil || !more.Found || !more.LateFound || more.Skipping {
+		t.Errorf("the rest: %+v %v; want the late marker and the next iteration's", more, err)
+	}
+}

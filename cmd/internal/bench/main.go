@@ -4,6 +4,7 @@
 //
 //	go run ./cmd/internal/bench [-bin bin/ralph-loop] [-runs 20] [-sizes 1MB,100MB,1GB]
 //	go run ./cmd/internal/bench gen -size 100MB FILE   # only write a synthetic transcript
+//	go run ./cmd/internal/bench hosts [ROUNDS]          # the real hosts' table (see hosts.go)
 package main
 
 import (
@@ -39,6 +40,17 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "append" {
 		if err := appendCommand(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "bench append:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "hosts" {
+		rounds := "3"
+		if len(os.Args) > 2 {
+			rounds = os.Args[2]
+		}
+		if err := realHosts(rounds); err != nil {
+			fmt.Fprintln(os.Stderr, "bench hosts:", err)
 			os.Exit(1)
 		}
 		return

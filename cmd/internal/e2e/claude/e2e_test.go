@@ -147,8 +147,13 @@ func TestBlockedThenPromise(t *testing.T) {
 	if len(f) != 1 {
 		t.Fatalf("%d blocks, want 1", len(f))
 	}
-	contains(t, "the continuation", f[0], "iteration 2/5", "the completion marker was not in your output",
-		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
+	contains(t, "the continuation", f[0], "iteration 2/5", "<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
+	// Whether the transcript shows "I'm done." when the stop reads it depends on how fast the
+	// hook runs (see TestPromiseDetection); if not, the block says it read only that part.
+	if !strings.Contains(f[0], "the completion marker was not in your output") &&
+		!strings.Contains(f[0], "the completion marker was not in the part of your output ralph-loop could read") {
+		t.Errorf("the continuation does not say the marker was not found:\n%s", f[0])
+	}
 	// The block's feedback is in the request right after "I'm done.".
 	msgs := res.Fake.MainRequests()[1].Messages()
 	if last := msgs[len(msgs)-1]; !strings.Contains(last.Text, "iteration 2/5") && !strings.Contains(msgs[len(msgs)-2].Text, "iteration 2/5") {
@@ -241,8 +246,16 @@ func TestPromiseWithoutWork(t *testing.T) {
 }
 
 // 5. The promise in a text block followed by a tool call in the same turn, in a long final
-// message, and in the first of two text blocks of the final message (which the transcript
-// only shows after the Stop hook has started) is found.
+// message, and in the first of two text blocks of the final message is found. Claude Code
+// hands the Stop hook only the last text block (last_assistant_message) and writes the rest
+// to the transcript up to 100 ms after the hook has started: whether the stop sees it depends
+// on how fast the hook runs, and either way the promise counts. Seen at the stop, it ends the
+// loop there, never blocked. Not seen (usual on a quiet machine), the stop is blocked at
+// once, telling the agent that only part of its output could be read, and the next stop
+// counts the marker the transcript shows by then (the agent's next reply has none): accepted
+// at iteration 2, the log saying where the marker was. On a loaded machine the hooks start
+// late and the first path is usual; the test binary run under "chrt -f 1" (the CLI and its
+// hooks ahead of the load) takes the second at most runs.
 func TestPromiseDetection(t *testing.T) {
 	long := strings.Repeat("All the parser tests pass now; here is what changed and why. ", 400)
 	cases := map[string][]e2e.Turn{
@@ -266,12 +279,57 @@ func TestPromiseDetection(t *testing.T) {
 				Script:  e2e.Script{Turns: turns, WhenDone: e2e.Text("Nothing more.")},
 				Prompts: []string{`/ralph-loop "Create x.txt" --max-iterations 3`},
 			})
-			expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 1)
-			if f := res.Feedback(); len(f) != 0 {
-				t.Errorf("blocked: %q", f)
+			l := loopOf(t, env, res.SessionID)
+			f := res.Feedback()
+			if len(f) == 0 {
+				expectLoop(t, l, "PROMISE_ACCEPTED", 1, 1)
+				return
 			}
+			// The stop did not see the marker: it said so, and the next stop counted it.
+			t.Logf("the transcript did not show the marker at the first stop")
+			expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
+			if len(f) != 1 {
+				t.Fatalf("%d blocks, want at most 1: %q", len(f), f)
+			}
+			contains(t, "the block", f[0], "the completion marker was not in the part of your output ralph-loop could read", "output it again")
+			contains(t, "the event log", eventReasons(l), "the transcript did not show all of the last message yet",
+				"the marker was in the last iteration's output, which reached the transcript after its stop")
 		})
 	}
+}
+
+// eventReasons joins the reasons of a loop's events, one a line.
+func eventReasons(l e2e.Loop) string {
+	var b strings.Builder
+	for _, e := range l.Events {
+		b.WriteString(e.Action + ": " + e.Reason + "\n")
+	}
+	return b.String()
+}
+
+// 5b. With --no-session-persistence there is no transcript to read the rest of the agent's
+// output from, so a marker in the first of two final text blocks is never seen: the stop is
+// blocked, telling the agent that only part of its output could be read and to output the
+// marker again; it does, and the loop ends accepted. (Should Claude Code ever hand over the
+// whole reply as last_assistant_message, the loop ends at the first stop and this fails:
+// then Facts.LastMessagePart is wrong.)
+func TestPromiseUnreadBlock(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			e2e.Bash("Working.", "echo hi > x.txt"),
+			{Blocks: []e2e.Block{{Type: "text", Text: "Finished: <promise>DONE</promise>"}, {Type: "text", Text: "Summary: x.txt holds hi."}}},
+			e2e.Text("<promise>DONE</promise>"),
+		}},
+		Prompts: []string{`/ralph-loop "Create x.txt" --max-iterations 3`},
+		Args:    []string{"--no-session-persistence"},
+	})
+	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 2, 1)
+	f := res.Feedback()
+	if len(f) != 1 {
+		t.Fatalf("%d blocks, want 1: %q", len(f), f)
+	}
+	contains(t, "the block", f[0], "the completion marker was not in the part of your output ralph-loop could read", "output it again")
 }
 
 // 6. With --no-session-persistence there is no transcript file; the promise (in the last

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// hostRow is one row of the real-host table, as each host's TestHookTime writes it
+// (cmd/internal/e2e.BenchRow).
+type hostRow struct {
+	Host         string  `json:"host"`
+	Hooks        string  `json:"hooks"`
+	Rounds       int     `json:"rounds"`
+	PerIteration float64 `json:"per_iteration_ms"`
+	Stop         float64 `json:"stop_ms"`
+	Lagged       int     `json:"lagged"`
+	Stops        int     `json:"stops"`
+	Note         string  `json:"note"`
+}
+
+// realHosts runs each host's real-CLI benchmark (TestHookTime in cmd/internal/e2e/<host>,
+// with RALPH_E2E=1 RALPH_BENCH=1) and prints one table: what the host waited on hooks per
+// iteration of the same loop, the Stop hook alone, and at how many stops the transcript was
+// behind the host's last message. Claude Code's rows compare hook sets in one run: the
+// ratios to its minimal hook are what mean something on a shared machine.
+func realHosts(rounds string) error {
+	out, err := os.MkdirTemp("", "bench-hosts-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(out)
+	list, err := exec.Command("go", "list", "./cmd/internal/e2e/...").Output()
+	if err != nil {
+		return fmt.Errorf("go list: %w", err)
+	}
+	var pkgs []string
+	for _, p := range strings.Fields(string(list)) {
+		if !strings.HasSuffix(p, "/release") && !strings.HasSuffix(p, "/tmux") && !strings.HasSuffix(p, "/fakechat") && strings.Count(p, "/e2e/") == 1 {
+			pkgs = append(pkgs, p)
+		}
+	}
+	args := append([]string{"test", "-count=1", "-timeout", "60m", "-run", "^TestHookTime$"}, pkgs...)
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "RALPH_E2E=1", "RALPH_BENCH=1", "RALPH_BENCH_OUT="+out, "RALPH_BENCH_ROUNDS="+rounds)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	fmt.Println("real hosts: the same loop on each host's real CLI (offline, its fake model API), every hook process timed; this takes minutes")
+	runErr := cmd.Run()
+	files, _ := filepath.Glob(filepath.Join(out, "*.json"))
+	sort.Strings(files)
+	var rows []hostRow
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		var rs []hostRow
+		if err := json.Unmarshal(data, &rs); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		rows = append(rows, rs...)
+	}
+	floor := 0.0
+	for _, r := range rows {
+		if r.Host == "Claude Code" && strings.HasPrefix(r.Hooks, "a minimal") {
+			floor = r.PerIteration
+		}
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "host\thooks\twaited on hooks per iteration\tthe Stop hook alone\ttranscript behind the last message\trounds")
+	for _, r := range rows {
+		ratio := ""
+		if floor > 0 && r.Host == "Claude Code" {
+			ratio = fmt.Sprintf(" (%.1f× the minimal hook)", r.PerIteration/floor)
+		}
+		lag := "-"
+		if r.Stops > 0 {
+			lag = fmt.Sprintf("%d of %d stops", r.Lagged, r.Stops)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%.1f ms%s\t%.1f ms\t%s\t%d\n", r.Host, r.Hooks, r.PerIteration, ratio, r.Stop, lag, r.Rounds)
+	}
+	w.Flush()
+	if len(rows) == 0 {
+		fmt.Println("real hosts: no host ran (their CLIs are installed by make e2e's suites; see the skips above)")
+	}
+	return runErr
+}

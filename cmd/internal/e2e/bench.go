@@ -1,0 +1,214 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The real-host benchmark of "make bench": each host's suite has a TestHookTime that runs a
+// loop of BenchIterations iterations (each one tool call, then a text turn) on the real CLI
+// with every hook process timed by cmd/internal/hooktimer, and reports what the host waited
+// on hooks per iteration. It runs only with RALPH_BENCH=1 (and RALPH_E2E=1); make bench sets
+// both and prints the table (cmd/internal/bench).
+
+// BenchIterations is how many iterations a benchmark loop runs: it blocks that many stops
+// less one, and lets the last through.
+const BenchIterations = 10
+
+// NeedBench skips t unless the real-host benchmark was asked for.
+func NeedBench(t *testing.T) {
+	t.Helper()
+	if os.Getenv("RALPH_BENCH") != "1" {
+		t.Skip("the real-host benchmark: run with RALPH_BENCH=1 RALPH_E2E=1 (make bench)")
+	}
+}
+
+// BenchRounds is how many times each configuration runs (RALPH_BENCH_ROUNDS, default 3):
+// the configurations of one host alternate, round by round, and the medians are reported.
+func BenchRounds() int {
+	if n, err := strconv.Atoi(os.Getenv("RALPH_BENCH_ROUNDS")); err == nil && n > 0 {
+		return n
+	}
+	return 3
+}
+
+// BuildTimer builds cmd/internal/hooktimer into dir.
+func BuildTimer(ctx context.Context, dir string) (string, error) {
+	out := filepath.Join(dir, "hooktimer")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/ralph-loop/ralph-loop/cmd/internal/hooktimer")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build hooktimer: %v: %s", err, b)
+	}
+	return out, nil
+}
+
+// TimedRalphLoop makes dir/ralph-loop the timer standing for the ralph-loop binary real,
+// logging each hook it runs to log, and returns its path: a host whose hooks run
+// "ralph-loop" from PATH (dir first) runs them timed, as its installer wrote them. The
+// environment of the test process (which the hosts pass on to their hooks) tells it real
+// and log.
+func TimedRalphLoop(t *testing.T, timer, dir, real, log string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "ralph-loop")
+	data, err := os.ReadFile(timer)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RALPH_HOOKTIMER_REAL", real)
+	t.Setenv("RALPH_HOOKTIMER_LOG", log)
+	return path
+}
+
+// HookTimes are the timer's log of one run: the total wall time of the hook processes, and
+// each label's.
+type HookTimes struct {
+	Total   time.Duration
+	ByLabel map[string]time.Duration
+	Runs    int
+}
+
+// ReadHookTimes reads a timer's log.
+func ReadHookTimes(log string) (HookTimes, error) {
+	h := HookTimes{ByLabel: map[string]time.Duration{}}
+	f, err := os.Open(log)
+	if err != nil {
+		return h, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l struct {
+			Label string `json:"label"`
+			NS    int64  `json:"ns"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		h.Total += time.Duration(l.NS)
+		h.ByLabel[l.Label] += time.Duration(l.NS)
+		h.Runs++
+	}
+	return h, sc.Err()
+}
+
+// BenchRow is one configuration's result: what the host waited on hooks per iteration, and
+// on the stop hook alone (medians over the rounds), and how many of the loop's stops found
+// the transcript behind the host's last message.
+type BenchRow struct {
+	Host         string  `json:"host"`
+	Hooks        string  `json:"hooks"`
+	Rounds       int     `json:"rounds"`
+	PerIteration float64 `json:"per_iteration_ms"`
+	Stop         float64 `json:"stop_ms"`
+	Lagged       int     `json:"lagged,omitempty"`
+	Stops        int     `json:"stops,omitempty"`
+	Note         string  `json:"note,omitempty"`
+}
+
+// Median is the median of xs (0 for none).
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// PerIteration is a duration per benchmark iteration, in milliseconds.
+func PerIteration(d time.Duration) float64 { return PerIterationOf(d, BenchIterations) }
+
+// PerIterationOf is a duration per iteration of a loop of n, in milliseconds.
+func PerIterationOf(d time.Duration, n int) float64 {
+	return float64(d.Microseconds()) / 1000 / float64(n)
+}
+
+// BenchHost is a host's real-CLI benchmark: rounds of run, each a loop of iterations
+// iterations in a fresh world under root with ralph-loop's hooks installed at project scope
+// (they run "ralph-loop" from PATH, where the timer stands for it: see TimedRalphLoop; run
+// is given its path, for the world's ralph-loop). run returns the loop, with its events,
+// which must end at its last iteration. The row says what the host waited
+// on ralph-loop's hook processes per iteration, on the stop hook alone (the events labelled
+// stop; "" when the host's stop input does not name its event), and at how many stops the
+// transcript was behind.
+func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, real string, run func(t *testing.T, root, ralphLoop string) Loop) {
+	t.Helper()
+	dir := t.TempDir()
+	wrapper := TimedRalphLoop(t, timer, filepath.Join(dir, "bin"), real, filepath.Join(dir, "none.log"))
+	t.Setenv("PATH", filepath.Dir(wrapper)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var per, stops []float64
+	row := BenchRow{Host: host, Hooks: "ralph-loop, as install writes it"}
+	for round := 0; round < BenchRounds(); round++ {
+		log := filepath.Join(dir, fmt.Sprintf("hooks-%d.log", round))
+		t.Setenv("RALPH_HOOKTIMER_LOG", log)
+		l := run(t, filepath.Join(dir, fmt.Sprint(round)), wrapper)
+		if l.Iteration != iterations {
+			t.Fatalf("the loop ended %s at %d/%d; want it at %d", l.Status, l.Iteration, l.MaxIterations, iterations)
+		}
+		h, err := ReadHookTimes(log)
+		if err != nil || h.Runs == 0 {
+			t.Fatalf("no hook was timed (%v): do the hooks run ralph-loop from PATH?", err)
+		}
+		per = append(per, PerIterationOf(h.Total, iterations))
+		stops = append(stops, PerIterationOf(h.ByLabel[stop], iterations))
+		n, m := Lag(l)
+		row.Lagged, row.Stops = row.Lagged+n, row.Stops+m
+	}
+	row.Rounds, row.PerIteration, row.Stop = len(per), Median(per), Median(stops)
+	if stop == "" {
+		row.Note = "(its stop input names no event: the stop alone is not told apart)"
+	}
+	WriteBench(t, name, []BenchRow{row})
+}
+
+// Lag counts a loop's stop decisions, and those made while the transcript did not show the
+// host's last message yet (decided at once, or after waiting for it).
+func Lag(l Loop) (lagged, stops int) {
+	for _, e := range l.Events {
+		switch e.Action {
+		case "blocked", "accepted", "max_iterations", "budget", "cut_by_host", "time_budget", "no_progress", "yielded", "paused":
+			stops++
+			if strings.Contains(e.Reason, "did not show the last message") || strings.Contains(e.Reason, "for the transcript to catch up") {
+				lagged++
+			}
+		}
+	}
+	return lagged, stops
+}
+
+// WriteBench reports rows: in the test's log, and in $RALPH_BENCH_OUT/<name>.json for make
+// bench's table.
+func WriteBench(t *testing.T, name string, rows []BenchRow) {
+	t.Helper()
+	for _, r := range rows {
+		t.Logf("%s, %s: %.1f ms per iteration, stop %.1f ms, transcript behind at %d of %d stops (%d rounds) %s",
+			r.Host, r.Hooks, r.PerIteration, r.Stop, r.Lagged, r.Stops, r.Rounds, r.Note)
+	}
+	dir := os.Getenv("RALPH_BENCH_OUT")
+	if dir == "" {
+		return
+	}
+	data, _ := json.MarshalIndent(rows, "", "  ")
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), data, 0o644); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,173 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+)
+
+// TestHookTime is make bench's comparison on the real Claude Code: the same loop of
+// e2e.BenchIterations iterations (each one Bash call, then a text turn) under three hook
+// sets, every hook command wrapped in the same timer (cmd/internal/hooktimer), the sets
+// alternating round by round: a minimal sh Stop hook that blocks 9 times; the official
+// ralph-loop plugin's stop-hook.sh, when RALPH_BENCH_OFFICIAL names a copy of it (it is not
+// on a registry and its license does not let it be kept here); ralph-loop, as install
+// writes its hooks. It reports what Claude Code waited on hooks per iteration, and on the
+// Stop hook alone (medians), and, for ralph-loop, at how many stops the transcript did not
+// show the last message yet.
+func TestHookTime(t *testing.T) {
+	e2e.NeedBench(t)
+	suite.Need(t)
+	dir := t.TempDir()
+	timer, err := e2e.BuildTimer(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minimal := filepath.Join(dir, "minimal.sh")
+	if err := os.WriteFile(minimal, []byte(minimalStop), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	type set struct {
+		name  string
+		setup func(t *testing.T, env *e2e.Env, log string) string // returns the prompt
+	}
+	sets := []set{
+		{"a minimal sh Stop hook that blocks 9 times", func(t *testing.T, env *e2e.Env, log string) string {
+			writeHooks(t, env, map[string]string{"Stop": timed(timer, log, "Stop", "sh "+minimal+" "+filepath.Join(env.Tmp, "count"))})
+			return "Do the task."
+		}},
+	}
+	if official := os.Getenv("RALPH_BENCH_OFFICIAL"); official != "" {
+		sets = append(sets, set{"the official plugin's stop-hook.sh", func(t *testing.T, env *e2e.Env, log string) string {
+			writeHooks(t, env, map[string]string{"Stop": timed(timer, log, "Stop", "bash "+official)})
+			state := fmt.Sprintf("---\nactive: true\niteration: 1\nmax_iterations: %d\ncompletion_promise: \"DONE\"\n---\n\nDo the task.\n", e2e.BenchIterations)
+			if err := os.WriteFile(filepath.Join(env.Project, ".claude", "ralph-loop.local.md"), []byte(state), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return "Do the task."
+		}})
+	}
+	sets = append(sets, set{"ralph-loop, as install writes it", func(t *testing.T, env *e2e.Env, log string) string {
+		if err := env.Install(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		timeInstalled(t, env, timer, log)
+		return fmt.Sprintf(`/ralph-loop "Do the task." --max-iterations %d --min-tool-calls 0`, e2e.BenchIterations)
+	}})
+	var turns []e2e.Turn
+	for i := 1; i <= e2e.BenchIterations; i++ {
+		turns = append(turns, e2e.Bash(fmt.Sprintf("Step %d.", i), "true"), e2e.Text("Not done yet."))
+	}
+	per := make([][]float64, len(sets))
+	stop := make([][]float64, len(sets))
+	lagged, stops := 0, 0
+	for round := 0; round < e2e.BenchRounds(); round++ {
+		for i, s := range sets {
+			env, err := e2e.NewEnv(filepath.Join(dir, fmt.Sprintf("r%d-%d", round, i)), suite.Bin, suite.RalphLoop)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := filepath.Join(env.Root, "hooks.log")
+			prompt := s.setup(t, env, log)
+			res, err := env.Run(context.Background(), e2e.Session{Script: e2e.Script{Turns: turns}, Prompts: []string{prompt}, Timeout: 10 * time.Minute})
+			if err != nil {
+				h, _ := e2e.ReadHookTimes(log)
+				t.Fatalf("%s: %v (%d hooks ran: %v)", s.name, err, h.Runs, h.ByLabel)
+			}
+			if n := len(res.Fake.MainRequests()); n != 2*e2e.BenchIterations {
+				t.Fatalf("%s: %d model requests, want %d (%d iterations)", s.name, n, 2*e2e.BenchIterations, e2e.BenchIterations)
+			}
+			h, err := e2e.ReadHookTimes(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			per[i] = append(per[i], e2e.PerIteration(h.Total))
+			stop[i] = append(stop[i], e2e.PerIteration(h.ByLabel["Stop"]))
+			if strings.HasPrefix(s.name, "ralph-loop") {
+				l := loopOf(t, env, res.SessionID)
+				expectLoop(t, l, "MAX_ITERATIONS_REACHED", e2e.BenchIterations, e2e.BenchIterations)
+				n, m := e2e.Lag(l)
+				lagged, stops = lagged+n, stops+m
+			}
+		}
+	}
+	var rows []e2e.BenchRow
+	for i, s := range sets {
+		r := e2e.BenchRow{Host: "Claude Code", Hooks: s.name, Rounds: len(per[i]), PerIteration: e2e.Median(per[i]), Stop: e2e.Median(stop[i])}
+		if strings.HasPrefix(s.name, "ralph-loop") {
+			r.Lagged, r.Stops = lagged, stops
+		}
+		rows = append(rows, r)
+	}
+	e2e.WriteBench(t, "claude", rows)
+}
+
+// minimalStop is the floor: a Stop hook of shell builtins that blocks 9 times (counting in
+// the file it is given), then lets the stop through.
+const minimalStop = `n=0
+read n < "$1" 2>/dev/null
+if [ "$n" -lt 9 ]; then
+  echo $((n + 1)) > "$1"
+  echo '{"decision":"block","reason":"Go on with the task."}'
+fi
+`
+
+// timed is a hook command run through the timer, labelled.
+func timed(timer, log, label, command string) string {
+	return timer + " " + log + " " + label + " -- sh -c " + shellQuote(command)
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// writeHooks writes the project's .claude/settings.json with one command hook per event.
+func writeHooks(t *testing.T, env *e2e.Env, hooks map[string]string) {
+	t.Helper()
+	settings := map[string]any{"hooks": map[string]any{}}
+	for event, command := range hooks {
+		settings["hooks"].(map[string]any)[event] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command}}}}
+	}
+	writeSettings(t, env, settings)
+}
+
+// timeInstalled wraps every hook command install wrote into the project's settings in the
+// timer, labelled with its event.
+func timeInstalled(t *testing.T, env *e2e.Env, timer, log string) {
+	t.Helper()
+	path := filepath.Join(env.Project, ".claude", "settings.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings map[string]any
+	if err := json.Unmarshal(data, &settings); err != nil {
+		t.Fatal(err)
+	}
+	hooks, _ := settings["hooks"].(map[string]any)
+	for event, groups := range hooks {
+		for _, g := range groups.([]any) {
+			for _, h := range g.(map[string]any)["hooks"].([]any) {
+				hm := h.(map[string]any)
+				hm["command"] = timed(timer, log, event, hm["command"].(string))
+			}
+		}
+	}
+	writeSettings(t, env, settings)
+}
+
+func writeSettings(t *testing.T, env *e2e.Env, settings map[string]any) {
+	t.Helper()
+	data, _ := json.MarshalIndent(settings, "", "  ")
+	if err := os.MkdirAll(filepath.Join(env.Project, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(env.Project, ".claude", "settings.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
