@@ -126,7 +126,9 @@ func TestNPMInstall(t *testing.T) {
 	}
 	w.env = append(w.env, "HOME="+env.Home, "XDG_STATE_HOME="+env.State)
 	out := w.run(t, env.Project, "ralph-loop", "install", "--host", "claude")
-	e2e.Contains(t, "ralph-loop install", out, "hooks run: "+real+" hook --host claude")
+	// The hooks run npm's link on PATH, not the package's file it points to: an upgrade
+	// (npm install -g again) replaces the package's directory, and the link stays.
+	e2e.Contains(t, "ralph-loop install", out, "hooks run: "+onPath+" hook --host claude")
 	pathEnv := []string{"PATH=" + w.path}
 
 	res, err := env.Run(context.Background(), e2e.Session{Script: e2e.DemoScript, Prompts: []string{e2e.DemoPrompt}, Env: pathEnv})
