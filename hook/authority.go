@@ -154,7 +154,7 @@ func (e *engine) judge(l *state.Loop) standing {
 			return standInside
 		}
 	}
-	if errors.Is(err, proc.ErrIncomplete) {
+	if errors.Is(err, proc.ErrIncomplete) && !startedBefore(chain, ownerID(o)) {
 		e.unseen = err.Error()
 		return standUnseen
 	}
@@ -286,11 +286,28 @@ func OwnedLoops(store *state.Store, a Ancestry) []Owned {
 		case unseen:
 			out = append(out, Owned{Loop: l, Proc: recorded, Unseen: inject.OtherNamespace})
 		case elsewhere:
-		case a.Cut != nil && proc.Alive(ownerID(o)):
+		case a.Cut != nil && !startedBefore(a.Procs, ownerID(o)) && proc.Alive(ownerID(o)):
 			out = append(out, Owned{Loop: l, Proc: recorded, Unseen: a.Cut.Error()})
 		}
 	}
 	return out
+}
+
+// startedBefore reports whether the last process of a chain cut short (nearest first, each
+// one checked to have started before the one below it) started before owner did, in the same
+// boot: a process below owner starts after it, so then neither that process nor anything
+// below it in the chain runs below owner, whatever happened above the cut (a shell that ran
+// the user's terminal and exited before the loop's host was started). A cut at or after the
+// owner's start (an agent's background job whose subshell exited) tells nothing.
+func startedBefore(chain []proc.Info, owner proc.ID) bool {
+	if len(chain) == 0 || owner.Start == 0 {
+		return false
+	}
+	last := chain[len(chain)-1]
+	if last.Boot != owner.Boot || last.Boot == "" {
+		return false
+	}
+	return last.Start < owner.Start
 }
 
 // refuseLoopCommand answers a loop command (name) that may not act: sent from below the host

@@ -2,6 +2,7 @@ package proc
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -76,7 +77,14 @@ func TestSelfAndAncestors(t *testing.T) {
 	if !Alive(self.ID) || Alive(ID{PID: self.PID, Start: self.Start + 1}) {
 		t.Error("Alive does not tell this process from a pid reused at another start")
 	}
-	if mine, err := SelfAncestors(); err != nil || len(mine) != len(chain) || mine[0].ID != chain[0].ID {
+	mine, err := SelfAncestors()
+	if errors.Is(err, ErrIncomplete) && strings.Contains(err.Error(), "handed to pid 1") {
+		// The test runs below a process whose parent exited (a job started in the
+		// background of a shell that is gone): the chain is rightly reported cut there.
+		t.Logf("SelfAncestors: %v", err)
+		err = nil
+	}
+	if err != nil || len(mine) != len(chain) || mine[0].ID != chain[0].ID {
 		t.Errorf("SelfAncestors = %+v, %v; want %+v", mine, err, chain)
 	}
 }
