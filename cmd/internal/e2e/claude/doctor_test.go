@@ -76,7 +76,7 @@ func TestDoctorBlockCap(t *testing.T) {
 			const max = 10
 			res := run(t, env, e2e.Session{
 				Script:  e2e.Script{WhenDone: e2e.Text("Still thinking, not done.")},
-				Prompts: []string{`/ralph-loop "Think it through" --max-iterations ` + strconv.Itoa(max) + ` --min-tool-calls 0`},
+				Prompts: []string{`/ralph-loop "Think it through" --max-iterations ` + strconv.Itoa(max) + ` --min-tool-calls 0 --max-stalls 0`},
 				Env:     extra,
 			})
 			blocks := len(res.Feedback())

@@ -577,11 +577,7 @@ func escapeAttempt(t *testing.T, env *e2e.Env, attempts ...e2e.Turn) (*e2e.Resul
 		Prompts: []string{`/ralph-loop "Write done.txt" --max-iterations 5`},
 	})
 	l := loopOf(t, env, res.SessionID)
-	// The Skill call ran (its shell line did not), and counts like the Bash call.
-	expectLoop(t, l, "PROMISE_ACCEPTED", 1, 2)
-	if !hasNotice(res, "Not run in /cleanup") {
-		t.Errorf("Claude Code did not say the skill's shell line was not run")
-	}
+	expectLoop(t, l, "PROMISE_ACCEPTED", 1, 1)
 	denied := 0
 	for _, e := range l.Events {
 		if e.Action == "denied" {

@@ -99,9 +99,11 @@ try "exec 9>>'$S/loop.lock'"
 	if n := strings.Count(string(log), "refused: "); n != 9 || strings.Contains(string(log), "WROTE") || !strings.Contains(string(errs), "Read-only file system") {
 		t.Errorf("%d of 9 writes refused:\n%s\nerrors:\n%s", n, log, errs)
 	}
+	// The stops after the attack were blocked; codex exec then ended the session (the fake's
+	// 400), and Codex's SessionEnd ended the loop there, resumable.
 	l := loopOf(t, env, r.SessionID)
-	if l.Status != "ACTIVE" || l.Iteration < 2 {
-		t.Errorf("loop %s at iteration %d (%s); want ACTIVE, its stop blocked", l.Status, l.Iteration, l.EndReason)
+	if l.Status != "SESSION_ENDED" || l.Iteration < 2 {
+		t.Errorf("loop %s at iteration %d (%s); want SESSION_ENDED after its stops were blocked", l.Status, l.Iteration, l.EndReason)
 	}
 	if l.Wall != "sandbox" {
 		t.Errorf("wall %q (%s), want sandbox", l.Wall, l.Sandbox)
@@ -109,6 +111,4 @@ try "exec 9>>'$S/loop.lock'"
 	if out, err := os.ReadFile(bin); err != nil || len(out) != len(data) {
 		t.Errorf("the binary the hooks run changed: %d bytes, %v", len(out), err)
 	}
-	run(t, env, r.SessionID, "$cancel-ralph")
-	expectLoop(t, loopOf(t, env, r.SessionID), "CANCELLED", l.Iteration, l.ToolCalls)
 }
