@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -27,7 +28,8 @@ func TestBudget(t *testing.T) {
 		iteration           int
 	}{
 		{"tokens", "--max-tokens 5000", "BUDGET_EXHAUSTED", 3},
-		{"cost", "--max-cost 0.003", "BUDGET_EXHAUSTED", 3},
+		// Reached by the third turn's cost, whatever the price table says of the model.
+		{"cost", fmt.Sprintf("--max-cost %.6f", 2.5*turnCost), "BUDGET_EXHAUSTED", 3},
 		{"never reached", "--max-tokens 1000000 --max-cost 10", "MAX_ITERATIONS_REACHED", 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
