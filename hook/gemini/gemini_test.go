@@ -433,3 +433,61 @@ func TestFirstBlockSaysEsc(t *testing.T) {
 		t.Errorf("second block: %+v; want no Esc hint", r)
 	}
 }
+
+// aftertool is an AfterTool event of tool with its tool_response, in the shape of
+// AfterTool.run_shell_command.json.
+func aftertool(t *testing.T, s hosttest.Session, tool, llmContent, display any) []byte {
+	t.Helper()
+	f := fixture{t}
+	return hosttest.Patch(f.ToolUsed(s, "call_1"), map[string]any{"tool_name": tool,
+		"tool_response": map[string]any{"llmContent": llmContent, "returnDisplay": display}})
+}
+
+// TestEscDuringCommandEndsTheLoop: Esc while a command of the loop runs ends the turn with
+// no AfterAgent, only the stopped call's AfterTool: the loop ends there, cancelled by the
+// user, who is told, and the stop after the user's next message is not blocked.
+func TestEscDuringCommandEndsTheLoop(t *testing.T) {
+	s := newSession(t)
+	s.handle(s.f.Prompt(s.s, `/ralph-loop "Fix it" --max-iterations 5`))
+	s.f.Said(s.s, "Let me think.", "")
+	if r := s.handle(s.f.Stop(s.s, "Let me think.")); !r.Block {
+		t.Fatalf("first stop: %+v", r)
+	}
+	r := s.handle(aftertool(t, s.s, ShellTool, "<untrusted_context>\nCommand was cancelled by user before it could complete. There was no output before it was cancelled.\n</untrusted_context>", "Command cancelled by user."))
+	if r.Block || !strings.Contains(r.Notice, "loop cancelled at iteration 2/5") || !strings.Contains(r.Notice, "you pressed Esc") {
+		t.Errorf("the stopped command's AfterTool: %+v; want the loop ended, saying so", r)
+	}
+	l := s.loop()
+	if l.Status != state.Cancelled || l.EndedBy != state.ByUser || l.Iteration != 2 || l.ToolCalls != 0 {
+		t.Errorf("loop %s by %q at %d with %d tool calls; want CANCELLED by the user at 2 with none", l.Status, l.EndedBy, l.Iteration, l.ToolCalls)
+	}
+	s.handle(s.f.Prompt(s.s, "Stop there, please."))
+	s.f.Said(s.s, "Stopped, as you asked.", "")
+	if r := s.handle(s.f.Stop(s.s, "Stopped, as you asked.")); r.Block {
+		t.Errorf("the stop after the user's message was blocked: %+v", r)
+	}
+	if again := s.handle(aftertool(t, s.s, ShellTool, "Command was cancelled by user before it could start.", "Command cancelled by user.")); again != (hosttest.Reply{}) {
+		t.Errorf("a stopped command with no loop: %+v, want nothing", again)
+	}
+}
+
+// TestCommandOutputDoesNotEndTheLoop: a command that prints Gemini CLI's words for a stopped
+// command is work of the loop, not the user's Esc.
+func TestCommandOutputDoesNotEndTheLoop(t *testing.T) {
+	s := newSession(t)
+	s.handle(s.f.Prompt(s.s, `/ralph-loop "Fix it" --max-iterations 5`))
+	r := s.handle(aftertool(t, s.s, ShellTool, "<untrusted_context>\nOutput: Command cancelled by user.\nCommand was cancelled by user before it could complete.\nProcess Group PGID: 7\n</untrusted_context>", "Command cancelled by user.\nCommand was cancelled by user before it could complete."))
+	if r != (hosttest.Reply{}) {
+		t.Errorf("AfterTool answered %+v", r)
+	}
+	if l := s.loop(); l.Status != state.Active {
+		t.Fatalf("loop %s after the command; want ACTIVE", l.Status)
+	}
+	s.f.Said(s.s, "Done. <promise>DONE</promise>", "")
+	if r := s.handle(s.f.Stop(s.s, "Done. <promise>DONE</promise>")); r.Block {
+		t.Errorf("the promise after the command's work was blocked: %+v", r)
+	}
+	if l := s.loop(); l.Status != state.PromiseAccepted || l.ToolCalls != 1 {
+		t.Errorf("loop %s with %d tool calls; want %s with 1", l.Status, l.ToolCalls, state.PromiseAccepted)
+	}
+}
