@@ -443,6 +443,51 @@ func aftertool(t *testing.T, s hosttest.Session, tool, llmContent, display any) 
 		"tool_response": map[string]any{"llmContent": llmContent, "returnDisplay": display}})
 }
 
+// TestCancelledByUser: Gemini CLI 0.61.0's answers for a command the user stopped with Esc
+// (its shell tool's execute) end the loop; a command's output, whatever it says, does not.
+func TestCancelledByUser(t *testing.T) {
+	const (
+		complete = "Command was cancelled by user before it could complete."
+		start    = "Command was cancelled by user before it could start."
+		shown    = "Command cancelled by user."
+	)
+	wrap := func(s string) string { return "<untrusted_context>\n" + s + "\n</untrusted_context>" }
+	s := hosttest.Session{ID: "g1", Cwd: "/w", Transcript: "/t.jsonl"}
+	for _, tc := range []struct {
+		name         string
+		tool         string
+		llm, display any
+		want         bool
+	}{
+		{"stopped while it ran", ShellTool, wrap(complete + " There was no output before it was cancelled."), shown, true},
+		{"stopped after some output", ShellTool, wrap(complete + " Below is the output before it was cancelled:\nhi\n"), shown + "\n\nOutput before cancellation:\nhi\n", true},
+		{"stopped before it started", ShellTool, start, shown, true},
+		{"stopped, with --debug", ShellTool, wrap(complete + " There was no output before it was cancelled."), complete + " There was no output before it was cancelled.", true},
+		// A command's output is its display, and follows "Output: " in llmContent.
+		{"a command printing the display", ShellTool, wrap("Output: " + shown + "\nProcess Group PGID: 7"), shown, false},
+		{"a command printing the answer", ShellTool, wrap("Output: " + complete + "\nProcess Group PGID: 7"), complete, false},
+		{"a command printing the wrapped answer", ShellTool, wrap("Output: <untrusted_context>\n" + complete + "\nProcess Group PGID: 7"), shown, false},
+		{"a command that ran", ShellTool, wrap("Output: hi\nProcess Group PGID: 7"), "hi", false},
+		{"a command that timed out", ShellTool, wrap("Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. There was no output before it was cancelled."), "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output.", false},
+		{"the answer without the display", ShellTool, wrap(complete), "", false},
+		{"another tool", "read_file", complete, shown, false},
+		{"llmContent as parts", ShellTool, []any{map[string]any{"text": complete}}, shown, false},
+		{"no tool_response", ShellTool, nil, nil, false},
+	} {
+		in, err := DecodeInput(bytes.NewReader(aftertool(t, s, tc.tool, tc.llm, tc.display)))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := CancelledByUser(in); got != tc.want {
+			t.Errorf("%s: CancelledByUser = %v, want %v", tc.name, got, tc.want)
+		}
+		ev, err := Host{}.Decode(bytes.NewReader(aftertool(t, s, tc.tool, tc.llm, tc.display)))
+		if err != nil || ev.Kind != hook.ToolUsed || ev.Interrupted != tc.want {
+			t.Errorf("%s: event %v interrupted %v (%v), want ToolUsed interrupted %v", tc.name, ev.Kind, ev.Interrupted, err, tc.want)
+		}
+	}
+}
+
 // TestEscDuringCommandEndsTheLoop: Esc while a command of the loop runs ends the turn with
 // no AfterAgent, only the stopped call's AfterTool: the loop ends there, cancelled by the
 // user, who is told, and the stop after the user's next message is not blocked.
