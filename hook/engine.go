@@ -99,7 +99,7 @@ func (e *engine) handleKind(ctx context.Context) Reply {
 	case Stop:
 		return e.stop(ctx)
 	case ToolUsed:
-		return e.toolUsed()
+		return e.toolUsed(ctx)
 	case ToolCheck:
 		return e.toolCheck()
 	case SessionStart:

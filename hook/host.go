@@ -156,6 +156,10 @@ type Event struct {
 	ToolDir string
 	// Rejected: the host refused the call before it ran (an unknown tool); it is no work.
 	Rejected bool
+	// Interrupted: the user stopped the call (ToolUsed: Gemini CLI's Esc while a command
+	// runs), and the host ends the turn there without a stop event. The loop ends with it,
+	// as the user's cancel.
+	Interrupted bool
 
 	// Source is how the session started (SessionStart): startup, resume, clear, compact;
 	// for ConfigChange, which settings changed (user_settings, project_settings, …).

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-func (e *engine) toolUsed() Reply {
+func (e *engine) toolUsed(ctx context.Context) Reply {
 	if !e.session() {
 		return Reply{}
 	}
@@ -20,6 +21,18 @@ func (e *engine) toolUsed() Reply {
 	}
 	if e.judge(l).refused() {
 		return Reply{} // not the loop's host: no work of the loop's agent
+	}
+	if e.ev.Interrupted {
+		// The user stopped the call and the host ends the turn with no stop: the loop
+		// ends here, or it would go on at the user's next prompt.
+		done, err := Cancel(ctx, e.env, e.ev.SessionID, state.ByUser, inject.ReasonInterrupted(e.facts.Words), true)
+		if err != nil {
+			return e.stateError(err)
+		}
+		if done == nil {
+			return Reply{}
+		}
+		return Reply{Notice: inject.CommandInterrupted(done, e.facts.Words)}
 	}
 	e.env.Store.Touch(e.ev.SessionID)
 	// Appended to the tool log without the lock: parallel tool calls run their hooks at

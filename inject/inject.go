@@ -590,6 +590,13 @@ func NoProgress(l *state.Loop, h Words) string {
 		NoProgressReason(h), resumeHint(l, h))
 }
 
+// CommandInterrupted is the notice shown when the user stopped a command of the loop
+// (Gemini CLI's Esc), which ended the turn and with it the loop.
+func CommandInterrupted(l *state.Loop, h Words) string {
+	return fmt.Sprintf("ralph-loop: loop cancelled at iteration %d/%d: you pressed Esc while a command of the loop ran (%s stopped it and ended the turn)%s",
+		l.Iteration, l.MaxIterations, h.display(), resumeHint(l, h))
+}
+
 // Cancelled is the reason shown when /cancel-ralph ends a loop.
 func Cancelled(l *state.Loop) string {
 	if l.Unverified != "" {

@@ -100,6 +100,11 @@ func ReasonUnrecorded(err error) string {
 	return fmt.Sprintf("the stop was blocked as the loop stood: %v", err)
 }
 
+// ReasonInterrupted is why a loop ended when the user stopped one of its commands.
+func ReasonInterrupted(h Words) string {
+	return "the user pressed Esc while a command of the loop ran (" + h.display() + " stopped it and ended the turn)"
+}
+
 // ReasonNotTaken is for an event of the loop's session from another process than its host.
 func ReasonNotTaken(event, who string) string {
 	return fmt.Sprintf("a %s event from %s, which is not the loop's host, changed nothing", event, who)

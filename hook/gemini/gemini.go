@@ -107,17 +107,50 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 }
 
 // Input is the part of a Gemini CLI hook event that ralph-loop uses: Claude Code's field
-// names (wire.Input; the shell tool's dir_path too). prompt_response is never read: it
-// joins the streamed chunks and accumulates over continuations, so it holds earlier
-// iterations' text.
-type Input = wire.Input
+// names (wire.Input; the shell tool's dir_path too), and how AfterTool's tool_response
+// starts. prompt_response is never read: it joins the streamed chunks and accumulates over
+// continuations, so it holds earlier iterations' text.
+type Input struct {
+	wire.Input
+	// ToolOutput and ToolDisplay are the first wire.MaxHead bytes of AfterTool's
+	// tool_response: its llmContent (what the model gets) and returnDisplay (what the user
+	// is shown), when they are text.
+	ToolOutput, ToolDisplay string
+}
 
 // DecodeInput reads one event object from r; malformed input is an error wrapping
 // hook.ErrInput.
 func DecodeInput(r io.Reader) (Input, error) {
 	var in Input
-	err := wire.DecodeInput(r, &in, nil)
+	spec := wire.InputSpec(&in.Input)
+	spec.Objects["tool_response"] = &wire.Spec{Heads: map[string]*string{"llmContent": &in.ToolOutput, "returnDisplay": &in.ToolDisplay}}
+	err := wire.DecodeInput(r, &in.Input, spec)
 	return in, err
+}
+
+// CancelledByUser reports whether AfterTool's tool_response is that of a command the user
+// stopped with Esc. Gemini CLI 0.61.0's shell tool, aborted by the user, answers in
+// llmContent "Command was cancelled by user before it could start." or, wrapped in
+// <untrusted_context>, "… before it could complete.", and shows "Command cancelled by user."
+// (with --debug, llmContent unwrapped) (its execute in shell-*.js); no AfterAgent follows:
+// the turn ends there. A command that ran answers "Output: …" in llmContent whatever it
+// printed, and one that timed out says so in other words, so a command cannot write this
+// answer: its output can be the display, never llmContent's start (unless the user has
+// Gemini CLI summarize the shell's output, when a model writes llmContent).
+func CancelledByUser(in Input) bool {
+	const (
+		start    = "Command was cancelled by user before it could start."
+		complete = "Command was cancelled by user before it could complete."
+	)
+	if in.ToolName != ShellTool {
+		return false
+	}
+	display := in.ToolDisplay
+	if !strings.HasPrefix(display, "Command cancelled by user.") && !strings.HasPrefix(display, start) && !strings.HasPrefix(display, complete) {
+		return false
+	}
+	out := strings.TrimPrefix(in.ToolOutput, "<untrusted_context>\n")
+	return strings.HasPrefix(out, start) || strings.HasPrefix(out, complete)
 }
 
 // Decode reads one Gemini CLI hook event.
@@ -144,6 +177,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		// (a hash of its bytes, which hold the call's time, input and output) stands for
 		// one, so that a duplicate delivery counts once.
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, "aftertool:"+in.Key
+		// Esc while a command runs: Gemini CLI cancels it and ends the turn with no
+		// AfterAgent. The loop ends there, as the first block's notice says (EscEnds).
+		ev.Interrupted = CancelledByUser(in)
 	case "BeforeTool":
 		ev.Kind, ev.ToolName = hook.ToolCheck, in.ToolName
 		switch in.ToolName {

@@ -433,3 +433,106 @@ func TestFirstBlockSaysEsc(t *testing.T) {
 		t.Errorf("second block: %+v; want no Esc hint", r)
 	}
 }
+
+// aftertool is an AfterTool event of tool with its tool_response, in the shape of
+// AfterTool.run_shell_command.json.
+func aftertool(t *testing.T, s hosttest.Session, tool, llmContent, display any) []byte {
+	t.Helper()
+	f := fixture{t}
+	return hosttest.Patch(f.ToolUsed(s, "call_1"), map[string]any{"tool_name": tool,
+		"tool_response": map[string]any{"llmContent": llmContent, "returnDisplay": display}})
+}
+
+// TestCancelledByUser: Gemini CLI 0.61.0's answers for a command the user stopped with Esc
+// (its shell tool's execute) end the loop; a command's output, whatever it says, does not.
+func TestCancelledByUser(t *testing.T) {
+	const (
+		complete = "Command was cancelled by user before it could complete."
+		start    = "Command was cancelled by user before it could start."
+		shown    = "Command cancelled by user."
+	)
+	wrap := func(s string) string { return "<untrusted_context>\n" + s + "\n</untrusted_context>" }
+	s := hosttest.Session{ID: "g1", Cwd: "/w", Transcript: "/t.jsonl"}
+	for _, tc := range []struct {
+		name         string
+		tool         string
+		llm, display any
+		want         bool
+	}{
+		{"stopped while it ran", ShellTool, wrap(complete + " There was no output before it was cancelled."), shown, true},
+		{"stopped after some output", ShellTool, wrap(complete + " Below is the output before it was cancelled:\nhi\n"), shown + "\n\nOutput before cancellation:\nhi\n", true},
+		{"stopped before it started", ShellTool, start, shown, true},
+		{"stopped, with --debug", ShellTool, wrap(complete + " There was no output before it was cancelled."), complete + " There was no output before it was cancelled.", true},
+		// A command's output is its display, and follows "Output: " in llmContent.
+		{"a command printing the display", ShellTool, wrap("Output: " + shown + "\nProcess Group PGID: 7"), shown, false},
+		{"a command printing the answer", ShellTool, wrap("Output: " + complete + "\nProcess Group PGID: 7"), complete, false},
+		{"a command printing the wrapped answer", ShellTool, wrap("Output: <untrusted_context>\n" + complete + "\nProcess Group PGID: 7"), shown, false},
+		{"a command that ran", ShellTool, wrap("Output: hi\nProcess Group PGID: 7"), "hi", false},
+		{"a command that timed out", ShellTool, wrap("Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output. There was no output before it was cancelled."), "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output.", false},
+		{"the answer without the display", ShellTool, wrap(complete), "", false},
+		{"another tool", "read_file", complete, shown, false},
+		{"llmContent as parts", ShellTool, []any{map[string]any{"text": complete}}, shown, false},
+		{"no tool_response", ShellTool, nil, nil, false},
+	} {
+		in, err := DecodeInput(bytes.NewReader(aftertool(t, s, tc.tool, tc.llm, tc.display)))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := CancelledByUser(in); got != tc.want {
+			t.Errorf("%s: CancelledByUser = %v, want %v", tc.name, got, tc.want)
+		}
+		ev, err := Host{}.Decode(bytes.NewReader(aftertool(t, s, tc.tool, tc.llm, tc.display)))
+		if err != nil || ev.Kind != hook.ToolUsed || ev.Interrupted != tc.want {
+			t.Errorf("%s: event %v interrupted %v (%v), want ToolUsed interrupted %v", tc.name, ev.Kind, ev.Interrupted, err, tc.want)
+		}
+	}
+}
+
+// TestEscDuringCommandEndsTheLoop: Esc while a command of the loop runs ends the turn with
+// no AfterAgent, only the stopped call's AfterTool: the loop ends there, cancelled by the
+// user, who is told, and the stop after the user's next message is not blocked.
+func TestEscDuringCommandEndsTheLoop(t *testing.T) {
+	s := newSession(t)
+	s.handle(s.f.Prompt(s.s, `/ralph-loop "Fix it" --max-iterations 5`))
+	s.f.Said(s.s, "Let me think.", "")
+	if r := s.handle(s.f.Stop(s.s, "Let me think.")); !r.Block {
+		t.Fatalf("first stop: %+v", r)
+	}
+	r := s.handle(aftertool(t, s.s, ShellTool, "<untrusted_context>\nCommand was cancelled by user before it could complete. There was no output before it was cancelled.\n</untrusted_context>", "Command cancelled by user."))
+	if r.Block || !strings.Contains(r.Notice, "loop cancelled at iteration 2/5") || !strings.Contains(r.Notice, "you pressed Esc") {
+		t.Errorf("the stopped command's AfterTool: %+v; want the loop ended, saying so", r)
+	}
+	l := s.loop()
+	if l.Status != state.Cancelled || l.EndedBy != state.ByUser || l.Iteration != 2 || l.ToolCalls != 0 {
+		t.Errorf("loop %s by %q at %d with %d tool calls; want CANCELLED by the user at 2 with none", l.Status, l.EndedBy, l.Iteration, l.ToolCalls)
+	}
+	s.handle(s.f.Prompt(s.s, "Stop there, please."))
+	s.f.Said(s.s, "Stopped, as you asked.", "")
+	if r := s.handle(s.f.Stop(s.s, "Stopped, as you asked.")); r.Block {
+		t.Errorf("the stop after the user's message was blocked: %+v", r)
+	}
+	if again := s.handle(aftertool(t, s.s, ShellTool, "Command was cancelled by user before it could start.", "Command cancelled by user.")); again != (hosttest.Reply{}) {
+		t.Errorf("a stopped command with no loop: %+v, want nothing", again)
+	}
+}
+
+// TestCommandOutputDoesNotEndTheLoop: a command that prints Gemini CLI's words for a stopped
+// command is work of the loop, not the user's Esc.
+func TestCommandOutputDoesNotEndTheLoop(t *testing.T) {
+	s := newSession(t)
+	s.handle(s.f.Prompt(s.s, `/ralph-loop "Fix it" --max-iterations 5`))
+	r := s.handle(aftertool(t, s.s, ShellTool, "<untrusted_context>\nOutput: Command cancelled by user.\nCommand was cancelled by user before it could complete.\nProcess Group PGID: 7\n</untrusted_context>", "Command cancelled by user.\nCommand was cancelled by user before it could complete."))
+	if r != (hosttest.Reply{}) {
+		t.Errorf("AfterTool answered %+v", r)
+	}
+	if l := s.loop(); l.Status != state.Active {
+		t.Fatalf("loop %s after the command; want ACTIVE", l.Status)
+	}
+	s.f.Said(s.s, "Done. <promise>DONE</promise>", "")
+	if r := s.handle(s.f.Stop(s.s, "Done. <promise>DONE</promise>")); r.Block {
+		t.Errorf("the promise after the command's work was blocked: %+v", r)
+	}
+	if l := s.loop(); l.Status != state.PromiseAccepted || l.ToolCalls != 1 {
+		t.Errorf("loop %s with %d tool calls; want %s with 1", l.Status, l.ToolCalls, state.PromiseAccepted)
+	}
+}

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -418,6 +419,27 @@ func (h *Target) Binaries(getenv func(string) string, projectDir string) []strin
 
 // maxFileBinary bounds the hook files FileBinary reads (opencode's plugin is 15 KB).
 const maxFileBinary = 1 << 20
+
+// ScriptBinary is a FileBinary for a JavaScript file of ralph-loop's (opencode's plugin,
+// pi's extension), known by mark: the program it runs, its "const BINARY = " JSON string at
+// the start of a line, an absolute path or "ralph-loop" (on PATH).
+func ScriptBinary(mark string) func(data []byte) (string, bool) {
+	return func(data []byte) (string, bool) {
+		s := string(data)
+		if !strings.Contains(s, mark) {
+			return "", false
+		}
+		_, rest, ok := strings.Cut(s, "\nconst BINARY = ")
+		if !ok {
+			return "", false
+		}
+		var b string
+		if err := json.NewDecoder(strings.NewReader(rest)).Decode(&b); err != nil || b == "" {
+			return "", false
+		}
+		return b, true
+	}
+}
 
 // lookPath is the executable named name in one of the directories of path ("" if none).
 func lookPath(name, path string) string {

@@ -53,7 +53,7 @@ func newInstaller(w inject.Words, cli, dir string, userDir func(func(string) str
 		Files: func(c install.CommandSpec) []install.File {
 			return []install.File{{Name: PluginFile, Content: plugin(w, c.Binary, c.Scope, c.Portable), Mark: pluginMark}}
 		},
-		FileBinary: pluginBinary,
+		FileBinary: install.ScriptBinary(pluginMark),
 		Command: func(c install.CommandSpec) string {
 			if c.Portable {
 				return "ralph-loop hook --host " + w.Name
@@ -93,24 +93,6 @@ func plugin(w inject.Words, binary, scope string, portable bool) string {
 		"__FALLBACK__", js(fallbackReplies(w, prog)),
 		"__HOST_NAME__", w.Name,
 	).Replace(pluginSource)
-}
-
-// pluginBinary reads the program a plugin of ralph-loop's runs: its BINARY, an absolute path
-// or "ralph-loop" (on PATH).
-func pluginBinary(data []byte) (string, bool) {
-	s := string(data)
-	if !strings.Contains(s, pluginMark) {
-		return "", false
-	}
-	_, rest, ok := strings.Cut(s, "\nconst BINARY = ")
-	if !ok {
-		return "", false
-	}
-	var b string
-	if err := json.NewDecoder(strings.NewReader(rest)).Decode(&b); err != nil || b == "" {
-		return "", false
-	}
-	return b, true
 }
 
 // fallbackReplies are what the plugin answers by itself when it cannot run ralph-loop

@@ -1,16 +1,20 @@
 // ralph-loop's pi extension (ralph-loop-extension v1), written by "ralph-loop install --host pi";
-// "ralph-loop uninstall --host pi" removes it. It only translates: each event ralph-loop needs
-// goes as JSON to "ralph-loop hook --host pi", and the extension does what the reply says.
-// Every decision is ralph-loop's.
+// "ralph-loop uninstall --host pi" removes it. It translates: each event ralph-loop needs goes
+// as JSON to "ralph-loop hook --host pi", and the extension does what the reply says. Every
+// decision is ralph-loop's, but for the answers install wrote into it for when ralph-loop
+// cannot run (see fallback).
 import { spawn } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
-import { isAbsolute, join } from "node:path"
+import { dirname, isAbsolute, join } from "node:path"
 
 const HOST = __HOST__
 const BINARY = __BINARY__ // an absolute path, or "ralph-loop" (looked for on PATH)
 const SCOPE = __SCOPE__
 const MISSING = __MISSING__ // said once when BINARY is not there
+// What the extension answers by itself when it cannot run BINARY in a session whose loop is
+// active: ralph-loop's replies, written by install (see fallback below).
+const FALLBACK = __FALLBACK__
 const COMMANDS = __COMMANDS__ // the loop commands, with their descriptions
 const STOP_TIMEOUT_MS = 15 * 60 * 1000 // a loop's checks (--check) run at the stop
 const TIMEOUT_MS = 10 * 1000
@@ -30,15 +34,19 @@ const userCopy = () => {
 export default function (pi) {
   if (SCOPE !== "user" && existsSync(userCopy())) return
 
-  let missingSaid = false
+  let missingSaid = false, brokenSaid = false
   const say = (ctx, message, type = "info") => {
     if (ctx?.hasUI) ctx.ui.notify(message, type)
     else console.error(message)
   }
 
-  // ask runs ralph-loop with one event and returns its reply ({} when it has nothing to say
-  // or cannot be run: the session then goes on as if ralph-loop were not there).
-  const ask = (ctx, event, timeout = TIMEOUT_MS) =>
+  // ask runs ralph-loop with one event and returns its reply ({} when it has nothing to
+  // say). When it cannot be run at all, the extension answers by itself (fallback).
+  const ask = async (ctx, event, timeout = TIMEOUT_MS) => {
+    const reply = await run(event, timeout)
+    return reply.cannotRun ? fallback(ctx, event, reply.cannotRun) : reply
+  }
+  const run = (event, timeout) =>
     new Promise((resolve) => {
       let out = "", err = "", done = false
       const finish = (reply) => { if (!done) { done = true; resolve(reply) } }
@@ -46,19 +54,15 @@ export default function (pi) {
       try {
         child = spawn(BINARY, ["hook", "--host", HOST], { cwd: event.directory, stdio: ["pipe", "pipe", "pipe"] })
       } catch (e) {
-        return finish({ error: String(e) })
+        return finish({ cannotRun: e })
       }
       const timer = setTimeout(() => { child.kill("SIGKILL"); finish({ error: `ralph-loop: error: no reply in ${timeout / 1000} s` }) }, timeout)
       child.stdout.on("data", (d) => (out += d))
       child.stderr.on("data", (d) => (err += d))
+      // spawn fails (ENOENT, EACCES, ...) before anything is written: BINARY cannot run.
       child.on("error", (e) => {
         clearTimeout(timer)
-        if (e.code === "ENOENT") {
-          if (!missingSaid && event.mentionsRalph) say(ctx, MISSING, "warning")
-          missingSaid ||= !!event.mentionsRalph
-          return finish({})
-        }
-        finish({ error: `ralph-loop: error: ${e.message}` })
+        finish({ cannotRun: e })
       })
       child.on("close", (code) => {
         clearTimeout(timer)
@@ -75,10 +79,10 @@ export default function (pi) {
   // without a loop then costs a file lookup, not a process. A loop starts from a command,
   // which always asks, and ralph-loop marks the session before it answers. Without an answer
   // (an older ralph-loop, or none installed) every event asks.
-  let activeDir
+  let activeDir, activeDirSeen = ""
   const active = async (id) => {
     activeDir ??= askActiveDir()
-    const dir = await activeDir
+    const dir = (activeDirSeen = await activeDir)
     return !dir || !SESSION_ID.test(id) || id === "." || id === ".." || existsSync(join(dir, id))
   }
   const askActiveDir = () =>
@@ -98,6 +102,97 @@ export default function (pi) {
         resolve("")
       }
     })
+
+  // When BINARY cannot run (moved, removed or made unrunnable, or no ralph-loop on PATH),
+  // the extension answers as the hooks' command line of other hosts does (hook/install's
+  // command.go), with ralph-loop's files read and written as that does:
+  //   - in a session whose loop is active (its marker in the state directory's active/, or
+  //     its loop file or ralph-loop's copy of it in the keep saying ACTIVE), a stop (the end
+  //     of a run that did not end on an error or Esc) continues the session with the reason
+  //     and how to fix it, at most as many times as the loop has iterations left (counted in
+  //     the session's fallback-stop.N files); the user's /cancel-ralph is recorded in the
+  //     session's cancel-typed file, which lets its stops end and which ralph-loop, once it
+  //     runs again, takes as the user's cancel; a prompt or a session's start is told why;
+  //   - in any other session it does nothing, and says once that ralph-loop cannot run (a
+  //     missing one only when a prompt names a loop command: a project's extension on a
+  //     machine without ralph-loop).
+  const fallback = (ctx, event, e) => {
+    const loop = loopOf(event.sessionID)
+    if (!loop) {
+      if (e.code !== "ENOENT") {
+        if (brokenSaid) return {}
+        brokenSaid = true
+        return { error: `ralph-loop: error: ${BINARY}: ${e.message ?? e}` }
+      }
+      if (!missingSaid && event.mentionsRalph) say(ctx, MISSING, "warning")
+      missingSaid ||= !!event.mentionsRalph
+      return {}
+    }
+    const cancelled = existsSync(join(loop.dir, "cancel-typed"))
+    switch (event.hook) {
+      case "agent_end": {
+        if (cancelled || !stopped(event.messages)) return {}
+        let n = 0
+        try { n = readdirSync(loop.dir).filter((f) => f.startsWith("fallback-stop.")).length } catch {}
+        if (loop.iteration + n >= loop.max) return FALLBACK.limit
+        mark(loop.dir, `fallback-stop.${n}`)
+        return FALLBACK.stop
+      }
+      case "command":
+      case "input":
+        if (/^\/cancel-ralph(\s|$)/.test((event.prompt ?? "").trim())) {
+          mark(loop.dir, "cancel-typed")
+          return FALLBACK.cancelled
+        }
+        return cancelled ? {} : FALLBACK.notice
+      case "session_start":
+        return cancelled ? {} : FALLBACK.notice
+    }
+    return {}
+  }
+  // stopped: a run's messages end a turn the agent finished (its last message did not end on
+  // an error or on Esc), as ralph-loop reads them.
+  const stopped = (messages) => {
+    const last = (messages ?? []).findLast((m) => m.role === "assistant")
+    return !!last && last.stopReason !== "error" && last.stopReason !== "aborted"
+  }
+  const mark = (dir, name) => {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
+      writeFileSync(join(dir, name), "", { flag: "wx", mode: 0o600 })
+    } catch {}
+  }
+  // ralph-loop's directory under an XDG base ($name if absolute, else ~/dflt if ralph-loop is
+  // there, else macOS's), as ralph-loop and the hooks' command line find it.
+  const xdg = (name, dflt) => {
+    const v = process.env[name]
+    if (v && isAbsolute(v)) return join(v, "ralph-loop")
+    const linux = join(homedir(), dflt, "ralph-loop")
+    return existsSync(linux) ? linux : join(homedir(), "Library", "Application Support", "ralph-loop")
+  }
+  // loopOf is the session's loop as its files say when ralph-loop cannot be asked: its
+  // directory, iteration and limit (the defaults when no loop file says), or null when
+  // nothing says a loop is active.
+  const loopOf = (id) => {
+    if (!SESSION_ID.test(id ?? "") || id === "." || id === "..") return null
+    const state = activeDirSeen ? dirname(activeDirSeen) : xdg("XDG_STATE_HOME", ".local/state")
+    const files = [join(state, "sessions", id, "loop.json")]
+    try {
+      const loops = join(xdg("XDG_DATA_HOME", ".local/share"), "loops")
+      for (const d of readdirSync(loops)) files.push(join(loops, d, id + ".json"))
+    } catch {}
+    let on = null
+    for (const f of files) {
+      try {
+        const l = JSON.parse(readFileSync(f, "utf8"))
+        if (l.status === "ACTIVE") { on = l; break }
+      } catch {}
+    }
+    if (!on && !existsSync(join(state, "active", id))) return null
+    const num = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : null)
+    const max = num(on?.max_iterations), iteration = num(on?.iteration)
+    return { dir: join(state, "sessions", id), max: max ?? FALLBACK.maxIterations, iteration: max === null ? 0 : iteration ?? 0 }
+  }
 
   const show = (ctx, reply) => {
     if (reply.error) say(ctx, reply.error.split("\n")[0], "error")

@@ -1,11 +1,15 @@
 package pi
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
+	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -40,6 +44,7 @@ var Installer = &install.Target{
 	Files: func(c install.CommandSpec) []install.File {
 		return []install.File{{Name: ExtensionFile, Content: Extension(c.Binary, c.Scope, c.Portable), Mark: extensionMark}}
 	},
+	FileBinary: install.ScriptBinary(extensionMark),
 	Command: func(c install.CommandSpec) string {
 		if c.Portable {
 			return "ralph-loop hook --host " + Name
@@ -75,11 +80,15 @@ func settingsFiles(getenv func(string) string, cwd string) []string {
 // Extension is pi's extension for a scope: it runs binary, or at a shared scope the
 // ralph-loop on PATH.
 func Extension(binary, scope string, portable bool) string {
+	prog := binary
 	if portable {
-		binary = "ralph-loop"
+		binary, prog = "ralph-loop", "ralph-loop (on PATH)"
 	}
 	js := func(v any) string {
-		b, _ := json.Marshal(v)
+		b, err := json.Marshal(v)
+		if err != nil { // strings and replies always marshal
+			panic(err)
+		}
 		return string(b)
 	}
 	descriptions := map[string]string{}
@@ -92,5 +101,30 @@ func Extension(binary, scope string, portable bool) string {
 		"__SCOPE__", js(scope),
 		"__MISSING__", js(inject.NotInstalledHere(Words.Display)),
 		"__COMMANDS__", js(descriptions),
+		"__FALLBACK__", js(fallbackReplies(prog)),
 	).Replace(extensionSource)
+}
+
+// fallbackReplies are what the extension answers by itself when it cannot run ralph-loop
+// (prog) in a session whose loop is active, as ralph-loop would reply (Encode): the texts
+// of the other hosts' hook command lines (hook/install's command.go).
+func fallbackReplies(prog string) map[string]any {
+	encode := func(kind hook.Kind, r hook.Reply) json.RawMessage {
+		var out bytes.Buffer
+		if _, err := (Host{}).Encode(&out, io.Discard, hook.Event{Kind: kind}, r); err != nil { // a buffer never fails
+			panic(err)
+		}
+		if out.Len() == 0 {
+			return json.RawMessage("{}")
+		}
+		return bytes.TrimSpace(out.Bytes())
+	}
+	maxIter, _ := strconv.Atoi(install.DefaultMaxIterations())
+	return map[string]any{
+		"stop":          encode(hook.Stop, hook.Reply{Block: true, Reason: inject.FallbackBlock(prog), Notice: inject.FallbackNotice(Words.Display, prog)}),
+		"limit":         encode(hook.Stop, hook.Reply{Notice: inject.FallbackLimit(Words.Display, prog)}),
+		"cancelled":     encode(hook.Prompt, hook.Reply{Block: true, Reason: inject.FallbackCancelled(prog)}),
+		"notice":        encode(hook.Prompt, hook.Reply{Notice: inject.FallbackNotice(Words.Display, prog)}),
+		"maxIterations": maxIter,
+	}
 }

@@ -19,6 +19,9 @@ import (
 // MaxField bounds a string field kept from the input (a prompt, the last message).
 const MaxField = 64 << 20
 
+// MaxHead is how much of a Heads field is kept.
+const MaxHead = 4 << 10
+
 // ErrInput means the input is not one JSON object with the expected field types.
 var ErrInput = errors.New("malformed hook input")
 
@@ -36,6 +39,9 @@ type Spec struct {
 	Flags map[string]*bool
 	// Numbers are fields kept as their JSON text when they are numbers (ignored otherwise).
 	Numbers map[string]*string
+	// Heads are string fields of which only the first MaxHead bytes are kept (a tool's
+	// output, read for how it starts); ignored when they hold another type.
+	Heads map[string]*string
 	// Objects are nested objects read with their own spec (ignored when not objects).
 	Objects map[string]*Spec
 }
@@ -95,6 +101,11 @@ func object(d *jsonstream.Reader, spec *Spec, path string) error {
 		}
 		if dst, ok := spec.Loose[name]; ok && k == '"' {
 			return str(d, dst, path+name)
+		}
+		if dst, ok := spec.Heads[name]; ok && k == '"' {
+			v, err := d.String(nil, MaxHead)
+			*dst = string(v)
+			return err
 		}
 		if dst, ok := spec.Numbers[name]; ok && (k == '-' || k >= '0' && k <= '9') {
 			v, err := d.Number(nil)

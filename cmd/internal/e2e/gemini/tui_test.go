@@ -63,17 +63,49 @@ func (u *tmuxTUI) waitFor(t *testing.T, text string) string {
 	return screen
 }
 
-// submit types text, then Enter a moment later (the TUI takes a fast Enter as part of a
-// paste).
+// submit types text, then Enter once the input box shows it (an Enter sent with the text is
+// taken as part of a paste). Enter is pressed again while the text stays in the box: under
+// load Gemini CLI can drop the first one.
 func (u *tmuxTUI) submit(t *testing.T, text string) {
 	t.Helper()
-	if err := u.Type(context.Background(), text); err != nil {
+	ctx := context.Background()
+	if err := u.Type(ctx, text); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
-	if err := u.Keys(context.Background(), "Enter"); err != nil {
+	head := text[:min(len(text), 20)]
+	typed := func(screen string) bool { return strings.Contains(inputBox(screen), head) }
+	if _, err := u.WaitUntil(ctx, "the typed text in the input box", time.Minute, typed); err != nil {
 		t.Fatal(err)
 	}
+	for range 5 {
+		time.Sleep(500 * time.Millisecond)
+		if err := u.Keys(ctx, "Enter"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.WaitUntil(ctx, "the input box emptied", 10*time.Second, func(screen string) bool { return !typed(screen) }); err == nil {
+			return
+		}
+	}
+	t.Fatalf("%q stays in the input box after 5 presses of Enter", text)
+}
+
+// inputBox is the input box of Gemini CLI's screen: the lines between the last rule and the
+// workspace line under it.
+func inputBox(screen string) string {
+	lines := strings.Split(screen, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "──") {
+			var box []string
+			for _, l := range lines[i+1:] {
+				if strings.Contains(l, "workspace (") {
+					break
+				}
+				box = append(box, l)
+			}
+			return strings.Join(box, "\n")
+		}
+	}
+	return ""
 }
 
 // Blocked then accepted in the TUI: the loop goes on after the first stop and ends with
@@ -146,43 +178,83 @@ func TestTUIBlockedWithFullErrorVerbosity(t *testing.T) {
 	}
 }
 
-// Esc while a command of the loop runs: the loop ends there, and nothing runs on its
-// account after (no model request, no tool call past the interrupted one); the first block's
-// notice said Esc is how to end it (Gemini CLI refuses a slash command typed then).
+// Esc while a command of the loop runs: Gemini CLI stops the command and ends the turn with
+// no AfterAgent, only the AfterTool of the stopped call. The loop must end there, as the
+// first block's notice says (Gemini CLI refuses a slash command typed then), and nothing run
+// on its account after: not when the user's next message is answered either. Before, the
+// loop stayed ACTIVE, and the stop after that answer was blocked: the agent went on with the
+// loop's task (one more model turn and tool call).
 func TestTUIEscDuringTool(t *testing.T) {
 	env := newEnv(t)
 	u := startTmuxTUI(t, env, Script{Turns: []Turn{
 		Say("Let me think first."),
-		Shell("Working.", "sleep 30"),
+		Shell("Working.", "touch started.txt && sleep 30"),
+		Say("Stopped, as you asked."),
 		Shell("More work.", "echo more > more.txt"),
 		Say("Done. <promise>DONE</promise>"),
 	}})
+	ctx := context.Background()
 	u.submit(t, `/ralph-loop "Create more.txt" --max-iterations 5`)
 	screen := tmux.Flat(u.waitFor(t, "sleep 30"))
 	if !strings.Contains(screen, "press Esc to end the loop") {
 		t.Errorf("the first block's notice does not say Esc ends the loop")
 	}
-	time.Sleep(2 * time.Second)
-	if err := u.Keys(context.Background(), "Escape"); err != nil {
+	if !WaitFor(2*time.Minute, func() bool { _, err := os.Stat(filepath.Join(env.Project, "started.txt")); return err == nil }) {
+		t.Fatal("the command did not start")
+	}
+	if err := u.Keys(ctx, "Escape"); err != nil {
 		t.Fatal(err)
 	}
 	before := len(u.fake.MainRequests())
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		loops, _ := env.Status(context.Background(), "")
-		if len(loops) == 1 && loops[0].Status != "ACTIVE" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the loop did not end after Esc: %+v", loops)
-		}
-		time.Sleep(200 * time.Millisecond)
+	ended := WaitFor(2*time.Minute, func() bool {
+		loops, _ := env.Status(ctx, "")
+		return len(loops) == 1 && loops[0].Status != "ACTIVE"
+	})
+	if !ended {
+		t.Error("the loop did not end after Esc")
 	}
-	time.Sleep(10 * time.Second) // anything sent on the loop's account would show by now
-	if n := len(u.fake.MainRequests()); n != before {
-		t.Errorf("%d model requests after Esc, want none (%d before, %d after)", n-before, before, n)
+	u.idle(t)
+
+	// The user's next message is answered, and the loop does not take the turn.
+	u.submit(t, "Stop there, please.")
+	u.waitFor(t, "Stopped, as you asked.")
+	u.idle(t)
+	if n := len(u.fake.MainRequests()) - before; n != 1 {
+		t.Errorf("%d model requests after Esc, want 1 (the answer to the message)", n)
 	}
 	if _, err := os.Stat(filepath.Join(env.Project, "more.txt")); err == nil {
-		t.Error("a tool call ran after Esc ended the loop")
+		t.Error("a tool call ran on the loop's account after Esc")
 	}
+	loops, err := env.Status(ctx, "")
+	if err != nil || len(loops) != 1 {
+		t.Fatalf("loops %+v, %v", loops, err)
+	}
+	if l := loops[0]; l.Status != "CANCELLED" || l.EndedBy != "user" || l.Iteration != 2 {
+		t.Errorf("loop %s by %q at %d/%d (%s); want CANCELLED by the user at 2", l.Status, l.EndedBy, l.Iteration, l.MaxIterations, l.EndReason)
+	}
+	if !strings.Contains(tmux.Flat(u.waitFor(t, "loop cancelled at iteration 2/5")), "you pressed Esc while a command of the loop ran") {
+		t.Error("the user is not told the loop ended with the Esc")
+	}
+}
+
+// idle waits until Gemini CLI has been idle (no "esc to cancel" line on the screen) for 3 s
+// in a row: a continuation starts within a hook's run of the turn's end.
+func (u *tmuxTUI) idle(t *testing.T) {
+	t.Helper()
+	var since time.Time
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		screen, err := u.Screen(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case strings.Contains(screen, "esc to cancel"):
+			since = time.Time{}
+		case since.IsZero():
+			since = time.Now()
+		case time.Since(since) >= 3*time.Second:
+			return
+		}
+	}
+	t.Fatal("Gemini CLI did not go idle in 3 minutes")
 }
