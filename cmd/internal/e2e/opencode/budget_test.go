@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
@@ -24,7 +25,8 @@ const turnCost = 0.0215
 // stop where the tokens opencode recorded on the iteration's messages reach --max-tokens
 // (the second iteration: 4,600 >= 4,000), or where opencode's own cost reaches --max-cost
 // (the second: $0.043 >= $0.04). A model opencode has no price for (it reports a cost of 0)
-// is not free: a cost budget ends at the first stop, naming it. A budget never reached
+// is not free: a cost budget pauses the loop at the first stop, naming it, and the loop
+// waits (still active) for the user's price. A budget never reached
 // changes nothing. (Each run starts "opencode serve": the iterations are kept few.)
 func TestBudget(t *testing.T) {
 	for _, c := range []struct {
@@ -37,16 +39,24 @@ func TestBudget(t *testing.T) {
 	}{
 		{"tokens", "--max-iterations 3 --max-tokens 4000", nil, "BUDGET_EXHAUSTED", 2, -1, "token budget of 4,000 was reached"},
 		{"cost", "--max-iterations 3 --max-cost 0.04", price, "BUDGET_EXHAUSTED", 2, turnCost, "cost budget of $0.04 was reached"},
-		{"unknown price", "--max-iterations 3 --max-cost 5", nil, "BUDGET_EXHAUSTED", 1, -1, "fake-model has no known price"},
+		{"unknown price", "--max-iterations 3 --max-cost 5", nil, "ACTIVE", 1, -1, "fake-model has no known price"},
 		{"never reached", "--max-iterations 2 --max-tokens 1000000 --max-cost 50", price, "MAX_ITERATIONS_REACHED", 2, turnCost, "iteration limit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorldWith(t, "", Script{WhenDone: Text("Still thinking."), Usage: &perTurn}, c.cost, "user")
-			w.start(t, `!/ralph-loop "Think hard" --min-tool-calls 0 `+c.flags, w.ended)
+			done := w.ended
+			if c.status == "ACTIVE" {
+				done = func() bool { return strings.Contains(w.toasts(), "loop paused") }
+			}
+			w.start(t, `!/ralph-loop "Think hard" --min-tool-calls 0 `+c.flags, done)
 			l := w.onlyLoop(t)
 			it := c.iteration
 			expectLoop(t, l, c.status, it, 0)
-			contains(t, "the end reason", l.EndReason, c.reason)
+			if c.status == "ACTIVE" {
+				contains(t, "what the user was shown", w.toasts(), "loop paused at iteration 1/3", c.reason)
+			} else {
+				contains(t, "the end reason", l.EndReason, c.reason)
+			}
 			if n := len(w.srv.Fake.MainRequests()); n != it {
 				t.Errorf("%d agent requests, want %d", n, it)
 			}
