@@ -24,12 +24,19 @@ func (e *engine) toolUsed() Reply {
 	e.env.Store.Touch(e.ev.SessionID)
 	// Appended to the tool log without the lock: parallel tool calls run their hooks at
 	// once, and the next stop decision counts them. A call the host refused before it ran
-	// is logged as denied: it never counts, even when the transcript shows it.
-	if err := e.env.Store.AppendToolUse(e.ev.SessionID, l.LoopID, e.ev.ToolUseID, e.ev.Rejected); err != nil {
+	// is logged as denied: it never counts, even when the transcript shows it. A call of a
+	// tool that writes files is logged as such: the stall breaker counts it as progress
+	// without asking git.
+	u := state.ToolUse{LoopID: l.LoopID, ToolUseID: e.ev.ToolUseID, Denied: e.ev.Rejected, Wrote: writes(e.ev.ToolKind) && !e.ev.Rejected}
+	if err := e.env.Store.LogToolUse(e.ev.SessionID, u); err != nil {
 		return e.fail(inject.Error(err))
 	}
 	return Reply{}
 }
+
+// writes reports whether a tool of kind writes files (what the adapter tells of a call that
+// completed: a call that failed has no kind).
+func writes(kind ToolKind) bool { return kind == WriteTool || kind == DeleteTool || kind == PatchTool }
 
 // said keeps one of the agent's messages in the session's said log while a loop is active,
 // for the loop's next stop to read (Facts.SaidLog). Like the tool log, it is appended

@@ -144,6 +144,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		// (a hash of its bytes, which hold the call's time, input and output) stands for
 		// one, so that a duplicate delivery counts once.
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, "aftertool:"+in.Key
+		if in.ToolName == WriteTool || in.ToolName == EditTool {
+			ev.ToolKind = hook.WriteTool
+		}
 	case "BeforeTool":
 		ev.Kind, ev.ToolName = hook.ToolCheck, in.ToolName
 		switch in.ToolName {
