@@ -29,9 +29,6 @@ var (
 	stopTreeTimeout = 5 * time.Second
 )
 
-// recordsWork reports whether the loop records its work tree.
-func recordsWork(l *state.Loop) bool { return l.MaxStalls > 0 || l.Checkpoint }
-
 // workStore is where the loop keeps its index (and, without checkpoints, its objects).
 func workStore(env Env, l *state.Loop) (worktree.Store, error) {
 	dir, err := env.Store.WorkDir(l.SessionID, l.LoopID)
