@@ -89,6 +89,13 @@ type Observation struct {
 	// Tree is the git tree of the loop's work tree as it is now ("" when it was not
 	// recorded: not a git work tree, not needed, or git failed), for the stall breaker.
 	Tree string
+	// Wrote: a call of a tool that writes files completed since the last decision (the
+	// stall breaker's progress, without git).
+	Wrote bool
+	// Deferred: the work tree was not read although tool calls came, because this stop
+	// cannot end a stall streak (see recordWork): the iteration counts as no change for
+	// now, and the streak's last stop compares the files with those at its start.
+	Deferred bool
 	// Unread, when set, says why the iteration's output could not be read to its end (the
 	// transcript grew by more than one stop reads): the stop is blocked, whatever was
 	// found, unless the loop ends at its limits or the host's cap.
@@ -237,21 +244,30 @@ func overBudget(l *state.Loop) string {
 }
 
 // observeWork keeps what a stop saw of the work for the stall breaker: whether the
-// iteration in progress has made progress (the work tree's files changed since they were
-// last recorded, or a check gave a result unlike the last one), the tool calls it made and
-// the identical check failures it met. newTools are the tool calls counted at this stop.
+// iteration in progress has made progress (a tool that writes files completed, the work
+// tree's files changed since they were last recorded, or a check gave a result unlike the
+// last one), the tool calls it made and the identical check failures it met. newTools are
+// the tool calls counted at this stop.
 //
-// The work tree counts by its git tree, where one was recorded now and before: equal trees
-// are no change, however many tool calls ran. Where there is none to compare (not a git
-// work tree, git failed, the first record), an iteration with a tool call counts as
-// progress: a stall is never guessed. An iteration without a tool call changes nothing.
+// A write tool's call is progress without git (the files were changed, so the tree last
+// recorded is no base any more). Otherwise the work tree counts by its git tree, where one
+// was recorded now and before: equal trees are no change, however many tool calls ran. A
+// stop that did not read the tree because it cannot end a streak (o.Deferred) counts as no
+// change for now: the streak's last stop compares the files with the streak's start, so a
+// streak ends only if they are the same. Where there is none to compare (not a git work
+// tree, git failed, the first record), an iteration with a tool call counts as progress: a
+// stall is never guessed. An iteration without a tool call changes nothing.
 func observeWork(l *state.Loop, o Observation, newTools int) {
 	w := &l.Work
 	if l.MaxStalls > 0 {
 		w.Tools += newTools
 		switch {
+		case o.Wrote:
+			w.Moved = true
+			w.Tree = ""
 		case o.Tree != "" && w.Tree != "":
 			w.Moved = w.Moved || o.Tree != w.Tree
+		case o.Deferred:
 		default:
 			w.Moved = w.Moved || newTools > 0
 		}

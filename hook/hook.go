@@ -44,7 +44,10 @@ type Env struct {
 	BinaryChanged func() (time.Time, error)
 	// HookBinaries, if set, lists the programs the host's hooks run, in its settings at
 	// every scope of the session's project, and this one: the guard keeps them.
+	// HookStamp, if set, fingerprints what that list is read from (the settings files and
+	// $PATH): while it is the same, so is the list (see engine.hookBinaries).
 	HookBinaries func(host, projectDir string) []string
+	HookStamp    func(host, projectDir string) string
 	// Notify, if set, shows the user a notification outside the host (--notify) and says
 	// how ("notify-send", "bell"); nil: none is shown.
 	Notify func(title, body string) (string, error)
@@ -100,6 +103,8 @@ type ArmRequest struct {
 	Settings []state.Setting
 	// Sandbox is the host's sandbox for the agent's shell (see state.Loop.Sandbox).
 	Sandbox string
+	// HookBinaries are the programs the host's hooks run, as read now (nil: not read).
+	HookBinaries *state.HookBinaries
 }
 
 // Armed is the outcome of Arm.
@@ -138,26 +143,27 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		return res, err
 	}
 	l := state.Loop{
-		LoopID:      state.NewLoopID(now),
-		SessionID:   req.SessionID,
-		Host:        req.Host,
-		Cwd:         req.Cwd,
-		ArmedBy:     req.ArmedBy,
-		Config:      req.Config,
-		Status:      state.Active,
-		Iteration:   1,
-		StartedAt:   now,
-		UpdatedAt:   now,
-		LastSeenAt:  now,
-		WindowStart: now,
-		LastAction:  state.ActArmed,
-		Transcript:  state.TranscriptPos{Path: req.TranscriptPath, Offset: -1},
-		LastKey:     req.Key,
-		LastKeyAt:   now,
-		Turn:        req.Turn,
-		Owner:       req.Owner,
-		Settings:    req.Settings,
-		Sandbox:     req.Sandbox,
+		LoopID:       state.NewLoopID(now),
+		SessionID:    req.SessionID,
+		Host:         req.Host,
+		Cwd:          req.Cwd,
+		ArmedBy:      req.ArmedBy,
+		Config:       req.Config,
+		Status:       state.Active,
+		Iteration:    1,
+		StartedAt:    now,
+		UpdatedAt:    now,
+		LastSeenAt:   now,
+		WindowStart:  now,
+		LastAction:   state.ActArmed,
+		Transcript:   state.TranscriptPos{Path: req.TranscriptPath, Offset: -1},
+		LastKey:      req.Key,
+		LastKeyAt:    now,
+		Turn:         req.Turn,
+		Owner:        req.Owner,
+		Settings:     req.Settings,
+		Sandbox:      req.Sandbox,
+		HookBinaries: req.HookBinaries,
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent

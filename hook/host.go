@@ -144,8 +144,10 @@ type Event struct {
 	// Tool calls (ToolUsed, ToolCheck).
 	ToolName  string
 	ToolUseID string
-	ToolKind  ToolKind
-	Command   string // ShellTool
+	// ToolKind is what the call does (ToolCheck); for ToolUsed, set only for a call of a
+	// tool that writes files (WriteTool, DeleteTool, PatchTool) which completed.
+	ToolKind ToolKind
+	Command  string // ShellTool
 	// Unsandboxed: the shell tool's call asks to run outside the host's sandbox.
 	Unsandboxed bool
 	FilePath    string // WriteTool, DeleteTool

@@ -235,6 +235,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		Key:            e.ev.Key,
 		Started:        e.start,
 		Turn:           e.ev.Turn,
+		HookBinaries:   e.readBinaries(),
 	}
 	if c, ok := e.caller(); ok {
 		req.Owner = ownerOf(c)

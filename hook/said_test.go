@@ -38,6 +38,8 @@ func (saidHost) Decode(r io.Reader) (Event, error) {
 		ev.Kind, ev.TurnMark = Stop, in.Turn
 	case "tool":
 		ev.Kind, ev.ToolUseID = ToolUsed, in.Tool
+	case "check": // a shell command about to run
+		ev.Kind, ev.ToolUseID, ev.ToolKind, ev.Command = ToolCheck, in.Tool, ShellTool, in.Text
 	}
 	return ev, nil
 }

@@ -110,6 +110,7 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 			return nil, nil
 		}
 		e.claim(cur, st)
+		e.refreshBinaries(cur)
 		if cur.AwaitCancel {
 			// Paused for a /cancel-ralph the transcript showed, and no prompt of the user's
 			// has come since: this turn is the host's own (a background command's

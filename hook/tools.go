@@ -3,7 +3,9 @@ package hook
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/hook/guard"
@@ -37,12 +39,19 @@ func (e *engine) toolUsed(ctx context.Context) Reply {
 	e.env.Store.Touch(e.ev.SessionID)
 	// Appended to the tool log without the lock: parallel tool calls run their hooks at
 	// once, and the next stop decision counts them. A call the host refused before it ran
-	// is logged as denied: it never counts, even when the transcript shows it.
-	if err := e.env.Store.AppendToolUse(e.ev.SessionID, l.LoopID, e.ev.ToolUseID, e.ev.Rejected); err != nil {
+	// is logged as denied: it never counts, even when the transcript shows it. A call of a
+	// tool that writes files is logged as such: the stall breaker counts it as progress
+	// without asking git.
+	u := state.ToolUse{LoopID: l.LoopID, ToolUseID: e.ev.ToolUseID, Denied: e.ev.Rejected, Wrote: writes(e.ev.ToolKind) && !e.ev.Rejected}
+	if err := e.env.Store.LogToolUse(e.ev.SessionID, u); err != nil {
 		return e.fail(inject.Error(err))
 	}
 	return Reply{}
 }
+
+// writes reports whether a tool of kind writes files (what the adapter tells of a call that
+// completed: a call that failed has no kind).
+func writes(kind ToolKind) bool { return kind == WriteTool || kind == DeleteTool || kind == PatchTool }
 
 // said keeps one of the agent's messages in the session's said log while a loop is active,
 // for the loop's next stop to read (Facts.SaidLog). Like the tool log, it is appended
@@ -79,7 +88,7 @@ func (e *engine) toolCheck() Reply {
 	if act.Kind == guard.None {
 		return Reply{}
 	}
-	reason := guard.Check(e.guardConfig(), act)
+	reason := guard.Check(e.guardConfig(l), act)
 	if reason == "" {
 		return Reply{}
 	}
@@ -125,8 +134,8 @@ func (e *engine) action() guard.Action {
 	return act
 }
 
-// guardConfig is what the guard knows of this session.
-func (e *engine) guardConfig() guard.Config {
+// guardConfig is what the guard knows of this session, whose loop is l.
+func (e *engine) guardConfig(l *state.Loop) guard.Config {
 	return guard.Config{
 		StateDir:    e.env.Store.Dir(),
 		Home:        e.env.Getenv("HOME"),
@@ -137,7 +146,7 @@ func (e *engine) guardConfig() guard.Config {
 		Server:      e.facts.Server,
 		ServerPorts: e.facts.ServerPorts,
 		Words:       e.facts.Words,
-		Protected:   e.protected(),
+		Protected:   e.protected(l),
 		Path:        e.env.Getenv("PATH"),
 		User:        e.env.Getenv("USER"),
 	}
@@ -146,7 +155,7 @@ func (e *engine) guardConfig() guard.Config {
 // protected are the paths kept like the state directory: ralph-loop's keep of the loop's
 // state, the host's hook files, and the binaries its hooks run (moved, removed or made
 // unrunnable, they would leave the loop to the hooks' command line alone).
-func (e *engine) protected() []string {
+func (e *engine) protected(l *state.Loop) []string {
 	var p []string
 	if k := e.env.Store.KeepDir(); k != "" {
 		p = append(p, k)
@@ -154,10 +163,47 @@ func (e *engine) protected() []string {
 	if e.facts.HookFiles != nil {
 		p = append(p, e.facts.HookFiles()...)
 	}
-	if e.env.HookBinaries != nil {
-		p = append(p, e.env.HookBinaries(e.host.Name(), e.facts.ProjectDir)...)
+	return append(p, e.hookBinaries(l)...)
+}
+
+// hookBinaries are the programs the host's hooks run. Reading them from every settings
+// file at each tool call would cost more than the rest of the check: the loop records them
+// when it is armed (and a stop again, when they changed), with a fingerprint of what they
+// were read from (Env.HookStamp); while that is the same, the record holds, and only the
+// files' status is read. The record is in the loop's signed file, which the agent cannot
+// change; a settings file changed since (an install at another scope, the host's own
+// writes) is read again. The binary running now is kept too.
+func (e *engine) hookBinaries(l *state.Loop) []string {
+	if e.env.HookBinaries == nil {
+		return nil
 	}
-	return p
+	if r := l.HookBinaries; r != nil && e.env.HookStamp != nil && r.Stamp == e.env.HookStamp(e.host.Name(), e.facts.ProjectDir) {
+		p := r.Paths
+		if exe, err := os.Executable(); err == nil && !slices.Contains(p, exe) {
+			p = append(slices.Clip(p), exe)
+		}
+		return p
+	}
+	return e.env.HookBinaries(e.host.Name(), e.facts.ProjectDir)
+}
+
+// readBinaries reads the programs the host's hooks run, for the loop to record (nil when
+// they cannot be told).
+func (e *engine) readBinaries() *state.HookBinaries {
+	if e.env.HookBinaries == nil || e.env.HookStamp == nil {
+		return nil
+	}
+	stamp := e.env.HookStamp(e.host.Name(), e.facts.ProjectDir)
+	return &state.HookBinaries{Stamp: stamp, Paths: e.env.HookBinaries(e.host.Name(), e.facts.ProjectDir)}
+}
+
+// refreshBinaries records the hook binaries again in l when what they are read from
+// changed since (called under the session's lock, by a stop).
+func (e *engine) refreshBinaries(l *state.Loop) {
+	if l.HookBinaries == nil || e.env.HookStamp == nil || l.HookBinaries.Stamp == e.env.HookStamp(e.host.Name(), e.facts.ProjectDir) {
+		return
+	}
+	l.HookBinaries = e.readBinaries()
 }
 
 func firstLine(s string, n int) string {

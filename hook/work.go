@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/worktree"
@@ -27,9 +28,6 @@ var (
 	armTreeTimeout  = 3 * time.Second
 	stopTreeTimeout = 5 * time.Second
 )
-
-// recordsWork reports whether the loop records its work tree.
-func recordsWork(l *state.Loop) bool { return l.MaxStalls > 0 || l.Checkpoint }
 
 // workStore is where the loop keeps its index (and, without checkpoints, its objects).
 func workStore(env Env, l *state.Loop) (worktree.Store, error) {
@@ -111,13 +109,15 @@ func findWork(ctx context.Context, l *state.Loop) (worktree.Repo, bool) {
 }
 
 // recordWork records the loop's work tree at a stop, when the loop needs it: for a
-// checkpoint at every stop; for the stall breaker only when tool calls came since the last
-// stop (an iteration without one changes nothing), the first such stop finding the work
-// tree (its tool calls count as progress: there is nothing to compare with yet). A record
-// that fails is noted in the stop's event, and the stall breaker counts the tool calls
-// instead.
+// checkpoint at every stop; for the stall breaker only where the tree can decide (see
+// treeNeeded), the first such stop finding the work tree (its tool calls count as
+// progress: there is nothing to compare with yet). A record that fails is noted in the
+// stop's event, and the stall breaker counts the tool calls instead.
 func recordWork(env Env, l *state.Loop, o *observed) {
-	if !recordsWork(l) || !l.Checkpoint && len(o.Logged) == 0 && len(o.ToolIDs) == 0 {
+	o.Wrote = wroteFiles(o.Logged)
+	need, deferred := treeNeeded(l, o.Observation)
+	o.Deferred = deferred
+	if !need {
 		return
 	}
 	r := repoOf(l)
@@ -141,6 +141,54 @@ func recordWork(env Env, l *state.Loop, o *observed) {
 		return
 	}
 	o.Tree = tree
+}
+
+// treeNeeded says whether a stop reads the work tree (need) and, for the stall breaker,
+// whether it leaves a tree that could tell to a later stop (deferred). A checkpoint needs
+// it at every stop. The stall breaker reads it only when tool calls came that may have
+// changed files, none of them a write tool's (its calls are progress as such), and only
+// where it decides: to record the streak's start (the first such stop after progress), or
+// at the stop that would make the streak --max-stalls long, which compares the files with
+// those at its start. A loop that writes files with its tools at every iteration, or whose
+// iterations make no tool calls, never runs git; one whose work is shell commands runs it
+// twice per --max-stalls iterations at most.
+func treeNeeded(l *state.Loop, o Observation) (need, deferred bool) {
+	need = l.Checkpoint
+	w := &l.Work
+	if l.MaxStalls <= 0 || o.Wrote || w.Moved || w.Repo == "" && w.Note != "" {
+		return need, false // no stall breaker; progress already; or no git to ask
+	}
+	if w.Tools+newToolCalls(l, o) == 0 {
+		return need, false // no tool call in the streak: nothing changed
+	}
+	if w.Tree == "" || w.Stalls+1 >= l.MaxStalls {
+		return true, false
+	}
+	return need, !need
+}
+
+// newToolCalls counts the tool calls o shows that the loop has not counted yet.
+func newToolCalls(l *state.Loop, o Observation) int {
+	if len(o.Logged) == 0 && len(o.ToolIDs) == 0 {
+		return 0
+	}
+	c := state.Loop{ToolCalls: l.ToolCalls, ToolIDs: slices.Clone(l.ToolIDs)}
+	c.CountToolCalls(o.Logged)
+	for _, id := range o.ToolIDs {
+		c.AddToolCall(id)
+	}
+	return c.ToolCalls - l.ToolCalls
+}
+
+// wroteFiles reports whether uses hold a completed call of a tool that writes files (one
+// the guard refused never ran).
+func wroteFiles(uses []state.ToolUse) bool {
+	for _, u := range uses {
+		if u.Wrote && !u.Denied && !slices.ContainsFunc(uses, func(d state.ToolUse) bool { return d.Denied && d.ToolUseID == u.ToolUseID }) {
+			return true
+		}
+	}
+	return false
 }
 
 // recordCheckpoint commits the work tree as recorded at a stop (tree) as the checkpoint of

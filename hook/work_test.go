@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,5 +67,93 @@ func TestWorkTreeReadAtStops(t *testing.T) {
 	recordWork(env, &l, &o)
 	if o.note != "" {
 		t.Errorf("read again: %q", o.note)
+	}
+}
+
+// The stall breaker asks git only where the work tree decides: a stop after a write tool's
+// call, or after no tool call, reads nothing; after shell calls, the first stop of a
+// possible streak reads the tree (its start) and the stop that would end the streak reads
+// it again to compare, with none in between. Each case runs stops of one loop (--max-stalls
+// 3) in a git work tree whose files are a counter the shell calls may change; it counts
+// the trees read and checks where the loop ends.
+func TestStallTreeReads(t *testing.T) {
+	type stop struct {
+		write, shell, change bool // a write tool's call; a shell call; the files changed
+	}
+	rep := func(n int, s stop) []stop {
+		var out []stop
+		for range n {
+			out = append(out, s)
+		}
+		return out
+	}
+	write, same, changed, talk := stop{write: true, change: true}, stop{shell: true}, stop{shell: true, change: true}, stop{}
+	tests := []struct {
+		name       string
+		checkpoint bool
+		stops      []stop
+		reads      int
+		stalledAt  int // the stop that ends the loop NO_PROGRESS (0: none)
+	}{
+		{"a write at every iteration", false, rep(12, write), 0, 0},
+		{"talk only", false, rep(3, talk), 0, 3},
+		{"writes, then talk", false, append(rep(2, write), rep(3, talk)...), 0, 5},
+		{"shell calls that change nothing", false, rep(6, same), 2, 4},
+		{"shell calls that change a file every time", false, rep(12, changed), 4, 0},
+		{"a change in the streak delays its end", false, []stop{same, changed, same, same, same, same, same}, 3, 7},
+		{"a write, then shell calls that change nothing", false, append([]stop{write}, rep(5, same)...), 2, 5},
+		{"checkpoints read at every stop", true, rep(5, write), 5, 0},
+	}
+	for _, tt := range tests {
+		l := loop(func(l *state.Loop) {
+			l.MaxIterations, l.MaxStalls, l.MinToolCalls = 50, 3, 0
+			l.Checkpoint = tt.checkpoint
+			l.Work.Repo = "/r"
+		})
+		files, reads, n := 0, 0, 0
+		stalledAt := 0
+		for i, s := range tt.stops {
+			var o Observation
+			if s.write || s.shell {
+				n++
+				id := fmt.Sprintf("t%d", n)
+				o.Logged = []state.ToolUse{{LoopID: l.LoopID, ToolUseID: id, Wrote: s.write}}
+			}
+			if s.change {
+				files++
+			}
+			o.Now, o.Wrote = t0, wroteFiles(o.Logged)
+			need, deferred := treeNeeded(&l, o)
+			o.Deferred = deferred
+			if need {
+				reads++
+				o.Tree = fmt.Sprintf("tree%d", files)
+			}
+			var v Verdict
+			v, l = Decide(l, o)
+			if v == Stalled {
+				stalledAt = i + 1
+				break
+			}
+			if v != Continue {
+				t.Fatalf("%s: stop %d: %v", tt.name, i+1, v)
+			}
+		}
+		if reads != tt.reads || stalledAt != tt.stalledAt {
+			t.Errorf("%s: %d trees read, stalled at stop %d; want %d, %d", tt.name, reads, stalledAt, tt.reads, tt.stalledAt)
+		}
+	}
+}
+
+// A write the guard refused never ran: it is no progress.
+func TestWroteFiles(t *testing.T) {
+	if wroteFiles([]state.ToolUse{{ToolUseID: "a"}, {ToolUseID: "b", Wrote: true, Denied: true}}) {
+		t.Error("a refused write counted")
+	}
+	if wroteFiles([]state.ToolUse{{ToolUseID: "b", Denied: true}, {ToolUseID: "b", Wrote: true}}) {
+		t.Error("a write whose id the guard refused counted")
+	}
+	if !wroteFiles([]state.ToolUse{{ToolUseID: "a"}, {ToolUseID: "b", Wrote: true}}) {
+		t.Error("a completed write did not count")
 	}
 }

@@ -280,6 +280,10 @@ type Loop struct {
 	// Sandbox is the host's sandbox for the agent's shell when the loop was armed:
 	// SandboxOn, or why it was off ("": not known).
 	Sandbox string `json:"sandbox,omitempty"`
+	// HookBinaries are the programs the host's hooks run, as read from its settings when
+	// the loop was armed (or at a later stop, when they had changed), for the guard to keep
+	// without reading every settings file at each tool call (nil: not recorded).
+	HookBinaries *HookBinaries `json:"hook_binaries,omitempty"`
 
 	// Pause, when set, says why the active loop waits: the host's model provider refused
 	// a turn (a rate limit, an overload, a usage cap). The user's next prompt, or
@@ -287,6 +291,14 @@ type Loop struct {
 	Pause *Pause `json:"pause,omitempty"`
 	// Work is what the stall breaker (MaxStalls) and the checkpoints keep between stops.
 	Work Work `json:"work,omitzero"`
+}
+
+// HookBinaries are the programs the host's hooks ran when they were recorded, with a
+// fingerprint of the files (and $PATH) they were read from: while the files are as they
+// were, so are the programs.
+type HookBinaries struct {
+	Stamp string   `json:"stamp"`
+	Paths []string `json:"paths,omitempty"`
 }
 
 // Pause is why and until when an active loop waits.

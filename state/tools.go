@@ -25,6 +25,9 @@ type ToolUse struct {
 	// Denied marks a call the guard refused: it never counts, even when the transcript
 	// shows it.
 	Denied bool `json:"denied,omitempty"`
+	// Wrote marks a call of a tool that writes files (an edit, a write, a patch) and
+	// completed: the stall breaker counts it as progress without reading the work tree.
+	Wrote bool `json:"wrote,omitempty"`
 }
 
 func (s *Store) toolLogPath(id string) string { return filepath.Join(s.SessionDir(id), "tools.jsonl") }
@@ -32,10 +35,16 @@ func (s *Store) toolLogPath(id string) string { return filepath.Join(s.SessionDi
 // AppendToolUse records a tool call of a session's loop (or one the guard denied), without
 // locking.
 func (s *Store) AppendToolUse(id, loopID, toolUseID string, denied bool) error {
+	return s.LogToolUse(id, ToolUse{LoopID: loopID, ToolUseID: toolUseID, Denied: denied})
+}
+
+// LogToolUse appends u (its Version set here) to a session's tool log, without locking.
+func (s *Store) LogToolUse(id string, u ToolUse) error {
 	if err := ValidSessionID(id); err != nil {
 		return err
 	}
-	line, err := json.Marshal(ToolUse{Version: Version, LoopID: loopID, ToolUseID: toolUseID, Denied: denied})
+	u.Version = Version
+	line, err := json.Marshal(u)
 	if err != nil {
 		return fmt.Errorf("encode tool use: %w", err)
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -38,6 +40,7 @@ func hookEnv(cmd *cli.Command) hook.Env {
 			return state.ChangeTime(exe)
 		},
 		HookBinaries: hookBinaries,
+		HookStamp:    hookStamp,
 		Notify: func(title, body string) (string, error) {
 			return notify.Default().Send(context.Background(), title, body)
 		},
@@ -55,6 +58,29 @@ func hookBinaries(host, projectDir string) []string {
 		out = append(out, inst.Binaries(os.Getenv, projectDir)...)
 	}
 	return out
+}
+
+// hookStamp fingerprints what hookBinaries reads: $PATH (where a bare program name is
+// found) and each file's identity, size, and modification and status change times (a file
+// replaced, written or touched has new ones).
+func hookStamp(host, projectDir string) string {
+	inst, ok := hosts.Installer(host)
+	if !ok {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", os.Getenv("PATH"), projectDir)
+	for _, f := range inst.BinarySources(os.Getenv, projectDir) {
+		fi, err := os.Stat(f)
+		if err != nil {
+			fmt.Fprintf(h, "%s\x00-\x00", f)
+			continue
+		}
+		dev, ino, _ := devIno(fi)
+		ct, _ := state.ChangeTime(f)
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00%d\x00%d\x00%v\x00", f, dev, ino, fi.Size(), fi.ModTime().UnixNano(), ct.UnixNano(), fi.Mode())
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // deferred reports whether this hook was run by a shared scope's portable command

@@ -141,7 +141,7 @@ var Flags = []Flag{
 			return usage.Dollars(c.MaxCost)
 		}},
 	{Name: FlagMaxStalls, Arg: "N", Default: fmt.Sprint(state.DefaultMaxStalls), Usage: "end the loop NO_PROGRESS after N iterations in a row without progress (0: never)",
-		Doc: "the stall breaker: after N iterations in a row without progress the loop ends `NO_PROGRESS`, saying what it saw; `0` turns it off. Progress is a change to the files of the work tree since the last stop (in a git work tree: any file git does not ignore, by content), or a check result unlike the last one; an iteration without a tool call changes nothing. Outside a git work tree, an iteration with a tool call counts as progress. See \"Stalls\".",
+		Doc: "the stall breaker: after N iterations in a row without progress the loop ends `NO_PROGRESS`, saying what it saw; `0` turns it off. Progress is a completed call of a tool that writes files, a change to the files of the work tree (in a git work tree: any file git does not ignore, by content), or a check result unlike the last one; an iteration without a tool call changes nothing. Outside a git work tree, an iteration with a tool call counts as progress. See \"Stalls\".",
 		set: func(p *Parsed, v string) (err error) { p.Config.MaxStalls, err = count(v, 0, MaxCount); return },
 		show: func(c *state.Config) string {
 			if c.MaxStalls == 0 {

@@ -112,6 +112,9 @@ func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
 	return transcript.OffsetAfter(path, t)
 }
 
+// writeTools are Claude Code's tools that write files.
+var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+
 // Decode reads one Claude Code hook event.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
 	in, err := DecodeInput(r)
@@ -126,6 +129,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
+		if in.Event == "PostToolUse" && writeTools[in.ToolName] {
+			ev.ToolKind = hook.WriteTool // it completed (a failure fires PostToolUseFailure)
+		}
 	case "PreSkillShellCommand":
 		// The shell line of a skill or a command (!`…`), run by Claude Code itself (2.1.332):
 		// judged as the agent's shell command, whoever invoked the skill (the agent can write
@@ -134,10 +140,10 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.ToolKind, ev.Command = hook.ShellTool, in.Command
 	case "PreToolUse":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
-		switch in.ToolName {
-		case "Bash":
+		switch {
+		case in.ToolName == "Bash":
 			ev.ToolKind, ev.Command, ev.Unsandboxed = hook.ShellTool, in.Command, in.Unsandboxed
-		case "Write", "Edit", "MultiEdit", "NotebookEdit":
+		case writeTools[in.ToolName]:
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		}
 	case "SessionStart":

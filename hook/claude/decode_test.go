@@ -107,3 +107,29 @@ func TestSkillShellLine(t *testing.T) {
 		}
 	}
 }
+
+// A completed call of a tool that writes files is told as one (the stall breaker's
+// progress without git); a shell call, or a write that failed, is not.
+func TestToolUsedKind(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want hook.ToolKind
+	}{
+		{"PostToolUse.Write.json", hook.WriteTool},
+		{"PostToolUse.Bash.json", hook.OtherTool},
+		{"PostToolUseFailure.Bash.json", hook.OtherTool},
+	} {
+		data, err := os.ReadFile(filepath.Join("../../testdata/claude", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := Host{}.Decode(bytes.NewReader(data))
+		if err != nil || ev.Kind != hook.ToolUsed || ev.ToolKind != c.want {
+			t.Errorf("%s: kind %v tool %v, %v; want ToolUsed %v", c.file, ev.Kind, ev.ToolKind, err, c.want)
+		}
+	}
+	failed := `{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"Edit","tool_use_id":"t","error":"x"}`
+	if ev, err := (Host{}).Decode(strings.NewReader(failed)); err != nil || ev.ToolKind != hook.OtherTool {
+		t.Errorf("a failed Edit: tool %v, %v", ev.ToolKind, err)
+	}
+}

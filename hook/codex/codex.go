@@ -206,6 +206,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.LastMessage = in.LastAssistantMessage
 	case "PostToolUse":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
+		if kind, _, _ := toolKind(in.ToolName, in.Command); kind == hook.PatchTool {
+			ev.ToolKind = kind
+		}
 	case "PreToolUse":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
 		ev.ToolKind, ev.Command, ev.Patch = toolKind(in.ToolName, in.Command)

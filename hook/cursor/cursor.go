@@ -182,6 +182,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	case "postToolUse", "postToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
 		ev.Rejected = in.FailureType == "permission_denied"
+		if in.Event == "postToolUse" && writeTools[in.ToolName] {
+			ev.ToolKind = hook.WriteTool
+		}
 	case "preToolUse":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, in.ToolUseID
 		switch {

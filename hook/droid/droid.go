@@ -135,6 +135,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		// hold the call's input and output) stands for one, so that a duplicate delivery
 		// counts once.
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, "posttooluse:"+in.Key
+		if writeTools[in.ToolName] || in.ToolName == patchTool {
+			ev.ToolKind = hook.WriteTool
+		}
 	case "PreToolUse":
 		ev.Kind, ev.ToolName = hook.ToolCheck, in.ToolName
 		switch {

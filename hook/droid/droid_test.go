@@ -35,8 +35,8 @@ func TestDecodeCaptured(t *testing.T) {
 		{"PreToolUse.Edit.json", hook.ToolCheck, "", hook.WriteTool, "/WORK/project/b.txt"},
 		{"PreToolUse.ApplyPatch.json", hook.ToolCheck, "", hook.PatchTool, "*** Begin Patch\n*** Add File: /WORK/project/y.txt\n+hi\n*** End Patch\n"},
 		{"PostToolUse.Execute.json", hook.ToolUsed, "", hook.OtherTool, ""},
-		{"PostToolUse.Create.json", hook.ToolUsed, "", hook.OtherTool, ""},
-		{"PostToolUse.Edit.json", hook.ToolUsed, "", hook.OtherTool, ""},
+		{"PostToolUse.Create.json", hook.ToolUsed, "", hook.WriteTool, ""}, // it completed: progress for the stall breaker
+		{"PostToolUse.Edit.json", hook.ToolUsed, "", hook.WriteTool, ""},
 		{"Stop.first-call.json", hook.Stop, "", hook.OtherTool, ""},
 		{"Stop.after-block.json", hook.Stop, "", hook.OtherTool, ""},
 		{"SessionEnd.json", hook.SessionEnd, "", hook.OtherTool, ""},

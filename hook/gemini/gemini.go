@@ -180,6 +180,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		// Esc while a command runs: Gemini CLI cancels it and ends the turn with no
 		// AfterAgent. The loop ends there, as the first block's notice says (EscEnds).
 		ev.Interrupted = CancelledByUser(in)
+		if in.ToolName == WriteTool || in.ToolName == EditTool {
+			ev.ToolKind = hook.WriteTool
+		}
 	case "BeforeTool":
 		ev.Kind, ev.ToolName = hook.ToolCheck, in.ToolName
 		switch in.ToolName {

@@ -417,6 +417,21 @@ func (h *Target) Binaries(getenv func(string) string, projectDir string) []strin
 	return out
 }
 
+// BinarySources are the files Binaries reads: while none of them changes (nor $PATH), the
+// binaries are the same.
+func (h *Target) BinarySources(getenv func(string) string, projectDir string) []string {
+	var out []string
+	for _, s := range h.Scopes {
+		if path := h.SettingsFile(s.Name, projectDir, getenv); path != "" {
+			out = append(out, path)
+		}
+	}
+	if h.FileBinary != nil {
+		out = append(out, h.HookFiles(getenv, projectDir)...)
+	}
+	return out
+}
+
 // maxFileBinary bounds the hook files FileBinary reads (opencode's plugin is 15 KB).
 const maxFileBinary = 1 << 20
 

@@ -270,6 +270,9 @@ func (h Host) Decode(r io.Reader) (hook.Event, error) {
 		}
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.Tool, in.CallID
 		ev.Rejected = in.Tool == unknownToolName
+		if writeTools[in.Tool] || patchTools[in.Tool] {
+			ev.ToolKind = hook.WriteTool
+		}
 	case hookDeleted:
 		ev.Kind, ev.Reason = hook.SessionEnd, "deleted"
 	}

@@ -197,6 +197,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			return hook.Event{}, fmt.Errorf("%w: no callID", hook.ErrInput)
 		}
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.Tool, in.CallID
+		if in.Tool == "write" || in.Tool == "edit" {
+			ev.ToolKind = hook.WriteTool
+		}
 	case hookStart:
 		ev.Kind, ev.Source = hook.SessionStart, in.Reason
 	case hookCompact:

@@ -174,6 +174,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, id
+		if in.Event == "PostToolUse" && writeTools[in.ToolName] {
+			ev.ToolKind = hook.WriteTool
+		}
 	case "PreToolUse":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.ToolName, id
 		switch {

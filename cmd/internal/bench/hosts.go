@@ -19,6 +19,8 @@ type hostRow struct {
 	Rounds       int     `json:"rounds"`
 	PerIteration float64 `json:"per_iteration_ms"`
 	Stop         float64 `json:"stop_ms"`
+	CPU          float64 `json:"cpu_per_iteration_ms"`
+	StopCPU      float64 `json:"stop_cpu_ms"`
 	Lagged       int     `json:"lagged"`
 	Stops        int     `json:"stops"`
 	Note         string  `json:"note"`
@@ -65,24 +67,27 @@ func realHosts(rounds string) error {
 		}
 		rows = append(rows, rs...)
 	}
-	floor := 0.0
+	floor, floorCPU := 0.0, 0.0
 	for _, r := range rows {
 		if r.Host == "Claude Code" && strings.HasPrefix(r.Hooks, "a minimal") {
-			floor = r.PerIteration
+			floor, floorCPU = r.PerIteration, r.CPU
 		}
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "host\thooks\twaited on hooks per iteration\tthe Stop hook alone\ttranscript behind the last message\trounds")
+	fmt.Fprintln(w, "host\thooks\twaited on hooks per iteration\tthe Stop hook alone\thooks' CPU per iteration\tthe Stop's CPU\ttranscript behind the last message\trounds")
 	for _, r := range rows {
-		ratio := ""
+		ratio, ratioCPU := "", ""
 		if floor > 0 && r.Host == "Claude Code" {
 			ratio = fmt.Sprintf(" (%.1f× the minimal hook)", r.PerIteration/floor)
+		}
+		if floorCPU > 0 && r.Host == "Claude Code" {
+			ratioCPU = fmt.Sprintf(" (%.1f×)", r.CPU/floorCPU)
 		}
 		lag := "-"
 		if r.Stops > 0 {
 			lag = fmt.Sprintf("%d of %d stops", r.Lagged, r.Stops)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%.1f ms%s\t%.1f ms\t%s\t%d\n", r.Host, r.Hooks, r.PerIteration, ratio, r.Stop, lag, r.Rounds)
+		fmt.Fprintf(w, "%s\t%s\t%.1f ms%s\t%.1f ms\t%.1f ms%s\t%.1f ms\t%s\t%d\n", r.Host, r.Hooks, r.PerIteration, ratio, r.Stop, r.CPU, ratioCPU, r.StopCPU, lag, r.Rounds)
 	}
 	w.Flush()
 	if len(rows) == 0 {

@@ -55,6 +55,10 @@ func main() {
 		}
 		return
 	}
+	only := ""
+	if len(os.Args) > 1 && os.Args[1] == "git" {
+		only, os.Args = "git", append(os.Args[:1], os.Args[2:]...)
+	}
 	bin := flag.String("bin", "bin/ralph-loop", "the ralph-loop binary to measure")
 	runs := flag.Int("runs", 20, "runs per case")
 	sizes := flag.String("sizes", "1MB,100MB,1GB", "transcript sizes for case 4")
@@ -66,7 +70,17 @@ func main() {
 		os.Exit(1)
 	}
 	defer b.cleanup()
-	if err := b.all(strings.Split(*sizes, ",")); err != nil {
+	run := func() error { return b.all(strings.Split(*sizes, ",")) }
+	if only == "git" {
+		run = func() error {
+			if err := b.gitLoopCase(); err != nil {
+				return err
+			}
+			b.print(os.Stdout)
+			return nil
+		}
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -137,6 +151,7 @@ type row struct {
 	runs             int
 	median, p99, max time.Duration
 	rssKB, floorKB   int64
+	cpu              time.Duration // mean CPU time (user and system)
 	note             string
 }
 
@@ -170,6 +185,8 @@ type sample struct {
 	rssKB   int64
 	floorKB int64 // this process's RSS when the child started, which Linux counts in
 	out     []byte
+	// cpu is the child's user and system time, with the processes it waited for (git).
+	cpu time.Duration
 }
 
 // exec runs the binary once with stdin and returns its wall time (fork to exit, stdout
@@ -186,6 +203,9 @@ func (b *bench) exec(stdin []byte, args ...string) (sample, error) {
 	s := sample{wall: time.Since(start), out: out.Bytes(), floorKB: floor}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		s.rssKB = ru.Maxrss
+	}
+	if cmd.ProcessState != nil {
+		s.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	if err != nil {
 		return s, fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, errb.String())
@@ -208,7 +228,7 @@ func event(name, session string, kv ...any) map[string]any {
 
 // measure runs setup (not timed) and then one timed run, b.runs times.
 func (b *bench) measure(name string, setup func(i int) error, run func(i int) (sample, error)) (row, error) {
-	var walls []time.Duration
+	var walls, cpus []time.Duration
 	r := row{name: name, runs: b.runs}
 	for i := 0; i < b.runs; i++ {
 		if setup != nil {
@@ -220,12 +240,12 @@ func (b *bench) measure(name string, setup func(i int) error, run func(i int) (s
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", name, err)
 		}
-		walls = append(walls, s.wall)
+		walls, cpus = append(walls, s.wall), append(cpus, s.cpu)
 		r.rssKB = max(r.rssKB, s.rssKB)
 		r.floorKB = max(r.floorKB, s.floorKB)
 	}
 	slices.Sort(walls)
-	r.median, r.max = walls[len(walls)/2], walls[len(walls)-1]
+	r.median, r.max, r.cpu = walls[len(walls)/2], walls[len(walls)-1], mean(cpus)
 	r.p99 = walls[(len(walls)*99+99)/100-1]
 	b.rows = append(b.rows, r)
 	return r, nil
@@ -381,6 +401,11 @@ func (b *bench) all(sizes []string) error {
 
 	// 6. 64 concurrent hooks on one session.
 	if err := b.concurrentCase(); err != nil {
+		return err
+	}
+
+	// 7. A loop in a git repository: the tool hooks and the stop, CPU time.
+	if err := b.gitLoopCase(); err != nil {
 		return err
 	}
 	b.print(os.Stdout)
@@ -554,4 +579,111 @@ func kernel() string {
 		return "unknown kernel"
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// gitLoopCase runs a loop (the stall breaker on, as by default) in a git repository of
+// 2,000 files: each iteration one tool call, its PreToolUse and PostToolUse, the file it
+// changes, then a Stop; once with a Write call each iteration, once with a shell command.
+// The rows give wall times, and in their note the mean CPU time (user and system, with
+// git: the mean, because git runs at some stops only), the steadier figure on a shared
+// machine.
+func (b *bench) gitLoopCase() error {
+	if _, err := exec.LookPath("git"); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: git is not installed: no case 7")
+		return nil
+	}
+	repo := filepath.Join(b.dir, "repo")
+	for i := 0; i < 2000; i++ {
+		p := filepath.Join(repo, fmt.Sprintf("pkg%02d", i/100), fmt.Sprintf("f%04d.go", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, fmt.Appendf(nil, "package pkg%02d\n\nconst C%d = %d\n", i/100, i, i), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@x", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@x")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
+		}
+	}
+	base, err := b.measure("7 baseline: ralph-loop version", nil, func(int) (sample, error) { return b.exec(nil, "version") })
+	if err != nil {
+		return err
+	}
+	b.rows[len(b.rows)-1].note = "CPU " + ms(base.cpu)
+	for _, tool := range []string{"Write", "Bash"} {
+		session := "git-" + strings.ToLower(tool)
+		s, err := b.hook(event("UserPromptSubmit", session, "cwd", repo, "prompt", "/ralph-loop bench the stall breaker --max-iterations 1000000 --min-tool-calls 0"))
+		if err == nil && !bytes.Contains(s.out, []byte("loop armed")) {
+			err = fmt.Errorf("arming failed: %s", s.out)
+		}
+		if err != nil {
+			return err
+		}
+		var pre, post, stop []sample
+		for i := 0; i < b.runs; i++ {
+			id := fmt.Sprintf("toolu_%d", i)
+			file := filepath.Join(repo, "pkg00", "f0000.go")
+			input := map[string]any{"file_path": file, "content": fmt.Sprint(i)}
+			if tool == "Bash" {
+				input = map[string]any{"command": fmt.Sprintf("echo %d > pkg00/f0000.go", i)}
+			}
+			s, err := b.hook(event("PreToolUse", session, "cwd", repo, "tool_name", tool, "tool_input", input, "tool_use_id", id))
+			if err != nil {
+				return err
+			}
+			pre = append(pre, s)
+			if err := os.WriteFile(file, fmt.Append(nil, i), 0o644); err != nil {
+				return err
+			}
+			if s, err = b.hook(event("PostToolUse", session, "cwd", repo, "tool_name", tool, "tool_input", input, "tool_use_id", id,
+				"tool_response", map[string]any{})); err != nil {
+				return err
+			}
+			post = append(post, s)
+			ev := event("Stop", session, "cwd", repo, "last_assistant_message", "Not done yet.", "stop_hook_active", true)
+			if s, err = b.hook(ev); err == nil && !bytes.Contains(s.out, []byte(`"decision":"block"`)) {
+				err = fmt.Errorf("the stop was not blocked: %s", s.out)
+			}
+			if err != nil {
+				return err
+			}
+			stop = append(stop, s)
+		}
+		for _, c := range []struct {
+			name    string
+			samples []sample
+		}{{"PreToolUse", pre}, {"PostToolUse", post}, {"Stop", stop}} {
+			r := rowOf(fmt.Sprintf("7 git repository, a %s each iteration: %s", tool, c.name), c.samples)
+			r.note = fmt.Sprintf("CPU %s (%+.2f ms vs baseline)", ms(r.cpu), float64(r.cpu-base.cpu)/1e6)
+			b.rows = append(b.rows, r)
+		}
+	}
+	return nil
+}
+
+// rowOf summarises samples: wall times, peak RSS and the mean CPU time.
+func rowOf(name string, samples []sample) row {
+	r := row{name: name, runs: len(samples)}
+	var walls, cpus []time.Duration
+	for _, s := range samples {
+		walls, cpus = append(walls, s.wall), append(cpus, s.cpu)
+		r.rssKB, r.floorKB = max(r.rssKB, s.rssKB), max(r.floorKB, s.floorKB)
+	}
+	slices.Sort(walls)
+	r.median, r.max, r.cpu = walls[len(walls)/2], walls[len(walls)-1], mean(cpus)
+	r.p99 = walls[(len(walls)*99+99)/100-1]
+	return r
+}
+
+func mean(ds []time.Duration) time.Duration {
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	return sum / time.Duration(max(len(ds), 1))
 }

@@ -25,6 +25,30 @@ import (
 // less one, and lets the last through.
 const BenchIterations = 10
 
+// BenchRepo makes dir, a benchmark loop's project, a git repository with one commit, as a
+// user's project is: the stall breaker (on by default) reads the work tree there, and what
+// that costs is in the figure.
+func BenchRepo(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("a project\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@x", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@x",
+			"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// BenchCommand is the shell command of a benchmark loop's iteration i: it changes a file
+// of the project, as an iteration's work does (a loop whose commands change nothing ends
+// NO_PROGRESS after --max-stalls iterations).
+func BenchCommand(i int) string { return fmt.Sprintf("echo step %d >> steps.txt", i) }
+
 // NeedBench skips t unless the real-host benchmark was asked for.
 func NeedBench(t *testing.T) {
 	t.Helper()
@@ -76,16 +100,19 @@ func TimedRalphLoop(t *testing.T, timer, dir, real, log string) string {
 }
 
 // HookTimes are the timer's log of one run: the total wall time of the hook processes, and
-// each label's.
+// each label's; and the same of their CPU time (user and system, with the processes they
+// waited for), which a loaded machine changes less than wall time.
 type HookTimes struct {
-	Total   time.Duration
-	ByLabel map[string]time.Duration
-	Runs    int
+	Total      time.Duration
+	ByLabel    map[string]time.Duration
+	CPU        time.Duration
+	CPUByLabel map[string]time.Duration
+	Runs       int
 }
 
 // ReadHookTimes reads a timer's log.
 func ReadHookTimes(log string) (HookTimes, error) {
-	h := HookTimes{ByLabel: map[string]time.Duration{}}
+	h := HookTimes{ByLabel: map[string]time.Duration{}, CPUByLabel: map[string]time.Duration{}}
 	f, err := os.Open(log)
 	if err != nil {
 		return h, err
@@ -96,12 +123,15 @@ func ReadHookTimes(log string) (HookTimes, error) {
 		var l struct {
 			Label string `json:"label"`
 			NS    int64  `json:"ns"`
+			CPU   int64  `json:"cpu_ns"`
 		}
 		if json.Unmarshal(sc.Bytes(), &l) != nil {
 			continue
 		}
 		h.Total += time.Duration(l.NS)
 		h.ByLabel[l.Label] += time.Duration(l.NS)
+		h.CPU += time.Duration(l.CPU)
+		h.CPUByLabel[l.Label] += time.Duration(l.CPU)
 		h.Runs++
 	}
 	return h, sc.Err()
@@ -116,9 +146,12 @@ type BenchRow struct {
 	Rounds       int     `json:"rounds"`
 	PerIteration float64 `json:"per_iteration_ms"`
 	Stop         float64 `json:"stop_ms"`
-	Lagged       int     `json:"lagged,omitempty"`
-	Stops        int     `json:"stops,omitempty"`
-	Note         string  `json:"note,omitempty"`
+	// CPU and StopCPU are the same of the hooks' CPU time (user and system).
+	CPU     float64 `json:"cpu_per_iteration_ms"`
+	StopCPU float64 `json:"stop_cpu_ms"`
+	Lagged  int     `json:"lagged,omitempty"`
+	Stops   int     `json:"stops,omitempty"`
+	Note    string  `json:"note,omitempty"`
 }
 
 // Median is the median of xs (0 for none).
@@ -155,7 +188,7 @@ func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, rea
 	dir := t.TempDir()
 	wrapper := TimedRalphLoop(t, timer, filepath.Join(dir, "bin"), real, filepath.Join(dir, "none.log"))
 	t.Setenv("PATH", filepath.Dir(wrapper)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	var per, stops []float64
+	var per, stops, cpu, stopCPU []float64
 	row := BenchRow{Host: host, Hooks: "ralph-loop, as install writes it"}
 	for round := 0; round < BenchRounds(); round++ {
 		log := filepath.Join(dir, fmt.Sprintf("hooks-%d.log", round))
@@ -170,10 +203,13 @@ func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, rea
 		}
 		per = append(per, PerIterationOf(h.Total, iterations))
 		stops = append(stops, PerIterationOf(h.ByLabel[stop], iterations))
+		cpu = append(cpu, PerIterationOf(h.CPU, iterations))
+		stopCPU = append(stopCPU, PerIterationOf(h.CPUByLabel[stop], iterations))
 		n, m := Lag(l)
 		row.Lagged, row.Stops = row.Lagged+n, row.Stops+m
 	}
 	row.Rounds, row.PerIteration, row.Stop = len(per), Median(per), Median(stops)
+	row.CPU, row.StopCPU = Median(cpu), Median(stopCPU)
 	if stop == "" {
 		row.Note = "(its stop input names no event: the stop alone is not told apart)"
 	}
@@ -200,8 +236,8 @@ func Lag(l Loop) (lagged, stops int) {
 func WriteBench(t *testing.T, name string, rows []BenchRow) {
 	t.Helper()
 	for _, r := range rows {
-		t.Logf("%s, %s: %.1f ms per iteration, stop %.1f ms, transcript behind at %d of %d stops (%d rounds) %s",
-			r.Host, r.Hooks, r.PerIteration, r.Stop, r.Lagged, r.Stops, r.Rounds, r.Note)
+		t.Logf("%s, %s: %.1f ms per iteration (CPU %.1f ms), stop %.1f ms (CPU %.1f ms), transcript behind at %d of %d stops (%d rounds) %s",
+			r.Host, r.Hooks, r.PerIteration, r.CPU, r.Stop, r.StopCPU, r.Lagged, r.Stops, r.Rounds, r.Note)
 	}
 	dir := os.Getenv("RALPH_BENCH_OUT")
 	if dir == "" {

@@ -1,6 +1,7 @@
 // Command hooktimer times hook processes for "make bench": every hook command of a host is
-// run through it, and it appends one line per run to a log, {"label", "ns"}, the wall time
-// of the command it ran. Nothing of ralph-loop uses it.
+// run through it, and it appends one line per run to a log, {"label", "ns", "cpu_ns"}, the
+// wall time of the command it ran and the CPU time (user and system) it and the processes
+// it waited for used. Nothing of ralph-loop uses it.
 //
 //	hooktimer LOG LABEL -- COMMAND [ARG...]   run COMMAND, stdin and stdout passed through
 //
@@ -79,7 +80,11 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "hooktimer:", err)
 		code = 1
 	}
-	line, _ := json.Marshal(map[string]any{"label": label, "ns": d.Nanoseconds()})
+	var cpu time.Duration
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	line, _ := json.Marshal(map[string]any{"label": label, "ns": d.Nanoseconds(), "cpu_ns": cpu.Nanoseconds()})
 	if timed {
 		if f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
 			f.Write(append(line, '\n'))

@@ -63,10 +63,10 @@ func TestHookTime(t *testing.T) {
 	}})
 	var turns []e2e.Turn
 	for i := 1; i <= e2e.BenchIterations; i++ {
-		turns = append(turns, e2e.Bash(fmt.Sprintf("Step %d.", i), "true"), e2e.Text("Not done yet."))
+		turns = append(turns, e2e.Bash(fmt.Sprintf("Step %d.", i), e2e.BenchCommand(i)), e2e.Text("Not done yet."))
 	}
-	per := make([][]float64, len(sets))
-	stop := make([][]float64, len(sets))
+	per, cpu := make([][]float64, len(sets)), make([][]float64, len(sets))
+	stop, stopCPU := make([][]float64, len(sets)), make([][]float64, len(sets))
 	lagged, stops := 0, 0
 	for round := 0; round < e2e.BenchRounds(); round++ {
 		for i, s := range sets {
@@ -75,6 +75,7 @@ func TestHookTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			log := filepath.Join(env.Root, "hooks.log")
+			e2e.BenchRepo(t, env.Project)
 			prompt := s.setup(t, env, log)
 			res, err := env.Run(context.Background(), e2e.Session{Script: e2e.Script{Turns: turns}, Prompts: []string{prompt}, Timeout: 10 * time.Minute})
 			if err != nil {
@@ -90,6 +91,8 @@ func TestHookTime(t *testing.T) {
 			}
 			per[i] = append(per[i], e2e.PerIteration(h.Total))
 			stop[i] = append(stop[i], e2e.PerIteration(h.ByLabel["Stop"]))
+			cpu[i] = append(cpu[i], e2e.PerIteration(h.CPU))
+			stopCPU[i] = append(stopCPU[i], e2e.PerIteration(h.CPUByLabel["Stop"]))
 			if strings.HasPrefix(s.name, "ralph-loop") {
 				l := loopOf(t, env, res.SessionID)
 				expectLoop(t, l, "MAX_ITERATIONS_REACHED", e2e.BenchIterations, e2e.BenchIterations)
@@ -100,7 +103,8 @@ func TestHookTime(t *testing.T) {
 	}
 	var rows []e2e.BenchRow
 	for i, s := range sets {
-		r := e2e.BenchRow{Host: "Claude Code", Hooks: s.name, Rounds: len(per[i]), PerIteration: e2e.Median(per[i]), Stop: e2e.Median(stop[i])}
+		r := e2e.BenchRow{Host: "Claude Code", Hooks: s.name, Rounds: len(per[i]), PerIteration: e2e.Median(per[i]), Stop: e2e.Median(stop[i]),
+			CPU: e2e.Median(cpu[i]), StopCPU: e2e.Median(stopCPU[i])}
 		if strings.HasPrefix(s.name, "ralph-loop") {
 			r.Lagged, r.Stops = lagged, stops
 		}

@@ -27,6 +27,7 @@ func TestHookTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		e2e.BenchRepo(t, e.Project)
 		if _, err := e.Install(context.Background(), "project"); err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func TestHookTime(t *testing.T) {
 		}
 		var turns []Turn
 		for i := 1; i <= iterations; i++ {
-			turns = append(turns, Shell("", "true"), Text(fmt.Sprintf("Iteration %d: not done yet.", i)))
+			turns = append(turns, Shell("", e2e.BenchCommand(i)), Text(fmt.Sprintf("Iteration %d: not done yet.", i)))
 		}
 		run(t, e, Run{Script: Script{Turns: turns, WhenDone: Text("Out of script.")},
 			Prompt: fmt.Sprintf(`/ralph-loop "Do the task." --max-iterations %d`, iterations)})
