@@ -2,6 +2,7 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -22,13 +23,66 @@ var bootID = sync.OnceValue(func() string {
 	return strings.TrimSpace(string(b))
 })
 
+// boottimeOffset is the offset, in clock ticks, that this process's time namespace adds to
+// every start time /proc shows it: a process in a time namespace of its own (unshare -T
+// --boottime N, no privilege needed inside a user namespace) reads every process's start
+// shifted by N seconds, which would make the loop's host look like another process and the
+// processes around it older or newer than they are. Start times are told as the kernel keeps
+// them, whoever reads them.
+var boottimeOffset = sync.OnceValues(func() (uint64, error) {
+	b, err := os.ReadFile("/proc/self/timens_offsets")
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil // a kernel without time namespaces
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read this process's time namespace: %w", err)
+	}
+	return parseOffsets(b)
+})
+
+// clockTicks is USER_HZ, the unit of /proc's start times: 100 on every Linux architecture
+// ralph-loop is built for.
+const clockTicks = 100
+
+// parseOffsets reads /proc/self/timens_offsets ("boottime <seconds> <nanoseconds>") as
+// clock ticks (two's complement for a negative offset).
+func parseOffsets(b []byte) (uint64, error) {
+	for line := range strings.SplitSeq(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != "boottime" {
+			continue
+		}
+		sec, err1 := strconv.ParseInt(f[1], 10, 64)
+		nsec, err2 := strconv.ParseInt(f[2], 10, 64)
+		const tick = 1e9 / clockTicks
+		if err1 != nil || err2 != nil || nsec%tick != 0 {
+			return 0, fmt.Errorf("read this process's time namespace: its boottime offset %q is not in whole clock ticks", line)
+		}
+		return uint64(sec*clockTicks + nsec/tick), nil
+	}
+	return 0, errors.New("read this process's time namespace: no boottime offset")
+}
+
+// unshift takes this process's time namespace's offset out of info's start time.
+func unshift(info Info, err error) (Info, error) {
+	if err != nil {
+		return info, err
+	}
+	off, err := boottimeOffset()
+	if err != nil {
+		return Info{}, err
+	}
+	info.Start -= off
+	return info, nil
+}
+
 // Read reads one process's entry in the process table.
 func Read(pid int) (Info, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return Info{}, fmt.Errorf("read process %d: %w", pid, err)
 	}
-	return parseStat(pid, b, bootID())
+	return unshift(parseStat(pid, b, bootID()))
 }
 
 // parseStat reads /proc/PID/stat: "pid (comm) state ppid pgrp session tty …", the comm
@@ -71,7 +125,7 @@ func Self() (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("read this process: malformed stat")
 	}
-	return parseStat(n, b, bootID())
+	return unshift(parseStat(n, b, bootID()))
 }
 
 // hidden reports whether pid is a running process the table does not show: one of another

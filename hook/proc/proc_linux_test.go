@@ -24,7 +24,59 @@ func TestMain(m *testing.M) {
 		json.NewEncoder(os.Stdout).Encode(map[string]any{"host": c.Host.PID, "via": len(c.Via), "stdin": c.Stdin.Kind, "proved": c.Proved(), "same": c.SameSession})
 		os.Exit(0)
 	}
+	if os.Getenv("PROC_TEST_STARTS") == "1" {
+		// Prints the start time of pid 1 and of its own parent, as this process reads them.
+		one, err1 := Read(1)
+		parent, err2 := Read(os.Getppid())
+		json.NewEncoder(os.Stdout).Encode(map[string]any{"one": one.Start, "parent": parent.Start, "alive": Alive(parent.ID),
+			"err": fmt.Sprint(errors.Join(err1, err2))})
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
+}
+
+// A process in a time namespace of its own (unshare -T, no privilege needed inside a user
+// namespace) reads every start time in /proc shifted by its boottime offset; ralph-loop
+// takes the offset out, so the processes it reads are the ones a hook outside recorded.
+func TestStartTimesInTimeNamespace(t *testing.T) {
+	self, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := Read(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	for _, offset := range []string{"100000", "-1"} {
+		cmd := exec.Command("unshare", "--user", "--map-root-user", "--time", "--boottime", offset, exe)
+		cmd.Env = append(os.Environ(), "PROC_TEST_STARTS=1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Skipf("no time namespace here (unshare --time): %v", err)
+		}
+		var got struct {
+			One, Parent uint64
+			Alive       bool
+			Err         string
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%q: %v", out, err)
+		}
+		if got.Err != "<nil>" {
+			t.Fatalf("boottime %s: %s", offset, got.Err)
+		}
+		// The child's parent is unshare, started by this test after it: its start is at
+		// least this process's; pid 1's is the same as read from here (with a negative
+		// offset the kernel cannot show a start that early: it is not compared then).
+		if offset[0] == '-' {
+			got.One = one.Start
+		}
+		if got.One != one.Start || got.Parent < self.Start || !got.Alive {
+			t.Errorf("boottime %s: pid 1 started at %d (want %d), the parent at %d (want at least %d), alive %v", offset,
+				got.One, one.Start, got.Parent, self.Start, got.Alive)
+		}
+	}
 }
 
 func TestParseStat(t *testing.T) {
