@@ -70,6 +70,9 @@ func TestScripts(t *testing.T) {
 				// A process namespace of one's own, without privileges (unprivileged user
 				// namespaces are turned off on some systems).
 				return unshareWorks(), nil
+			case "timens":
+				// A time namespace of one's own, without privileges.
+				return exec.Command("unshare", "-UrT", "--boottime", "1", "true").Run() == nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
