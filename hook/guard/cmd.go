@@ -8,7 +8,11 @@ import (
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
-// This file judges one simple command, by what its program does with its arguments.
+// This file judges one simple command, by what its program does with its arguments: the
+// index of programs and the scanning of their options. The rules of each family of
+// programs are in a file of their own: wrap.go (wrappers, the shell's builtins), copy.go
+// (copies, archives, sync), find.go (find, xargs), git.go, code.go (interpreters and
+// one-liners), ralph.go (ralph-loop and the host's CLI), server.go (the host's server).
 
 // cmdline is a simple command after expansion.
 type cmdline struct {
