@@ -1,10 +1,6 @@
 package claude
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,13 +13,8 @@ type fixture struct{ t *testing.T }
 
 func (fixture) Host() hook.Host        { return Host{} }
 func (fixture) Env() map[string]string { return map[string]string{"CLAUDE_PROJECT_DIR": ""} }
-func (f fixture) load(name string) []byte {
-	return hosttest.Load(f.t, filepath.Join("../../testdata/claude", name))
-}
-
 func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	fields["session_id"], fields["cwd"], fields["transcript_path"] = s.ID, s.Cwd, s.Transcript
-	return hosttest.Patch(f.load(name), fields)
+	return hosttest.ClaudePayload(f.t, "claude", name, s, fields)
 }
 
 func (f fixture) Prompt(s hosttest.Session, text string) []byte {
@@ -52,41 +43,12 @@ func (f fixture) Said(s hosttest.Session, text, toolID string) {
 	if toolID != "" {
 		blocks = append(blocks, map[string]any{"type": "tool_use", "id": toolID, "name": "Bash", "input": map[string]any{"command": "true"}})
 	}
-	line, _ := json.Marshal(map[string]any{"type": "assistant", "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+	hosttest.AppendJSONL(f.t, s.Transcript, map[string]any{"type": "assistant", "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
 		"message": map[string]any{"role": "assistant", "content": blocks}})
-	if err := os.MkdirAll(filepath.Dir(s.Transcript), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	tf, err := os.OpenFile(s.Transcript, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer tf.Close()
-	if _, err := tf.Write(append(line, '\n')); err != nil {
-		f.t.Fatal(err)
-	}
 }
 
-func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
-	var r hosttest.Reply
-	if code != 0 {
-		return r, fmt.Errorf("exit code %d", code)
-	}
-	if len(stdout) == 0 {
-		return r, nil
-	}
-	var out struct {
-		Decision, Reason, SystemMessage string
-		HookSpecificOutput              struct {
-			AdditionalContext, PermissionDecision string
-		}
-	}
-	if err := json.Unmarshal(stdout, &out); err != nil {
-		return r, err
-	}
-	r.Block, r.Reason, r.Notice = out.Decision == "block", out.Reason, out.SystemMessage
-	r.Context, r.Deny = out.HookSpecificOutput.AdditionalContext, out.HookSpecificOutput.PermissionDecision == "deny"
-	return r, nil
+func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
+	return hosttest.ClaudeReply(stdout, code)
 }
 
 func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t}) }

@@ -1,10 +1,6 @@
 package codex
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,13 +13,8 @@ type fixture struct{ t *testing.T }
 
 func (fixture) Host() hook.Host        { return Host{} }
 func (fixture) Env() map[string]string { return map[string]string{} }
-func (f fixture) load(name string) []byte {
-	return hosttest.Load(f.t, filepath.Join("../../testdata/codex", name))
-}
-
 func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	fields["session_id"], fields["cwd"], fields["transcript_path"] = s.ID, s.Cwd, s.Transcript
-	return hosttest.Patch(f.load(name), fields)
+	return hosttest.ClaudePayload(f.t, "codex", name, s, fields)
 }
 
 func (f fixture) Prompt(s hosttest.Session, text string) []byte {
@@ -55,45 +46,16 @@ func (f fixture) Said(s hosttest.Session, text, toolID string) {
 	}
 	lines = append(lines, map[string]any{"timestamp": ts, "type": "response_item", "payload": map[string]any{
 		"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": text}}}})
-	if err := os.MkdirAll(filepath.Dir(s.Transcript), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	tf, err := os.OpenFile(s.Transcript, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer tf.Close()
-	for _, l := range lines {
-		b, _ := json.Marshal(l)
-		if _, err := tf.Write(append(b, '\n')); err != nil {
-			f.t.Fatal(err)
-		}
-	}
+	hosttest.AppendJSONL(f.t, s.Transcript, lines...)
 }
 
 func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
-	var r hosttest.Reply
-	if code != 0 {
-		return r, fmt.Errorf("exit code %d", code)
-	}
-	if len(stdout) == 0 {
-		return r, nil
-	}
-	if err := checkWire(kind, stdout); err != nil {
-		return r, err
-	}
-	var out struct {
-		Decision, Reason, SystemMessage string
-		HookSpecificOutput              struct {
-			AdditionalContext, PermissionDecision string
+	if code == 0 && len(stdout) != 0 {
+		if err := checkWire(kind, stdout); err != nil {
+			return hosttest.Reply{}, err
 		}
 	}
-	if err := json.Unmarshal(stdout, &out); err != nil {
-		return r, err
-	}
-	r.Block, r.Reason, r.Notice = out.Decision == "block", out.Reason, out.SystemMessage
-	r.Context, r.Deny = out.HookSpecificOutput.AdditionalContext, out.HookSpecificOutput.PermissionDecision == "deny"
-	return r, nil
+	return hosttest.ClaudeReply(stdout, code)
 }
 
 func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t}) }

@@ -3,7 +3,6 @@ package copilot
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -62,7 +61,7 @@ func (f fixture) SessionEnd(s hosttest.Session) []byte {
 func (f fixture) Said(s hosttest.Session, text, toolID string) {
 	f.stops[s.ID] = f.stamp(s) + 1000
 	now := time.Now().UTC().Format(time.RFC3339Nano)
-	lines := []map[string]any{{"type": "assistant.message", "timestamp": now, "id": "m",
+	lines := []any{map[string]any{"type": "assistant.message", "timestamp": now, "id": "m",
 		"data": map[string]any{"content": text, "toolRequests": []any{}}}}
 	if toolID != "" {
 		lines = append(lines, map[string]any{"type": "tool.execution_complete", "timestamp": now, "id": "t",
@@ -70,20 +69,7 @@ func (f fixture) Said(s hosttest.Session, text, toolID string) {
 	}
 	lines = append(lines, map[string]any{"type": "hook.start", "timestamp": now, "id": "h",
 		"data": map[string]any{"hookType": "agentStop", "input": map[string]any{"sessionId": s.ID, "timestamp": f.stops[s.ID]}}})
-	if err := os.MkdirAll(filepath.Dir(s.Transcript), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	tf, err := os.OpenFile(s.Transcript, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer tf.Close()
-	for _, l := range lines {
-		b, _ := json.Marshal(l)
-		if _, err := tf.Write(append(b, '\n')); err != nil {
-			f.t.Fatal(err)
-		}
-	}
+	hosttest.AppendJSONL(f.t, s.Transcript, lines...)
 }
 
 // Reply reads stdout; exit 2 is a notice on stderr (which the suite does not see).

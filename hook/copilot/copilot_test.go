@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -60,19 +61,12 @@ func (s *session) stop() (string, string, int) {
 // write appends lines to events.jsonl.
 func (s *session) write(lines ...map[string]any) {
 	s.t.Helper()
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-		s.t.Fatal(err)
-	}
-	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer f.Close()
+	var out []any
 	for _, l := range lines {
 		l["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
-		b, _ := json.Marshal(l)
-		f.Write(append(b, '\n'))
+		out = append(out, l)
 	}
+	hosttest.AppendJSONL(s.t, s.path, out...)
 }
 
 func said(text string) map[string]any {

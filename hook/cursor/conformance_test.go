@@ -1,7 +1,6 @@
 package cursor
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -71,12 +70,6 @@ func (f fixture) SaidEvent(s hosttest.Session, text string) []byte {
 // suite does not see.
 func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
 	var r hosttest.Reply
-	if code != 0 {
-		return r, fmt.Errorf("exit code %d", code)
-	}
-	if len(stdout) == 0 {
-		return r, nil
-	}
 	var out struct {
 		Followup   *string `json:"followup_message"`
 		Continue   *bool   `json:"continue"`
@@ -84,7 +77,7 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 		Agent      string  `json:"agent_message"`
 		Permission string  `json:"permission"`
 	}
-	if err := json.Unmarshal(stdout, &out); err != nil {
+	if ok, err := hosttest.ReadReply(stdout, code, &out); !ok {
 		return r, err
 	}
 	switch kind {

@@ -3,7 +3,6 @@ package droid
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,13 +18,8 @@ type fixture struct{ t *testing.T }
 
 func (fixture) Host() hook.Host        { return Host{} }
 func (fixture) Env() map[string]string { return map[string]string{"FACTORY_PROJECT_DIR": ""} }
-func (f fixture) load(name string) []byte {
-	return hosttest.Load(f.t, filepath.Join("../../testdata/droid", name))
-}
-
 func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	fields["session_id"], fields["cwd"], fields["transcript_path"] = s.ID, s.Cwd, s.Transcript
-	return hosttest.Patch(f.load(name), fields)
+	return hosttest.ClaudePayload(f.t, "droid", name, s, fields)
 }
 
 // expand is what Factory Droid hands the prompt hook for text typed at its prompt: a loop
@@ -75,20 +69,9 @@ func (f fixture) Said(s hosttest.Session, text, toolID string) {
 	if toolID != "" {
 		blocks = append(blocks, map[string]any{"type": "tool_use", "id": toolID, "name": "Execute", "input": map[string]any{"command": "true"}})
 	}
-	line, _ := json.Marshal(map[string]any{"type": "message", "id": fmt.Sprintf("m-%d", time.Now().UnixNano()),
+	hosttest.AppendJSONL(f.t, s.Transcript, map[string]any{"type": "message", "id": fmt.Sprintf("m-%d", time.Now().UnixNano()),
 		"timestamp": time.Now().UTC().Format(time.RFC3339Nano),
 		"message":   map[string]any{"role": "assistant", "content": blocks, "modelId": "custom:fake-model"}})
-	if err := os.MkdirAll(filepath.Dir(s.Transcript), 0o755); err != nil {
-		f.t.Fatal(err)
-	}
-	tf, err := os.OpenFile(s.Transcript, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer tf.Close()
-	if _, err := tf.Write(append(line, '\n')); err != nil {
-		f.t.Fatal(err)
-	}
 }
 
 func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {

@@ -1,10 +1,7 @@
 package gemini
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,13 +14,8 @@ type fixture struct{ t *testing.T }
 
 func (fixture) Host() hook.Host        { return Host{} }
 func (fixture) Env() map[string]string { return map[string]string{ProjectEnv: ""} }
-func (f fixture) load(name string) []byte {
-	return hosttest.Load(f.t, filepath.Join("../../testdata/gemini", name))
-}
-
 func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	fields["session_id"], fields["cwd"], fields["transcript_path"] = s.ID, s.Cwd, s.Transcript
-	return hosttest.Patch(f.load(name), fields)
+	return hosttest.ClaudePayload(f.t, "gemini", name, s, fields)
 }
 
 func (f fixture) Prompt(s hosttest.Session, text string) []byte {
@@ -67,38 +59,20 @@ func geminiRecord(text, toolID string, at time.Time) map[string]any {
 
 func appendRecords(t *testing.T, path string, recs ...map[string]any) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tf, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tf.Close()
+	var lines []any
 	for _, r := range recs {
-		line, _ := json.Marshal(r)
-		if _, err := tf.Write(append(line, '\n')); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := fmt.Fprintf(tf, `{"$set":{"lastUpdated":%q}}`+"\n", time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
-			t.Fatal(err)
-		}
+		lines = append(lines, r, map[string]any{"$set": map[string]any{"lastUpdated": time.Now().UTC().Format(time.RFC3339Nano)}})
 	}
+	hosttest.AppendJSONL(t, path, lines...)
 }
 
 func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
 	var r hosttest.Reply
-	if code != 0 {
-		return r, fmt.Errorf("exit code %d", code)
-	}
-	if len(stdout) == 0 {
-		return r, nil
-	}
 	var out struct {
 		Decision, Reason, SystemMessage string
 		HookSpecificOutput              struct{ HookEventName, AdditionalContext string }
 	}
-	if err := json.Unmarshal(stdout, &out); err != nil {
+	if ok, err := hosttest.ReadReply(stdout, code, &out); !ok {
 		return r, err
 	}
 	r.Block, r.Deny = out.Decision == "block", out.Decision == "deny"

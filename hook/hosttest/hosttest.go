@@ -577,19 +577,13 @@ func Load(t testing.TB, path string) []byte {
 // 0, which the hosts of Claude Code's shape answer in.
 func ClaudeReply(stdout []byte, code int) (Reply, error) {
 	var r Reply
-	if code != 0 {
-		return r, fmt.Errorf("exit code %d", code)
-	}
-	if len(stdout) == 0 {
-		return r, nil
-	}
 	var out struct {
 		Decision, Reason, SystemMessage string
 		HookSpecificOutput              struct {
 			AdditionalContext, PermissionDecision string
 		}
 	}
-	if err := json.Unmarshal(stdout, &out); err != nil {
+	if ok, err := ReadReply(stdout, code, &out); !ok {
 		return r, err
 	}
 	r.Block, r.Reason, r.Notice = out.Decision == "block", out.Reason, out.SystemMessage

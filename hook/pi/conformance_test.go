@@ -1,8 +1,6 @@
 package pi
 
 import (
-	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,14 +56,8 @@ func (fixture) Said(hosttest.Session, string, string) {}
 // and shown to the user.
 func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
 	var r hosttest.Reply
-	if code != 0 {
-		return r, fmt.Errorf("exit code %d", code)
-	}
-	if len(stdout) == 0 {
-		return r, nil
-	}
 	var out Output
-	if err := json.Unmarshal(stdout, &out); err != nil {
+	if ok, err := hosttest.ReadReply(stdout, code, &out); !ok {
 		return r, err
 	}
 	r.Notice, r.Context = out.Notice, out.Send

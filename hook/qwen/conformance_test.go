@@ -1,9 +1,6 @@
 package qwen
 
 import (
-	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/hook"
@@ -15,13 +12,8 @@ type fixture struct{ t *testing.T }
 
 func (fixture) Host() hook.Host        { return Host{} }
 func (fixture) Env() map[string]string { return map[string]string{"QWEN_PROJECT_DIR": ""} }
-func (f fixture) load(name string) []byte {
-	return hosttest.Load(f.t, filepath.Join("../../testdata/qwen", name))
-}
-
 func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	fields["session_id"], fields["cwd"], fields["transcript_path"] = s.ID, s.Cwd, s.Transcript
-	return hosttest.Patch(f.load(name), fields)
+	return hosttest.ClaudePayload(f.t, "qwen", name, s, fields)
 }
 
 // Prompt is the user's own prompt: Qwen Code sends the typed text as submitted_prompt (and,
@@ -51,26 +43,8 @@ func (f fixture) SessionEnd(s hosttest.Session) []byte {
 // Said does nothing: the Stop hook decides on last_assistant_message.
 func (fixture) Said(hosttest.Session, string, string) {}
 
-func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
-	var r hosttest.Reply
-	if code != 0 {
-		return r, fmt.Errorf("exit code %d", code)
-	}
-	if len(stdout) == 0 {
-		return r, nil
-	}
-	var out struct {
-		Decision, Reason, SystemMessage string
-		HookSpecificOutput              struct {
-			AdditionalContext, PermissionDecision string
-		}
-	}
-	if err := json.Unmarshal(stdout, &out); err != nil {
-		return r, err
-	}
-	r.Block, r.Reason, r.Notice = out.Decision == "block", out.Reason, out.SystemMessage
-	r.Context, r.Deny = out.HookSpecificOutput.AdditionalContext, out.HookSpecificOutput.PermissionDecision == "deny"
-	return r, nil
+func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
+	return hosttest.ClaudeReply(stdout, code)
 }
 
 func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t}) }
