@@ -23,7 +23,8 @@ type Host interface {
 	Decode(r io.Reader) (Event, error)
 	// Encode writes rep for ev in the host's protocol to stdout (nothing at all when rep is
 	// empty) and, for a host that shows the user a hook's stderr, its notice to stderr
-	// (Copilot CLI and Cursor), and returns the process exit code.
+	// (Copilot CLI, Cursor; Factory Droid's refused prompt), and returns the process exit
+	// code.
 	Encode(stdout, stderr io.Writer, ev Event, rep Reply) (int, error)
 	// Facts are the host's facts for an event, as the hook's environment and the session's
 	// directory make them (a block cap raised in the settings, the hook's timeout).

@@ -536,7 +536,7 @@ const (
 	ActNotified   = "notified"     // a notification said the loop ended or paused (--notify)
 	ActUncounted  = "not_counted"  // a usage record the host could not have written, not counted
 	ActUsage      = "usage"        // the last turn's usage, written after the loop ended, counted
-	ActError      = "error"
+	ActError      = "error"        // a stop blocked as the loop stood, without the lock: its decision not recorded
 	// ActUnverified: a stop blocked because the active loop's state could not be verified.
 	ActUnverified = "unverified"
 )

@@ -14,9 +14,10 @@ import (
 )
 
 // Flag is one flag of /ralph-loop and "ralph-loop start": how it is typed, what it sets,
-// how status shows it and how help and the README describe it. Flags is the one table
-// that parsing, settings files, help, the command files' argument hint, status and the
-// README's flag list are all made from: adding a flag is adding an entry.
+// how status shows it and how help and docs/usage.md describe it. Flags is the one table
+// that parsing, settings files, help, the command files' argument hint, status and
+// docs/usage.md's flag table (made by make generate) are all made from: adding a flag is
+// adding an entry.
 type Flag struct {
 	// Name is the flag without its dashes, and its key in .ralph/settings*.json.
 	Name string
@@ -24,7 +25,7 @@ type Flag struct {
 	Arg string
 	// Default is the default as shown ("25", "none").
 	Default string
-	// Usage is the line help gives it; Doc the README's fuller account (Markdown).
+	// Usage is the line help gives it; Doc the fuller account in docs/usage.md (Markdown).
 	Usage, Doc string
 	// Repeatable flags may be given several times (each adds a value).
 	Repeatable bool

@@ -18,7 +18,7 @@ func HookCommand(binary, host string) string {
 }
 
 // DefaultCommand makes a hook's command line: the binary's absolute path (BinaryCommand),
-// or at a shared scope the portable command (PortableCommand).
+// or at a shared scope the portable command (PortableCommandAt).
 func DefaultCommand(c CommandSpec) string {
 	if c.Portable {
 		return PortableCommandAt(c.Target, c.Event, c.Scope)
@@ -56,16 +56,12 @@ func BinaryCommand(h *Target, ev Event, binary string) string {
 	return h.line(ev, run, binary, inject.BinaryGone(h.Title, binary))
 }
 
-// PortableCommand is a hook command for files used on other machines: it runs the
-// ralph-loop found on PATH, and on a machine without one answers as above; for a session
-// without a loop, that tells the user once how to get it at the events that ask for it.
-func PortableCommand(h *Target, ev Event) string {
-	return portable(h, ev, "")
-}
-
-// PortableCommandAt is PortableCommand for a shared scope of the host's: it sets ScopeEnv
-// to the scope, so that the hook defers to ralph-loop's hooks in the machine's own settings
-// (see Defers). Install writes it at shared scopes.
+// PortableCommandAt is the hook command line for files used on other machines, at a shared
+// scope of the host's: it runs the ralph-loop found on PATH, and on a machine without one
+// answers as above; for a session without a loop, that tells the user once how to get it at
+// the events that ask for it. It sets ScopeEnv to the scope, so that the hook defers to
+// ralph-loop's hooks in the machine's own settings (see Defers). Install writes it at shared
+// scopes.
 func PortableCommandAt(h *Target, ev Event, scope string) string {
 	return portable(h, ev, scope)
 }

@@ -1,8 +1,9 @@
 package wire
 
 // Output is the hook output object of the hosts whose protocol has Claude Code's shape
-// (Claude Code, Codex, Gemini CLI, Qwen Code). Each host fills only the fields its events
-// accept (Codex refuses any other); empty fields are left out.
+// (Claude Code, Codex, Gemini CLI, and Qwen Code and Factory Droid through Claude Code's
+// encoder). Each host fills only the fields its events accept (Codex refuses any other);
+// empty fields are left out.
 type Output struct {
 	Decision           string    `json:"decision,omitempty"`
 	Reason             string    `json:"reason,omitempty"`
