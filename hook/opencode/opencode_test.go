@@ -9,13 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -289,42 +287,8 @@ func TestRunCannotLoop(t *testing.T) {
 // user's plugin holds, as written (a link is kept as the link), and for a project's the
 // ralph-loop found on PATH.
 func TestPluginBinaries(t *testing.T) {
-	home, project := t.TempDir(), t.TempDir()
-	for _, d := range []string{"opt/real", "bin", "path"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	real := filepath.Join(home, "opt", "real", "ralph-loop")
-	onPath := filepath.Join(home, "path", "ralph-loop")
-	for _, p := range []string{real, onPath} {
-		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link := filepath.Join(home, "bin", "ralph-loop")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
-	}
-	getenv := func(k string) string {
-		return map[string]string{"HOME": home, "PATH": filepath.Join(home, "path")}[k]
-	}
+	b := hosttest.NewBinaries(t, "ralph-loop")
 	for _, h := range []Host{{}, Kilo} {
-		inst := h.Installer()
-		if got := inst.Binaries(getenv, project); len(got) != 0 {
-			t.Errorf("%s, nothing installed: %q", h.Name(), got)
-		}
-		for _, scope := range []string{"user", "project"} {
-			p, err := inst.Install(install.Options{Scope: scope, Dir: project, Getenv: getenv, Binary: link, Now: time.Now()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Apply(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got, want := inst.Binaries(getenv, project), []string{link, onPath}; !slices.Equal(got, want) {
-			t.Errorf("%s: got %q, want %q", h.Name(), got, want)
-		}
+		b.InstallBoth(t, h.Installer())
 	}
 }

@@ -10,11 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/hosttest"
-	"github.com/ralph-loop/ralph-loop/hook/install"
 )
 
 func decodeFile(t *testing.T, name string, fields map[string]any) hook.Event {
@@ -212,43 +210,11 @@ func TestExtension(t *testing.T) {
 // the link), and for a project's the ralph-loop found on PATH; a file in the extension's
 // place that is not ralph-loop's, or names no program, names nothing.
 func TestExtensionBinaries(t *testing.T) {
-	home, project := t.TempDir(), t.TempDir()
-	for _, d := range []string{"opt/real", "bin", "path"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	real := filepath.Join(home, "opt", "real", "ralph-loop")
-	onPath := filepath.Join(home, "path", "ralph-loop")
-	for _, p := range []string{real, onPath} {
-		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link := filepath.Join(home, "bin", "rl")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
-	}
-	getenv := func(k string) string {
-		return map[string]string{"HOME": home, "PATH": filepath.Join(home, "path")}[k]
-	}
-	if got := Installer.Binaries(getenv, project); len(got) != 0 {
-		t.Errorf("nothing installed: %q", got)
-	}
-	for _, scope := range []string{"user", "project"} {
-		p, err := Installer.Install(install.Options{Scope: scope, Dir: project, Getenv: getenv, Binary: link, Now: time.Now()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Apply(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, want := Installer.Binaries(getenv, project), []string{link, onPath}; !slices.Equal(got, want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
+	b := hosttest.NewBinaries(t, "rl")
+	b.InstallBoth(t, Installer)
+	getenv, project, onPath := b.Getenv, b.Project, b.OnPath
 
-	user := filepath.Join(home, ".pi", "agent", ExtensionFile)
+	user := filepath.Join(b.Home, ".pi", "agent", ExtensionFile)
 	ours, err := os.ReadFile(user)
 	if err != nil {
 		t.Fatal(err)
