@@ -9,20 +9,14 @@ import (
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 )
 
 func TestDecodeCaptured(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/claude/*.json")
-	if len(files) < 8 {
-		t.Fatalf("captured payloads missing: %v", files)
-	}
-	for _, name := range files {
+	for _, c := range hosttest.LoadAll(t, "../../testdata/claude/*.json", 8) {
+		name, data := c.Path, c.Data
 		if strings.Contains(name, "api-request") {
 			continue
-		}
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
 		}
 		in, err := DecodeInput(strings.NewReader(string(data)))
 		if err != nil {
@@ -62,14 +56,7 @@ func TestDecodeErrors(t *testing.T) {
 
 // FuzzDecodeInput checks that any input decodes or fails with ErrInput, without panicking.
 func FuzzDecodeInput(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/claude/*.json")
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	hosttest.Seed(f, "../../testdata/claude/*.json")
 	f.Add([]byte(`{"hook_event_name":"Stop","session_id":"s","stop_hook_active":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in, err := DecodeInput(strings.NewReader(string(data)))

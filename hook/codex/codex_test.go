@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 )
 
 // wireFields are the output fields Codex 0.169.0 accepts for each event: it refuses any other
@@ -71,15 +72,8 @@ func contains(l []string, s string) bool {
 }
 
 func TestDecodeCaptured(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/codex/*.json")
-	if len(files) < 10 {
-		t.Fatalf("captured payloads missing: %v", files)
-	}
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range hosttest.LoadAll(t, "../../testdata/codex/*.json", 10) {
+		name, data := c.Path, c.Data
 		ev, err := Host{}.Decode(bytes.NewReader(data))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -2,24 +2,16 @@ package gemini
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 )
 
 // FuzzScan feeds the chat-file scanner anything, seeded from the captured chat files: it
 // never panics, never reads past its input, and counts no more replies than lines.
 func FuzzScan(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/gemini/*.jsonl")
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	hosttest.Seed(f, "../../testdata/gemini/*.jsonl")
 	f.Add([]byte(`{"type":"gemini","content":[{"text":"<promise>DONE</promise>"}]}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Scan(bytes.NewReader(data), 0, transcript.Options{Token: "DONE"})

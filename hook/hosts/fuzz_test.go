@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -17,17 +16,7 @@ import (
 // a host decodes it or refuses it with hook.ErrInput, never panics, and the engine either
 // answers or exits non-zero with nothing on stdout.
 func FuzzHandle(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/*/*.json")
-	if len(files) == 0 {
-		f.Fatal("no captured payloads")
-	}
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	hosttest.Seed(f, "../../testdata/*/*.json")
 	f.Add([]byte(`{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"/ralph-loop x"}`))
 	f.Add([]byte(`{"hook_event_name":"Stop","session_id":"s","last_assistant_message":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -57,3 +57,33 @@ func ReadReply(stdout []byte, code int, out any) (ok bool, err error) {
 	}
 	return true, nil
 }
+
+// Captured is one captured file: its path and its content.
+type Captured struct {
+	Path string
+	Data []byte
+}
+
+// LoadAll reads the captured files that match pattern (as filepath.Glob, from the host
+// package's directory), failing the test when there are fewer than least.
+func LoadAll(t testing.TB, pattern string, least int) []Captured {
+	t.Helper()
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) < least {
+		t.Fatalf("captured files missing: %d match %s (%v), want %d or more", len(paths), pattern, err, least)
+	}
+	var out []Captured
+	for _, p := range paths {
+		out = append(out, Captured{p, Load(t, p)})
+	}
+	return out
+}
+
+// Seed adds every captured file that matches pattern to a fuzz target's corpus (one
+// argument: the file's content), failing when none does.
+func Seed(f *testing.F, pattern string) {
+	f.Helper()
+	for _, c := range LoadAll(f, pattern, 1) {
+		f.Add(c.Data)
+	}
+}

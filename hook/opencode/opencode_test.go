@@ -236,16 +236,9 @@ func TestServerPorts(t *testing.T) {
 // Kilo's plugin is opencode's: every event it sent under Kilo 7.7.7 decodes as the event of
 // the same name captured under opencode, and Kilo's names are its own.
 func TestKiloCaptures(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/kilo/*.json")
-	if len(files) < 13 {
-		t.Fatalf("%d captures under testdata/kilo, want 13", len(files))
-	}
-	for _, f := range files {
+	for _, c := range hosttest.LoadAll(t, "../../testdata/kilo/*.json", 13) {
+		f, b := c.Path, c.Data
 		name := filepath.Base(f)
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		ev, err := Kilo.Decode(bytes.NewReader(b))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

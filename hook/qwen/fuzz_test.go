@@ -2,10 +2,9 @@ package qwen
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 )
 
@@ -13,13 +12,8 @@ import (
 // file: it never panics, never reads past its input, counts at most one reply a line and
 // never a negative number of tokens.
 func FuzzScanUsage(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/qwen/*.jsonl")
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data, "Still thinking.")
+	for _, c := range hosttest.LoadAll(f, "../../testdata/qwen/*.jsonl", 1) {
+		f.Add(c.Data, "Still thinking.")
 	}
 	f.Add([]byte(`{"type":"assistant","uuid":"a","usageMetadata":{"promptTokenCount":-5,"cachedContentTokenCount":9,"candidatesTokenCount":1e3}}`+"\n"), "")
 	f.Fuzz(func(t *testing.T, data []byte, last string) {

@@ -85,14 +85,7 @@ func TestDecodeErrors(t *testing.T) {
 
 // FuzzDecode checks that any input decodes or fails with ErrInput, without panicking.
 func FuzzDecode(f *testing.F) {
-	files, _ := filepath.Glob("../../testdata/qwen/*.json")
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	hosttest.Seed(f, "../../testdata/qwen/*.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ev, err := Host{}.Decode(bytes.NewReader(data))
 		if err != nil && !errors.Is(err, hook.ErrInput) {
