@@ -9,33 +9,19 @@ import (
 )
 
 // fixture makes Claude Code's payloads from the ones captured from Claude Code 2.1.330.
-type fixture struct{ t *testing.T }
+type fixture struct{ hosttest.Payloads }
+
+// events are the payloads the fixture makes its events from.
+var events = map[hook.Kind]hosttest.Event{
+	hook.Prompt:     {File: "UserPromptSubmit.json", Field: "prompt"},
+	hook.Stop:       {File: "Stop.first-call.json", Field: "last_assistant_message"},
+	hook.ToolUsed:   {File: "PostToolUse.Bash.json", Field: "tool_use_id"},
+	hook.ToolCheck:  {File: "PreToolUse.Bash.json", Field: "tool_input.command"},
+	hook.SessionEnd: {File: "SessionEnd.json"},
+}
 
 func (fixture) Host() hook.Host        { return Host{} }
 func (fixture) Env() map[string]string { return map[string]string{"CLAUDE_PROJECT_DIR": ""} }
-func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	return hosttest.ClaudePayload(f.t, "claude", name, s, fields)
-}
-
-func (f fixture) Prompt(s hosttest.Session, text string) []byte {
-	return f.base("UserPromptSubmit.json", s, map[string]any{"prompt": text})
-}
-
-func (f fixture) Stop(s hosttest.Session, last string) []byte {
-	return f.base("Stop.first-call.json", s, map[string]any{"last_assistant_message": last})
-}
-
-func (f fixture) ToolUsed(s hosttest.Session, id string) []byte {
-	return f.base("PostToolUse.Bash.json", s, map[string]any{"tool_use_id": id})
-}
-
-func (f fixture) ToolCheck(s hosttest.Session, command string) []byte {
-	return f.base("PreToolUse.Bash.json", s, map[string]any{"tool_input.command": command})
-}
-
-func (f fixture) SessionEnd(s hosttest.Session) []byte {
-	return f.base("SessionEnd.json", s, map[string]any{})
-}
 
 // Said appends an assistant line as Claude Code writes it.
 func (f fixture) Said(s hosttest.Session, text, toolID string) {
@@ -43,7 +29,7 @@ func (f fixture) Said(s hosttest.Session, text, toolID string) {
 	if toolID != "" {
 		blocks = append(blocks, map[string]any{"type": "tool_use", "id": toolID, "name": "Bash", "input": map[string]any{"command": "true"}})
 	}
-	hosttest.AppendJSONL(f.t, s.Transcript, map[string]any{"type": "assistant", "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+	hosttest.AppendJSONL(f.T, s.Transcript, map[string]any{"type": "assistant", "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
 		"message": map[string]any{"role": "assistant", "content": blocks}})
 }
 
@@ -51,4 +37,6 @@ func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, erro
 	return hosttest.ClaudeReply(stdout, code)
 }
 
-func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t}) }
+func TestConformance(t *testing.T) {
+	hosttest.Run(t, fixture{hosttest.Payloads{T: t, Dir: "claude", Session: hosttest.ClaudeSession, Events: events}})
+}

@@ -3,7 +3,6 @@ package copilot
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,20 +12,21 @@ import (
 
 // fixture makes Copilot CLI's payloads from the ones captured from Copilot CLI 1.0.102.
 type fixture struct {
-	t     *testing.T
+	hosttest.Payloads
 	stops map[string]int64 // the timestamp of each session's next agentStop
+}
+
+// events are the payloads the fixture makes its events from.
+var events = map[hook.Kind]hosttest.Event{
+	hook.Prompt: {File: "userPromptSubmitted.json", Field: "prompt"},
+	// ToolUsed is nil: postToolUse has no tool-call id and is not used; Said writes the call
+	// into the transcript, where it is counted.
+	hook.ToolCheck:  {File: "preToolUse.json", Field: "toolArgs.command"},
+	hook.SessionEnd: {File: "sessionEnd.json"},
 }
 
 func (fixture) Host() hook.Host        { return Host{} }
 func (fixture) Env() map[string]string { return map[string]string{} }
-func (f fixture) load(name string) []byte {
-	return hosttest.Load(f.t, filepath.Join("../../testdata/copilot", name))
-}
-
-func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	fields["sessionId"], fields["cwd"] = s.ID, s.Cwd
-	return hosttest.Patch(f.load(name), fields)
-}
 
 func (f fixture) stamp(s hosttest.Session) int64 {
 	if _, ok := f.stops[s.ID]; !ok {
@@ -35,25 +35,9 @@ func (f fixture) stamp(s hosttest.Session) int64 {
 	return f.stops[s.ID]
 }
 
-func (f fixture) Prompt(s hosttest.Session, text string) []byte {
-	return f.base("userPromptSubmitted.json", s, map[string]any{"prompt": text})
-}
-
 // Stop has no last message: the text is in the transcript, up to the stop's own hook.start.
 func (f fixture) Stop(s hosttest.Session, _ string) []byte {
-	return f.base("agentStop.first.json", s, map[string]any{"transcriptPath": s.Transcript, "timestamp": f.stamp(s)})
-}
-
-// ToolUsed is nil: postToolUse has no tool-call id and is not used; Said writes the call
-// into the transcript, where it is counted.
-func (fixture) ToolUsed(hosttest.Session, string) []byte { return nil }
-
-func (f fixture) ToolCheck(s hosttest.Session, command string) []byte {
-	return f.base("preToolUse.json", s, map[string]any{"toolArgs.command": command})
-}
-
-func (f fixture) SessionEnd(s hosttest.Session) []byte {
-	return f.base("sessionEnd.json", s, map[string]any{})
+	return f.Base("agentStop.first.json", s, map[string]any{"transcriptPath": s.Transcript, "timestamp": f.stamp(s)})
 }
 
 // Said appends what Copilot CLI writes for a turn: the assistant.message, the tool call's
@@ -69,7 +53,7 @@ func (f fixture) Said(s hosttest.Session, text, toolID string) {
 	}
 	lines = append(lines, map[string]any{"type": "hook.start", "timestamp": now, "id": "h",
 		"data": map[string]any{"hookType": "agentStop", "input": map[string]any{"sessionId": s.ID, "timestamp": f.stops[s.ID]}}})
-	hosttest.AppendJSONL(f.t, s.Transcript, lines...)
+	hosttest.AppendJSONL(f.T, s.Transcript, lines...)
 }
 
 // Reply reads stdout; exit 2 is a notice on stderr (which the suite does not see).
@@ -95,4 +79,7 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 	return r, nil
 }
 
-func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t: t, stops: map[string]int64{}}) }
+func TestConformance(t *testing.T) {
+	p := hosttest.Payloads{T: t, Dir: "copilot", Session: [3]string{"sessionId", "cwd", ""}, Events: events}
+	hosttest.Run(t, fixture{p, map[string]int64{}})
+}

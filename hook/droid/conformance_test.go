@@ -14,13 +14,20 @@ import (
 )
 
 // fixture makes Factory Droid's payloads from the ones captured from Factory Droid 0.215.0.
-type fixture struct{ t *testing.T }
+type fixture struct{ hosttest.Payloads }
+
+// events are the payloads the fixture makes its events from.
+var events = map[hook.Kind]hosttest.Event{
+	// Stop has no last message: the text is in the transcript (Said).
+	hook.Stop: {File: "Stop.first-call.json"},
+	// ToolUsed has no tool-call id: the call's input stands for it.
+	hook.ToolUsed:   {File: "PostToolUse.Execute.json", Field: "tool_input.command", Prefix: "echo "},
+	hook.ToolCheck:  {File: "PreToolUse.Execute.json", Field: "tool_input.command"},
+	hook.SessionEnd: {File: "SessionEnd.json"},
+}
 
 func (fixture) Host() hook.Host        { return Host{} }
 func (fixture) Env() map[string]string { return map[string]string{"FACTORY_PROJECT_DIR": ""} }
-func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	return hosttest.ClaudePayload(f.t, "droid", name, s, fields)
-}
 
 // expand is what Factory Droid hands the prompt hook for text typed at its prompt: a loop
 // command expanded from the command file install writes (as in
@@ -41,25 +48,7 @@ func expand(text string) string {
 // Prompt is the user's prompt as the prompt hook gets it (under --input-format
 // stream-jsonrpc, or in the TUI).
 func (f fixture) Prompt(s hosttest.Session, text string) []byte {
-	return f.base("UserPromptSubmit.json", s, map[string]any{"prompt": expand(text)})
-}
-
-// Stop has no last message: the text is in the transcript (Said).
-func (f fixture) Stop(s hosttest.Session, _ string) []byte {
-	return f.base("Stop.first-call.json", s, map[string]any{})
-}
-
-// ToolUsed has no tool-call id: the call's input stands for it.
-func (f fixture) ToolUsed(s hosttest.Session, id string) []byte {
-	return f.base("PostToolUse.Execute.json", s, map[string]any{"tool_input.command": "echo " + id})
-}
-
-func (f fixture) ToolCheck(s hosttest.Session, command string) []byte {
-	return f.base("PreToolUse.Execute.json", s, map[string]any{"tool_input.command": command})
-}
-
-func (f fixture) SessionEnd(s hosttest.Session) []byte {
-	return f.base("SessionEnd.json", s, map[string]any{})
+	return f.Base("UserPromptSubmit.json", s, map[string]any{"prompt": expand(text)})
 }
 
 // Said appends an assistant message line as Factory Droid writes it (see
@@ -69,7 +58,7 @@ func (f fixture) Said(s hosttest.Session, text, toolID string) {
 	if toolID != "" {
 		blocks = append(blocks, map[string]any{"type": "tool_use", "id": toolID, "name": "Execute", "input": map[string]any{"command": "true"}})
 	}
-	hosttest.AppendJSONL(f.t, s.Transcript, map[string]any{"type": "message", "id": fmt.Sprintf("m-%d", time.Now().UnixNano()),
+	hosttest.AppendJSONL(f.T, s.Transcript, map[string]any{"type": "message", "id": fmt.Sprintf("m-%d", time.Now().UnixNano()),
 		"timestamp": time.Now().UTC().Format(time.RFC3339Nano),
 		"message":   map[string]any{"role": "assistant", "content": blocks, "modelId": "custom:fake-model"}})
 }
@@ -89,7 +78,9 @@ func (f fixture) ReplyStderr(kind hook.Kind, stdout, stderr []byte, code int) (h
 	return f.Reply(kind, stdout, code)
 }
 
-func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t}) }
+func TestConformance(t *testing.T) {
+	hosttest.Run(t, fixture{hosttest.Payloads{T: t, Dir: "droid", Session: hosttest.ClaudeSession, Events: events}})
+}
 
 // TestExpandAsCaptured checks the fixture's expansion against Factory Droid's own.
 func TestExpandAsCaptured(t *testing.T) {

@@ -10,42 +10,28 @@ import (
 )
 
 // fixture makes Gemini CLI's payloads from the ones captured from Gemini CLI 0.61.0.
-type fixture struct{ t *testing.T }
+type fixture struct{ hosttest.Payloads }
+
+// events are the payloads the fixture makes its events from.
+var events = map[hook.Kind]hosttest.Event{
+	hook.Prompt: {File: "BeforeAgent.json", Field: "prompt"},
+	// Stop puts last in prompt_response, which the host must not read: the transcript is what
+	// counts.
+	hook.Stop: {File: "AfterAgent.first-call.json", Field: "prompt_response"},
+	// ToolUsed makes AfterTool, which has no id: id goes into the command, so that different
+	// calls are different events.
+	hook.ToolUsed:   {File: "AfterTool.run_shell_command.json", Field: "tool_input.command", Prefix: "echo "},
+	hook.ToolCheck:  {File: "BeforeTool.run_shell_command.json", Field: "tool_input.command"},
+	hook.SessionEnd: {File: "SessionEnd.json"},
+}
 
 func (fixture) Host() hook.Host        { return Host{} }
 func (fixture) Env() map[string]string { return map[string]string{ProjectEnv: ""} }
-func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	return hosttest.ClaudePayload(f.t, "gemini", name, s, fields)
-}
-
-func (f fixture) Prompt(s hosttest.Session, text string) []byte {
-	return f.base("BeforeAgent.json", s, map[string]any{"prompt": text})
-}
-
-// Stop puts last in prompt_response, which the host must not read: the transcript is what
-// counts.
-func (f fixture) Stop(s hosttest.Session, last string) []byte {
-	return f.base("AfterAgent.first-call.json", s, map[string]any{"prompt_response": last})
-}
-
-// ToolUsed makes AfterTool, which has no id: id goes into the command, so that different
-// calls are different events.
-func (f fixture) ToolUsed(s hosttest.Session, id string) []byte {
-	return f.base("AfterTool.run_shell_command.json", s, map[string]any{"tool_input.command": "echo " + id})
-}
-
-func (f fixture) ToolCheck(s hosttest.Session, command string) []byte {
-	return f.base("BeforeTool.run_shell_command.json", s, map[string]any{"tool_input.command": command})
-}
-
-func (f fixture) SessionEnd(s hosttest.Session) []byte {
-	return f.base("SessionEnd.json", s, map[string]any{})
-}
 
 // Said appends a gemini record as Gemini CLI writes it (synthetic, in the shape of
 // chat.block-once.jsonl), with a lastUpdated line after it.
 func (f fixture) Said(s hosttest.Session, text, toolID string) {
-	appendRecords(f.t, s.Transcript, geminiRecord(text, toolID, time.Now()))
+	appendRecords(f.T, s.Transcript, geminiRecord(text, toolID, time.Now()))
 }
 
 func geminiRecord(text, toolID string, at time.Time) map[string]any {
@@ -57,7 +43,7 @@ func geminiRecord(text, toolID string, at time.Time) map[string]any {
 	return rec
 }
 
-func appendRecords(t *testing.T, path string, recs ...map[string]any) {
+func appendRecords(t testing.TB, path string, recs ...map[string]any) {
 	t.Helper()
 	var lines []any
 	for _, r := range recs {
@@ -80,4 +66,8 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 	return r, nil
 }
 
-func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t}) }
+func newFixture(t testing.TB) fixture {
+	return fixture{hosttest.Payloads{T: t, Dir: "gemini", Session: hosttest.ClaudeSession, Events: events}}
+}
+
+func TestConformance(t *testing.T) { hosttest.Run(t, newFixture(t)) }

@@ -157,7 +157,7 @@ func newSession(t *testing.T) *session {
 	return &session{t: t, store: state.NewStore(filepath.Join(dir, "state", "ralph-loop")),
 		env: map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_STATE_HOME": filepath.Join(dir, "state")},
 		s:   hosttest.Session{ID: "g1", Cwd: dir, Transcript: filepath.Join(dir, "chats", "session-x.jsonl")},
-		f:   fixture{t}, now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+		f:   newFixture(t), now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
 }
 
 func (s *session) handle(in []byte) hosttest.Reply {
@@ -438,7 +438,7 @@ func TestFirstBlockSaysEsc(t *testing.T) {
 // AfterTool.run_shell_command.json.
 func aftertool(t *testing.T, s hosttest.Session, tool, llmContent, display any) []byte {
 	t.Helper()
-	f := fixture{t}
+	f := newFixture(t)
 	return hosttest.Patch(f.ToolUsed(s, "call_1"), map[string]any{"tool_name": tool,
 		"tool_response": map[string]any{"llmContent": llmContent, "returnDisplay": display}})
 }

@@ -6,17 +6,68 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ralph-loop/ralph-loop/hook"
 )
 
 // The helpers a host's Fixture is made of: its captured payloads, its transcript lines,
 // its replies.
 
-// ClaudePayload is the payload captured from a host of Claude Code's shape in
-// testdata/<host>/<name> (from the host package's directory), for session s: its
-// session_id, cwd and transcript_path set, with fields (see Patch).
-func ClaudePayload(t testing.TB, host, name string, s Session, fields map[string]any) []byte {
-	fields["session_id"], fields["cwd"], fields["transcript_path"] = s.ID, s.Cwd, s.Transcript
-	return Patch(Load(t, filepath.Join("../../testdata", host, name)), fields)
+// Payloads makes a Fixture's events from the payloads captured from its host, in
+// testdata/<Dir> (from the host package's directory): a host package embeds it in its
+// fixture with the events its host has, and writes only the builders it makes otherwise.
+type Payloads struct {
+	T   testing.TB
+	Dir string
+	// Session names the fields of a payload that say its session: its id, its directory
+	// and its transcript's path ("": the host's payloads have no such field).
+	Session [3]string
+	// Events are the events the host has, by kind (Prompt, Stop, ToolUsed, ToolCheck,
+	// SessionEnd); a kind it has not makes nil.
+	Events map[hook.Kind]Event
+}
+
+// ClaudeSession are the session fields of the hosts of Claude Code's shape.
+var ClaudeSession = [3]string{"session_id", "cwd", "transcript_path"}
+
+// An Event is the captured payload (a file in the host's testdata) a hook event is made
+// from, and the field (a dotted path, see Patch) its argument goes in, after Prefix (a
+// tool-call id the host does not report goes into the command: "echo ID"); with no field,
+// the argument is dropped.
+type Event struct {
+	File, Field, Prefix string
+}
+
+func (p Payloads) Prompt(s Session, text string) []byte { return p.Make(hook.Prompt, s, text) }
+func (p Payloads) Stop(s Session, last string) []byte   { return p.Make(hook.Stop, s, last) }
+func (p Payloads) ToolUsed(s Session, id string) []byte { return p.Make(hook.ToolUsed, s, id) }
+func (p Payloads) ToolCheck(s Session, command string) []byte {
+	return p.Make(hook.ToolCheck, s, command)
+}
+func (p Payloads) SessionEnd(s Session) []byte { return p.Make(hook.SessionEnd, s, "") }
+
+// Make is the event of a kind for session s, with its argument arg; nil for a kind the
+// host has not.
+func (p Payloads) Make(kind hook.Kind, s Session, arg string) []byte {
+	e, ok := p.Events[kind]
+	if !ok {
+		return nil
+	}
+	fields := map[string]any{}
+	if e.Field != "" {
+		fields[e.Field] = e.Prefix + arg
+	}
+	return p.Base(e.File, s, fields)
+}
+
+// Base is the captured payload in file for session s, with fields set (see Patch).
+func (p Payloads) Base(file string, s Session, fields map[string]any) []byte {
+	for i, v := range []string{s.ID, s.Cwd, s.Transcript} {
+		if p.Session[i] != "" {
+			fields[p.Session[i]] = v
+		}
+	}
+	return Patch(Load(p.T, filepath.Join("../../testdata", p.Dir, file)), fields)
 }
 
 // AppendJSONL appends each value as a JSON line to the file at path, making its directory

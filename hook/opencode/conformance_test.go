@@ -1,7 +1,6 @@
 package opencode
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/hook"
@@ -12,43 +11,29 @@ import (
 // plugin that "ralph-loop install --host opencode" writes, in opencode serve), or under Kilo
 // 7.7.7 (host Kilo, dir testdata/kilo).
 type fixture struct {
-	t    *testing.T
+	hosttest.Payloads
 	host Host
-	dir  string
+}
+
+func newFixture(t *testing.T, host Host, dir string) fixture {
+	return fixture{hosttest.Payloads{T: t, Dir: dir, Session: [3]string{"sessionID", "directory", ""}, Events: events}, host}
+}
+
+// events are the payloads the fixture makes its events from.
+var events = map[hook.Kind]hosttest.Event{
+	hook.Prompt:     {File: "chat.message.json", Field: "prompt"},
+	hook.ToolUsed:   {File: "tool.execute.after.json", Field: "callID"},
+	hook.ToolCheck:  {File: "tool.execute.before.json", Field: "args.command"},
+	hook.SessionEnd: {File: "session.deleted.json"},
 }
 
 func (f fixture) Host() hook.Host      { return f.host }
 func (fixture) Env() map[string]string { return map[string]string{} }
 
-func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	fields["sessionID"], fields["directory"] = s.ID, s.Cwd
-	dir := f.dir
-	if dir == "" {
-		dir = "opencode"
-	}
-	return hosttest.Patch(hosttest.Load(f.t, filepath.Join("../../testdata", dir, name)), fields)
-}
-
-func (f fixture) Prompt(s hosttest.Session, text string) []byte {
-	return f.base("chat.message.json", s, map[string]any{"prompt": text})
-}
-
 // Stop hands over the iteration's messages, as the plugin does.
 func (f fixture) Stop(s hosttest.Session, last string) []byte {
 	msgs := []any{map[string]any{"id": "msg_1", "role": "assistant", "parts": []any{map[string]any{"text": last, "synthetic": false}}}}
-	return f.base("session.idle.no-promise.json", s, map[string]any{"messages": msgs})
-}
-
-func (f fixture) ToolUsed(s hosttest.Session, id string) []byte {
-	return f.base("tool.execute.after.json", s, map[string]any{"callID": id})
-}
-
-func (f fixture) ToolCheck(s hosttest.Session, command string) []byte {
-	return f.base("tool.execute.before.json", s, map[string]any{"args.command": command})
-}
-
-func (f fixture) SessionEnd(s hosttest.Session) []byte {
-	return f.base("session.deleted.json", s, map[string]any{})
+	return f.Base("session.idle.no-promise.json", s, map[string]any{"messages": msgs})
 }
 
 // Said does nothing: the plugin hands the iteration's text over with the stop.
@@ -74,6 +59,6 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 	return r, nil
 }
 
-func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t: t}) }
+func TestConformance(t *testing.T) { hosttest.Run(t, newFixture(t, Host{}, "opencode")) }
 
-func TestKiloConformance(t *testing.T) { hosttest.Run(t, fixture{t: t, host: Kilo, dir: "kilo"}) }
+func TestKiloConformance(t *testing.T) { hosttest.Run(t, newFixture(t, Kilo, "kilo")) }

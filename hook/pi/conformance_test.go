@@ -1,7 +1,6 @@
 package pi
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,42 +10,32 @@ import (
 
 // fixture makes the extension's events from the ones captured under pi 0.73.1 (the
 // extension that "ralph-loop install --host pi" writes, in pi --mode rpc).
-type fixture struct{ t *testing.T }
+type fixture struct{ hosttest.Payloads }
+
+// events are the payloads the fixture makes its events from.
+var events = map[hook.Kind]hosttest.Event{
+	hook.ToolUsed:   {File: "tool_result.json", Field: "callID"},
+	hook.ToolCheck:  {File: "tool_call.json", Field: "args.command"},
+	hook.SessionEnd: {File: "session_shutdown.json"},
+}
 
 func (fixture) Host() hook.Host        { return Host{} }
 func (fixture) Env() map[string]string { return map[string]string{} }
-
-func (f fixture) base(name string, s hosttest.Session, fields map[string]any) []byte {
-	fields["sessionID"], fields["directory"] = s.ID, s.Cwd
-	return hosttest.Patch(hosttest.Load(f.t, filepath.Join("../../testdata/pi", name)), fields)
-}
 
 // Prompt runs a loop command as the extension's command does; other text is the user's
 // input.
 func (f fixture) Prompt(s hosttest.Session, text string) []byte {
 	if strings.HasPrefix(text, "/") {
-		return f.base("command.json", s, map[string]any{"prompt": text})
+		return f.Base("command.json", s, map[string]any{"prompt": text})
 	}
-	return f.base("input.busy.json", s, map[string]any{"prompt": text, "busy": false})
+	return f.Base("input.busy.json", s, map[string]any{"prompt": text, "busy": false})
 }
 
 // Stop hands over the run's messages, as the extension does at agent_end.
 func (f fixture) Stop(s hosttest.Session, last string) []byte {
 	msgs := []any{map[string]any{"role": "assistant", "stopReason": "stop", "model": "fake-model",
 		"content": []any{map[string]any{"type": "text", "text": last}}}}
-	return f.base("agent_end.no-promise.json", s, map[string]any{"messages": msgs})
-}
-
-func (f fixture) ToolUsed(s hosttest.Session, id string) []byte {
-	return f.base("tool_result.json", s, map[string]any{"callID": id})
-}
-
-func (f fixture) ToolCheck(s hosttest.Session, command string) []byte {
-	return f.base("tool_call.json", s, map[string]any{"args.command": command})
-}
-
-func (f fixture) SessionEnd(s hosttest.Session) []byte {
-	return f.base("session_shutdown.json", s, map[string]any{})
+	return f.Base("agent_end.no-promise.json", s, map[string]any{"messages": msgs})
 }
 
 // Said does nothing: the extension hands the run's text over with the stop.
@@ -72,4 +61,6 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 	return r, nil
 }
 
-func TestConformance(t *testing.T) { hosttest.Run(t, fixture{t: t}) }
+func TestConformance(t *testing.T) {
+	hosttest.Run(t, fixture{hosttest.Payloads{T: t, Dir: "pi", Session: [3]string{"sessionID", "directory", ""}, Events: events}})
+}
