@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/hook"
@@ -136,5 +138,24 @@ func Seed(f *testing.F, pattern string) {
 	f.Helper()
 	for _, c := range LoadAll(f, pattern, 1) {
 		f.Add(c.Data)
+	}
+}
+
+// SameEvents checks that the events a plugin or extension passes on, each named by the
+// first group of a match of pattern in its source, are those its host lists (Events, as
+// "ralph-loop hook --help" shows them).
+func SameEvents(t testing.TB, source, pattern string, listed []string) {
+	t.Helper()
+	var passed []string
+	for _, m := range regexp.MustCompile(pattern).FindAllStringSubmatch(source, -1) {
+		if !slices.Contains(passed, m[1]) {
+			passed = append(passed, m[1])
+		}
+	}
+	listed = slices.Clone(listed)
+	slices.Sort(passed)
+	slices.Sort(listed)
+	if len(passed) == 0 || !slices.Equal(passed, listed) {
+		t.Errorf("the source passes on %q; the host lists %q", passed, listed)
 	}
 }

@@ -158,18 +158,7 @@ func TestEncode(t *testing.T) {
 // TestEvents: the events "ralph-loop hook --help" lists for pi are exactly those the
 // extension passes on.
 func TestEvents(t *testing.T) {
-	var passed []string
-	for _, m := range regexp.MustCompile(`base\("([^"]+)"`).FindAllStringSubmatch(extensionSource, -1) {
-		if !slices.Contains(passed, m[1]) {
-			passed = append(passed, m[1])
-		}
-	}
-	listed := Host{}.Events()
-	slices.Sort(passed)
-	slices.Sort(listed)
-	if !slices.Equal(passed, listed) {
-		t.Errorf("the extension passes on %q; Events lists %q", passed, listed)
-	}
+	hosttest.SameEvents(t, extensionSource, `base\("([^"]+)"`, Host{}.Events())
 }
 
 // TestExtension: install writes the extension with its binary, its scope and the loop
