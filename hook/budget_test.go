@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // TestDecideBudget: a token or cost budget ends the loop BUDGET_EXHAUSTED at the first stop
@@ -13,8 +13,8 @@ import (
 // price pauses a loop with a cost budget for the user's price, and never counts as free; a
 // record no reply can be is not counted; a promise still wins.
 func TestDecideBudget(t *testing.T) {
-	opus := func(in, out int64) []usage.Record {
-		return []usage.Record{{Model: "claude-opus-5-5", Tokens: usage.Tokens{Input: in, Output: out}}}
+	opus := func(in, out int64) []spend.Record {
+		return []spend.Record{{Model: "claude-opus-5-5", Tokens: spend.Tokens{Input: in, Output: out}}}
 	}
 	tests := []struct {
 		name   string
@@ -30,23 +30,23 @@ func TestDecideBudget(t *testing.T) {
 			"the token budget of 1,100 was reached without the promise: 1,100 tokens, $0.0060", 1100},
 		{"token budget reached over iterations", loop(func(l *state.Loop) {
 			l.MaxTokens = 2000
-			l.Spent = usage.Spent{Tokens: usage.Tokens{Input: 1000}, CostUSD: 0.004}
+			l.Spent = spend.Spent{Tokens: spend.Tokens{Input: 1000}, CostUSD: 0.004}
 		}), Observation{Usage: opus(1000, 0)}, Budget, "the token budget of 2,000 was reached", 2000},
 		{"below the cost budget", loop(func(l *state.Loop) { l.MaxCost = 1 }), Observation{Usage: opus(100_000, 10_000)}, Continue, "", 110_000},
 		{"cost budget reached", loop(func(l *state.Loop) { l.MaxCost = 0.6 }), Observation{Usage: opus(100_000, 10_000)}, Budget,
 			"the cost budget of $0.60 was reached without the promise: 110,000 tokens, $0.60", 110_000},
-		{"the user's price counts", loop(func(l *state.Loop) { l.MaxCost = 0.5; l.Prices = map[string]usage.Price{"claude-opus-5-5": {Input: 1}} }),
+		{"the user's price counts", loop(func(l *state.Loop) { l.MaxCost = 0.5; l.Prices = map[string]spend.Price{"claude-opus-5-5": {Input: 1}} }),
 			Observation{Usage: opus(100_000, 10_000)}, Continue, "", 110_000},
 		{"the host's cost counts", loop(func(l *state.Loop) { l.MaxCost = 2 }),
-			Observation{Usage: []usage.Record{{Model: "fake", Tokens: usage.Tokens{Input: 5}, Cost: 2, HasCost: true}}}, Budget, "$2.00", 5},
+			Observation{Usage: []spend.Record{{Model: "fake", Tokens: spend.Tokens{Input: 5}, Cost: 2, HasCost: true}}}, Budget, "$2.00", 5},
 		{"unknown model under a cost budget", loop(func(l *state.Loop) { l.MaxCost = 100 }),
-			Observation{Usage: []usage.Record{{Model: "mystery", Tokens: usage.Tokens{Input: 5}}}}, PausedForPrice, "", 5},
+			Observation{Usage: []spend.Record{{Model: "mystery", Tokens: spend.Tokens{Input: 5}}}}, PausedForPrice, "", 5},
 		{"unknown model under a cost budget, the token budget reached", loop(func(l *state.Loop) { l.MaxCost = 100; l.MaxTokens = 5 }),
-			Observation{Usage: []usage.Record{{Model: "mystery", Tokens: usage.Tokens{Input: 5}}}}, Budget, "the token budget of 5 was reached", 5},
+			Observation{Usage: []spend.Record{{Model: "mystery", Tokens: spend.Tokens{Input: 5}}}}, Budget, "the token budget of 5 was reached", 5},
 		{"a record beyond one reply is not counted", loop(func(l *state.Loop) { l.MaxTokens = 100_000 }),
-			Observation{Usage: []usage.Record{{Model: "claude-opus-5-5", ID: "x", Tokens: usage.Tokens{Input: 900_000_000}}}}, Continue, "", 0},
+			Observation{Usage: []spend.Record{{Model: "claude-opus-5-5", ID: "x", Tokens: spend.Tokens{Input: 900_000_000}}}}, Continue, "", 0},
 		{"unknown model without a cost budget", loop(func(l *state.Loop) { l.MaxTokens = 100 }),
-			Observation{Usage: []usage.Record{{Model: "mystery", Tokens: usage.Tokens{Input: 5}}}}, Continue, "", 5},
+			Observation{Usage: []spend.Record{{Model: "mystery", Tokens: spend.Tokens{Input: 5}}}}, Continue, "", 5},
 		{"a promise wins over a budget reached", loop(func(l *state.Loop) { l.MaxTokens = 10; l.ToolCalls = 1 }),
 			Observation{Found: true, Usage: opus(1000, 100)}, Accept, "", 1100},
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/check"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Verdict is the outcome of a stop decision.
@@ -85,7 +85,7 @@ type Observation struct {
 	// not run). The last one failed unless all passed.
 	Checks []check.Result
 	// Usage is what the model used since the last decision, as the host recorded it.
-	Usage []usage.Record
+	Usage []spend.Record
 	// Tree is the git tree of the loop's work tree as it is now ("" when it was not
 	// recorded: not a git work tree, not needed, or git failed), for the stall breaker.
 	Tree string
@@ -134,7 +134,7 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	}
 	l.UpdatedAt = o.Now
 	l.LastSeenAt = o.Now
-	var counted []usage.Record
+	var counted []spend.Record
 	var uncounted []string
 	l.Ledger, counted, uncounted = l.Ledger.Screen(o.Usage, l.StartedAt, o.Now)
 	l.Spent = l.Spent.Add(counted, l.Prices)

@@ -8,8 +8,8 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Host translates one agent CLI's hook protocol: it decodes the host's event into an
@@ -140,7 +140,7 @@ type Event struct {
 	Model string
 	// Usage, for a host that hands over the iteration's messages (HasText), is what the
 	// model used for them, as the host recorded it (Stop).
-	Usage []usage.Record
+	Usage []spend.Record
 
 	// Tool calls (ToolUsed, ToolCheck).
 	ToolName  string

@@ -12,8 +12,8 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/hook/proc"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Command is a loop command found in a prompt: which one, and the text after it.
@@ -183,7 +183,7 @@ func (e *engine) price(tx *state.Tx, l *state.Loop, now time.Time) string {
 	prices := maps.Clone(l.Prices)
 	for m, p := range cfg.Prices {
 		if prices == nil {
-			prices = map[string]usage.Price{}
+			prices = map[string]spend.Price{}
 		}
 		prices[m] = p
 	}
@@ -327,7 +327,7 @@ func (e *engine) budgetArmable(c state.Config) error {
 		if m == "" {
 			continue
 		}
-		if _, ok := usage.Lookup(m, c.Prices); !ok {
+		if _, ok := spend.Lookup(m, c.Prices); !ok {
 			return fmt.Errorf("--%s: this session uses %s, which has no known price (see \"ralph-loop prices\"; set one under %q in %s)",
 				args.FlagMaxCost, m, args.SettingPrices, args.ProjectSettings)
 		}

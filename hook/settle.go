@@ -7,8 +7,8 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // settle counts what the last turn of a session's ended loop used, when the host wrote it to
@@ -33,8 +33,8 @@ func pendingUsage(l *state.Loop) bool {
 // Settle counts the last turn's usage of the session's ended loop, written to the host's
 // transcript after the loop ended (see settle), under the session's lock: the usage
 // records read from where the last stop stopped, stamped by the loop's end, give or take
-// usage.Skew (what the host wrote later is another turn's), each screened as a stop's are
-// (usage.Ledger.Screen). It is done once: a transcript that shows nothing more counts
+// spend.Skew (what the host wrote later is another turn's), each screened as a stop's are
+// (spend.Ledger.Screen). It is done once: a transcript that shows nothing more counts
 // nothing.
 func Settle(ctx context.Context, env Env, facts Facts, sessionID string) error {
 	env.defaults()
@@ -60,16 +60,16 @@ func settleLoop(env Env, tr Transcript, tx *state.Tx, l *state.Loop) {
 		return // the transcript shows nothing more
 	}
 	end := *l.EndedAt
-	var late []usage.Record
+	var late []spend.Record
 	for _, r := range res.Usage {
-		if !r.At.IsZero() && !r.At.After(end.Add(usage.Skew)) {
+		if !r.At.IsZero() && !r.At.After(end.Add(spend.Skew)) {
 			late = append(late, r)
 		}
 	}
 	before := l.Spent
-	var counted []usage.Record
+	var counted []spend.Record
 	var not []string
-	l.Ledger, counted, not = l.Ledger.Screen(late, l.StartedAt, end.Add(usage.Skew))
+	l.Ledger, counted, not = l.Ledger.Screen(late, l.StartedAt, end.Add(spend.Skew))
 	l.Spent = l.Spent.Add(counted, l.Prices)
 	now := env.Now()
 	for _, why := range not {

@@ -13,8 +13,8 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // stop answers the agent's attempt to end its turn. Read top to bottom: the first look (no
@@ -299,7 +299,7 @@ func (e *engine) stopReply(d stopDecision) Reply {
 	}
 	return Reply{}
 }
-func spentIn(ev state.Event, before, now usage.Spent) state.Event {
+func spentIn(ev state.Event, before, now spend.Spent) state.Event {
 	d := now.Minus(before)
 	if d.Total() == 0 && d.CostUSD == 0 {
 		return ev
@@ -622,25 +622,25 @@ func (o *observed) couldChange(l *state.Loop, ev Event, textHere bool) bool {
 
 // withinReach reports whether one more reply could reach the loop's token or cost budget:
 // a reply of the model the loop last counted, as large as the model allows (see
-// usage.Limits), at its price.
+// spend.Limits), at its price.
 func withinReach(l *state.Loop) bool {
 	if l.MaxTokens == 0 && l.MaxCost == 0 {
 		return false
 	}
-	lim := usage.LimitsOf(l.Ledger.Model)
+	lim := spend.LimitsOf(l.Ledger.Model)
 	if l.MaxTokens > 0 && l.Spent.Total()+lim.Context+lim.Output >= l.MaxTokens {
 		return true
 	}
 	if l.MaxCost == 0 {
 		return false
 	}
-	p, ok := usage.Lookup(l.Ledger.Model, l.Prices)
+	p, ok := spend.Lookup(l.Ledger.Model, l.Prices)
 	if !ok {
 		return true // a reply of a model without a price would pause the loop
 	}
-	worst := p.Cost(usage.Tokens{Input: lim.Context, Output: lim.Output})
+	worst := p.Cost(spend.Tokens{Input: lim.Context, Output: lim.Output})
 	if p.CacheWrite > p.Input {
-		worst = p.Cost(usage.Tokens{CacheWrite: lim.Context, Output: lim.Output})
+		worst = p.Cost(spend.Tokens{CacheWrite: lim.Context, Output: lim.Output})
 	}
 	return l.Spent.CostUSD+worst >= l.MaxCost
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // MaxTaskInline is the longest task repeated in full in a message to the agent. Claude Code
@@ -371,13 +371,13 @@ func PausedForPrice(l *state.Loop, h Words) string {
 	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d: %s has no known price, so the cost budget of %s cannot be kept "+
 		"(so far: %s). Set its price under %q in %s (USD per million tokens: input, cache_write, cache_read, output), then send "+
 		"any message to go on; %s ends the loop", l.Iteration, l.MaxIterations, strings.Join(l.Spent.Unpriced, ", "),
-		usage.Dollars(l.MaxCost), l.Spent, args.SettingPrices, args.ProjectSettings, h.cancel())
+		spend.Dollars(l.MaxCost), l.Spent, args.SettingPrices, args.ProjectSettings, h.cancel())
 }
 
 // PriceResumed tells the user that the prices they set counted the tokens the loop held.
 func PriceResumed(l *state.Loop, priced []string) string {
 	return fmt.Sprintf("ralph-loop: the loop goes on: %s priced from your settings, %s so far (budget %s)",
-		strings.Join(priced, ", "), l.Spent, usage.Dollars(l.MaxCost))
+		strings.Join(priced, ", "), l.Spent, spend.Dollars(l.MaxCost))
 }
 
 // StillPaused tells the user that the loop still waits for a price (or that the settings
@@ -433,10 +433,10 @@ func Armed(l *state.Loop, replaced *state.Loop, h Words, blockCap int, stopTimeo
 		s += fmt.Sprintf(" or %s", time.Duration(l.MaxTime))
 	}
 	if l.MaxTokens > 0 {
-		s += fmt.Sprintf(" or %s tokens", usage.Count(l.MaxTokens))
+		s += fmt.Sprintf(" or %s tokens", spend.Count(l.MaxTokens))
 	}
 	if l.MaxCost > 0 {
-		s += " or " + usage.Dollars(l.MaxCost)
+		s += " or " + spend.Dollars(l.MaxCost)
 	}
 	s += ", done on " + promise.Marker(l.CompletionPromise)
 	if l.MinToolCalls > 0 {

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // The reasons of the event log (ralph-loop log, status --session) and the end reasons a
@@ -152,20 +152,20 @@ func EndTimeBudget(d time.Duration) string {
 }
 
 // EndTokens is for the --max-tokens budget.
-func EndTokens(max int64, s usage.Spent) string {
-	return fmt.Sprintf("the token budget of %s was reached without the promise: %s", usage.Count(max), s)
+func EndTokens(max int64, s spend.Spent) string {
+	return fmt.Sprintf("the token budget of %s was reached without the promise: %s", spend.Count(max), s)
 }
 
 // EndCost is for the --max-cost budget.
-func EndCost(max float64, s usage.Spent) string {
-	return fmt.Sprintf("the cost budget of %s was reached without the promise: %s", usage.Dollars(max), s)
+func EndCost(max float64, s spend.Spent) string {
+	return fmt.Sprintf("the cost budget of %s was reached without the promise: %s", spend.Dollars(max), s)
 }
 
 // ReasonPausedPrice is for a stop let through because a model used has no known price
 // under a cost budget: the loop waits for the user's price.
 func ReasonPausedPrice(l *state.Loop) string {
 	return fmt.Sprintf("paused: %s has no known price, so the cost budget of %s waits for the user's price (so far: %s)",
-		strings.Join(l.Spent.Unpriced, ", "), usage.Dollars(l.MaxCost), l.Spent)
+		strings.Join(l.Spent.Unpriced, ", "), spend.Dollars(l.MaxCost), l.Spent)
 }
 
 // ReasonPriced is for the user's prices read at their prompt, which counted the tokens held

@@ -24,7 +24,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // Version is the schema version written in every state file and event line.
@@ -126,7 +126,7 @@ type Config struct {
 	MaxCost   float64 `json:"max_cost,omitempty"`
 	// Prices are the user's prices by model (.ralph/settings.json "prices"), over the
 	// embedded table.
-	Prices map[string]usage.Price `json:"prices,omitempty"`
+	Prices map[string]spend.Price `json:"prices,omitempty"`
 	// Checks must all exit 0 for a promise to be accepted.
 	Checks           []string `json:"checks,omitempty"`
 	CheckTimeout     Duration `json:"check_timeout"`
@@ -214,10 +214,10 @@ type Loop struct {
 	// UnverifiedError), says what was changed; the loop's settings and counts are unknown.
 	Unverified string `json:"unverified,omitempty"`
 	// Spent is what the model used since arming, as the host recorded it.
-	Spent usage.Spent `json:"spent,omitzero"`
+	Spent spend.Spent `json:"spent,omitzero"`
 	// Ledger tells the usage the host could have written from what it could not (see
-	// usage.Ledger.Screen).
-	Ledger usage.Ledger `json:"ledger,omitzero"`
+	// spend.Ledger.Screen).
+	Ledger spend.Ledger `json:"ledger,omitzero"`
 
 	// Bookkeeping for the stop decision.
 

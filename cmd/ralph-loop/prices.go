@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 func pricesCommand() *cli.Command {
@@ -29,13 +29,13 @@ func pricesCommand() *cli.Command {
 				return usagef("prices takes no arguments")
 			}
 			w := newTerminalWriter(cmd.Root().Writer)
-			fmt.Fprintf(w, "prices in USD per million tokens, read on %s from the providers' own pages named\n", usage.PricesDate)
+			fmt.Fprintf(w, "prices in USD per million tokens, read on %s from the providers' own pages named\n", spend.PricesDate)
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "MODEL\tINPUT\tCACHE WRITE\tCACHE READ\tOUTPUT\tSOURCE")
-			row := func(model string, p usage.Price, source string) {
+			row := func(model string, p spend.Price, source string) {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", model, num(p.Input), num(p.CacheWrite), num(p.CacheRead), num(p.Output), source)
 			}
-			for _, e := range usage.Table() {
+			for _, e := range spend.Table() {
 				row(e.Model, e.Price, e.Source)
 			}
 			cwd, _ := os.Getwd()

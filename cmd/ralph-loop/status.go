@@ -21,8 +21,8 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/worktree"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // idleAfter is how long an active loop's session may go unseen before status flags it.
@@ -499,10 +499,10 @@ func spentLine(l state.Loop) string {
 	s := l.Spent.String()
 	var of []string
 	if l.MaxTokens > 0 {
-		of = append(of, usage.Count(l.MaxTokens)+" tokens")
+		of = append(of, spend.Count(l.MaxTokens)+" tokens")
 	}
 	if l.MaxCost > 0 {
-		of = append(of, usage.Dollars(l.MaxCost))
+		of = append(of, spend.Dollars(l.MaxCost))
 	}
 	if len(of) > 0 {
 		s += " (budget " + strings.Join(of, " or ") + ")"
@@ -512,15 +512,15 @@ func spentLine(l state.Loop) string {
 
 // spentShort is what a loop's model used, for the table: "6,500 tok $0.02" ("6,500 tok, cost unknown" while a
 // model has no price; "-" before any use is recorded).
-func spentShort(s usage.Spent) string {
+func spentShort(s spend.Spent) string {
 	if s.Empty() {
 		return "-"
 	}
 	c := ", cost unknown"
 	if s.CostKnown() {
-		c = " " + usage.Dollars(s.CostUSD)
+		c = " " + spend.Dollars(s.CostUSD)
 	}
-	return usage.Count(s.Total()) + " tok" + c
+	return spend.Count(s.Total()) + " tok" + c
 }
 
 // eventSpent is what a stop decision's iteration used, as the log shows it after the
@@ -529,9 +529,9 @@ func eventSpent(e state.Event) string {
 	if e.Tokens == 0 {
 		return ""
 	}
-	s := " [" + usage.Count(e.Tokens) + " tokens"
+	s := " [" + spend.Count(e.Tokens) + " tokens"
 	if e.CostUSD != nil {
-		s += ", " + usage.Dollars(*e.CostUSD)
+		s += ", " + spend.Dollars(*e.CostUSD)
 	}
 	return s + "]"
 }

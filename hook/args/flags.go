@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/promise"
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Flag is one flag of /ralph-loop and "ralph-loop start": how it is typed, what it sets,
@@ -130,7 +130,7 @@ var Flags = []Flag{
 			if c.MaxTokens == 0 {
 				return "none"
 			}
-			return usage.Count(c.MaxTokens)
+			return spend.Count(c.MaxTokens)
 		}},
 	{Name: FlagMaxCost, Arg: "USD", Default: "none", Usage: "cost budget from now in USD, e.g. 5 or 0.75",
 		Doc: "budget in USD from arming (`5`, `0.75`): the host's own cost where it records one, else the model's tokens at its price (`ralph-loop prices`; a model with no known price is never counted as free: the loop pauses for your price). At the first stop after it is reached, the loop ends `BUDGET_EXHAUSTED`. See \"Budgets\".",
@@ -139,7 +139,7 @@ var Flags = []Flag{
 			if c.MaxCost == 0 {
 				return "none"
 			}
-			return usage.Dollars(c.MaxCost)
+			return spend.Dollars(c.MaxCost)
 		}},
 	{Name: FlagMaxStalls, Arg: "N", Default: fmt.Sprint(state.DefaultMaxStalls), Usage: "end the loop NO_PROGRESS after N iterations in a row without progress (0: never)",
 		Doc: "the stall breaker: after N iterations in a row without progress the loop ends `NO_PROGRESS`, saying what it saw; `0` turns it off. Progress is a completed call of a tool that writes files, a change to the files of the work tree (in a git work tree: any file git does not ignore, by content), or a check result unlike the last one; an iteration without a tool call changes nothing. Outside a git work tree, an iteration with a tool call counts as progress. See \"Stalls\".",
@@ -377,7 +377,7 @@ const (
 func tokens(v string) (int64, error) {
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 1 || n > MaxTokens || strings.TrimLeft(v, "0123456789") != "" {
-		return 0, fmt.Errorf("%q is not a whole number of tokens from 1 to %s", v, usage.Count(MaxTokens))
+		return 0, fmt.Errorf("%q is not a whole number of tokens from 1 to %s", v, spend.Count(MaxTokens))
 	}
 	return n, nil
 }

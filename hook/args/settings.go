@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
-	"github.com/ralph-loop/ralph-loop/usage"
 )
 
 // Per-project defaults, relative to the project directory. Both may set any loop flag, by
@@ -111,12 +111,12 @@ const SettingPrices = "prices"
 var priceKinds = []string{"input", "cache_write", "cache_read", "output"}
 
 // prices reads the "prices" setting.
-func prices(v any) (map[string]usage.Price, error) {
+func prices(v any) (map[string]spend.Price, error) {
 	models, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("%q must be an object of models, each {%s}", SettingPrices, strings.Join(priceKinds, ", "))
 	}
-	out := map[string]usage.Price{}
+	out := map[string]spend.Price{}
 	for model, pv := range models {
 		kinds, ok := pv.(map[string]any)
 		if strings.TrimSpace(model) == "" || !ok {
@@ -139,7 +139,7 @@ func prices(v any) (map[string]usage.Price, error) {
 			}
 			f[i] = x
 		}
-		out[model] = usage.Price{Input: f[0], CacheWrite: f[1], CacheRead: f[2], Output: f[3]}
+		out[model] = spend.Price{Input: f[0], CacheWrite: f[1], CacheRead: f[2], Output: f[3]}
 	}
 	return out, nil
 }

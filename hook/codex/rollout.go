@@ -9,7 +9,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/promise"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // Codex's transcript is its rollout file ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-…jsonl):
@@ -77,7 +77,7 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 				t := ln.tokens
 				// Input counts the cached tokens (read or written) too.
 				t.Input = max(0, t.Input-t.CacheRead-t.CacheWrite)
-				u.Add(&res, ln.response, usage.Record{Model: res.Model, At: ln.ts, Tokens: t})
+				u.Add(&res, ln.response, spend.Record{Model: res.Model, At: ln.ts, Tokens: t})
 			}
 			continue
 		}
@@ -128,7 +128,7 @@ type rolloutLine struct {
 	ts   time.Time
 	// Of a token_usage_record: the response and what it used; of a turn_context: the model.
 	response   string
-	tokens     usage.Tokens
+	tokens     spend.Tokens
 	hasUsage   bool
 	model      string
 	item, role string

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/promise"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // Transcript reads Copilot CLI's session events ($COPILOT_HOME/session-state/<id>/
@@ -148,9 +148,9 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			}
 		case "session.usage_record":
 			x := ev.Data.Usage
-			t := usage.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}
+			t := spend.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}
 			if after(ev.Timestamp, opt.ToolsAfter) && t.Valid() && x.Input >= 0 {
-				u.Add(&res, ev.ID, usage.Record{Model: x.Model, At: ev.Timestamp, Tokens: t})
+				u.Add(&res, ev.ID, spend.Record{Model: x.Model, At: ev.Timestamp, Tokens: t})
 			}
 		case "user.message":
 			// Typed while the agent worked, Copilot CLI hands a prompt to the agent within

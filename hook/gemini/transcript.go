@@ -8,7 +8,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/promise"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // Transcript reads Gemini CLI's chat files (~/.gemini/tmp/<project>/chats/session-*.jsonl).
@@ -73,7 +73,7 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 		res.Offset = base + s.d.Offset()
 		if ln.gemini && ln.hasTokens && after(ln.ts, opt.ToolsAfter) {
 			// A record appended again with more tokens counts once, with the most.
-			u.Add(&res, ln.id, usage.Record{Model: ln.model, At: ln.ts, Tokens: usage.Tokens{
+			u.Add(&res, ln.id, spend.Record{Model: ln.model, At: ln.ts, Tokens: spend.Tokens{
 				Input: max(0, ln.input-ln.cached) + ln.tool, CacheRead: ln.cached, Output: ln.output + ln.thoughts}})
 		}
 		if !ln.gemini || !after(ln.ts, opt.TextAfter) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // usageCases are the captured transcripts with model usage in them, and what they used
@@ -31,7 +31,7 @@ var usageCases = []struct {
 	{"qwen", "qwen/chat.budget.jsonl", 4, 9200, "fake-model"},
 }
 
-func tally(rs []usage.Record) (int64, string) {
+func tally(rs []spend.Record) (int64, string) {
 	var n int64
 	model := ""
 	for _, r := range rs {

@@ -46,7 +46,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // Name is the host's name on the command line and in state files.
@@ -196,15 +196,15 @@ type message struct {
 // iterationUsage is what the iteration's assistant messages used. opencode's own cost
 // counts; a cost of 0 for tokens used means opencode knows no price for the model, and the
 // record is priced by ralph-loop instead (never taken as free).
-func iterationUsage(ms []message) []usage.Record {
-	var rs []usage.Record
+func iterationUsage(ms []message) []spend.Record {
+	var rs []spend.Record
 	for _, m := range ms {
 		u := m.Usage
 		if m.Role != "assistant" || u == nil {
 			continue
 		}
 		t := u.Tokens
-		r := usage.Record{Model: u.Model, Tokens: usage.Tokens{Input: t.Input, CacheWrite: t.Cache.Write, CacheRead: t.Cache.Read,
+		r := spend.Record{Model: u.Model, Tokens: spend.Tokens{Input: t.Input, CacheWrite: t.Cache.Write, CacheRead: t.Cache.Read,
 			Output: t.Output + t.Reasoning}}
 		if !r.Valid() || t.Output < 0 || t.Reasoning < 0 {
 			continue

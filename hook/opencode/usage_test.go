@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // TestIdleUsage: a session.idle event hands over what each assistant message used (a
@@ -24,9 +24,9 @@ func TestIdleUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []usage.Record{
-		{Model: "fake-model", Tokens: usage.Tokens{Input: 500, CacheRead: 1500, Output: 300}, Cost: 0.0215, HasCost: true},
-		{Model: "other-model", Tokens: usage.Tokens{Input: 10, CacheWrite: 5, Output: 1}},
+	want := []spend.Record{
+		{Model: "fake-model", Tokens: spend.Tokens{Input: 500, CacheRead: 1500, Output: 300}, Cost: 0.0215, HasCost: true},
+		{Model: "other-model", Tokens: spend.Tokens{Input: 10, CacheWrite: 5, Output: 1}},
 	}
 	if ev.Kind != hook.Stop || len(ev.Usage) != len(want) {
 		t.Fatalf("got %+v", ev)
@@ -36,7 +36,7 @@ func TestIdleUsage(t *testing.T) {
 			t.Errorf("record %d: got %+v, want %+v", i, ev.Usage[i], want[i])
 		}
 	}
-	s := usage.Spent{}.Add(ev.Usage, nil)
+	s := spend.Spent{}.Add(ev.Usage, nil)
 	if s.CostKnown() || s.Unpriced[0] != "other-model" || s.Total() != 2316 {
 		t.Errorf("got %+v, want other-model unpriced, 2,316 tokens", s)
 	}

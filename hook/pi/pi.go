@@ -42,7 +42,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // Name is the host's name on the command line and in state files.
@@ -248,14 +248,14 @@ func runText(ms []message) string {
 // runUsage is what the run's assistant messages used. pi's own cost counts; a cost of 0
 // for tokens used means pi knows no price for the model, and the record is priced by
 // ralph-loop instead (never taken as free).
-func runUsage(ms []message) []usage.Record {
-	var rs []usage.Record
+func runUsage(ms []message) []spend.Record {
+	var rs []spend.Record
 	for _, m := range ms {
 		u := m.Usage
 		if m.Role != "assistant" || u == nil {
 			continue
 		}
-		r := usage.Record{Model: m.Model, Tokens: usage.Tokens{Input: u.Input, CacheWrite: u.CacheWrite, CacheRead: u.CacheRead, Output: u.Output}}
+		r := spend.Record{Model: m.Model, Tokens: spend.Tokens{Input: u.Input, CacheWrite: u.CacheWrite, CacheRead: u.CacheRead, Output: u.Output}}
 		if !r.Valid() || r.Total() == 0 {
 			continue
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // Transcript reads what the model used from Qwen Code's chat recording (the Stop event's
@@ -157,7 +157,7 @@ func ScanUsage(r io.Reader, base int64, opt transcript.Options) (transcript.Resu
 			res.SawLast = true
 		}
 		if rec.assistant && rec.hasUsage && (opt.ToolsAfter.IsZero() || rec.ts.IsZero() || rec.ts.After(opt.ToolsAfter)) {
-			u.Add(&res, rec.id, usage.Record{Model: rec.model, At: rec.ts, Tokens: usage.Tokens{
+			u.Add(&res, rec.id, spend.Record{Model: rec.model, At: rec.ts, Tokens: spend.Tokens{
 				Input: max(0, rec.prompt-rec.cached), CacheRead: rec.cached, Output: rec.candidates + rec.thoughts}})
 		}
 	}

@@ -22,7 +22,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
 	"github.com/ralph-loop/ralph-loop/promise"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // bufSize is the read buffer; it bounds the memory a scan uses.
@@ -96,7 +96,7 @@ type Result struct {
 	Replies int
 	// Usage are the model's replies' usage records read, each reply once; UsageID is the id
 	// of the last one ("" if none or the host gives none), for Options.UsageSeen.
-	Usage   []usage.Record
+	Usage   []spend.Record
 	UsageID string
 	// Model: see Options.Model ("" from scanners that do not need it).
 	Model string
@@ -265,7 +265,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 		}
 		// Subagents' replies (sidechain lines) cost too.
 		if ln.assistant && ln.hasUsage && after(ln.ts, opt.ToolsAfter) {
-			u.Add(&res, ln.msgID, usage.Record{Model: ln.model, At: ln.ts, Tokens: ln.tokens})
+			u.Add(&res, ln.msgID, spend.Record{Model: ln.model, At: ln.ts, Tokens: ln.tokens})
 		}
 	}
 }
@@ -279,7 +279,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 type Dedup struct {
 	id    string
 	at    int // index in Result.Usage of the record of id, or -1 when it was counted before this scan
-	first usage.Tokens
+	first spend.Tokens
 }
 
 // NewDedup starts counting after the reply seen (Options.UsageSeen).
@@ -287,7 +287,7 @@ func NewDedup(seen string) *Dedup { return &Dedup{id: seen, at: -1} }
 
 // Add counts r, the usage of the reply id ("" when the host gives replies no id), unless it
 // was counted already.
-func (u *Dedup) Add(res *Result, id string, r usage.Record) {
+func (u *Dedup) Add(res *Result, id string, r spend.Record) {
 	r.ID = id
 	if id != "" && id == u.id {
 		if u.at < 0 {
@@ -295,7 +295,7 @@ func (u *Dedup) Add(res *Result, id string, r usage.Record) {
 		}
 		f := u.first
 		if r.Input != f.Input || r.CacheWrite != f.CacheWrite || r.CacheRead != f.CacheRead {
-			r.Doubt = fmt.Sprintf("%s claims %s tokens read on a later line, %s on its first", r.Name(), usage.Count(r.Read()), usage.Count(f.Read()))
+			r.Doubt = fmt.Sprintf("%s claims %s tokens read on a later line, %s on its first", r.Name(), spend.Count(r.Read()), spend.Count(f.Read()))
 			res.Usage = append(res.Usage, r)
 			return
 		}
@@ -336,7 +336,7 @@ type lineResult struct {
 	queueOp, queued string
 	// The model reply's id, model and usage (hasUsage).
 	msgID, model string
-	tokens       usage.Tokens
+	tokens       spend.Tokens
 	hasUsage     bool
 }
 
@@ -549,7 +549,7 @@ func ReadCount(d *jsonstream.Reader, buf []byte) (int64, error) {
 		return 0, err
 	}
 	n, perr := strconv.ParseInt(string(v), 10, 64)
-	if perr != nil || n < 0 || n > usage.MaxCount {
+	if perr != nil || n < 0 || n > spend.MaxCount {
 		return 0, nil
 	}
 	return n, nil

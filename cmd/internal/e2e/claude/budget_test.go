@@ -7,7 +7,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/hook/claude"
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // perTurn is what each of the agent's requests reports it used in the budget scenarios:
@@ -15,11 +15,11 @@ import (
 var perTurn = e2e.Usage{Input: 1000, CacheWrite: 500, CacheRead: 3000, Output: 200}
 
 func turnCost(t *testing.T) float64 {
-	p, ok := usage.Lookup(claude.DefaultModel, nil)
+	p, ok := spend.Lookup(claude.DefaultModel, nil)
 	if !ok {
 		t.Fatalf("no price for %s", claude.DefaultModel)
 	}
-	return p.Cost(usage.Tokens{Input: int64(perTurn.Input), CacheWrite: int64(perTurn.CacheWrite), CacheRead: int64(perTurn.CacheRead), Output: int64(perTurn.Output)})
+	return p.Cost(spend.Tokens{Input: int64(perTurn.Input), CacheWrite: int64(perTurn.CacheWrite), CacheRead: int64(perTurn.CacheRead), Output: int64(perTurn.Output)})
 }
 
 // A loop that never promises ends BUDGET_EXHAUSTED at the first stop where the usage the

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/ralph-loop/ralph-loop/usage"
+	"github.com/ralph-loop/ralph-loop/spend"
 )
 
 // perTurn is what each agent request reports: 2,000 prompt tokens of which 1,500 cached,
@@ -18,11 +18,11 @@ var perTurn = Usage{Prompt: 2000, Cached: 1500, Candidates: 200, Thoughts: 100}
 // by cost at the third iteration (6,900 >= 5,000; $0.0030375 >= $0.003); a budget never
 // reached changes nothing.
 func TestBudget(t *testing.T) {
-	p, ok := usage.Lookup(Model, nil)
+	p, ok := spend.Lookup(Model, nil)
 	if !ok {
 		t.Fatalf("no price for %s", Model)
 	}
-	turnCost := p.Cost(usage.Tokens{Input: 500, CacheRead: 1500, Output: 300})
+	turnCost := p.Cost(spend.Tokens{Input: 500, CacheRead: 1500, Output: 300})
 	for _, c := range []struct {
 		name, flags, status string
 		iteration           int

@@ -1,7 +1,7 @@
-// Package usage counts what a loop's model used, as the host recorded it: tokens by kind
+// Package spend counts what a loop's model used, as the host recorded it: tokens by kind
 // (input, cache writes, cache reads, output) and model, and what they cost, from the host's
 // own figure or from a dated table of prices per million tokens.
-package usage
+package spend
 
 import (
 	"fmt"
