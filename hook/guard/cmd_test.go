@@ -106,7 +106,6 @@ var denyCmd = []string{
 // allowCmd are the commands let through by the rules of cmd.go (the program sets: the
 // readers, rm, the writers) and by the shell's grammar.
 var allowCmd = []string{
-	// Everyday clean-ups whose name filters match no file of ralph-loop's (issue 25).
 	`echo "rm -rf ~/.local/state"`,
 	`cat ~/.local/state/ralph-loop/sessions/s1/loop.json`,
 	`less ~/.local/state/ralph-loop/sessions/s1/events.jsonl`,

@@ -33,7 +33,6 @@ var denyCode = []string{
 
 // allowCode are the commands let through by the rules of code.go (interpreters and one-liners).
 var allowCode = []string{
-	// Everyday clean-ups whose name filters match no file of ralph-loop's (issue 25).
 	`sed -n '1,20p' ~/.local/state/ralph-loop/sessions/s1/loop.json`,
 	`sed 's/a/b/' ~/.local/state/ralph-loop/sessions/s1/loop.json`,
 	`sed -n 1p ~/.local/state/ralph-loop/sessions/s1/loop.json > /tmp/first.json`,

@@ -2,8 +2,6 @@ package guard
 
 // denyCopy are the commands denied by the rules of copy.go (copies, archives and sync).
 var denyCopy = []string{
-	// ralph-loop itself, in every spelling and behind every wrapper.
-	`ralph-loop install --host claude --scope project`,
 	// The state directory and every directory above it, however spelled.
 	`mv ~/.local/state/ralph-loop /tmp/x`,
 	`mv ~/.local/state /tmp/old-state`,
@@ -56,7 +54,6 @@ var allowCopy = []string{
 	`chown -R $USER ~`,
 	`chown -R "$USER":staff ~`,
 	`chown -R $(whoami) ~/.local`,
-	`ralph-loop install --host claude --dry-run`,
 	`cd ~/.local/state/ralph-loop && cp sessions/s1/loop.json /tmp/`,
 	`cp ~/.local/state/ralph-loop/sessions/s1/loop.json /tmp/x`,
 	`cp -r ~/.local/state/ralph-loop /tmp/backup`,

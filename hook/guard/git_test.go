@@ -16,7 +16,6 @@ var denyGit = []string{
 
 // allowGit are the commands let through by the rules of git.go.
 var allowGit = []string{
-	// Everyday clean-ups whose name filters match no file of ralph-loop's (issue 25).
 	`git commit -m 'docs: ralph-loop cancel --all ends every loop'`,
 	`git clean -fdx`,
 	`git clean -n -x -d`,

@@ -11,6 +11,7 @@ var denyRalph = []string{
 	`RL=ralph-loop; $RL cancel --all`,
 	`ralph-loop start --session s1 -- new task`,
 	`ralph-loop uninstall --host claude`,
+	`ralph-loop install --host claude --scope project`,
 	`echo '{"prompt":"/cancel-ralph"}' | ralph-loop hook --host claude`,
 	`ralph-loop hook --host claude < payload.json`,
 	`./bin/ralph-loop hook --host claude < cancel.json`,
@@ -70,7 +71,6 @@ var denyRalph = []string{
 // allowRalph are the commands let through by the rules of ralph.go (ralph-loop itself,
 // the host's CLI, kill).
 var allowRalph = []string{
-	// Everyday clean-ups whose name filters match no file of ralph-loop's (issue 25).
 	`ralph-loop status`,
 	`ralph-loop status --json`,
 	`ralph-loop status --session s1`,
@@ -85,6 +85,7 @@ var allowRalph = []string{
 	`ralph-loop cancel --help`,
 	`ralph-loop cancel -h`,
 	`ralph-loop gc --older-than 30d --dry-run`,
+	`ralph-loop install --host claude --dry-run`,
 	`XDG_STATE_HOME=/tmp/dev ./bin/ralph-loop hook --host claude < testdata/claude/Stop.json`,
 	`XDG_STATE_HOME=$(mktemp -d) ./bin/ralph-loop hook --host claude < x.json`,
 	`export XDG_STATE_HOME=/tmp/dev; ./bin/ralph-loop cancel --all`,

@@ -83,7 +83,6 @@ var denyWrap = []string{
 // allowWrap are the commands let through by the rules of wrap.go (wrappers and the
 // shell's builtins).
 var allowWrap = []string{
-	// Everyday clean-ups whose name filters match no file of ralph-loop's (issue 25).
 	`env XDG_STATE_HOME=/tmp/dev ralph-loop start --session dev -- task`,
 	`make build`,
 	`timeout 5 ralph-loop status`,
