@@ -89,6 +89,7 @@ func TestHookTime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%s, round %d: %d hook processes; per label (wall, CPU): %s", s.name, round+1, h.Runs, h.Breakdown())
 			per[i] = append(per[i], e2e.PerIteration(h.Total))
 			stop[i] = append(stop[i], e2e.PerIteration(h.ByLabel["Stop"]))
 			cpu[i] = append(cpu[i], e2e.PerIteration(h.CPU))
