@@ -106,7 +106,7 @@ func (e *engine) failed(ctx context.Context) Reply {
 	f := Failure{Error: e.ev.Error, Message: e.ev.LastMessage}
 	var paused *state.Loop
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
-		if cur == nil || cur.Status != state.Active || duplicate(cur, e.ev.Key, e.start) {
+		if cur == nil || cur.Status != state.Active || duplicate(cur, e.ev.Key, e.began()) {
 			return nil, nil
 		}
 		e.claim(cur, st)

@@ -27,14 +27,16 @@ func hookEnv(cmd *cli.Command) hook.Env { return hookEnvTo(cmd.Root().ErrWriter)
 func hookEnvTo(stderr io.Writer) hook.Env {
 	store := newStore()
 	store.Warn = func(msg string) { fmt.Fprintf(stderr, "ralph-loop: warning: %s\n", msg) }
-	started, _ := hook.ProcessStart(time.Now().UTC())
 	return hook.Env{
 		Store:   store,
 		Stderr:  stderr,
 		Getenv:  os.Getenv,
 		CatchUp: hook.DefaultCatchUp,
-		Started: started,
-		Caller:  sync.OnceValues(proc.HookCaller),
+		Started: func() time.Time {
+			t, _ := hook.ProcessStart(time.Now().UTC())
+			return t
+		},
+		Caller: sync.OnceValues(proc.HookCaller),
 		BinaryChanged: func() (time.Time, error) {
 			exe, err := os.Executable()
 			if err != nil {
