@@ -27,9 +27,6 @@ const (
 func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Writer) int {
 	env.defaults()
 	start := env.Now()
-	if !env.Started.IsZero() && env.Started.Before(start) {
-		start = env.Started
-	}
 	ev, err := h.Decode(stdin)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, inject.Error(err))
@@ -57,15 +54,28 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 	return code
 }
 
+// began is when the hook began: when the host started its process, if that is known and
+// earlier, else when Handle began.
+func (e *engine) began() time.Time {
+	if !e.startRead && e.env.Started != nil {
+		if t := e.env.Started(); !t.IsZero() && t.Before(e.start) {
+			e.start = t
+		}
+	}
+	e.startRead = true
+	return e.start
+}
+
 // engine handles one event.
 type engine struct {
 	env   Env
 	host  Host
 	facts Facts
 	ev    Event
-	// start is when the hook began.
-	start    time.Time
-	badInput bool
+	// start is when Handle began; began tells when the hook began.
+	start     time.Time
+	startRead bool
+	badInput  bool
 	// Who ran the hook (see caller).
 	callerRead bool
 	callerInfo proc.Caller

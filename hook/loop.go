@@ -31,9 +31,10 @@ type Env struct {
 	// MaxRead bounds the transcript bytes one read of a stop takes (0: transcript.MaxRead);
 	// past it the stop is blocked, saying why, and the next stop reads on.
 	MaxRead int64
-	// Started is when the host started the hook process (see ProcessStart); zero: when
-	// Handle began.
-	Started time.Time
+	// Started tells when the host started the hook process (see ProcessStart; zero: not
+	// known); nil: when Handle began. It is asked only by the events that need it (a
+	// prompt, a stop), not by every tool call.
+	Started func() time.Time
 	// Caller, if set, says who ran this hook: the host process and how it handed the hook
 	// its input (see authority.go). nil: who asks cannot be told, and events are judged as
 	// before loops had owners.

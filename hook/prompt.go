@@ -233,7 +233,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		ArmedBy:        "slash-command",
 		TranscriptPath: e.ev.TranscriptPath,
 		Key:            e.ev.Key,
-		Started:        e.start,
+		Started:        e.began(),
 		Turn:           e.ev.Turn,
 		HookBinaries:   e.readBinaries(),
 	}

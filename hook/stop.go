@@ -106,7 +106,7 @@ type stopDecision struct {
 func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (stopDecision, error) {
 	var d stopDecision
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
-		if cur == nil || cur.Status != state.Active || cur.Paused() || duplicate(cur, e.ev.Key, e.start) {
+		if cur == nil || cur.Status != state.Active || cur.Paused() || duplicate(cur, e.ev.Key, e.began()) {
 			return nil, nil
 		}
 		e.claim(cur, st)

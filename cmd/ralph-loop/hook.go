@@ -21,17 +21,22 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-func hookEnv(cmd *cli.Command) hook.Env {
+func hookEnv(cmd *cli.Command) hook.Env { return hookEnvTo(cmd.Root().ErrWriter) }
+
+// hookEnvTo is the environment of a hook that writes its errors to stderr.
+func hookEnvTo(stderr io.Writer) hook.Env {
 	store := newStore()
-	store.Warn = func(msg string) { fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: warning: %s\n", msg) }
-	started, _ := hook.ProcessStart(time.Now().UTC())
+	store.Warn = func(msg string) { fmt.Fprintf(stderr, "ralph-loop: warning: %s\n", msg) }
 	return hook.Env{
 		Store:   store,
-		Stderr:  cmd.Root().ErrWriter,
+		Stderr:  stderr,
 		Getenv:  os.Getenv,
 		CatchUp: hook.DefaultCatchUp,
-		Started: started,
-		Caller:  sync.OnceValues(proc.HookCaller),
+		Started: func() time.Time {
+			t, _ := hook.ProcessStart(time.Now().UTC())
+			return t
+		},
+		Caller: sync.OnceValues(proc.HookCaller),
 		BinaryChanged: func() (time.Time, error) {
 			exe, err := os.Executable()
 			if err != nil {
@@ -133,16 +138,34 @@ func hookCommand() *cli.Command {
 				_, err := fmt.Fprintln(cmd.Root().Writer, newStore().ActiveDir())
 				return err
 			}
-			if deferred(h) {
-				// A project's committed hooks, on a machine where ralph-loop's own hooks
-				// (user or local scope) answer the same event: leave it to those.
-				_, _ = io.Copy(io.Discard, cmd.Root().Reader)
-				return nil
-			}
-			if code := hook.Handle(ctx, hookEnv(cmd), h, cmd.Root().Reader, cmd.Root().Writer); code != 0 {
+			if code := runHook(ctx, h, cmd.Root().Reader, cmd.Root().Writer, cmd.Root().ErrWriter); code != 0 {
 				return exitError(code)
 			}
 			return nil
 		},
 	}
+}
+
+// runHook answers one hook event of host h: the hook command's work once its command line
+// is read.
+func runHook(ctx context.Context, h hook.Host, stdin io.Reader, stdout, stderr io.Writer) int {
+	if deferred(h) {
+		// A project's committed hooks, on a machine where ralph-loop's own hooks (user or
+		// local scope) answer the same event: leave it to those.
+		_, _ = io.Copy(io.Discard, stdin)
+		return 0
+	}
+	return hook.Handle(ctx, hookEnvTo(stderr), h, stdin, stdout)
+}
+
+// hookLine returns the host of a command line that is exactly what install writes for a
+// hook ("hook --host NAME", NAME a known host), for run to answer the event without the
+// command-line parser: a host runs a hook at every event of a session, and building the
+// commands' help and flags costs more than many events' work. Any other command line
+// (another flag, a typo, help) goes through the parser, which says what is wrong with it.
+func hookLine(argv []string) (hook.Host, bool) {
+	if len(argv) != 4 || argv[1] != "hook" || argv[2] != "--host" {
+		return nil, false
+	}
+	return hosts.Lookup(argv[3])
 }

@@ -43,6 +43,9 @@ func main() {
 
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if h, ok := hookLine(argv); ok {
+		return runHook(ctx, h, stdin, stdout, stderr)
+	}
 	app := newApp(stdin, stdout, stderr)
 	if len(argv) > 1 && !strings.HasPrefix(argv[1], "-") && app.Command(argv[1]) == nil && !slices.Contains(builtin, argv[1]) {
 		// An unknown command is named as such (before its flags are parsed as the root's).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -108,11 +109,25 @@ type HookTimes struct {
 	CPU        time.Duration
 	CPUByLabel map[string]time.Duration
 	Runs       int
+	// RunsByLabel counts the hook processes of each label.
+	RunsByLabel map[string]int
 }
+
+// Breakdown is the hooks' wall and CPU time per label, each the label's runs and its
+// total in milliseconds, sorted by label.
+func (h HookTimes) Breakdown() string {
+	var parts []string
+	for _, l := range slices.Sorted(maps.Keys(h.ByLabel)) {
+		parts = append(parts, fmt.Sprintf("%s %d× %.1f/%.1f ms", l, h.RunsByLabel[l], ms(h.ByLabel[l]), ms(h.CPUByLabel[l])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // ReadHookTimes reads a timer's log.
 func ReadHookTimes(log string) (HookTimes, error) {
-	h := HookTimes{ByLabel: map[string]time.Duration{}, CPUByLabel: map[string]time.Duration{}}
+	h := HookTimes{ByLabel: map[string]time.Duration{}, CPUByLabel: map[string]time.Duration{}, RunsByLabel: map[string]int{}}
 	f, err := os.Open(log)
 	if err != nil {
 		return h, err
@@ -133,6 +148,7 @@ func ReadHookTimes(log string) (HookTimes, error) {
 		h.CPU += time.Duration(l.CPU)
 		h.CPUByLabel[l.Label] += time.Duration(l.CPU)
 		h.Runs++
+		h.RunsByLabel[l.Label]++
 	}
 	return h, sc.Err()
 }

@@ -19,7 +19,9 @@ import (
 // alternating round by round: a minimal sh Stop hook that blocks 9 times; the official
 // ralph-loop plugin's stop-hook.sh, when RALPH_BENCH_OFFICIAL names a copy of it (it is not
 // on a registry and its license does not let it be kept here); ralph-loop, as install
-// writes its hooks. It reports what Claude Code waited on hooks per iteration, and on the
+// writes its hooks; and, when RALPH_BENCH_BEFORE names another ralph-loop binary (an
+// earlier build, at an absolute path ending in /ralph-loop), that one installed the same
+// way, to compare a change in one run. It reports what Claude Code waited on hooks per iteration, and on the
 // Stop hook alone (medians), and, for ralph-loop, at how many stops the transcript did not
 // show the last message yet.
 func TestHookTime(t *testing.T) {
@@ -37,15 +39,16 @@ func TestHookTime(t *testing.T) {
 	type set struct {
 		name  string
 		setup func(t *testing.T, env *e2e.Env, log string) string // returns the prompt
+		bin   string                                              // the ralph-loop binary ("": the suite's)
 	}
 	sets := []set{
-		{"a minimal sh Stop hook that blocks 9 times", func(t *testing.T, env *e2e.Env, log string) string {
+		{name: "a minimal sh Stop hook that blocks 9 times", setup: func(t *testing.T, env *e2e.Env, log string) string {
 			writeHooks(t, env, map[string]string{"Stop": timed(timer, log, "Stop", "sh "+minimal+" "+filepath.Join(env.Tmp, "count"))})
 			return "Do the task."
 		}},
 	}
 	if official := os.Getenv("RALPH_BENCH_OFFICIAL"); official != "" {
-		sets = append(sets, set{"the official plugin's stop-hook.sh", func(t *testing.T, env *e2e.Env, log string) string {
+		sets = append(sets, set{name: "the official plugin's stop-hook.sh", setup: func(t *testing.T, env *e2e.Env, log string) string {
 			writeHooks(t, env, map[string]string{"Stop": timed(timer, log, "Stop", "bash "+official)})
 			state := fmt.Sprintf("---\nactive: true\niteration: 1\nmax_iterations: %d\ncompletion_promise: \"DONE\"\n---\n\nDo the task.\n", e2e.BenchIterations)
 			if err := os.WriteFile(filepath.Join(env.Project, ".claude", "ralph-loop.local.md"), []byte(state), 0o644); err != nil {
@@ -54,23 +57,35 @@ func TestHookTime(t *testing.T) {
 			return "Do the task."
 		}})
 	}
-	sets = append(sets, set{"ralph-loop, as install writes it", func(t *testing.T, env *e2e.Env, log string) string {
+	installed := func(t *testing.T, env *e2e.Env, log string) string {
 		if err := env.Install(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		timeInstalled(t, env, timer, log)
 		return fmt.Sprintf(`/ralph-loop "Do the task." --max-iterations %d --min-tool-calls 0`, e2e.BenchIterations)
-	}})
+	}
+	if before := os.Getenv("RALPH_BENCH_BEFORE"); before != "" {
+		if filepath.Base(before) != "ralph-loop" || !filepath.IsAbs(before) {
+			// The project's hooks run the ralph-loop on PATH, as a user's do.
+			t.Fatalf("RALPH_BENCH_BEFORE=%s: give the absolute path of a binary named ralph-loop", before)
+		}
+		sets = append(sets, set{name: "ralph-loop before (RALPH_BENCH_BEFORE), as install writes it", setup: installed, bin: before})
+	}
+	sets = append(sets, set{name: "ralph-loop, as install writes it", setup: installed})
 	var turns []e2e.Turn
 	for i := 1; i <= e2e.BenchIterations; i++ {
 		turns = append(turns, e2e.Bash(fmt.Sprintf("Step %d.", i), e2e.BenchCommand(i)), e2e.Text("Not done yet."))
 	}
 	per, cpu := make([][]float64, len(sets)), make([][]float64, len(sets))
 	stop, stopCPU := make([][]float64, len(sets)), make([][]float64, len(sets))
-	lagged, stops := 0, 0
+	lagged, stops := make([]int, len(sets)), make([]int, len(sets))
 	for round := 0; round < e2e.BenchRounds(); round++ {
 		for i, s := range sets {
-			env, err := e2e.NewEnv(filepath.Join(dir, fmt.Sprintf("r%d-%d", round, i)), suite.Bin, suite.RalphLoop)
+			bin := suite.RalphLoop
+			if s.bin != "" {
+				bin = s.bin
+			}
+			env, err := e2e.NewEnv(filepath.Join(dir, fmt.Sprintf("r%d-%d", round, i)), suite.Bin, bin)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,6 +104,7 @@ func TestHookTime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%s, round %d: %d hook processes; per label (wall, CPU): %s", s.name, round+1, h.Runs, h.Breakdown())
 			per[i] = append(per[i], e2e.PerIteration(h.Total))
 			stop[i] = append(stop[i], e2e.PerIteration(h.ByLabel["Stop"]))
 			cpu[i] = append(cpu[i], e2e.PerIteration(h.CPU))
@@ -97,7 +113,7 @@ func TestHookTime(t *testing.T) {
 				l := loopOf(t, env, res.SessionID)
 				expectLoop(t, l, "MAX_ITERATIONS_REACHED", e2e.BenchIterations, e2e.BenchIterations)
 				n, m := e2e.Lag(l)
-				lagged, stops = lagged+n, stops+m
+				lagged[i], stops[i] = lagged[i]+n, stops[i]+m
 			}
 		}
 	}
@@ -106,7 +122,7 @@ func TestHookTime(t *testing.T) {
 		r := e2e.BenchRow{Host: "Claude Code", Hooks: s.name, Rounds: len(per[i]), PerIteration: e2e.Median(per[i]), Stop: e2e.Median(stop[i]),
 			CPU: e2e.Median(cpu[i]), StopCPU: e2e.Median(stopCPU[i])}
 		if strings.HasPrefix(s.name, "ralph-loop") {
-			r.Lagged, r.Stops = lagged, stops
+			r.Lagged, r.Stops = lagged[i], stops[i]
 		}
 		rows = append(rows, r)
 	}
