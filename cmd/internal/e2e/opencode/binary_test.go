@@ -56,42 +56,32 @@ func TestBinaryGone(t *testing.T) {
 			// The suite's binary reads the state while the test's is gone.
 			probe := *e
 			probe.RalphLoop = suite.RalphLoop
-			srv, err := e.Serve(context.Background(), Script{Turns: []Turn{
+			w := Serve(t, e, Script{Turns: []Turn{
 				fakechat.Tool("Let me write a helper script.", "write", map[string]any{"filePath": filepath.Join(e.Project, "away.sh"), "content": c.script}),
 				Shell("Then run it.", "sh away.sh"),
 				Text("Not done yet."),
 				Shell("", "echo 2 >> step.txt"),
 			}, MaxMain: 4})
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := &world{Env: e, srv: srv}
-			t.Cleanup(func() {
-				if t.Failed() {
-					t.Logf("opencode's log:\n%s", tail(srv.Log.String(), 6000))
-				}
-				srv.Close()
-			})
 
 			// The loop's turn: the stop after the binary went continues the session; the
 			// turn after it ends on a model error (past the script), which is not a stop.
-			id := w.start(t, `!/ralph-loop "Keep going" --max-iterations 5`, w.failed)
-			if cont := blocked(w.srv.Fake); len(cont) != 1 || !strings.Contains(cont[0], "its hooks cannot run "+e.RalphLoop) {
+			id := w.Start(t, `!/ralph-loop "Keep going" --max-iterations 5`, w.Failed)
+			if cont := blocked(w.Srv.Fake); len(cont) != 1 || !strings.Contains(cont[0], "its hooks cannot run "+e.RalphLoop) {
 				t.Errorf("continuations %q: want the stop after the binary went continued, saying why", cont)
 			}
 			loops, err := probe.Status(context.Background())
 			if err != nil || len(loops) != 1 || loops[0].Status != "ACTIVE" {
 				t.Errorf("loops while the binary is gone: %+v, %v; want one ACTIVE", loops, err)
 			}
-			w.saw(t, "type /cancel-ralph to end the loop")
+			w.Saw(t, "type /cancel-ralph to end the loop")
 
 			// The user's /cancel-ralph, the binary still gone: the agent is asked to pass the
 			// answer on, and its stop goes idle.
-			w.srv.Fake.SetScript(Script{Turns: []Turn{Text("The loop is cancelled.")}})
-			w.send(t, id, "!/cancel-ralph ", always)
-			reqs := w.srv.Fake.MainRequests()
-			contains(t, "what the agent got for /cancel-ralph", lastUser(t, w.srv.Fake, len(reqs)-1), "Tell the user exactly the following", "the cancel is recorded")
-			if n := len(blocked(w.srv.Fake)); n != 1 {
+			w.Srv.Fake.SetScript(Script{Turns: []Turn{Text("The loop is cancelled.")}})
+			w.Send(t, id, "!/cancel-ralph ", Always)
+			reqs := w.Srv.Fake.MainRequests()
+			contains(t, "what the agent got for /cancel-ralph", LastUser(t, w.Srv.Fake, len(reqs)-1), "Tell the user exactly the following", "the cancel is recorded")
+			if n := len(blocked(w.Srv.Fake)); n != 1 {
 				t.Errorf("%d continuations, want 1 (none after the cancel)", n)
 			}
 
@@ -99,13 +89,13 @@ func TestBinaryGone(t *testing.T) {
 			if err := c.back(e.RalphLoop); err != nil {
 				t.Fatal(err)
 			}
-			w.srv.Fake.SetScript(Script{Turns: []Turn{Text("Hi.")}})
-			w.send(t, id, "Say hi", w.ended)
-			l := w.onlyLoop(t)
+			w.Srv.Fake.SetScript(Script{Turns: []Turn{Text("Hi.")}})
+			w.Send(t, id, "Say hi", w.Ended)
+			l := OnlyLoop(t, w.Env)
 			if l.Status != "CANCELLED" || l.EndedBy != "user" {
 				t.Errorf("loop %s (%s, by %q) at %d/%d; want CANCELLED by the user", l.Status, l.EndReason, l.EndedBy, l.Iteration, l.MaxIterations)
 			}
-			w.saw(t, "the /cancel-ralph you typed while ralph-loop could not run ended the loop")
+			w.Saw(t, "the /cancel-ralph you typed while ralph-loop could not run ended the loop")
 		})
 	}
 }

@@ -13,143 +13,18 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
-// settle is how long a session must stay idle to count as finished: the plugin sends a
-// continuation within milliseconds of the idle.
-const settle = 2 * time.Second
+// family is opencode's own flavour of the family's suite (see Family).
+var family = Family{Suite: &suite, Flavor: Opencode}
 
-// world is a fresh Env with ralph-loop installed for opencode by its own installer at each
-// of scopes ("path": ralph-loop put on PATH), and opencode serving script.
-type world struct {
-	*Env
-	srv *Server
-}
-
-func newWorld(t *testing.T, script Script, scopes ...string) *world {
+func newWorld(t *testing.T, script Script, scopes ...string) *World {
 	t.Helper()
-	return newWorldWith(t, "", script, nil, scopes...)
+	return family.World(t, nil, script, scopes...)
 }
 
 // newWorldModel is newWorld with the fake's model named model (see Env.Model).
-func newWorldModel(t *testing.T, model string, script Script, scopes ...string) *world {
-	return newWorldWith(t, model, script, nil, scopes...)
-}
-
-// newWorldWith is newWorld with the fake's model named model ("": fake-model) and its price
-// in opencode's config (nil: none).
-func newWorldWith(t *testing.T, model string, script Script, cost map[string]float64, scopes ...string) *world {
+func newWorldModel(t *testing.T, model string, script Script, scopes ...string) *World {
 	t.Helper()
-	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Model = model
-	e.ModelCost = cost
-	for _, scope := range scopes {
-		if scope == "path" {
-			if err := e.OnPath(); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		out, err := e.Install(context.Background(), scope)
-		if err != nil {
-			t.Fatalf("install: %v", err)
-		}
-		t.Logf("install: %s", out)
-	}
-	srv, err := e.Serve(context.Background(), script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &world{Env: e, srv: srv}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("opencode's log:\n%s", tail(srv.Log.String(), 6000))
-		}
-		srv.Close()
-	})
-	return w
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
-}
-
-// start opens a session and sends the first prompt: a command ("!/ralph-loop ARGS" is run
-// as the TUI runs "/ralph-loop ARGS") or text as typed; then it waits until the session
-// settles and done holds.
-func (w *world) start(t *testing.T, prompt string, done func() bool) string {
-	t.Helper()
-	ctx := context.Background()
-	id, err := w.srv.NewSession(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.send(t, id, prompt, done)
-	return id
-}
-
-func (w *world) send(t *testing.T, id, prompt string, done func() bool) {
-	t.Helper()
-	ctx := context.Background()
-	before, since := len(w.srv.Fake.MainRequests()), time.Now()
-	if name, args, ok := strings.Cut(strings.TrimPrefix(prompt, "!"), " "); strings.HasPrefix(prompt, "!/") && ok {
-		w.srv.Command(ctx, id, strings.TrimPrefix(name, "/"), args)
-	} else if err := w.srv.Prompt(ctx, id, prompt); err != nil {
-		t.Fatal(err)
-	}
-	turns, err := w.srv.Settled(ctx, id, since, settle, done)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("settled after %d busy spells, %d agent requests; toasts: %q", turns, len(w.srv.Fake.MainRequests())-before, w.srv.Toasts())
-}
-
-// ended is true once every loop has ended (and there is one).
-func (w *world) ended() bool {
-	loops, err := w.Status(context.Background())
-	if err != nil || len(loops) == 0 {
-		return false
-	}
-	for _, l := range loops {
-		if l.Status == "ACTIVE" {
-			return false
-		}
-	}
-	return true
-}
-
-// failed is true once opencode has reported a session error (the fake's HTTP 400 when its
-// script allows no more requests).
-func (w *world) failed() bool { return len(w.srv.Errors()) > 0 }
-
-func always() bool { return true }
-
-func (w *world) onlyLoop(t *testing.T) Loop {
-	t.Helper()
-	loops, err := w.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) != 1 {
-		t.Fatalf("%d loops, want 1: %+v", len(loops), loops)
-	}
-	return loops[0]
-}
-
-func (w *world) noLoops(t *testing.T) {
-	t.Helper()
-	loops, err := w.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) != 0 {
-		t.Errorf("%d loops, want none: %+v", len(loops), loops)
-	}
+	return family.World(t, func(e *Env) { e.Model = model }, script, scopes...)
 }
 
 func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {
@@ -162,199 +37,53 @@ var contains = e2e.Contains
 // continuations are the user messages the agent got after a block.
 func continuations(f *Fake) []string { return f.Continuations() }
 
-// lastUser is the last user message of the n-th agent request (from 0).
-func lastUser(t *testing.T, f *Fake, n int) string {
-	t.Helper()
-	reqs := f.MainRequests()
-	if n >= len(reqs) {
-		t.Fatalf("no agent request %d (%d in all)", n+1, len(reqs))
-	}
-	for i := len(reqs[n].Messages) - 1; i >= 0; i-- {
-		if m := reqs[n].Messages[i]; m.Role == "user" {
-			return m.Text
-		}
-	}
-	return ""
-}
+// 1. The family's scenarios (see Family), on opencode: 1 BlockedThenPromise; 2
+// PromiseWithoutWork, with /ralph-loop sent as plain text (POST prompt_async, no expansion),
+// which arms the loop too; 3 IterationLimit, 12 iterations; 4 Cancel; 11 RunRefusesLoop.
+func TestBlockedThenPromise(t *testing.T) { family.BlockedThenPromise(t) }
 
-func (w *world) toasts() string { return strings.Join(w.srv.Toasts(), "\n") }
-
-// saw checks that the user was shown each of wants as a toast, waiting up to 10 s: the plugin
-// shows one toast at a time, so a notice may follow the one before it by a few seconds.
-func (w *world) saw(t *testing.T, wants ...string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		missing := ""
-		for _, want := range wants {
-			if !strings.Contains(w.toasts(), want) {
-				missing = want
-				break
-			}
-		}
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("the user was not shown %q; the toasts:\n%s", missing, w.toasts())
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func (w *world) noErrors(t *testing.T) {
-	t.Helper()
-	if errs := w.srv.Errors(); len(errs) > 0 {
-		t.Errorf("session errors: %q", errs)
-	}
-	for _, m := range w.srv.Toasts() {
-		if strings.Contains(m, "error") {
-			t.Errorf("an error toast: %s", m)
-		}
-	}
-}
-
-// 1. /ralph-loop run as a command (as the TUI runs it): "I'm done" without the promise is
-// blocked and the task comes back; work and the promise then end the loop. The contract
-// reached the model with the command, and the user saw each step.
-func TestBlockedThenPromise(t *testing.T) {
-	w := newWorld(t, Script{Turns: []Turn{
-		Text("I'm done."),
-		Shell("Let me actually do it.", "echo hi > x.txt"),
-		Text("x.txt is written. <promise>DONE</promise>"),
-	}}, "user")
-	w.start(t, `!/ralph-loop "Create x.txt containing `+"`hi`"+`" --max-iterations 5`, w.ended)
-	expectLoop(t, w.onlyLoop(t), "PROMISE_ACCEPTED", 2, 1)
-	w.noErrors(t)
-	c := continuations(w.srv.Fake)
-	if len(c) != 1 {
-		t.Fatalf("%d continuations, want 1", len(c))
-	}
-	contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
-		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing `hi`")
-	contains(t, "the first request's prompt", lastUser(t, w.srv.Fake, 0), "The ralph-loop hook reads this command's arguments",
-		"ralph-loop: a loop is now active", "<promise>DONE</promise>", "Create x.txt containing `hi`")
-	if b, err := os.ReadFile(filepath.Join(w.Project, "x.txt")); err != nil || string(b) != "hi\n" {
-		t.Errorf("x.txt = %q, %v", b, err)
-	}
-	w.saw(t, "loop armed: up to 5 iterations", "promise accepted at iteration 2/5 after 1 tool call")
-	if n := len(w.srv.Fake.MainRequests()); n != 3 {
-		t.Errorf("%d agent requests, want 3", n)
-	}
-}
-
-// 2. /ralph-loop sent as plain text (POST prompt_async, no expansion) arms the loop too. The
-// promise in the first answer, with no tool call, is rejected; the agent's attempt to
-// cancel its own loop from the shell is denied (its result says why, and it is no work);
-// after real work the promise is accepted.
 func TestTypedPromiseWithoutWork(t *testing.T) {
-	w := newWorld(t, Script{Turns: []Turn{
-		Text("<promise>DONE</promise>"),
-		Shell("Let me end this loop.", "ralph-loop cancel --all"),
-		Shell("Fine, doing the work.", "echo hi > x.txt"),
-		Text("Now it is really done. <promise>DONE</promise>"),
-	}}, "user")
-	w.start(t, `/ralph-loop "Create x.txt containing hi"`, w.ended)
-	expectLoop(t, w.onlyLoop(t), "PROMISE_ACCEPTED", 2, 1)
-	c := continuations(w.srv.Fake)
-	if len(c) != 1 {
-		t.Fatalf("%d continuations, want 1", len(c))
-	}
-	contains(t, "the continuation", c[0], "only 0 tool calls have been made")
-	reqs := w.srv.Fake.MainRequests()
-	var denied string
-	for _, m := range reqs[2].Messages {
-		if m.Role == "tool" {
-			denied = m.Text
-		}
-	}
-	contains(t, "the denied call's result", denied, "ralph-loop")
-	if b, err := os.ReadFile(filepath.Join(w.Project, "x.txt")); err != nil || string(b) != "hi\n" {
-		t.Errorf("x.txt = %q, %v", b, err)
-	}
+	family.PromiseWithoutWork(t, `/ralph-loop "Create x.txt containing hi"`, "user")
 }
 
-// 3. The iteration limit: a loop that never promises ends at --max-iterations, with the
-// reason in status and shown to the user; opencode has no cap of its own, so 12 iterations
-// run.
-func TestIterationLimit(t *testing.T) {
-	var turns []Turn
-	for i := 1; i <= 12; i++ {
-		turns = append(turns, Shell("", fmt.Sprintf("echo %d >> progress.txt", i)), Text(fmt.Sprintf("Iteration %d: still working.", i)))
-	}
-	w := newWorld(t, Script{Turns: turns, WhenDone: Text("Out of script.")}, "user")
-	w.start(t, `!/ralph-loop "Count to twelve in progress.txt" --max-iterations 12`, w.ended)
-	l := w.onlyLoop(t)
-	expectLoop(t, l, "MAX_ITERATIONS_REACHED", 12, 12)
-	if n := len(continuations(w.srv.Fake)); n != 11 {
-		t.Errorf("%d continuations, want 11", n)
-	}
-	if n := len(w.srv.Fake.MainRequests()); n != 24 {
-		t.Errorf("%d agent requests, want 24", n)
-	}
-	w.saw(t, "12/12")
-	if b, err := os.ReadFile(filepath.Join(w.Project, "progress.txt")); err != nil || strings.Count(string(b), "\n") != 12 {
-		t.Errorf("progress.txt = %q, %v; want 12 lines", b, err)
-	}
-}
+func TestIterationLimit(t *testing.T) { family.IterationLimit(t, 12) }
 
-// 4. /cancel-ralph between turns ends the loop. The loop's turn ends on a model error,
-// which is not a stop (the loop waits for the user); the cancel's template never reaches the
-// model as a task (the agent is asked to tell the user the loop is cancelled), and the stop
-// after that turn is not blocked.
-func TestCancel(t *testing.T) {
-	w := newWorld(t, Script{Turns: []Turn{
-		Shell("Starting.", "echo 1 > step.txt"),
-		Text("Step one done."),
-		Shell("", "echo 2 >> step.txt"),
-	}, MaxMain: 3}, "user")
-	id := w.start(t, `!/ralph-loop "Keep going" --max-iterations 5`, w.failed)
-	expectLoop(t, w.onlyLoop(t), "ACTIVE", 2, 2)
-	if n := len(continuations(w.srv.Fake)); n != 1 {
-		t.Errorf("%d continuations, want 1 (none after the error)", n)
-	}
-	w.srv.Fake.SetScript(Script{Turns: []Turn{Text("The loop is cancelled.")}})
-	w.send(t, id, "!/cancel-ralph ", w.ended)
-	expectLoop(t, w.onlyLoop(t), "CANCELLED", 2, 2)
-	w.saw(t, "cancelled at iteration 2/5")
-	last := w.srv.Fake.MainRequests()
-	contains(t, "what the agent got for /cancel-ralph", lastUser(t, w.srv.Fake, len(last)-1), "Tell the user exactly the following", "cancelled at iteration 2/5")
-	if n := len(continuations(w.srv.Fake)); n != 1 {
-		t.Errorf("%d continuations, want 1", n)
-	}
+func TestCancel(t *testing.T) { family.Cancel(t) }
+
+func TestRunRefusesLoop(t *testing.T) {
+	family.RunRefusesLoop(t, "opencode run exits when the agent first stops")
 }
 
 // 5. A session without a loop is left alone: nothing added to the prompt, nothing said,
 // no continuation, no state.
 func TestNoLoopUntouched(t *testing.T) {
 	w := newWorld(t, Script{Turns: []Turn{Shell("", "echo hi > x.txt"), Text("Done: x.txt. <promise>DONE</promise>")}}, "user")
-	w.start(t, "Create x.txt containing hi", always)
-	if n := len(w.srv.Fake.MainRequests()); n != 2 {
+	w.Start(t, "Create x.txt containing hi", Always)
+	if n := len(w.Srv.Fake.MainRequests()); n != 2 {
 		t.Errorf("%d agent requests, want 2", n)
 	}
-	if got := lastUser(t, w.srv.Fake, 0); got != "Create x.txt containing hi" {
+	if got := LastUser(t, w.Srv.Fake, 0); got != "Create x.txt containing hi" {
 		t.Errorf("the prompt reached the model as %q", got)
 	}
-	if s := w.toasts(); s != "" {
+	if s := w.Toasts(); s != "" {
 		t.Errorf("ralph-loop spoke: %s", s)
 	}
-	w.noErrors(t)
-	w.noLoops(t)
+	w.NoErrors(t)
+	NoLoops(t, w.Env)
 }
 
 // 6. A command ralph-loop refuses (a misspelt flag) never reaches the agent as a task: the
 // agent is asked to tell the user why, the user sees the reason, and no loop starts.
 func TestRefusedCommand(t *testing.T) {
 	w := newWorld(t, Script{Turns: []Turn{Text("ralph-loop did not start: --max-iter is not a flag.")}}, "user")
-	w.start(t, `!/ralph-loop "Do it" --max-iter 3`, always)
-	w.noLoops(t)
-	contains(t, "what the agent got", lastUser(t, w.srv.Fake, 0), "Tell the user exactly the following", "--max-iter", "--max-iterations")
-	if strings.Contains(lastUser(t, w.srv.Fake, 0), "The ralph-loop hook reads this command's arguments") {
+	w.Start(t, `!/ralph-loop "Do it" --max-iter 3`, Always)
+	NoLoops(t, w.Env)
+	contains(t, "what the agent got", LastUser(t, w.Srv.Fake, 0), "Tell the user exactly the following", "--max-iter", "--max-iterations")
+	if strings.Contains(LastUser(t, w.Srv.Fake, 0), "The ralph-loop hook reads this command's arguments") {
 		t.Errorf("the command's template reached the agent")
 	}
-	w.saw(t, "--max-iter")
-	if n := len(w.srv.Fake.MainRequests()); n != 1 {
+	w.Saw(t, "--max-iter")
+	if n := len(w.Srv.Fake.MainRequests()); n != 1 {
 		t.Errorf("%d agent requests, want 1", n)
 	}
 }
@@ -371,18 +100,18 @@ func TestProjectAndUserScope(t *testing.T) {
 				Shell("", "echo 2 >> n.txt"), Text("Two."),
 				Shell("", "echo 3 >> n.txt"), Text("Three. <promise>DONE</promise>"),
 			}}, append([]string{"path"}, scopes...)...)
-			w.start(t, `!/ralph-loop "Count to three in n.txt" --max-iterations 5`, w.ended)
-			expectLoop(t, w.onlyLoop(t), "PROMISE_ACCEPTED", 3, 3)
-			if n := len(continuations(w.srv.Fake)); n != 2 {
+			w.Start(t, `!/ralph-loop "Count to three in n.txt" --max-iterations 5`, w.Ended)
+			expectLoop(t, OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 3, 3)
+			if n := len(continuations(w.Srv.Fake)); n != 2 {
 				t.Errorf("%d continuations, want 2", n)
 			}
-			if n := len(w.srv.Fake.MainRequests()); n != 6 {
+			if n := len(w.Srv.Fake.MainRequests()); n != 6 {
 				t.Errorf("%d agent requests, want 6", n)
 			}
-			if n := strings.Count(w.toasts(), "loop armed"); n != 1 {
+			if n := strings.Count(w.Toasts(), "loop armed"); n != 1 {
 				t.Errorf("armed %d times, want once", n)
 			}
-			w.noErrors(t)
+			w.NoErrors(t)
 		})
 	}
 }
@@ -392,16 +121,16 @@ func TestProjectAndUserScope(t *testing.T) {
 // the loop did not start.
 func TestProjectWithoutRalphLoop(t *testing.T) {
 	w := newWorld(t, Script{Turns: []Turn{Text("The loop did not start."), Text("Hello.")}}, "project")
-	id := w.start(t, `!/ralph-loop "Do it" --max-iterations 3`, always)
-	w.send(t, id, "/ralph-loop again", always)
-	w.noLoops(t)
-	w.noErrors(t)
-	w.saw(t, "not on this machine's PATH", "go install github.com/ralph-loop/ralph-loop/cmd/ralph-loop@latest")
-	if n := strings.Count(w.toasts(), "not on this machine's PATH"); n != 1 {
+	id := w.Start(t, `!/ralph-loop "Do it" --max-iterations 3`, Always)
+	w.Send(t, id, "/ralph-loop again", Always)
+	NoLoops(t, w.Env)
+	w.NoErrors(t)
+	w.Saw(t, "not on this machine's PATH", "go install github.com/ralph-loop/ralph-loop/cmd/ralph-loop@latest")
+	if n := strings.Count(w.Toasts(), "not on this machine's PATH"); n != 1 {
 		t.Errorf("told %d times, want once", n)
 	}
-	contains(t, "what the agent got", lastUser(t, w.srv.Fake, 0), "If there is no such context")
-	if n := len(w.srv.Fake.MainRequests()); n != 2 {
+	contains(t, "what the agent got", LastUser(t, w.Srv.Fake, 0), "If there is no such context")
+	if n := len(w.Srv.Fake.MainRequests()); n != 2 {
 		t.Errorf("%d agent requests, want 2", n)
 	}
 }
@@ -411,20 +140,20 @@ func TestProjectWithoutRalphLoop(t *testing.T) {
 // from the shell, and the loop goes on.
 func TestAgentCannotCancelThroughTheServer(t *testing.T) {
 	w := newWorld(t, Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1}, "user")
-	id := w.start(t, `!/ralph-loop "Keep going" --max-iterations 5 --min-tool-calls 0`, w.failed)
-	expectLoop(t, w.onlyLoop(t), "ACTIVE", 2, 0)
+	id := w.Start(t, `!/ralph-loop "Keep going" --max-iterations 5 --min-tool-calls 0`, w.Failed)
+	expectLoop(t, OnlyLoop(t, w.Env), "ACTIVE", 2, 0)
 	post := func(path, body string) string {
-		return fmt.Sprintf(`curl -s -m 5 -X POST %s/session/%s/%s -H 'content-type: application/json' -d '%s'`, w.srv.URL, id, path, body)
+		return fmt.Sprintf(`curl -s -m 5 -X POST %s/session/%s/%s -H 'content-type: application/json' -d '%s'`, w.Srv.URL, id, path, body)
 	}
-	w.srv.Fake.SetScript(Script{Turns: []Turn{
+	w.Srv.Fake.SetScript(Script{Turns: []Turn{
 		Shell("Ending the loop myself.", post("prompt_async", `{"parts":[{"type":"text","text":"/cancel-ralph"}]}`)),
 		Shell("Or as the command.", post("command", `{"command":"cancel-ralph","arguments":""}`)),
 		Text("Still here."),
 	}, WhenDone: Text("Working.")})
-	w.send(t, id, "go on", w.ended)
-	expectLoop(t, w.onlyLoop(t), "MAX_ITERATIONS_REACHED", 5, 0)
+	w.Send(t, id, "go on", w.Ended)
+	expectLoop(t, OnlyLoop(t, w.Env), "MAX_ITERATIONS_REACHED", 5, 0)
 	var denied []string
-	for _, r := range w.srv.Fake.MainRequests() {
+	for _, r := range w.Srv.Fake.MainRequests() {
 		for _, m := range r.Messages {
 			if m.Role == "user" && strings.Contains(m.Text, "cancelled") {
 				t.Errorf("the agent's cancel reached the session: %q", m.Text)
@@ -449,19 +178,19 @@ func TestGuardApplyPatch(t *testing.T) {
 	w := newWorldModel(t, "gpt-5.5", Script{}, "user")
 	planted := filepath.Join(w.State, "ralph-loop", "sessions", "planted", "loop.json")
 	patch := "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: " + planted + "\n+{}\n*** End Patch"
-	w.srv.Fake.SetScript(Script{Turns: []Turn{
+	w.Srv.Fake.SetScript(Script{Turns: []Turn{
 		fakechat.Tool("Editing.", "apply_patch", map[string]any{"patchText": patch}),
 		Text("Done."),
 	}, WhenDone: Text("Working."), MaxMain: 3})
-	w.start(t, `!/ralph-loop "Keep the notes" --max-iterations 5`, w.failed)
-	expectLoop(t, w.onlyLoop(t), "ACTIVE", 3, 0)
+	w.Start(t, `!/ralph-loop "Keep the notes" --max-iterations 5`, w.Failed)
+	expectLoop(t, OnlyLoop(t, w.Env), "ACTIVE", 3, 0)
 	if _, err := os.Stat(planted); !os.IsNotExist(err) {
 		t.Errorf("the patch reached the state directory: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(w.Project, "notes.txt")); !os.IsNotExist(err) {
 		t.Errorf("a denied patch was applied in part: %v", err)
 	}
-	reqs := w.srv.Fake.MainRequests()
+	reqs := w.Srv.Fake.MainRequests()
 	if len(reqs) < 2 {
 		t.Fatalf("%d agent requests, want at least 2", len(reqs))
 	}
@@ -470,39 +199,8 @@ func TestGuardApplyPatch(t *testing.T) {
 		t.Fatalf("the second request does not end with the patch's result: %s %q", m.Role, m.Text)
 	}
 	contains(t, "the denied patch's result", m.Text, "ralph-loop", "denied", "apply_patch")
-	if c := continuations(w.srv.Fake); len(c) < 2 {
+	if c := continuations(w.Srv.Fake); len(c) < 2 {
 		t.Errorf("%d continuations after the denied patch, want 2 (each stop blocked)", len(c))
-	}
-}
-
-// 11. "opencode run" exits when the agent first stops, so a loop cannot go on there:
-// /ralph-loop, run as the command or typed, is refused with the reason (the agent is asked to
-// pass it on, and run prints it), and nothing is armed.
-func TestRunRefusesLoop(t *testing.T) {
-	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Install(context.Background(), "user"); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"--command", "ralph-loop", "Create x.txt"}, {"/ralph-loop", "Create-x.txt"}} {
-		out, fake, err := e.RunCLI(context.Background(), Script{Turns: []Turn{Text("ralph-loop says a loop cannot run under opencode run.")}}, args...)
-		if err != nil {
-			t.Fatalf("opencode run %q: %v\n%s", args, err, out)
-		}
-		contains(t, "what the agent got", lastUser(t, fake, 0), "opencode run exits when the agent first stops", "Tell the user exactly the following")
-		if n := len(fake.MainRequests()); n != 1 {
-			t.Errorf("opencode run %q: %d agent requests, want 1", args, n)
-		}
-	}
-	loops, err := e.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) != 0 {
-		t.Errorf("%d loops armed under opencode run: %+v", len(loops), loops)
 	}
 }
 
@@ -526,17 +224,17 @@ func TestFailingRalphLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{Env: e, srv: srv}
+	w := &World{Env: e, Srv: srv}
 	t.Cleanup(srv.Close)
-	w.start(t, `!/ralph-loop "Create x.txt" --max-iterations 5`, always)
+	w.Start(t, `!/ralph-loop "Create x.txt" --max-iterations 5`, Always)
 	if n := len(srv.Fake.MainRequests()); n != 2 {
 		t.Errorf("%d agent requests, want 2 (no continuation)", n)
 	}
 	if errs := srv.Errors(); len(errs) > 0 {
 		t.Errorf("session errors: %q", errs)
 	}
-	w.saw(t, "ralph-loop: error: the disk is on fire")
-	w.noLoops(t)
+	w.Saw(t, "ralph-loop: error: the disk is on fire")
+	NoLoops(t, w.Env)
 }
 
 // 13. A message the user sends while the loop's turn runs (typed in the TUI, posted by a
@@ -550,23 +248,23 @@ func TestMessageWhileRunning(t *testing.T) {
 		Text("Noted: the README stays short."),
 	}}, "user")
 	ctx := context.Background()
-	id, err := w.srv.NewSession(ctx)
+	id, err := w.Srv.NewSession(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	since := time.Now()
-	w.srv.Command(ctx, id, "ralph-loop", `"Create x.txt containing hi" --max-iterations 5`)
-	for len(w.srv.Fake.MainRequests()) < 2 {
+	w.Srv.Command(ctx, id, "ralph-loop", `"Create x.txt containing hi" --max-iterations 5`)
+	for len(w.Srv.Fake.MainRequests()) < 2 {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(time.Second) // the second tool call is running
-	if err := w.srv.Prompt(ctx, id, "Also keep the README short."); err != nil {
+	if err := w.Srv.Prompt(ctx, id, "Also keep the README short."); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.srv.Settled(ctx, id, since, settle, w.ended); err != nil {
+	if _, err := w.Srv.Settled(ctx, id, since, settle, w.Ended); err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := w.srv.Messages(ctx, id)
+	msgs, err := w.Srv.Messages(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -575,14 +273,14 @@ func TestMessageWhileRunning(t *testing.T) {
 		roles = append(roles, m.Role+"/"+m.Finish)
 	}
 	t.Logf("messages: %v", roles)
-	expectLoop(t, w.onlyLoop(t), "PROMISE_ACCEPTED", 1, 2)
-	if n := len(continuations(w.srv.Fake)); n != 0 {
+	expectLoop(t, OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 1, 2)
+	if n := len(continuations(w.Srv.Fake)); n != 0 {
 		t.Errorf("%d continuations, want 0", n)
 	}
-	if n := len(w.srv.Fake.MainRequests()); n != 3 {
+	if n := len(w.Srv.Fake.MainRequests()); n != 3 {
 		t.Errorf("%d agent requests, want 3", n)
 	}
-	contains(t, "the last request", lastUser(t, w.srv.Fake, 2), "Also keep the README short.")
+	contains(t, "the last request", LastUser(t, w.Srv.Fake, 2), "Also keep the README short.")
 }
 
 // 14. A promise of an earlier iteration (rejected: no work yet) is not taken for a later one:
@@ -594,9 +292,9 @@ func TestEarlierPromiseNotAcceptedLater(t *testing.T) {
 		Text("Written; checking it next."),
 		Text("Checked. <promise>DONE</promise>"),
 	}}, "user")
-	w.start(t, `!/ralph-loop "Create x.txt containing hi" --max-iterations 5`, w.ended)
-	expectLoop(t, w.onlyLoop(t), "PROMISE_ACCEPTED", 3, 1)
-	if n := len(continuations(w.srv.Fake)); n != 2 {
+	w.Start(t, `!/ralph-loop "Create x.txt containing hi" --max-iterations 5`, w.Ended)
+	expectLoop(t, OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 3, 1)
+	if n := len(continuations(w.Srv.Fake)); n != 2 {
 		t.Errorf("%d continuations, want 2", n)
 	}
 }
