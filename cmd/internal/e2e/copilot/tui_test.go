@@ -19,7 +19,7 @@ import (
 
 // tui is Copilot CLI's TUI in tmux against a fake model.
 type tui struct {
-	*tmux.Session
+	*e2e.Typist
 	fake *Fake
 	env  *Env
 }
@@ -50,7 +50,7 @@ func startTUI(t *testing.T, e *Env, script Script, args ...string) *tui {
 		fake.Close()
 		t.Fatal(err)
 	}
-	u := &tui{Session: s, fake: fake, env: e}
+	u := &tui{Typist: &e2e.Typist{Session: s, Box: inputBox}, fake: fake, env: e}
 	t.Cleanup(func() {
 		if t.Failed() {
 			screen, _ := u.Screen(context.Background(), 400)
@@ -62,7 +62,7 @@ func startTUI(t *testing.T, e *Env, script Script, args ...string) *tui {
 		u.Kill()
 		u.fake.Close()
 	})
-	u.waitFor(t, ready)
+	u.Await(t, ready)
 	return u
 }
 
@@ -84,72 +84,6 @@ func inputBox(screen string) string {
 	return ""
 }
 
-// submit types text at the prompt and presses Enter once the box shows it.
-func (u *tui) submit(t *testing.T, text string) {
-	t.Helper()
-	ctx := context.Background()
-	if err := u.Type(ctx, text); err != nil {
-		t.Fatal(err)
-	}
-	u.enter(t, text[:min(len(text), 20)])
-}
-
-// enter presses Enter once the prompt box shows head, and again if it still does a moment
-// later (a completion menu took the first one).
-func (u *tui) enter(t *testing.T, head string) {
-	t.Helper()
-	ctx := context.Background()
-	if _, err := u.WaitUntil(ctx, "the typed text in the prompt box", 10*time.Second, func(screen string) bool {
-		return strings.Contains(inputBox(screen), head)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	if err := u.Keys(ctx, "Enter"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := u.WaitUntil(ctx, "an empty prompt box", 2*time.Second, func(screen string) bool {
-		return !strings.Contains(inputBox(screen), head)
-	}); err != nil {
-		if err := u.Keys(ctx, "Enter"); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func (u *tui) waitFor(t *testing.T, text string) string {
-	t.Helper()
-	screen, err := u.WaitFor(context.Background(), text, 90*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return screen
-}
-
-// waitLoop polls "ralph-loop status" until the one loop satisfies ok.
-func waitLoop(t *testing.T, e *Env, what string, ok func(Loop) bool) Loop {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	var last Loop
-	for time.Now().Before(deadline) {
-		if loops, err := e.Status(context.Background()); err == nil && len(loops) > 0 {
-			last = loops[0]
-			// The events come with one session's status only.
-			if out, err := e.RalphLoopCmd(context.Background(), "status", "--json", "--session", last.SessionID); err == nil {
-				if ls, err := e2e.DecodeStatus(out); err == nil && len(ls) > 0 {
-					last = ls[0]
-				}
-			}
-			if ok(last) {
-				return last
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("no loop %s within 90s; last seen: %s at %d/%d (%s)", what, last.Status, last.Iteration, last.MaxIterations, last.EndReason)
-	return last
-}
-
 // working is a model that never makes the promise: a slow shell command, then "not done",
 // again and again, so that the user can type while a command runs.
 func working(n int) Script {
@@ -158,16 +92,6 @@ func working(n int) Script {
 		turns = append(turns, Shell("Working.", "sleep 2; echo step >> log.txt"), Text("Not done yet."))
 	}
 	return Script{Turns: turns, WhenDone: Text("Still not done."), MaxMain: 2*n + 10}
-}
-
-// noErrors fails the test if the screen shows what reads as a failure.
-func noErrors(t *testing.T, screen string) {
-	t.Helper()
-	for _, bad := range []string{"Unknown command", "ralph-loop: error", "hook is not installed", "not cancelled", "did not run"} {
-		if tmux.Contains(screen, bad) {
-			t.Errorf("the screen shows %q:\n%s", bad, tmux.Trim(screen))
-		}
-	}
 }
 
 // 1. /ralph-loop typed in the TUI (a skill of Copilot CLI's, which install writes) arms the
@@ -179,11 +103,11 @@ func TestTUIBlockedThenAccepted(t *testing.T) {
 		Shell("Let me actually do it.", "echo hi > x.txt"),
 		Text("x.txt is written. <promise>DONE</promise>"),
 	}})
-	u.submit(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
-	screen := u.waitFor(t, "ralph-loop: promise accepted at iteration 2/5 after 1 tool call")
-	noErrors(t, screen)
+	u.Submit(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
+	screen := u.Await(t, "ralph-loop: promise accepted at iteration 2/5 after 1 tool call")
+	e2e.NoScreenErrors(t, screen)
 	contains(t, "the screen", tmux.Flat(screen), "ralph-loop: iteration 2/5. Your stop was blocked")
-	l := waitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
+	l := e2e.WaitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
 	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
 	if l.Task != "Create x.txt containing hi" || l.MaxIterations != 5 {
 		t.Errorf("armed with task %q and %d iterations", l.Task, l.MaxIterations)
@@ -205,10 +129,10 @@ func TestTUIPastedCommand(t *testing.T) {
 	if err := u.Paste(ctx, `/ralph-loop "`+task+`" --max-iterations 5`); err != nil {
 		t.Fatal(err)
 	}
-	u.enter(t, "")
-	screen := u.waitFor(t, "ralph-loop: promise accepted at iteration 1/5")
-	noErrors(t, screen)
-	l := waitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
+	u.Enter(t, "")
+	screen := u.Await(t, "ralph-loop: promise accepted at iteration 1/5")
+	e2e.NoScreenErrors(t, screen)
+	l := e2e.WaitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
 	if l.Task != task || l.MaxIterations != 5 || l.Status != "PROMISE_ACCEPTED" {
 		t.Errorf("loop %s with %d iterations and a task of %d bytes ending %q; want 5 and the 1,009 bytes pasted",
 			l.Status, l.MaxIterations, len(l.Task), l.Task[max(len(l.Task)-40, 0):])
@@ -224,22 +148,22 @@ func TestTUIPastedCommand(t *testing.T) {
 func TestTUICancelWhileWorking(t *testing.T) {
 	e := newEnv(t, "user")
 	u := startTUI(t, e, working(20))
-	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
-	u.waitFor(t, "ralph-loop: iteration 2/8")
-	u.waitFor(t, "sleep 2; echo step")
-	u.submit(t, "/cancel-ralph")
-	screen := u.waitFor(t, "type /cancel-ralph now to end the loop")
-	noErrors(t, screen)
+	u.Submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
+	u.Await(t, "ralph-loop: iteration 2/8")
+	u.Await(t, "sleep 2; echo step")
+	u.Submit(t, "/cancel-ralph")
+	screen := u.Await(t, "type /cancel-ralph now to end the loop")
+	e2e.NoScreenErrors(t, screen)
 	blocks := len(continuations(u.fake))
-	l := waitLoop(t, e, "paused", func(l Loop) bool {
+	l := e2e.WaitLoop(t, e, "paused", func(l Loop) bool {
 		return l.Status == "ACTIVE" && len(l.Events) > 0 && l.Events[len(l.Events)-1].Action == "yielded"
 	})
 	u.settle(t)
 	requests := len(u.fake.MainRequests())
-	u.submit(t, "/cancel-ralph")
-	screen = u.waitFor(t, fmt.Sprintf("ralph loop cancelled at iteration %d/8", l.Iteration))
-	noErrors(t, screen)
-	c := waitLoop(t, e, "cancelled", func(l Loop) bool { return l.Status != "ACTIVE" })
+	u.Submit(t, "/cancel-ralph")
+	screen = u.Await(t, fmt.Sprintf("ralph loop cancelled at iteration %d/8", l.Iteration))
+	e2e.NoScreenErrors(t, screen)
+	c := e2e.WaitLoop(t, e, "cancelled", func(l Loop) bool { return l.Status != "ACTIVE" })
 	if c.Status != "CANCELLED" || c.Iteration != l.Iteration {
 		t.Errorf("loop %s at %d/8 (%s); want CANCELLED at %d, where it paused", c.Status, c.Iteration, c.EndReason, l.Iteration)
 	}
@@ -268,7 +192,7 @@ func (u *tui) interrupt(t *testing.T) {
 			return
 		}
 	}
-	u.waitFor(t, ready)
+	u.Await(t, ready)
 }
 
 // settle waits until the TUI is idle: its status line shows it takes input and the model
@@ -298,11 +222,11 @@ func TestTUIMessageWhileWorking(t *testing.T) {
 	const msg = "What does parse() return?"
 	e := newEnv(t, "user")
 	u := startTUI(t, e, working(20))
-	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 6`)
-	u.waitFor(t, "ralph-loop: iteration 2/6")
-	u.waitFor(t, "sleep 2; echo step")
-	u.submit(t, msg)
-	l := waitLoop(t, e, "past the message", func(l Loop) bool { return l.Iteration >= 4 || l.Status != "ACTIVE" })
+	u.Submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 6`)
+	u.Await(t, "ralph-loop: iteration 2/6")
+	u.Await(t, "sleep 2; echo step")
+	u.Submit(t, msg)
+	l := e2e.WaitLoop(t, e, "past the message", func(l Loop) bool { return l.Iteration >= 4 || l.Status != "ACTIVE" })
 	if l.Status != "ACTIVE" && l.Iteration < 4 {
 		t.Errorf("loop %s at %d (%s); want it going on past the message", l.Status, l.Iteration, l.EndReason)
 	}
@@ -323,28 +247,28 @@ func TestTUIMessageWhileWorking(t *testing.T) {
 func TestTUIExitThenContinue(t *testing.T) {
 	e := newEnv(t, "user")
 	u := startTUI(t, e, working(20))
-	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
-	u.waitFor(t, "ralph-loop: iteration 2/8")
+	u.Submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
+	u.Await(t, "ralph-loop: iteration 2/8")
 	// /exit typed while the agent works waits for the turn, which the loop keeps going:
 	// the user interrupts it first (Esc twice), then exits.
 	u.interrupt(t)
-	u.submit(t, "/exit")
-	u.waitFor(t, "[exited ")
-	l := waitLoop(t, e, "ended", func(l Loop) bool { return l.Status != "ACTIVE" })
+	u.Submit(t, "/exit")
+	u.Await(t, "[exited ")
+	l := e2e.WaitLoop(t, e, "ended", func(l Loop) bool { return l.Status != "ACTIVE" })
 	if l.Status != "SESSION_ENDED" {
 		t.Fatalf("loop %s (%s), want SESSION_ENDED", l.Status, l.EndReason)
 	}
 	u.Kill()
 	again := startTUI(t, e, Script{Turns: []Turn{Text("We were appending to log.txt."), Shell("Going on.", "echo step >> log.txt"),
 		Text("Done. <promise>DONE</promise>")}}, "--continue")
-	again.submit(t, "Where were we?")
-	screen := again.waitFor(t, fmt.Sprintf("this session's loop ended with the session at iteration %d/8", l.Iteration))
+	again.Submit(t, "Where were we?")
+	screen := again.Await(t, fmt.Sprintf("this session's loop ended with the session at iteration %d/8", l.Iteration))
 	contains(t, "the screen", tmux.Flat(screen), "/ralph-loop --resume")
-	noErrors(t, screen)
-	again.waitFor(t, ready)
-	again.submit(t, "/ralph-loop --resume")
-	again.waitFor(t, fmt.Sprintf("ralph-loop: loop resumed at iteration %d/8", l.Iteration))
-	r := waitLoop(t, e, "accepted", func(r Loop) bool { return r.Status != "ACTIVE" && r.Status != "SESSION_ENDED" })
+	e2e.NoScreenErrors(t, screen)
+	again.Await(t, ready)
+	again.Submit(t, "/ralph-loop --resume")
+	again.Await(t, fmt.Sprintf("ralph-loop: loop resumed at iteration %d/8", l.Iteration))
+	r := e2e.WaitLoop(t, e, "accepted", func(r Loop) bool { return r.Status != "ACTIVE" && r.Status != "SESSION_ENDED" })
 	if r.Status != "PROMISE_ACCEPTED" || r.Task != l.Task {
 		t.Errorf("resumed loop %s with task %q; want PROMISE_ACCEPTED, %q", r.Status, r.Task, l.Task)
 	}

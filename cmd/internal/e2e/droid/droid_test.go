@@ -47,14 +47,7 @@ func tail(s string, n int) string {
 
 func onlyLoop(t *testing.T, e *Env) Loop {
 	t.Helper()
-	loops, err := e.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) != 1 {
-		t.Fatalf("%d loops, want 1: %+v", len(loops), loops)
-	}
-	return loops[0]
+	return e2e.OnlyLoop(t, e)
 }
 
 func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {

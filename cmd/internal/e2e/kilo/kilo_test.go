@@ -67,7 +67,7 @@ func TestNoLoopUntouched(t *testing.T) {
 		t.Errorf("%d agent requests, want 4", n)
 	}
 	// Kilo adds its <environment_details> to the prompt; ralph-loop adds nothing.
-	if got := opencode.LastUser(t, w.Srv.Fake, 0); !strings.HasPrefix(got, "Create x.txt containing hi\n") || strings.Contains(got, "ralph-loop") {
+	if got := e2e.LastUser(t, w.Srv.Fake, 0); !strings.HasPrefix(got, "Create x.txt containing hi\n") || strings.Contains(got, "ralph-loop") {
 		t.Errorf("the prompt reached the model as %q", got)
 	}
 	if s := w.Toasts(); s != "" {
@@ -98,7 +98,7 @@ func TestGuardWrite(t *testing.T) {
 		Text("Done."),
 	}, WhenDone: Text("Working."), MaxMain: 3})
 	w.Start(t, `!/ralph-loop "Keep the notes" --max-iterations 5`, w.Failed)
-	w.Expect(t, opencode.OnlyLoop(t, w.Env), "ACTIVE", 3, 0)
+	w.Expect(t, e2e.OnlyLoop(t, w.Env), "ACTIVE", 3, 0)
 	if _, err := os.Stat(planted); !os.IsNotExist(err) {
 		t.Errorf("the write reached the state directory: %v", err)
 	}
@@ -131,10 +131,10 @@ func TestRunAttachLoops(t *testing.T) {
 	}
 	for !w.Ended() {
 		if ctx.Err() != nil {
-			t.Fatalf("the loop did not end: %+v", opencode.OnlyLoop(t, w.Env))
+			t.Fatalf("the loop did not end: %+v", e2e.OnlyLoop(t, w.Env))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	w.Expect(t, opencode.OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 1)
-	opencode.ReadFile(t, filepath.Join(w.Project, "x.txt"), "hi\n")
+	w.Expect(t, e2e.OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 1)
+	e2e.ReadFile(t, filepath.Join(w.Project, "x.txt"), "hi\n")
 }

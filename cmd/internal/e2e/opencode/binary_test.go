@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
@@ -80,7 +81,7 @@ func TestBinaryGone(t *testing.T) {
 			w.Srv.Fake.SetScript(Script{Turns: []Turn{Text("The loop is cancelled.")}})
 			w.Send(t, id, "!/cancel-ralph ", Always)
 			reqs := w.Srv.Fake.MainRequests()
-			contains(t, "what the agent got for /cancel-ralph", LastUser(t, w.Srv.Fake, len(reqs)-1), "Tell the user exactly the following", "the cancel is recorded")
+			contains(t, "what the agent got for /cancel-ralph", e2e.LastUser(t, w.Srv.Fake, len(reqs)-1), "Tell the user exactly the following", "the cancel is recorded")
 			if n := len(blocked(w.Srv.Fake)); n != 1 {
 				t.Errorf("%d continuations, want 1 (none after the cancel)", n)
 			}
@@ -91,7 +92,7 @@ func TestBinaryGone(t *testing.T) {
 			}
 			w.Srv.Fake.SetScript(Script{Turns: []Turn{Text("Hi.")}})
 			w.Send(t, id, "Say hi", w.Ended)
-			l := OnlyLoop(t, w.Env)
+			l := e2e.OnlyLoop(t, w.Env)
 			if l.Status != "CANCELLED" || l.EndedBy != "user" {
 				t.Errorf("loop %s (%s, by %q) at %d/%d; want CANCELLED by the user", l.Status, l.EndReason, l.EndedBy, l.Iteration, l.MaxIterations)
 			}

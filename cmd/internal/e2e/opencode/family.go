@@ -27,7 +27,7 @@ func (f Family) BlockedThenPromise(t *testing.T) {
 		Text("x.txt is written. <promise>DONE</promise>"),
 	}}, "user")
 	w.Start(t, `!/ralph-loop "Create x.txt containing `+"`hi`"+`" --max-iterations 5`, w.Ended)
-	w.Expect(t, OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 1)
+	w.Expect(t, e2e.OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 1)
 	w.NoErrors(t)
 	c := w.Srv.Fake.Continuations()
 	if len(c) != 1 {
@@ -35,9 +35,9 @@ func (f Family) BlockedThenPromise(t *testing.T) {
 	}
 	e2e.Contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
 		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing `hi`")
-	e2e.Contains(t, "the first request's prompt", LastUser(t, w.Srv.Fake, 0), "The ralph-loop hook reads this command's arguments",
+	e2e.Contains(t, "the first request's prompt", e2e.LastUser(t, w.Srv.Fake, 0), "The ralph-loop hook reads this command's arguments",
 		"ralph-loop: a loop is now active", "<promise>DONE</promise>", "Create x.txt containing `hi`")
-	ReadFile(t, filepath.Join(w.Project, "x.txt"), "hi\n")
+	e2e.ReadFile(t, filepath.Join(w.Project, "x.txt"), "hi\n")
 	w.Saw(t, "loop armed: up to 5 iterations", "promise accepted at iteration 2/5 after 1 tool call")
 	if n := len(w.Srv.Fake.MainRequests()); n != 3 {
 		t.Errorf("%d agent requests, want 3", n)
@@ -56,7 +56,7 @@ func (f Family) PromiseWithoutWork(t *testing.T, prompt string, scopes ...string
 		Text("Now it is really done. <promise>DONE</promise>"),
 	}}, scopes...)
 	w.Start(t, prompt, w.Ended)
-	w.Expect(t, OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 1)
+	w.Expect(t, e2e.OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 1)
 	c := w.Srv.Fake.Continuations()
 	if len(c) != 1 {
 		t.Fatalf("%d continuations, want 1", len(c))
@@ -70,7 +70,7 @@ func (f Family) PromiseWithoutWork(t *testing.T, prompt string, scopes ...string
 		}
 	}
 	e2e.Contains(t, "the denied call's result", denied, "ralph-loop")
-	ReadFile(t, filepath.Join(w.Project, "x.txt"), "hi\n")
+	e2e.ReadFile(t, filepath.Join(w.Project, "x.txt"), "hi\n")
 }
 
 // IterationLimit: a loop that never promises ends at --max-iterations n, with the reason in
@@ -84,7 +84,7 @@ func (f Family) IterationLimit(t *testing.T, n int) {
 	}
 	w := f.World(t, nil, Script{Turns: turns, WhenDone: Text("Out of script.")}, "user")
 	w.Start(t, fmt.Sprintf(`!/ralph-loop "Count to %d in progress.txt" --max-iterations %d`, n, n), w.Ended)
-	w.Expect(t, OnlyLoop(t, w.Env), "MAX_ITERATIONS_REACHED", n, n)
+	w.Expect(t, e2e.OnlyLoop(t, w.Env), "MAX_ITERATIONS_REACHED", n, n)
 	if got := len(w.Srv.Fake.Continuations()); got != n-1 {
 		t.Errorf("%d continuations, want %d", got, n-1)
 	}
@@ -92,7 +92,7 @@ func (f Family) IterationLimit(t *testing.T, n int) {
 		t.Errorf("%d agent requests, want %d", got, 2*n)
 	}
 	w.Saw(t, fmt.Sprintf("%d/%d", n, n))
-	ReadFile(t, filepath.Join(w.Project, "progress.txt"), want)
+	e2e.ReadFile(t, filepath.Join(w.Project, "progress.txt"), want)
 }
 
 // Cancel: /cancel-ralph between turns ends the loop. The loop's turn ends on a model error,
@@ -106,16 +106,16 @@ func (f Family) Cancel(t *testing.T) {
 		Shell("", "echo 2 >> step.txt"),
 	}, MaxMain: 3}, "user")
 	id := w.Start(t, `!/ralph-loop "Keep going" --max-iterations 5`, w.Failed)
-	w.Expect(t, OnlyLoop(t, w.Env), "ACTIVE", 2, 2)
+	w.Expect(t, e2e.OnlyLoop(t, w.Env), "ACTIVE", 2, 2)
 	if n := len(w.Srv.Fake.Continuations()); n != 1 {
 		t.Errorf("%d continuations, want 1 (none after the error)", n)
 	}
 	w.Srv.Fake.SetScript(Script{Turns: []Turn{Text("The loop is cancelled.")}})
 	w.Send(t, id, "!/cancel-ralph ", w.Ended)
-	w.Expect(t, OnlyLoop(t, w.Env), "CANCELLED", 2, 2)
+	w.Expect(t, e2e.OnlyLoop(t, w.Env), "CANCELLED", 2, 2)
 	w.Saw(t, "cancelled at iteration 2/5")
 	last := w.Srv.Fake.MainRequests()
-	e2e.Contains(t, "what the agent got for /cancel-ralph", LastUser(t, w.Srv.Fake, len(last)-1), "Tell the user exactly the following", "cancelled at iteration 2/5")
+	e2e.Contains(t, "what the agent got for /cancel-ralph", e2e.LastUser(t, w.Srv.Fake, len(last)-1), "Tell the user exactly the following", "cancelled at iteration 2/5")
 	if n := len(w.Srv.Fake.Continuations()); n != 1 {
 		t.Errorf("%d continuations, want 1", n)
 	}
@@ -134,7 +134,7 @@ func (f Family) RunRefusesLoop(t *testing.T, reason string) {
 		if err != nil {
 			t.Fatalf("%s run %q: %v\n%s", e.Host, args, err, out)
 		}
-		e2e.Contains(t, "what the agent got", LastUser(t, fake, 0), reason, "Tell the user exactly the following")
+		e2e.Contains(t, "what the agent got", e2e.LastUser(t, fake, 0), reason, "Tell the user exactly the following")
 		if n := len(fake.MainRequests()); n != 1 {
 			t.Errorf("%s run %q: %d agent requests, want 1", e.Host, args, n)
 		}
@@ -189,7 +189,7 @@ func (f Family) Budget(t *testing.T) {
 				done = func() bool { return strings.Contains(w.Toasts(), "loop paused") }
 			}
 			w.Start(t, `!/ralph-loop "Think hard" --min-tool-calls 0 `+c.flags, done)
-			l := OnlyLoop(t, w.Env)
+			l := e2e.OnlyLoop(t, w.Env)
 			it := c.iteration
 			w.Expect(t, l, c.status, it, 0)
 			if c.status == "ACTIVE" {
@@ -289,11 +289,11 @@ func (f Family) TUI(t *testing.T) {
 		t.Errorf("the continuation is not on the screen")
 	}
 	t.Logf("the screen:\n%s", tmux.Trim(screen))
-	e.Expect(t, OnlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	e.Expect(t, e2e.OnlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
 	if n := len(fake.Continuations()); n != 1 {
 		t.Errorf("%d continuations, want 1", n)
 	}
-	ReadFile(t, filepath.Join(e.Project, "x.txt"), "hi\n")
+	e2e.ReadFile(t, filepath.Join(e.Project, "x.txt"), "hi\n")
 }
 
 func all(seen map[string]bool, keys []string) bool {

@@ -62,7 +62,7 @@ func TestNoLoopUntouched(t *testing.T) {
 	if n := len(w.Srv.Fake.MainRequests()); n != 2 {
 		t.Errorf("%d agent requests, want 2", n)
 	}
-	if got := LastUser(t, w.Srv.Fake, 0); got != "Create x.txt containing hi" {
+	if got := e2e.LastUser(t, w.Srv.Fake, 0); got != "Create x.txt containing hi" {
 		t.Errorf("the prompt reached the model as %q", got)
 	}
 	if s := w.Toasts(); s != "" {
@@ -78,8 +78,8 @@ func TestRefusedCommand(t *testing.T) {
 	w := newWorld(t, Script{Turns: []Turn{Text("ralph-loop did not start: --max-iter is not a flag.")}}, "user")
 	w.Start(t, `!/ralph-loop "Do it" --max-iter 3`, Always)
 	NoLoops(t, w.Env)
-	contains(t, "what the agent got", LastUser(t, w.Srv.Fake, 0), "Tell the user exactly the following", "--max-iter", "--max-iterations")
-	if strings.Contains(LastUser(t, w.Srv.Fake, 0), "The ralph-loop hook reads this command's arguments") {
+	contains(t, "what the agent got", e2e.LastUser(t, w.Srv.Fake, 0), "Tell the user exactly the following", "--max-iter", "--max-iterations")
+	if strings.Contains(e2e.LastUser(t, w.Srv.Fake, 0), "The ralph-loop hook reads this command's arguments") {
 		t.Errorf("the command's template reached the agent")
 	}
 	w.Saw(t, "--max-iter")
@@ -101,7 +101,7 @@ func TestProjectAndUserScope(t *testing.T) {
 				Shell("", "echo 3 >> n.txt"), Text("Three. <promise>DONE</promise>"),
 			}}, append([]string{"path"}, scopes...)...)
 			w.Start(t, `!/ralph-loop "Count to three in n.txt" --max-iterations 5`, w.Ended)
-			expectLoop(t, OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 3, 3)
+			expectLoop(t, e2e.OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 3, 3)
 			if n := len(continuations(w.Srv.Fake)); n != 2 {
 				t.Errorf("%d continuations, want 2", n)
 			}
@@ -129,7 +129,7 @@ func TestProjectWithoutRalphLoop(t *testing.T) {
 	if n := strings.Count(w.Toasts(), "not on this machine's PATH"); n != 1 {
 		t.Errorf("told %d times, want once", n)
 	}
-	contains(t, "what the agent got", LastUser(t, w.Srv.Fake, 0), "If there is no such context")
+	contains(t, "what the agent got", e2e.LastUser(t, w.Srv.Fake, 0), "If there is no such context")
 	if n := len(w.Srv.Fake.MainRequests()); n != 2 {
 		t.Errorf("%d agent requests, want 2", n)
 	}
@@ -141,7 +141,7 @@ func TestProjectWithoutRalphLoop(t *testing.T) {
 func TestAgentCannotCancelThroughTheServer(t *testing.T) {
 	w := newWorld(t, Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1}, "user")
 	id := w.Start(t, `!/ralph-loop "Keep going" --max-iterations 5 --min-tool-calls 0`, w.Failed)
-	expectLoop(t, OnlyLoop(t, w.Env), "ACTIVE", 2, 0)
+	expectLoop(t, e2e.OnlyLoop(t, w.Env), "ACTIVE", 2, 0)
 	post := func(path, body string) string {
 		return fmt.Sprintf(`curl -s -m 5 -X POST %s/session/%s/%s -H 'content-type: application/json' -d '%s'`, w.Srv.URL, id, path, body)
 	}
@@ -151,7 +151,7 @@ func TestAgentCannotCancelThroughTheServer(t *testing.T) {
 		Text("Still here."),
 	}, WhenDone: Text("Working.")})
 	w.Send(t, id, "go on", w.Ended)
-	expectLoop(t, OnlyLoop(t, w.Env), "MAX_ITERATIONS_REACHED", 5, 0)
+	expectLoop(t, e2e.OnlyLoop(t, w.Env), "MAX_ITERATIONS_REACHED", 5, 0)
 	var denied []string
 	for _, r := range w.Srv.Fake.MainRequests() {
 		for _, m := range r.Messages {
@@ -183,7 +183,7 @@ func TestGuardApplyPatch(t *testing.T) {
 		Text("Done."),
 	}, WhenDone: Text("Working."), MaxMain: 3})
 	w.Start(t, `!/ralph-loop "Keep the notes" --max-iterations 5`, w.Failed)
-	expectLoop(t, OnlyLoop(t, w.Env), "ACTIVE", 3, 0)
+	expectLoop(t, e2e.OnlyLoop(t, w.Env), "ACTIVE", 3, 0)
 	if _, err := os.Stat(planted); !os.IsNotExist(err) {
 		t.Errorf("the patch reached the state directory: %v", err)
 	}
@@ -273,14 +273,14 @@ func TestMessageWhileRunning(t *testing.T) {
 		roles = append(roles, m.Role+"/"+m.Finish)
 	}
 	t.Logf("messages: %v", roles)
-	expectLoop(t, OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 1, 2)
+	expectLoop(t, e2e.OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 1, 2)
 	if n := len(continuations(w.Srv.Fake)); n != 0 {
 		t.Errorf("%d continuations, want 0", n)
 	}
 	if n := len(w.Srv.Fake.MainRequests()); n != 3 {
 		t.Errorf("%d agent requests, want 3", n)
 	}
-	contains(t, "the last request", LastUser(t, w.Srv.Fake, 2), "Also keep the README short.")
+	contains(t, "the last request", e2e.LastUser(t, w.Srv.Fake, 2), "Also keep the README short.")
 }
 
 // 14. A promise of an earlier iteration (rejected: no work yet) is not taken for a later one:
@@ -293,7 +293,7 @@ func TestEarlierPromiseNotAcceptedLater(t *testing.T) {
 		Text("Checked. <promise>DONE</promise>"),
 	}}, "user")
 	w.Start(t, `!/ralph-loop "Create x.txt containing hi" --max-iterations 5`, w.Ended)
-	expectLoop(t, OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 3, 1)
+	expectLoop(t, e2e.OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 3, 1)
 	if n := len(continuations(w.Srv.Fake)); n != 2 {
 		t.Errorf("%d continuations, want 2", n)
 	}

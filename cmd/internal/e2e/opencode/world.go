@@ -2,8 +2,6 @@ package opencode
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -120,21 +118,7 @@ func (w *World) Send(t *testing.T, id, prompt string, done func() bool) {
 }
 
 // Ended is true once every loop has ended (and there is one).
-func (w *World) Ended() bool { return Ended(w.Env) }
-
-// Ended is true once every loop of e has ended (and there is one).
-func Ended(e *Env) bool {
-	loops, err := e.Status(context.Background())
-	if err != nil || len(loops) == 0 {
-		return false
-	}
-	for _, l := range loops {
-		if l.Status == "ACTIVE" {
-			return false
-		}
-	}
-	return true
-}
+func (w *World) Ended() bool { return e2e.Ended(w.Env) }
 
 // Failed is true once the CLI has reported a session error (the fake's HTTP 400 when its
 // script allows no more requests).
@@ -142,19 +126,6 @@ func (w *World) Failed() bool { return len(w.Srv.Errors()) > 0 }
 
 // Always is a done that holds at once: the session's settling is enough.
 func Always() bool { return true }
-
-// OnlyLoop is e's one loop; t fails unless there is exactly one.
-func OnlyLoop(t *testing.T, e *Env) Loop {
-	t.Helper()
-	loops, err := e.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) != 1 {
-		t.Fatalf("%d loops, want 1: %+v", len(loops), loops)
-	}
-	return loops[0]
-}
 
 // NoLoops checks that e has no loop.
 func NoLoops(t *testing.T, e *Env) {
@@ -174,47 +145,15 @@ func (e *Env) Expect(t *testing.T, l Loop, status string, iteration, tools int) 
 	e2e.ExpectLoop(t, l, e.Host, status, iteration, tools)
 }
 
-// LastUser is the last user message of the n-th agent request (from 0).
-func LastUser(t *testing.T, f *Fake, n int) string {
-	t.Helper()
-	reqs := f.MainRequests()
-	if n >= len(reqs) {
-		t.Fatalf("no agent request %d (%d in all)", n+1, len(reqs))
-	}
-	for i := len(reqs[n].Messages) - 1; i >= 0; i-- {
-		if m := reqs[n].Messages[i]; m.Role == "user" {
-			return m.Text
-		}
-	}
-	return ""
-}
-
-// Toasts are the toasts the user was shown, a line each.
-func (w *World) Toasts() string { return strings.Join(w.Srv.Toasts(), "\n") }
-
 // Saw checks that the user was shown each of wants as a toast, waiting up to 10 s: the plugin
 // shows one toast at a time, so a notice may follow the one before it by a few seconds.
 func (w *World) Saw(t *testing.T, wants ...string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		missing := ""
-		for _, want := range wants {
-			if !strings.Contains(w.Toasts(), want) {
-				missing = want
-				break
-			}
-		}
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("the user was not shown %q; the toasts:\n%s", missing, w.Toasts())
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	e2e.Shown(t, "the toasts", w.Toasts, wants...)
 }
+
+// Toasts are the toasts the user was shown, a line each.
+func (w *World) Toasts() string { return strings.Join(w.Srv.Toasts(), "\n") }
 
 // NoErrors checks that the session reported no error and the user was shown none.
 func (w *World) NoErrors(t *testing.T) {
@@ -226,13 +165,5 @@ func (w *World) NoErrors(t *testing.T) {
 		if strings.Contains(m, "error") {
 			t.Errorf("an error toast: %s", m)
 		}
-	}
-}
-
-// ReadFile checks that the file at path holds want.
-func ReadFile(t *testing.T, path, want string) {
-	t.Helper()
-	if b, err := os.ReadFile(path); err != nil || string(b) != want {
-		t.Errorf("%s = %q, %v; want %q", filepath.Base(path), b, err, want)
 	}
 }

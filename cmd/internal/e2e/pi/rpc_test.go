@@ -79,31 +79,13 @@ func (w *world) send(t *testing.T, prompt string, done func() bool) {
 }
 
 // ended is true once every loop has ended (and there is one).
-func (w *world) ended() bool {
-	loops, err := w.Status(context.Background())
-	if err != nil || len(loops) == 0 {
-		return false
-	}
-	for _, l := range loops {
-		if l.Status == "ACTIVE" {
-			return false
-		}
-	}
-	return true
-}
+func (w *world) ended() bool { return e2e.Ended(w.Env) }
 
 func always() bool { return true }
 
 func onlyLoop(t *testing.T, e *Env) Loop {
 	t.Helper()
-	loops, err := e.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) != 1 {
-		t.Fatalf("%d loops, want 1: %+v", len(loops), loops)
-	}
-	return loops[0]
+	return e2e.OnlyLoop(t, e)
 }
 
 func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {
@@ -116,48 +98,13 @@ var contains = e2e.Contains
 // saw checks that the user was shown each of wants, waiting up to 10 s.
 func (w *world) saw(t *testing.T, wants ...string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		all := strings.Join(w.rpc.Notices(), "\n")
-		missing := ""
-		for _, want := range wants {
-			if !strings.Contains(all, want) {
-				missing = want
-				break
-			}
-		}
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("the user was not shown %q; the notices:\n%s", missing, all)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	e2e.Shown(t, "the notices", func() string { return strings.Join(w.rpc.Notices(), "\n") }, wants...)
 }
 
-func readFile(t *testing.T, path, want string) {
-	t.Helper()
-	if b, err := os.ReadFile(path); err != nil || string(b) != want {
-		t.Errorf("%s = %q, %v; want %q", filepath.Base(path), b, err, want)
-	}
-}
+var readFile = e2e.ReadFile
 
 // lastUser is the last user message of the n-th agent request (from 0).
-func lastUser(t *testing.T, f *Fake, n int) string {
-	t.Helper()
-	reqs := f.MainRequests()
-	if n >= len(reqs) {
-		t.Fatalf("no agent request %d (%d in all)", n+1, len(reqs))
-	}
-	for i := len(reqs[n].Messages) - 1; i >= 0; i-- {
-		if m := reqs[n].Messages[i]; m.Role == "user" {
-			return m.Text
-		}
-	}
-	return ""
-}
+var lastUser = e2e.LastUser
 
 // /ralph-loop (the extension's command): "I'm done" without the promise is blocked and the
 // task comes back as ralph-loop's message; work and the promise then end the loop.

@@ -12,20 +12,10 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
-// newEnv is a fresh world with ralph-loop installed for Qwen Code by its own installer.
+// newEnv is a fresh world with ralph-loop installed by its own installer at scope.
 func newEnv(t *testing.T, scope string) *Env {
 	t.Helper()
-	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out, err := e.Install(context.Background(), scope); err != nil {
-		t.Fatalf("install: %v", err)
-	} else {
-		t.Logf("install: %s", out)
-	}
-	return e
+	return e2e.Installed(t, &suite, NewEnv, scope)
 }
 
 func run(t *testing.T, e *Env, r Run) *Result {
@@ -40,14 +30,7 @@ func run(t *testing.T, e *Env, r Run) *Result {
 
 func onlyLoop(t *testing.T, e *Env) Loop {
 	t.Helper()
-	loops, err := e.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) != 1 {
-		t.Fatalf("%d loops, want 1: %+v", len(loops), loops)
-	}
-	return loops[0]
+	return e2e.OnlyLoop(t, e)
 }
 
 func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {

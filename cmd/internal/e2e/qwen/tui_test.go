@@ -17,7 +17,7 @@ import (
 
 // tui is Qwen Code's TUI in tmux against a fake model.
 type tui struct {
-	*tmux.Session
+	*e2e.Typist
 	fake *Fake
 	env  *Env
 }
@@ -55,7 +55,7 @@ func startTUI(t *testing.T, e *Env, script Script, args ...string) *tui {
 		fake.Close()
 		t.Fatal(err)
 	}
-	u := &tui{Session: s, fake: fake, env: e}
+	u := &tui{Typist: &e2e.Typist{Session: s, Box: inputBox}, fake: fake, env: e}
 	t.Cleanup(func() {
 		if t.Failed() {
 			screen, _ := u.Screen(context.Background(), 400)
@@ -86,72 +86,6 @@ func inputBox(screen string) string {
 	return ""
 }
 
-// submit types text at the prompt and presses Enter once the box shows it.
-func (u *tui) submit(t *testing.T, text string) {
-	t.Helper()
-	ctx := context.Background()
-	if err := u.Type(ctx, text); err != nil {
-		t.Fatal(err)
-	}
-	u.enter(t, text[:min(len(text), 20)])
-}
-
-// enter presses Enter once the prompt box shows head, and again if it still does a moment
-// later (a completion menu took the first one).
-func (u *tui) enter(t *testing.T, head string) {
-	t.Helper()
-	ctx := context.Background()
-	if _, err := u.WaitUntil(ctx, "the typed text in the prompt box", 10*time.Second, func(screen string) bool {
-		return strings.Contains(inputBox(screen), head)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	if err := u.Keys(ctx, "Enter"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := u.WaitUntil(ctx, "an empty prompt box", 2*time.Second, func(screen string) bool {
-		return !strings.Contains(inputBox(screen), head)
-	}); err != nil {
-		if err := u.Keys(ctx, "Enter"); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func (u *tui) waitFor(t *testing.T, text string) string {
-	t.Helper()
-	screen, err := u.WaitFor(context.Background(), text, 90*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return screen
-}
-
-// waitLoop polls "ralph-loop status" until the one loop satisfies ok.
-func waitLoop(t *testing.T, e *Env, what string, ok func(Loop) bool) Loop {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	var last Loop
-	for time.Now().Before(deadline) {
-		if loops, err := e.Status(context.Background()); err == nil && len(loops) > 0 {
-			last = loops[0]
-			// The events come with one session's status only.
-			if out, err := e.RalphLoopCmd(context.Background(), "status", "--json", "--session", last.SessionID); err == nil {
-				if ls, err := e2e.DecodeStatus(out); err == nil && len(ls) > 0 {
-					last = ls[0]
-				}
-			}
-			if ok(last) {
-				return last
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("no loop %s within 90s; last seen: %s at %d/%d (%s)", what, last.Status, last.Iteration, last.MaxIterations, last.EndReason)
-	return last
-}
-
 // working is a model that never makes the promise: a slow shell command, then "not done",
 // again and again, so that the user can type while a command runs. The command does not
 // start with "sleep": Qwen Code refuses one that does ("sleep 2 followed by: …") at once,
@@ -164,16 +98,6 @@ func working(n int) Script {
 	return Script{Turns: turns, WhenDone: Text("Still not done."), MaxMain: 2*n + 10}
 }
 
-// noErrors fails the test if the screen shows what reads as a failure.
-func noErrors(t *testing.T, screen string) {
-	t.Helper()
-	for _, bad := range []string{"Unknown command", "ralph-loop: error", "hook is not installed", "not cancelled", "did not run"} {
-		if tmux.Contains(screen, bad) {
-			t.Errorf("the screen shows %q:\n%s", bad, tmux.Trim(screen))
-		}
-	}
-}
-
 // 1. /ralph-loop typed in the TUI arms the loop; "I'm done" is blocked and the task comes
 // back; work and the promise end the loop.
 func TestTUIBlockedThenAccepted(t *testing.T) {
@@ -183,11 +107,11 @@ func TestTUIBlockedThenAccepted(t *testing.T) {
 		Shell("Let me actually do it.", "echo hi > x.txt"),
 		Text("x.txt is written. <promise>DONE</promise>"),
 	}})
-	u.submit(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
-	l := waitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
+	u.Submit(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
+	l := e2e.WaitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
 	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
 	screen, _ := u.Screen(context.Background(), 400)
-	noErrors(t, screen)
+	e2e.NoScreenErrors(t, screen)
 	contains(t, "the screen", tmux.Flat(screen), "ralph-loop: iteration 2/5: no promise yet, continuing. /cancel-ralph cannot end the loop while the agent works",
 		"press Esc to stop the agent, then type /cancel-ralph",
 		`(Qwen Code shows the task sent back to the agent as "Stop hook error": that is the loop going on, not an error)`)
@@ -200,21 +124,21 @@ func TestTUIBlockedThenAccepted(t *testing.T) {
 func TestTUIEscThenCancel(t *testing.T) {
 	e := newEnv(t, "user")
 	u := startTUI(t, e, working(20))
-	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
-	u.waitFor(t, "press Esc to stop the agent, then type /cancel-ralph")
-	u.waitFor(t, "echo step >> log.txt; sleep 2")
+	u.Submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
+	u.Await(t, "press Esc to stop the agent, then type /cancel-ralph")
+	u.Await(t, "echo step >> log.txt; sleep 2")
 	if err := u.Keys(context.Background(), "Escape"); err != nil {
 		t.Fatal(err)
 	}
 	u.waitIdle(t)
 	requests := len(u.fake.MainRequests())
-	u.submit(t, "/cancel-ralph")
-	l := waitLoop(t, e, "cancelled", func(l Loop) bool { return l.Status != "ACTIVE" })
+	u.Submit(t, "/cancel-ralph")
+	l := e2e.WaitLoop(t, e, "cancelled", func(l Loop) bool { return l.Status != "ACTIVE" })
 	if l.Status != "CANCELLED" {
 		t.Errorf("loop %s at %d/8 (%s); want CANCELLED", l.Status, l.Iteration, l.EndReason)
 	}
-	screen := u.waitFor(t, fmt.Sprintf("ralph loop cancelled at iteration %d/8", l.Iteration))
-	noErrors(t, screen)
+	screen := u.Await(t, fmt.Sprintf("ralph loop cancelled at iteration %d/8", l.Iteration))
+	e2e.NoScreenErrors(t, screen)
 	if os.Getenv("RALPH_TUI_SCREEN") != "" {
 		t.Logf("the screen:\n%s", tmux.Trim(screen))
 	}
@@ -229,17 +153,17 @@ func TestTUIEscThenCancel(t *testing.T) {
 func TestTUIEscThenMessage(t *testing.T) {
 	e := newEnv(t, "user")
 	u := startTUI(t, e, working(20))
-	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
-	u.waitFor(t, "ralph-loop: iteration 2/8")
-	u.waitFor(t, "echo step >> log.txt; sleep 2")
+	u.Submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
+	u.Await(t, "ralph-loop: iteration 2/8")
+	u.Await(t, "echo step >> log.txt; sleep 2")
 	if err := u.Keys(context.Background(), "Escape"); err != nil {
 		t.Fatal(err)
 	}
 	u.waitIdle(t)
-	u.submit(t, "Why is it so slow?")
-	screen := u.waitFor(t, "the loop went on with your message after the turn you interrupted (Esc, then /cancel-ralph, ends it)")
-	noErrors(t, screen)
-	if l := waitLoop(t, e, "active", func(l Loop) bool { return true }); l.Status != "ACTIVE" {
+	u.Submit(t, "Why is it so slow?")
+	screen := u.Await(t, "the loop went on with your message after the turn you interrupted (Esc, then /cancel-ralph, ends it)")
+	e2e.NoScreenErrors(t, screen)
+	if l := e2e.WaitLoop(t, e, "active", func(l Loop) bool { return true }); l.Status != "ACTIVE" {
 		t.Errorf("loop %s (%s); want it going on", l.Status, l.EndReason)
 	}
 }
@@ -258,14 +182,14 @@ func TestTUIPastedCommand(t *testing.T) {
 	if err := u.Paste(context.Background(), `/ralph-loop "`+task+`" --max-iterations 5`); err != nil {
 		t.Fatal(err)
 	}
-	u.enter(t, "[Pasted Content")
-	l := waitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
+	u.Enter(t, "[Pasted Content")
+	l := e2e.WaitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
 	if l.Task != task || l.MaxIterations != 5 || l.Status != "PROMISE_ACCEPTED" {
 		t.Errorf("loop %s with %d iterations and a task of %d bytes ending %q; want PROMISE_ACCEPTED, 5 and the 1,009 bytes pasted",
 			l.Status, l.MaxIterations, len(l.Task), l.Task[max(len(l.Task)-40, 0):])
 	}
 	screen, _ := u.Screen(context.Background(), 400)
-	noErrors(t, screen)
+	e2e.NoScreenErrors(t, screen)
 	if n := len(continuations(u.fake)); n != 1 {
 		t.Errorf("%d continuations, want 1", n)
 	}
@@ -278,27 +202,27 @@ func TestTUIPastedCommand(t *testing.T) {
 func TestTUIExitThenContinue(t *testing.T) {
 	e := newEnv(t, "user")
 	u := startTUI(t, e, working(20))
-	u.submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
-	u.waitFor(t, "ralph-loop: iteration 2/8")
+	u.Submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
+	u.Await(t, "ralph-loop: iteration 2/8")
 	if err := u.Keys(context.Background(), "Escape"); err != nil {
 		t.Fatal(err)
 	}
 	u.waitIdle(t)
-	u.submit(t, "/exit")
-	u.waitFor(t, "[exited ")
-	l := waitLoop(t, e, "ended", func(l Loop) bool { return l.Status != "ACTIVE" })
+	u.Submit(t, "/exit")
+	u.Await(t, "[exited ")
+	l := e2e.WaitLoop(t, e, "ended", func(l Loop) bool { return l.Status != "ACTIVE" })
 	if l.Status != "SESSION_ENDED" {
 		t.Fatalf("loop %s (%s), want SESSION_ENDED", l.Status, l.EndReason)
 	}
 	u.Kill()
 	again := startTUI(t, e, Script{Turns: []Turn{Text("We were appending to log.txt."), Shell("Going on.", "echo step >> log.txt"),
 		Text("Done. <promise>DONE</promise>")}}, "--continue")
-	again.submit(t, "Where were we?")
-	screen := again.waitFor(t, fmt.Sprintf("this session's loop ended with the session at iteration %d/8", l.Iteration))
+	again.Submit(t, "Where were we?")
+	screen := again.Await(t, fmt.Sprintf("this session's loop ended with the session at iteration %d/8", l.Iteration))
 	contains(t, "the screen", tmux.Flat(screen), "/ralph-loop --resume")
-	noErrors(t, screen)
-	again.submit(t, "/ralph-loop --resume")
-	r := waitLoop(t, e, "accepted", func(r Loop) bool { return r.Status != "ACTIVE" && r.Status != "SESSION_ENDED" })
+	e2e.NoScreenErrors(t, screen)
+	again.Submit(t, "/ralph-loop --resume")
+	r := e2e.WaitLoop(t, e, "accepted", func(r Loop) bool { return r.Status != "ACTIVE" && r.Status != "SESSION_ENDED" })
 	if r.Status != "PROMISE_ACCEPTED" || r.Task != l.Task {
 		t.Errorf("resumed loop %s with task %q; want PROMISE_ACCEPTED, %q", r.Status, r.Task, l.Task)
 	}
