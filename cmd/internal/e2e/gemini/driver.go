@@ -102,15 +102,7 @@ func (e *Env) environ(apiURL string) []string {
 
 // RalphLoopCmd runs ralph-loop in the Env and returns its stdout.
 func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
-	cmd.Dir = e.Project
-	cmd.Env = e.environ("")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), nil
+	return e2e.RalphLoopIn(ctx, e.RalphLoop, e.Project, e.environ(""), args...)
 }
 
 // Loop is a loop as "ralph-loop status --json" prints it.

@@ -117,34 +117,18 @@ func (e *Env) Environ() []string {
 
 // RalphLoopCmd runs ralph-loop in the project and returns its stdout.
 func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
-	cmd.Dir = e.Project
-	cmd.Env = e.Environ()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), nil
+	return e2e.RalphLoopIn(ctx, e.RalphLoop, e.Project, e.Environ(), args...)
 }
 
 // Install runs "ralph-loop install --host pi" at a scope (user: the extension in
 // ~/.pi/agent/extensions; project: in the project's .pi/extensions).
 func (e *Env) Install(ctx context.Context, scope string) (string, error) {
-	args := []string{"install", "--host", "pi", "--scope", scope}
-	if scope == "project" {
-		args = append(args, "--dir", e.Project)
-	}
-	return e.RalphLoopCmd(ctx, args...)
+	return e2e.InstallAt(ctx, e.RalphLoopCmd, "pi", scope, e.Project)
 }
 
 // Status returns the loops of "ralph-loop status --json".
 func (e *Env) Status(ctx context.Context) ([]Loop, error) {
-	out, err := e.RalphLoopCmd(ctx, "status", "--json")
-	if err != nil {
-		return nil, err
-	}
-	return e2e.DecodeStatus(out)
+	return e2e.StatusVia(ctx, e.RalphLoopCmd)
 }
 
 // Configure starts a fake serving script and writes pi's models.json for it: the fake as a

@@ -89,25 +89,13 @@ func (e *Env) environ(apiURL string, extra []string) []string {
 
 // RalphLoopCmd runs ralph-loop in the project and returns its stdout.
 func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
-	cmd.Dir = e.Project
-	cmd.Env = e.environ("", nil)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), nil
+	return e2e.RalphLoopIn(ctx, e.RalphLoop, e.Project, e.environ("", nil), args...)
 }
 
 // Install runs "ralph-loop install --host qwen" with the given scope (user: into the home's
 // ~/.qwen; project: into the project's .qwen).
 func (e *Env) Install(ctx context.Context, scope string) (string, error) {
-	args := []string{"install", "--host", "qwen", "--scope", scope}
-	if scope == "project" {
-		args = append(args, "--dir", e.Project)
-	}
-	return e.RalphLoopCmd(ctx, args...)
+	return e2e.InstallAt(ctx, e.RalphLoopCmd, "qwen", scope, e.Project)
 }
 
 // Loop is a loop as "ralph-loop status --json" prints it.
@@ -115,11 +103,7 @@ type Loop = e2e.Loop
 
 // Status returns the loops of "ralph-loop status --json".
 func (e *Env) Status(ctx context.Context) ([]Loop, error) {
-	out, err := e.RalphLoopCmd(ctx, "status", "--json")
-	if err != nil {
-		return nil, err
-	}
-	return e2e.DecodeStatus(out)
+	return e2e.StatusVia(ctx, e.RalphLoopCmd)
 }
 
 // Run is one "qwen -p PROMPT --yolo" in the project.
