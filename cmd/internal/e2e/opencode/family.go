@@ -17,9 +17,10 @@ import (
 // The scenarios every CLI of opencode's family runs, each through its Family: a package's
 // TestX calls f.X with what differs (its words, its sizes).
 
-// BlockedThenPromise: /ralph-loop run as a command (as the TUI runs it): "I'm done" without
-// the promise is blocked and the task comes back; work and the promise then end the loop.
-// The contract reached the model with the command, and the user saw each step.
+// BlockedThenPromise is the scenario: /ralph-loop run as a command (as the TUI runs it):
+// "I'm done" without the promise is blocked and the task comes back; work and the promise
+// then end the loop. The contract reached the model with the command, and the user saw each
+// step.
 func (f Family) BlockedThenPromise(t *testing.T) {
 	w := f.World(t, nil, Script{Turns: []Turn{
 		Text("I'm done."),
@@ -44,10 +45,10 @@ func (f Family) BlockedThenPromise(t *testing.T) {
 	}
 }
 
-// PromiseWithoutWork: the loop is armed by prompt, with ralph-loop installed at scopes (see
-// World). The promise in the first answer, with no tool call, is rejected; the agent's
-// attempt to cancel its own loop from the shell is denied (its result says why, and it is
-// no work); after real work the promise is accepted.
+// PromiseWithoutWork is the scenario: the loop is armed by prompt, with ralph-loop
+// installed at scopes (see World). The promise in the first answer, with no tool call, is
+// rejected; the agent's attempt to cancel its own loop from the shell is denied (its result
+// says why, and it is no work); after real work the promise is accepted.
 func (f Family) PromiseWithoutWork(t *testing.T, prompt string, scopes ...string) {
 	w := f.World(t, nil, Script{Turns: []Turn{
 		Text("<promise>DONE</promise>"),
@@ -73,8 +74,9 @@ func (f Family) PromiseWithoutWork(t *testing.T, prompt string, scopes ...string
 	e2e.ReadFile(t, filepath.Join(w.Project, "x.txt"), "hi\n")
 }
 
-// IterationLimit: a loop that never promises ends at --max-iterations n, with the reason in
-// status and shown to the user; the CLI has no cap of its own, so n iterations run.
+// IterationLimit is the scenario: a loop that never promises ends at --max-iterations n,
+// with the reason in status and shown to the user; the CLI has no cap of its own, so n
+// iterations run.
 func (f Family) IterationLimit(t *testing.T, n int) {
 	var turns []Turn
 	want := ""
@@ -95,10 +97,10 @@ func (f Family) IterationLimit(t *testing.T, n int) {
 	e2e.ReadFile(t, filepath.Join(w.Project, "progress.txt"), want)
 }
 
-// Cancel: /cancel-ralph between turns ends the loop. The loop's turn ends on a model error,
-// which is not a stop (the loop waits for the user); the cancel's template never reaches the
-// model as a task (the agent is asked to tell the user the loop is cancelled), and the stop
-// after that turn is not blocked.
+// Cancel is the scenario: /cancel-ralph between turns ends the loop. The loop's turn ends
+// on a model error, which is not a stop (the loop waits for the user); the cancel's
+// template never reaches the model as a task (the agent is asked to tell the user the loop
+// is cancelled), and the stop after that turn is not blocked.
 func (f Family) Cancel(t *testing.T) {
 	w := f.World(t, nil, Script{Turns: []Turn{
 		Shell("Starting.", "echo 1 > step.txt"),
@@ -121,9 +123,9 @@ func (f Family) Cancel(t *testing.T) {
 	}
 }
 
-// RunRefusesLoop: the CLI's "run" exits at (or soon after) the agent's first stop, so a loop
-// cannot go on there: /ralph-loop, run as the command or typed, is refused with the reason
-// (the agent is asked to pass it on), and nothing is armed.
+// RunRefusesLoop is the scenario: the CLI's "run" exits at (or soon after) the agent's
+// first stop, so a loop cannot go on there: /ralph-loop, run as the command or typed, is
+// refused with the reason (the agent is asked to pass it on), and nothing is armed.
 func (f Family) RunRefusesLoop(t *testing.T, reason string) {
 	e := f.Env(t)
 	if _, err := e.Install(context.Background(), "user"); err != nil {
@@ -161,13 +163,13 @@ var price = map[string]float64{"input": 10, "output": 50, "cache_read": 1, "cach
 
 const turnCost = 0.0215
 
-// Budget: the CLI's usage reaches ralph-loop: a loop that never promises ends
-// BUDGET_EXHAUSTED at the stop where the tokens the CLI recorded on the iteration's
-// messages reach --max-tokens (the second iteration: 4,600 >= 4,000), or where its own
-// cost reaches --max-cost (the second: $0.043 >= $0.04). A model the CLI has no price for
-// (it reports a cost of 0) is not free: a cost budget pauses the loop at the first stop,
-// naming it, and the loop waits (still active) for the user's price. A budget never
-// reached changes nothing. (Each run starts "serve": the iterations are kept few.)
+// Budget is the scenario: the CLI's usage reaches ralph-loop: a loop that never promises
+// ends BUDGET_EXHAUSTED at the stop where the tokens the CLI recorded on the iteration's
+// messages reach --max-tokens (the second iteration: 4,600 >= 4,000), or where its own cost
+// reaches --max-cost (the second: $0.043 >= $0.04). A model the CLI has no price for (it
+// reports a cost of 0) is not free: a cost budget pauses the loop at the first stop, naming
+// it, and the loop waits (still active) for the user's price. A budget never reached
+// changes nothing. (Each run starts "serve": the iterations are kept few.)
 func (f Family) Budget(t *testing.T) {
 	for _, c := range []struct {
 		name, flags string
@@ -213,9 +215,9 @@ func (f Family) Budget(t *testing.T) {
 	}
 }
 
-// TUI: the interactive TUI, in tmux, as a user runs it: /ralph-loop typed, "I'm done"
-// blocked and the task sent back (on the screen, in the transcript), then work and the
-// promise accepted; the user sees ralph-loop's notices as toasts.
+// TUI is the scenario: the interactive TUI, in tmux, as a user runs it: /ralph-loop typed,
+// "I'm done" blocked and the task sent back (on the screen, in the transcript), then work
+// and the promise accepted; the user sees ralph-loop's notices as toasts.
 func (f Family) TUI(t *testing.T) {
 	e := f.Env(t)
 	if err := tmux.Available(); err != nil {
@@ -305,7 +307,8 @@ func all(seen map[string]bool, keys []string) bool {
 	return true
 }
 
-// TUIMessageMidLoop: a message typed while a command of the loop runs (see MessageMidLoop).
+// TUIMessageMidLoop is the scenario: a message typed while a command of the loop runs (see
+// MessageMidLoop).
 func (f Family) TUIMessageMidLoop(t *testing.T) {
 	e := f.Env(t)
 	if _, err := e.Install(context.Background(), "user"); err != nil {
