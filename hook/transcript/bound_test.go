@@ -155,7 +155,7 @@ func TestScanHoles(t *testing.T) {
 	}
 	f.WriteAt([]byte(two), 20<<24)
 	f.Close()
-	opt := Options{Token: "DONE", MaxRead: 4 * holeCost}
+	opt := Options{Token: "DONE", MaxRead: 4 * HoleCost}
 	var all Result
 	off := int64(0)
 	for i := 0; i < 40; i++ {

@@ -25,8 +25,8 @@ import (
 	"github.com/ralph-loop/ralph-loop/usage"
 )
 
-// bufSize is the read buffer; it bounds the memory a scan uses.
-const bufSize = 64 << 10
+// BufSize is the read buffer of a scanner; it bounds the memory a scan uses.
+const BufSize = 64 << 10
 
 // Options says what to look for.
 type Options struct {
@@ -202,7 +202,7 @@ func ScanFile(path string, offset int64, opt Options) (Result, error) {
 // Scan reads JSONL from r, whose first byte is at offset base of the transcript.
 func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 	s := &scanner{
-		d:    jsonstream.NewLineReader(r, bufSize),
+		d:    jsonstream.NewLineReader(r, BufSize),
 		opt:  opt,
 		last: []byte(opt.Last),
 		m:    promise.NewMatcherMode(opt.Token, opt.Mode),
@@ -227,7 +227,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 			}
 			ln = lineResult{}
 		default:
-			if !isSyntax(err) {
+			if !IsSyntax(err) {
 				return res, err
 			}
 			if err := s.d.SkipLine(); err != nil {
@@ -249,7 +249,7 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 			res.Replies++ // lines, not replies: one reply can take several, but none is none
 			late := skipText || opt.SkipToUser && !opt.LateUntil.IsZero() && !ln.ts.IsZero() && !ln.ts.After(opt.LateUntil)
 			switch {
-			case !after(ln.ts, opt.TextAfter):
+			case !After(ln.ts, opt.TextAfter):
 			case late:
 				res.LateFound = res.LateFound || ln.found
 			default:
@@ -259,12 +259,12 @@ func Scan(r io.Reader, base int64, opt Options) (Result, error) {
 					res.Other, res.HasOther = ln.other, true
 				}
 			}
-			if after(ln.ts, opt.ToolsAfter) {
+			if After(ln.ts, opt.ToolsAfter) {
 				res.ToolIDs = append(res.ToolIDs, ln.tools...)
 			}
 		}
 		// Subagents' replies (sidechain lines) cost too.
-		if ln.assistant && ln.hasUsage && after(ln.ts, opt.ToolsAfter) {
+		if ln.assistant && ln.hasUsage && After(ln.ts, opt.ToolsAfter) {
 			u.Add(&res, ln.msgID, usage.Record{Model: ln.model, At: ln.ts, Tokens: ln.tokens})
 		}
 	}
@@ -308,13 +308,15 @@ func (u *Dedup) Add(res *Result, id string, r usage.Record) {
 	res.UsageID = id
 }
 
-func isSyntax(err error) bool {
+// IsSyntax reports whether err says a line is not JSON a scanner can read (it is then
+// counted malformed and skipped).
+func IsSyntax(err error) bool {
 	return errors.Is(err, jsonstream.ErrSyntax) || errors.Is(err, jsonstream.ErrLineEnd) || errors.Is(err, jsonstream.ErrTooDeep)
 }
 
-// after reports whether a line stamped ts counts for a window starting at start. Lines
+// After reports whether a line stamped ts counts for a window starting at start. Lines
 // without a readable stamp count: they are past the offset, so they are new.
-func after(ts, start time.Time) bool {
+func After(ts, start time.Time) bool {
 	return start.IsZero() || ts.IsZero() || ts.After(start)
 }
 
