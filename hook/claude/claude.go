@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -104,7 +104,7 @@ type Transcript struct{}
 
 // Scan reads the transcript at path from offset.
 func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	return transcript.ScanFile(path, offset, opt)
+	return claudeshape.ScanFile(path, offset, opt)
 }
 
 // OffsetAfter finds where the lines written after t start.
@@ -117,7 +117,7 @@ var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true,
 
 // Decode reads one Claude Code hook event.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
-	in, err := DecodeInput(r)
+	in, err := claudeshape.DecodeInput(r)
 	if err != nil {
 		return hook.Event{}, err
 	}
@@ -159,33 +159,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	return ev, nil
 }
 
-// output is Claude Code's hook output object.
-type (
-	output   = wire.Output
-	specific = wire.Specific
-)
-
-// Encode writes the reply as Claude Code's hook output JSON (exit code 0; nothing at all
-// for an empty reply, which lets everything go on).
-func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
-	if rep.Empty() {
-		return 0, nil
-	}
-	out := output{SystemMessage: rep.Notice}
-	if rep.Block {
-		out.Decision, out.Reason = "block", rep.Reason
-	}
-	switch {
-	case rep.Deny:
-		out.HookSpecificOutput = &specific{HookEventName: ev.Name, PermissionDecision: "deny", PermissionDecisionReason: rep.DenyReason}
-	case rep.Context != "":
-		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
-	}
-	if out == (output{}) {
-		return 0, nil
-	}
-	if err := wire.WriteJSON(w, out); err != nil {
-		return 1, err
-	}
-	return 0, nil
+// Encode writes the reply as Claude Code's hook output JSON (see claudeshape.Encode).
+func (Host) Encode(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	return claudeshape.Encode(w, stderr, ev, rep)
 }

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/gemini"
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -188,7 +188,7 @@ func Typed(prompt string) string {
 // stderr as an error.
 func (Host) Encode(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if ev.Kind != hook.Prompt || !rep.Block {
-		return claude.Host{}.Encode(w, stderr, ev, rep)
+		return claudeshape.Encode(w, stderr, ev, rep)
 	}
 	msg := rep.Reason
 	if rep.Notice != "" && rep.Notice != msg {

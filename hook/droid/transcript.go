@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -30,7 +31,7 @@ const notificationOpenJSON = `<system-notification>\n`
 func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
 	return transcript.ScanWith(path, offset, opt, func(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
 		var c steered
-		res, err := transcript.Scan(io.TeeReader(r, &c), base, opt)
+		res, err := claudeshape.Scan(io.TeeReader(r, &c), base, opt)
 		for range c.n {
 			res.Queue = append(res.Queue, transcript.QueueOp{Op: "enqueue", Content: "/cancel-ralph"})
 		}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -201,5 +201,5 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 // as decision and reason, the notice as systemMessage (shown on stderr in -p runs, for Stop
 // only), context and denials in hookSpecificOutput; exit code 0, nothing for an empty reply.
 func (Host) Encode(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
-	return claude.Host{}.Encode(w, stderr, ev, rep)
+	return claudeshape.Encode(w, stderr, ev, rep)
 }
