@@ -121,6 +121,30 @@ func EchoedCommands(host string) []CommandFile {
 	return out
 }
 
+// notification wraps a command file's expansion in the prompt hook's input.
+const (
+	notificationOpen  = "<system-notification>\n"
+	notificationClose = "</system-notification>"
+)
+
+// Typed returns the text the user typed for a prompt: for a command file's expansion (see
+// EchoedCommands), the command with its arguments; any other prompt as it is.
+func TypedEchoed(prompt string) string {
+	inner, ok := strings.CutPrefix(prompt, notificationOpen)
+	if !ok {
+		return prompt
+	}
+	inner, ok = strings.CutSuffix(strings.TrimRight(inner, " \t\r\n"), notificationClose)
+	if !ok {
+		return prompt
+	}
+	inner = strings.TrimRight(inner, " \t\r\n")
+	if typed := TypedTOML(inner); typed != inner {
+		return typed
+	}
+	return prompt
+}
+
 // MayExitBeforeNextTurn is why a loop cannot be started in a host's one-shot run (run, e.g.
 // "kilo run") that waits for the plugin's continuation only sometimes, so the loop would be
 // left active in a session that is gone; instead is where it can be.

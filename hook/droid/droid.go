@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/gemini"
 	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
@@ -127,7 +126,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
 	switch in.Event {
 	case "UserPromptSubmit":
-		ev.Kind, ev.Prompt = hook.Prompt, Typed(in.Prompt)
+		ev.Kind, ev.Prompt = hook.Prompt, inject.TypedEchoed(in.Prompt)
 	case "Stop":
 		ev.Kind = hook.Stop
 	case "PostToolUse":
@@ -154,30 +153,6 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
 	}
 	return ev, nil
-}
-
-// notification wraps a command file's expansion in the prompt hook's input.
-const (
-	notificationOpen  = "<system-notification>\n"
-	notificationClose = "</system-notification>"
-)
-
-// Typed returns the text the user typed for a prompt: for a command file's expansion (see
-// inject.EchoedCommands), the command with its arguments; any other prompt as it is.
-func Typed(prompt string) string {
-	inner, ok := strings.CutPrefix(prompt, notificationOpen)
-	if !ok {
-		return prompt
-	}
-	inner, ok = strings.CutSuffix(strings.TrimRight(inner, " \t\r\n"), notificationClose)
-	if !ok {
-		return prompt
-	}
-	inner = strings.TrimRight(inner, " \t\r\n")
-	if typed := gemini.Typed(inner); typed != inner {
-		return typed
-	}
-	return prompt
 }
 
 // Encode writes the reply as Factory Droid's hook output JSON, which is Claude Code's: a

@@ -14,6 +14,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -73,7 +74,7 @@ func TestTyped(t *testing.T) {
 		{expand("/ralph-loop"), "/ralph-loop"},
 		{"<system-notification>\n[ralph-loop command /ralph-loop]\ntext", "<system-notification>\n[ralph-loop command /ralph-loop]\ntext"},
 	} {
-		if got := Typed(c.in); got != c.want {
+		if got := inject.TypedEchoed(c.in); got != c.want {
 			t.Errorf("Typed(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}

@@ -169,7 +169,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.Kind, ev.Prompt = hook.Continuation, in.Prompt
 			return ev, nil
 		}
-		ev.Kind, ev.Prompt = hook.Prompt, Typed(in.Prompt)
+		ev.Kind, ev.Prompt = hook.Prompt, inject.TypedTOML(in.Prompt)
 	case "AfterAgent":
 		ev.Kind = hook.Stop
 	case "AfterTool":
@@ -197,33 +197,6 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
 	}
 	return ev, nil
-}
-
-// commands are the loop commands that install writes as Gemini CLI command files.
-var commands = []string{hook.CommandLoop, hook.CommandULW, hook.CommandCancel}
-
-// Typed returns the text the user typed for a prompt: for a command file's expansion
-// ("<the command's prompt>\n\n<the typed line>"), the typed line, or the bare command when
-// it was typed without arguments; any other prompt as it is.
-func Typed(prompt string) string {
-	for _, c := range commands {
-		if !strings.HasPrefix(prompt, inject.CommandTag(c)) {
-			continue
-		}
-		rest := prompt[len(inject.CommandTag(c)):]
-		for from := 0; ; {
-			i := strings.Index(rest[from:], "\n\n"+c)
-			if i < 0 {
-				return c
-			}
-			typed := rest[from+i+2:]
-			if after := typed[len(c):]; after == "" || strings.ContainsRune(" \t\r\n", rune(after[0])) {
-				return typed
-			}
-			from += i + 2
-		}
-	}
-	return prompt
 }
 
 // output is Gemini CLI's hook output object.

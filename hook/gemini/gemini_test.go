@@ -46,7 +46,7 @@ func TestTyped(t *testing.T) {
 		{"/ralph-loop typed raw in -p mode", "/ralph-loop typed raw in -p mode"},
 		{"do the task", "do the task"},
 	} {
-		if got := Typed(tc.prompt); got != tc.want {
+		if got := inject.TypedTOML(tc.prompt); got != tc.want {
 			t.Errorf("Typed(%q) = %q, want %q", tc.prompt, got, tc.want)
 		}
 	}
