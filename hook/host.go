@@ -294,7 +294,7 @@ type GoalReader interface {
 
 // Transcript reads a host's transcript.
 type Transcript interface {
-	// Scan reads the transcript at path from offset (see transcript.ScanFile).
+	// Scan reads the transcript at path from offset (see transcript.ScanWith).
 	Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error)
 	// OffsetAfter is where the first line written after t starts (see
 	// transcript.OffsetAfter).

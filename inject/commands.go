@@ -127,8 +127,8 @@ const (
 	notificationClose = "</system-notification>"
 )
 
-// Typed returns the text the user typed for a prompt: for a command file's expansion (see
-// EchoedCommands), the command with its arguments; any other prompt as it is.
+// TypedEchoed returns the text the user typed for a prompt: for the expansion of a command
+// file of EchoedCommands, the command with its arguments; any other prompt as it is.
 func TypedEchoed(prompt string) string {
 	inner, ok := strings.CutPrefix(prompt, notificationOpen)
 	if !ok {

@@ -51,11 +51,11 @@ func TOMLCommands() []CommandFile {
 // these texts hold).
 func tomlString(s string) string { return strconv.Quote(s) }
 
-// commands are the loop commands that install writes as Gemini CLI command files.
+// commands are the loop commands of TOMLCommands.
 var commands = []string{"/ralph-loop", "/ulw-loop", "/cancel-ralph"}
 
-// Typed returns the text the user typed for a prompt: for a command file's expansion
-// ("<the command's prompt>\n\n<the typed line>"), the typed line, or the bare command when
+// TypedTOML returns the text the user typed for a prompt: for the expansion of a command
+// file of TOMLCommands ("<the command's prompt>\n\n<the typed line>"), the typed line, or the bare command when
 // it was typed without arguments; any other prompt as it is.
 func TypedTOML(prompt string) string {
 	for _, c := range commands {

@@ -52,7 +52,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		BlockCap:       blockCap(getenv),
 		StopTimeout:    func() time.Duration { return stopTimeout(getenv, project) },
 		ProjectDir:     project,
-		Transcript:     Transcript{},
+		Transcript:     Transcript{claudeshape.Scan},
 		TranscriptLags: true,
 		// last_assistant_message is the text of the last of the messages Claude Code
 		// keeps one per content block (seen with 2.1.330): of a final reply with two text
@@ -99,18 +99,9 @@ func stopTimeout(getenv func(string) string, project string) time.Duration {
 	return 600 * time.Second
 }
 
-// Transcript reads Claude Code's JSONL transcripts.
-type Transcript struct{}
-
-// Scan reads the transcript at path from offset.
-func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	return claudeshape.ScanFile(path, offset, opt)
-}
-
-// OffsetAfter finds where the lines written after t start.
-func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
-	return transcript.OffsetAfter(path, t)
-}
+// Transcript reads Claude Code's JSONL transcripts (claudeshape.Scan) and the session's
+// /goal (ActiveGoal).
+type Transcript struct{ transcript.Reader }
 
 // writeTools are Claude Code's tools that write files.
 var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}

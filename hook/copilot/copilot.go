@@ -69,7 +69,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		BlockCap:       BlockCap,
 		StopTimeout:    func() time.Duration { return stopTimeout(getenv, cwd) },
 		ProjectDir:     cwd,
-		Transcript:     Transcript{},
+		Transcript:     Transcript,
 		TranscriptLags: true,
 		// postToolUse has no id: every call is counted by the transcript's toolCallId.
 		TranscriptTools: true,

@@ -2,11 +2,11 @@
 // into the engine's events, answers in its protocol, and states its facts.
 //
 // Factory Droid's hooks are Claude Code's in shape (the same event names, fields and output
-// JSON), so decoding and encoding build on package claude. The differences are facts kept
-// here: the Stop event carries no last message (the turn's final text is in the transcript,
-// Claude-like JSONL, when Stop fires); tool events carry no tool-call id; the prompt hook
-// fires only under --input-format stream-jsonrpc and in the TUI, never in plain "droid
-// exec", and gets a command file's expansion, not the typed text; there is no cap on
+// JSON), so decoding and encoding build on package claudeshape. The differences are facts
+// kept here: the Stop event carries no last message (the turn's final text is in the
+// transcript, Claude-like JSONL, when Stop fires); tool events carry no tool-call id; the
+// prompt hook fires only under --input-format stream-jsonrpc and in the TUI, never in plain
+// "droid exec", and gets a command file's expansion, not the typed text; there is no cap on
 // consecutive stop blocks; and the transcript records no token usage.
 package droid
 
@@ -59,7 +59,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// The Stop event has no last message, but the turn's final message is in the
 		// transcript before Stop fires (seen with 0.215.0); every call that runs fires
 		// PostToolUse, which is what counts tool calls.
-		Transcript: Transcript{},
+		Transcript: Transcript,
 		HookFiles:  func() []string { return Installer.HookFiles(getenv, project) },
 		// Stop fires after a model request failed too, with no reply in the transcript
 		// (seen: a loop blocked on each went on to its last iteration with no answer).

@@ -168,7 +168,7 @@ func strconvQuote(s string) string {
 // once, by the scan that reads its line, and not by a scan that starts after it.
 func TestSteeredCancel(t *testing.T) {
 	const path = "../../testdata/droid/transcript.steered-cancel.jsonl"
-	res, err := Transcript{}.Scan(path, 0, transcript.Options{Token: "DONE"})
+	res, err := Transcript.Scan(path, 0, transcript.Options{Token: "DONE"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestSteeredCancel(t *testing.T) {
 	}
 	i := bytes.Index(data, steeredCancel)
 	after := int64(i + bytes.IndexByte(data[i:], '\n') + 1)
-	if res, err := (Transcript{}).Scan(path, after, transcript.Options{Token: "DONE"}); err != nil || len(res.Queued()) != 0 {
+	if res, err := Transcript.Scan(path, after, transcript.Options{Token: "DONE"}); err != nil || len(res.Queued()) != 0 {
 		t.Errorf("from after the cancel: queued %q, %v; want none", res.Queued(), err)
 	}
 	// A line longer than a piece, the cancel across two pieces of it: it counts; the line

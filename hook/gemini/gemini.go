@@ -91,7 +91,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		BlockCap:    0, // an always-blocking hook ran 2,273 continuations
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
 		ProjectDir:  project,
-		Transcript:  Transcript{},
+		Transcript:  Transcript,
 		// The chat file is complete when AfterAgent starts (seen in every run).
 		TranscriptLags: false,
 		// Tool calls are counted from AfterTool alone: the transcript records a call the CLI

@@ -2,11 +2,11 @@
 // the engine's events, answers in Qwen Code's protocol, and states its facts.
 //
 // Qwen Code's hooks are Claude Code's in shape (the same event names, fields and output
-// JSON), so decoding and encoding build on package claude. The differences are facts kept
-// here: UserPromptSubmit fires before every model request (after each tool result and each
-// continuation too), and only the user's own prompt carries submitted_prompt; tool calls
-// are named by the provider's tool_call_id; the cap on consecutive stop blocks counts the
-// block it overrides and is not reset by tool calls; hook timeouts of 1000 or more are
+// JSON), so decoding and encoding build on package claudeshape. The differences are facts
+// kept here: UserPromptSubmit fires before every model request (after each tool result and
+// each continuation too), and only the user's own prompt carries submitted_prompt; tool
+// calls are named by the provider's tool_call_id; the cap on consecutive stop blocks counts
+// the block it overrides and is not reset by tool calls; hook timeouts of 1000 or more are
 // milliseconds; notices from the prompt hook are never shown to the user.
 package qwen
 
@@ -78,7 +78,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// before it runs fires neither): the transcript is read for the model's usage only.
 		// Qwen Code shows neither SessionStart's notice nor the prompt hook's: what became
 		// of a resumed session's loop is told at its first stop.
-		Transcript:         Transcript{},
+		Transcript:         Transcript,
 		TranscriptLags:     true,
 		ResumeNoticeHidden: true,
 		CLI:                "qwen",

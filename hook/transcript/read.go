@@ -30,6 +30,20 @@ var ErrBound = errors.New("the transcript is too large to read back to where the
 // ScanFunc reads a host's transcript lines from r, whose first byte is at offset base.
 type ScanFunc func(r io.Reader, base int64, opt Options) (Result, error)
 
+// Reader reads a host's transcript with the host's line scanner: Scan through ScanWith,
+// OffsetAfter by the lines' timestamps. It is every host's hook.Transcript.
+type Reader ScanFunc
+
+// Scan reads the transcript at path from offset (see ScanWith).
+func (r Reader) Scan(path string, offset int64, opt Options) (Result, error) {
+	return ScanWith(path, offset, opt, ScanFunc(r))
+}
+
+// OffsetAfter finds where the lines written after t start (see OffsetAfter).
+func (Reader) OffsetAfter(path string, t time.Time) (int64, error) {
+	return OffsetAfter(path, t)
+}
+
 // ScanWith opens the transcript at path and hands scan its part from offset to
 // Options.Limit (or to its end as it is now), reading at most Options.MaxRead bytes of
 // data: every host's transcript is read so. A missing file gives an empty result and an

@@ -1,14 +1,15 @@
-// Package transcript reads what the agent wrote in a Claude Code session transcript (or
-// Factory Droid's, which has the same messages on lines of type "message") since a given offset: whether its text holds the completion marker, and which tools it called.
+// Package transcript is the kit every host's transcript reader is built from: what a scan
+// looks for (Options) and found (Result), the bounded reading of a file from an offset
+// (ScanWith), finding where a time's lines start (OffsetAfter), the usage of replies counted
+// once (Dedup), and Reader, which makes a host's line scanner a transcript reader.
 //
-// A transcript is JSONL and can be huge, with single lines of many megabytes. Scan reads only
-// the bytes after the offset, through a fixed buffer: lines that cannot be the agent's output
-// (tool results, attachments, the user's prompts, API records) are skipped to the next
-// newline without being decoded, and the agent's own text is decoded piece by piece into the
-// matcher, never held whole. A malformed line is counted and skipped; only complete lines are
-// consumed, so a line still being written is read again next time. One scan reads at most
-// MaxRead bytes and never a hole of a sparse file (see ScanWith), so a stop answers in the
-// same bounded time whatever the file holds.
+// A transcript is JSONL and can be huge, with single lines of many megabytes. A scanner reads
+// only the bytes after the offset, through a fixed buffer (BufSize): lines that cannot be the
+// agent's output are skipped to the next newline without being decoded, and the agent's own
+// text is decoded piece by piece into the matcher, never held whole. A malformed line is
+// counted and skipped; only complete lines are consumed, so a line still being written is
+// read again next time. One scan reads at most MaxRead bytes and never a hole of a sparse
+// file (see ScanWith), so a stop answers in the same bounded time whatever the file holds.
 package transcript
 
 import (
