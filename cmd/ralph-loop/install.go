@@ -16,7 +16,6 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/urfave/cli/v3"
 
-	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 )
@@ -82,8 +81,14 @@ func installCommand(add bool) *cli.Command {
 			var targets []*install.Target
 			sandbox := add && cmd.Bool("sandbox")
 			if sandbox && cmd.String("host") == "" {
-				if err := cmd.Set("host", claude.Name); err != nil {
-					return err
+				// The host whose installer can turn a sandbox on (Claude Code).
+				for _, h := range hosts.Installers() {
+					if h.Sandbox != nil {
+						if err := cmd.Set("host", h.Name); err != nil {
+							return err
+						}
+						break
+					}
 				}
 			}
 			auto := cmd.String("host") == ""
