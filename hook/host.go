@@ -203,7 +203,7 @@ type Facts struct {
 	Words inject.Words
 	// BlockCap is how many consecutive stop blocks the host honours before it overrides
 	// the hook and ends the turn (0: no cap). Whether tool calls between stops reset the
-	// host's count is Words.CapCountsTools.
+	// host's count is Words.Cap.CountsTools.
 	BlockCap int
 	// StopTimeout returns the Stop hook's timeout, which checks must fit in (nil or 0:
 	// unknown). It may read the host's settings, so it is only called when needed.

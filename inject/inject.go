@@ -30,23 +30,14 @@ type Words struct {
 	// MessageCap is the most a message to the agent may take, in UTF-16 units, with room to
 	// spare under the host's own limit (0: DefaultMessageCap).
 	MessageCap int
-	// CapSetting is how the host's cap on consecutive stop blocks is raised (a variable or a
-	// setting); "" when it cannot be.
-	CapSetting string
-	// CapCountsTools: tool calls between stops do not reset the host's count of blocks.
-	CapCountsTools bool
-	// Cancel is what the user types in the host to end a loop.
-	Cancel string
+	// Cap is the host's cap on consecutive stop blocks, for a host whose cap can be raised
+	// or counts tool calls (the zero Cap: neither).
+	Cap Cap
 	// EscapesMarkup: the host hands the agent a block reason with <, > and & escaped.
 	EscapesMarkup bool
 	// ContextEscapesMarkup: the host hands the agent the context added to the user's prompt
 	// (the contract) with < and > escaped.
 	ContextEscapesMarkup bool
-	// CapCountsOverride: the host's cap setting counts the block it overrides, so that a
-	// setting of N lets N-1 blocks through (Qwen Code); the texts name the setting's value.
-	CapCountsOverride bool
-	// CapMax is the most the host's cap setting can be raised to (0: no limit known).
-	CapMax int
 	// HidesPromptNotice: the host shows the user no notice from the prompt hook, so the
 	// arming notice's warning about the host's cap is repeated at the loop's first stop.
 	HidesPromptNotice bool
@@ -77,9 +68,23 @@ type Words struct {
 	PopupPicksCommand bool
 }
 
+// Cap is what texts say of a host's cap on consecutive stop blocks (hook.Facts.BlockCap is
+// the cap itself).
+type Cap struct {
+	// Setting is how the cap is raised (a variable or a setting); "" when it cannot be.
+	Setting string
+	// CountsTools: tool calls between stops do not reset the host's count of blocks.
+	CountsTools bool
+	// CountsOverride: the cap setting counts the block it overrides, so that a setting of N
+	// lets N-1 blocks through (Qwen Code); the texts name the setting's value.
+	CountsOverride bool
+	// Max is the most the cap setting can be raised to (0: no limit known).
+	Max int
+}
+
 // capValue is the value of the host's cap setting that lets blockCap blocks through.
 func (h Words) capValue(blockCap int) int {
-	if h.CapCountsOverride {
+	if h.Cap.CountsOverride {
 		return blockCap + 1
 	}
 	return blockCap
@@ -87,7 +92,7 @@ func (h Words) capValue(blockCap int) int {
 
 // capAtMax reports whether the host's cap setting is already as high as it goes.
 func (h Words) capAtMax(blockCap int) bool {
-	return h.CapMax > 0 && h.capValue(blockCap) >= h.CapMax
+	return h.Cap.Max > 0 && h.capValue(blockCap) >= h.Cap.Max
 }
 
 // DefaultMessageCap is the message cap of a host that states none: Claude Code's, whose
@@ -118,12 +123,8 @@ func (h Words) sigil() string {
 // Arm is how the user starts a loop in the host: /ralph-loop, or $ralph-loop in Codex.
 func (h Words) Arm() string { return h.sigil() + "ralph-loop" }
 
-func (h Words) cancel() string {
-	if h.Cancel != "" {
-		return h.Cancel
-	}
-	return "/cancel-ralph"
-}
+// cancel is how the user ends a loop in the host: /cancel-ralph, or $cancel-ralph in Codex.
+func (h Words) cancel() string { return h.sigil() + "cancel-ralph" }
 
 // units counts s as JavaScript does: UTF-16 code units.
 func units(s string) int {
@@ -505,19 +506,19 @@ func CapWarning(l *state.Loop, h Words, blockCap int) string {
 	if blockCap <= 0 || l.MaxIterations-1 <= blockCap {
 		return ""
 	}
-	if h.CapSetting == "" {
+	if h.Cap.Setting == "" {
 		return fmt.Sprintf("Note: %s ends a turn after %d stop blocks in a row and this cannot be raised, so the loop can run at most %s",
 			h.display(), blockCap, Plural(blockCap+1, "iteration", "iterations"))
 	}
 	what := "stop blocks in a row without a tool call"
-	if h.CapCountsTools {
+	if h.Cap.CountsTools {
 		what = "stop blocks in a row"
 	}
-	if !h.CapCountsOverride {
+	if !h.Cap.CountsOverride {
 		return fmt.Sprintf("Note: %s ends a turn after %d %s (%s); run \"ralph-loop install --host %s\" and start a new session to raise it",
-			h.display(), blockCap, what, h.CapSetting, h.Name)
+			h.display(), blockCap, what, h.Cap.Setting, h.Name)
 	}
-	s := fmt.Sprintf("Note: %s ends a turn after %d %s (%s=%d", h.display(), blockCap, what, h.CapSetting, h.capValue(blockCap))
+	s := fmt.Sprintf("Note: %s ends a turn after %d %s (%s=%d", h.display(), blockCap, what, h.Cap.Setting, h.capValue(blockCap))
 	if h.capAtMax(blockCap) {
 		s += ", its maximum"
 	}
@@ -559,19 +560,19 @@ func MaxReached(l *state.Loop) string {
 // CutReason is the end reason of a loop that the host's block cap cut.
 func CutReason(h Words, blockCap int) string {
 	what := "stop blocks in a row without a tool call"
-	if h.CapCountsTools {
+	if h.Cap.CountsTools {
 		what = "stop blocks in a row"
 	}
-	if h.CapSetting == "" {
+	if h.Cap.Setting == "" {
 		return fmt.Sprintf("%s ends a turn after %d %s and this cannot be raised, so the loop could not go on", h.display(), blockCap, what)
 	}
-	return fmt.Sprintf("%s ends a turn after %d %s (%s=%d), so the loop could not go on", h.display(), blockCap, what, h.CapSetting, h.capValue(blockCap))
+	return fmt.Sprintf("%s ends a turn after %d %s (%s=%d), so the loop could not go on", h.display(), blockCap, what, h.Cap.Setting, h.capValue(blockCap))
 }
 
 // CutByHost explains why the loop ended when the host's block cap was about to end the turn.
 func CutByHost(l *state.Loop, h Words, blockCap int) string {
 	s := fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: %s", l.Iteration, l.MaxIterations, CutReason(h, blockCap))
-	if h.CapSetting != "" && !h.capAtMax(blockCap) {
+	if h.Cap.Setting != "" && !h.capAtMax(blockCap) {
 		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise the cap", h.Name)
 	}
 	return s

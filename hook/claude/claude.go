@@ -33,8 +33,7 @@ var Words = inject.Words{
 	Name:       Name,
 	Display:    "Claude Code",
 	MessageCap: 9500, // hook output strings are cut at 10,000 UTF-16 units
-	CapSetting: BlockCapEnv,
-	Cancel:     "/cancel-ralph",
+	Cap:        inject.Cap{Setting: BlockCapEnv},
 	SandboxOn:  `"ralph-loop install --sandbox" turns it on`,
 }
 

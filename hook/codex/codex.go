@@ -57,7 +57,6 @@ var Words = inject.Words{
 	// bytes) by a preview and a file; 3,200 UTF-16 units stay under that for any text
 	// (at most 3 bytes a unit).
 	MessageCap:    3200,
-	Cancel:        Sigil + "cancel-ralph",
 	EscapesMarkup: true,
 	Sigil:         Sigil,
 	SkipsHooks:    "Codex skips hooks it has not trusted, or that changed since they were trusted; install trusts them",

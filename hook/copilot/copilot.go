@@ -56,8 +56,7 @@ var Words = inject.Words{
 	Name:           Name,
 	Display:        "GitHub Copilot CLI",
 	MessageCap:     9500,
-	CapCountsTools: true,
-	Cancel:         "/cancel-ralph",
+	Cap:            inject.Cap{CountsTools: true},
 	SteersCommands: true,
 }
 

@@ -38,7 +38,6 @@ var Words = inject.Words{
 	Name:       Name,
 	Display:    "Factory Droid",
 	MessageCap: 9500,
-	Cancel:     "/cancel-ralph",
 	// A message typed while the agent works goes to the agent within the turn, never to
 	// UserPromptSubmit (seen under stream-jsonrpc).
 	SteersCommands: true,

@@ -35,7 +35,6 @@ var Words = inject.Words{
 	// No cap on a block reason was seen (it becomes the next user message verbatim); the
 	// default keeps a continuation a readable size.
 	MessageCap: inject.DefaultMessageCap,
-	Cancel:     "/cancel-ralph",
 	// additionalContext reaches the model with < and > escaped (the block reason does not).
 	ContextEscapesMarkup: true,
 	// Its TUI follows the first blocked AfterAgent of a prompt with "This request failed.

@@ -90,7 +90,6 @@ func (h Host) Name() string { return h.flavor().words.Name }
 var Words = inject.Words{
 	Name:    Name,
 	Display: "opencode",
-	Cancel:  "/cancel-ralph",
 	// Its TUI's list of commands takes the first Enter on /cancel-ralph.
 	PopupPicksCommand: true,
 }

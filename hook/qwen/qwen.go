@@ -50,11 +50,7 @@ var Words = inject.Words{
 	Name:                 Name,
 	Display:              "Qwen Code",
 	MessageCap:           9500,
-	CapSetting:           BlockCapSetting,
-	CapCountsTools:       true,
-	CapCountsOverride:    true,
-	CapMax:               MaxBlockCap,
-	Cancel:               "/cancel-ralph",
+	Cap:                  inject.Cap{Setting: BlockCapSetting, CountsTools: true, CountsOverride: true, Max: MaxBlockCap},
 	ContextEscapesMarkup: true,              // additionalContext reaches the model with < and > as &lt; &gt;
 	HidesPromptNotice:    true,              // a UserPromptSubmit systemMessage only goes to the debug log
 	QueuesCommands:       true,              // a slash command typed while the agent works waits for the turn's end
@@ -66,7 +62,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	project := projectDir(getenv, cwd)
 	limit, from := blockCap(getenv, project)
 	w := Words
-	w.CapSetting = from
+	w.Cap.Setting = from
 	return hook.Facts{
 		HookFiles:   func() []string { return Installer.HookFiles(getenv, project) },
 		Words:       w,
