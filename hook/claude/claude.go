@@ -66,7 +66,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		SessionEnv:         SessionEnv,
 		Settings:           func() ([]state.Setting, error) { return SettingsView(getenv, project) },
 		Sandbox:            func(string, []string) string { return sandboxState(getenv, project) },
-		CommandText:        CommandText,
+		Commands:           hook.Commands{Text: CommandText},
 	}
 }
 

@@ -99,13 +99,12 @@ var Words = inject.Words{
 func (h Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	f := h.flavor()
 	return hook.Facts{
-		ServerPorts: serverPorts(getenv(ServerEnv)),
 		HookFiles:   func() []string { return f.installer.HookFiles(getenv, cwd) },
 		Words:       f.words,
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,
 		CLI:         f.cli,
-		Server:      true,
+		Server:      &hook.Server{Ports: serverPorts(getenv(ServerEnv))},
 	}
 }
 

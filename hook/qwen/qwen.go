@@ -79,7 +79,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		ResumeNoticeHidden: true,
 		CLI:                "qwen",
 		SessionEnv:         SessionEnv,
-		CommandEvent:       commandEvent(getenv, project),
+		Commands:           hook.Commands{Event: commandEvent(getenv, project)},
 	}
 }
 
