@@ -67,12 +67,12 @@ The ralph-loop hook handles /cancel-ralph before it reaches you, so this text me
 // template only tells the agent where the loop's context is. Description stays the line
 // without EnterAgain, which the cancel command's file adds for a host whose list of
 // commands takes the first Enter.
-func DescriptionCommands(h Words) []CommandFile {
+func DescriptionCommands(w Words) []CommandFile {
 	var out []CommandFile
-	for _, cf := range CommandsFor(h.Name) {
+	for _, cf := range CommandsFor(w.Name) {
 		body := cf.Content[strings.Index(cf.Content, "\n---\n")+len("\n---\n"):]
 		line := cf.Description
-		if cf.Description == cancelRalphDescription && h.PopupPicksCommand {
+		if cf.Description == cancelRalphDescription && w.PopupPicksCommand {
 			line += EnterAgain
 		}
 		out = append(out, CommandFile{Name: cf.Name, Description: cf.Description, Content: "---\n" + line + "\n---\n" + body})

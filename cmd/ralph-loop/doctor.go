@@ -130,16 +130,16 @@ func (d *doctor) run() {
 
 // host reports one host: its CLI against the version tested, its hooks, their binary and
 // the trust the host needs. hooked: ralph-loop's hooks are there for it.
-func (d *doctor) host(h *install.Target, found []install.Found) (hooked bool) {
-	fmt.Fprintf(d.out, "%s:\n", h.Title)
-	tested := hosts.Tested[h.Name]
-	cli, err := exec.LookPath(h.CLI)
+func (d *doctor) host(inst *install.Target, found []install.Found) (hooked bool) {
+	fmt.Fprintf(d.out, "%s:\n", inst.Title)
+	tested := hosts.Tested[inst.Name]
+	cli, err := exec.LookPath(inst.CLI)
 	switch {
-	case h.CLI == "" || err != nil:
+	case inst.CLI == "" || err != nil:
 		if len(found) > 0 {
-			d.Problem("%s: ralph-loop's hooks are installed but %s is not on PATH: install %s, or remove the hooks: ralph-loop uninstall --host %s", h.Title, h.CLI, h.Title, h.Name)
+			d.Problem("%s: ralph-loop's hooks are installed but %s is not on PATH: install %s, or remove the hooks: ralph-loop uninstall --host %s", inst.Title, inst.CLI, inst.Title, inst.Name)
 		} else {
-			d.Say("%s not on PATH (its configuration directory is here)", h.CLI)
+			d.Say("%s not on PATH (its configuration directory is here)", inst.CLI)
 		}
 	default:
 		v := cliVersion(d.ctx, cli)
@@ -154,7 +154,7 @@ func (d *doctor) host(h *install.Target, found []install.Found) (hooked bool) {
 		}
 		d.Say("%s", line)
 	}
-	hh, _ := hosts.Lookup(h.Name)
+	hh, _ := hosts.Lookup(inst.Name)
 	if hh != nil {
 		// The cap as the host's hooks would see it: Claude Code passes its settings' env on.
 		getenv := d.getenv
@@ -167,22 +167,22 @@ func (d *doctor) host(h *install.Target, found []install.Found) (hooked bool) {
 	}
 	if pl, ok := hh.(hosts.Plugged); ok {
 		for _, p := range pl.Plugins(d.getenv, d.dir) {
-			d.plugin(h, p)
+			d.plugin(inst, p)
 			hooked = true
 		}
 	}
 	if len(found) == 0 {
-		if h.Scopes[0].Settings == "" {
+		if inst.Scopes[0].Settings == "" {
 			// opencode, Kilo: the hooks are a plugin file, which doctor does not read.
-			if ps := plugins(h, d.dir, d.getenv); len(ps) > 0 {
+			if ps := plugins(inst, d.dir, d.getenv); len(ps) > 0 {
 				d.Say("hooks: a plugin, %s; doctor does not check what it runs", strings.Join(ps, ", "))
 				return true
 			}
-			d.Say("hooks: a plugin (ralph-loop install --host %s writes it); doctor does not check it", h.Name)
+			d.Say("hooks: a plugin (ralph-loop install --host %s writes it); doctor does not check it", inst.Name)
 			return false
 		}
 		if !hooked {
-			d.Say("hooks: none found (ralph-loop install --host %s adds them)", h.Name)
+			d.Say("hooks: none found (ralph-loop install --host %s adds them)", inst.Name)
 		}
 		return hooked
 	}
@@ -191,11 +191,11 @@ func (d *doctor) host(h *install.Target, found []install.Found) (hooked bool) {
 		if !f.Scope.Shared {
 			own = append(own, f.Scope.Name)
 		}
-		d.hooks(h, f)
+		d.hooks(inst, f)
 	}
 	if len(own) > 1 {
 		d.Problem("%s: ralph-loop's hooks are installed at %s scope at once, so every event is handled %d times: keep one (ralph-loop uninstall --host %s --scope %s)",
-			h.Title, strings.Join(own, " and "), len(own), h.Name, own[len(own)-1])
+			inst.Title, strings.Join(own, " and "), len(own), inst.Name, own[len(own)-1])
 	}
 	if t, ok := hh.(hosts.Trusting); ok {
 		t.Trust(d, d.getenv, d.dir, found)
@@ -205,23 +205,23 @@ func (d *doctor) host(h *install.Target, found []install.Found) (hooked bool) {
 
 // plugin reports a plugin of the host's that runs ralph-loop's hooks (Claude Code's): its
 // version and the binary its hooks run (the ralph-loop on PATH).
-func (d *doctor) plugin(h *install.Target, p install.Plugin) {
+func (d *doctor) plugin(inst *install.Target, p install.Plugin) {
 	what := fmt.Sprintf("the plugin %s %s (%s scope, %s)", p.ID, p.Version, p.Scope, p.Hooks)
-	if len(h.HooksIn(p.Hooks)) == 0 {
+	if len(inst.HooksIn(p.Hooks)) == 0 {
 		d.Say("hooks: %s, which runs none of ralph-loop's hooks", what)
 		return
 	}
 	bin, err := exec.LookPath("ralph-loop")
 	if err != nil {
 		d.Say("hooks: %s, run the ralph-loop on PATH: none here", what)
-		d.Problem("%s: the hooks of %s run the ralph-loop on PATH and there is none, so they do nothing: %s", h.Title, p.ID, inject.GetIt)
+		d.Problem("%s: the hooks of %s run the ralph-loop on PATH and there is none, so they do nothing: %s", inst.Title, p.ID, inject.GetIt)
 		return
 	}
 	if v, ok := d.version(bin); ok {
 		d.Say("hooks: %s, run the ralph-loop on PATH, %s (version %s)", what, bin, v)
 	} else {
 		d.Say("hooks: %s, run the ralph-loop on PATH, %s (gone, or it does not run)", what, bin)
-		d.Problem("%s: the hooks of %s run %s, which does not run: install ralph-loop again", h.Title, p.ID, bin)
+		d.Problem("%s: the hooks of %s run %s, which does not run: install ralph-loop again", inst.Title, p.ID, bin)
 	}
 	if p.Update != "" {
 		d.Say("  %s", p.Update)
@@ -229,10 +229,10 @@ func (d *doctor) plugin(h *install.Target, p install.Plugin) {
 }
 
 // hooks reports one scope's hooks and the binary they run.
-func (d *doctor) hooks(h *install.Target, f install.Found) {
+func (d *doctor) hooks(inst *install.Target, f install.Found) {
 	bins := map[string]bool{}
 	for _, c := range f.Commands {
-		if b, ok := install.HookBinary(c, h.Name); ok {
+		if b, ok := install.HookBinary(c, inst.Name); ok {
 			bins[b] = true
 		}
 	}
@@ -242,7 +242,7 @@ func (d *doctor) hooks(h *install.Target, f install.Found) {
 			p, err := exec.LookPath("ralph-loop")
 			if err != nil {
 				d.Say("hooks: %s scope (%s), run the ralph-loop on PATH: none here", f.Scope.Name, f.Settings)
-				d.Problem("%s: the %s-scope hooks in %s run the ralph-loop on PATH and there is none, so they do nothing: %s", h.Title, f.Scope.Name, f.Settings, inject.GetIt)
+				d.Problem("%s: the %s-scope hooks in %s run the ralph-loop on PATH and there is none, so they do nothing: %s", inst.Title, f.Scope.Name, f.Settings, inject.GetIt)
 				continue
 			}
 			where = p
@@ -260,10 +260,10 @@ func (d *doctor) hooks(h *install.Target, f install.Found) {
 		switch {
 		case !ok:
 			d.Problem("%s: the %s-scope hooks in %s run %s, which is gone or does not run: install ralph-loop again and run ralph-loop install --host %s --scope %s, or ralph-loop uninstall --host %s --scope %s",
-				h.Title, f.Scope.Name, f.Settings, where, h.Name, f.Scope.Name, h.Name, f.Scope.Name)
+				inst.Title, f.Scope.Name, f.Settings, where, inst.Name, f.Scope.Name, inst.Name, f.Scope.Name)
 		case v != getVersion():
 			d.Problem("%s: the %s-scope hooks run %s, version %s, not this ralph-loop (%s): run ralph-loop install --host %s --scope %s from the one you mean to use",
-				h.Title, f.Scope.Name, where, v, getVersion(), h.Name, f.Scope.Name)
+				inst.Title, f.Scope.Name, where, v, getVersion(), inst.Name, f.Scope.Name)
 		}
 	}
 }
@@ -320,12 +320,12 @@ func (d *doctor) loopHere() {
 }
 
 // plugins are the host's plugin files (opencode's, Kilo's) that exist, at every scope.
-func plugins(h *install.Target, dir string, getenv func(string) string) []string {
-	if len(h.Scopes) == 0 || h.Scopes[0].Settings != "" || h.Files == nil {
+func plugins(inst *install.Target, dir string, getenv func(string) string) []string {
+	if len(inst.Scopes) == 0 || inst.Scopes[0].Settings != "" || inst.Files == nil {
 		return nil
 	}
 	var out []string
-	for _, f := range h.HookFiles(getenv, dir) {
+	for _, f := range inst.HookFiles(getenv, dir) {
 		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
 			out = append(out, f)
 		}

@@ -6,8 +6,8 @@ import (
 )
 
 // sandbox reports the host's sandbox for the agent's shell, for a host that has one.
-func (d *doctor) sandbox(h *install.Target) {
-	if hh, ok := hosts.Lookup(h.Name); ok {
+func (d *doctor) sandbox(inst *install.Target) {
+	if hh, ok := hosts.Lookup(inst.Name); ok {
 		if sb, ok := hh.(hosts.Sandboxed); ok {
 			sb.SandboxReport(d, d.getenv, d.dir)
 		}

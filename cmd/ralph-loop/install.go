@@ -177,8 +177,8 @@ func installCommand(add bool) *cli.Command {
 
 // installed reports whether install recorded an install for the host (uninstall acts on it
 // even when the host's CLI is gone).
-func installed(h *install.Target) bool {
-	m, _ := filepath.Glob(filepath.Join(stateDir(), "install", h.Name+"-*", "record.json"))
+func installed(inst *install.Target) bool {
+	m, _ := filepath.Glob(filepath.Join(stateDir(), "install", inst.Name+"-*", "record.json"))
 	return len(m) > 0
 }
 
