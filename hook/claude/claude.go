@@ -111,7 +111,8 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	if err != nil {
 		return hook.Event{}, err
 	}
-	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key, Turn: in.PromptID}
+	ev := claudeshape.Event(&in)
+	ev.Turn = in.PromptID
 	switch in.Event {
 	case "UserPromptSubmit":
 		ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
@@ -136,13 +137,6 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		case writeTools[in.ToolName]:
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		}
-	case "SessionStart":
-		ev.Kind, ev.Source = hook.SessionStart, in.Source
-	case "SessionEnd":
-		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
-	case "StopFailure":
-		// Instead of Stop, when the model's API refused the turn; its output is ignored.
-		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.FailureMessage()
 	case "ConfigChange":
 		ev.Kind, ev.Source, ev.ConfigFile = hook.ConfigChange, in.Source, in.ConfigFile
 	}

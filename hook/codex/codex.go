@@ -268,11 +268,5 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	case rep.Context != "" && (ev.Kind == hook.Prompt || ev.Kind == hook.SessionStart):
 		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
 	}
-	if out == (output{}) {
-		return 0, nil
-	}
-	if err := wire.WriteJSON(w, out); err != nil {
-		return 1, err
-	}
-	return 0, nil
+	return wire.WriteOutput(w, out)
 }

@@ -149,7 +149,10 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	if err != nil {
 		return hook.Event{}, err
 	}
-	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	// SessionStart, SessionEnd and StopFailure are read as Claude Code's are; Qwen Code's
+	// StopFailure comes when an API error or its loop detector ended the turn (not for API
+	// errors in -p runs).
+	ev := claudeshape.Event(&in.Input)
 	id := in.ToolCallID
 	if id == "" {
 		id = in.ToolUseID
@@ -181,14 +184,6 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		case writeTools[in.ToolName]:
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		}
-	case "SessionStart":
-		ev.Kind, ev.Source = hook.SessionStart, in.Source
-	case "SessionEnd":
-		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
-	case "StopFailure":
-		// Instead of Stop, when an API error or Qwen's loop detector ended the turn (not for
-		// API errors in -p runs); fire-and-forget.
-		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.FailureMessage()
 	}
 	return ev, nil
 }

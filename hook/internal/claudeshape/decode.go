@@ -3,6 +3,7 @@ package claudeshape
 import (
 	"io"
 
+	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 )
 
@@ -18,4 +19,21 @@ func DecodeInput(r io.Reader) (Input, error) {
 	var in Input
 	err := wire.DecodeInput(r, &in, nil)
 	return in, err
+}
+
+// Event is the event in as every host of this shape sends it: its name, session, directory,
+// transcript and key, and the kinds they send alike: SessionStart, SessionEnd, and
+// StopFailure, which comes instead of Stop when the model's API (or the host's loop
+// detector) ended the turn, and whose output is ignored. The host reads the other events.
+func Event(in *Input) hook.Event {
+	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	switch in.Event {
+	case "SessionStart":
+		ev.Kind, ev.Source = hook.SessionStart, in.Source
+	case "SessionEnd":
+		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
+	case "StopFailure":
+		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.FailureMessage()
+	}
+	return ev
 }
