@@ -133,7 +133,7 @@ stress:
 # official plugin's stop-hook.sh, if RALPH_BENCH_OFFICIAL names a copy of it).
 bench: build
 	$(GO) run ./cmd/internal/bench -bin $(BIN)
-	$(GO) test -run '^$$' -bench . -benchtime 20x -count 3 ./promise/ ./hook/transcript/ ./hook/proc/
+	$(GO) test -run '^$$' -bench . -benchtime 20x -count 3 ./promise/ ./hook/internal/claudeshape/ ./hook/proc/
 	$(GO) run ./cmd/internal/bench hosts
 
 # Every fuzz target for FUZZTIME each; crashers land in <pkg>/testdata/fuzz/<Target>/.
