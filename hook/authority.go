@@ -383,11 +383,11 @@ const maxPending = 8
 
 // takePending returns the notice for what the user has not been told yet, and clears it.
 // It is called inside the session's transaction.
-func takePending(l *state.Loop, h inject.Words) string {
+func takePending(l *state.Loop, w inject.Words) string {
 	if len(l.Pending) == 0 {
 		return ""
 	}
-	n := inject.Pending(l.Pending, h)
+	n := inject.Pending(l.Pending, w)
 	l.Pending = nil
 	return n
 }

@@ -69,7 +69,7 @@ type Observation struct {
 	// ToolIDs are tool calls read from the transcript; ids already counted are ignored.
 	ToolIDs []string
 	// BlockCap is the host's limit on consecutive blocks (0: none); whether tool calls
-	// between the blocks reset the host's count is Words.CapCountsTools.
+	// between the blocks reset the host's count is Words.Cap.CountsTools.
 	BlockCap int
 	// HostBlocks is the host's own count of the blocks it has honoured in a row, when its
 	// stop event reports one (Cursor's loop_count; 0 otherwise): the cap is reached when
@@ -202,7 +202,7 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 		return Stalled, l
 	}
 	blocks := l.BlocksSinceTool
-	if o.Words.CapCountsTools {
+	if o.Words.Cap.CountsTools {
 		blocks = l.BlocksInTurn
 	}
 	blocks = max(blocks, o.HostBlocks)

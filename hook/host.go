@@ -204,7 +204,7 @@ type Facts struct {
 	Words inject.Words
 	// BlockCap is how many consecutive stop blocks the host honours before it overrides
 	// the hook and ends the turn (0: no cap). Whether tool calls between stops reset the
-	// host's count is Words.CapCountsTools.
+	// host's count is Words.Cap.CountsTools.
 	BlockCap int
 	// StopTimeout returns the Stop hook's timeout, which checks must fit in (nil or 0:
 	// unknown). It may read the host's settings, so it is only called when needed.
@@ -250,13 +250,8 @@ type Facts struct {
 	// in the agent's shell: the guard denies the agent resuming its own session.
 	CLI        string
 	SessionEnv string
-	// Server: the host runs an HTTP server that drives its sessions (opencode serve, and the
-	// TUI's own), reachable from the agent's shell; the guard denies requests that drive a
-	// session.
-	Server bool
-	// ServerPorts are the ports the host's server may listen on besides its usual one, as
-	// the hook's environment tells them (opencode's plugin passes its server's URL).
-	ServerPorts []string
+	// Server is the HTTP server of a host that runs one to drive its sessions (nil: none).
+	Server *Server
 	// HookFiles, for a host without ConfigChange, returns the files through which the host
 	// runs ralph-loop's hooks: the guard keeps the agent from changing them while a loop runs
 	// (nil: none). Only called for a tool check of an active loop.
@@ -273,15 +268,38 @@ type Facts struct {
 	// state, its keep, its binary, the host's hook files) within its reach, else why not
 	// (nil: the host has no sandbox).
 	Sandbox func(transcript string, trusted []string) string
-	// CommandEvent is the event that hands the hook a loop command the user typed in full
-	// (Qwen Code's UserPromptExpansion, with the command's arguments as typed, where the
-	// prompt event has only "[Pasted Content N chars]" for a long paste), when the installed
-	// hooks receive it: a loop command in another prompt event was handled there already.
-	CommandEvent string
-	// CommandText, for a host with forms of its own around a typed loop command (Claude
-	// Code: its paste wrapper, the plugin's namespace), returns the prompt with them taken
-	// off, or the prompt as it is (nil: none).
-	CommandText func(prompt string) string
+	// Commands are how a host hands over the loop commands the user types, for a host that
+	// has ways of its own (the zero Commands: none, they come as typed in the prompt event).
+	Commands Commands
+}
+
+// Server is a host's HTTP server that drives its sessions (opencode serve, and the TUI's
+// own), reachable from the agent's shell: the guard denies requests that drive a session.
+type Server struct {
+	// Ports are the ports it may listen on besides its usual one, as the hook's environment
+	// tells them (opencode's plugin passes its server's URL).
+	Ports []string
+}
+
+// Commands are a host's ways of handing over the loop commands the user types.
+type Commands struct {
+	// Event is the event that hands the hook a loop command the user typed in full (Qwen
+	// Code's UserPromptExpansion, with the command's arguments as typed, where the prompt
+	// event has only "[Pasted Content N chars]" for a long paste), when the installed hooks
+	// receive it: a loop command in another prompt event was handled there already.
+	Event string
+	// Text, for a host with forms of its own around a typed loop command (Claude Code: its
+	// paste wrapper, the plugin's namespace), returns the prompt with them taken off, or the
+	// prompt as it is (nil: none).
+	Text func(prompt string) string
+}
+
+// ports are the server's ports besides its usual one (none for nil: no server).
+func (s *Server) ports() []string {
+	if s == nil {
+		return nil
+	}
+	return s.Ports
 }
 
 // GoalReader is a Transcript that can tell the host's own built-in goal for the session
@@ -295,7 +313,7 @@ type GoalReader interface {
 
 // Transcript reads a host's transcript.
 type Transcript interface {
-	// Scan reads the transcript at path from offset (see transcript.ScanFile).
+	// Scan reads the transcript at path from offset (see transcript.ScanWith).
 	Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error)
 	// OffsetAfter is where the first line written after t starts (see
 	// transcript.OffsetAfter).

@@ -57,17 +57,17 @@ func splitCommand(p string) (cmd, rest string, ok bool) {
 	return "", "", false
 }
 
-// command finds the loop command in a prompt of the host's (see Facts.CommandText).
+// command finds the loop command in a prompt of the host's (see Commands.Text).
 func (e *engine) command(prompt string) (c Command, ok, looksLike bool) {
-	if e.facts.CommandText != nil {
-		prompt = e.facts.CommandText(prompt)
+	if e.facts.Commands.Text != nil {
+		prompt = e.facts.Commands.Text(prompt)
 	}
 	return ParseCommand(prompt)
 }
 
 func (e *engine) prompt(ctx context.Context) Reply {
 	c, ok, looksLike := e.command(e.ev.Prompt)
-	if (ok || looksLike) && e.facts.CommandEvent != "" && e.ev.Name != e.facts.CommandEvent {
+	if (ok || looksLike) && e.facts.Commands.Event != "" && e.ev.Name != e.facts.Commands.Event {
 		return Reply{} // handled at the command's own event, just before
 	}
 	if looksLike {

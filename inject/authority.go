@@ -13,18 +13,18 @@ import (
 // RefusedInside answers a loop command (command: "/cancel-ralph", "ralph-loop cancel") sent
 // from a process below the host of session's active loop: the agent's own shell, or a host
 // the agent started. who names the process.
-func RefusedInside(command, who, session string, h Words) string {
+func RefusedInside(command, who, session string, w Words) string {
 	return fmt.Sprintf("ralph-loop: refused: %s came from %s, which runs inside the agent session %s (below the process "+
 		"that runs it), not from you; only the user ends, restarts or unhooks a loop: type %s in that session, or run "+
-		"\"ralph-loop cancel --session %s\" in your own terminal", command, who, session, h.cancel(), session)
+		"\"ralph-loop cancel --session %s\" in your own terminal", command, who, session, w.cancel(), session)
 }
 
 // RefusedUnseenPrompt answers a loop command (command) whose sender (who) may run below the
 // host of session's active loop, which cannot be told (why).
-func RefusedUnseenPrompt(command, who, session, why string, h Words) string {
+func RefusedUnseenPrompt(command, who, session, why string, w Words) string {
 	return fmt.Sprintf("ralph-loop: refused: %s came from %s, which may run inside the agent session %s: ralph-loop cannot tell (%s); "+
 		"only the user ends, restarts or unhooks a loop: type %s in that session, or run \"ralph-loop cancel --session %s\" in your own terminal",
-		command, who, session, why, h.cancel(), session)
+		command, who, session, why, w.cancel(), session)
 }
 
 // StopUnseen is the notice of a stop blocked as the loop stood because whether it came from
@@ -35,9 +35,9 @@ func StopUnseen(why string) string {
 
 // RefusedOtherHost answers a loop command sent by another host of a session whose loop
 // belongs to a host process that still runs (comm, pid).
-func RefusedOtherHost(command, comm string, pid int, session string, h Words) string {
+func RefusedOtherHost(command, comm string, pid int, session string, w Words) string {
 	return fmt.Sprintf("ralph-loop: refused: session %s's loop belongs to %s (pid %d), which is still running; type %s there, "+
-		"or run \"ralph-loop cancel --session %s\" in your own terminal", session, comm, pid, h.cancel(), session)
+		"or run \"ralph-loop cancel --session %s\" in your own terminal", session, comm, pid, w.cancel(), session)
 }
 
 // RefusedCommand is the error of a ralph-loop command (cancel, start, install, uninstall)
@@ -67,7 +67,7 @@ func Untraced(err error) string {
 
 // Pending tells the user what happened to the session's loop since they last heard from it:
 // its state put back after something else changed it, attempts from inside refused.
-func Pending(ps []state.Pending, h Words) string {
+func Pending(ps []state.Pending, w Words) string {
 	var restored, refused, settings, uncounted []string
 	for _, p := range ps {
 		switch p.What {
@@ -88,12 +88,12 @@ func Pending(ps []state.Pending, h Words) string {
 	}
 	if len(refused) > 0 {
 		parts = append(parts, fmt.Sprintf("refused %s from inside this session to end, restart or unhook the loop (%s): "+
-			"only you do that, with %s", Plural(len(refused), "attempt", "attempts"), strings.Join(refused, "; "), h.cancel()))
+			"only you do that, with %s", Plural(len(refused), "attempt", "attempts"), strings.Join(refused, "; "), w.cancel()))
 	}
 	if len(settings) > 0 {
 		parts = append(parts, fmt.Sprintf("kept %s's settings as they were when the loop was armed: refused %s (%s); "+
-			"make it after the loop, or end the loop first with %s", h.display(), Plural(len(settings), "change", "changes"),
-			strings.Join(settings, "; "), h.cancel()))
+			"make it after the loop, or end the loop first with %s", w.display(), Plural(len(settings), "change", "changes"),
+			strings.Join(settings, "; "), w.cancel()))
 	}
 	if len(uncounted) > 0 {
 		parts = append(parts, fmt.Sprintf("not counted: %s the host could not have written (%s), so the loop's budget "+
@@ -109,34 +109,34 @@ func Pending(ps []state.Pending, h Words) string {
 // UnverifiedNotice tells the user that the session's loop is active but its state was
 // changed outside ralph-loop and cannot be verified (why): nothing its files say is taken,
 // and at a stop (stop) the stop is blocked.
-func UnverifiedNotice(why string, h Words, stop bool) string {
+func UnverifiedNotice(why string, w Words, stop bool) string {
 	s := fmt.Sprintf("ralph-loop: this session's loop is active, but its state was changed outside ralph-loop and cannot be verified (%s): "+
 		"it is not taken as ended, nor any promise in it", why)
 	if stop {
 		s += ", so this stop is blocked"
 	}
-	return s + fmt.Sprintf("; %s ends the loop (or \"ralph-loop cancel\" in your own terminal)", h.cancel())
+	return s + fmt.Sprintf("; %s ends the loop (or \"ralph-loop cancel\" in your own terminal)", w.cancel())
 }
 
 // UnverifiedReason is the block reason the agent reads when its stop is blocked because
 // the loop's state cannot be verified.
-func UnverifiedReason(why string, h Words) string {
+func UnverifiedReason(why string, w Words) string {
 	return fmt.Sprintf("ralph-loop: your stop was blocked: this session's loop is still active, but its state was changed outside "+
 		"ralph-loop and cannot be verified (%s), so nothing you output was judged. Keep working on the task you were given; only "+
-		"the user ends the loop, with %s.", why, h.cancel())
+		"the user ends the loop, with %s.", why, w.cancel())
 }
 
 // ArmUnverified is for a loop not armed because the session's active loop cannot be
 // verified (err).
-func ArmUnverified(err error, h Words) string {
-	return Errorf("could not start the loop: %v; end that loop first with %s", err, h.cancel())
+func ArmUnverified(err error, w Words) string {
+	return Errorf("could not start the loop: %v; end that loop first with %s", err, w.cancel())
 }
 
 // ConfigRefused is the reason a settings change that would unhook ralph-loop is refused
 // (Claude Code's ConfigChange), for the host and the agent.
-func ConfigRefused(file, why string, h Words) string {
+func ConfigRefused(file, why string, w Words) string {
 	return fmt.Sprintf("ralph-loop: this change to %s is refused while this session's loop is active: %s. Only the user ends a "+
-		"loop: ask them to type %s first", file, why, h.cancel())
+		"loop: ask them to type %s first", file, why, w.cancel())
 }
 
 // SettingChanged is why a settings change is refused: key of file (or the file itself, key
@@ -157,9 +157,9 @@ func SettingsUnreadable(err error) string {
 // SettingsRefusedBefore is why a settings change is refused once a change to file was
 // refused while the host runs: the host still holds what it had read of that file, and
 // would read it again from the disk with any change it takes.
-func SettingsRefusedBefore(file string, h Words) string {
+func SettingsRefusedBefore(file string, w Words) string {
 	return fmt.Sprintf("a change to %s was refused before while this %s runs: it would read that file again with any change it takes, "+
-		"so none is taken until %s starts again", file, h.display(), h.display())
+		"so none is taken until %s starts again", file, w.display(), w.display())
 }
 
 // SettingsUnknown is why a settings change is refused in a loop armed without a record of
@@ -191,24 +191,24 @@ func WriteFailed(err error) string {
 
 // CancelQueued is the notice of a stop let through for a cancel the user queued while the
 // agent worked.
-func CancelQueued(l *state.Loop, h Words) string {
-	if h.SteersCommands {
+func CancelQueued(l *state.Loop, w Words) string {
+	if w.SteersCommands {
 		return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d for the %s you typed while the agent worked (%s handed it to the agent, "+
-			"not to ralph-loop): type %s now to end the loop; any other message resumes it", l.Iteration, l.MaxIterations, h.cancel(), h.display(), h.cancel())
+			"not to ralph-loop): type %s now to end the loop; any other message resumes it", l.Iteration, l.MaxIterations, w.cancel(), w.display(), w.cancel())
 	}
 	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d for the %s you typed; it ends when that command runs",
-		l.Iteration, l.MaxIterations, h.cancel())
+		l.Iteration, l.MaxIterations, w.cancel())
 }
 
 // QueuedCancelNotSent tells the user that the cancel the transcript showed queued never came
 // as their prompt, so the loop goes on.
-func QueuedCancelNotSent(l *state.Loop, h Words) string {
-	if h.SteersCommands {
+func QueuedCancelNotSent(l *state.Loop, w Words) string {
+	if w.SteersCommands {
 		return fmt.Sprintf("ralph-loop: the loop was paused for a %s typed while the agent worked, and your next message was not %s: "+
-			"the loop goes on at iteration %d/%d (type %s to end it)", h.cancel(), h.cancel(), l.Iteration, l.MaxIterations, h.cancel())
+			"the loop goes on at iteration %d/%d (type %s to end it)", w.cancel(), w.cancel(), l.Iteration, l.MaxIterations, w.cancel())
 	}
 	return fmt.Sprintf("ralph-loop: the loop was paused for a %s that appeared in the session's transcript, but you did not send it: "+
-		"the loop goes on at iteration %d/%d (type %s to end it)", h.cancel(), l.Iteration, l.MaxIterations, h.cancel())
+		"the loop goes on at iteration %d/%d (type %s to end it)", w.cancel(), l.Iteration, l.MaxIterations, w.cancel())
 }
 
 // EndedBy says who or what ended a loop (state.Loop.EndedBy), for status and log.

@@ -67,12 +67,12 @@ The ralph-loop hook handles /cancel-ralph before it reaches you, so this text me
 // template only tells the agent where the loop's context is. Description stays the line
 // without EnterAgain, which the cancel command's file adds for a host whose list of
 // commands takes the first Enter.
-func DescriptionCommands(h Words) []CommandFile {
+func DescriptionCommands(w Words) []CommandFile {
 	var out []CommandFile
-	for _, cf := range CommandsFor(h.Name) {
+	for _, cf := range CommandsFor(w.Name) {
 		body := cf.Content[strings.Index(cf.Content, "\n---\n")+len("\n---\n"):]
 		line := cf.Description
-		if cf.Description == cancelRalphDescription && h.PopupPicksCommand {
+		if cf.Description == cancelRalphDescription && w.PopupPicksCommand {
 			line += EnterAgain
 		}
 		out = append(out, CommandFile{Name: cf.Name, Description: cf.Description, Content: "---\n" + line + "\n---\n" + body})
@@ -119,6 +119,30 @@ func EchoedCommands(host string) []CommandFile {
 			Content: head + CommandTag(cmd) + "\n" + body + "\n\n" + cmd + " $ARGUMENTS\n"})
 	}
 	return out
+}
+
+// notification wraps a command file's expansion in the prompt hook's input.
+const (
+	notificationOpen  = "<system-notification>\n"
+	notificationClose = "</system-notification>"
+)
+
+// TypedEchoed returns the text the user typed for a prompt: for the expansion of a command
+// file of EchoedCommands, the command with its arguments; any other prompt as it is.
+func TypedEchoed(prompt string) string {
+	inner, ok := strings.CutPrefix(prompt, notificationOpen)
+	if !ok {
+		return prompt
+	}
+	inner, ok = strings.CutSuffix(strings.TrimRight(inner, " \t\r\n"), notificationClose)
+	if !ok {
+		return prompt
+	}
+	inner = strings.TrimRight(inner, " \t\r\n")
+	if typed := TypedTOML(inner); typed != inner {
+		return typed
+	}
+	return prompt
 }
 
 // MayExitBeforeNextTurn is why a loop cannot be started in a host's one-shot run (run, e.g.

@@ -51,6 +51,33 @@ func TOMLCommands() []CommandFile {
 // these texts hold).
 func tomlString(s string) string { return strconv.Quote(s) }
 
+// commands are the loop commands of TOMLCommands.
+var commands = []string{"/ralph-loop", "/ulw-loop", "/cancel-ralph"}
+
+// TypedTOML returns the text the user typed for a prompt: for the expansion of a command
+// file of TOMLCommands ("<the command's prompt>\n\n<the typed line>"), the typed line, or the bare command when
+// it was typed without arguments; any other prompt as it is.
+func TypedTOML(prompt string) string {
+	for _, c := range commands {
+		if !strings.HasPrefix(prompt, CommandTag(c)) {
+			continue
+		}
+		rest := prompt[len(CommandTag(c)):]
+		for from := 0; ; {
+			i := strings.Index(rest[from:], "\n\n"+c)
+			if i < 0 {
+				return c
+			}
+			typed := rest[from+i+2:]
+			if after := typed[len(c):]; after == "" || strings.ContainsRune(" \t\r\n", rune(after[0])) {
+				return typed
+			}
+			from += i + 2
+		}
+	}
+	return prompt
+}
+
 // RulesInFile is the text of a command file for a host whose hooks cannot add the loop's
 // contract to the prompt (Cursor): the file tells the agent the rules instead, without the
 // marker itself (a token set with --completion-promise or in .ralph/settings.json

@@ -30,23 +30,14 @@ type Words struct {
 	// MessageCap is the most a message to the agent may take, in UTF-16 units, with room to
 	// spare under the host's own limit (0: DefaultMessageCap).
 	MessageCap int
-	// CapSetting is how the host's cap on consecutive stop blocks is raised (a variable or a
-	// setting); "" when it cannot be.
-	CapSetting string
-	// CapCountsTools: tool calls between stops do not reset the host's count of blocks.
-	CapCountsTools bool
-	// Cancel is what the user types in the host to end a loop.
-	Cancel string
+	// Cap is the host's cap on consecutive stop blocks, for a host whose cap can be raised
+	// or counts tool calls (the zero Cap: neither).
+	Cap Cap
 	// EscapesMarkup: the host hands the agent a block reason with <, > and & escaped.
 	EscapesMarkup bool
 	// ContextEscapesMarkup: the host hands the agent the context added to the user's prompt
 	// (the contract) with < and > escaped.
 	ContextEscapesMarkup bool
-	// CapCountsOverride: the host's cap setting counts the block it overrides, so that a
-	// setting of N lets N-1 blocks through (Qwen Code); the texts name the setting's value.
-	CapCountsOverride bool
-	// CapMax is the most the host's cap setting can be raised to (0: no limit known).
-	CapMax int
 	// HidesPromptNotice: the host shows the user no notice from the prompt hook, so the
 	// arming notice's warning about the host's cap is repeated at the loop's first stop.
 	HidesPromptNotice bool
@@ -77,53 +68,63 @@ type Words struct {
 	PopupPicksCommand bool
 }
 
+// Cap is what texts say of a host's cap on consecutive stop blocks (hook.Facts.BlockCap is
+// the cap itself).
+type Cap struct {
+	// Setting is how the cap is raised (a variable or a setting); "" when it cannot be.
+	Setting string
+	// CountsTools: tool calls between stops do not reset the host's count of blocks.
+	CountsTools bool
+	// CountsOverride: the cap setting counts the block it overrides, so that a setting of N
+	// lets N-1 blocks through (Qwen Code); the texts name the setting's value.
+	CountsOverride bool
+	// Max is the most the cap setting can be raised to (0: no limit known).
+	Max int
+}
+
 // capValue is the value of the host's cap setting that lets blockCap blocks through.
-func (h Words) capValue(blockCap int) int {
-	if h.CapCountsOverride {
+func (w Words) capValue(blockCap int) int {
+	if w.Cap.CountsOverride {
 		return blockCap + 1
 	}
 	return blockCap
 }
 
 // capAtMax reports whether the host's cap setting is already as high as it goes.
-func (h Words) capAtMax(blockCap int) bool {
-	return h.CapMax > 0 && h.capValue(blockCap) >= h.CapMax
+func (w Words) capAtMax(blockCap int) bool {
+	return w.Cap.Max > 0 && w.capValue(blockCap) >= w.Cap.Max
 }
 
 // DefaultMessageCap is the message cap of a host that states none: Claude Code's, whose
 // hook output strings are cut at 10,000 characters (UTF-16 units), with room to spare.
 const DefaultMessageCap = 9500
 
-func (h Words) msgCap() int {
-	if h.MessageCap > 0 {
-		return h.MessageCap
+func (w Words) msgCap() int {
+	if w.MessageCap > 0 {
+		return w.MessageCap
 	}
 	return DefaultMessageCap
 }
 
-func (h Words) display() string {
-	if h.Display != "" {
-		return h.Display
+func (w Words) display() string {
+	if w.Display != "" {
+		return w.Display
 	}
 	return "the host"
 }
 
-func (h Words) sigil() string {
-	if h.Sigil != "" {
-		return h.Sigil
+func (w Words) sigil() string {
+	if w.Sigil != "" {
+		return w.Sigil
 	}
 	return "/"
 }
 
 // Arm is how the user starts a loop in the host: /ralph-loop, or $ralph-loop in Codex.
-func (h Words) Arm() string { return h.sigil() + "ralph-loop" }
+func (w Words) Arm() string { return w.sigil() + "ralph-loop" }
 
-func (h Words) cancel() string {
-	if h.Cancel != "" {
-		return h.Cancel
-	}
-	return "/cancel-ralph"
-}
+// cancel is how the user ends a loop in the host: /cancel-ralph, or $cancel-ralph in Codex.
+func (w Words) cancel() string { return w.sigil() + "cancel-ralph" }
 
 // units counts s as JavaScript does: UTF-16 code units.
 func units(s string) int {
@@ -211,7 +212,7 @@ func Plural(n int, one, many string) string {
 }
 
 // Contract is the context given to the agent when a loop is armed.
-func Contract(l *state.Loop, h Words) string {
+func Contract(l *state.Loop, w Words) string {
 	marker := promise.Marker(l.CompletionPromise)
 	var b strings.Builder
 	if l.Mode == state.ModeULW {
@@ -240,10 +241,10 @@ func Contract(l *state.Loop, h Words) string {
 		}
 	}
 	rules.WriteString("Each time you try to stop without the marker, you will be given this task again.")
-	if h.ContextEscapesMarkup {
+	if w.ContextEscapesMarkup {
 		rules.WriteString("\n(This text reaches you with its angle brackets escaped as HTML entities; write the marker with plain angle brackets.)")
 	}
-	budget := h.msgCap() - units(b.String()) - units(rules.String()) - 20
+	budget := w.msgCap() - units(b.String()) - units(rules.String()) - 20
 	fmt.Fprintf(&b, "TASK:\n%s\n\n", taskBlock(l, budget))
 	b.WriteString(rules.String())
 	return b.String()
@@ -298,7 +299,7 @@ type CheckFailure struct {
 // Continuation is the block reason the agent reads when its stop is blocked; l is the loop
 // after the block (its Iteration is the one starting). It stays under the host's cap on
 // hook output: the check's output and the task are cut to fit.
-func Continuation(l *state.Loop, w Why, h Words) string {
+func Continuation(l *state.Loop, w Why, words Words) string {
 	why, f := w.Kind, w.Check
 	marker := promise.Marker(l.CompletionPromise)
 	var b strings.Builder
@@ -306,7 +307,7 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 		b.WriteString(ULW + "\n\n")
 	}
 	fmt.Fprintf(&b, "%s%d/%d. ", continuationPrefix, l.Iteration, l.MaxIterations)
-	if h.EscapesMarkup {
+	if words.EscapesMarkup {
 		b.WriteString(EscapedNote + " ")
 	}
 	if w.Resumed {
@@ -351,7 +352,7 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 	if why == BlockCheckFailed && f.Tail != "" {
 		// The output gets what the task leaves, up to what was asked for; the task keeps
 		// at least its first thousand characters.
-		room := h.msgCap() - units(b.String()) - units(end.String()) - min(units(l.Task), 1000) - 200
+		room := words.msgCap() - units(b.String()) - units(end.String()) - min(units(l.Task), 1000) - 200
 		tail := lastUnits(f.Tail, max(room, 200))
 		if tail != f.Tail {
 			fmt.Fprintf(&b, "The end of its output:\n…%s\n", tail)
@@ -360,18 +361,18 @@ func Continuation(l *state.Loop, w Why, h Words) string {
 		}
 	}
 	b.WriteString(end.String())
-	b.WriteString(taskBlock(l, h.msgCap()-units(b.String())))
+	b.WriteString(taskBlock(l, words.msgCap()-units(b.String())))
 	return b.String()
 }
 
 // PausedForPrice tells the user, at a stop let through, that the loop waits for a model's
 // price: a cost budget cannot be kept without it, and a model the table lacks is no reason
 // to end the loop (anything can write such a line into a transcript).
-func PausedForPrice(l *state.Loop, h Words) string {
+func PausedForPrice(l *state.Loop, w Words) string {
 	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d: %s has no known price, so the cost budget of %s cannot be kept "+
 		"(so far: %s). Set its price under %q in %s (USD per million tokens: input, cache_write, cache_read, output), then send "+
 		"any message to go on; %s ends the loop", l.Iteration, l.MaxIterations, strings.Join(l.Spent.Unpriced, ", "),
-		spend.Dollars(l.MaxCost), l.Spent, args.SettingPrices, args.ProjectSettings, h.cancel())
+		spend.Dollars(l.MaxCost), l.Spent, args.SettingPrices, args.ProjectSettings, w.cancel())
 }
 
 // PriceResumed tells the user that the prices they set counted the tokens the loop held.
@@ -382,12 +383,12 @@ func PriceResumed(l *state.Loop, priced []string) string {
 
 // StillPaused tells the user that the loop still waits for a price (or that the settings
 // could not be read: err).
-func StillPaused(l *state.Loop, h Words, err error) string {
+func StillPaused(l *state.Loop, w Words, err error) string {
 	if err != nil {
-		return fmt.Sprintf("ralph-loop: the loop is still paused: its prices could not be read (%v); fix the file, or type %s", err, h.cancel())
+		return fmt.Sprintf("ralph-loop: the loop is still paused: its prices could not be read (%v); fix the file, or type %s", err, w.cancel())
 	}
 	return fmt.Sprintf("ralph-loop: the loop is still paused: %s has no known price (set one under %q in %s, or type %s)",
-		strings.Join(l.Spent.Unpriced, ", "), args.SettingPrices, args.ProjectSettings, h.cancel())
+		strings.Join(l.Spent.Unpriced, ", "), args.SettingPrices, args.ProjectSettings, w.cancel())
 }
 
 // BlockNotice is the short line shown to the user when a stop is blocked.
@@ -419,7 +420,7 @@ func BlockNotice(l *state.Loop, w Why) string {
 // Armed is the notice shown to the user when a loop is armed. blockCap is the host's cap on
 // consecutive stop blocks (0: none); stopTimeout is the Stop hook's timeout, which the
 // checks must fit in (0: unknown).
-func Armed(l *state.Loop, replaced *state.Loop, h Words, blockCap int, stopTimeout time.Duration) string {
+func Armed(l *state.Loop, replaced *state.Loop, words Words, blockCap int, stopTimeout time.Duration) string {
 	kind := "loop"
 	if l.Mode == state.ModeULW {
 		kind = "ultrawork loop"
@@ -468,7 +469,7 @@ func Armed(l *state.Loop, replaced *state.Loop, h Words, blockCap int, stopTimeo
 	if replaced != nil {
 		s += fmt.Sprintf(" (replaces the loop started %s, now %s)", replaced.StartedAt.Local().Format("15:04:05"), state.Superseded)
 	}
-	if w := CapWarning(l, h, blockCap); w != "" {
+	if w := CapWarning(l, words, blockCap); w != "" {
 		s += ". " + w
 	}
 	return s
@@ -501,29 +502,29 @@ func CheckTime(l *state.Loop) time.Duration {
 
 // CapWarning explains, when it applies, that the host will end a turn before the loop's last
 // iteration.
-func CapWarning(l *state.Loop, h Words, blockCap int) string {
+func CapWarning(l *state.Loop, w Words, blockCap int) string {
 	if blockCap <= 0 || l.MaxIterations-1 <= blockCap {
 		return ""
 	}
-	if h.CapSetting == "" {
+	if w.Cap.Setting == "" {
 		return fmt.Sprintf("Note: %s ends a turn after %d stop blocks in a row and this cannot be raised, so the loop can run at most %s",
-			h.display(), blockCap, Plural(blockCap+1, "iteration", "iterations"))
+			w.display(), blockCap, Plural(blockCap+1, "iteration", "iterations"))
 	}
 	what := "stop blocks in a row without a tool call"
-	if h.CapCountsTools {
+	if w.Cap.CountsTools {
 		what = "stop blocks in a row"
 	}
-	if !h.CapCountsOverride {
+	if !w.Cap.CountsOverride {
 		return fmt.Sprintf("Note: %s ends a turn after %d %s (%s); run \"ralph-loop install --host %s\" and start a new session to raise it",
-			h.display(), blockCap, what, h.CapSetting, h.Name)
+			w.display(), blockCap, what, w.Cap.Setting, w.Name)
 	}
-	s := fmt.Sprintf("Note: %s ends a turn after %d %s (%s=%d", h.display(), blockCap, what, h.CapSetting, h.capValue(blockCap))
-	if h.capAtMax(blockCap) {
+	s := fmt.Sprintf("Note: %s ends a turn after %d %s (%s=%d", w.display(), blockCap, what, w.Cap.Setting, w.capValue(blockCap))
+	if w.capAtMax(blockCap) {
 		s += ", its maximum"
 	}
 	s += fmt.Sprintf("), so this loop can run at most %s in one turn", Plural(blockCap+1, "iteration", "iterations"))
-	if !h.capAtMax(blockCap) {
-		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise it", h.Name)
+	if !w.capAtMax(blockCap) {
+		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise it", w.Name)
 	}
 	return s
 }
@@ -557,44 +558,44 @@ func MaxReached(l *state.Loop) string {
 }
 
 // CutReason is the end reason of a loop that the host's block cap cut.
-func CutReason(h Words, blockCap int) string {
+func CutReason(w Words, blockCap int) string {
 	what := "stop blocks in a row without a tool call"
-	if h.CapCountsTools {
+	if w.Cap.CountsTools {
 		what = "stop blocks in a row"
 	}
-	if h.CapSetting == "" {
-		return fmt.Sprintf("%s ends a turn after %d %s and this cannot be raised, so the loop could not go on", h.display(), blockCap, what)
+	if w.Cap.Setting == "" {
+		return fmt.Sprintf("%s ends a turn after %d %s and this cannot be raised, so the loop could not go on", w.display(), blockCap, what)
 	}
-	return fmt.Sprintf("%s ends a turn after %d %s (%s=%d), so the loop could not go on", h.display(), blockCap, what, h.CapSetting, h.capValue(blockCap))
+	return fmt.Sprintf("%s ends a turn after %d %s (%s=%d), so the loop could not go on", w.display(), blockCap, what, w.Cap.Setting, w.capValue(blockCap))
 }
 
 // CutByHost explains why the loop ended when the host's block cap was about to end the turn.
-func CutByHost(l *state.Loop, h Words, blockCap int) string {
-	s := fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: %s", l.Iteration, l.MaxIterations, CutReason(h, blockCap))
-	if h.CapSetting != "" && !h.capAtMax(blockCap) {
-		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise the cap", h.Name)
+func CutByHost(l *state.Loop, w Words, blockCap int) string {
+	s := fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: %s", l.Iteration, l.MaxIterations, CutReason(w, blockCap))
+	if w.Cap.Setting != "" && !w.capAtMax(blockCap) {
+		s += fmt.Sprintf("; run \"ralph-loop install --host %s\" and start a new session to raise the cap", w.Name)
 	}
 	return s
 }
 
 // NoProgressReason is the end reason of a loop whose iteration ended with no reply from the
 // model.
-func NoProgressReason(h Words) string {
-	return h.display() + " ended an iteration without a reply from the model (its loop detector aborted a turn that repeated itself, " +
+func NoProgressReason(w Words) string {
+	return w.display() + " ended an iteration without a reply from the model (its loop detector aborted a turn that repeated itself, " +
 		"or the turn was interrupted), so the loop stops here instead of going on without the model"
 }
 
 // NoProgress is the notice shown when a loop ends because an iteration had no model reply.
-func NoProgress(l *state.Loop, h Words) string {
+func NoProgress(l *state.Loop, w Words) string {
 	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d without the promise: %s%s", l.Iteration, l.MaxIterations,
-		NoProgressReason(h), resumeHint(l, h))
+		NoProgressReason(w), resumeHint(l, w))
 }
 
 // CommandInterrupted is the notice shown when the user stopped a command of the loop
 // (Gemini CLI's Esc), which ended the turn and with it the loop.
-func CommandInterrupted(l *state.Loop, h Words) string {
+func CommandInterrupted(l *state.Loop, w Words) string {
 	return fmt.Sprintf("ralph-loop: loop cancelled at iteration %d/%d: you pressed Esc while a command of the loop ran (%s stopped it and ended the turn)%s",
-		l.Iteration, l.MaxIterations, h.display(), resumeHint(l, h))
+		l.Iteration, l.MaxIterations, w.display(), resumeHint(l, w))
 }
 
 // Cancelled is the reason shown when /cancel-ralph ends a loop.
@@ -623,46 +624,46 @@ func left(l *state.Loop) int {
 }
 
 // resumeHint says how to pick up a loop that did not finish its task.
-func resumeHint(l *state.Loop, h Words) string {
+func resumeHint(l *state.Loop, w Words) string {
 	if n := left(l); n > 0 {
-		return fmt.Sprintf("; %s --resume picks it up with the %s it had left", h.Arm(), Plural(n, "iteration", "iterations"))
+		return fmt.Sprintf("; %s --resume picks it up with the %s it had left", w.Arm(), Plural(n, "iteration", "iterations"))
 	}
-	return "; " + h.Arm() + " --resume --max-iterations N picks it up with N in all"
+	return "; " + w.Arm() + " --resume --max-iterations N picks it up with N in all"
 }
 
 // EndedUnseen tells the user how a loop ended that they did not see end: a cancel from a
 // terminal or from inside the session, the session's end, or anything else.
-func EndedUnseen(l *state.Loop, h Words) string {
+func EndedUnseen(l *state.Loop, w Words) string {
 	if l.Unverified != "" {
 		return fmt.Sprintf("ralph-loop: this session's loop, whose state could not be verified, was ended at %s by %s", clock(l.EndedAt), EndedBy(l.EndedBy))
 	}
 	at := fmt.Sprintf("at iteration %d/%d (%s)", l.Iteration, l.MaxIterations, clock(l.EndedAt))
 	switch {
 	case l.EndedBy == state.ByTerminal:
-		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l, h)
+		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l, w)
 	case l.EndedBy == state.ByCommand:
 		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\", run where ralph-loop could not tell whether it was " +
-			"inside this session (a tool call or a shell command, not " + h.cancel() + ") or outside it, " + at + resumeHint(l, h)
+			"inside this session (a tool call or a shell command, not " + w.cancel() + ") or outside it, " + at + resumeHint(l, w)
 	case l.EndedBy == state.ByInside:
 		return "ralph-loop: this session's loop was cancelled by \"ralph-loop cancel\" run inside this session (a tool call or a shell command, not " +
-			h.cancel() + ") " + at + resumeHint(l, h)
+			w.cancel() + ") " + at + resumeHint(l, w)
 	case l.Status == state.SessionEnded:
-		return "ralph-loop: this session's loop ended with the session " + at + resumeHint(l, h)
+		return "ralph-loop: this session's loop ended with the session " + at + resumeHint(l, w)
 	case l.Status == state.PromiseAccepted:
 		return "ralph-loop: this session's loop ended: promise accepted " + at
 	}
-	return fmt.Sprintf("ralph-loop: this session's loop ended %s %s: %s%s", l.Status, at, l.EndReason, resumeHint(l, h))
+	return fmt.Sprintf("ralph-loop: this session's loop ended %s %s: %s%s", l.Status, at, l.EndReason, resumeHint(l, w))
 }
 
 // NoStopSeen says, for an active loop that no stop has reached since it was armed (age
 // ago), why that may be and what to do.
-func NoStopSeen(h Words, age string) string {
+func NoStopSeen(w Words, age string) string {
 	s := fmt.Sprintf("no stop has reached this loop since it was armed %s ago: expected while the agent's first turn runs; "+
-		"if that turn has ended, %s did not run ralph-loop's Stop hook", age, h.display())
-	if h.SkipsHooks != "" {
-		s += " (" + h.SkipsHooks + ")"
+		"if that turn has ended, %s did not run ralph-loop's Stop hook", age, w.display())
+	if w.SkipsHooks != "" {
+		s += " (" + w.SkipsHooks + ")"
 	}
-	return s + fmt.Sprintf(": run \"ralph-loop install --host %s\" and start a new session", h.Name)
+	return s + fmt.Sprintf(": run \"ralph-loop install --host %s\" and start a new session", w.Name)
 }
 
 // AlreadyEnded answers a cancel for a loop that had already ended.
@@ -674,21 +675,21 @@ func AlreadyEnded(l *state.Loop) string {
 }
 
 // Yielded is the notice shown when a stop is let through for the user's message.
-func Yielded(l *state.Loop, h Words) string {
+func Yielded(l *state.Loop, w Words) string {
 	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d to answer your message; it resumes after that (%s ends it)",
-		l.Iteration, l.MaxIterations, h.cancel())
+		l.Iteration, l.MaxIterations, w.cancel())
 }
 
 // StillActive is the notice shown when a session with an active loop resumes.
-func StillActive(l *state.Loop, h Words) string {
+func StillActive(l *state.Loop, w Words) string {
 	return fmt.Sprintf("ralph-loop: this session's loop is still active at iteration %d/%d and goes on at the next stop (%s ends it)",
-		l.Iteration, l.MaxIterations, h.cancel())
+		l.Iteration, l.MaxIterations, w.cancel())
 }
 
 // CommandNotRecognised answers a prompt that holds a loop command where it cannot be read
 // as one (inside text the host put around it).
-func CommandNotRecognised(h Words) string {
-	return "ralph-loop: this prompt holds a loop command inside text " + h.display() + " put around it, so nothing was started; " +
+func CommandNotRecognised(w Words) string {
+	return "ralph-loop: this prompt holds a loop command inside text " + w.display() + " put around it, so nothing was started; " +
 		"type the command again at the start of the prompt (a long task can be kept in a file and the task can name it)"
 }
 
@@ -696,22 +697,22 @@ func CommandNotRecognised(h Words) string {
 const NothingToCancel = "no active ralph loop in this session"
 
 // ArgError is the reason shown when /ralph-loop has bad arguments, in the form host h takes.
-func ArgError(err error, h Words) string {
-	return fmt.Sprintf("ralph-loop: %v; nothing was started. Usage: %s %s (%s --help for all)", err, h.Arm(), shortUsage, h.Arm())
+func ArgError(err error, w Words) string {
+	return fmt.Sprintf("ralph-loop: %v; nothing was started. Usage: %s %s (%s --help for all)", err, w.Arm(), shortUsage, w.Arm())
 }
 
 // shortUsage is the loop commands' usage with the most used flags.
 const shortUsage = `"TASK" [--max-iterations N] [--completion-promise TOKEN] [--min-tool-calls N] [--on-promise-no-work reject|warn|accept] [--check CMD]... [--max-time D]`
 
 // Help is the reason shown for /ralph-loop --help.
-func Help(h Words) string {
-	p := h.sigil()
+func Help(w Words) string {
+	p := w.sigil()
 	return `ralph-loop: keep working on a task, in this session, until it is really done.
 usage: ` + p + `ralph-loop "TASK" [flags]   (` + p + `ulw-loop: the same, demanding autonomous, verified work)
        ` + p + `ralph-loop --resume [flags]  (pick up this session's last loop where it ended)
 ` + args.HelpLines(false) + `
 Defaults come from .ralph/settings.json and .ralph/settings.local.json in the project.
-` + h.cancel() + ` ends the loop; "ralph-loop status" and "ralph-loop log" in a terminal show it.`
+` + w.cancel() + ` ends the loop; "ralph-loop status" and "ralph-loop log" in a terminal show it.`
 }
 
 // IsContinuation reports whether text is a continuation this package wrote (a blocked stop's
@@ -727,23 +728,23 @@ const continuationPrefix = "ralph-loop: iteration "
 
 // EscHint tells the user of a host that holds commands typed while the agent works how to
 // end a loop mid-turn, and what their next message does after Esc.
-func EscHint(h Words) string {
+func EscHint(w Words) string {
 	return fmt.Sprintf("%s cannot end the loop while the agent works (%s holds it until the turn ends): press Esc to stop the agent, "+
-		"then type %s to end the loop (any other message goes on with it)", h.cancel(), h.display(), h.cancel())
+		"then type %s to end the loop (any other message goes on with it)", w.cancel(), w.display(), w.cancel())
 }
 
 // EscEnds is the first block's notice on a host that refuses a slash command typed while the
 // agent works (Gemini CLI: "Slash commands cannot be queued") and ends the loop when the user
 // interrupts the agent, since that stop comes with no reply.
-func EscEnds(h Words) string {
+func EscEnds(w Words) string {
 	return fmt.Sprintf("while the agent works, press Esc to end the loop (%s refuses a slash command typed then: \"Slash commands cannot be queued\"; %s works at the idle prompt)",
-		h.display(), h.cancel())
+		w.display(), w.cancel())
 }
 
 // AfterInterrupt is the notice of the first stop after the user interrupted a blocked turn
 // (Esc) and sent a message that was not the cancel: the loop went on with it.
-func AfterInterrupt(l *state.Loop, h Words) string {
-	return fmt.Sprintf("the loop went on with your message after the turn you interrupted (Esc, then %s, ends it)", h.cancel())
+func AfterInterrupt(l *state.Loop, w Words) string {
+	return fmt.Sprintf("the loop went on with your message after the turn you interrupted (Esc, then %s, ends it)", w.cancel())
 }
 
 // ContinuationIteration returns the iteration a continuation this package wrote names.
@@ -772,6 +773,6 @@ func StaleContinuation(l *state.Loop, iteration int) string {
 
 // BlockLabelNote tells the user, at the first block, that the host's label for the task
 // sent back is not an error.
-func BlockLabelNote(h Words) string {
-	return fmt.Sprintf("(%s shows the task sent back to the agent as %q: that is the loop going on, not an error)", h.display(), h.BlockLabel)
+func BlockLabelNote(w Words) string {
+	return fmt.Sprintf("(%s shows the task sent back to the agent as %q: that is the loop going on, not an error)", w.display(), w.BlockLabel)
 }

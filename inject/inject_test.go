@@ -17,7 +17,7 @@ func loop(task string) *state.Loop {
 }
 
 // claude is Claude Code's facts, as hook/claude states them (that package imports this one).
-var claude = Words{Name: "claude", Display: "Claude Code", MessageCap: 9500, CapSetting: "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", Cancel: "/cancel-ralph"}
+var claude = Words{Name: "claude", Display: "Claude Code", MessageCap: 9500, Cap: Cap{Setting: "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"}}
 
 // Claude Code caps hook output strings at 10,000 characters (UTF-16 units).
 func utf16Units(s string) int { return len(utf16.Encode([]rune(s))) }
@@ -131,8 +131,8 @@ func TestPrintable(t *testing.T) {
 
 // qwenWords are Qwen Code's facts: a cap setting of N lets N-1 blocks through, counted
 // across tool calls, raisable to 100; the prompt hook's context arrives escaped.
-var qwenWords = Words{Name: "qwen", Display: "Qwen Code", CapSetting: "stopHookBlockingCap", CapCountsTools: true,
-	CapCountsOverride: true, CapMax: 100, ContextEscapesMarkup: true, HidesPromptNotice: true}
+var qwenWords = Words{Name: "qwen", Display: "Qwen Code", Cap: Cap{Setting: "stopHookBlockingCap", CountsTools: true,
+	CountsOverride: true, Max: 100}, ContextEscapesMarkup: true, HidesPromptNotice: true}
 
 func TestCapTextsCountingTheOverride(t *testing.T) {
 	l := loop("t")
@@ -187,7 +187,7 @@ func TestContractEscapedContext(t *testing.T) {
 // Every text that names a loop command names it as the user's host takes it: Codex's TUI
 // refuses /ralph-loop and takes $ralph-loop.
 func TestCommandsAsTheHostTakesThem(t *testing.T) {
-	codex := Words{Name: "codex", Display: "Codex", Cancel: "$cancel-ralph", Sigil: "$"}
+	codex := Words{Name: "codex", Display: "Codex", Sigil: "$"}
 	l := loop("Fix it")
 	now := time.Now()
 	l.Status, l.EndedAt = state.SessionEnded, &now

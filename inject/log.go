@@ -101,8 +101,8 @@ func ReasonUnrecorded(err error) string {
 }
 
 // ReasonInterrupted is why a loop ended when the user stopped one of its commands.
-func ReasonInterrupted(h Words) string {
-	return "the user pressed Esc while a command of the loop ran (" + h.display() + " stopped it and ended the turn)"
+func ReasonInterrupted(w Words) string {
+	return "the user pressed Esc while a command of the loop ran (" + w.display() + " stopped it and ended the turn)"
 }
 
 // ReasonNotTaken is for an event of the loop's session from another process than its host.

@@ -57,9 +57,9 @@ func ReasonPaused(p *state.Pause) string {
 }
 
 // PausedNotice is the user's line when a loop pauses.
-func PausedNotice(l *state.Loop, h Words) string {
+func PausedNotice(l *state.Loop, w Words) string {
 	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d: %s. Wait%s, then send any message to go on with it (or %s --resume; %s ends it)",
-		l.Iteration, l.MaxIterations, l.Pause.Why, untilText(l.Pause), h.Arm(), h.cancel())
+		l.Iteration, l.MaxIterations, l.Pause.Why, untilText(l.Pause), w.Arm(), w.cancel())
 }
 
 // PausedStatus is how status shows a pause: why, since when and until when.
@@ -76,19 +76,19 @@ func ReasonResumed(p *state.Pause) string {
 }
 
 // ResumedNotice is the user's line when a paused loop goes on with their prompt.
-func ResumedNotice(l *state.Loop, p *state.Pause, h Words) string {
+func ResumedNotice(l *state.Loop, p *state.Pause, w Words) string {
 	return fmt.Sprintf("ralph-loop: the loop paused at %s goes on at iteration %d/%d with this prompt (%s ends it)",
-		p.At.Local().Format("15:04:05"), l.Iteration, l.MaxIterations, h.cancel())
+		p.At.Local().Format("15:04:05"), l.Iteration, l.MaxIterations, w.cancel())
 }
 
 // EndInterrupted is the end reason of a loop whose turn the user interrupted.
-func EndInterrupted(h Words) string {
-	return "the user interrupted the turn (Esc or Ctrl-C in " + h.display() + ")"
+func EndInterrupted(w Words) string {
+	return "the user interrupted the turn (Esc or Ctrl-C in " + w.display() + ")"
 }
 
 // Interrupted is the user's line when interrupting a turn ended the loop.
-func Interrupted(l *state.Loop, h Words) string {
-	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: you interrupted the turn%s", l.Iteration, l.MaxIterations, resumeHint(l, h))
+func Interrupted(l *state.Loop, w Words) string {
+	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: you interrupted the turn%s", l.Iteration, l.MaxIterations, resumeHint(l, w))
 }
 
 // NotifyTitle is a notification's title: how the loop ended, or that it paused.
@@ -121,11 +121,11 @@ func ReasonNotified(how string, err error) string {
 
 // GoalActive is the arming notice's warning when the host shows its own goal active in the
 // session (Claude Code's /goal, Codex's goals): both would keep the agent going.
-func GoalActive(goal string, h Words) string {
+func GoalActive(goal string, w Words) string {
 	g := ""
 	if goal != "" {
 		g = fmt.Sprintf(" (%q)", firstLine(Printable(goal), 120))
 	}
 	return fmt.Sprintf("Note: this session also has %s's own goal active%s, which keeps the agent going too: the agent would be pushed twice. "+
-		"Clear it with /goal clear, or end this loop with %s", h.display(), g, h.cancel())
+		"Clear it with /goal clear, or end this loop with %s", w.display(), g, w.cancel())
 }

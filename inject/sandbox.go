@@ -59,15 +59,15 @@ func Wall(l *state.Loop, processTable bool) (wall, why string) {
 
 // WallNotice is the arming notice's word on the wall around the loop, for a host with a
 // sandbox.
-func WallNotice(l *state.Loop, processTable bool, h Words) string {
+func WallNotice(l *state.Loop, processTable bool, w Words) string {
 	wall, why := Wall(l, processTable)
 	switch wall {
 	case WallSandbox:
-		return fmt.Sprintf(". %s's sandbox keeps the agent's commands away from the loop's files", h.display())
+		return fmt.Sprintf(". %s's sandbox keeps the agent's commands away from the loop's files", w.display())
 	case WallProcess:
-		return fmt.Sprintf(". Walls: %s, so the process table and the guard keep the agent away from the loop's files%s", sandboxWhy(why), h.sandboxHint())
+		return fmt.Sprintf(". Walls: %s, so the process table and the guard keep the agent away from the loop's files%s", sandboxWhy(why), w.sandboxHint())
 	}
-	return fmt.Sprintf(". Walls: %s, so only the guard's reading of commands keeps the agent away from the loop's files%s", sandboxWhy(why), h.sandboxHint())
+	return fmt.Sprintf(". Walls: %s, so only the guard's reading of commands keeps the agent away from the loop's files%s", sandboxWhy(why), w.sandboxHint())
 }
 
 func sandboxWhy(why string) string {
@@ -78,11 +78,11 @@ func sandboxWhy(why string) string {
 }
 
 // sandboxHint says how to turn the host's sandbox on.
-func (h Words) sandboxHint() string {
-	if h.SandboxOn == "" {
+func (w Words) sandboxHint() string {
+	if w.SandboxOn == "" {
 		return ""
 	}
-	return " (" + h.SandboxOn + ")"
+	return " (" + w.SandboxOn + ")"
 }
 
 // SandboxSays is what install --sandbox tells the user, before it writes, that Claude Code's

@@ -16,13 +16,13 @@ type Skill struct {
 // with the command files, the hook does the work before the model reads anything; the body
 // tells the model what to do when the hook did not run (not installed, or not trusted), and
 // claims nothing the hook may not have done.
-func Skills(h Words) []Skill {
-	sigil := h.Sigil
+func Skills(w Words) []Skill {
+	sigil := w.Sigil
 	if sigil == "" {
 		sigil = "/"
 	}
 	where := "a developer message"
-	if h.Name != "codex" {
+	if w.Name != "codex" {
 		where = "the ralph-loop context"
 	}
 	// Plain YAML scalars: no ": " and no " #" in the descriptions.
@@ -31,15 +31,15 @@ func Skills(h Words) []Skill {
 	cancel := "description: End this session's ralph loop (ralph-loop)"
 	body := `The ralph-loop hook reads this command as the user typed it and, when it starts a loop for this session, puts the task and the rules in ` + where + ` that starts with "ralph-loop: a loop is now active" before you see it. If that is there, start working on the task now, following those rules.
 
-If there is no such message, the hook did not start a loop: do nothing else, and tell the user that no loop was started and that running "ralph-loop install --host ` + h.Name + `" in a terminal (and starting a new session) installs or re-trusts its hooks; "ralph-loop status" shows whether a loop is active.
+If there is no such message, the hook did not start a loop: do nothing else, and tell the user that no loop was started and that running "ralph-loop install --host ` + w.Name + `" in a terminal (and starting a new session) installs or re-trusts its hooks; "ralph-loop status" shows whether a loop is active.
 `
 	cancelBody := `The ralph-loop hook handles this command before it reaches you, so reading this means the hook did not run: tell the user the loop was not cancelled, and that running "ralph-loop cancel --all" in a terminal ends it. Do nothing else.
 `
-	if h.SteersCommands {
+	if w.SteersCommands {
 		cancelBody = steeredCancelBody
 	}
 	cancelLine := cancel
-	if h.PopupPicksCommand {
+	if w.PopupPicksCommand {
 		cancelLine += EnterAgain
 	}
 	return []Skill{

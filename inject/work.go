@@ -32,8 +32,8 @@ func EndStalled(l *state.Loop) string {
 }
 
 // Stalled is the notice shown when the stall breaker ends a loop.
-func Stalled(l *state.Loop, h Words) string {
-	return fmt.Sprintf("ralph-loop: loop ended NO_PROGRESS at iteration %d/%d: %s%s", l.Iteration, l.MaxIterations, l.EndReason, resumeHint(l, h))
+func Stalled(l *state.Loop, w Words) string {
+	return fmt.Sprintf("ralph-loop: loop ended NO_PROGRESS at iteration %d/%d: %s%s", l.Iteration, l.MaxIterations, l.EndReason, resumeHint(l, w))
 }
 
 // early is what the agent reads when its promise came before --min-iterations.

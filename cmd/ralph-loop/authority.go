@@ -164,15 +164,15 @@ func commandLine() string {
 // directory dir) run below the host of an active loop of the same host whose settings it
 // would change: the loop's hooks are the user's to change. An install into another home
 // or project (a test run under a loop) goes ahead.
-func refuseUnhook(ctx context.Context, h *install.Target, scope, dir string) error {
+func refuseUnhook(ctx context.Context, inst *install.Target, scope, dir string) error {
 	a, ok := hook.SelfAncestry()
 	if !ok {
 		return nil
 	}
-	mine := scopeTarget(h, scope, os.Getenv, dir)
+	mine := scopeTarget(inst, scope, os.Getenv, dir)
 	for _, s := range ancestorStores() {
 		for _, o := range hook.OwnedLoops(s, a) {
-			if o.Loop.Host != h.Name {
+			if o.Loop.Host != inst.Name {
 				continue
 			}
 			// The host's environment and directory, where it can be seen (an owner not seen
@@ -181,9 +181,9 @@ func refuseUnhook(ctx context.Context, h *install.Target, scope, dir string) err
 			if env, err := proc.Environ(o.Proc.PID); err == nil && o.Unseen == "" {
 				getenv = lookup(env)
 			}
-			theirs := []string{scopeTarget(h, scope, getenv, o.Loop.Cwd)}
+			theirs := []string{scopeTarget(inst, scope, getenv, o.Loop.Cwd)}
 			if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", o.Proc.PID)); err == nil && o.Unseen == "" {
-				theirs = append(theirs, scopeTarget(h, scope, getenv, cwd))
+				theirs = append(theirs, scopeTarget(inst, scope, getenv, cwd))
 			}
 			for _, t := range theirs {
 				if mine != "" && sameFile(mine, t) {
@@ -196,18 +196,18 @@ func refuseUnhook(ctx context.Context, h *install.Target, scope, dir string) err
 }
 
 // scopeTarget is the file (or, for a host with no settings file, the directory) through
-// which host h's hooks at scope are installed, for environment getenv and project dir.
-func scopeTarget(h *install.Target, scope string, getenv func(string) string, dir string) string {
-	sc, ok := h.Scope(scope)
+// which the hooks of inst's host at scope are installed, for environment getenv and project dir.
+func scopeTarget(inst *install.Target, scope string, getenv func(string) string, dir string) string {
+	sc, ok := inst.Scope(scope)
 	if !ok {
 		return ""
 	}
 	base := dir
 	if sc.Base == install.UserBase {
-		if h.UserDir == nil {
+		if inst.UserDir == nil {
 			return ""
 		}
-		d, err := h.UserDir(getenv)
+		d, err := inst.UserDir(getenv)
 		if err != nil {
 			return ""
 		}

@@ -12,9 +12,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/ralph-loop/ralph-loop/hook/claude"
-	"github.com/ralph-loop/ralph-loop/hook/codex"
-	"github.com/ralph-loop/ralph-loop/hook/gemini"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
@@ -94,13 +91,17 @@ func (d *doctor) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (d *doctor) problem(format string, a ...any) {
+var _ install.Report = (*doctor)(nil)
+
+// Problem reports a problem, saying what to do.
+func (d *doctor) Problem(format string, a ...any) {
 	p := fmt.Sprintf(format, a...)
 	d.problems = append(d.problems, p)
 	fmt.Fprintf(d.out, "  %s %s\n", d.paint("31", "problem:"), p)
 }
 
-func (d *doctor) say(format string, a ...any) {
+// Say reports a line of what doctor found.
+func (d *doctor) Say(format string, a ...any) {
 	fmt.Fprintf(d.out, "  "+format+"\n", a...)
 }
 
@@ -120,25 +121,25 @@ func (d *doctor) run() {
 	switch {
 	case !any:
 		fmt.Fprintln(d.out, "no agent host found")
-		d.problem("found no supported agent CLI on this machine (looked for: %s): install one, then run ralph-loop install", installerNames())
+		d.Problem("found no supported agent CLI on this machine (looked for: %s): install one, then run ralph-loop install", installerNames())
 	case !hooked:
-		d.problem("ralph-loop's hooks are installed for no host: run ralph-loop install")
+		d.Problem("ralph-loop's hooks are installed for no host: run ralph-loop install")
 	}
 	d.loopHere()
 }
 
 // host reports one host: its CLI against the version tested, its hooks, their binary and
 // the trust the host needs. hooked: ralph-loop's hooks are there for it.
-func (d *doctor) host(h *install.Target, found []install.Found) (hooked bool) {
-	fmt.Fprintf(d.out, "%s:\n", h.Title)
-	tested := hosts.Tested[h.Name]
-	cli, err := exec.LookPath(h.CLI)
+func (d *doctor) host(inst *install.Target, found []install.Found) (hooked bool) {
+	fmt.Fprintf(d.out, "%s:\n", inst.Title)
+	tested := hosts.Tested[inst.Name]
+	cli, err := exec.LookPath(inst.CLI)
 	switch {
-	case h.CLI == "" || err != nil:
+	case inst.CLI == "" || err != nil:
 		if len(found) > 0 {
-			d.problem("%s: ralph-loop's hooks are installed but %s is not on PATH: install %s, or remove the hooks: ralph-loop uninstall --host %s", h.Title, h.CLI, h.Title, h.Name)
+			d.Problem("%s: ralph-loop's hooks are installed but %s is not on PATH: install %s, or remove the hooks: ralph-loop uninstall --host %s", inst.Title, inst.CLI, inst.Title, inst.Name)
 		} else {
-			d.say("%s not on PATH (its configuration directory is here)", h.CLI)
+			d.Say("%s not on PATH (its configuration directory is here)", inst.CLI)
 		}
 	default:
 		v := cliVersion(d.ctx, cli)
@@ -151,38 +152,37 @@ func (d *doctor) host(h *install.Target, found []install.Found) (hooked bool) {
 		default:
 			line += " (tested: " + tested + ")"
 		}
-		d.say("%s", line)
+		d.Say("%s", line)
 	}
-	if hh, ok := hosts.Lookup(h.Name); ok {
+	hh, _ := hosts.Lookup(inst.Name)
+	if hh != nil {
 		// The cap as the host's hooks would see it: Claude Code passes its settings' env on.
 		getenv := d.getenv
-		if e, ok := hh.(interface {
-			HookEnv(getenv func(string) string, project string) func(string) string
-		}); ok {
+		if e, ok := hh.(hosts.HookEnver); ok {
 			getenv = e.HookEnv(d.getenv, d.dir)
 		}
 		if c := hh.Facts(getenv, d.dir).BlockCap; c > 0 {
-			d.say("block cap: the host ends a turn after %d stop blocks in a row", c)
+			d.Say("block cap: the host ends a turn after %d stop blocks in a row", c)
 		}
 	}
-	if h.Name == claude.Name {
-		for _, p := range claude.Plugins(d.getenv, d.dir) {
-			d.plugin(h, p)
+	if pl, ok := hh.(hosts.Plugged); ok {
+		for _, p := range pl.Plugins(d.getenv, d.dir) {
+			d.plugin(inst, p)
 			hooked = true
 		}
 	}
 	if len(found) == 0 {
-		if h.Scopes[0].Settings == "" {
+		if inst.Scopes[0].Settings == "" {
 			// opencode, Kilo: the hooks are a plugin file, which doctor does not read.
-			if ps := plugins(h, d.dir, d.getenv); len(ps) > 0 {
-				d.say("hooks: a plugin, %s; doctor does not check what it runs", strings.Join(ps, ", "))
+			if ps := plugins(inst, d.dir, d.getenv); len(ps) > 0 {
+				d.Say("hooks: a plugin, %s; doctor does not check what it runs", strings.Join(ps, ", "))
 				return true
 			}
-			d.say("hooks: a plugin (ralph-loop install --host %s writes it); doctor does not check it", h.Name)
+			d.Say("hooks: a plugin (ralph-loop install --host %s writes it); doctor does not check it", inst.Name)
 			return false
 		}
 		if !hooked {
-			d.say("hooks: none found (ralph-loop install --host %s adds them)", h.Name)
+			d.Say("hooks: none found (ralph-loop install --host %s adds them)", inst.Name)
 		}
 		return hooked
 	}
@@ -191,46 +191,48 @@ func (d *doctor) host(h *install.Target, found []install.Found) (hooked bool) {
 		if !f.Scope.Shared {
 			own = append(own, f.Scope.Name)
 		}
-		d.hooks(h, f)
+		d.hooks(inst, f)
 	}
 	if len(own) > 1 {
-		d.problem("%s: ralph-loop's hooks are installed at %s scope at once, so every event is handled %d times: keep one (ralph-loop uninstall --host %s --scope %s)",
-			h.Title, strings.Join(own, " and "), len(own), h.Name, own[len(own)-1])
+		d.Problem("%s: ralph-loop's hooks are installed at %s scope at once, so every event is handled %d times: keep one (ralph-loop uninstall --host %s --scope %s)",
+			inst.Title, strings.Join(own, " and "), len(own), inst.Name, own[len(own)-1])
 	}
-	d.trust(h, found)
+	if t, ok := hh.(hosts.Trusting); ok {
+		t.Trust(d, d.getenv, d.dir, found)
+	}
 	return true
 }
 
-// plugin reports ralph-loop's Claude Code plugin: its version and the binary its hooks run
-// (the ralph-loop on PATH).
-func (d *doctor) plugin(h *install.Target, p claude.Plugin) {
+// plugin reports a plugin of the host's that runs ralph-loop's hooks (Claude Code's): its
+// version and the binary its hooks run (the ralph-loop on PATH).
+func (d *doctor) plugin(inst *install.Target, p install.Plugin) {
 	what := fmt.Sprintf("the plugin %s %s (%s scope, %s)", p.ID, p.Version, p.Scope, p.Hooks)
-	if len(h.HooksIn(p.Hooks)) == 0 {
-		d.say("hooks: %s, which runs none of ralph-loop's hooks", what)
+	if len(inst.HooksIn(p.Hooks)) == 0 {
+		d.Say("hooks: %s, which runs none of ralph-loop's hooks", what)
 		return
 	}
 	bin, err := exec.LookPath("ralph-loop")
 	if err != nil {
-		d.say("hooks: %s, run the ralph-loop on PATH: none here", what)
-		d.problem("%s: the hooks of %s run the ralph-loop on PATH and there is none, so they do nothing: %s", h.Title, p.ID, inject.GetIt)
+		d.Say("hooks: %s, run the ralph-loop on PATH: none here", what)
+		d.Problem("%s: the hooks of %s run the ralph-loop on PATH and there is none, so they do nothing: %s", inst.Title, p.ID, inject.GetIt)
 		return
 	}
 	if v, ok := d.version(bin); ok {
-		d.say("hooks: %s, run the ralph-loop on PATH, %s (version %s)", what, bin, v)
+		d.Say("hooks: %s, run the ralph-loop on PATH, %s (version %s)", what, bin, v)
 	} else {
-		d.say("hooks: %s, run the ralph-loop on PATH, %s (gone, or it does not run)", what, bin)
-		d.problem("%s: the hooks of %s run %s, which does not run: install ralph-loop again", h.Title, p.ID, bin)
+		d.Say("hooks: %s, run the ralph-loop on PATH, %s (gone, or it does not run)", what, bin)
+		d.Problem("%s: the hooks of %s run %s, which does not run: install ralph-loop again", inst.Title, p.ID, bin)
 	}
-	if p.Version != claude.PluginVersion {
-		d.say("  this ralph-loop comes with the plugin's version %s: claude plugin marketplace update, then claude plugin update %s, brings it", claude.PluginVersion, p.ID)
+	if p.Update != "" {
+		d.Say("  %s", p.Update)
 	}
 }
 
 // hooks reports one scope's hooks and the binary they run.
-func (d *doctor) hooks(h *install.Target, f install.Found) {
+func (d *doctor) hooks(inst *install.Target, f install.Found) {
 	bins := map[string]bool{}
 	for _, c := range f.Commands {
-		if b, ok := install.HookBinary(c, h.Name); ok {
+		if b, ok := install.HookBinary(c, inst.Name); ok {
 			bins[b] = true
 		}
 	}
@@ -239,8 +241,8 @@ func (d *doctor) hooks(h *install.Target, f install.Found) {
 		if b == "ralph-loop" {
 			p, err := exec.LookPath("ralph-loop")
 			if err != nil {
-				d.say("hooks: %s scope (%s), run the ralph-loop on PATH: none here", f.Scope.Name, f.Settings)
-				d.problem("%s: the %s-scope hooks in %s run the ralph-loop on PATH and there is none, so they do nothing: %s", h.Title, f.Scope.Name, f.Settings, inject.GetIt)
+				d.Say("hooks: %s scope (%s), run the ralph-loop on PATH: none here", f.Scope.Name, f.Settings)
+				d.Problem("%s: the %s-scope hooks in %s run the ralph-loop on PATH and there is none, so they do nothing: %s", inst.Title, f.Scope.Name, f.Settings, inject.GetIt)
 				continue
 			}
 			where = p
@@ -251,46 +253,17 @@ func (d *doctor) hooks(h *install.Target, f install.Found) {
 			run = "the ralph-loop on PATH, " + where
 		}
 		if ok {
-			d.say("hooks: %s scope (%s), run %s (version %s)", f.Scope.Name, f.Settings, run, v)
+			d.Say("hooks: %s scope (%s), run %s (version %s)", f.Scope.Name, f.Settings, run, v)
 		} else {
-			d.say("hooks: %s scope (%s), run %s (gone, or it does not run)", f.Scope.Name, f.Settings, run)
+			d.Say("hooks: %s scope (%s), run %s (gone, or it does not run)", f.Scope.Name, f.Settings, run)
 		}
 		switch {
 		case !ok:
-			d.problem("%s: the %s-scope hooks in %s run %s, which is gone or does not run: install ralph-loop again and run ralph-loop install --host %s --scope %s, or ralph-loop uninstall --host %s --scope %s",
-				h.Title, f.Scope.Name, f.Settings, where, h.Name, f.Scope.Name, h.Name, f.Scope.Name)
+			d.Problem("%s: the %s-scope hooks in %s run %s, which is gone or does not run: install ralph-loop again and run ralph-loop install --host %s --scope %s, or ralph-loop uninstall --host %s --scope %s",
+				inst.Title, f.Scope.Name, f.Settings, where, inst.Name, f.Scope.Name, inst.Name, f.Scope.Name)
 		case v != getVersion():
-			d.problem("%s: the %s-scope hooks run %s, version %s, not this ralph-loop (%s): run ralph-loop install --host %s --scope %s from the one you mean to use",
-				h.Title, f.Scope.Name, where, v, getVersion(), h.Name, f.Scope.Name)
-		}
-	}
-}
-
-// trust reports what a host needs trusted before it runs the hooks.
-func (d *doctor) trust(h *install.Target, found []install.Found) {
-	switch h.Name {
-	case "gemini":
-		if gemini.TrustsFolder(d.getenv, d.dir) {
-			d.say("trust: Gemini CLI trusts %s", d.dir)
-		} else {
-			d.problem("Gemini CLI: %s is not a trusted folder, and Gemini CLI runs no hooks there: start gemini in it and trust the folder (or /permissions)", d.dir)
-		}
-	case "codex":
-		for _, f := range found {
-			n, project := codex.Untrusted(d.getenv, f.Settings, map[bool]string{true: d.dir}[f.Scope.Base == install.ProjectBase],
-				func(c string) bool { return h.Ours(c, nil) })
-			if n > 0 {
-				d.problem("Codex CLI: %s of ralph-loop's in %s are not trusted, and Codex skips them: run ralph-loop install --host codex --scope %s again (or trust them in Codex's /hooks screen)", inject.Plural(n, "hook", "hooks"), f.Settings, f.Scope.Name)
-			}
-			if project {
-				d.problem("Codex CLI: the project %s is not trusted, and Codex runs none of its hooks: start codex there and trust it", d.dir)
-			}
-		}
-	case "copilot", "cursor":
-		for _, f := range found {
-			if f.Scope.Shared {
-				d.say("trust: %s runs %s only in a folder it trusts (it asks; ralph-loop cannot tell from here)", h.Title, f.Settings)
-			}
+			d.Problem("%s: the %s-scope hooks run %s, version %s, not this ralph-loop (%s): run ralph-loop install --host %s --scope %s from the one you mean to use",
+				inst.Title, f.Scope.Name, where, v, getVersion(), inst.Name, f.Scope.Name)
 		}
 	}
 }
@@ -329,7 +302,7 @@ func cliVersion(ctx context.Context, cli string) string {
 func (d *doctor) loopHere() {
 	loops, err := allLoops(newStore())
 	if err != nil {
-		d.problem("reading the loops: %v", err)
+		d.Problem("reading the loops: %v", err)
 	}
 	n := 0
 	for _, l := range loops {
@@ -339,7 +312,7 @@ func (d *doctor) loopHere() {
 		n++
 		fmt.Fprintf(d.out, "loop here: %s session %s, iteration %d of %d, %s: %s\n", l.Host, l.SessionID, l.Iteration, l.MaxIterations,
 			statusWord(l, time.Now()), firstLine(l.Task, 60))
-		d.say("strongest wall: %s", wallLine(&l))
+		d.Say("strongest wall: %s", wallLine(&l))
 	}
 	if n == 0 {
 		fmt.Fprintf(d.out, "loop here: none active in %s\n", d.dir)
@@ -347,12 +320,12 @@ func (d *doctor) loopHere() {
 }
 
 // plugins are the host's plugin files (opencode's, Kilo's) that exist, at every scope.
-func plugins(h *install.Target, dir string, getenv func(string) string) []string {
-	if len(h.Scopes) == 0 || h.Scopes[0].Settings != "" || h.Files == nil {
+func plugins(inst *install.Target, dir string, getenv func(string) string) []string {
+	if len(inst.Scopes) == 0 || inst.Scopes[0].Settings != "" || inst.Files == nil {
 		return nil
 	}
 	var out []string
-	for _, f := range h.HookFiles(getenv, dir) {
+	for _, f := range inst.HookFiles(getenv, dir) {
 		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() {
 			out = append(out, f)
 		}

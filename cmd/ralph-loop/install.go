@@ -16,7 +16,6 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/urfave/cli/v3"
 
-	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 )
@@ -82,8 +81,14 @@ func installCommand(add bool) *cli.Command {
 			var targets []*install.Target
 			sandbox := add && cmd.Bool("sandbox")
 			if sandbox && cmd.String("host") == "" {
-				if err := cmd.Set("host", claude.Name); err != nil {
-					return err
+				// The host whose installer can turn a sandbox on (Claude Code).
+				for _, h := range hosts.Installers() {
+					if h.Sandbox != nil {
+						if err := cmd.Set("host", h.Name); err != nil {
+							return err
+						}
+						break
+					}
 				}
 			}
 			auto := cmd.String("host") == ""
@@ -172,8 +177,8 @@ func installCommand(add bool) *cli.Command {
 
 // installed reports whether install recorded an install for the host (uninstall acts on it
 // even when the host's CLI is gone).
-func installed(h *install.Target) bool {
-	m, _ := filepath.Glob(filepath.Join(stateDir(), "install", h.Name+"-*", "record.json"))
+func installed(inst *install.Target) bool {
+	m, _ := filepath.Glob(filepath.Join(stateDir(), "install", inst.Name+"-*", "record.json"))
 	return len(m) > 0
 }
 

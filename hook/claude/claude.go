@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -33,8 +33,7 @@ var Words = inject.Words{
 	Name:       Name,
 	Display:    "Claude Code",
 	MessageCap: 9500, // hook output strings are cut at 10,000 UTF-16 units
-	CapSetting: BlockCapEnv,
-	Cancel:     "/cancel-ralph",
+	Cap:        inject.Cap{Setting: BlockCapEnv},
 	SandboxOn:  `"ralph-loop install --sandbox" turns it on`,
 }
 
@@ -52,7 +51,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		BlockCap:       blockCap(getenv),
 		StopTimeout:    func() time.Duration { return stopTimeout(getenv, project) },
 		ProjectDir:     project,
-		Transcript:     Transcript{},
+		Transcript:     Transcript{claudeshape.Scan},
 		TranscriptLags: true,
 		// last_assistant_message is the text of the last of the messages Claude Code
 		// keeps one per content block (seen with 2.1.330): of a final reply with two text
@@ -67,7 +66,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		SessionEnv:         SessionEnv,
 		Settings:           func() ([]state.Setting, error) { return SettingsView(getenv, project) },
 		Sandbox:            func(string, []string) string { return sandboxState(getenv, project) },
-		CommandText:        CommandText,
+		Commands:           hook.Commands{Text: CommandText},
 	}
 }
 
@@ -99,29 +98,21 @@ func stopTimeout(getenv func(string) string, project string) time.Duration {
 	return 600 * time.Second
 }
 
-// Transcript reads Claude Code's JSONL transcripts.
-type Transcript struct{}
-
-// Scan reads the transcript at path from offset.
-func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	return transcript.ScanFile(path, offset, opt)
-}
-
-// OffsetAfter finds where the lines written after t start.
-func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
-	return transcript.OffsetAfter(path, t)
-}
+// Transcript reads Claude Code's JSONL transcripts (claudeshape.Scan) and the session's
+// /goal (ActiveGoal).
+type Transcript struct{ transcript.Reader }
 
 // writeTools are Claude Code's tools that write files.
 var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
 
 // Decode reads one Claude Code hook event.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
-	in, err := DecodeInput(r)
+	in, err := claudeshape.DecodeInput(r)
 	if err != nil {
 		return hook.Event{}, err
 	}
-	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key, Turn: in.PromptID}
+	ev := claudeshape.Event(&in)
+	ev.Turn = in.PromptID
 	switch in.Event {
 	case "UserPromptSubmit":
 		ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
@@ -146,46 +137,13 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		case writeTools[in.ToolName]:
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		}
-	case "SessionStart":
-		ev.Kind, ev.Source = hook.SessionStart, in.Source
-	case "SessionEnd":
-		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
-	case "StopFailure":
-		// Instead of Stop, when the model's API refused the turn; its output is ignored.
-		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.FailureMessage()
 	case "ConfigChange":
 		ev.Kind, ev.Source, ev.ConfigFile = hook.ConfigChange, in.Source, in.ConfigFile
 	}
 	return ev, nil
 }
 
-// output is Claude Code's hook output object.
-type (
-	output   = wire.Output
-	specific = wire.Specific
-)
-
-// Encode writes the reply as Claude Code's hook output JSON (exit code 0; nothing at all
-// for an empty reply, which lets everything go on).
-func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
-	if rep.Empty() {
-		return 0, nil
-	}
-	out := output{SystemMessage: rep.Notice}
-	if rep.Block {
-		out.Decision, out.Reason = "block", rep.Reason
-	}
-	switch {
-	case rep.Deny:
-		out.HookSpecificOutput = &specific{HookEventName: ev.Name, PermissionDecision: "deny", PermissionDecisionReason: rep.DenyReason}
-	case rep.Context != "":
-		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
-	}
-	if out == (output{}) {
-		return 0, nil
-	}
-	if err := wire.WriteJSON(w, out); err != nil {
-		return 1, err
-	}
-	return 0, nil
+// Encode writes the reply as Claude Code's hook output JSON (see claudeshape.Encode).
+func (Host) Encode(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
+	return claudeshape.Encode(w, stderr, ev, rep)
 }

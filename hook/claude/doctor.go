@@ -65,21 +65,11 @@ func (Host) HookEnv(getenv func(string) string, project string) func(string) str
 	}
 }
 
-// Plugin is ralph-loop's Claude Code plugin as Claude Code installed it.
-type Plugin struct {
-	// ID is the plugin's name at its marketplace ("ralph-loop@ralph-loop").
-	ID string
-	// Scope is where it is installed (user, project or local); Version its version.
-	Scope, Version string
-	// Hooks is its hooks file.
-	Hooks string
-}
-
 // Plugins lists ralph-loop's plugins that Claude Code runs in project: installed (its
 // plugins/installed_plugins.json, for the user or for this project) and enabled
 // (enabledPlugins in the settings, the local settings' word over the project's over the
 // user's).
-func Plugins(getenv func(string) string, project string) []Plugin {
+func (Host) Plugins(getenv func(string) string, project string) []install.Plugin {
 	dir, err := userDir(getenv)
 	if err != nil {
 		return nil
@@ -106,7 +96,7 @@ func Plugins(getenv func(string) string, project string) []Plugin {
 			}
 		}
 	}
-	var out []Plugin
+	var out []install.Plugin
 	for id, list := range installed.Plugins {
 		if !strings.HasPrefix(id, "ralph-loop@") || !enabled[id] {
 			continue
@@ -115,7 +105,11 @@ func Plugins(getenv func(string) string, project string) []Plugin {
 			if p.Scope != install.ScopeUser && (project == "" || filepath.Clean(p.ProjectPath) != filepath.Clean(project)) {
 				continue
 			}
-			out = append(out, Plugin{ID: id, Scope: p.Scope, Version: p.Version, Hooks: filepath.Join(p.InstallPath, "hooks", "hooks.json")})
+			pl := install.Plugin{ID: id, Scope: p.Scope, Version: p.Version, Hooks: filepath.Join(p.InstallPath, "hooks", "hooks.json")}
+			if pl.Version != PluginVersion {
+				pl.Update = "this ralph-loop comes with the plugin's version " + PluginVersion + ": claude plugin marketplace update, then claude plugin update " + id + ", brings it"
+			}
+			out = append(out, pl)
 		}
 	}
 	return out

@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -183,4 +185,26 @@ func marshal(v any, prefix string) []byte {
 
 func indent(v any) []byte {
 	return append(marshal(v, ""), '\n')
+}
+
+// Generated returns the plugin's files and the marketplace that lists it as they should
+// read, by their slash paths from the repository's root, with PluginVersionsFile as read
+// there and, when the files changed, a new version added to it; dir is the plugin's
+// directory, where no other file belongs ("make generate").
+func (Host) Generated(root string) (files map[string][]byte, dir string, err error) {
+	versions, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(PluginVersionsFile)))
+	if err != nil {
+		return nil, "", err
+	}
+	releases, err := ParsePluginReleases(versions)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", PluginVersionsFile, err)
+	}
+	r, added := NextPluginRelease(releases, PluginSum())
+	files = PluginFilesAt(r.Version)
+	if added {
+		versions = append(bytes.TrimRight(versions, "\n"), []byte("\n"+r.Version+" "+r.Sum+"\n")...)
+	}
+	files[PluginVersionsFile] = versions
+	return files, PluginDir, nil
 }

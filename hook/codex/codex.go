@@ -57,7 +57,6 @@ var Words = inject.Words{
 	// bytes) by a preview and a file; 3,200 UTF-16 units stay under that for any text
 	// (at most 3 bytes a unit).
 	MessageCap:    3200,
-	Cancel:        Sigil + "cancel-ralph",
 	EscapesMarkup: true,
 	Sigil:         Sigil,
 	SkipsHooks:    "Codex skips hooks it has not trusted, or that changed since they were trusted; install trusts them",
@@ -89,7 +88,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 			return DefaultTimeout * time.Second
 		},
 		ProjectDir: cwd,
-		Transcript: Transcript{},
+		Transcript: Transcript{Scan},
 		// The rollout holds the turn's last message when the Stop hook starts (seen on
 		// 0.169.0), and every tool call by its call id: file edits with apply_patch are
 		// counted from it, whichever tool events Codex fires for them.
@@ -118,18 +117,8 @@ func ProjectDir(cwd string) string {
 	}
 }
 
-// Transcript reads Codex's rollout files.
-type Transcript struct{}
-
-// Scan reads the rollout at path from offset.
-func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	return ScanFile(path, offset, opt)
-}
-
-// OffsetAfter finds where the lines written after t start (every rollout line is stamped).
-func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
-	return transcript.OffsetAfter(path, t)
-}
+// Transcript reads Codex's rollout files (Scan) and the session's goal (ActiveGoal).
+type Transcript struct{ transcript.Reader }
 
 // Input is the part of a Codex hook event that ralph-loop uses.
 type Input struct {
@@ -279,11 +268,5 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	case rep.Context != "" && (ev.Kind == hook.Prompt || ev.Kind == hook.SessionStart):
 		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
 	}
-	if out == (output{}) {
-		return 0, nil
-	}
-	if err := wire.WriteJSON(w, out); err != nil {
-		return 1, err
-	}
-	return 0, nil
+	return wire.WriteOutput(w, out)
 }

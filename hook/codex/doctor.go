@@ -3,6 +3,9 @@ package codex
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
 // Untrusted counts the hooks of ralph-loop's (ours) in the hooks file at path that Codex's
@@ -29,4 +32,19 @@ func Untrusted(getenv func(string) string, path, projectDir string, ours func(st
 		}
 	}
 	return n, projectDir != "" && !projectTrusted(string(config), projectDir)
+}
+
+// Trust reports, for doctor, the hooks of ralph-loop's that Codex does not trust as they are
+// now in the hooks files found, and a project Codex does not trust, whose hooks it skips.
+func (Host) Trust(r install.Report, getenv func(string) string, dir string, found []install.Found) {
+	for _, f := range found {
+		n, project := Untrusted(getenv, f.Settings, map[bool]string{true: dir}[f.Scope.Base == install.ProjectBase],
+			func(c string) bool { return Installer.Ours(c, nil) })
+		if n > 0 {
+			r.Problem("Codex CLI: %s of ralph-loop's in %s are not trusted, and Codex skips them: run ralph-loop install --host codex --scope %s again (or trust them in Codex's /hooks screen)", inject.Plural(n, "hook", "hooks"), f.Settings, f.Scope.Name)
+		}
+		if project {
+			r.Problem("Codex CLI: the project %s is not trusted, and Codex runs none of its hooks: start codex there and trust it", dir)
+		}
+	}
 }

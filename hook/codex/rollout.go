@@ -24,10 +24,7 @@ import (
 // model is named by the turn's "turn_context" line (payload "model"). Every other line
 // (events, tool outputs, which can be huge) is skipped unread.
 
-// bufSize is the read buffer; it bounds the memory a scan uses.
-const bufSize = 64 << 10
-
-// ScanFile scans the rollout at path from offset (see transcript.ScanFile: a missing file
+// ScanFile scans the rollout at path from offset (see transcript.ScanWith: a missing file
 // is an error wrapping fs.ErrNotExist, an offset past the end starts over).
 func ScanFile(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
 	return transcript.ScanWith(path, offset, opt, Scan)
@@ -36,7 +33,7 @@ func ScanFile(path string, offset int64, opt transcript.Options) (transcript.Res
 // Scan reads rollout lines from r, whose first byte is at offset base of the file. Only
 // complete lines are consumed; a malformed line is counted and skipped.
 func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
-	s := &scanner{d: jsonstream.NewLineReader(r, bufSize), opt: opt, last: []byte(opt.Last),
+	s := &scanner{d: jsonstream.NewLineReader(r, transcript.BufSize), opt: opt, last: []byte(opt.Last),
 		m: promise.NewMatcherMode(opt.Token, opt.Mode)}
 	res := transcript.Result{Offset: base, Model: opt.Model}
 	u := transcript.NewDedup(opt.UsageSeen)
@@ -55,7 +52,7 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 				return res, nil
 			}
 			ln = rolloutLine{}
-		case isSyntax(err):
+		case transcript.IsSyntax(err):
 			if s.d.SkipLine() != nil {
 				return res, nil
 			}
@@ -73,7 +70,7 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			}
 			continue
 		case kindUsage:
-			if ln.hasUsage && after(ln.ts, opt.ToolsAfter) {
+			if ln.hasUsage && transcript.After(ln.ts, opt.ToolsAfter) {
 				t := ln.tokens
 				// Input counts the cached tokens (read or written) too.
 				t.Input = max(0, t.Input-t.CacheRead-t.CacheWrite)
@@ -88,7 +85,7 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 		case "user":
 			skipText = false
 		case "assistant":
-			if after(ln.ts, opt.TextAfter) && !skipText {
+			if transcript.After(ln.ts, opt.TextAfter) && !skipText {
 				res.Found = res.Found || ln.found
 				res.SawLast = res.SawLast || ln.sawLast
 				if ln.hasOther && !res.HasOther {
@@ -96,20 +93,10 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 				}
 			}
 		}
-		if ln.call != "" && after(ln.ts, opt.ToolsAfter) {
+		if ln.call != "" && transcript.After(ln.ts, opt.ToolsAfter) {
 			res.ToolIDs = append(res.ToolIDs, ln.call)
 		}
 	}
-}
-
-func isSyntax(err error) bool {
-	return errors.Is(err, jsonstream.ErrSyntax) || errors.Is(err, jsonstream.ErrLineEnd) || errors.Is(err, jsonstream.ErrTooDeep)
-}
-
-// after reports whether a line stamped ts counts for a window starting at start; lines
-// without a readable stamp count.
-func after(ts, start time.Time) bool {
-	return start.IsZero() || ts.IsZero() || ts.After(start)
 }
 
 // errSkip stops reading a line that cannot be the model's output.

@@ -56,8 +56,7 @@ var Words = inject.Words{
 	Name:           Name,
 	Display:        "GitHub Copilot CLI",
 	MessageCap:     9500,
-	CapCountsTools: true,
-	Cancel:         "/cancel-ralph",
+	Cap:            inject.Cap{CountsTools: true},
 	SteersCommands: true,
 }
 
@@ -69,7 +68,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		BlockCap:       BlockCap,
 		StopTimeout:    func() time.Duration { return stopTimeout(getenv, cwd) },
 		ProjectDir:     cwd,
-		Transcript:     Transcript{},
+		Transcript:     Transcript,
 		TranscriptLags: true,
 		// postToolUse has no id: every call is counted by the transcript's toolCallId.
 		TranscriptTools: true,

@@ -27,20 +27,11 @@ import (
 // need not be unique). inputTokens includes the cache reads (seen against a fake reporting
 // cached tokens); whether it includes cache writes is not known, so they are added, which
 // can count too much, never too little. Its "cost" is not in USD and is not read.
-type Transcript struct{}
+var Transcript = transcript.Reader(scan)
 
 // maxLine bounds a line that is decoded; longer lines (big tool results) are skipped
 // unread, since none of the lines read are that long but an agent's message.
 const maxLine = 8 << 20
-
-// Scan reads the events at path from offset. Options.Last is the agentStop event's
-// timestamp: SawLast reports that the stop hook's own hook.start line was read, so the
-// turn's lines before it are all there. With SkipToUser, agent text before the first
-// agentStop hook.start line read does not count (it is the end of an iteration already
-// decided, which reached the file late): a marker in it is reported as LateFound.
-func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	return transcript.ScanWith(path, offset, opt, scan)
-}
 
 // event is the part of a transcript line that is read.
 type event struct {
@@ -79,6 +70,11 @@ var wanted = [][]byte{
 	[]byte(`"type":"user.message"`),
 }
 
+// scan reads the events from r, whose first byte is at offset base. Options.Last is the
+// agentStop event's timestamp: SawLast reports that the stop hook's own hook.start line was
+// read, so the turn's lines before it are all there. With SkipToUser, agent text before the
+// first agentStop hook.start line read does not count (it is the end of an iteration already
+// decided, which reached the file late): a marker in it is reported as LateFound.
 func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
 	res := transcript.Result{Offset: base}
 	u := transcript.NewDedup(opt.UsageSeen)
@@ -126,7 +122,7 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 		}
 		switch ev.Type {
 		case "assistant.message":
-			if !after(ev.Timestamp, opt.TextAfter) {
+			if !transcript.After(ev.Timestamp, opt.TextAfter) {
 				continue
 			}
 			if skipText {
@@ -143,13 +139,13 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			// A call that ran counts, failed or not; one a hook (or the user) denied did
 			// not run.
 			denied := !ev.Data.Success && strings.HasPrefix(ev.Data.Error.Message, "Denied")
-			if ev.Data.ToolCallID != "" && !denied && after(ev.Timestamp, opt.ToolsAfter) {
+			if ev.Data.ToolCallID != "" && !denied && transcript.After(ev.Timestamp, opt.ToolsAfter) {
 				res.ToolIDs = append(res.ToolIDs, ev.Data.ToolCallID)
 			}
 		case "session.usage_record":
 			x := ev.Data.Usage
 			t := spend.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}
-			if after(ev.Timestamp, opt.ToolsAfter) && t.Valid() && x.Input >= 0 {
+			if transcript.After(ev.Timestamp, opt.ToolsAfter) && t.Valid() && x.Input >= 0 {
 				u.Add(&res, ev.ID, spend.Record{Model: x.Model, At: ev.Timestamp, Tokens: t})
 			}
 		case "user.message":
@@ -191,15 +187,4 @@ func isWanted(line []byte) bool {
 		}
 	}
 	return false
-}
-
-// after reports whether ts is after start (a zero start admits everything; a line without a
-// time is admitted).
-func after(ts, start time.Time) bool {
-	return start.IsZero() || ts.IsZero() || ts.After(start)
-}
-
-// OffsetAfter finds where the lines written after t start, by their timestamps.
-func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
-	return transcript.OffsetAfter(path, t)
 }

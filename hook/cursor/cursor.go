@@ -84,9 +84,7 @@ func (Host) Name() string { return Name }
 var Words = inject.Words{
 	Name:              Name,
 	Display:           "Cursor",
-	CapSetting:        "loop_limit",
-	CapCountsTools:    true,
-	Cancel:            "/cancel-ralph",
+	Cap:               inject.Cap{Setting: "loop_limit", CountsTools: true},
 	HidesPromptNotice: true,
 	SkipsHooks:        "Cursor runs a project's hooks only in a trusted workspace",
 }

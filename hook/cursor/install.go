@@ -108,3 +108,8 @@ func trustNote(x install.ExtraInput) ([]install.Change, error) {
 			"\"ralph-loop install --host cursor\" (user scope) is not tied to a workspace",
 	}}, nil
 }
+
+// Trust tells, for doctor, that the host runs a project's hooks only in a folder it trusts.
+func (Host) Trust(r install.Report, _ func(string) string, _ string, found []install.Found) {
+	install.TrustAsked(r, Installer, found)
+}

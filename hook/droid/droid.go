@@ -2,11 +2,11 @@
 // into the engine's events, answers in its protocol, and states its facts.
 //
 // Factory Droid's hooks are Claude Code's in shape (the same event names, fields and output
-// JSON), so decoding and encoding build on package claude. The differences are facts kept
-// here: the Stop event carries no last message (the turn's final text is in the transcript,
-// Claude-like JSONL, when Stop fires); tool events carry no tool-call id; the prompt hook
-// fires only under --input-format stream-jsonrpc and in the TUI, never in plain "droid
-// exec", and gets a command file's expansion, not the typed text; there is no cap on
+// JSON), so decoding and encoding build on package claudeshape. The differences are facts
+// kept here: the Stop event carries no last message (the turn's final text is in the
+// transcript, Claude-like JSONL, when Stop fires); tool events carry no tool-call id; the
+// prompt hook fires only under --input-format stream-jsonrpc and in the TUI, never in plain
+// "droid exec", and gets a command file's expansion, not the typed text; there is no cap on
 // consecutive stop blocks; and the transcript records no token usage.
 package droid
 
@@ -17,8 +17,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/claude"
-	"github.com/ralph-loop/ralph-loop/hook/gemini"
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -39,7 +38,6 @@ var Words = inject.Words{
 	Name:       Name,
 	Display:    "Factory Droid",
 	MessageCap: 9500,
-	Cancel:     "/cancel-ralph",
 	// A message typed while the agent works goes to the agent within the turn, never to
 	// UserPromptSubmit (seen under stream-jsonrpc).
 	SteersCommands: true,
@@ -60,7 +58,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// The Stop event has no last message, but the turn's final message is in the
 		// transcript before Stop fires (seen with 0.215.0); every call that runs fires
 		// PostToolUse, which is what counts tool calls.
-		Transcript: Transcript{},
+		Transcript: Transcript,
 		HookFiles:  func() []string { return Installer.HookFiles(getenv, project) },
 		// Stop fires after a model request failed too, with no reply in the transcript
 		// (seen: a loop blocked on each went on to its last iteration with no answer).
@@ -127,7 +125,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
 	switch in.Event {
 	case "UserPromptSubmit":
-		ev.Kind, ev.Prompt = hook.Prompt, Typed(in.Prompt)
+		ev.Kind, ev.Prompt = hook.Prompt, inject.TypedEchoed(in.Prompt)
 	case "Stop":
 		ev.Kind = hook.Stop
 	case "PostToolUse":
@@ -156,30 +154,6 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	return ev, nil
 }
 
-// notification wraps a command file's expansion in the prompt hook's input.
-const (
-	notificationOpen  = "<system-notification>\n"
-	notificationClose = "</system-notification>"
-)
-
-// Typed returns the text the user typed for a prompt: for a command file's expansion (see
-// inject.EchoedCommands), the command with its arguments; any other prompt as it is.
-func Typed(prompt string) string {
-	inner, ok := strings.CutPrefix(prompt, notificationOpen)
-	if !ok {
-		return prompt
-	}
-	inner, ok = strings.CutSuffix(strings.TrimRight(inner, " \t\r\n"), notificationClose)
-	if !ok {
-		return prompt
-	}
-	inner = strings.TrimRight(inner, " \t\r\n")
-	if typed := gemini.Typed(inner); typed != inner {
-		return typed
-	}
-	return prompt
-}
-
 // Encode writes the reply as Factory Droid's hook output JSON, which is Claude Code's: a
 // block as decision and reason, a notice as systemMessage, context and denials in
 // hookSpecificOutput; exit code 0, nothing for an empty reply. A refused prompt is the
@@ -188,7 +162,7 @@ func Typed(prompt string) string {
 // stderr as an error.
 func (Host) Encode(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if ev.Kind != hook.Prompt || !rep.Block {
-		return claude.Host{}.Encode(w, stderr, ev, rep)
+		return claudeshape.Encode(w, stderr, ev, rep)
 	}
 	msg := rep.Reason
 	if rep.Notice != "" && rep.Notice != msg {

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/hosttest"
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
+	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -73,7 +74,7 @@ func TestTyped(t *testing.T) {
 		{expand("/ralph-loop"), "/ralph-loop"},
 		{"<system-notification>\n[ralph-loop command /ralph-loop]\ntext", "<system-notification>\n[ralph-loop command /ralph-loop]\ntext"},
 	} {
-		if got := Typed(c.in); got != c.want {
+		if got := inject.TypedEchoed(c.in); got != c.want {
 			t.Errorf("Typed(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -83,14 +84,14 @@ func TestTyped(t *testing.T) {
 // call, a block, three more calls, then a loop armed and cancelled): the agent's
 // text and tool calls are found, the user's and the hooks' lines are not the agent's.
 func TestTranscriptCaptured(t *testing.T) {
-	res, err := claude.Transcript{}.Scan("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "DONE"})
+	res, err := claudeshape.ScanFile("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "DONE"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Found || len(res.ToolIDs) != 4 || res.Bad != 0 {
 		t.Errorf("found %v, tool ids %q, bad lines %d; want the promise, 4 calls, none bad", res.Found, res.ToolIDs, res.Bad)
 	}
-	res, err = claude.Transcript{}.Scan("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "Fix the parser"})
+	res, err = claudeshape.ScanFile("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "Fix the parser"})
 	if err != nil || res.Found {
 		t.Errorf("the user's prompt was read as the agent's: %v %v", res.Found, err)
 	}
@@ -167,7 +168,7 @@ func strconvQuote(s string) string {
 // once, by the scan that reads its line, and not by a scan that starts after it.
 func TestSteeredCancel(t *testing.T) {
 	const path = "../../testdata/droid/transcript.steered-cancel.jsonl"
-	res, err := Transcript{}.Scan(path, 0, transcript.Options{Token: "DONE"})
+	res, err := Transcript.Scan(path, 0, transcript.Options{Token: "DONE"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestSteeredCancel(t *testing.T) {
 	}
 	i := bytes.Index(data, steeredCancel)
 	after := int64(i + bytes.IndexByte(data[i:], '\n') + 1)
-	if res, err := (Transcript{}).Scan(path, after, transcript.Options{Token: "DONE"}); err != nil || len(res.Queued()) != 0 {
+	if res, err := Transcript.Scan(path, after, transcript.Options{Token: "DONE"}); err != nil || len(res.Queued()) != 0 {
 		t.Errorf("from after the cancel: queued %q, %v; want none", res.Queued(), err)
 	}
 	// A line longer than a piece, the cancel across two pieces of it: it counts; the line

@@ -3,8 +3,8 @@ package droid
 import (
 	"bytes"
 	"io"
-	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -14,7 +14,7 @@ import (
 // agent worked. Factory Droid hands such a message to the agent within the turn (expanded,
 // after the next tool result) and never to UserPromptSubmit (seen with 0.215.0): it is
 // reported as queued, so that the loop pauses at the stop for the user to confirm it.
-type Transcript struct{}
+var Transcript = transcript.Reader(scan)
 
 // steeredCancel is how the transcript holds the expansion of a /cancel-ralph handed to the
 // agent: a user text block that starts with it (a tool result quoting the command file is a
@@ -24,23 +24,17 @@ var steeredCancel = []byte(`{"type":"text","text":"` + notificationOpenJSON + in
 // notificationOpenJSON is notificationOpen as JSON writes it.
 const notificationOpenJSON = `<system-notification>\n`
 
-// Scan reads the transcript at path from offset. The steered cancels are counted in the
-// same pass, from the bytes the scan reads: a line counts once its newline has been read
-// (the scan consumes every complete line it reads).
-func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	return transcript.ScanWith(path, offset, opt, func(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
-		var c steered
-		res, err := transcript.Scan(io.TeeReader(r, &c), base, opt)
-		for range c.n {
-			res.Queue = append(res.Queue, transcript.QueueOp{Op: "enqueue", Content: "/cancel-ralph"})
-		}
-		return res, err
-	})
-}
-
-// OffsetAfter finds where the lines written after t start.
-func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
-	return transcript.OffsetAfter(path, t)
+// scan reads the transcript's lines from r, whose first byte is at offset base, with
+// claudeshape.Scan. The steered cancels are counted in the same pass, from the bytes the scan
+// reads: a line counts once its newline has been read (the scan consumes every complete line
+// it reads).
+func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
+	var c steered
+	res, err := claudeshape.Scan(io.TeeReader(r, &c), base, opt)
+	for range c.n {
+		res.Queue = append(res.Queue, transcript.QueueOp{Op: "enqueue", Content: "/cancel-ralph"})
+	}
+	return res, err
 }
 
 // steered counts the lines written to it that hold a steered cancel, reading them in

@@ -35,7 +35,6 @@ var Words = inject.Words{
 	// No cap on a block reason was seen (it becomes the next user message verbatim); the
 	// default keeps a continuation a readable size.
 	MessageCap: inject.DefaultMessageCap,
-	Cancel:     "/cancel-ralph",
 	// additionalContext reaches the model with < and > escaped (the block reason does not).
 	ContextEscapesMarkup: true,
 	// Its TUI follows the first blocked AfterAgent of a prompt with "This request failed.
@@ -91,7 +90,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		BlockCap:    0, // an always-blocking hook ran 2,273 continuations
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
 		ProjectDir:  project,
-		Transcript:  Transcript{},
+		Transcript:  Transcript,
 		// The chat file is complete when AfterAgent starts (seen in every run).
 		TranscriptLags: false,
 		// Tool calls are counted from AfterTool alone: the transcript records a call the CLI
@@ -169,7 +168,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.Kind, ev.Prompt = hook.Continuation, in.Prompt
 			return ev, nil
 		}
-		ev.Kind, ev.Prompt = hook.Prompt, Typed(in.Prompt)
+		ev.Kind, ev.Prompt = hook.Prompt, inject.TypedTOML(in.Prompt)
 	case "AfterAgent":
 		ev.Kind = hook.Stop
 	case "AfterTool":
@@ -199,33 +198,6 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	return ev, nil
 }
 
-// commands are the loop commands that install writes as Gemini CLI command files.
-var commands = []string{hook.CommandLoop, hook.CommandULW, hook.CommandCancel}
-
-// Typed returns the text the user typed for a prompt: for a command file's expansion
-// ("<the command's prompt>\n\n<the typed line>"), the typed line, or the bare command when
-// it was typed without arguments; any other prompt as it is.
-func Typed(prompt string) string {
-	for _, c := range commands {
-		if !strings.HasPrefix(prompt, inject.CommandTag(c)) {
-			continue
-		}
-		rest := prompt[len(inject.CommandTag(c)):]
-		for from := 0; ; {
-			i := strings.Index(rest[from:], "\n\n"+c)
-			if i < 0 {
-				return c
-			}
-			typed := rest[from+i+2:]
-			if after := typed[len(c):]; after == "" || strings.ContainsRune(" \t\r\n", rune(after[0])) {
-				return typed
-			}
-			from += i + 2
-		}
-	}
-	return prompt
-}
-
 // output is Gemini CLI's hook output object.
 type (
 	output   = wire.Output
@@ -251,11 +223,5 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Context != "" && !rep.Block {
 		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
 	}
-	if out == (output{}) {
-		return 0, nil
-	}
-	if err := wire.WriteJSON(w, out); err != nil {
-		return 1, err
-	}
-	return 0, nil
+	return wire.WriteOutput(w, out)
 }

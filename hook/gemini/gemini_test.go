@@ -46,7 +46,7 @@ func TestTyped(t *testing.T) {
 		{"/ralph-loop typed raw in -p mode", "/ralph-loop typed raw in -p mode"},
 		{"do the task", "do the task"},
 	} {
-		if got := Typed(tc.prompt); got != tc.want {
+		if got := inject.TypedTOML(tc.prompt); got != tc.want {
 			t.Errorf("Typed(%q) = %q, want %q", tc.prompt, got, tc.want)
 		}
 	}
@@ -99,7 +99,7 @@ func TestDecode(t *testing.T) {
 }
 
 func TestScanCaptured(t *testing.T) {
-	res, err := Transcript{}.Scan("../../testdata/gemini/chat.block-once.jsonl", 0, transcript.Options{Token: "DONE"})
+	res, err := Transcript.Scan("../../testdata/gemini/chat.block-once.jsonl", 0, transcript.Options{Token: "DONE"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestScanCaptured(t *testing.T) {
 	}
 	last := bytes.LastIndex(b, []byte(`"type":"gemini"`))
 	off := int64(last + bytes.IndexByte(b[last:], '\n') + 1)
-	res, err = Transcript{}.Scan(path, off, transcript.Options{Token: "Still working."})
+	res, err = Transcript.Scan(path, off, transcript.Options{Token: "Still working."})
 	if err != nil || res.Replies != 0 || res.Offset != int64(len(b)) {
 		t.Errorf("after the loop was detected: %+v %v; want no reply, read to the end (%d)", res, err, len(b))
 	}
@@ -130,13 +130,13 @@ func TestScanSkipsHistoryRewrites(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"$set":{"messages":[`+mustJSON(old)+`]}}`+"\n"+`{"$rewindTo":"x"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Transcript{}.Scan(path, 0, transcript.Options{Token: "DONE"})
+	res, err := Transcript.Scan(path, 0, transcript.Options{Token: "DONE"})
 	if err != nil || res.Found || res.Replies != 0 {
 		t.Errorf("history rewrite counted: %+v %v", res, err)
 	}
 	appendRecords(t, path, map[string]any{"id": "u1", "type": "user", "content": []any{map[string]any{"text": "<promise>DONE</promise>"}}},
 		map[string]any{"content": []any{map[string]any{"text": "ok <promise>DONE</promise>"}}, "type": "gemini", "id": "g1"})
-	res, err = Transcript{}.Scan(path, 0, transcript.Options{Token: "DONE"})
+	res, err = Transcript.Scan(path, 0, transcript.Options{Token: "DONE"})
 	if err != nil || !res.Found || res.Replies != 1 {
 		t.Errorf("a gemini record with its content before its type, after a user record with the marker: %+v %v; want found in one reply", res, err)
 	}

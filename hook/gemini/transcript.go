@@ -22,18 +22,7 @@ import (
 // is the model's text (user records hold the prompts, the hook's continuations and tool
 // results), "model" the model and "tokens" {"input" (cached ones included), "cached",
 // "output", "thoughts", "tool", "total"} what it used.
-type Transcript struct{}
-
-// Scan reads the chat file at path from offset.
-func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	return transcript.ScanWith(path, offset, opt, Scan)
-}
-
-// OffsetAfter finds where the lines written after t start (message records carry their
-// time).
-func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
-	return transcript.OffsetAfter(path, t)
-}
+var Transcript = transcript.Reader(Scan)
 
 // errSkip stops reading a line that cannot be the agent's output.
 var errSkip = errors.New("not a message record")
@@ -71,12 +60,12 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 		}
 		res.Lines++
 		res.Offset = base + s.d.Offset()
-		if ln.gemini && ln.hasTokens && after(ln.ts, opt.ToolsAfter) {
+		if ln.gemini && ln.hasTokens && transcript.After(ln.ts, opt.ToolsAfter) {
 			// A record appended again with more tokens counts once, with the most.
 			u.Add(&res, ln.id, spend.Record{Model: ln.model, At: ln.ts, Tokens: spend.Tokens{
 				Input: max(0, ln.input-ln.cached) + ln.tool, CacheRead: ln.cached, Output: ln.output + ln.thoughts}})
 		}
-		if !ln.gemini || !after(ln.ts, opt.TextAfter) {
+		if !ln.gemini || !transcript.After(ln.ts, opt.TextAfter) {
 			continue
 		}
 		res.Replies++
@@ -85,11 +74,6 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 			res.Other, res.HasOther = ln.other, true
 		}
 	}
-}
-
-// after reports whether a record stamped ts counts for a window starting at start.
-func after(ts, start time.Time) bool {
-	return start.IsZero() || ts.IsZero() || ts.After(start)
 }
 
 type line struct {

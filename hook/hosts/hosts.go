@@ -54,6 +54,38 @@ type Installable interface {
 	Installer() *install.Target
 }
 
+// Plugged is a host that can run ralph-loop's hooks through plugins of its own (Claude
+// Code): doctor reports each that the host runs in the project, and the binary its hooks run.
+type Plugged interface {
+	Plugins(getenv func(string) string, project string) []install.Plugin
+}
+
+// Trusting is a host that runs hooks only where the user trusts them: doctor reports what
+// it can tell of that, for the hooks found in dir.
+type Trusting interface {
+	Trust(r install.Report, getenv func(string) string, dir string, found []install.Found)
+}
+
+// Sandboxed is a host with a sandbox of its own for the agent's shell, the strongest wall
+// around ralph-loop's files: doctor reports whether it is on for dir.
+type Sandboxed interface {
+	SandboxReport(r install.Report, getenv func(string) string, dir string)
+}
+
+// HookEnver is a host that gives its hooks an environment of its own (Claude Code passes its
+// settings' env on): doctor reads the host's facts as its hooks would see them.
+type HookEnver interface {
+	HookEnv(getenv func(string) string, project string) func(string) string
+}
+
+// Generated is a host with files made from the code that the repository keeps (Claude
+// Code's plugin and the marketplace that lists it): "make generate" writes them. Generated
+// returns each as it should read, by its slash path from the repository's root, and the
+// directory where no other file belongs ("": none).
+type Generated interface {
+	Generated(root string) (files map[string][]byte, dir string, err error)
+}
+
 // Installers are the installers of the hosts that have one, in the order of All.
 func Installers() []*install.Target {
 	var out []*install.Target

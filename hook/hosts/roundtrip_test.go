@@ -39,13 +39,13 @@ var settingsCases = []settingsCase{
 }
 
 // userEntry is a hook of the user's for an event, in the host's shape.
-func userEntry(h *install.Target) string {
+func userEntry(inst *install.Target) string {
 	key := "command"
-	if len(h.CommandKeys) > 0 {
-		key = h.CommandKeys[0]
+	if len(inst.CommandKeys) > 0 {
+		key = inst.CommandKeys[0]
 	}
 	e := fmt.Sprintf(`{"type": "command", %q: "echo caf\u00e9 >> /tmp/log"}`, key)
-	if h.Shape == install.Nested {
+	if inst.Shape == install.Nested {
 		return `{"hooks": [` + e + `]}`
 	}
 	return e
@@ -70,23 +70,23 @@ func TestInstallEditsInPlace(t *testing.T) {
 	}
 }
 
-func testInPlace(t *testing.T, h *install.Target, s install.Scope, c settingsCase) {
+func testInPlace(t *testing.T, inst *install.Target, s install.Scope, c settingsCase) {
 	home, project, stateDir := t.TempDir(), t.TempDir(), t.TempDir()
 	env := map[string]string{"HOME": home, "PATH": ""}
 	o := install.Options{Scope: s.Name, Dir: project, Getenv: func(k string) string { return env[k] },
 		Binary: "/opt/ralph/ralph-loop", StateDir: stateDir, Now: time.Unix(1e9, 0)}
-	path := h.SettingsFile(s.Name, project, o.Getenv)
-	orig := strings.NewReplacer("%E", h.Events[len(h.Events)-1].Name, "%U", userEntry(h)).Replace(c.text)
+	path := inst.SettingsFile(s.Name, project, o.Getenv)
+	orig := strings.NewReplacer("%E", inst.Events[len(inst.Events)-1].Name, "%U", userEntry(inst)).Replace(c.text)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.Do(context.Background(), o, true, false)
-	if c.comments && !h.Syntax.Comments || c.commas && !h.Syntax.Commas || c.bom && !h.Syntax.BOM {
-		if err == nil || !strings.Contains(err.Error(), h.Title+" does not read") {
-			t.Fatalf("install into a file %s cannot read: err = %v, want a refusal naming the host", h.Title, err)
+	_, err := inst.Do(context.Background(), o, true, false)
+	if c.comments && !inst.Syntax.Comments || c.commas && !inst.Syntax.Commas || c.bom && !inst.Syntax.BOM {
+		if err == nil || !strings.Contains(err.Error(), inst.Title+" does not read") {
+			t.Fatalf("install into a file %s cannot read: err = %v, want a refusal naming the host", inst.Title, err)
 		}
 		if got, _ := os.ReadFile(path); string(got) != orig {
 			t.Fatalf("a refused install changed the file:\n%s", got)
@@ -103,8 +103,8 @@ func testInPlace(t *testing.T, h *install.Target, s install.Scope, c settingsCas
 	if c.bom && !bytes.HasPrefix(installed, []byte("\ufeff")) {
 		t.Errorf("install dropped the byte order mark")
 	}
-	if n := strings.Count(string(installed), "hook --host "+h.Name); n != len(h.Events) {
-		t.Errorf("installed file has %d of ralph-loop's hooks, want %d:\n%s", n, len(h.Events), installed)
+	if n := strings.Count(string(installed), "hook --host "+inst.Name); n != len(inst.Events) {
+		t.Errorf("installed file has %d of ralph-loop's hooks, want %d:\n%s", n, len(inst.Events), installed)
 	}
 	if strings.Contains(orig, "\r\n") && strings.Count(string(installed), "\n") != strings.Count(string(installed), "\r\n") {
 		t.Errorf("install mixed line endings into a CRLF file:\n%q", installed)
@@ -112,10 +112,10 @@ func testInPlace(t *testing.T, h *install.Target, s install.Scope, c settingsCas
 	if strings.Contains(orig, "\t") && strings.Contains(string(installed), "\n  ") {
 		t.Errorf("install indented with spaces in a file indented with tabs:\n%s", installed)
 	}
-	if p, err := h.Do(context.Background(), o, true, false); err != nil || p.Changed() {
+	if p, err := inst.Do(context.Background(), o, true, false); err != nil || p.Changed() {
 		t.Fatalf("second install: changed %v, err %v", p != nil && p.Changed(), err)
 	}
-	if _, err := h.Do(context.Background(), o, false, false); err != nil {
+	if _, err := inst.Do(context.Background(), o, false, false); err != nil {
 		t.Fatalf("uninstall: %v", err)
 	}
 	got, err := os.ReadFile(path)

@@ -25,28 +25,28 @@ const maxReplans = 20
 // Do plans an install (or uninstall) and, unless dry, carries it out under the host's
 // install lock, planning again when a file changed between the plan and its write (another
 // program writing its settings at the same moment keeps its change).
-func (h *Target) Do(ctx context.Context, o Options, install, dry bool) (*Plan, error) {
+func (inst *Target) Do(ctx context.Context, o Options, install, dry bool) (*Plan, error) {
 	if dry || o.StateDir == "" {
-		p, err := h.plan(o, install)
+		p, err := inst.plan(o, install)
 		if err != nil || dry {
 			return p, err
 		}
-		return p, h.applyReplanning(o, install, p)
+		return p, inst.applyReplanning(o, install, p)
 	}
 	lockDir := filepath.Join(o.StateDir, "install")
-	fl, err := lockFile(ctx, filepath.Join(lockDir, h.Name+".lock"))
+	fl, err := lockFile(ctx, filepath.Join(lockDir, inst.Name+".lock"))
 	if err != nil {
 		return nil, err
 	}
 	defer fl.Unlock()
-	p, err := h.plan(o, install)
+	p, err := inst.plan(o, install)
 	if err == nil {
-		err = h.applyReplanning(o, install, p)
+		err = inst.applyReplanning(o, install, p)
 	}
 	if !install {
 		// Nothing of ralph-loop's stays once no install of the host is left: not the
 		// lock, nor the directories made for it (backups of the user's files stay).
-		if m, _ := filepath.Glob(filepath.Join(lockDir, h.Name+"-*", "record.json")); len(m) == 0 {
+		if m, _ := filepath.Glob(filepath.Join(lockDir, inst.Name+"-*", "record.json")); len(m) == 0 {
 			os.Remove(fl.Path())
 			os.Remove(lockDir)
 			os.Remove(o.StateDir)
@@ -78,14 +78,14 @@ func lockFile(ctx context.Context, path string) (*flock.Flock, error) {
 	}
 }
 
-func (h *Target) applyReplanning(o Options, install bool, p *Plan) error {
+func (inst *Target) applyReplanning(o Options, install bool, p *Plan) error {
 	for i := 0; ; i++ {
 		err := p.Apply()
 		if !errors.Is(err, errChanged) || i == maxReplans {
 			return err
 		}
 		time.Sleep(time.Duration(i+1) * time.Millisecond)
-		np, err := h.plan(o, install)
+		np, err := inst.plan(o, install)
 		if err != nil {
 			return err
 		}

@@ -50,10 +50,10 @@ func DefaultCommand(c CommandSpec) string {
 // absolute path, and once that cannot run, answers as above; for a session without a loop,
 // that tells the user at the events that ask for it that ralph-loop is gone and how to get
 // it back or remove the hooks.
-func BinaryCommand(h *Target, ev Event, binary string) string {
+func BinaryCommand(inst *Target, ev Event, binary string) string {
 	q := args.Quote(binary)
-	run := "[ -f " + q + " ] && [ -x " + q + " ] && exec " + q + " hook --host " + h.Name + "; "
-	return h.line(ev, run, binary, inject.BinaryGone(h.Title, binary))
+	run := "[ -f " + q + " ] && [ -x " + q + " ] && exec " + q + " hook --host " + inst.Name + "; "
+	return inst.line(ev, run, binary, inject.BinaryGone(inst.Title, binary))
 }
 
 // PortableCommandAt is the hook command line for files used on other machines, at a shared
@@ -62,20 +62,20 @@ func BinaryCommand(h *Target, ev Event, binary string) string {
 // the events that ask for it. It sets ScopeEnv to the scope, so that the hook defers to
 // ralph-loop's hooks in the machine's own settings (see Defers). Install writes it at shared
 // scopes.
-func PortableCommandAt(h *Target, ev Event, scope string) string {
-	return portable(h, ev, scope)
+func PortableCommandAt(inst *Target, ev Event, scope string) string {
+	return portable(inst, ev, scope)
 }
 
 // portableRun is how the portable command runs ralph-loop.
 const portableRun = "command -v ralph-loop >/dev/null 2>&1 && "
 
-func portable(h *Target, ev Event, scope string) string {
+func portable(inst *Target, ev Event, scope string) string {
 	env := ""
 	if scope != "" {
 		env = ScopeEnv + "=" + scope + " "
 	}
-	run := portableRun + env + "exec ralph-loop hook --host " + h.Name + "; "
-	return h.line(ev, run, "ralph-loop (on PATH)", inject.NotInstalledHere(h.Title))
+	run := portableRun + env + "exec ralph-loop hook --host " + inst.Name + "; "
+	return inst.line(ev, run, "ralph-loop (on PATH)", inject.NotInstalledHere(inst.Title))
 }
 
 // skipWithoutLoop ends a tool event's command line at once, reading its input away, when no
@@ -87,7 +87,7 @@ const skipWithoutLoop = `l(){ for f in "$1"/active/* "$1"/active/.[!.]* "$1"/act
 // line is a hook command line: run (which execs ralph-loop when it can), then the answer of
 // its own. prog names ralph-loop for people; missing is what a session without a loop is
 // told at the events that ask for it.
-func (h *Target) line(ev Event, run, prog, missing string) string {
+func (inst *Target) line(ev Event, run, prog, missing string) string {
 	var b strings.Builder
 	if ev.Kind == ToolEvent {
 		b.WriteString(skipWithoutLoop)
@@ -97,7 +97,7 @@ func (h *Target) line(ev Event, run, prog, missing string) string {
 		b.WriteString("exec cat >/dev/null")
 		return b.String()
 	}
-	key := h.SessionKey
+	key := inst.SessionKey
 	if key == "" {
 		key = "session_id"
 	}
@@ -110,7 +110,7 @@ func (h *Target) line(ev Event, run, prog, missing string) string {
 		`r=$r/ralph-loop; d=$r/sessions/$s; f=; a=; if [ -n "$s" ]; then ` +
 		`for f in "$d/loop.json" "$k"/ralph-loop/loops/*/"$s.json"; do grep -qs '^  "status": "ACTIVE",$' "$f" && break; f=; done; ` +
 		`[ -n "$f" ] || [ -e "$r/active/$s" ] && a=1; fi; `)
-	say := func(r Reply) string { return h.answer(ev, r) }
+	say := func(r Reply) string { return inst.answer(ev, r) }
 	switch ev.Kind {
 	case StopEvent:
 		b.WriteString(`if [ -n "$a" ]; then [ -e "$d/cancel-typed" ] && exit 0; m=; i=; ` +
@@ -118,16 +118,16 @@ func (h *Target) line(ev Event, run, prog, missing string) string {
 			`case $m/$i in *[!0-9/]*|/*|*/) m=` + DefaultMaxIterations() + `; i=0;; esac; ` +
 			`set -- "$d"/fallback-stop.*; n=$#; [ -e "$1" ] || n=0; ` +
 			`if [ $((i + n)) -lt "$m" ]; then (umask 077; mkdir -p "$d" && set -C && : >"$d/fallback-stop.$n") 2>/dev/null; ` +
-			say(Reply{Block: true, Reason: inject.FallbackBlock(prog), Notice: inject.FallbackNotice(h.Title, prog)}) + `; fi; ` +
-			say(Reply{Notice: inject.FallbackLimit(h.Title, prog)}) + `; fi; `)
+			say(Reply{Block: true, Reason: inject.FallbackBlock(prog), Notice: inject.FallbackNotice(inst.Title, prog)}) + `; fi; ` +
+			say(Reply{Notice: inject.FallbackLimit(inst.Title, prog)}) + `; fi; `)
 	case PromptEvent:
 		b.WriteString(`if [ -n "$a" ]; then case $in in ` + cancelTyped + `) (umask 077; mkdir -p "$d" && set -C && : >"$d/cancel-typed") 2>/dev/null; ` +
 			say(Reply{Block: true, Reason: inject.FallbackCancelled(prog)}) + `;; esac; [ -e "$d/cancel-typed" ] && exit 0; ` +
-			say(Reply{Notice: inject.FallbackNotice(h.Title, prog)}) + `; fi; `)
+			say(Reply{Notice: inject.FallbackNotice(inst.Title, prog)}) + `; fi; `)
 	case ConfigEvent:
-		b.WriteString(`[ -n "$a" ] && ! [ -e "$d/cancel-typed" ] && { ` + say(Reply{Block: true, Reason: inject.FallbackConfig(h.Title, prog)}) + `; }; `)
+		b.WriteString(`[ -n "$a" ] && ! [ -e "$d/cancel-typed" ] && { ` + say(Reply{Block: true, Reason: inject.FallbackConfig(inst.Title, prog)}) + `; }; `)
 	default:
-		b.WriteString(`[ -n "$a" ] && ! [ -e "$d/cancel-typed" ] && { ` + say(Reply{Notice: inject.FallbackNotice(h.Title, prog)}) + `; }; `)
+		b.WriteString(`[ -n "$a" ] && ! [ -e "$d/cancel-typed" ] && { ` + say(Reply{Notice: inject.FallbackNotice(inst.Title, prog)}) + `; }; `)
 	}
 	switch ev.Notice {
 	case Always:
@@ -159,10 +159,10 @@ func DefaultMaxIterations() string {
 }
 
 // answer is the shell that prints r as the host's hook does and exits.
-func (h *Target) answer(ev Event, r Reply) string {
+func (inst *Target) answer(ev Event, r Reply) string {
 	var e Encoded
-	if h.Encode != nil {
-		e = h.Encode(ev, r)
+	if inst.Encode != nil {
+		e = inst.Encode(ev, r)
 	} else {
 		e.Stderr = strings.TrimSpace(r.Reason + "\n" + r.Notice)
 	}
@@ -212,12 +212,12 @@ func commandBinary(cmd, host string) (string, bool) {
 }
 
 // commandFor is the command line of the host's hooks for an event.
-func (h *Target) commandFor(ev Event, binary string, scope Scope) string {
-	mk := h.Command
+func (inst *Target) commandFor(ev Event, binary string, scope Scope) string {
+	mk := inst.Command
 	if mk == nil {
 		mk = DefaultCommand
 	}
-	return mk(CommandSpec{Target: h, Event: ev, Binary: binary, Portable: scope.Shared, Scope: scope.Name})
+	return mk(CommandSpec{Target: inst, Event: ev, Binary: binary, Portable: scope.Shared, Scope: scope.Name})
 }
 
 // IsHookCommand reports whether a command line runs ralph-loop's hook for the named host
@@ -237,8 +237,8 @@ func IsHookCommand(cmd, host string) bool {
 // hook command from any path, the command line install writes (or an earlier version
 // wrote) for any of the host's events, binary or portable, or a command line a record says
 // install wrote.
-func (h *Target) Ours(cmd string, rec *Record) bool {
-	if IsHookCommand(cmd, h.Name) {
+func (inst *Target) Ours(cmd string, rec *Record) bool {
+	if IsHookCommand(cmd, inst.Name) {
 		return true
 	}
 	if rec != nil {
@@ -249,34 +249,34 @@ func (h *Target) Ours(cmd string, rec *Record) bool {
 		}
 	}
 	notices := []NoticeWhen{Silent, Always, IfRalph}
-	if bin, ok := commandBinary(cmd, h.Name); ok {
-		for _, ev := range h.Events {
-			if cmd == h.commandFor(ev, bin, Scope{}) {
+	if bin, ok := commandBinary(cmd, inst.Name); ok {
+		for _, ev := range inst.Events {
+			if cmd == inst.commandFor(ev, bin, Scope{}) {
 				return true
 			}
 		}
 	}
-	if bin, ok := legacyBinary(cmd, h.Name); ok {
+	if bin, ok := legacyBinary(cmd, inst.Name); ok {
 		for _, n := range notices {
-			if cmd == h.legacyFor(Event{Notice: n}, bin, Scope{}) {
+			if cmd == inst.legacyFor(Event{Notice: n}, bin, Scope{}) {
 				return true
 			}
 		}
 	}
 	scopes := []Scope{{Shared: true}, {Name: ScopePlugin, Shared: true}}
-	for _, s := range h.Scopes {
+	for _, s := range inst.Scopes {
 		if s.Shared {
 			scopes = append(scopes, s)
 		}
 	}
 	for _, s := range scopes {
-		for _, ev := range h.Events {
-			if cmd == h.commandFor(ev, "", s) || cmd == h.legacyFor(ev, "", s) {
+		for _, ev := range inst.Events {
+			if cmd == inst.commandFor(ev, "", s) || cmd == inst.legacyFor(ev, "", s) {
 				return true
 			}
 		}
 		for _, n := range notices {
-			if cmd == h.legacyFor(Event{Notice: n}, "", s) {
+			if cmd == inst.legacyFor(Event{Notice: n}, "", s) {
 				return true
 			}
 		}
@@ -295,22 +295,22 @@ const ScopePlugin = "plugin"
 // another set of ralph-loop's hooks answers the same event: two sets would handle every
 // event twice. A project's set defers to the machine's own (user, local scope) whose binary
 // exists; a plugin's set defers to any other set. projectDir is the session's project.
-func (h *Target) Defers(scope, projectDir string, getenv func(string) string) bool {
-	s, ok := h.Scope(scope)
+func (inst *Target) Defers(scope, projectDir string, getenv func(string) string) bool {
+	s, ok := inst.Scope(scope)
 	plugin := scope == ScopePlugin
 	if !plugin && (!ok || !s.Shared) {
 		return false
 	}
-	for _, other := range h.Scopes {
+	for _, other := range inst.Scopes {
 		if other.Name == scope || other.Shared && !plugin {
 			continue
 		}
-		path := h.SettingsFile(other.Name, projectDir, getenv)
+		path := inst.SettingsFile(other.Name, projectDir, getenv)
 		if path == "" {
 			continue
 		}
-		for _, cmd := range h.hookCommands(path) {
-			if h.runnable(cmd, getenv) {
+		for _, cmd := range inst.hookCommands(path) {
+			if inst.runnable(cmd, getenv) {
 				return true
 			}
 		}
@@ -319,18 +319,18 @@ func (h *Target) Defers(scope, projectDir string, getenv func(string) string) bo
 }
 
 // hookCommands lists the command lines of ralph-loop's hooks in a settings file.
-func (h *Target) hookCommands(path string) []string {
-	return h.entryCommands(path, true)
+func (inst *Target) hookCommands(path string) []string {
+	return inst.entryCommands(path, true)
 }
 
 // commandLines lists the command lines of every hook in a settings file.
-func (h *Target) commandLines(path string) []string {
-	return h.entryCommands(path, false)
+func (inst *Target) commandLines(path string) []string {
+	return inst.entryCommands(path, false)
 }
 
 // entryCommands lists the command lines of the hooks in a settings file (only ralph-loop's
 // when ours).
-func (h *Target) entryCommands(path string, ours bool) []string {
+func (inst *Target) entryCommands(path string, ours bool) []string {
 	data, _, err := readFile(path)
 	if err != nil || len(data) == 0 {
 		return nil
@@ -343,7 +343,7 @@ func (h *Target) entryCommands(path string, ours bool) []string {
 	if !ok {
 		return nil
 	}
-	hooks, _ := objectAt(root, h.hooksPath(), false)
+	hooks, _ := objectAt(root, inst.hooksPath(), false)
 	if hooks == nil {
 		return nil
 	}
@@ -352,17 +352,17 @@ func (h *Target) entryCommands(path string, ours bool) []string {
 		list, _ := hooks.vals[k].([]any)
 		for _, g := range list {
 			entries := []any{g}
-			if h.Shape == Nested {
+			if inst.Shape == Nested {
 				if o, ok := g.(*object); ok {
 					entries, _ = o.vals["hooks"].([]any)
 				}
 			}
 			for _, e := range entries {
 				o, ok := e.(*object)
-				if !ok || ours && !h.ourEntry(o, nil) {
+				if !ok || ours && !inst.ourEntry(o, nil) {
 					continue
 				}
-				for _, key := range h.commandKeys() {
+				for _, key := range inst.commandKeys() {
 					if c, ok := o.vals[key].(string); ok {
 						out = append(out, c)
 					}
@@ -378,7 +378,7 @@ func (h *Target) entryCommands(path string, ours bool) []string {
 // one the ralph-loop found on PATH; and the ones the files of Files name (FileBinary).
 // Reading them costs no check of each command line against every form install writes: only
 // the forms' binaries are read.
-func (h *Target) Binaries(getenv func(string) string, projectDir string) []string {
+func (inst *Target) Binaries(getenv func(string) string, projectDir string) []string {
 	var out []string
 	add := func(b string) {
 		if !strings.ContainsRune(b, filepath.Separator) {
@@ -390,21 +390,21 @@ func (h *Target) Binaries(getenv func(string) string, projectDir string) []strin
 			out = append(out, b)
 		}
 	}
-	for _, s := range h.Scopes {
-		path := h.SettingsFile(s.Name, projectDir, getenv)
+	for _, s := range inst.Scopes {
+		path := inst.SettingsFile(s.Name, projectDir, getenv)
 		if path == "" {
 			continue
 		}
-		for _, cmd := range h.commandLines(path) {
-			if b, ok := HookBinary(cmd, h.Name); ok {
+		for _, cmd := range inst.commandLines(path) {
+			if b, ok := HookBinary(cmd, inst.Name); ok {
 				add(b)
 			}
 		}
 	}
-	if h.FileBinary != nil {
-		for _, path := range h.HookFiles(getenv, projectDir) {
+	if inst.FileBinary != nil {
+		for _, path := range inst.HookFiles(getenv, projectDir) {
 			if data, _, err := readFile(path); err == nil && len(data) <= maxFileBinary {
-				if b, ok := h.FileBinary(data); ok {
+				if b, ok := inst.FileBinary(data); ok {
 					add(b)
 				}
 			}
@@ -415,15 +415,15 @@ func (h *Target) Binaries(getenv func(string) string, projectDir string) []strin
 
 // BinarySources are the files Binaries reads: while none of them changes (nor $PATH), the
 // binaries are the same.
-func (h *Target) BinarySources(getenv func(string) string, projectDir string) []string {
+func (inst *Target) BinarySources(getenv func(string) string, projectDir string) []string {
 	var out []string
-	for _, s := range h.Scopes {
-		if path := h.SettingsFile(s.Name, projectDir, getenv); path != "" {
+	for _, s := range inst.Scopes {
+		if path := inst.SettingsFile(s.Name, projectDir, getenv); path != "" {
 			out = append(out, path)
 		}
 	}
-	if h.FileBinary != nil {
-		out = append(out, h.HookFiles(getenv, projectDir)...)
+	if inst.FileBinary != nil {
+		out = append(out, inst.HookFiles(getenv, projectDir)...)
 	}
 	return out
 }
@@ -468,8 +468,8 @@ func lookPath(name, path string) string {
 
 // runnable reports whether a hook command line's program exists on this machine: the
 // binary it names, or for a portable command a ralph-loop on PATH.
-func (h *Target) runnable(cmd string, getenv func(string) string) bool {
-	prog, ok := HookBinary(cmd, h.Name)
+func (inst *Target) runnable(cmd string, getenv func(string) string) bool {
+	prog, ok := HookBinary(cmd, inst.Name)
 	if !ok {
 		w, err := args.Split(cmd)
 		if err != nil || len(w) == 0 {

@@ -10,19 +10,19 @@ type Found struct {
 // FindHooks lists the scopes of the host whose settings file holds ralph-loop's hooks, for
 // the project at projectDir ("" for the user's own scopes only). A host whose hooks are not
 // in a settings file (opencode's plugin) has none listed.
-func (h *Target) FindHooks(projectDir string, getenv func(string) string) []Found {
+func (inst *Target) FindHooks(projectDir string, getenv func(string) string) []Found {
 	var out []Found
 	seen := map[string]bool{}
-	for _, s := range h.Scopes {
+	for _, s := range inst.Scopes {
 		if s.Base == ProjectBase && projectDir == "" {
 			continue
 		}
-		path := h.SettingsFile(s.Name, projectDir, getenv)
+		path := inst.SettingsFile(s.Name, projectDir, getenv)
 		if path == "" || seen[path] {
 			continue
 		}
 		seen[path] = true
-		if cmds := h.hookCommands(path); len(cmds) > 0 {
+		if cmds := inst.hookCommands(path); len(cmds) > 0 {
 			out = append(out, Found{Scope: s, Settings: path, Commands: cmds})
 		}
 	}
@@ -31,4 +31,4 @@ func (h *Target) FindHooks(projectDir string, getenv func(string) string) []Foun
 
 // HooksIn lists the command lines of ralph-loop's hooks in a file of the host's hooks
 // shape (a plugin's hooks file).
-func (h *Target) HooksIn(path string) []string { return h.hookCommands(path) }
+func (inst *Target) HooksIn(path string) []string { return inst.hookCommands(path) }

@@ -260,33 +260,33 @@ type ExtraInput struct {
 }
 
 // name of the JSON key path of the hooks object.
-func (h *Target) hooksPath() []string {
-	if h.HooksAtRoot {
+func (inst *Target) hooksPath() []string {
+	if inst.HooksAtRoot {
 		return []string{}
 	}
-	if len(h.HooksPath) == 0 {
+	if len(inst.HooksPath) == 0 {
 		return []string{"hooks"}
 	}
-	return h.HooksPath
+	return inst.HooksPath
 }
 
-func (h *Target) commandKeys() []string {
-	if len(h.CommandKeys) == 0 {
+func (inst *Target) commandKeys() []string {
+	if len(inst.CommandKeys) == 0 {
 		return []string{"command"}
 	}
-	return h.CommandKeys
+	return inst.CommandKeys
 }
 
-func (h *Target) unit() time.Duration {
-	if h.TimeoutUnit <= 0 {
+func (inst *Target) unit() time.Duration {
+	if inst.TimeoutUnit <= 0 {
 		return time.Second
 	}
-	return h.TimeoutUnit
+	return inst.TimeoutUnit
 }
 
 // Scope returns the named scope.
-func (h *Target) Scope(name string) (Scope, bool) {
-	for _, s := range h.Scopes {
+func (inst *Target) Scope(name string) (Scope, bool) {
+	for _, s := range inst.Scopes {
 		if s.Name == name {
 			return s, true
 		}
@@ -295,9 +295,9 @@ func (h *Target) Scope(name string) (Scope, bool) {
 }
 
 // ScopeNames lists the host's scopes ("user, project or local").
-func (h *Target) ScopeNames() string {
+func (inst *Target) ScopeNames() string {
 	var names []string
-	for _, s := range h.Scopes {
+	for _, s := range inst.Scopes {
 		names = append(names, s.Name)
 	}
 	switch len(names) {
@@ -316,15 +316,15 @@ func DefaultEntry(_ Event, command string, timeout int64) []Field {
 
 // Detected reports whether the user has the host: Detect, or by default its CLI on PATH
 // or its user configuration directory existing.
-func (h *Target) Detected(getenv func(string) string) bool {
-	if h.Detect != nil {
-		return h.Detect(getenv)
+func (inst *Target) Detected(getenv func(string) string) bool {
+	if inst.Detect != nil {
+		return inst.Detect(getenv)
 	}
-	if h.CLI != "" && OnPath(h.CLI, getenv("PATH")) {
+	if inst.CLI != "" && OnPath(inst.CLI, getenv("PATH")) {
 		return true
 	}
-	if h.UserDir != nil {
-		if d, err := h.UserDir(getenv); err == nil && d != "" {
+	if inst.UserDir != nil {
+		if d, err := inst.UserDir(getenv); err == nil && d != "" {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 				return true
 			}
@@ -373,15 +373,15 @@ func SystemMessage(text string) string {
 // absolute). The
 // guard keeps the agent from changing them while a loop runs, on hosts that cannot ask
 // their hooks before a settings change takes effect.
-func (h *Target) HookFiles(getenv func(string) string, projectDir string, extra ...string) []string {
+func (inst *Target) HookFiles(getenv func(string) string, projectDir string, extra ...string) []string {
 	user := ""
-	if h.UserDir != nil {
-		if d, err := h.UserDir(getenv); err == nil {
+	if inst.UserDir != nil {
+		if d, err := inst.UserDir(getenv); err == nil {
 			user = d
 		}
 	}
 	var files []string
-	for _, s := range h.Scopes {
+	for _, s := range inst.Scopes {
 		base := user
 		if s.Base == ProjectBase {
 			base = projectDir
@@ -392,8 +392,8 @@ func (h *Target) HookFiles(getenv func(string) string, projectDir string, extra 
 		if s.Settings != "" {
 			files = append(files, filepath.Join(base, s.Settings))
 		}
-		if h.Files != nil {
-			for _, f := range h.Files(CommandSpec{Target: h, Scope: s.Name, Portable: s.Shared}) {
+		if inst.Files != nil {
+			for _, f := range inst.Files(CommandSpec{Target: inst, Scope: s.Name, Portable: s.Shared}) {
 				files = append(files, filepath.Join(base, s.CommandsDir, f.Name))
 			}
 		}

@@ -102,9 +102,9 @@ func opts(t *testing.T, scope, dir string) Options {
 		}}
 }
 
-func do(t *testing.T, h *Target, o Options, install bool) *Plan {
+func do(t *testing.T, inst *Target, o Options, install bool) *Plan {
 	t.Helper()
-	p, err := h.Do(t.Context(), o, install, false)
+	p, err := inst.Do(t.Context(), o, install, false)
 	if err != nil {
 		t.Fatalf("install=%v: %v", install, err)
 	}

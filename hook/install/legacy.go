@@ -24,28 +24,28 @@ func LegacyCommand(c CommandSpec) string {
 }
 
 // legacyFor is the host's earlier command line for an event.
-func (h *Target) legacyFor(ev Event, binary string, scope Scope) string {
-	mk := h.Legacy
+func (inst *Target) legacyFor(ev Event, binary string, scope Scope) string {
+	mk := inst.Legacy
 	if mk == nil {
 		mk = LegacyCommand
 	}
-	return mk(CommandSpec{Target: h, Event: ev, Binary: binary, Portable: scope.Shared, Scope: scope.Name})
+	return mk(CommandSpec{Target: inst, Event: ev, Binary: binary, Portable: scope.Shared, Scope: scope.Name})
 }
 
-func legacyPortable(h *Target, ev Event, scope string) string {
+func legacyPortable(inst *Target, ev Event, scope string) string {
 	env := ""
 	if scope != "" {
 		env = ScopeEnv + "=" + scope + " "
 	}
-	run := "command -v ralph-loop >/dev/null 2>&1 && " + env + "exec ralph-loop hook --host " + h.Name + "; "
-	return legacyGuarded(h, ev, run, inject.NotInstalledHere(h.Title))
+	run := "command -v ralph-loop >/dev/null 2>&1 && " + env + "exec ralph-loop hook --host " + inst.Name + "; "
+	return legacyGuarded(inst, ev, run, inject.NotInstalledHere(inst.Title))
 }
 
-func legacyGuarded(h *Target, ev Event, run, text string) string {
+func legacyGuarded(inst *Target, ev Event, run, text string) string {
 	say := ""
 	if ev.Notice != Silent {
-		if h.Notice != nil {
-			say = "printf '%s\\n' " + args.Quote(h.Notice(text))
+		if inst.Notice != nil {
+			say = "printf '%s\\n' " + args.Quote(inst.Notice(text))
 		} else {
 			say = "printf '%s\\n' " + args.Quote(text) + " >&2"
 		}

@@ -98,25 +98,25 @@ type target struct {
 	getenv     func(string) string
 }
 
-func (h *Target) target(o Options) (target, error) {
+func (inst *Target) target(o Options) (target, error) {
 	t := target{projectDir: o.Dir, getenv: o.Getenv}
 	if t.getenv == nil {
 		t.getenv = os.Getenv
 	}
 	name := o.Scope
-	if name == "" && len(h.Scopes) > 0 {
-		name = h.Scopes[0].Name
+	if name == "" && len(inst.Scopes) > 0 {
+		name = inst.Scopes[0].Name
 	}
-	s, ok := h.Scope(name)
+	s, ok := inst.Scope(name)
 	if !ok {
-		return t, fmt.Errorf("unknown scope %q for %s: want %s", o.Scope, h.Title, h.ScopeNames())
+		return t, fmt.Errorf("unknown scope %q for %s: want %s", o.Scope, inst.Title, inst.ScopeNames())
 	}
 	t.scope = s
-	if h.UserDir != nil {
-		if d, err := h.UserDir(t.getenv); err == nil {
+	if inst.UserDir != nil {
+		if d, err := inst.UserDir(t.getenv); err == nil {
 			t.userDir = d
 		} else if s.Base == UserBase {
-			return t, fmt.Errorf("find %s's user configuration directory: %w", h.Title, err)
+			return t, fmt.Errorf("find %s's user configuration directory: %w", inst.Title, err)
 		}
 	}
 	base := t.userDir
@@ -127,7 +127,7 @@ func (h *Target) target(o Options) (target, error) {
 		base = o.Dir
 	}
 	if base == "" {
-		return t, fmt.Errorf("no user configuration directory for %s", h.Title)
+		return t, fmt.Errorf("no user configuration directory for %s", inst.Title)
 	}
 	if s.Settings != "" {
 		t.settings = filepath.Join(base, s.Settings)
@@ -142,22 +142,22 @@ func (h *Target) target(o Options) (target, error) {
 // project scope run from the home directory names the user's own settings). The user scope
 // is never refused: its file is the user's wherever install runs, and from the home
 // directory a project there would only name the same file.
-func (h *Target) sameAsOtherScope(o Options, t target) error {
+func (inst *Target) sameAsOtherScope(o Options, t target) error {
 	if t.settings == "" || t.scope.Base != ProjectBase {
 		return nil
 	}
-	for _, s := range h.Scopes {
+	for _, s := range inst.Scopes {
 		if s.Name == t.scope.Name {
 			continue
 		}
 		oo := o
 		oo.Scope = s.Name
-		ot, err := h.target(oo)
+		ot, err := inst.target(oo)
 		if err != nil || ot.settings == "" || !samePath(ot.settings, t.settings) {
 			continue
 		}
 		return fmt.Errorf("%s is %s's %s-scope settings, not a project's (the project directory %s is where they live): use --scope %s, or run from a project directory (or name one with --dir)",
-			t.settings, h.Title, s.Name, o.Dir, s.Name)
+			t.settings, inst.Title, s.Name, o.Dir, s.Name)
 	}
 	return nil
 }
@@ -173,8 +173,8 @@ func samePath(a, b string) bool {
 }
 
 // SettingsFile is the hooks settings file of a scope ("" if it cannot be found).
-func (h *Target) SettingsFile(scope, projectDir string, getenv func(string) string) string {
-	t, err := h.target(Options{Scope: scope, Dir: projectDir, Getenv: getenv})
+func (inst *Target) SettingsFile(scope, projectDir string, getenv func(string) string) string {
+	t, err := inst.target(Options{Scope: scope, Dir: projectDir, Getenv: getenv})
 	if err != nil {
 		return ""
 	}
@@ -182,30 +182,30 @@ func (h *Target) SettingsFile(scope, projectDir string, getenv func(string) stri
 }
 
 // Install plans adding ralph-loop to the host at a scope.
-func (h *Target) Install(o Options) (*Plan, error) { return h.plan(o, true) }
+func (inst *Target) Install(o Options) (*Plan, error) { return inst.plan(o, true) }
 
 // Uninstall plans removing what Install added.
-func (h *Target) Uninstall(o Options) (*Plan, error) { return h.plan(o, false) }
+func (inst *Target) Uninstall(o Options) (*Plan, error) { return inst.plan(o, false) }
 
-func (h *Target) plan(o Options, install bool) (*Plan, error) {
-	t, err := h.target(o)
+func (inst *Target) plan(o Options, install bool) (*Plan, error) {
+	t, err := inst.target(o)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.sameAsOtherScope(o, t); err != nil {
+	if err := inst.sameAsOtherScope(o, t); err != nil {
 		return nil, err
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
-	p := &Plan{Target: h, Scope: t.scope, Install: install, Settings: t.settings}
+	p := &Plan{Target: inst, Scope: t.scope, Install: install, Settings: t.settings}
 	if t.settings == "" {
 		// A host without a hooks settings file (opencode: a plugin file runs ralph-loop):
 		// its files are the plan.
 		p.Settings = t.commands
 	}
 	if o.StateDir != "" {
-		p.RecordDir = RecordDir(o.StateDir, h.Name, t.scope.Name, p.Settings)
+		p.RecordDir = RecordDir(o.StateDir, inst.Name, t.scope.Name, p.Settings)
 	}
 	rec, err := readRecord(p.RecordDir)
 	if err != nil {
@@ -215,7 +215,7 @@ func (h *Target) plan(o Options, install bool) (*Plan, error) {
 		return p, fmt.Errorf("binary path %q is not absolute", o.Binary)
 	}
 
-	newRec := &Record{Host: h.Name, Scope: t.scope.Name, Settings: p.Settings, Files: map[string]string{}, Extra: map[string]string{}}
+	newRec := &Record{Host: inst.Name, Scope: t.scope.Name, Settings: p.Settings, Files: map[string]string{}, Extra: map[string]string{}}
 	if rec != nil {
 		*newRec = *rec
 		newRec.Commands = nil // the commands written now
@@ -233,22 +233,22 @@ func (h *Target) plan(o Options, install bool) (*Plan, error) {
 	var after []byte
 	if t.settings != "" {
 		var skipped bool
-		if after, skipped, err = h.planSettings(o, t, p, rec, newRec, install); err != nil || skipped {
+		if after, skipped, err = inst.planSettings(o, t, p, rec, newRec, install); err != nil || skipped {
 			return p, err
 		}
 	} else if install {
-		p.Command = h.commandFor(Event{}, o.Binary, t.scope)
+		p.Command = inst.commandFor(Event{}, o.Binary, t.scope)
 	}
 
-	if t.commands != "" && (h.Commands != nil || h.Files != nil) {
+	if t.commands != "" && (inst.Commands != nil || inst.Files != nil) {
 		var files []File
-		if h.Commands != nil {
-			files = h.Commands(t.scope.Name)
+		if inst.Commands != nil {
+			files = inst.Commands(t.scope.Name)
 		}
-		if h.Files != nil {
-			files = append(files, h.Files(CommandSpec{Target: h, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
+		if inst.Files != nil {
+			files = append(files, inst.Files(CommandSpec{Target: inst, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
 		}
-		others, otherDirs := h.otherInstalls(o, t)
+		others, otherDirs := inst.otherInstalls(o, t)
 		for _, cf := range files {
 			path := filepath.Join(t.commands, cf.Name)
 			c, err := commandChange(path, cf, install, rec, others[path])
@@ -273,12 +273,12 @@ func (h *Target) plan(o Options, install bool) (*Plan, error) {
 			p.Changes = append(p.Changes, c)
 		}
 	}
-	if h.Extra != nil {
+	if inst.Extra != nil {
 		var content []byte
 		if after != nil {
 			content = after
 		}
-		ex, err := h.Extra(ExtraInput{Target: h, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
+		ex, err := inst.Extra(ExtraInput{Target: inst, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
 			UserDir: t.userDir, ProjectDir: t.projectDir, Getenv: t.getenv, Record: rec, Now: o.Now})
 		if err != nil {
 			return p, err
@@ -322,7 +322,7 @@ func (h *Target) plan(o Options, install bool) (*Plan, error) {
 // planSettings plans the change to the hooks settings file: ralph-loop's hooks and settings
 // added (install) or removed. It returns what the file will hold (nil: it will not exist),
 // or skipped when install adds nothing because the hooks are at another scope already.
-func (h *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Record, install bool) (after []byte, skipped bool, err error) {
+func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Record, install bool) (after []byte, skipped bool, err error) {
 	old, perm, err := readFile(t.settings)
 	if err != nil {
 		return nil, false, err
@@ -330,7 +330,7 @@ func (h *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Record,
 	var root any = newObject()
 	var doc *jsonDoc
 	if len(bytes.TrimSpace(bytes.TrimPrefix(old, bom))) > 0 {
-		if doc, root, err = parseDoc(old, h.Syntax, h.Title); err != nil {
+		if doc, root, err = parseDoc(old, inst.Syntax, inst.Title); err != nil {
 			return nil, false, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", t.settings, err)
 		}
 	}
@@ -345,14 +345,14 @@ func (h *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Record,
 	}
 
 	if install && rec == nil {
-		newRec.Kept = h.present(obj)
+		newRec.Kept = inst.present(obj)
 	}
-	had, err := h.removeHooks(obj, rec, !install)
+	had, err := inst.removeHooks(obj, rec, !install)
 	if err != nil {
 		return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
 	}
 	if install && !had {
-		where, note := h.hooksElsewhere(o, t)
+		where, note := inst.hooksElsewhere(o, t)
 		if where != "" && !o.Force {
 			p.Skipped = where
 			return nil, true, nil
@@ -362,19 +362,19 @@ func (h *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Record,
 		}
 	}
 	if install {
-		if p.Command, err = h.addHooks(obj, o.Binary, t.scope, newRec); err != nil {
+		if p.Command, err = inst.addHooks(obj, o.Binary, t.scope, newRec); err != nil {
 			return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
 		}
-		if err := h.addSettings(obj, newRec); err != nil {
+		if err := inst.addSettings(obj, newRec); err != nil {
 			return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
 		}
-		if err := h.addSandbox(o, t, obj, newRec, p); err != nil {
+		if err := inst.addSandbox(o, t, obj, newRec, p); err != nil {
 			return nil, false, err
 		}
 	} else {
-		p.Notes = append(p.Notes, h.removeSettings(obj, rec)...)
-		h.removeSandbox(obj, rec)
-		for _, c := range h.lookalikes(obj) {
+		p.Notes = append(p.Notes, inst.removeSettings(obj, rec)...)
+		inst.removeSandbox(obj, rec)
+		for _, c := range inst.lookalikes(obj) {
 			p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
 		}
 	}
@@ -458,14 +458,14 @@ func emptyDirs(rec *Record, changes []Change) []Change {
 // installing at a shared scope; when installing at a scope of this machine's own, the other
 // such scopes only (a shared scope's hooks defer to these, see Defers). note is set when a
 // shared scope's hooks will defer.
-func (h *Target) hooksElsewhere(o Options, self target) (where, note string) {
-	for _, s := range h.Scopes {
+func (inst *Target) hooksElsewhere(o Options, self target) (where, note string) {
+	for _, s := range inst.Scopes {
 		if s.Name == self.scope.Name {
 			continue
 		}
 		oo := o
 		oo.Scope = s.Name
-		t, err := h.target(oo)
+		t, err := inst.target(oo)
 		if err != nil || t.settings == "" || samePath(t.settings, self.settings) {
 			continue
 		}
@@ -483,9 +483,9 @@ func (h *Target) hooksElsewhere(o Options, self target) (where, note string) {
 		}
 		var rec *Record
 		if o.StateDir != "" {
-			rec, _ = readRecord(RecordDir(o.StateDir, h.Name, s.Name, t.settings))
+			rec, _ = readRecord(RecordDir(o.StateDir, inst.Name, s.Name, t.settings))
 		}
-		if had, _ := h.removeHooks(obj, rec, false); !had {
+		if had, _ := inst.removeHooks(obj, rec, false); !had {
 			continue
 		}
 		if s.Shared && !self.scope.Shared {
@@ -572,18 +572,18 @@ type otherInstall struct{ scope, hash string }
 
 // otherInstalls are the files the installs at the host's other scopes on this machine record
 // as their own, by path, and the directories they created.
-func (h *Target) otherInstalls(o Options, self target) (files map[string]otherInstall, dirs []string) {
+func (inst *Target) otherInstalls(o Options, self target) (files map[string]otherInstall, dirs []string) {
 	files = map[string]otherInstall{}
 	if o.StateDir == "" {
 		return files, nil
 	}
-	for _, s := range h.Scopes {
+	for _, s := range inst.Scopes {
 		if s.Name == self.scope.Name {
 			continue
 		}
 		oo := o
 		oo.Scope = s.Name
-		t, err := h.target(oo)
+		t, err := inst.target(oo)
 		if err != nil {
 			continue
 		}
@@ -594,7 +594,7 @@ func (h *Target) otherInstalls(o Options, self target) (files map[string]otherIn
 		if settings == "" {
 			continue
 		}
-		rec, _ := readRecord(RecordDir(o.StateDir, h.Name, s.Name, settings))
+		rec, _ := readRecord(RecordDir(o.StateDir, inst.Name, s.Name, settings))
 		if rec == nil {
 			continue
 		}
@@ -629,26 +629,26 @@ func objectAt(o *object, path []string, create bool) (*object, error) {
 	return cur, nil
 }
 
-func (h *Target) addHooks(root *object, binary string, scope Scope, rec *Record) (string, error) {
-	hooks, err := objectAt(root, h.hooksPath(), true)
+func (inst *Target) addHooks(root *object, binary string, scope Scope, rec *Record) (string, error) {
+	hooks, err := objectAt(root, inst.hooksPath(), true)
 	if err != nil {
 		return "", err
 	}
-	entry := h.Entry
+	entry := inst.Entry
 	if entry == nil {
 		entry = DefaultEntry
 	}
-	for _, ev := range h.Events {
+	for _, ev := range inst.Events {
 		var list []any
 		if v, ok := hooks.get(ev.Name); ok && v != nil {
 			if list, ok = v.([]any); !ok {
-				return "", fmt.Errorf("%s is not a JSON array", strings.Join(append(slices.Clone(h.hooksPath()), ev.Name), "."))
+				return "", fmt.Errorf("%s is not a JSON array", strings.Join(append(slices.Clone(inst.hooksPath()), ev.Name), "."))
 			}
 		}
-		cmd := h.commandFor(ev, binary, scope)
+		cmd := inst.commandFor(ev, binary, scope)
 		rec.addCommand(cmd)
-		e := fieldsObject(entry(ev, cmd, int64(ev.Timeout/h.unit())))
-		if h.Shape == Flat {
+		e := fieldsObject(entry(ev, cmd, int64(ev.Timeout/inst.unit())))
+		if inst.Shape == Flat {
 			hooks.set(ev.Name, append(list, e))
 			continue
 		}
@@ -659,12 +659,12 @@ func (h *Target) addHooks(root *object, binary string, scope Scope, rec *Record)
 		g.set("hooks", []any{e})
 		hooks.set(ev.Name, append(list, g))
 	}
-	return h.commandFor(Event{}, binary, scope), nil
+	return inst.commandFor(Event{}, binary, scope), nil
 }
 
 // present lists the key paths of the objects and lists install adds to that the settings
 // hold already (see Record.Kept).
-func (h *Target) present(root *object) []string {
+func (inst *Target) present(root *object) []string {
 	var out []string
 	has := func(path []string) bool {
 		parent, err := objectAt(root, path[:len(path)-1], false)
@@ -674,18 +674,18 @@ func (h *Target) present(root *object) []string {
 		_, ok := parent.get(path[len(path)-1])
 		return ok
 	}
-	hp := h.hooksPath()
+	hp := inst.hooksPath()
 	for i := range hp {
 		if has(hp[:i+1]) {
 			out = append(out, strings.Join(hp[:i+1], "."))
 		}
 	}
-	for _, ev := range h.Events {
+	for _, ev := range inst.Events {
 		if p := append(slices.Clone(hp), ev.Name); has(p) {
 			out = addUnique(out, strings.Join(p, "."))
 		}
 	}
-	for _, s := range h.Settings {
+	for _, s := range inst.Settings {
 		for i := 1; i < len(s.Path); i++ {
 			if has(s.Path[:i]) {
 				out = addUnique(out, strings.Join(s.Path[:i], "."))
@@ -697,8 +697,8 @@ func (h *Target) present(root *object) []string {
 
 // removeHooks takes out every ralph-loop hook entry, and the groups, event lists and hooks
 // object it leaves empty. had reports whether there was any.
-func (h *Target) removeHooks(root *object, rec *Record, prune bool) (had bool, err error) {
-	path := h.hooksPath()
+func (inst *Target) removeHooks(root *object, rec *Record, prune bool) (had bool, err error) {
+	path := inst.hooksPath()
 	hooks, err := objectAt(root, path, false)
 	if err != nil || hooks == nil {
 		return false, err
@@ -712,12 +712,12 @@ func (h *Target) removeHooks(root *object, rec *Record, prune bool) (had bool, e
 		changed := false
 		for _, g := range list {
 			keep, ch := g, false
-			if h.Shape == Flat {
-				if h.ourEntry(g, rec) {
+			if inst.Shape == Flat {
+				if inst.ourEntry(g, rec) {
 					keep, ch = nil, true
 				}
 			} else {
-				keep, ch = h.withoutOurs(g, rec)
+				keep, ch = inst.withoutOurs(g, rec)
 			}
 			changed = changed || ch
 			if keep != nil {
@@ -746,13 +746,13 @@ func (h *Target) removeHooks(root *object, rec *Record, prune bool) (had bool, e
 	return had, nil
 }
 
-func (h *Target) ourEntry(e any, rec *Record) bool {
+func (inst *Target) ourEntry(e any, rec *Record) bool {
 	o, ok := e.(*object)
 	if !ok {
 		return false
 	}
-	for _, k := range h.commandKeys() {
-		if cmd, ok := o.vals[k].(string); ok && h.Ours(cmd, rec) {
+	for _, k := range inst.commandKeys() {
+		if cmd, ok := o.vals[k].(string); ok && inst.Ours(cmd, rec) {
 			return true
 		}
 	}
@@ -761,7 +761,7 @@ func (h *Target) ourEntry(e any, rec *Record) bool {
 
 // withoutOurs returns a hook group without ralph-loop's entries (a copy if any were
 // taken out), or nil if nothing is left; changed reports whether any were.
-func (h *Target) withoutOurs(g any, rec *Record) (keep any, changed bool) {
+func (inst *Target) withoutOurs(g any, rec *Record) (keep any, changed bool) {
 	group, ok := g.(*object)
 	if !ok {
 		return g, false
@@ -772,7 +772,7 @@ func (h *Target) withoutOurs(g any, rec *Record) (keep any, changed bool) {
 	}
 	var kept []any
 	for _, e := range hs {
-		if !h.ourEntry(e, rec) {
+		if !inst.ourEntry(e, rec) {
 			kept = append(kept, e)
 		}
 	}
@@ -791,8 +791,8 @@ func (h *Target) withoutOurs(g any, rec *Record) (keep any, changed bool) {
 }
 
 // addSettings sets each of the host's settings that the file does not set, recording it.
-func (h *Target) addSettings(root *object, rec *Record) error {
-	for _, s := range h.Settings {
+func (inst *Target) addSettings(root *object, rec *Record) error {
+	for _, s := range inst.Settings {
 		parent, err := objectAt(root, s.Path[:len(s.Path)-1], true)
 		if err != nil {
 			return err
@@ -815,9 +815,9 @@ func (h *Target) addSettings(root *object, rec *Record) error {
 // removeSettings removes the settings the record says install set, if they still have the
 // value install gave them, and the objects that leaves empty. It returns notes on what it
 // kept.
-func (h *Target) removeSettings(root *object, rec *Record) []string {
+func (inst *Target) removeSettings(root *object, rec *Record) []string {
 	var notes []string
-	for _, s := range h.Settings {
+	for _, s := range inst.Settings {
 		parent, err := objectAt(root, s.Path[:len(s.Path)-1], false)
 		if err != nil || parent == nil {
 			continue
@@ -850,8 +850,8 @@ func (h *Target) removeSettings(root *object, rec *Record) []string {
 
 // lookalikes lists the hook command lines left that mention ralph-loop's hook for this
 // host: a wrapper or a copy uninstall does not recognise as its own.
-func (h *Target) lookalikes(root *object) []string {
-	hooks, _ := objectAt(root, h.hooksPath(), false)
+func (inst *Target) lookalikes(root *object) []string {
+	hooks, _ := objectAt(root, inst.hooksPath(), false)
 	if hooks == nil {
 		return nil
 	}
@@ -868,7 +868,7 @@ func (h *Target) lookalikes(root *object) []string {
 				visit(e)
 			}
 		case string:
-			if strings.Contains(t, "ralph") && strings.Contains(t, "hook --host "+h.Name) && !slices.Contains(out, t) {
+			if strings.Contains(t, "ralph") && strings.Contains(t, "hook --host "+inst.Name) && !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}

@@ -42,22 +42,22 @@ type SandboxInput struct {
 
 // addSandbox adds what the host's Sandbox says to the settings root: its On settings with
 // --sandbox, its Deny entries with --sandbox or when the host's sandbox is on already.
-func (h *Target) addSandbox(o Options, t target, root *object, rec *Record, p *Plan) error {
-	if h.Sandbox == nil {
+func (inst *Target) addSandbox(o Options, t target, root *object, rec *Record, p *Plan) error {
+	if inst.Sandbox == nil {
 		if o.Sandbox {
-			return fmt.Errorf("%s has no sandbox ralph-loop can turn on", h.Title)
+			return fmt.Errorf("%s has no sandbox ralph-loop can turn on", inst.Title)
 		}
 		return nil
 	}
-	if !o.Sandbox && (h.SandboxOn == nil || !h.SandboxOn(t.getenv, t.projectDir)) {
+	if !o.Sandbox && (inst.SandboxOn == nil || !inst.SandboxOn(t.getenv, t.projectDir)) {
 		return nil
 	}
-	sb := h.Sandbox(SandboxInput{Scope: t.scope, ProjectDir: t.projectDir, UserDir: t.userDir, Getenv: t.getenv,
+	sb := inst.Sandbox(SandboxInput{Scope: t.scope, ProjectDir: t.projectDir, UserDir: t.userDir, Getenv: t.getenv,
 		Binary: o.Binary, StateDir: o.StateDir, KeepDir: o.KeepDir})
 	p.Notes = append(p.Notes, sb.Notes...)
 	if o.Sandbox {
 		for _, s := range sb.On {
-			parent, err := h.made(root, s.Path[:len(s.Path)-1], rec)
+			parent, err := inst.made(root, s.Path[:len(s.Path)-1], rec)
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,7 @@ func (h *Target) addSandbox(o Options, t target, root *object, rec *Record, p *P
 		}
 	}
 	for _, e := range sb.Deny {
-		parent, err := h.made(root, e.Path[:len(e.Path)-1], rec)
+		parent, err := inst.made(root, e.Path[:len(e.Path)-1], rec)
 		if err != nil {
 			return err
 		}
@@ -100,7 +100,7 @@ func (h *Target) addSandbox(o Options, t target, root *object, rec *Record, p *P
 
 // made returns the object at path, creating what is missing and recording it as made by
 // install.
-func (h *Target) made(root *object, path []string, rec *Record) (*object, error) {
+func (inst *Target) made(root *object, path []string, rec *Record) (*object, error) {
 	for i := 1; i <= len(path); i++ {
 		if o, err := objectAt(root, path[:i], false); err != nil {
 			return nil, err
@@ -115,7 +115,7 @@ func (h *Target) made(root *object, path []string, rec *Record) (*object, error)
 // entries it added (if still there), the settings it set that are not the host's usual
 // ones (if they still hold its value), and then the objects and lists it made that this
 // leaves empty.
-func (h *Target) removeSandbox(root *object, rec *Record) {
+func (inst *Target) removeSandbox(root *object, rec *Record) {
 	if rec == nil {
 		return
 	}
@@ -134,7 +134,7 @@ func (h *Target) removeSandbox(root *object, rec *Record) {
 		}
 	}
 	for _, s := range rec.Set {
-		if slices.ContainsFunc(h.Settings, func(x Setting) bool { return slices.Equal(x.Path, s.Path) }) {
+		if slices.ContainsFunc(inst.Settings, func(x Setting) bool { return slices.Equal(x.Path, s.Path) }) {
 			continue // removeSettings' own
 		}
 		parent, err := objectAt(root, s.Path[:len(s.Path)-1], false)

@@ -4,16 +4,16 @@ package install
 // later scope's over an earlier one's (the project's over the user's), and "" when none
 // holds a string there. Unreadable or malformed files are passed over: a setting read for
 // a text must never fail a hook.
-func (h *Target) Setting(projectDir string, getenv func(string) string, path ...string) string {
+func (inst *Target) Setting(projectDir string, getenv func(string) string, path ...string) string {
 	if len(path) == 0 {
 		return ""
 	}
 	value := ""
-	for _, s := range h.Scopes {
+	for _, s := range inst.Scopes {
 		if s.Base == ProjectBase && projectDir == "" {
 			continue
 		}
-		file := h.SettingsFile(s.Name, projectDir, getenv)
+		file := inst.SettingsFile(s.Name, projectDir, getenv)
 		if file == "" {
 			continue
 		}

@@ -7,16 +7,16 @@ import (
 
 // HookTimeout finds the timeout of ralph-loop's hook for an event in the host's settings
 // at every scope (the longest, if several set one). ok is false when none sets one.
-func (h *Target) HookTimeout(event, projectDir string, getenv func(string) string) (d time.Duration, ok bool) {
-	key := h.TimeoutKey
+func (inst *Target) HookTimeout(event, projectDir string, getenv func(string) string) (d time.Duration, ok bool) {
+	key := inst.TimeoutKey
 	if key == "" {
 		key = "timeout"
 	}
-	for _, s := range h.Scopes {
+	for _, s := range inst.Scopes {
 		if s.Base == ProjectBase && projectDir == "" {
 			continue
 		}
-		path := h.SettingsFile(s.Name, projectDir, getenv)
+		path := inst.SettingsFile(s.Name, projectDir, getenv)
 		if path == "" {
 			continue
 		}
@@ -32,14 +32,14 @@ func (h *Target) HookTimeout(event, projectDir string, getenv func(string) strin
 		if !isObj {
 			continue
 		}
-		hooks, _ := objectAt(root, h.hooksPath(), false)
+		hooks, _ := objectAt(root, inst.hooksPath(), false)
 		if hooks == nil {
 			continue
 		}
 		list, _ := hooks.vals[event].([]any)
 		var entries []any
 		for _, g := range list {
-			if h.Shape == Flat {
+			if inst.Shape == Flat {
 				entries = append(entries, g)
 			} else if o, ok := g.(*object); ok {
 				hs, _ := o.vals["hooks"].([]any)
@@ -48,7 +48,7 @@ func (h *Target) HookTimeout(event, projectDir string, getenv func(string) strin
 		}
 		for _, e := range entries {
 			o, isObj := e.(*object)
-			if !isObj || !h.ourEntry(o, nil) {
+			if !isObj || !inst.ourEntry(o, nil) {
 				continue
 			}
 			n, isNum := o.vals[key].(json.Number)
@@ -59,7 +59,7 @@ func (h *Target) HookTimeout(event, projectDir string, getenv func(string) strin
 			if err != nil || f <= 0 {
 				continue
 			}
-			t := time.Duration(f * float64(h.unit()))
+			t := time.Duration(f * float64(inst.unit()))
 			if !ok || t > d {
 				d, ok = t, true
 			}

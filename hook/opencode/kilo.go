@@ -21,7 +21,6 @@ const KiloName = "kilo"
 var KiloWords = inject.Words{
 	Name:    KiloName,
 	Display: "Kilo Code",
-	Cancel:  "/cancel-ralph",
 	// Its TUI's list of commands takes the first Enter on /cancel-ralph.
 	PopupPicksCommand: true,
 }

@@ -90,7 +90,6 @@ func (h Host) Name() string { return h.flavor().words.Name }
 var Words = inject.Words{
 	Name:    Name,
 	Display: "opencode",
-	Cancel:  "/cancel-ralph",
 	// Its TUI's list of commands takes the first Enter on /cancel-ralph.
 	PopupPicksCommand: true,
 }
@@ -100,13 +99,12 @@ var Words = inject.Words{
 func (h Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	f := h.flavor()
 	return hook.Facts{
-		ServerPorts: serverPorts(getenv(ServerEnv)),
 		HookFiles:   func() []string { return f.installer.HookFiles(getenv, cwd) },
 		Words:       f.words,
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,
 		CLI:         f.cli,
-		Server:      true,
+		Server:      &hook.Server{Ports: serverPorts(getenv(ServerEnv))},
 	}
 }
 

@@ -64,7 +64,6 @@ func (Host) Name() string { return Name }
 var Words = inject.Words{
 	Name:    Name,
 	Display: "pi",
-	Cancel:  "/cancel-ralph",
 }
 
 // cannotLoop is why a loop cannot run where the extension has no UI (pi -p, --mode json).

@@ -2,11 +2,11 @@
 // the engine's events, answers in Qwen Code's protocol, and states its facts.
 //
 // Qwen Code's hooks are Claude Code's in shape (the same event names, fields and output
-// JSON), so decoding and encoding build on package claude. The differences are facts kept
-// here: UserPromptSubmit fires before every model request (after each tool result and each
-// continuation too), and only the user's own prompt carries submitted_prompt; tool calls
-// are named by the provider's tool_call_id; the cap on consecutive stop blocks counts the
-// block it overrides and is not reset by tool calls; hook timeouts of 1000 or more are
+// JSON), so decoding and encoding build on package claudeshape. The differences are facts
+// kept here: UserPromptSubmit fires before every model request (after each tool result and
+// each continuation too), and only the user's own prompt carries submitted_prompt; tool
+// calls are named by the provider's tool_call_id; the cap on consecutive stop blocks counts
+// the block it overrides and is not reset by tool calls; hook timeouts of 1000 or more are
 // milliseconds; notices from the prompt hook are never shown to the user.
 package qwen
 
@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -50,11 +50,7 @@ var Words = inject.Words{
 	Name:                 Name,
 	Display:              "Qwen Code",
 	MessageCap:           9500,
-	CapSetting:           BlockCapSetting,
-	CapCountsTools:       true,
-	CapCountsOverride:    true,
-	CapMax:               MaxBlockCap,
-	Cancel:               "/cancel-ralph",
+	Cap:                  inject.Cap{Setting: BlockCapSetting, CountsTools: true, CountsOverride: true, Max: MaxBlockCap},
 	ContextEscapesMarkup: true,              // additionalContext reaches the model with < and > as &lt; &gt;
 	HidesPromptNotice:    true,              // a UserPromptSubmit systemMessage only goes to the debug log
 	QueuesCommands:       true,              // a slash command typed while the agent works waits for the turn's end
@@ -66,7 +62,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	project := projectDir(getenv, cwd)
 	limit, from := blockCap(getenv, project)
 	w := Words
-	w.CapSetting = from
+	w.Cap.Setting = from
 	return hook.Facts{
 		HookFiles:   func() []string { return Installer.HookFiles(getenv, project) },
 		Words:       w,
@@ -78,12 +74,12 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// before it runs fires neither): the transcript is read for the model's usage only.
 		// Qwen Code shows neither SessionStart's notice nor the prompt hook's: what became
 		// of a resumed session's loop is told at its first stop.
-		Transcript:         Transcript{},
+		Transcript:         Transcript,
 		TranscriptLags:     true,
 		ResumeNoticeHidden: true,
 		CLI:                "qwen",
 		SessionEnv:         SessionEnv,
-		CommandEvent:       commandEvent(getenv, project),
+		Commands:           hook.Commands{Event: commandEvent(getenv, project)},
 	}
 }
 
@@ -153,7 +149,10 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	if err != nil {
 		return hook.Event{}, err
 	}
-	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	// SessionStart, SessionEnd and StopFailure are read as Claude Code's are; Qwen Code's
+	// StopFailure comes when an API error or its loop detector ended the turn (not for API
+	// errors in -p runs).
+	ev := claudeshape.Event(&in.Input)
 	id := in.ToolCallID
 	if id == "" {
 		id = in.ToolUseID
@@ -185,14 +184,6 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		case writeTools[in.ToolName]:
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		}
-	case "SessionStart":
-		ev.Kind, ev.Source = hook.SessionStart, in.Source
-	case "SessionEnd":
-		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
-	case "StopFailure":
-		// Instead of Stop, when an API error or Qwen's loop detector ended the turn (not for
-		// API errors in -p runs); fire-and-forget.
-		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.FailureMessage()
 	}
 	return ev, nil
 }
@@ -201,5 +192,5 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 // as decision and reason, the notice as systemMessage (shown on stderr in -p runs, for Stop
 // only), context and denials in hookSpecificOutput; exit code 0, nothing for an empty reply.
 func (Host) Encode(w, stderr io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
-	return claude.Host{}.Encode(w, stderr, ev, rep)
+	return claudeshape.Encode(w, stderr, ev, rep)
 }

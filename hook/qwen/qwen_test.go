@@ -150,8 +150,8 @@ func TestBlockCap(t *testing.T) {
 		t.Errorf("system settings: cap %d, want 3", got)
 	}
 	f := Host{}.Facts(func(k string) string { return env[k] }, project)
-	if f.BlockCap != 2 || !f.Words.CapCountsTools {
-		t.Errorf("facts under a cap of 3: BlockCap %d CapCountsTools %v; want 2 blocks let through, counted across tools", f.BlockCap, f.Words.CapCountsTools)
+	if f.BlockCap != 2 || !f.Words.Cap.CountsTools {
+		t.Errorf("facts under a cap of 3: BlockCap %d Cap.CountsTools %v; want 2 blocks let through, counted across tools", f.BlockCap, f.Words.Cap.CountsTools)
 	}
 }
 

@@ -20,17 +20,7 @@ import (
 // tool hook. Qwen Code may write a turn's record after its Stop hook has started: a record
 // whose text part ends the Stop event's last message shows the file has caught up
 // (Result.SawLast). Every other record is skipped undecoded.
-type Transcript struct{}
-
-// Scan reads the chat recording at path from offset.
-func (Transcript) Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	return transcript.ScanWith(path, offset, opt, ScanUsage)
-}
-
-// OffsetAfter finds where the records written after t start, by their timestamps.
-func (Transcript) OffsetAfter(path string, t time.Time) (int64, error) {
-	return transcript.OffsetAfter(path, t)
-}
+var Transcript = transcript.Reader(ScanUsage)
 
 var errSkip = errors.New("not an assistant record")
 

@@ -18,9 +18,9 @@ import (
 // turn of megabytes is rare.
 const MaxRead = 256 << 20
 
-// holeCost is what skipping one hole counts against the bound: the scanner starts afresh
-// after each, so a file of many small holes is bounded as well.
-const holeCost = 1 << 20
+// HoleCost is what skipping one hole counts against the bound (Options.MaxRead): the
+// scanner starts afresh after each, so a file of many small holes is bounded as well.
+const HoleCost = 1 << 20
 
 // ErrBound is returned by OffsetAfter when it could not get back to the time it was given
 // within MaxRead bytes: the offset it returns is the earliest line it could tell was written
@@ -29,6 +29,20 @@ var ErrBound = errors.New("the transcript is too large to read back to where the
 
 // ScanFunc reads a host's transcript lines from r, whose first byte is at offset base.
 type ScanFunc func(r io.Reader, base int64, opt Options) (Result, error)
+
+// Reader reads a host's transcript with the host's line scanner: Scan through ScanWith,
+// OffsetAfter by the lines' timestamps. It is every host's hook.Transcript.
+type Reader ScanFunc
+
+// Scan reads the transcript at path from offset (see ScanWith).
+func (r Reader) Scan(path string, offset int64, opt Options) (Result, error) {
+	return ScanWith(path, offset, opt, ScanFunc(r))
+}
+
+// OffsetAfter finds where the lines written after t start (see OffsetAfter).
+func (Reader) OffsetAfter(path string, t time.Time) (int64, error) {
+	return OffsetAfter(path, t)
+}
 
 // ScanWith opens the transcript at path and hands scan its part from offset to
 // Options.Limit (or to its end as it is now), reading at most Options.MaxRead bytes of
@@ -103,7 +117,7 @@ func (b *bounded) scan(offset, limit int64, opt Options, scan ScanFunc) (Result,
 				next = limit
 			}
 			res.Holes += next - pos
-			b.left -= holeCost
+			b.left -= HoleCost
 			pos, runStart = next, true
 			res.Offset, res.InLine = pos, false
 			continue
@@ -200,7 +214,7 @@ func (b *bounded) skipLine(pos, end int64) (int64, bool) {
 
 func (b *bounded) buffer() []byte {
 	if b.buf == nil {
-		b.buf = make([]byte, bufSize)
+		b.buf = make([]byte, BufSize)
 	}
 	return b.buf
 }
@@ -264,7 +278,7 @@ func offsetAfter(path string, t time.Time, max int64) (int64, error) {
 	}
 	defer f.Close()
 	b := &bounded{f: f, left: max}
-	buf := make([]byte, bufSize)
+	buf := make([]byte, BufSize)
 	lineEnd := size // the line under consideration ends here (after its newline)
 	pos := size
 	for pos > 0 {
@@ -276,7 +290,7 @@ func offsetAfter(path string, t time.Time, max int64) (int64, error) {
 				}
 				lineEnd = pos
 			}
-			b.left -= holeCost
+			b.left -= HoleCost
 			pos = dataBefore(f, pos)
 			lineEnd = pos + 1 // the data before the hole ends a line, newline or not
 			continue
@@ -360,7 +374,7 @@ func stampedBy(b *bounded, start, end int64, t time.Time) (bool, error) {
 		ts, _ = time.Parse(time.RFC3339Nano, string(v))
 		return nil
 	})
-	if err != nil && !isSyntax(err) && !errors.Is(err, io.ErrUnexpectedEOF) {
+	if err != nil && !IsSyntax(err) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return false, err
 	}
 	return !ts.IsZero() && !ts.After(t), nil

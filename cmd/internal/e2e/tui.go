@@ -66,7 +66,7 @@ func (e *Env) StartTUI(ctx context.Context, script Script, extra []string, args 
 		return nil, err
 	}
 	t := &TUI{Session: s, Fake: fake, env: e}
-	if _, err := t.WaitFor(ctx, Ready, 60*time.Second); err != nil {
+	if _, err := t.WaitFor(ctx, Ready, 3*time.Minute); err != nil { // minutes on a loaded machine
 		t.Close()
 		return nil, fmt.Errorf("the TUI did not start: %w", err)
 	}

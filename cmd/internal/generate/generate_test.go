@@ -16,7 +16,7 @@ const root = "../../.."
 // TestGeneratedFilesCurrent fails when a generated file is stale: the committed file is not
 // what "make generate" makes of the code now (or a stray file is in the plugin).
 func TestGeneratedFilesCurrent(t *testing.T) {
-	files, err := generated(root)
+	files, dirs, err := generated(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestGeneratedFilesCurrent(t *testing.T) {
 			t.Errorf("%s is stale: run make generate", name)
 		}
 	}
-	for _, name := range strays(root, files) {
+	for _, name := range strays(root, dirs, files) {
 		t.Errorf("%s is in the plugin's directory but no generated file: make generate removes it", name)
 	}
 }
@@ -38,7 +38,7 @@ func TestGeneratedFilesCurrent(t *testing.T) {
 // TestGeneratedFilesMarked: each generated file is marked linguist-generated in
 // .gitattributes, under the header line; the one generated section has the header above it.
 func TestGeneratedFilesMarked(t *testing.T) {
-	files, err := generated(root)
+	files, _, err := generated(root)
 	if err != nil {
 		t.Fatal(err)
 	}

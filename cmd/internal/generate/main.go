@@ -17,12 +17,13 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
-	"github.com/ralph-loop/ralph-loop/hook/claude"
+	"github.com/ralph-loop/ralph-loop/hook/hosts"
 )
 
 func main() {
@@ -46,7 +47,7 @@ const flagMark = "<!-- The flag table below: " + Header + " -->\n"
 // generate writes every generated file that differs from what it should read, and removes
 // files in the plugin's directory that are not the plugin's.
 func generate(root string) error {
-	files, err := generated(root)
+	files, dirs, err := generated(root)
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func generate(root string) error {
 		}
 		fmt.Println("generate: wrote", name)
 	}
-	for _, name := range strays(root, files) {
+	for _, name := range strays(root, dirs, files) {
 		if err := os.Remove(filepath.Join(root, filepath.FromSlash(name))); err != nil {
 			return err
 		}
@@ -72,30 +73,33 @@ func generate(root string) error {
 	return nil
 }
 
-// generated returns each generated file as it should read, by its slash path from root.
-func generated(root string) (map[string][]byte, error) {
-	versions, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(claude.PluginVersionsFile)))
-	if err != nil {
-		return nil, err
+// generated returns each generated file as it should read, by its slash path from root, and
+// the directories where no other file belongs.
+func generated(root string) (map[string][]byte, []string, error) {
+	files := map[string][]byte{}
+	var dirs []string
+	for _, h := range hosts.All {
+		g, ok := h.(hosts.Generated)
+		if !ok {
+			continue
+		}
+		made, dir, err := g.Generated(root)
+		if err != nil {
+			return nil, nil, err
+		}
+		maps.Copy(files, made)
+		if dir != "" {
+			dirs = append(dirs, dir)
+		}
 	}
-	releases, err := claude.ParsePluginReleases(versions)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", claude.PluginVersionsFile, err)
-	}
-	r, added := claude.NextPluginRelease(releases, claude.PluginSum())
-	files := claude.PluginFilesAt(r.Version)
-	if added {
-		versions = append(bytes.TrimRight(versions, "\n"), []byte("\n"+r.Version+" "+r.Sum+"\n")...)
-	}
-	files[claude.PluginVersionsFile] = versions
 	doc, err := os.ReadFile(filepath.Join(root, usageDoc))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if files[usageDoc], err = withFlagTable(doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", usageDoc, err)
+		return nil, nil, fmt.Errorf("%s: %w", usageDoc, err)
 	}
-	return files, nil
+	return files, dirs, nil
 }
 
 // withFlagTable returns doc with its flag table (and the mark above it) as the flag table
@@ -115,19 +119,21 @@ func withFlagTable(doc []byte) ([]byte, error) {
 	return []byte(start + flagMark + args.Markdown() + s[i+end+1:]), nil
 }
 
-// strays are the files in the plugin's directory that PluginFiles does not make: they
-// would ship with the plugin.
-func strays(root string, files map[string][]byte) []string {
+// strays are the files in the directories dirs that the generated files do not hold: they
+// would ship with them (a plugin's).
+func strays(root string, dirs []string, files map[string][]byte) []string {
 	var out []string
-	_ = filepath.WalkDir(filepath.Join(root, claude.PluginDir), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if _, ok := files[filepath.ToSlash(rel)]; !ok {
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	for _, dir := range dirs {
+		_ = filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			if _, ok := files[filepath.ToSlash(rel)]; !ok {
+				out = append(out, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+	}
 	return out
 }

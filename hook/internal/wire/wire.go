@@ -146,3 +146,15 @@ func WriteJSON(w io.Writer, v any) error {
 	_, err := w.Write(buf.Bytes())
 	return err
 }
+
+// WriteOutput writes out as the hook's output JSON (nothing for an empty one) and returns
+// the hook's exit code: 0, or 1 with the error when the output could not be written.
+func WriteOutput(w io.Writer, out Output) (int, error) {
+	if out == (Output{}) {
+		return 0, nil
+	}
+	if err := WriteJSON(w, out); err != nil {
+		return 1, err
+	}
+	return 0, nil
+}

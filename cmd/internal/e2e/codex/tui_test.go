@@ -92,7 +92,7 @@ func startTUI(t *testing.T, env *Env) *tui {
 		}
 	})
 	// The footer under the composer shows once the TUI has started and takes input.
-	if !waitFor(60*time.Second, func() bool { return strings.Contains(u.screen(), "for shortcuts") }) {
+	if !waitFor(3*time.Minute, func() bool { return strings.Contains(u.screen(), "for shortcuts") }) {
 		t.Fatal("the TUI did not show its composer")
 	}
 	time.Sleep(time.Second)

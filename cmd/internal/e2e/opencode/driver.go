@@ -244,9 +244,9 @@ func (e *Env) Serve(ctx context.Context, script Script) (*Server, error) {
 	}()
 	select {
 	case s.URL = <-found:
-	case <-time.After(60 * time.Second):
+	case <-time.After(3 * time.Minute): // it takes seconds of CPU to start: minutes on a loaded machine
 		s.Close()
-		return nil, fmt.Errorf("%s serve did not start in 60 s; its log:\n%s", e.Host, s.Log)
+		return nil, fmt.Errorf("%s serve did not start in 3 minutes; its log:\n%s", e.Host, s.Log)
 	}
 	if err := s.subscribe(ctx); err != nil {
 		s.Close()

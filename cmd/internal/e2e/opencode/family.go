@@ -242,7 +242,8 @@ func (f Family) TUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Kill()
-	if _, err := s.WaitFor(ctx, "ctrl+p", 60*time.Second); err != nil {
+	// The TUI can take minutes to draw on a loaded machine.
+	if _, err := s.WaitFor(ctx, "ctrl+p", 3*time.Minute); err != nil {
 		screen, _ := s.Screen(ctx, 0)
 		t.Fatalf("%v; the screen:\n%s", err, tmux.Trim(screen))
 	}

@@ -38,7 +38,7 @@ func tui(t *testing.T, e *Env, script Script, args ...string) (*tmux.Session, *F
 		}
 		s.Kill()
 	})
-	if _, err := s.WaitFor(ctx, "fake-model", 60*time.Second); err != nil {
+	if _, err := s.WaitFor(ctx, "fake-model", 3*time.Minute); err != nil {
 		t.Fatalf("pi did not start: %v", err)
 	}
 	return s, fake

@@ -1,4 +1,4 @@
-package transcript
+package claudeshape
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
 )
 
 // FuzzScan checks that any input scans without error or panic, that the offset always ends
@@ -26,7 +28,7 @@ func FuzzScan(f *testing.F) {
 	}
 	f.Add([]byte(assistant(ts1, text("<promise>DONE</promise>"), toolUse("t"))+"broken\n"+toolResult(100)), uint(40))
 	f.Fuzz(func(t *testing.T, data []byte, cut uint) {
-		opt := Options{Token: "DONE", Last: "DONE"}
+		opt := transcript.Options{Token: "DONE", Last: "DONE"}
 		whole, err := Scan(bytes.NewReader(data), 0, opt)
 		if err != nil {
 			t.Fatalf("Scan: %v", err)

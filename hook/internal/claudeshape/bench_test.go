@@ -1,10 +1,12 @@
-package transcript
+package claudeshape
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/ralph-loop/ralph-loop/hook/transcript"
 )
 
 // benchLines builds n bytes of transcript lines of one kind.
@@ -35,7 +37,7 @@ func benchScan(b *testing.B, kind string) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res, err := Scan(bytes.NewReader(data), 0, Options{Token: "DONE", Last: "x"})
+		res, err := Scan(bytes.NewReader(data), 0, transcript.Options{Token: "DONE", Last: "x"})
 		if err != nil || res.Bad != 0 {
 			b.Fatal(err, res.Bad)
 		}

@@ -1,0 +1,39 @@
+package claudeshape
+
+import (
+	"io"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+)
+
+// Input is the part of a Claude Code hook event that ralph-loop uses (wire.Input: Qwen Code,
+// Factory Droid and Gemini CLI use the same field names).
+type Input = wire.Input
+
+// DecodeInput reads one event object from r. Fields it does not use (tool inputs and
+// responses, which can be huge) are skipped without being held in memory. Known fields of
+// the wrong type, a missing hook_event_name, or anything but one JSON object are errors
+// wrapping hook.ErrInput.
+func DecodeInput(r io.Reader) (Input, error) {
+	var in Input
+	err := wire.DecodeInput(r, &in, nil)
+	return in, err
+}
+
+// Event is the event in as every host of this shape sends it: its name, session, directory,
+// transcript and key, and the kinds they send alike: SessionStart, SessionEnd, and
+// StopFailure, which comes instead of Stop when the model's API (or the host's loop
+// detector) ended the turn, and whose output is ignored. The host reads the other events.
+func Event(in *Input) hook.Event {
+	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}
+	switch in.Event {
+	case "SessionStart":
+		ev.Kind, ev.Source = hook.SessionStart, in.Source
+	case "SessionEnd":
+		ev.Kind, ev.Reason = hook.SessionEnd, in.Reason
+	case "StopFailure":
+		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.FailureMessage()
+	}
+	return ev
+}
