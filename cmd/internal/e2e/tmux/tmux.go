@@ -187,12 +187,19 @@ func Trim(screen string) string {
 	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
 }
 
-// Kill ends the session and its server, and waits (up to 10 s) for the program to be gone,
-// so that nothing writes to its directories any more; then it is killed outright.
+// Kill ends the session and its server, and waits (up to 10 s) for the program and every
+// process of its session to be gone, so that nothing writes to its directories any more;
+// then what is left is killed outright.
 func (s *Session) Kill() error {
 	pid := 0
 	if b, err := os.ReadFile(s.pidFile); err == nil {
 		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	// The launcher runs in the pane's session: the program's children (a CLI's workers,
+	// which may still be writing its files) are found by that session's id.
+	sid := sessionOf(pid)
+	if sid == sessionOf(os.Getpid()) {
+		sid = 0 // never the test's own session
 	}
 	_, err := s.tmux(context.Background(), "kill-server")
 	if pid > 0 {
@@ -200,12 +207,57 @@ func (s *Session) Kill() error {
 		for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
-		if syscall.Kill(pid, syscall.SIGKILL) == nil {
-			time.Sleep(200 * time.Millisecond)
+		left := []int{pid}
+		if sid > 0 {
+			left = append(left, inSession(sid)...)
+		}
+		for _, p := range left {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+			if syscall.Kill(pid, 0) != nil && (sid <= 0 || len(inSession(sid)) == 0) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	if d := filepath.Dir(s.socket); strings.HasPrefix(filepath.Base(d), "tmux-") {
 		os.RemoveAll(d)
 	}
 	return err
+}
+
+// sessionOf is the session id of process pid (Linux: /proc/PID/stat's sixth field), or 0.
+func sessionOf(pid int) int {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid pgrp session ...: comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 4 {
+		return 0
+	}
+	sid, _ := strconv.Atoi(fields[3])
+	return sid
+}
+
+// inSession lists the processes of session sid; on another system, or without /proc, none.
+func inSession(sid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var pids []int
+	for _, f := range stats {
+		p, err := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		if err == nil && p != os.Getpid() && sessionOf(p) == sid {
+			pids = append(pids, p)
+		}
+	}
+	return pids
 }
