@@ -307,9 +307,33 @@ func (t *TUI) Type(text string) error {
 	if _, err := io.WriteString(t.in, text); err != nil {
 		return err
 	}
-	time.Sleep(time.Second)
-	_, err := io.WriteString(t.in, "\r")
-	return err
+	// Enter once the prompt box shows the text, and again while it still does: on a loaded
+	// machine the UI can take the text late, or drop an Enter while it runs a hook.
+	head := text[:min(len(text), 20)]
+	typed := func() bool { return strings.Contains(t.promptLine(), head) }
+	WaitFor(30*time.Second, typed)
+	for range 5 {
+		time.Sleep(200 * time.Millisecond)
+		if _, err := io.WriteString(t.in, "\r"); err != nil {
+			return err
+		}
+		if WaitFor(5*time.Second, func() bool { return !typed() }) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// promptLine is the prompt box's line as last drawn: the last line that starts with "*"
+// (the box's mark, before the typed text or the placeholder).
+func (t *TUI) promptLine() string {
+	lines := strings.Split(t.Screen(), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, "* ") || l == "*" {
+			return l
+		}
+	}
+	return ""
 }
 
 // Close kills the TUI and stops the fake. script(1) runs the CLI in a session of its own
