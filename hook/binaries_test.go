@@ -2,7 +2,6 @@ package hook
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -37,7 +36,7 @@ func TestHookBinariesRecorded(t *testing.T) {
 		in, _ := json.Marshal(fields)
 		now = now.Add(time.Second)
 		at := now
-		var out, errs bytes.Buffer
+		var errs bytes.Buffer
 		env := Env{Store: store, Now: func() time.Time { return at }, Getenv: func(string) string { return "" }, Stderr: &errs,
 			HookBinaries: func(host, dir string) []string {
 				reads++
@@ -48,16 +47,7 @@ func TestHookBinariesRecorded(t *testing.T) {
 				data, _ := os.ReadFile(settings) // a stand-in for the files' status
 				return string(data)
 			}}
-		if code := Handle(context.Background(), env, saidHost{}, bytes.NewReader(in), &out); code != 0 {
-			t.Fatalf("exit %d: %s", code, errs.String())
-		}
-		var rep Reply
-		if out.Len() > 0 {
-			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return rep
+		return handleSaid(t, env, in)
 	}
 	check := func(cmd string, deny bool, wantReads int) {
 		t.Helper()

@@ -68,16 +68,30 @@ func (w *saidWorld) send(fields map[string]string) Reply {
 	in, _ := json.Marshal(fields)
 	w.now = w.now.Add(time.Second)
 	now := w.now
-	var out, errs bytes.Buffer
+	var errs bytes.Buffer
 	env := Env{Store: w.store, Now: func() time.Time { return now }, Getenv: func(string) string { return "" }, Stderr: &errs,
 		CatchUp: 500 * time.Millisecond, Sleep: func(d time.Duration) { w.sleep += d; now = now.Add(d) }}
+	return handleSaid(w.t, env, in)
+}
+
+// handleSaid runs the engine on in for saidHost and reads its reply; an exit other than 0
+// fails the test with what the engine wrote to env.Stderr.
+func handleSaid(t testing.TB, env Env, in []byte) Reply {
+	t.Helper()
+	var out bytes.Buffer
 	if code := Handle(context.Background(), env, saidHost{}, bytes.NewReader(in), &out); code != 0 {
-		w.t.Fatalf("exit %d: %s", code, errs.String())
+		t.Fatalf("exit %d: %s", code, env.Stderr)
 	}
+	return replyOf(t, out.Bytes())
+}
+
+// replyOf reads a hook's stdout as saidHost's reply (none: the zero Reply).
+func replyOf(t testing.TB, stdout []byte) Reply {
+	t.Helper()
 	var rep Reply
-	if out.Len() > 0 {
-		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-			w.t.Fatal(err)
+	if len(stdout) > 0 {
+		if err := json.Unmarshal(stdout, &rep); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return rep

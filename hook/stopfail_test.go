@@ -69,26 +69,11 @@ func (w *failWorld) send(fields map[string]string) (Reply, string) {
 		if err := cmd.Run(); err != nil {
 			w.t.Fatalf("%v: %s", err, errs.String())
 		}
-		var rep Reply
-		if out.Len() > 0 {
-			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-				w.t.Fatal(err)
-			}
-		}
-		return rep, errs.String()
+		return replyOf(w.t, out.Bytes()), errs.String()
 	}
 	env := Env{Store: w.store, Now: func() time.Time { return now }, Getenv: func(string) string { return "" }, Stderr: &errs,
 		CatchUp: 500 * time.Millisecond, Sleep: func(d time.Duration) { now = now.Add(d) }, Caller: w.caller}
-	if code := Handle(context.Background(), env, saidHost{}, bytes.NewReader(in), &out); code != 0 {
-		w.t.Fatalf("exit %d: %s", code, errs.String())
-	}
-	var rep Reply
-	if out.Len() > 0 {
-		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-			w.t.Fatal(err)
-		}
-	}
-	return rep, errs.String()
+	return handleSaid(w.t, env, in), errs.String()
 }
 
 // stop ends the agent's turn, with the promise in its last message.

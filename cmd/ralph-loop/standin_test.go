@@ -83,6 +83,16 @@ func standinRun(req standinRequest) standinReply {
 	return standinHook(req, "")
 }
 
+// claudeSettings is what the stand-ins read of Claude Code's settings: each event's hooks'
+// command lines.
+type claudeSettings struct {
+	Hooks map[string][]struct {
+		Hooks []struct {
+			Command string `json:"command"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
 // standinInstalled runs the command lines of an event's hooks in the user's Claude Code
 // settings, one after another, and joins what they answered.
 func standinInstalled(req standinRequest) standinReply {
@@ -90,13 +100,7 @@ func standinInstalled(req standinRequest) standinReply {
 	if err != nil {
 		return standinReply{Stderr: err.Error(), Code: 1}
 	}
-	var settings struct {
-		Hooks map[string][]struct {
-			Hooks []struct {
-				Command string `json:"command"`
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
+	var settings claudeSettings
 	if err := json.Unmarshal(data, &settings); err != nil {
 		return standinReply{Stderr: err.Error(), Code: 1}
 	}
@@ -180,13 +184,7 @@ func installedHook(payload []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var settings struct {
-		Hooks map[string][]struct {
-			Hooks []struct {
-				Command string `json:"command"`
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
+	var settings claudeSettings
 	if err := json.Unmarshal(data, &settings); err != nil {
 		return "", fmt.Errorf("read the settings: %w", err)
 	}

@@ -13,12 +13,7 @@ import (
 func TestStopTimeoutReadBack(t *testing.T) {
 	for _, scope := range []string{install.ScopeUser, install.ScopeProject, install.ScopeLocal} {
 		home, project := t.TempDir(), t.TempDir()
-		getenv := func(k string) string {
-			if k == "HOME" {
-				return home
-			}
-			return ""
-		}
+		getenv := homeOnly(home)
 		if d := stopTimeout(getenv, project); d != 600*time.Second {
 			t.Errorf("%s: no install: %v, want 600s", scope, d)
 		}

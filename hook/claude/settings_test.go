@@ -27,11 +27,16 @@ func newSettingsWorld(t *testing.T) settingsWorld {
 	return w
 }
 
-func (w settingsWorld) getenv(k string) string {
-	if k == "HOME" {
-		return w.home
+func (w settingsWorld) getenv(k string) string { return homeOnly(w.home)(k) }
+
+// homeOnly is an environment with only HOME set, to home.
+func homeOnly(home string) func(string) string {
+	return func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
 	}
-	return ""
 }
 
 func (w settingsWorld) view(t *testing.T) ([]state.Setting, error) {

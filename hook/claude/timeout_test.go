@@ -11,12 +11,7 @@ import (
 // longest over every scope), and is Claude Code's default of 600 s when none sets one.
 func TestStopTimeout(t *testing.T) {
 	home, project := t.TempDir(), t.TempDir()
-	getenv := func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
+	getenv := homeOnly(home)
 	if d := stopTimeout(getenv, project); d != 600*time.Second {
 		t.Errorf("no settings: %s, want 600s", d)
 	}

@@ -183,11 +183,17 @@ func (s *session) loop() *state.Loop {
 	return l
 }
 
+// turn ends a turn whose last message is text: Gemini CLI writes it to the chat, then runs
+// AfterAgent.
+func (s *session) turn(text string) hosttest.Reply {
+	s.f.Said(s.s, text, "")
+	return s.handle(s.f.Stop(s.s, text))
+}
+
 func TestNoModelReplyEndsTheLoop(t *testing.T) {
 	s := newSession(t)
 	s.handle(s.f.Prompt(s.s, `/ralph-loop "Fix it" --max-iterations 50`))
-	s.f.Said(s.s, "Still working.", "")
-	if r := s.handle(s.f.Stop(s.s, "Still working.")); !r.Block {
+	if r := s.turn("Still working."); !r.Block {
 		t.Fatalf("first stop not blocked: %+v", r)
 	}
 	// The loop detector aborts the next turn: the continuation and its message are written,
@@ -208,8 +214,7 @@ func TestNoModelReplyEndsTheLoop(t *testing.T) {
 func TestEarlierPromiseNotAcceptedLater(t *testing.T) {
 	s := newSession(t)
 	s.handle(s.f.Prompt(s.s, `/ralph-loop "Write x.txt" --max-iterations 5`))
-	s.f.Said(s.s, "Done. <promise>DONE</promise>", "")
-	if r := s.handle(s.f.Stop(s.s, "Done. <promise>DONE</promise>")); !r.Block || !strings.Contains(r.Reason, "only 0 tool calls") {
+	if r := s.turn("Done. <promise>DONE</promise>"); !r.Block || !strings.Contains(r.Reason, "only 0 tool calls") {
 		t.Fatalf("a promise without work: %+v", r)
 	}
 	// The continuation comes back through BeforeAgent: not a prompt of the user's.
@@ -393,8 +398,7 @@ func TestEncode(t *testing.T) {
 func TestContinuationAfterTheLoopEndedRefused(t *testing.T) {
 	s := newSession(t)
 	s.handle(s.f.Prompt(s.s, `/ralph-loop "Write x.txt" --max-iterations 5 --min-tool-calls 0`))
-	s.f.Said(s.s, "Working on it.", "")
-	r := s.handle(s.f.Stop(s.s, "Working on it."))
+	r := s.turn("Working on it.")
 	if !r.Block {
 		t.Fatalf("first stop: %+v", r)
 	}
@@ -423,13 +427,11 @@ func TestDecodeShellDir(t *testing.T) {
 func TestFirstBlockSaysEsc(t *testing.T) {
 	s := newSession(t)
 	s.handle(s.f.Prompt(s.s, `/ralph-loop "Fix it" --max-iterations 5`))
-	s.f.Said(s.s, "Still working.", "")
-	r := s.handle(s.f.Stop(s.s, "Still working."))
+	r := s.turn("Still working.")
 	if !r.Block || !strings.Contains(r.Notice, "press Esc") || !strings.Contains(r.Notice, "cannot be queued") {
 		t.Fatalf("first block: %+v; want its notice to say Esc ends the loop while the agent works", r)
 	}
-	s.f.Said(s.s, "Still working, again.", "")
-	if r := s.handle(s.f.Stop(s.s, "Still working, again.")); !r.Block || strings.Contains(r.Notice, "press Esc") {
+	if r := s.turn("Still working, again."); !r.Block || strings.Contains(r.Notice, "press Esc") {
 		t.Errorf("second block: %+v; want no Esc hint", r)
 	}
 }
@@ -494,8 +496,7 @@ func TestCancelledByUser(t *testing.T) {
 func TestEscDuringCommandEndsTheLoop(t *testing.T) {
 	s := newSession(t)
 	s.handle(s.f.Prompt(s.s, `/ralph-loop "Fix it" --max-iterations 5`))
-	s.f.Said(s.s, "Let me think.", "")
-	if r := s.handle(s.f.Stop(s.s, "Let me think.")); !r.Block {
+	if r := s.turn("Let me think."); !r.Block {
 		t.Fatalf("first stop: %+v", r)
 	}
 	r := s.handle(aftertool(t, s.s, ShellTool, "<untrusted_context>\nCommand was cancelled by user before it could complete. There was no output before it was cancelled.\n</untrusted_context>", "Command cancelled by user."))
@@ -507,8 +508,7 @@ func TestEscDuringCommandEndsTheLoop(t *testing.T) {
 		t.Errorf("loop %s by %q at %d with %d tool calls; want CANCELLED by the user at 2 with none", l.Status, l.EndedBy, l.Iteration, l.ToolCalls)
 	}
 	s.handle(s.f.Prompt(s.s, "Stop there, please."))
-	s.f.Said(s.s, "Stopped, as you asked.", "")
-	if r := s.handle(s.f.Stop(s.s, "Stopped, as you asked.")); r.Block {
+	if r := s.turn("Stopped, as you asked."); r.Block {
 		t.Errorf("the stop after the user's message was blocked: %+v", r)
 	}
 	if again := s.handle(aftertool(t, s.s, ShellTool, "Command was cancelled by user before it could start.", "Command cancelled by user.")); again != (hosttest.Reply{}) {
@@ -528,8 +528,7 @@ func TestCommandOutputDoesNotEndTheLoop(t *testing.T) {
 	if l := s.loop(); l.Status != state.Active {
 		t.Fatalf("loop %s after the command; want ACTIVE", l.Status)
 	}
-	s.f.Said(s.s, "Done. <promise>DONE</promise>", "")
-	if r := s.handle(s.f.Stop(s.s, "Done. <promise>DONE</promise>")); r.Block {
+	if r := s.turn("Done. <promise>DONE</promise>"); r.Block {
 		t.Errorf("the promise after the command's work was blocked: %+v", r)
 	}
 	if l := s.loop(); l.Status != state.PromiseAccepted || l.ToolCalls != 1 {

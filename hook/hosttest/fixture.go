@@ -159,3 +159,30 @@ func SameEvents(t testing.TB, source, pattern string, listed []string) {
 		t.Errorf("the source passes on %q; the host lists %q", passed, listed)
 	}
 }
+
+// Goal is a case of a host's ActiveGoal: a captured transcript with more appended, and the
+// goal it must then read (active, or ended).
+type Goal struct {
+	Name, More string
+	Want       string
+	Active     bool
+}
+
+// ActiveGoals checks activeGoal on the transcript captured (a file) with each case's lines
+// appended.
+func ActiveGoals(t testing.TB, captured string, activeGoal func(path string) (string, bool), cases []Goal) {
+	t.Helper()
+	data, err := os.ReadFile(captured)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range cases {
+		path := filepath.Join(t.TempDir(), filepath.Base(captured))
+		if err := os.WriteFile(path, append(append([]byte(nil), data...), tt.More...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got, active := activeGoal(path); got != tt.Want || active != tt.Active {
+			t.Errorf("%s: ActiveGoal = %q, %v; want %q, %v", tt.Name, got, active, tt.Want, tt.Active)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package install
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,27 +13,9 @@ import (
 // while the binary is there it runs it with the event. It is recognised as ours, and
 // HookBinary names the binary.
 func TestBinaryCommand(t *testing.T) {
-	catDir := t.TempDir()
-	cat, err := exec.LookPath("cat")
-	if err != nil {
-		t.Skip("no cat")
-	}
-	os.Symlink(cat, filepath.Join(catDir, "cat"))
-	h := testHost()
-	h.Notice = func(text string) string { return `{"systemMessage":` + quoteJSON(text) + `}` }
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "my tools", "ralph-loop")
-	for _, tc := range []struct {
-		ev         Event
-		input      string
-		wantNotice bool
-	}{
-		{h.Events[0], `{"hook_event_name":"SessionStart"}`, true},
-		{h.Events[1], `{"prompt":"/ralph-loop \"fix it\""}`, true},
-		{h.Events[1], `{"prompt":"hello"}`, false},
-		{h.Events[3], `{"hook_event_name":"Stop"}`, false},
-		{h.Events[2], strings.Repeat("x", 1<<20), false},
-	} {
+	catDir, h, cases := withoutBinary(t)
+	bin := filepath.Join(t.TempDir(), "my tools", "ralph-loop")
+	for _, tc := range cases {
 		cmd := BinaryCommand(h, tc.ev, bin)
 		if !h.Ours(cmd, nil) {
 			t.Errorf("%s: not recognised as ours: %s", tc.ev.Name, cmd)

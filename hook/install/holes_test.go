@@ -1,7 +1,6 @@
 package install
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -21,15 +20,27 @@ func settingsOf(t *testing.T, path string) string {
 	return string(data)
 }
 
+// localSettings writes data as the local-scope settings of the project dir, as the user
+// had them before install, and returns the file's path.
+func localSettings(t *testing.T, dir, data string) string {
+	t.Helper()
+	path := filepath.Join(dir, ".test", "settings.local.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // Uninstall keeps a setting the user had before install, even with install's value.
 func TestUninstallKeepsUsersSetting(t *testing.T) {
 	dir := t.TempDir()
 	h := testHost()
 	o := opts(t, ScopeLocal, dir)
-	path := filepath.Join(dir, ".test", "settings.local.json")
-	os.MkdirAll(filepath.Dir(path), 0o755)
 	orig := "{\n  \"env\": {\n    \"CAP\": \"1000\"\n  }\n}\n"
-	os.WriteFile(path, []byte(orig), 0o644)
+	path := localSettings(t, dir, orig)
 	do(t, h, o, true)
 	u := do(t, h, o, false)
 	if got := settingsOf(t, path); got != orig {
@@ -102,10 +113,8 @@ func TestBackupsUniqueAndOutside(t *testing.T) {
 	dir := t.TempDir()
 	h := testHost()
 	o := opts(t, ScopeLocal, dir)
-	path := filepath.Join(dir, ".test", "settings.local.json")
-	os.MkdirAll(filepath.Dir(path), 0o755)
 	orig := `{"model": "x"}`
-	os.WriteFile(path, []byte(orig), 0o644)
+	path := localSettings(t, dir, orig)
 	p1 := do(t, h, o, true)
 	p2 := do(t, h, o, false)
 	b1, b2 := p1.Changes[0].Backup, p2.Changes[0].Backup
@@ -182,9 +191,7 @@ func TestOddSettingsFilesRefused(t *testing.T) {
 	}
 
 	dir = t.TempDir()
-	path = filepath.Join(dir, ".test", "settings.local.json")
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	os.WriteFile(path, append([]byte(`{"a":"`), append(bytes.Repeat([]byte("x"), MaxFileSize), '"', '}')...), 0o644)
+	localSettings(t, dir, `{"a":"`+strings.Repeat("x", MaxFileSize)+`"}`)
 	if _, err := h.Install(opts(t, ScopeLocal, dir)); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("oversized settings: %v", err)
 	}
@@ -196,9 +203,7 @@ func TestConcurrentWriterKept(t *testing.T) {
 	dir := t.TempDir()
 	h := testHost()
 	o := opts(t, ScopeLocal, dir)
-	path := filepath.Join(dir, ".test", "settings.local.json")
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	os.WriteFile(path, []byte(`{"model": "x"}`), 0o644)
+	path := localSettings(t, dir, `{"model": "x"}`)
 	p, err := h.Install(o)
 	if err != nil {
 		t.Fatal(err)

@@ -31,30 +31,45 @@ func runHook(t *testing.T, cmd, path, input string) (stdout, stderr string, code
 	return o.String(), e.String(), code
 }
 
-// The portable command of a committed settings file: on a machine without ralph-loop it
-// exits 0 (no hook error, no block), printing the one line only at a session's start and at
-// a prompt that names ralph; with ralph-loop on PATH it runs it with the event on stdin.
-func TestPortableCommand(t *testing.T) {
-	// Only the shell's own directory: no ralph-loop, but sh's builtins and cat.
-	catDir := t.TempDir()
+// noticeCase is an event a hook command gets when the binary it runs is not there, and
+// whether the command then prints its one-line notice.
+type noticeCase struct {
+	ev         Event
+	input      string
+	wantNotice bool
+}
+
+// withoutBinary is the world of a hook command whose binary is not there: a PATH of only
+// the shell's own directory and cat (no ralph-loop), a host that notices with Claude Code's
+// systemMessage, and the events to try, of which only a session's start and a prompt that
+// names ralph get the notice.
+func withoutBinary(t *testing.T) (catDir string, h *Target, cases []noticeCase) {
+	t.Helper()
+	catDir = t.TempDir()
 	cat, err := exec.LookPath("cat")
 	if err != nil {
 		t.Skip("no cat")
 	}
-	os.Symlink(cat, filepath.Join(catDir, "cat"))
-	h := testHost()
+	if err := os.Symlink(cat, filepath.Join(catDir, "cat")); err != nil {
+		t.Fatal(err)
+	}
+	h = testHost()
 	h.Notice = func(text string) string { return `{"systemMessage":` + quoteJSON(text) + `}` }
-	for _, tc := range []struct {
-		ev         Event
-		input      string
-		wantNotice bool
-	}{
+	return catDir, h, []noticeCase{
 		{h.Events[0], `{"hook_event_name":"SessionStart"}`, true},
 		{h.Events[1], `{"prompt":"/ralph-loop \"fix it\""}`, true},
 		{h.Events[1], `{"prompt":"hello"}`, false},
 		{h.Events[3], `{"hook_event_name":"Stop"}`, false},
 		{h.Events[2], strings.Repeat("x", 1<<20), false},
-	} {
+	}
+}
+
+// The portable command of a committed settings file: on a machine without ralph-loop it
+// exits 0 (no hook error, no block), printing the one line only at a session's start and at
+// a prompt that names ralph; with ralph-loop on PATH it runs it with the event on stdin.
+func TestPortableCommand(t *testing.T) {
+	catDir, h, cases := withoutBinary(t)
+	for _, tc := range cases {
 		cmd := PortableCommandAt(h, tc.ev, "project")
 		out, errOut, code := runHook(t, cmd, catDir, tc.input)
 		if code != 0 || errOut != "" {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -28,9 +27,7 @@ func TestConcurrentWriterStress(t *testing.T) {
 	dir := t.TempDir()
 	h := testHost()
 	o := opts(t, ScopeLocal, dir)
-	path := filepath.Join(dir, ".test", "settings.local.json")
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	os.WriteFile(path, []byte("{}\n"), 0o644)
+	path := localSettings(t, dir, "{}\n")
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {

@@ -160,17 +160,24 @@ func hookRun(t *testing.T, stdin *os.File, argv ...string) map[string]any {
 	return got
 }
 
-// A hook started the way hosts start them: through "sh -c" or directly, its input a
-// socket the host made (node hosts) or a pipe (Codex): the host is found past the shell,
-// and only the socket proves it.
-func TestHookCaller(t *testing.T) {
+// socket is one end of a socket pair, as node hosts hand a hook its input; both ends are
+// closed when the test ends.
+func socket(t *testing.T) *os.File {
+	t.Helper()
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "theirs")
-	defer ours.Close()
-	defer theirs.Close()
+	t.Cleanup(func() { ours.Close(); theirs.Close() })
+	return theirs
+}
+
+// A hook started the way hosts start them: through "sh -c" or directly, its input a
+// socket the host made (node hosts) or a pipe (Codex): the host is found past the shell,
+// and only the socket proves it.
+func TestHookCaller(t *testing.T) {
+	theirs := socket(t)
 	me := float64(os.Getpid())
 	got := hookRun(t, theirs, "sh", "-c", `"$0"; :`)
 	if got["host"] != me || got["via"] != 1.0 || got["stdin"] != "socket" || got["proved"] != true || got["same"] != true {
@@ -199,13 +206,7 @@ func TestHookCallerDeep(t *testing.T) {
 	if err := os.WriteFile(deep, []byte("if [ \"$1\" -gt 0 ]; then sh \"$0\" $(($1 - 1)) \"$2\"; else \"$2\"; fi\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ours, theirs := os.NewFile(uintptr(fds[0]), "ours"), os.NewFile(uintptr(fds[1]), "theirs")
-	defer ours.Close()
-	defer theirs.Close()
+	theirs := socket(t)
 	got := hookRun(t, theirs, "sh", deep, "100")
 	if got["host"] != float64(os.Getpid()) || got["via"] != 101.0 || got["proved"] != true {
 		t.Errorf("100 shells deep: %v", got)

@@ -7,28 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// sparse makes path a transcript of lines, then a hole of n bytes (the file extended
-// without writing, as "truncate -s +1T" does), then more lines. It skips the test where the
-// file system keeps no holes.
-func sparse(t *testing.T, path string, before string, n int64, after string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(before), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(path, int64(len(before))+n); err != nil {
-		t.Skipf("no sparse files here: %v", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(after); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-}
+	"github.com/ralph-loop/ralph-loop/hook/internal/sparsefile"
+)
 
 // OffsetAfter reads back at most its bound, saying so with ErrBound and the earliest line
 // it could tell was written after the time; it skips holes, each ending a line.
@@ -52,7 +33,7 @@ func TestOffsetAfterBound(t *testing.T) {
 
 	// Holes are skipped, each ending a line: the time is found before them.
 	holed := filepath.Join(dir, "holed.jsonl")
-	sparse(t, holed, old+news[0][:100], 1<<30, news[0][100:]+strings.Join(news[1:], ""))
+	sparsefile.Write(t, holed, old+news[0][:100], 1<<30, news[0][100:]+strings.Join(news[1:], ""))
 	if err := os.Truncate(holed, int64(len(old))+1<<30+int64(len(strings.Join(news, "")))+1<<30); err != nil {
 		t.Fatal(err)
 	}

@@ -7,29 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ralph-loop/ralph-loop/hook/internal/sparsefile"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 )
-
-// sparse makes path a transcript of lines, then a hole of n bytes (the file extended
-// without writing, as "truncate -s +1T" does), then more lines. It skips the test where the
-// file system keeps no holes.
-func sparse(t *testing.T, path string, before string, n int64, after string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(before), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(path, int64(len(before))+n); err != nil {
-		t.Skipf("no sparse files here: %v", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(after); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-}
 
 // A hole in the transcript (the agent ran "truncate -s +1T" on it) is never read: the scan
 // skips it, reads the lines the host appended after it, and ends at the file's end. It used
@@ -39,7 +19,7 @@ func TestScanSkipsHoles(t *testing.T) {
 	before := assistant(ts1, text("working"))
 	after := assistant(ts1, text("done <promise>DONE</promise>"))
 	const hole = 1 << 40
-	sparse(t, path, before, hole, after)
+	sparsefile.Write(t, path, before, hole, after)
 	res, err := ScanFile(path, 0, transcript.Options{Token: "DONE", Last: "done <promise>DONE</promise>"})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +104,7 @@ func TestScanHoles(t *testing.T) {
 
 	// A hole at the end, nothing after it: the next scan starts past it.
 	end := filepath.Join(dir, "end.jsonl")
-	sparse(t, end, one, 1<<30, "")
+	sparsefile.Write(t, end, one, 1<<30, "")
 	res, err := ScanFile(end, 0, transcript.Options{Token: "DONE"})
 	if err != nil || res.Offset != int64(len(one))+1<<30 || res.Holes == 0 || res.Cut || strings.Join(res.ToolIDs, ",") != "toolu_1" {
 		t.Fatalf("hole at the end: %+v, %v", res, err)
@@ -133,7 +113,7 @@ func TestScanHoles(t *testing.T) {
 	// A hole inside a line: the line is dropped, its rest after the hole is malformed.
 	mid := filepath.Join(dir, "mid.jsonl")
 	cut := len(two) / 2
-	sparse(t, mid, one+two[:cut], 1<<30, two[cut:]+two)
+	sparsefile.Write(t, mid, one+two[:cut], 1<<30, two[cut:]+two)
 	res, err = ScanFile(mid, 0, transcript.Options{Token: "DONE"})
 	if err != nil || res.Cut || !res.Found || res.Bad != 1 || strings.Join(res.ToolIDs, ",") != "toolu_1,toolu_2" {
 		t.Fatalf("hole inside a line: %+v, %v; want the line cut short dropped, its rest malformed, the next line read", res, err)
@@ -180,13 +160,13 @@ func TestScanHoleKeepsSkipping(t *testing.T) {
 	dir := t.TempDir()
 	marker := assistant(ts1, text("<promise>DONE</promise>"))
 	ended := filepath.Join(dir, "ended.jsonl")
-	sparse(t, ended, assistant(ts1, text("late"))+user("Stop hook feedback"), 1<<20, marker)
+	sparsefile.Write(t, ended, assistant(ts1, text("late"))+user("Stop hook feedback"), 1<<20, marker)
 	res, err := ScanFile(ended, 0, transcript.Options{Token: "DONE", SkipToUser: true})
 	if err != nil || !res.Found || res.LateFound {
 		t.Errorf("after the user line: Found %v LateFound %v (%v); want the marker counted", res.Found, res.LateFound, err)
 	}
 	still := filepath.Join(dir, "still.jsonl")
-	sparse(t, still, assistant(ts1, text("late")), 1<<20, marker)
+	sparsefile.Write(t, still, assistant(ts1, text("late")), 1<<20, marker)
 	res, err = ScanFile(still, 0, transcript.Options{Token: "DONE", SkipToUser: true})
 	if err != nil || res.Found || !res.LateFound || !res.Skipping {
 		t.Errorf("no user line: Found %v LateFound %v Skipping %v (%v); want the marker late", res.Found, res.LateFound, res.Skipping, err)
