@@ -96,10 +96,11 @@ release-test:
 # its model API (installed once into the user cache with npm; a host whose CLI cannot be
 # installed is skipped with one line saying so): one package per host in
 # cmd/internal/e2e/<host> (Claude Code's in cmd/internal/e2e/claude), one host alone with
-# RALPH_E2E=1 go test ./cmd/internal/e2e/claude/. The hosts' suites mostly wait on the CLIs,
-# so four run at once (E2E_P), the longest first (E2E_HOSTS). Beside them GoReleaser is built
+# RALPH_E2E=1 go test ./cmd/internal/e2e/claude/. Two hosts' suites run at once (E2E_P), the
+# longest first (E2E_HOSTS): at four on two cores (beside the unit tests) the whole run took
+# longer in CPU (35 against 29 minutes) and TUI tests failed on load. Beside them GoReleaser is built
 # (once: minutes of CPU on a cold cache), then the release suite runs; its report follows.
-E2E_P     ?= 4
+E2E_P     ?= 2
 E2E_HOSTS := claude kilo opencode qwen gemini droid copilot codex pi
 e2e:
 	@rel=$$(mktemp "$${TMPDIR:-/tmp}/release.XXXXXX") || exit 1; rc=0; \
