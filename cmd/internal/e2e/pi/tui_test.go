@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/tmux"
 )
 
@@ -73,10 +74,23 @@ func tuiEnv(t *testing.T) *Env {
 	t.Helper()
 	suite.Need(t)
 	t.Parallel()
-	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
+	root := t.TempDir()
+	e, err := NewEnv(root, suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// After the TUI is killed: pi runs the agent's commands in a session of their own, so a
+	// command still running when pi ends (TestTUIPasteQuitResume's "sleep 60", as for a user
+	// who types /quit) outlives it. That one is killed; anything else is a leak.
+	t.Cleanup(func() {
+		for _, p := range e2e.Reap(root) {
+			if strings.HasSuffix(p, "sleep 60") {
+				t.Logf("killed the agent's command that outlived pi: %s", p)
+			} else {
+				t.Errorf("process left running by the test (now killed): %s", p)
+			}
+		}
+	})
 	if _, err := e.Install(context.Background(), "user"); err != nil {
 		t.Fatal(err)
 	}
