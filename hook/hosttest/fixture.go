@@ -16,11 +16,14 @@ import (
 // its replies.
 
 // Payloads makes a Fixture's events from the payloads captured from its host, in
-// testdata/<Dir> (from the host package's directory): a host package embeds it in its
-// fixture with the events its host has, and writes only the builders it makes otherwise.
+// testdata/<Dir> (from the host package's directory), and states the host and its hook's
+// environment: a host package embeds it in its fixture with the events its host has, and
+// writes only the builders it makes otherwise, Said and Reply.
 type Payloads struct {
-	T   testing.TB
-	Dir string
+	T       testing.TB
+	Adapter hook.Host
+	Environ map[string]string // the hook's environment beyond HOME and XDG_STATE_HOME
+	Dir     string
 	// Session names the fields of a payload that say its session: its id, its directory
 	// and its transcript's path ("": the host's payloads have no such field).
 	Session [3]string
@@ -31,6 +34,46 @@ type Payloads struct {
 
 // ClaudeSession are the session fields of the hosts of Claude Code's shape.
 var ClaudeSession = [3]string{"session_id", "cwd", "transcript_path"}
+
+// Claude is the Fixture of a host of Claude Code's shape but its Said: its payloads,
+// captured under Claude Code's event names, and its replies, in Claude Code's hook output
+// (ClaudeReply).
+type Claude struct{ Payloads }
+
+// NewClaude is the Claude of host, its captures in testdata/<host name>: UserPromptSubmit.json
+// (prompt), Stop.first-call.json (last_assistant_message), PostToolUse.<tool>.json
+// (tool_use_id), PreToolUse.<tool>.json (tool_input.command) and SessionEnd.json, with tool
+// its shell tool's name. A host whose captures differ changes its Events.
+func NewClaude(t testing.TB, host hook.Host, tool string, env map[string]string) Claude {
+	return Claude{Payloads{T: t, Adapter: host, Environ: env, Dir: host.Name(), Session: ClaudeSession, Events: map[hook.Kind]Event{
+		hook.Prompt:     {File: "UserPromptSubmit.json", Field: "prompt"},
+		hook.Stop:       {File: "Stop.first-call.json", Field: "last_assistant_message"},
+		hook.ToolUsed:   {File: "PostToolUse." + tool + ".json", Field: "tool_use_id"},
+		hook.ToolCheck:  {File: "PreToolUse." + tool + ".json", Field: "tool_input.command"},
+		hook.SessionEnd: {File: "SessionEnd.json"},
+	}}}
+}
+
+// Reply reads a reply in Claude Code's hook output (ClaudeReply).
+func (Claude) Reply(_ hook.Kind, stdout []byte, code int) (Reply, error) {
+	return ClaudeReply(stdout, code)
+}
+
+// ClaudeBlocks are an assistant message's content blocks as Claude Code writes them in its
+// transcript: the text, and a call of tool running "true" when toolID is not "".
+func ClaudeBlocks(text, toolID, tool string) []map[string]any {
+	blocks := []map[string]any{{"type": "text", "text": text}}
+	if toolID != "" {
+		blocks = append(blocks, map[string]any{"type": "tool_use", "id": toolID, "name": tool, "input": map[string]any{"command": "true"}})
+	}
+	return blocks
+}
+
+// Host is the host the payloads are from.
+func (p Payloads) Host() hook.Host { return p.Adapter }
+
+// Env is the hook's environment beyond HOME and XDG_STATE_HOME.
+func (p Payloads) Env() map[string]string { return p.Environ }
 
 // An Event is the captured payload (a file in the host's testdata) a hook event is made
 // from, and the field (a dotted path, see Patch) its argument goes in, after Prefix (a

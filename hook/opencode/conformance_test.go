@@ -10,13 +10,10 @@ import (
 // fixture makes the plugin's events from the ones captured under opencode 1.18.33 (the
 // plugin that "ralph-loop install --host opencode" writes, in opencode serve), or under Kilo
 // 7.7.7 (host Kilo, dir testdata/kilo).
-type fixture struct {
-	hosttest.Payloads
-	host Host
-}
+type fixture struct{ hosttest.Payloads }
 
 func newFixture(t *testing.T, host Host, dir string) fixture {
-	return fixture{hosttest.Payloads{T: t, Dir: dir, Session: [3]string{"sessionID", "directory", ""}, Events: events}, host}
+	return fixture{hosttest.Payloads{T: t, Adapter: host, Dir: dir, Session: [3]string{"sessionID", "directory", ""}, Events: events}}
 }
 
 // events are the payloads the fixture makes its events from.
@@ -26,9 +23,6 @@ var events = map[hook.Kind]hosttest.Event{
 	hook.ToolCheck:  {File: "tool.execute.before.json", Field: "args.command"},
 	hook.SessionEnd: {File: "session.deleted.json"},
 }
-
-func (f fixture) Host() hook.Host      { return f.host }
-func (fixture) Env() map[string]string { return map[string]string{} }
 
 // Stop hands over the iteration's messages, as the plugin does.
 func (f fixture) Stop(s hosttest.Session, last string) []byte {

@@ -19,9 +19,6 @@ var events = map[hook.Kind]hosttest.Event{
 	hook.SessionEnd: {File: "session_shutdown.json"},
 }
 
-func (fixture) Host() hook.Host        { return Host{} }
-func (fixture) Env() map[string]string { return map[string]string{} }
-
 // Prompt runs a loop command as the extension's command does; other text is the user's
 // input.
 func (f fixture) Prompt(s hosttest.Session, text string) []byte {
@@ -62,5 +59,5 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 }
 
 func TestConformance(t *testing.T) {
-	hosttest.Run(t, fixture{hosttest.Payloads{T: t, Dir: "pi", Session: [3]string{"sessionID", "directory", ""}, Events: events}})
+	hosttest.Run(t, fixture{hosttest.Payloads{T: t, Adapter: Host{}, Dir: "pi", Session: [3]string{"sessionID", "directory", ""}, Events: events}})
 }
