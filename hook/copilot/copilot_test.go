@@ -2,7 +2,6 @@ package copilot
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -19,33 +18,25 @@ import (
 // session is one Copilot CLI session of a test: its events, through the engine, and its
 // events.jsonl, written as Copilot CLI writes it (late, when a test says so).
 type session struct {
-	t     *testing.T
-	store *state.Store
+	*hosttest.Engine
 	id    string
-	dir   string
 	path  string
-	now   time.Time
 	stamp int64
 }
 
 func newSession(t *testing.T) *session {
-	dir := t.TempDir()
-	return &session{t: t, store: state.NewStore(filepath.Join(dir, "state")), id: "b79b4ddd-e9b5-4160-abbb-8bca72d1f305", dir: dir,
-		path: filepath.Join(dir, "session-state", "events.jsonl"), now: time.Now().Add(-time.Hour), stamp: 1795353315580}
+	e := hosttest.NewEngine(t, Host{})
+	return &session{Engine: e, id: "b79b4ddd-e9b5-4160-abbb-8bca72d1f305",
+		path: filepath.Join(e.Dir, "session-state", "events.jsonl"), stamp: 1795353315580}
 }
 
 // handle runs one event and returns stdout, stderr and the exit code.
 func (s *session) handle(fields map[string]any) (string, string, int) {
-	s.t.Helper()
-	fields["sessionId"], fields["cwd"] = s.id, s.dir
+	s.T.Helper()
+	fields["sessionId"], fields["cwd"] = s.id, s.Dir
 	in, _ := json.Marshal(fields)
-	s.now = s.now.Add(time.Second)
-	now := s.now
-	var out, errs bytes.Buffer
-	env := hook.Env{Store: s.store, Now: func() time.Time { return now }, Sleep: func(time.Duration) {},
-		Getenv: func(string) string { return "" }, Stderr: &errs}
-	code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
-	return out.String(), errs.String(), code
+	out, errs, code := s.Handle(in)
+	return string(out), string(errs), code
 }
 
 func (s *session) prompt(text string) (string, string, int) {
@@ -60,13 +51,13 @@ func (s *session) stop() (string, string, int) {
 
 // write appends lines to events.jsonl.
 func (s *session) write(lines ...map[string]any) {
-	s.t.Helper()
+	s.T.Helper()
 	var out []any
 	for _, l := range lines {
 		l["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
 		out = append(out, l)
 	}
-	hosttest.AppendJSONL(s.t, s.path, out...)
+	hosttest.AppendJSONL(s.T, s.path, out...)
 }
 
 func said(text string) map[string]any {
@@ -86,14 +77,7 @@ func stopStarted(stamp int64) map[string]any {
 	return map[string]any{"type": "hook.start", "data": map[string]any{"hookType": "agentStop", "input": map[string]any{"timestamp": stamp}}}
 }
 
-func (s *session) loop() *state.Loop {
-	s.t.Helper()
-	l, err := s.store.Peek(s.id)
-	if err != nil || l == nil {
-		s.t.Fatalf("no loop: %v", err)
-	}
-	return l
-}
+func (s *session) loop() *state.Loop { return s.Loop(s.id) }
 
 // The transcript lags: at a stop it does not show the turn's text yet. The stop is blocked,
 // and the agent told that only part of its output could be read. The turn's lines arrive

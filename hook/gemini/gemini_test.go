@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -142,46 +141,29 @@ func TestScanSkipsHistoryRewrites(t *testing.T) {
 	}
 }
 
-// session drives hook.Handle for one Gemini CLI session.
+// session drives the engine for one Gemini CLI session.
 type session struct {
-	t     *testing.T
-	store *state.Store
-	env   map[string]string
-	s     hosttest.Session
-	f     fixture
-	now   time.Time
+	*hosttest.Engine
+	s hosttest.Session
+	f fixture
 }
 
 func newSession(t *testing.T) *session {
-	dir := t.TempDir()
-	return &session{t: t, store: state.NewStore(filepath.Join(dir, "state", "ralph-loop")),
-		env: map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_STATE_HOME": filepath.Join(dir, "state")},
-		s:   hosttest.Session{ID: "g1", Cwd: dir, Transcript: filepath.Join(dir, "chats", "session-x.jsonl")},
-		f:   newFixture(t), now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	e := hosttest.NewEngine(t, Host{})
+	return &session{Engine: e, s: hosttest.Session{ID: "g1", Cwd: e.Dir, Transcript: filepath.Join(e.Dir, "chats", "session-x.jsonl")}, f: newFixture(t)}
 }
 
 func (s *session) handle(in []byte) hosttest.Reply {
-	s.t.Helper()
-	var out, errs bytes.Buffer
-	s.now = s.now.Add(time.Second)
-	now := s.now
-	env := hook.Env{Store: s.store, Now: func() time.Time { return now }, Sleep: func(time.Duration) {},
-		Getenv: func(k string) string { return s.env[k] }, Stderr: &errs}
-	code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
-	r, err := s.f.Reply(0, out.Bytes(), code)
+	s.T.Helper()
+	out, errs, code := s.Handle(in)
+	r, err := s.f.Reply(0, out, code)
 	if err != nil {
-		s.t.Fatalf("reply %q (exit %d, stderr %s): %v", out.Bytes(), code, errs.String(), err)
+		s.T.Fatalf("reply %q (exit %d, stderr %s): %v", out, code, errs, err)
 	}
 	return r
 }
 
-func (s *session) loop() *state.Loop {
-	l, err := s.store.Peek(s.s.ID)
-	if err != nil || l == nil {
-		s.t.Fatalf("no loop: %v", err)
-	}
-	return l
-}
+func (s *session) loop() *state.Loop { return s.Loop(s.s.ID) }
 
 // turn ends a turn whose last message is text: Gemini CLI writes it to the chat, then runs
 // AfterAgent.
@@ -241,7 +223,7 @@ func TestEarlierPromiseNotAcceptedLater(t *testing.T) {
 
 func mustEvents(t *testing.T, s *session) []state.Event {
 	t.Helper()
-	ev, err := s.store.Events(s.s.ID)
+	ev, err := s.Store.Events(s.s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
