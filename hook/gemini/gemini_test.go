@@ -17,30 +17,32 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-func TestTyped(t *testing.T) {
-	body := func(cmd string) string {
-		for _, c := range inject.TOMLCommands() {
-			if c.Name == strings.TrimPrefix(cmd, "/")+".toml" {
-				// The prompt as Gemini CLI reads it from the TOML file.
-				_, p, _ := strings.Cut(c.Content, "prompt = ")
-				p = strings.TrimSpace(p)
-				var s string
-				if err := jsonUnquote(p, &s); err != nil {
-					t.Fatal(err)
-				}
-				return s
+// commandPrompt is the prompt of the command file install writes for cmd, as Gemini CLI
+// reads it from the TOML file.
+func commandPrompt(t *testing.T, cmd string) string {
+	t.Helper()
+	for _, c := range inject.TOMLCommands() {
+		if c.Name == strings.TrimPrefix(cmd, "/")+".toml" {
+			_, p, _ := strings.Cut(c.Content, "prompt = ")
+			var s string
+			if err := json.Unmarshal([]byte(strings.TrimSpace(p)), &s); err != nil {
+				t.Fatal(err)
 			}
+			return s
 		}
-		t.Fatalf("no command file for %s", cmd)
-		return ""
 	}
-	loop, cancel := body("/ralph-loop"), body("/cancel-ralph")
+	t.Fatalf("no command file for %s", cmd)
+	return ""
+}
+
+func TestTyped(t *testing.T) {
+	loop, cancel := commandPrompt(t, "/ralph-loop"), commandPrompt(t, "/cancel-ralph")
 	for _, tc := range []struct{ prompt, want string }{
 		{loop + "\n\n/ralph-loop \"Fix the parser\" --max-iterations 3", "/ralph-loop \"Fix the parser\" --max-iterations 3"},
 		{loop + "\n\n/ralph-loop Fix it\n\nthen /ralph-loop again", "/ralph-loop Fix it\n\nthen /ralph-loop again"},
 		{loop, "/ralph-loop"},
 		{loop + "\n\n/ralph-loopy x", "/ralph-loop"},
-		{body("/ulw-loop") + "\n\n/ulw-loop Do it", "/ulw-loop Do it"},
+		{commandPrompt(t, "/ulw-loop") + "\n\n/ulw-loop Do it", "/ulw-loop Do it"},
 		{cancel, "/cancel-ralph"},
 		{"/ralph-loop typed raw in -p mode", "/ralph-loop typed raw in -p mode"},
 		{"do the task", "do the task"},
@@ -232,32 +234,14 @@ func mustEvents(t *testing.T, s *session) []state.Event {
 
 func TestArmFromCommandFile(t *testing.T) {
 	s := newSession(t)
-	var body string
-	for _, c := range inject.TOMLCommands() {
-		if c.Name == "ralph-loop.toml" {
-			_, p, _ := strings.Cut(c.Content, "prompt = ")
-			if err := jsonUnquote(strings.TrimSpace(p), &body); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	r := s.handle(s.f.Prompt(s.s, body+"\n\n/ralph-loop \"Fix the parser\" --max-iterations 4"))
+	r := s.handle(s.f.Prompt(s.s, commandPrompt(t, "/ralph-loop")+"\n\n/ralph-loop \"Fix the parser\" --max-iterations 4"))
 	if r.Block || !strings.Contains(r.Context, "Fix the parser") || !strings.Contains(r.Context, "escaped as HTML entities") {
 		t.Fatalf("arming from the command file: %+v", r)
 	}
 	if l := s.loop(); l.MaxIterations != 4 || l.Task != "Fix the parser" {
 		t.Errorf("loop %+v", l)
 	}
-	var cancel string
-	for _, c := range inject.TOMLCommands() {
-		if c.Name == "cancel-ralph.toml" {
-			_, p, _ := strings.Cut(c.Content, "prompt = ")
-			if err := jsonUnquote(strings.TrimSpace(p), &cancel); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	r = s.handle(s.f.Prompt(s.s, cancel))
+	r = s.handle(s.f.Prompt(s.s, commandPrompt(t, "/cancel-ralph")))
 	if !r.Block || !strings.Contains(r.Reason, "cancelled at iteration 1/4") {
 		t.Errorf("/cancel-ralph from its command file: %+v", r)
 	}
@@ -337,8 +321,6 @@ func TestTrusted(t *testing.T) {
 		}
 	}
 }
-
-func jsonUnquote(s string, v *string) error { return json.Unmarshal([]byte(s), v) }
 
 func mustJSON(v any) string {
 	b, err := json.Marshal(v)
