@@ -138,6 +138,18 @@ func AppendJSONL(t testing.TB, path string, lines ...any) {
 	}
 }
 
+// WriteFile writes content to the file at path, making its directory when it is not
+// there (a settings file where the host reads it).
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // ReadReply decodes a hook's JSON stdout into out, for a host whose hooks answer with exit
 // code 0: ok is false for no reply (empty stdout) and for an error (another exit code,
 // stdout that is not JSON).

@@ -99,15 +99,6 @@ func FuzzDecode(f *testing.F) {
 func TestBlockCap(t *testing.T) {
 	dir := t.TempDir()
 	home, project, etc := filepath.Join(dir, "home"), filepath.Join(dir, "project"), filepath.Join(dir, "etc")
-	write := func(path, s string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	user, ws := filepath.Join(home, ".qwen", "settings.json"), filepath.Join(project, ".qwen", "settings.json")
 	for _, c := range []struct {
 		name, env, user, ws string
@@ -130,10 +121,10 @@ func TestBlockCap(t *testing.T) {
 	} {
 		os.RemoveAll(dir)
 		if c.user != "" {
-			write(user, c.user)
+			hosttest.WriteFile(t, user, c.user)
 		}
 		if c.ws != "" {
-			write(ws, c.ws)
+			hosttest.WriteFile(t, ws, c.ws)
 		}
 		env := map[string]string{"HOME": home, BlockCapEnv: c.env, "QWEN_CODE_SYSTEM_SETTINGS_PATH": filepath.Join(etc, "settings.json")}
 		got, from := blockCap(func(k string) string { return env[k] }, project)
@@ -142,8 +133,8 @@ func TestBlockCap(t *testing.T) {
 		}
 	}
 	// The system file wins over all.
-	write(filepath.Join(etc, "settings.json"), `{"stopHookBlockingCap": 3}`)
-	write(ws, `{"stopHookBlockingCap": 20}`)
+	hosttest.WriteFile(t, filepath.Join(etc, "settings.json"), `{"stopHookBlockingCap": 3}`)
+	hosttest.WriteFile(t, ws, `{"stopHookBlockingCap": 20}`)
 	env := map[string]string{"HOME": home, "QWEN_CODE_SYSTEM_SETTINGS_PATH": filepath.Join(etc, "settings.json")}
 	if got, _ := blockCap(func(k string) string { return env[k] }, project); got != 3 {
 		t.Errorf("system settings: cap %d, want 3", got)
