@@ -166,6 +166,33 @@ func ReadReply(stdout []byte, code int, out any) (ok bool, err error) {
 	return true, nil
 }
 
+// ReplyFrom reads a hook's JSON stdout into a T (see ReadReply) and what it means by read;
+// no reply is the zero Reply.
+func ReplyFrom[T any](stdout []byte, code int, read func(T) Reply) (Reply, error) {
+	var out T
+	if ok, err := ReadReply(stdout, code, &out); !ok {
+		return Reply{}, err
+	}
+	return read(out), nil
+}
+
+// ShimReply is a Reply of the plugin or extension install writes for a host that runs
+// ralph-loop from its own JavaScript (opencode's and Kilo's plugin, pi's extension): the
+// notice shown, the context added, a continuation that makes the agent go on, a refused
+// prompt's reason, and a tool call denied.
+func ShimReply(notice, context, continuation, refused string, deny bool) Reply {
+	r := Reply{Notice: notice, Context: context}
+	switch {
+	case continuation != "":
+		r.Block, r.Reason = true, continuation
+	case refused != "":
+		r.Block, r.Reason = true, refused
+	case deny:
+		r.Deny = true
+	}
+	return r
+}
+
 // Captured is one captured file: its path and its content.
 type Captured struct {
 	Path string

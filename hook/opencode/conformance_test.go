@@ -35,22 +35,14 @@ func (fixture) Said(hosttest.Session, string, string) {}
 
 // Reply reads the plugin's reply. A refused prompt is replaced by a request that the agent
 // pass the reason on, which the notice carries too.
-func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
-	var r hosttest.Reply
-	var out Output
-	if ok, err := hosttest.ReadReply(stdout, code, &out); !ok {
-		return r, err
-	}
-	r.Notice, r.Context = out.Notice, out.Append
-	switch {
-	case out.Continue != "":
-		r.Block, r.Reason = true, out.Continue
-	case out.Replace != nil:
-		r.Block, r.Reason = true, out.Notice
-	case out.Deny != "":
-		r.Deny = true
-	}
-	return r, nil
+func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
+	return hosttest.ReplyFrom(stdout, code, func(out Output) hosttest.Reply {
+		var refused string
+		if out.Replace != nil {
+			refused = out.Notice
+		}
+		return hosttest.ShimReply(out.Notice, out.Append, out.Continue, refused, out.Deny != "")
+	})
 }
 
 func TestConformance(t *testing.T) { hosttest.Run(t, newFixture(t, Host{}, "opencode")) }

@@ -40,22 +40,10 @@ func (fixture) Said(hosttest.Session, string, string) {}
 
 // Reply reads the extension's reply. A refused prompt (or a command's answer) is dropped
 // and shown to the user.
-func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
-	var r hosttest.Reply
-	var out Output
-	if ok, err := hosttest.ReadReply(stdout, code, &out); !ok {
-		return r, err
-	}
-	r.Notice, r.Context = out.Notice, out.Send
-	switch {
-	case out.Continue != "":
-		r.Block, r.Reason = true, out.Continue
-	case out.Refuse != "":
-		r.Block, r.Reason = true, out.Refuse
-	case out.Deny != "":
-		r.Deny = true
-	}
-	return r, nil
+func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
+	return hosttest.ReplyFrom(stdout, code, func(out Output) hosttest.Reply {
+		return hosttest.ShimReply(out.Notice, out.Send, out.Continue, out.Refuse, out.Deny != "")
+	})
 }
 
 func TestConformance(t *testing.T) {
