@@ -3,7 +3,6 @@ package copilot
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -175,12 +174,7 @@ func TestDecodeCaptures(t *testing.T) {
 		"preToolUse.json":                       hook.ToolCheck, "postToolUse.json": hook.Ignored, "agentStop.first.json": hook.Stop,
 		"agentStop.after-block.json": hook.Stop, "sessionEnd.json": hook.SessionEnd,
 	} {
-		f, err := os.Open(filepath.Join("../../testdata/copilot", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := Host{}.Decode(f)
-		f.Close()
+		ev, err := decodeCaptured(t, name)
 		if err != nil || ev.Kind != want {
 			t.Errorf("%s: kind %v, %v; want %v", name, ev.Kind, err, want)
 		}
@@ -329,7 +323,7 @@ func TestDecodeToolKinds(t *testing.T) {
 	}{
 		{"apply_patch", patch, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
 		{"apply_patch", map[string]any{"input": patch}, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
-		{"apply_patch", `{"input":` + strconvQuote(patch) + `}`, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
+		{"apply_patch", `{"input":` + hosttest.JSON(patch) + `}`, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
 		{"str_replace_editor", map[string]any{"command": "create", "path": "/w/x", "file_text": "x"}, hook.Event{ToolKind: hook.WriteTool, FilePath: "/w/x"}},
 		{"str_replace_editor", map[string]any{"command": "str_replace", "path": "/w/x"}, hook.Event{ToolKind: hook.WriteTool, FilePath: "/w/x"}},
 		{"str_replace_editor", map[string]any{"command": "view", "path": "/w/x"}, hook.Event{}},
@@ -347,7 +341,11 @@ func TestDecodeToolKinds(t *testing.T) {
 	}
 }
 
-func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+// decodeCaptured decodes the payload captured from Copilot CLI in file.
+func decodeCaptured(t *testing.T, file string) (hook.Event, error) {
+	t.Helper()
+	return Host{}.Decode(bytes.NewReader(hosttest.Load(t, filepath.Join("../../testdata/copilot", file))))
+}
 
 // TestDecodeCapturedTools: the real payloads of Copilot CLI 1.0.102's apply_patch (toolArgs a
 // string) and str_replace_editor.
@@ -356,11 +354,7 @@ func TestDecodeCapturedTools(t *testing.T) {
 		"preToolUse.apply_patch.json":        {ToolKind: hook.PatchTool, Patch: "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** End Patch\n"},
 		"preToolUse.str_replace_editor.json": {ToolKind: hook.WriteTool, FilePath: "/WORK/ws/y.txt"},
 	} {
-		data, err := os.ReadFile(filepath.Join("../../testdata/copilot", file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := Host{}.Decode(bytes.NewReader(data))
+		ev, err := decodeCaptured(t, file)
 		if err != nil || ev.Kind != hook.ToolCheck || ev.ToolKind != want.ToolKind || ev.Patch != want.Patch || ev.FilePath != want.FilePath {
 			t.Errorf("%s: %+v, %v", file, ev, err)
 		}

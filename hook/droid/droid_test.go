@@ -2,7 +2,6 @@ package droid
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,7 +137,7 @@ func TestGuardApplyPatch(t *testing.T) {
 		deny  bool
 	}{
 		{patch(hooks), true},
-		{`{"input":` + strconvQuote(patch(hooks)) + `}`, true},
+		{`{"input":` + hosttest.JSON(patch(hooks)) + `}`, true},
 		{patch(filepath.Join(dir, "main.go")), false},
 	} {
 		in := hosttest.Patch(hosttest.Load(t, "../../testdata/droid/PreToolUse.ApplyPatch.json"), session)
@@ -148,11 +147,6 @@ func TestGuardApplyPatch(t *testing.T) {
 			t.Errorf("ApplyPatch %q: exit %d, %q; want denied %v", c.input, code, out, c.deny)
 		}
 	}
-}
-
-func strconvQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // TestSteeredCancel: a /cancel-ralph typed while the agent worked (captured: Factory Droid

@@ -128,7 +128,7 @@ func TestScanSkipsHistoryRewrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chat.jsonl")
 	// Synthetic: a history rewrite holding an earlier answer with the marker.
 	old := geminiRecord("done <promise>DONE</promise>", "", time.Now())
-	if err := os.WriteFile(path, []byte(`{"$set":{"messages":[`+mustJSON(old)+`]}}`+"\n"+`{"$rewindTo":"x"}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{"$set":{"messages":[`+hosttest.JSON(old)+`]}}`+"\n"+`{"$rewindTo":"x"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Transcript.Scan(path, 0, transcript.Options{Token: "DONE"})
@@ -320,14 +320,6 @@ func TestTrusted(t *testing.T) {
 			t.Errorf("Trusted(%s) = %v, want %v", dir, got, want)
 		}
 	}
-}
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
 }
 
 func TestEncode(t *testing.T) {

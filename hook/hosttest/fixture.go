@@ -138,6 +138,16 @@ func AppendJSONL(t testing.TB, path string, lines ...any) {
 	}
 }
 
+// JSON is v encoded as JSON, for a payload a test writes by hand (a string quoted as
+// JSON quotes it).
+func JSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
 // WriteFile writes content to the file at path, making its directory when it is not
 // there (a settings file where the host reads it).
 func WriteFile(t testing.TB, path, content string) {
