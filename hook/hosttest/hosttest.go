@@ -2,7 +2,8 @@
 // payloads: named behaviours, the same for all hosts (a session without a loop, blocked
 // then accepted, a no-work promise rejected, the iteration limit, cancel, the guard's deny,
 // session end, a duplicate delivery, bad input), so that a host package only has to
-// translate, in a Fixture, and call Run.
+// translate, in a Fixture, and call Run. A host package's own tests of the engine run on the
+// suite's Engine, and build their payloads and replies with its helpers.
 package hosttest
 
 import (
