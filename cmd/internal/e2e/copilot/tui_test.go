@@ -108,7 +108,7 @@ func TestTUIBlockedThenAccepted(t *testing.T) {
 	e2e.NoScreenErrors(t, screen)
 	contains(t, "the screen", tmux.Flat(screen), "ralph-loop: iteration 2/5. Your stop was blocked")
 	l := e2e.WaitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
-	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
+	e2e.ExpectLoop(t, l, "copilot", "PROMISE_ACCEPTED", 2, 1)
 	if l.Task != "Create x.txt containing hi" || l.MaxIterations != 5 {
 		t.Errorf("armed with task %q and %d iterations", l.Task, l.MaxIterations)
 	}

@@ -109,7 +109,7 @@ func TestTUIBlockedThenAccepted(t *testing.T) {
 	}})
 	u.Submit(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
 	l := e2e.WaitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
-	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
+	e2e.ExpectLoop(t, l, "qwen", "PROMISE_ACCEPTED", 2, 1)
 	screen, _ := u.Screen(context.Background(), 400)
 	e2e.NoScreenErrors(t, screen)
 	contains(t, "the screen", tmux.Flat(screen), "ralph-loop: iteration 2/5: no promise yet, continuing. /cancel-ralph cannot end the loop while the agent works",
