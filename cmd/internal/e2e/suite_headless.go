@@ -127,14 +127,7 @@ func ToolResult(t testing.TB, f *fakechat.Fake, n int) string {
 // user was shown).
 func (h Headless[E]) BlockedThenPromise(t *testing.T) (E, *Ran) {
 	e := h.Installed(t, "user")
-	r := h.Prompt(t, e, Prompt{
-		Script: fakechat.Script{Turns: []fakechat.Turn{
-			fakechat.Text("I'm done."),
-			h.Shell("Let me actually do it.", "echo hi > x.txt"),
-			fakechat.Text("x.txt is written. <promise>DONE</promise>"),
-		}},
-		Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 5`,
-	})
+	r := h.Prompt(t, e, Prompt{Script: Done(h.Shell), Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 5`})
 	h.ExpectLoop(t, e, "PROMISE_ACCEPTED", 2, 1)
 	c := Continuations(t, r.Fake, 1)
 	Contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
@@ -204,14 +197,8 @@ func (h Headless[E]) ProjectScope(t *testing.T, commandFile string) {
 	if _, err := os.Stat(filepath.Join(h.Project(e), commandFile)); err != nil {
 		t.Fatalf("no project command file: %v", err)
 	}
-	r := h.Prompt(t, e, Prompt{
-		Script: fakechat.Script{Turns: []fakechat.Turn{
-			fakechat.Text("I'm done."),
-			h.Shell("", "echo hi > x.txt"),
-			fakechat.Text("x.txt is written. <promise>DONE</promise>"),
-		}},
-		Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 3`,
-		Env:    []string{"PATH=" + filepath.Dir(h.Suite.RalphLoop) + string(os.PathListSeparator) + os.Getenv("PATH")},
+	r := h.Prompt(t, e, Prompt{Script: Done(h.Shell), Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 3`,
+		Env: []string{"PATH=" + filepath.Dir(h.Suite.RalphLoop) + string(os.PathListSeparator) + os.Getenv("PATH")},
 	})
 	h.ExpectLoop(t, e, "PROMISE_ACCEPTED", 2, 1)
 	Continuations(t, r.Fake, 1)

@@ -22,6 +22,9 @@ var headless = e2e.Headless[*Env]{Suite: &suite, Host: "copilot", Title: "GitHub
 		return ran(e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env}))
 	}}
 
+// typing is what the shared TUI scenarios need to know of its TUI (see e2e.Typed).
+var typing = e2e.Typing{Host: "copilot", Shell: Shell, Box: inputBox, Slow: "sleep 2; echo step >> log.txt"}
+
 // ran is what the shared suite reads of a run.
 func ran(res *Result, err error) (*e2e.Ran, error) {
 	if res == nil {

@@ -22,6 +22,11 @@ var headless = e2e.Headless[*Env]{Suite: &suite, Host: "qwen", Title: "Qwen Code
 		return ran(e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env}))
 	}}
 
+// typing is what the shared TUI scenarios need to know of its TUI (see e2e.Typed). The slow
+// command does not start with "sleep": Qwen Code refuses one that does ("sleep 2 followed
+// by: …") at once, and the command would not run at all.
+var typing = e2e.Typing{Host: "qwen", Shell: Shell, Box: inputBox, Slow: "echo step >> log.txt; sleep 2"}
+
 // ran is what the shared suite reads of a run.
 func ran(res *Result, err error) (*e2e.Ran, error) {
 	if res == nil {
