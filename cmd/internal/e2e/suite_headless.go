@@ -73,7 +73,7 @@ func MustRun(t testing.TB, cli string, r *Ran, err error) *Ran {
 		}
 		t.Fatalf("%s: %v\nstderr: %s", cli, err, stderr)
 	}
-	t.Logf("%s exit %d: %s\nstdout: %s\nstderr: %s", cli, r.Code, r.Log, r.Stdout, r.Stderr)
+	t.Logf("%s exit %d: %s\nstdout (tail): %s\nstderr: %s", cli, r.Code, r.Log, r.Stdout[max(len(r.Stdout)-2000, 0):], r.Stderr)
 	return r
 }
 
