@@ -32,17 +32,7 @@ func newEnv(t *testing.T) *e2e.Env {
 func run(t *testing.T, env *e2e.Env, s e2e.Session) *e2e.Result {
 	t.Helper()
 	res, err := env.Run(context.Background(), s)
-	if res != nil {
-		t.Cleanup(func() {
-			if t.Failed() {
-				dump(t, res)
-			}
-		})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return e2e.Dumped(t, res, err, func(r *e2e.Result) { dump(t, r) })
 }
 
 // dump logs what a failed test needs to be understood.
@@ -65,22 +55,12 @@ func dump(t *testing.T, r *e2e.Result) {
 // loopOf returns the session's current loop, with its events.
 func loopOf(t *testing.T, env *e2e.Env, session string) e2e.Loop {
 	t.Helper()
-	loops, err := env.Status(context.Background(), session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) == 0 {
-		t.Fatalf("no loop in session %s", session)
-	}
-	return loops[0]
+	return e2e.LoopOf(t, env.Status, session)
 }
 
 func expectLoop(t *testing.T, l e2e.Loop, status string, iteration, toolCalls int) {
 	t.Helper()
-	if l.Status != status || l.Iteration != iteration || l.ToolCalls != toolCalls {
-		t.Errorf("loop %s at %d/%d with %d tool calls (%s); want %s at %d with %d tool calls",
-			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.EndReason, status, iteration, toolCalls)
-	}
+	e2e.ExpectLoop(t, l, "claude", status, iteration, toolCalls)
 }
 
 var contains = e2e.Contains

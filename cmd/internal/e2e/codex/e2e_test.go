@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
 // The scenarios below run the real Codex CLI ("codex exec", no trust bypass) with ralph-loop
@@ -37,17 +39,7 @@ func newEnv(t *testing.T, script Script) *Env {
 func run(t *testing.T, env *Env, session, prompt string) *Result {
 	t.Helper()
 	res, err := env.Exec(context.Background(), session, prompt)
-	if res != nil {
-		t.Cleanup(func() {
-			if t.Failed() {
-				dump(t, env, res)
-			}
-		})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return e2e.Dumped(t, res, err, func(r *Result) { dump(t, env, r) })
 }
 
 // dump logs what a failed test needs to be understood.
@@ -68,14 +60,7 @@ func dump(t *testing.T, env *Env, r *Result) {
 
 func loopOf(t *testing.T, env *Env, session string) Loop {
 	t.Helper()
-	loops, err := env.Status(context.Background(), session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) == 0 {
-		t.Fatalf("no loop in session %s", session)
-	}
-	return loops[0]
+	return e2e.LoopOf(t, env.Status, session)
 }
 
 func expectLoop(t *testing.T, l Loop, status string, iteration, toolCalls int) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
 // The scenarios below run the real Gemini CLI headless (gemini -p PROMPT --yolo) with
@@ -27,17 +29,7 @@ func newEnv(t *testing.T) *Env {
 func run(t *testing.T, env *Env, r Run) *Result {
 	t.Helper()
 	res, err := env.Run(context.Background(), r)
-	if res != nil {
-		t.Cleanup(func() {
-			if t.Failed() {
-				dump(t, env, res)
-			}
-		})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return e2e.Dumped(t, res, err, func(r *Result) { dump(t, env, r) })
 }
 
 // dump logs what a failed test needs to be understood.
@@ -62,22 +54,12 @@ func cut(s string, n int) string {
 
 func loopOf(t *testing.T, env *Env, session string) Loop {
 	t.Helper()
-	loops, err := env.Status(context.Background(), session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) == 0 {
-		t.Fatalf("no loop in session %s", session)
-	}
-	return loops[0]
+	return e2e.LoopOf(t, env.Status, session)
 }
 
 func expectLoop(t *testing.T, l Loop, status string, iteration, toolCalls int) {
 	t.Helper()
-	if l.Status != status || l.Iteration != iteration || l.ToolCalls != toolCalls {
-		t.Errorf("loop %s at %d/%d with %d tool calls (%s); want %s at %d with %d tool calls",
-			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.EndReason, status, iteration, toolCalls)
-	}
+	e2e.ExpectLoop(t, l, "gemini", status, iteration, toolCalls)
 }
 
 // 1. Blocked without the promise, then accepted after work. /ralph-loop is typed as the
