@@ -49,20 +49,12 @@ func TestSandboxKeepsTheFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake, err := NewFake(Script{Turns: []Turn{
+	env := bareEnv(t, root, bin, Script{Turns: []Turn{
 		Shell("sh attack.sh > attack.log 2>&1"),
 		Text("Not done yet."),
 		Text("Still not done."),
 		{Status: 400},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fake.Close() })
-	env, err := NewEnv(root, suite.Bin, bin, fake)
-	if err != nil {
-		t.Fatal(err)
-	}
 	config := filepath.Join(env.CodexHome, "config.toml")
 	c, err := os.ReadFile(config)
 	if err == nil {
