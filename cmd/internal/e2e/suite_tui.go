@@ -22,10 +22,15 @@ func ServeChat(t testing.TB, script fakechat.Script) *fakechat.Fake {
 	return f
 }
 
+// Logged is an Env whose ralph-loop's log a failing test shows: any host's.
+type Logged interface {
+	RalphLoopCmd(ctx context.Context, args ...string) (string, error)
+}
+
 // StartTUI starts argv, a host's TUI, in tmux with the options o (its Scratch t's own if
 // not set) for t: t skips without tmux and fails if it does not start. At t's end the
 // session is killed; if t failed, its log gets the last screen and ralph-loop's log of e.
-func StartTUI(t *testing.T, e Host, o tmux.Options, argv ...string) *tmux.Session {
+func StartTUI(t *testing.T, e Logged, o tmux.Options, argv ...string) *tmux.Session {
 	t.Helper()
 	if err := tmux.Available(); err != nil {
 		t.Skip("TUI test: tmux is not installed")
