@@ -100,3 +100,28 @@ func CancelledByUser(t testing.TB, e Host) {
 		t.Errorf("loop %s (%s, by %q) at %d/%d; want CANCELLED by the user", l.Status, l.EndReason, l.EndedBy, l.Iteration, l.MaxIterations)
 	}
 }
+
+// Planted is where a guard test's agent writes a loop's file of its own: in ralph-loop's
+// state directory under state (an Env's XDG_STATE_HOME).
+func Planted(state string) string {
+	return filepath.Join(state, "ralph-loop", "sessions", "planted", "loop.json")
+}
+
+// Denied checks that the agent's tool call that would write planted (see Planted) was
+// denied: the file is not there, and the second agent request ends with the call's result
+// (what, "the write"), which holds each of wants.
+func Denied(t testing.TB, f *fakechat.Fake, planted, what string, wants ...string) {
+	t.Helper()
+	if _, err := os.Stat(planted); !os.IsNotExist(err) {
+		t.Errorf("%s reached the state directory: %v", what, err)
+	}
+	reqs := f.MainRequests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d agent requests, want at least 2", len(reqs))
+	}
+	m := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if m.Role != "tool" {
+		t.Fatalf("the second request does not end with %s's result: %s %q", what, m.Role, m.Text)
+	}
+	Contains(t, "the denied call's result", m.Text, wants...)
+}

@@ -197,7 +197,7 @@ func decisions(t *testing.T, e *Env) string {
 // then, and the loop with it).
 func TestGuardApplyPatch(t *testing.T) {
 	e := newEnv(t, "user")
-	planted := filepath.Join(e.State, "ralph-loop", "sessions", "planted", "loop.json")
+	planted := e2e.Planted(e.State)
 	patch := "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: " + planted + "\n+{}\n*** End Patch\n"
 	res := run(t, e, Run{
 		Script: Script{Turns: []Turn{
