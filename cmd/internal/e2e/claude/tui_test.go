@@ -301,23 +301,8 @@ func TestTUITeammateInstall(t *testing.T) {
 	if err := tmux.Available(); err != nil {
 		t.Skip("TUI test: tmux is not installed")
 	}
-	teammate := func(t *testing.T) (*e2e.Env, string) {
-		root := t.TempDir()
-		installer := copyBinary(t, filepath.Join(root, "installer", "bin"))
-		env, err := e2e.NewEnv(root, suite.Bin, installer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := env.Install(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.RemoveAll(filepath.Join(root, "installer")); err != nil {
-			t.Fatal(err)
-		}
-		return env, root
-	}
 	t.Run("ralph-loop elsewhere on PATH", func(t *testing.T) {
-		env, root := teammate(t)
+		env, root, _ := teammate(t)
 		elsewhere := copyBinary(t, filepath.Join(root, "teammate", "bin"))
 		env.RalphLoop = elsewhere
 		tui := openTUI(t, env, working(5), []string{"PATH=" + filepath.Dir(elsewhere) + string(os.PathListSeparator) + os.Getenv("PATH")})
@@ -328,7 +313,7 @@ func TestTUITeammateInstall(t *testing.T) {
 		noErrors(t, screen)
 	})
 	t.Run("not installed", func(t *testing.T) {
-		env, _ := teammate(t)
+		env, _, _ := teammate(t)
 		tui := openTUI(t, env, e2e.Script{Turns: []e2e.Turn{e2e.Bash("Working.", "echo hi > x.txt"), e2e.Text("Done, x.txt is written.")}},
 			[]string{"PATH=" + os.Getenv("PATH")})
 		missing := inject.NotInstalledHere("Claude Code")
