@@ -38,22 +38,28 @@ func StartTUI(t *testing.T, e Logged, o tmux.Options, argv ...string) *tmux.Sess
 	if o.Scratch == "" {
 		o.Scratch = t.TempDir()
 	}
-	ctx := context.Background()
-	s, err := tmux.Start(ctx, o, argv...)
+	s, err := tmux.Start(context.Background(), o, argv...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Kill() })
+	Watch(t, s, e)
+	return s
+}
+
+// Watch has t's log get the last screen of s and ralph-loop's log of e, should t fail by
+// its end (before a cleanup registered earlier ends s).
+func Watch(t *testing.T, s *tmux.Session, e Logged) {
 	t.Cleanup(func() {
 		if t.Failed() {
+			ctx := context.Background()
 			screen, _ := s.Screen(ctx, 400)
 			t.Logf("the screen at the end:\n%s", tmux.Trim(screen))
 			if out, err := e.RalphLoopCmd(ctx, "log"); err == nil {
 				t.Logf("ralph-loop log:\n%s", out)
 			}
 		}
-		s.Kill()
 	})
-	return s
 }
 
 // Typed is a host's TUI at the prompt of which a test types, as a user does, with the fake

@@ -30,23 +30,15 @@ func startTUI(t *testing.T, script e2e.Script, args ...string) (*e2e.Env, *e2e.T
 }
 
 // openTUI starts the TUI in env with more environment extra; on failure the test's log
-// gets the last screen.
+// gets the last screen (see e2e.Watch).
 func openTUI(t *testing.T, env *e2e.Env, script e2e.Script, extra []string, args ...string) *e2e.TUI {
 	t.Helper()
 	tui, err := env.StartTUI(context.Background(), script, extra, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			screen, _ := tui.Screen(context.Background(), 400)
-			t.Logf("the screen at the end:\n%s", tmux.Trim(screen))
-			if out, err := env.RalphLoopCmd(context.Background(), "log"); err == nil {
-				t.Logf("ralph-loop log:\n%s", out)
-			}
-		}
-		tui.Close()
-	})
+	t.Cleanup(tui.Close)
+	e2e.Watch(t, tui.Session, env)
 	return tui
 }
 
