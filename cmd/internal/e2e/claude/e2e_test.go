@@ -16,13 +16,21 @@ import (
 // The scenarios below run the real Claude Code CLI with ralph-loop installed by
 // "ralph-loop install --host claude --scope project", each prompt typed as a user would.
 
-func newEnv(t *testing.T) *e2e.Env {
+// bareEnv is a fresh Env with nothing installed; t skips unless the suite can run.
+func bareEnv(t *testing.T) *e2e.Env {
 	t.Helper()
 	suite.Need(t)
 	env, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return env
+}
+
+// newEnv is a fresh Env with ralph-loop installed at project scope.
+func newEnv(t *testing.T) *e2e.Env {
+	t.Helper()
+	env := bareEnv(t)
 	if err := env.Install(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -471,10 +479,7 @@ func TestNoLoop(t *testing.T) {
 	prompts := []string{"Create x.txt", "And now?"}
 	with := newEnv(t)
 	a := run(t, with, e2e.Session{Script: script, Prompts: prompts, StreamInput: true})
-	without, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	without := bareEnv(t)
 	b := run(t, without, e2e.Session{Script: script, Prompts: prompts, StreamInput: true})
 	if n := a.Notices(); len(n) != 0 {
 		t.Errorf("hook output shown: %q", n)

@@ -58,11 +58,7 @@ func TestInstallTwoScopes(t *testing.T) {
 			name = "second set forced"
 		}
 		t.Run(name, func(t *testing.T) {
-			suite.Need(t)
-			env, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-			if err != nil {
-				t.Fatal(err)
-			}
+			env := bareEnv(t)
 			ctx := context.Background()
 			other := copyBinary(t, filepath.Join(env.Root, "opt", "bin"))
 			if _, err := env.RalphLoopCmd(ctx, "install", "--host", "claude", "--scope", "user", "--binary", other); err != nil {

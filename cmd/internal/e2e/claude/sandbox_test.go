@@ -22,10 +22,7 @@ import (
 func sandboxEnv(t *testing.T) *e2e.Env {
 	t.Helper()
 	e2e.NeedSandbox(t, &suite)
-	env, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := bareEnv(t)
 	if _, err := env.RalphLoopCmd(context.Background(), "install", "--sandbox", "--scope", "local", "--dir", env.Project); err != nil {
 		t.Fatal(err)
 	}
