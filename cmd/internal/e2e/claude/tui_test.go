@@ -78,6 +78,16 @@ func waitLoop(t *testing.T, env *e2e.Env, what string, ok func(e2e.Loop) bool) e
 	return last
 }
 
+// busy starts the TUI on script (a model that never promises: working), types a loop of 10
+// iterations, and waits until its first stop is blocked.
+func busy(t *testing.T, script e2e.Script) (*e2e.Env, *e2e.TUI) {
+	t.Helper()
+	env, tui := startTUI(t, script)
+	submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 10`)
+	waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
+	return env, tui
+}
+
 // working is a model that never makes the promise: a tool call, then "not done", again and
 // again, each answer slow enough for the user to type in between.
 func working(n int) e2e.Script { return workingSlowly(n, time.Second) }
@@ -122,9 +132,7 @@ func noErrors(t *testing.T, screen string) {
 // the loop as the user's cancel. A line in the transcript alone never ends a loop (anything
 // can write one): the cancel is the host's prompt event.
 func TestTUICancelWhileRunning(t *testing.T) {
-	env, tui := startTUI(t, working(20))
-	submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 10`)
-	waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
+	env, tui := busy(t, working(20))
 	submit(t, tui, "/cancel-ralph")
 	waitFor(t, tui, "Queued")
 	noErrors(t, waitFor(t, tui, "Stop says: ralph-loop: loop paused at iteration"))
@@ -162,9 +170,7 @@ func TestTUIMessageWhileRunning(t *testing.T) {
 	t.Run("between tool calls", func(t *testing.T) {
 		// The model takes long over each tool call, so the message is typed while one is
 		// under way (then Claude Code hands it over with the call's result).
-		env, tui := startTUI(t, workingSlowly(20, 4*time.Second))
-		submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 10`)
-		waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
+		env, tui := busy(t, workingSlowly(20, 4*time.Second))
 		submit(t, tui, msg)
 		l := waitLoop(t, env, "past the message", func(l e2e.Loop) bool { return l.Iteration >= 4 })
 		if !sees(tui.Fake) {
@@ -259,9 +265,7 @@ func TestTUIPastedCommand(t *testing.T) {
 // session, and the user's first prompt tells them so, with the one command that picks the
 // loop up again, which does.
 func TestTUIExitThenContinue(t *testing.T) {
-	env, tui := startTUI(t, working(20))
-	submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 10`)
-	waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
+	env, tui := busy(t, working(20))
 	submit(t, tui, "/exit")
 	waitFor(t, tui, "[exited ")
 	l := waitLoop(t, env, "ended", func(l e2e.Loop) bool { return l.Status != "ACTIVE" })
