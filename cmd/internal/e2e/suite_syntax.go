@@ -9,11 +9,24 @@ import (
 // SyntaxBySession is SettingsSyntax for a host whose suite reads loops by session: run lays
 // out a fresh Env with ralph-loop installed, rewrites its settings file in the syntax s,
 // runs the loop of 2 iterations that never promises (prompt, or the host's spelling of it),
-// and returns the loops of the run's session and what install then said of the file (nil:
-// it took it).
-func SyntaxBySession(t *testing.T, title, host string, run func(t *testing.T, s Syntax, prompt string) ([]Loop, error)) {
+// and returns the Env, the run's session, and the arguments of the ralph-loop command that
+// installs again into that settings file.
+func SyntaxBySession(t *testing.T, title, host string, run func(t *testing.T, s Syntax, prompt string) (e Logged, session string, install []string)) {
 	SettingsSyntax(t, title, host, func(t *testing.T, s Syntax, prompt string) Installer {
-		loops, err := run(t, s, prompt)
+		e, session, install := run(t, s, prompt)
+		status := []string{"status", "--json"}
+		if session != "" { // (no session: the Env's loops, all of them the run's)
+			status = append(status, "--session", session)
+		}
+		out, err := e.RalphLoopCmd(context.Background(), status...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loops, err := DecodeStatus(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.RalphLoopCmd(context.Background(), install...)
 		return said{loops, err}
 	})
 }

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
@@ -12,18 +11,13 @@ import (
 // comment or a trailing comma: Gemini CLI runs the hooks or not, and install takes such a
 // file exactly when Gemini CLI reads it.
 func TestSettingsSyntax(t *testing.T) {
-	e2e.SyntaxBySession(t, "Gemini CLI", "gemini", func(t *testing.T, s e2e.Syntax, _ string) ([]e2e.Loop, error) {
+	e2e.SyntaxBySession(t, "Gemini CLI", "gemini", func(t *testing.T, s e2e.Syntax, _ string) (e2e.Logged, string, []string) {
 		env := newEnv(t)
 		e2e.ApplySyntax(t, filepath.Join(env.Home, ".gemini", "settings.json"), s)
 		res := run(t, env, Run{
 			Prompt: `/ralph-loop "Think it over" --max-iterations 2`,
 			Script: Script{After: &Turn{Text: "Pass {n}: I looked at part {n} of the problem."}},
 		})
-		loops, err := env.Status(context.Background(), res.SessionID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = env.RalphLoopCmd(context.Background(), "install", "--host", "gemini")
-		return loops, err
+		return env, res.SessionID, []string{"install", "--host", "gemini"}
 	})
 }
