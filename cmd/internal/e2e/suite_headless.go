@@ -121,10 +121,10 @@ func ToolResult(t testing.TB, f *fakechat.Fake, n int) string {
 	return result
 }
 
-// BlockedThenPromise: "I'm done" without the promise is blocked and the task comes back;
-// work and the promise then end the loop, after three agent requests. It returns the Env
-// and the run, for the host's own checks (what reached the model with the prompt, what the
-// user was shown).
+// BlockedThenPromise checks that "I'm done" without the promise is blocked and the task
+// comes back; work and the promise then end the loop, after three agent requests. It
+// returns the Env and the run, for the host's own checks (what reached the model with the
+// prompt, what the user was shown).
 func (h Headless[E]) BlockedThenPromise(t *testing.T) (E, *Ran) {
 	e := h.Installed(t, "user")
 	r := h.Prompt(t, e, Prompt{Script: Done(h.Shell), Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 5`})
@@ -137,10 +137,10 @@ func (h Headless[E]) BlockedThenPromise(t *testing.T) (E, *Ran) {
 	return e, r
 }
 
-// PromiseWithoutWork: the promise in the first answer, with no tool call, is rejected; the
-// agent's attempt to cancel its own loop from the shell is denied by the guard (and is no
-// work); after real work (the shell command work, which writes x.txt) the promise is
-// accepted. It returns the Env, the run and the denied call's result.
+// PromiseWithoutWork checks that the promise in the first answer, with no tool call, is
+// rejected; the agent's attempt to cancel its own loop from the shell is denied by the
+// guard (and is no work); after real work (the shell command work, which writes x.txt) the
+// promise is accepted. It returns the Env, the run and the denied call's result.
 func (h Headless[E]) PromiseWithoutWork(t *testing.T, work string) (E, *Ran, string) {
 	e := h.Installed(t, "user")
 	r := h.Prompt(t, e, Prompt{
@@ -161,9 +161,9 @@ func (h Headless[E]) PromiseWithoutWork(t *testing.T, work string) (E, *Ran, str
 	return e, r, denied
 }
 
-// NoLoopUntouched: a session without a loop is left alone: the answer reaches stdout, the
-// run exits 0 after two agent requests, no user message of them holds any of marks (what
-// a hook of ralph-loop's would add), and there is no loop. It returns the run.
+// NoLoopUntouched checks that a session without a loop is left alone: the answer reaches
+// stdout, the run exits 0 after two agent requests, no user message of them holds any of
+// marks (what a hook of ralph-loop's would add), and there is no loop. It returns the run.
 func (h Headless[E]) NoLoopUntouched(t *testing.T, marks ...string) *Ran {
 	e := h.Installed(t, "user")
 	r := h.Prompt(t, e, Prompt{
@@ -189,9 +189,9 @@ func (h Headless[E]) NoLoopUntouched(t *testing.T, marks ...string) *Ran {
 	return r
 }
 
-// ProjectScope: installed at project scope, with the command file at commandFile (under
-// the project), the hooks run the ralph-loop found on PATH, and the loop runs: blocked
-// once, then accepted.
+// ProjectScope checks that, installed at project scope with the command file at
+// commandFile (under the project), the hooks run the ralph-loop found on PATH, and the
+// loop runs: blocked once, then accepted.
 func (h Headless[E]) ProjectScope(t *testing.T, commandFile string) {
 	e := h.Installed(t, "project")
 	if _, err := os.Stat(filepath.Join(h.Project(e), commandFile)); err != nil {

@@ -119,9 +119,10 @@ func Done(shell func(text, command string) fakechat.Turn) fakechat.Script {
 	}}
 }
 
-// BlockedThenAccepted: /ralph-loop typed in the TUI, which runs Done, arms the loop; "I'm
-// done" is blocked and the task comes back; work and the promise end the loop, after one
-// continuation. The screen shows each of shown (the words flattened) and no error.
+// BlockedThenAccepted checks that /ralph-loop typed in the TUI, which runs Done, arms the
+// loop; "I'm done" is blocked and the task comes back; work and the promise end the loop,
+// after one continuation. The screen shows each of shown (the words flattened) and no
+// error.
 func (u *Typed) BlockedThenAccepted(t *testing.T, shown ...string) {
 	t.Helper()
 	u.Submit(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
@@ -144,9 +145,9 @@ func (u *Typed) BlockedThenAccepted(t *testing.T, shown ...string) {
 // PastedTask is the task of a long /ralph-loop command pasted whole: 1,009 bytes.
 var PastedTask = strings.Repeat("Make every parser test pass and document each fix. ", 20)[:1009]
 
-// Pasted: a whole long /ralph-loop command pasted (the prompt box then shows head, what the
-// TUI shows of a paste), with a model that works and promises, arms the loop with the task
-// as pasted, and the loop is accepted. It returns the loop.
+// Pasted checks that a whole long /ralph-loop command pasted (the prompt box then shows
+// head, what the TUI shows of a paste), with a model that works and promises, arms the
+// loop with the task as pasted, and the loop is accepted. It returns the loop.
 func (u *Typed) Pasted(t *testing.T, head string) Loop {
 	t.Helper()
 	if err := u.Paste(context.Background(), `/ralph-loop "`+PastedTask+`" --max-iterations 5`); err != nil {
@@ -163,13 +164,13 @@ func (u *Typed) Pasted(t *testing.T, head string) Loop {
 	return l
 }
 
-// ExitThenContinue: while a loop runs (Working, Busy), the user stops the agent (stop), then
-// types /exit: the loop ends with the session. resume starts the TUI again with --continue
-// on the same session, against a model that works and promises: the first answer says
-// what became of the loop, with the command that picks it up again, and that command,
-// typed, does, and the loop is accepted. ready, if set, is what the TUI shows when it
-// takes input again after that answer; resumed, whether it shows the prompt hook's notice
-// of the resumed loop.
+// ExitThenContinue checks that, while a loop runs (Working, Busy), the user stops the
+// agent (stop), then types /exit: the loop ends with the session. resume starts the TUI
+// again with --continue on the same session, against a model that works and promises: the
+// first answer says what became of the loop, with the command that picks it up again, and
+// that command, typed, does, and the loop is accepted. ready, if set, is what the TUI
+// shows when it takes input again after that answer; resumed, whether it shows the prompt
+// hook's notice of the resumed loop.
 func (u *Typed) ExitThenContinue(t *testing.T, stop func(), resume func(script fakechat.Script) *Typed, ready string, resumed bool) {
 	t.Helper()
 	u.Busy(t, 8)
