@@ -11,12 +11,12 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
-// Headless is the suite a host shares with the others whose CLI runs one prompt headless
+// ChatSuite is the suite a host shares with the others whose CLI runs one prompt headless
 // against a scripted fake of the OpenAI Chat Completions API (fakechat): the claims every
 // such host must meet, run on its real CLI. A host's suite fills it in once, with what its
 // CLI does differently (its shell tool, how it runs a prompt), runs the shared scenarios,
 // each in a test of its own, and checks what only that host does after each.
-type Headless[E Installer] struct {
+type ChatSuite[E Installer] struct {
 	// Suite is the host's suite; Host its name for ralph-loop ("qwen"), Title for people
 	// ("Qwen Code").
 	Suite       *Suite
@@ -50,13 +50,13 @@ type Ran struct {
 
 // Installed is a fresh Env of the host's with ralph-loop installed by its own installer at
 // scope; t skips unless the suite can run.
-func (h Headless[E]) Installed(t *testing.T, scope string) E {
+func (h ChatSuite[E]) Installed(t *testing.T, scope string) E {
 	t.Helper()
 	return Installed(t, h.Suite, h.NewEnv, scope)
 }
 
 // Prompt runs a prompt headless in e; t fails if the CLI could not be run to its end.
-func (h Headless[E]) Prompt(t *testing.T, e E, p Prompt) *Ran {
+func (h ChatSuite[E]) Prompt(t *testing.T, e E, p Prompt) *Ran {
 	t.Helper()
 	r, err := h.Run(context.Background(), e, p)
 	return MustRun(t, h.Host, r, err)
@@ -79,7 +79,7 @@ func MustRun(t testing.TB, cli string, r *Ran, err error) *Ran {
 
 // ExpectLoop checks e's one loop: its status, iteration and tool calls, and that it is the
 // host's.
-func (h Headless[E]) ExpectLoop(t testing.TB, e E, status string, iteration, tools int) Loop {
+func (h ChatSuite[E]) ExpectLoop(t testing.TB, e E, status string, iteration, tools int) Loop {
 	t.Helper()
 	l := OnlyLoop(t, e)
 	ExpectLoop(t, l, h.Host, status, iteration, tools)
@@ -125,7 +125,7 @@ func ToolResult(t testing.TB, f *fakechat.Fake, n int) string {
 // comes back; work and the promise then end the loop, after three agent requests. It
 // returns the Env and the run, for the host's own checks (what reached the model with the
 // prompt, what the user was shown).
-func (h Headless[E]) BlockedThenPromise(t *testing.T) (E, *Ran) {
+func (h ChatSuite[E]) BlockedThenPromise(t *testing.T) (E, *Ran) {
 	e := h.Installed(t, "user")
 	r := h.Prompt(t, e, Prompt{Script: Done(h.Shell), Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 5`})
 	h.ExpectLoop(t, e, "PROMISE_ACCEPTED", 2, 1)
@@ -141,7 +141,7 @@ func (h Headless[E]) BlockedThenPromise(t *testing.T) (E, *Ran) {
 // rejected; the agent's attempt to cancel its own loop from the shell is denied by the
 // guard (and is no work); after real work (the shell command work, which writes x.txt) the
 // promise is accepted. It returns the Env, the run and the denied call's result.
-func (h Headless[E]) PromiseWithoutWork(t *testing.T, work string) (E, *Ran, string) {
+func (h ChatSuite[E]) PromiseWithoutWork(t *testing.T, work string) (E, *Ran, string) {
 	e := h.Installed(t, "user")
 	r := h.Prompt(t, e, Prompt{
 		Script: fakechat.Script{Turns: []fakechat.Turn{
@@ -164,7 +164,7 @@ func (h Headless[E]) PromiseWithoutWork(t *testing.T, work string) (E, *Ran, str
 // NoLoopUntouched checks that a session without a loop is left alone: the answer reaches
 // stdout, the run exits 0 after two agent requests, no user message of them holds any of
 // marks (what a hook of ralph-loop's would add), and there is no loop. It returns the run.
-func (h Headless[E]) NoLoopUntouched(t *testing.T, marks ...string) *Ran {
+func (h ChatSuite[E]) NoLoopUntouched(t *testing.T, marks ...string) *Ran {
 	e := h.Installed(t, "user")
 	r := h.Prompt(t, e, Prompt{
 		Script: fakechat.Script{Turns: []fakechat.Turn{h.Shell("", "echo hi > x.txt"), fakechat.Text("Done: x.txt. <promise>DONE</promise>")}},
@@ -192,7 +192,7 @@ func (h Headless[E]) NoLoopUntouched(t *testing.T, marks ...string) *Ran {
 // ProjectScope checks that, installed at project scope with the command file at
 // commandFile (under the project), the hooks run the ralph-loop found on PATH, and the
 // loop runs: blocked once, then accepted.
-func (h Headless[E]) ProjectScope(t *testing.T, commandFile string) {
+func (h ChatSuite[E]) ProjectScope(t *testing.T, commandFile string) {
 	e := h.Installed(t, "project")
 	if _, err := os.Stat(filepath.Join(h.Project(e), commandFile)); err != nil {
 		t.Fatalf("no project command file: %v", err)
@@ -205,7 +205,7 @@ func (h Headless[E]) ProjectScope(t *testing.T, commandFile string) {
 }
 
 // Budget is the token budget scenario (see TokenBudget) on the host's CLI.
-func (h Headless[E]) Budget(t *testing.T, lastLate bool, after func(t *testing.T, name string, e Host)) {
+func (h ChatSuite[E]) Budget(t *testing.T, lastLate bool, after func(t *testing.T, name string, e Host)) {
 	TokenBudget(t, h.Host, func(t *testing.T, script fakechat.Script, prompt string) (Host, *fakechat.Fake) {
 		e := h.Installed(t, "user")
 		return e, h.Prompt(t, e, Prompt{Script: script, Prompt: prompt}).Fake
@@ -214,7 +214,7 @@ func (h Headless[E]) Budget(t *testing.T, lastLate bool, after func(t *testing.T
 
 // SettingsSyntax is the settings syntax scenario (see the package function) on the host's
 // CLI, whose settings file, the one install writes the hooks into, is settings(e).
-func (h Headless[E]) SettingsSyntax(t *testing.T, settings func(e E) string) {
+func (h ChatSuite[E]) SettingsSyntax(t *testing.T, settings func(e E) string) {
 	SettingsSyntax(t, h.Title, h.Host, func(t *testing.T, s Syntax, prompt string) Installer {
 		e := h.Installed(t, "user")
 		ApplySyntax(t, settings(e), s)
@@ -227,7 +227,7 @@ func (h Headless[E]) SettingsSyntax(t *testing.T, settings func(e E) string) {
 // iterations, each one shell call, then a text turn, with ralph-loop installed at project
 // scope and its hooks timed; stop is the host's stop event, prepare (if not nil) readies
 // each Env before the run.
-func (h Headless[E]) HookTime(t *testing.T, stop string, iterations int, prepare func(t *testing.T, e E)) {
+func (h ChatSuite[E]) HookTime(t *testing.T, stop string, iterations int, prepare func(t *testing.T, e E)) {
 	NeedBench(t)
 	h.Suite.Need(t)
 	ctx := context.Background()
@@ -273,7 +273,7 @@ func SessionLoop(t testing.TB, e Host, session string) Loop {
 
 // Count runs in e a loop allowed n iterations that never promises: each iteration appends
 // its number to progress.txt, then says it is still working.
-func (h Headless[E]) Count(t *testing.T, e E, n int) *Ran {
+func (h ChatSuite[E]) Count(t *testing.T, e E, n int) *Ran {
 	t.Helper()
 	var turns []fakechat.Turn
 	for i := 1; i <= n; i++ {

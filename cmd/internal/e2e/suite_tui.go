@@ -43,13 +43,13 @@ func StartTUI(t *testing.T, e Logged, o tmux.Options, argv ...string) *tmux.Sess
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Kill() })
-	Watch(t, s, e)
+	WatchTUI(t, s, e)
 	return s
 }
 
-// Watch has t's log get the last screen of s and ralph-loop's log of e, should t fail by
+// WatchTUI has t's log get the last screen of s and ralph-loop's log of e, should t fail by
 // its end (before a cleanup registered earlier ends s).
-func Watch(t *testing.T, s *tmux.Session, e Logged) {
+func WatchTUI(t *testing.T, s *tmux.Session, e Logged) {
 	t.Cleanup(func() {
 		if t.Failed() {
 			ctx := context.Background()

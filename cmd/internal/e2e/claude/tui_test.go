@@ -30,7 +30,7 @@ func startTUI(t *testing.T, script e2e.Script, args ...string) (*e2e.Env, *e2e.T
 }
 
 // openTUI starts the TUI in env with more environment extra; on failure the test's log
-// gets the last screen (see e2e.Watch).
+// gets the last screen (see e2e.WatchTUI).
 func openTUI(t *testing.T, env *e2e.Env, script e2e.Script, extra []string, args ...string) *e2e.TUI {
 	t.Helper()
 	tui, err := env.StartTUI(context.Background(), script, extra, args...)
@@ -38,7 +38,7 @@ func openTUI(t *testing.T, env *e2e.Env, script e2e.Script, extra []string, args
 		t.Fatal(err)
 	}
 	t.Cleanup(tui.Close)
-	e2e.Watch(t, tui.Session, env)
+	e2e.WatchTUI(t, tui.Session, env)
 	return tui
 }
 

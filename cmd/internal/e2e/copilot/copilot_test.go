@@ -16,7 +16,7 @@ import (
 func continuations(f *Fake) []string { return f.Continuations() }
 
 // 1. "I'm done" without the promise is blocked and the task comes back; work and the
-// promise then end the loop (see e2e.Headless). The contract reached the model with the
+// promise then end the loop (see e2e.ChatSuite). The contract reached the model with the
 // prompt; the user saw the loop armed and accepted; Copilot CLI overrode no block.
 func TestBlockedThenPromise(t *testing.T) {
 	e, res := headless.BlockedThenPromise(t)
@@ -31,7 +31,7 @@ func TestBlockedThenPromise(t *testing.T) {
 
 // 2. The promise in the first answer, with no tool call: rejected; after real work the
 // promise is accepted. The agent's attempt to cancel its own loop from the shell is denied
-// by the preToolUse guard (and is no work); see e2e.Headless.
+// by the preToolUse guard (and is no work); see e2e.ChatSuite.
 func TestPromiseWithoutWork(t *testing.T) {
 	e, _, _ := headless.PromiseWithoutWork(t, "echo hi > x.txt")
 	logEvents(t, e)
@@ -84,7 +84,7 @@ func TestCancel(t *testing.T) {
 	contains(t, "what the user saw", oneLine(res.Stderr), "cancelled at iteration 2/5")
 }
 
-// 5. A session without a loop is left alone (see e2e.Headless): nothing blocked, nothing
+// 5. A session without a loop is left alone (see e2e.ChatSuite): nothing blocked, nothing
 // added to the prompt, nothing said, no state.
 func TestNoLoopUntouched(t *testing.T) {
 	res := headless.NoLoopUntouched(t, "<system_reminder>", "ralph-loop")

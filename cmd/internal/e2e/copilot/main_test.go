@@ -15,8 +15,8 @@ var suite = e2e.Suite{Title: "GitHub Copilot", Package: Copilot, BinEnv: "COPILO
 func TestMain(m *testing.M) { suite.Main(m) }
 
 // headless is the suite GitHub Copilot CLI shares with the other hosts run headless (see
-// e2e.Headless): "copilot -p".
-var headless = e2e.Headless[*Env]{Suite: &suite, Host: "copilot", Title: "GitHub Copilot CLI", NewEnv: NewEnv, Shell: Shell,
+// e2e.ChatSuite): "copilot -p".
+var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "copilot", Title: "GitHub Copilot CLI", NewEnv: NewEnv, Shell: Shell,
 	Project: func(e *Env) string { return e.Project },
 	Run: func(ctx context.Context, e *Env, p e2e.Prompt) (*e2e.Ran, error) {
 		return ran(e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env}))

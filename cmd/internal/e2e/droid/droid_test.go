@@ -48,7 +48,7 @@ func tail(s string, n int) string {
 var contains = e2e.Contains
 
 // 1. "I'm done" without the promise is blocked and the task comes back as the next user
-// message; work and the promise then end the loop (see e2e.Headless). The command file's
+// message; work and the promise then end the loop (see e2e.ChatSuite). The command file's
 // expansion armed the loop, and the contract reached the model with it.
 func TestBlockedThenPromise(t *testing.T) {
 	_, res := headless.BlockedThenPromise(t)
@@ -62,7 +62,7 @@ func TestBlockedThenPromise(t *testing.T) {
 
 // 2. The promise in the first answer, with no tool call: rejected; the agent's attempt to
 // cancel its own loop from the shell is denied (and is no work); after real work the
-// promise is accepted (see e2e.Headless).
+// promise is accepted (see e2e.ChatSuite).
 func TestPromiseWithoutWork(t *testing.T) { headless.PromiseWithoutWork(t, "echo hi > x.txt") }
 
 // 3. Never a promise: the loop runs exactly its --max-iterations, past the 8 blocks in a row
@@ -233,7 +233,7 @@ func TestGuardFileTools(t *testing.T) {
 
 // 9. Installed at project scope (.factory/hooks.json and .factory/commands, committed): the
 // hooks run the ralph-loop found on PATH, and Factory Droid loads the project's hooks (see
-// e2e.Headless).
+// e2e.ChatSuite).
 func TestProjectScope(t *testing.T) {
 	headless.ProjectScope(t, filepath.Join(".factory", "commands", "ralph-loop.md"))
 }

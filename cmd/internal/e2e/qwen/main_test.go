@@ -15,8 +15,8 @@ var suite = e2e.Suite{Title: "Qwen Code", Package: Qwen, BinEnv: "QWEN_BIN"}
 func TestMain(m *testing.M) { suite.Main(m) }
 
 // headless is the suite Qwen Code shares with the other hosts run headless (see
-// e2e.Headless): "qwen -p".
-var headless = e2e.Headless[*Env]{Suite: &suite, Host: "qwen", Title: "Qwen Code", NewEnv: NewEnv, Shell: Shell,
+// e2e.ChatSuite): "qwen -p".
+var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "qwen", Title: "Qwen Code", NewEnv: NewEnv, Shell: Shell,
 	Project: func(e *Env) string { return e.Project },
 	Run: func(ctx context.Context, e *Env, p e2e.Prompt) (*e2e.Ran, error) {
 		return ran(e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env}))

@@ -31,7 +31,7 @@ func noOverride(t *testing.T, res *e2e.Ran) {
 }
 
 // 1. "I'm done" without the promise is blocked and the task comes back; work and the
-// promise then end the loop (see e2e.Headless). The contract reached the model with the
+// promise then end the loop (see e2e.ChatSuite). The contract reached the model with the
 // prompt, escaped; the user saw the loop go on and end; Qwen Code overrode no block.
 func TestBlockedThenPromise(t *testing.T) {
 	_, res := headless.BlockedThenPromise(t)
@@ -105,7 +105,7 @@ func TestCutByTheHostCap(t *testing.T) {
 
 // 4. The promise in the first answer, with no tool call: rejected; the agent's attempt to
 // cancel its own loop from the shell is denied (and is no work); after real work (a
-// command that fails counts: it ran) the promise is accepted (see e2e.Headless).
+// command that fails counts: it ran) the promise is accepted (see e2e.ChatSuite).
 func TestPromiseWithoutWork(t *testing.T) {
 	_, res, denied := headless.PromiseWithoutWork(t, "echo hi > x.txt; exit 3")
 	contains(t, "what the user saw", res.Stderr, "promise rejected, no real work yet (0/1 tool calls)")
@@ -142,7 +142,7 @@ func TestCancel(t *testing.T) {
 	contains(t, "what the user saw", res.Stderr, "ralph loop cancelled at iteration 2/5")
 }
 
-// 6. A session without a loop is left alone (see e2e.Headless): nothing blocked, nothing
+// 6. A session without a loop is left alone (see e2e.ChatSuite): nothing blocked, nothing
 // added to the prompt, nothing said, no state.
 func TestNoLoopUntouched(t *testing.T) {
 	res := headless.NoLoopUntouched(t, "<qwen:user-prompt-submit-context>", "ralph-loop: ")
