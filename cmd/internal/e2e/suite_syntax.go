@@ -14,17 +14,19 @@ import (
 func SyntaxBySession(t *testing.T, title, host string, run func(t *testing.T, s Syntax, prompt string) (e Logged, session string, install []string)) {
 	SettingsSyntax(t, title, host, func(t *testing.T, s Syntax, prompt string) Installer {
 		e, session, install := run(t, s, prompt)
-		status := []string{"status", "--json"}
-		if session != "" { // (no session: the Env's loops, all of them the run's)
-			status = append(status, "--session", session)
-		}
-		out, err := e.RalphLoopCmd(context.Background(), status...)
+		out, err := e.RalphLoopCmd(context.Background(), "status", "--json")
 		if err != nil {
 			t.Fatal(err)
 		}
-		loops, err := DecodeStatus(out)
+		all, err := DecodeStatus(out)
 		if err != nil {
 			t.Fatal(err)
+		}
+		var loops []Loop
+		for _, l := range all {
+			if l.SessionID == session || session == "" {
+				loops = append(loops, l)
+			}
 		}
 		_, err = e.RalphLoopCmd(context.Background(), install...)
 		return said{loops, err}
