@@ -54,10 +54,10 @@ func (e *engine) toolUsed(ctx context.Context) Reply {
 func writes(kind ToolKind) bool { return kind == WriteTool || kind == DeleteTool || kind == PatchTool }
 
 // said keeps one of the agent's messages in the session's said log while a loop is active,
-// for the loop's next stop to read (Facts.SaidLog). Like the tool log, it is appended
+// for the loop's next stop to read (Transcript.SaidLog). Like the tool log, it is appended
 // without the lock.
 func (e *engine) said() Reply {
-	if !e.facts.SaidLog || !e.session() {
+	if !e.facts.transcript().SaidLog || !e.session() {
 		return Reply{}
 	}
 	l, out := e.active()

@@ -74,8 +74,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// before it runs fires neither): the transcript is read for the model's usage only.
 		// Qwen Code shows neither SessionStart's notice nor the prompt hook's: what became
 		// of a resumed session's loop is told at its first stop.
-		Transcript:         Transcript,
-		TranscriptLags:     true,
+		Transcript:         &hook.Transcript{Read: Transcript, Lags: true},
 		ResumeNoticeHidden: true,
 		CLI:                "qwen",
 		SessionEnv:         SessionEnv,

@@ -90,7 +90,7 @@ type Result struct {
 	// as malformed.
 	Lines, Bad int
 	// Replies is the number of the agent's messages read, for hosts whose stop can come
-	// without a model reply (see hook.Facts.StopsWithoutReply); scanners that do not count
+	// without a model reply (see hook.Transcript.StopsWithoutReply); scanners that do not count
 	// them leave it 0.
 	Replies int
 	// Usage are the model's replies' usage records read, each reply once; UsageID is the id
