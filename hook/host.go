@@ -226,16 +226,8 @@ type Facts struct {
 	SessionEnv string
 	// Server is the HTTP server of a host that runs one to drive its sessions (nil: none).
 	Server *Server
-	// HookFiles, for a host without ConfigChange, returns the files through which the host
-	// runs ralph-loop's hooks: the guard keeps the agent from changing them while a loop runs
-	// (nil: none). Only called for a tool check of an active loop.
-	HookFiles func() []string
-	// Settings, for a host that asks its hooks before a settings change takes effect
-	// (ConfigChange), reads what in its settings, as they now are on disk, decides what it
-	// runs and how, read as the host reads it: the loop keeps it from arming, and a change
-	// that differs from it is refused while the loop is active. err says what could not be
-	// read or told, which refuses any change (nil: no such event).
-	Settings func() ([]state.Setting, error)
+	// Hooks are how ralph-loop's hooks in the host are kept as they were while a loop runs.
+	Hooks Hooks
 	// Sandbox, for a host that can run the agent's shell in a sandbox of its own, says
 	// whether it does for the session whose transcript is given: state.SandboxOn when every
 	// shell call runs in it with no way out and none of the trusted paths (ralph-loop's
@@ -288,6 +280,22 @@ func (f Facts) transcript() Transcript {
 		return Transcript{}
 	}
 	return *f.Transcript
+}
+
+// Hooks are how ralph-loop's hooks in a host are kept as they were while a loop runs: the
+// guard keeps the agent from changing the files they are in, and a host that asks its hooks
+// before a settings change takes effect has the change refused (the zero Hooks: neither).
+type Hooks struct {
+	// Files, for a host without ConfigChange, returns the files through which the host runs
+	// ralph-loop's hooks: the guard keeps the agent from changing them while a loop runs
+	// (nil: none). Only called for a tool check of an active loop, and at arming.
+	Files func() []string
+	// Settings, for a host that asks its hooks before a settings change takes effect
+	// (ConfigChange), reads what in its settings, as they now are on disk, decides what it
+	// runs and how, read as the host reads it: the loop keeps it from arming, and a change
+	// that differs from it is refused while the loop is active. err says what could not be
+	// read or told, which refuses any change (nil: no such event).
+	Settings func() ([]state.Setting, error)
 }
 
 // Server is a host's HTTP server that drives its sessions (opencode serve, and the TUI's

@@ -160,8 +160,8 @@ func (e *engine) protected(l *state.Loop) []string {
 	if k := e.env.Store.KeepDir(); k != "" {
 		p = append(p, k)
 	}
-	if e.facts.HookFiles != nil {
-		p = append(p, e.facts.HookFiles()...)
+	if e.facts.Hooks.Files != nil {
+		p = append(p, e.facts.Hooks.Files()...)
 	}
 	return append(p, e.hookBinaries(l)...)
 }

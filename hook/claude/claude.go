@@ -62,7 +62,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		ResumeNoticeHidden: true,
 		CLI:                "claude",
 		SessionEnv:         SessionEnv,
-		Settings:           func() ([]state.Setting, error) { return SettingsView(getenv, project) },
+		Hooks:              hook.Hooks{Settings: func() ([]state.Setting, error) { return SettingsView(getenv, project) }},
 		Sandbox:            func(string, []string) string { return sandboxState(getenv, project) },
 		Commands:           hook.Commands{Text: CommandText},
 	}

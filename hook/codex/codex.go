@@ -79,8 +79,8 @@ const DefaultTimeout = 600
 func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	project := ProjectDir(cwd)
 	return hook.Facts{
-		HookFiles: func() []string { return Installer.HookFiles(getenv, project, "config.toml") },
-		Words:     Words,
+		Hooks: hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, project, "config.toml") }},
+		Words: Words,
 		StopTimeout: func() time.Duration {
 			if d, ok := Installer.HookTimeout("Stop", project, getenv); ok {
 				return d

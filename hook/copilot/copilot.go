@@ -63,7 +63,7 @@ var Words = inject.Words{
 // Facts states Copilot CLI's facts for an event.
 func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	return hook.Facts{
-		HookFiles:   func() []string { return Installer.HookFiles(getenv, cwd, "config.json") },
+		Hooks:       hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, cwd, "config.json") }},
 		Words:       Words,
 		BlockCap:    BlockCap,
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, cwd) },

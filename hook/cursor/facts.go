@@ -27,9 +27,9 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		project = getenv("CURSOR_PROJECT_DIR")
 	}
 	return hook.Facts{
-		HookFiles: func() []string { return Installer.HookFiles(getenv, project) },
-		Words:     Words,
-		BlockCap:  LoopLimit(getenv, project),
+		Hooks:    hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, project) }},
+		Words:    Words,
+		BlockCap: LoopLimit(getenv, project),
 		StopTimeout: func() time.Duration {
 			d, _ := Installer.HookTimeout("stop", project, getenv) // 0 (unknown) when none is set
 			return d

@@ -60,7 +60,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// failed too, with no reply in the transcript (seen: a loop blocked on each went on
 		// to its last iteration with no answer).
 		Transcript: &hook.Transcript{Read: Transcript, StopsWithoutReply: true, NoUsage: NoUsage},
-		HookFiles:  func() []string { return Installer.HookFiles(getenv, project) },
+		Hooks:      hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, project) }},
 		CLI:        "droid",
 	}
 }

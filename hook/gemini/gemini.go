@@ -85,7 +85,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		project = cwd
 	}
 	return hook.Facts{
-		HookFiles:   func() []string { return Installer.HookFiles(getenv, project, trustedFoldersFile(getenv, "")) },
+		Hooks:       hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, project, trustedFoldersFile(getenv, "")) }},
 		Words:       words(getenv, project),
 		BlockCap:    0, // an always-blocking hook ran 2,273 continuations
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },

@@ -99,7 +99,7 @@ var Words = inject.Words{
 func (h Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	f := h.flavor()
 	return hook.Facts{
-		HookFiles:   func() []string { return f.installer.HookFiles(getenv, cwd) },
+		Hooks:       hook.Hooks{Files: func() []string { return f.installer.HookFiles(getenv, cwd) }},
 		Words:       f.words,
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,

@@ -78,7 +78,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,
 		CLI:         "pi",
-		HookFiles:   func() []string { return Installer.HookFiles(getenv, cwd, settingsFiles(getenv, cwd)...) },
+		Hooks:       hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, cwd, settingsFiles(getenv, cwd)...) }},
 	}
 }
 

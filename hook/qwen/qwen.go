@@ -64,7 +64,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	w := Words
 	w.Cap.Setting = from
 	return hook.Facts{
-		HookFiles:   func() []string { return Installer.HookFiles(getenv, project) },
+		Hooks:       hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, project) }},
 		Words:       w,
 		BlockCap:    limit - 1, // the blocks Qwen Code lets through
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
