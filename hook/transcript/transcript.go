@@ -1,7 +1,9 @@
 // Package transcript is the kit every host's transcript reader is built from: what a scan
 // looks for (Options) and found (Result), the bounded reading of a file from an offset
 // (ScanWith), finding where a time's lines start (OffsetAfter), the usage of replies counted
-// once (Dedup), and Reader, which makes a host's line scanner a transcript reader.
+// once (Dedup), what becomes of each line a scanner reads (NextLine), whether a text ends the
+// host's last message (Tail), and Reader, which makes a host's line scanner a transcript
+// reader.
 //
 // A transcript is JSONL and can be huge, with single lines of many megabytes. A scanner reads
 // only the bytes after the offset, through a fixed buffer (BufSize): lines that cannot be the

@@ -276,6 +276,28 @@ func (d *Reader) Array(fn func() error) error {
 	}
 }
 
+// Is reports whether the next value is of kind k (its first byte, see Kind). A value of
+// another kind is skipped: Is is false, with the error of reading it.
+func (d *Reader) Is(k byte) (bool, error) {
+	got, err := d.peek()
+	if err != nil {
+		return false, err
+	}
+	if got != k {
+		return false, d.Skip()
+	}
+	return true, nil
+}
+
+// OptString reads a string value as String does; a value of another kind is skipped, and
+// dst is returned as it is.
+func (d *Reader) OptString(dst []byte, limit int) ([]byte, error) {
+	if ok, err := d.Is('"'); !ok {
+		return dst, err
+	}
+	return d.String(dst, limit)
+}
+
 // String reads a string, appending at most limit decoded bytes of it to dst; the rest is
 // read and dropped. A negative limit keeps everything.
 func (d *Reader) String(dst []byte, limit int) ([]byte, error) {
