@@ -363,10 +363,7 @@ func stampedBy(b *bounded, start, end int64, t time.Time) (bool, error) {
 		if string(key) != "timestamp" {
 			return d.Skip()
 		}
-		if k, err := d.Kind(); err != nil || k != '"' {
-			return d.Skip()
-		}
-		v, err := d.String(buf[:0], 64)
+		v, err := d.OptString(buf[:0], 64)
 		buf = v
 		if err != nil {
 			return err
