@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
 )
@@ -97,5 +98,39 @@ func TestTail(t *testing.T) {
 	none.Write([]byte("x"))
 	if none.Ends() {
 		t.Error("a text ends an empty last message")
+	}
+}
+
+// TestReadTime: an RFC 3339 timestamp is read; a string that is not one, or a value of
+// another kind, leaves the time as it was.
+func TestReadTime(t *testing.T) {
+	d := jsonstream.NewReader(strings.NewReader(`"2026-11-28T03:04:05.5Z" "yesterday" 1764299045 "2026-11-28T04:00:00+01:00"`), 64)
+	var ts time.Time
+	for _, want := range []string{"2026-11-28T03:04:05.5Z", "2026-11-28T03:04:05.5Z", "2026-11-28T03:04:05.5Z", "2026-11-28T03:00:00Z"} {
+		if err := ReadTime(d, &ts); err != nil || !ts.Equal(mustTime(want)) {
+			t.Errorf("ReadTime = %v, %v; want %s", ts, err, want)
+		}
+	}
+}
+
+func mustTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// TestReadCountsKind: counts are read from an object; a value of another kind is skipped
+// and reads as no counts.
+func TestReadCountsKind(t *testing.T) {
+	d := jsonstream.NewReader(strings.NewReader(`[1,2] {"in":3,"out":"x","other":4}`), 64)
+	var in, out int64
+	fields := map[string]*int64{"in": &in, "out": &out}
+	if ok, err := ReadCounts(d, nil, fields); ok || err != nil || in != 0 {
+		t.Errorf("an array: ok %v, err %v, in %d; want false, nil, 0", ok, err, in)
+	}
+	if ok, err := ReadCounts(d, nil, fields); !ok || err != nil || in != 3 || out != 0 {
+		t.Errorf("an object: ok %v, err %v, in %d, out %d; want true, nil, 3, 0", ok, err, in, out)
 	}
 }

@@ -44,6 +44,7 @@ type Reader struct {
 	depth int
 	keys  [][]byte // one key buffer per nesting level
 	out   []byte   // decoded string pieces
+	str   []byte   // StringVar's value
 	esc   [utf8.UTFMax]byte
 }
 
@@ -296,6 +297,18 @@ func (d *Reader) OptString(dst []byte, limit int) ([]byte, error) {
 		return dst, err
 	}
 	return d.String(dst, limit)
+}
+
+// StringVar reads a string value of at most limit bytes (see String) into *dst; a value of
+// another kind is skipped, and *dst is left as it is.
+func (d *Reader) StringVar(dst *string, limit int) error {
+	if ok, err := d.Is('"'); !ok {
+		return err
+	}
+	v, err := d.String(d.str[:0], limit)
+	d.str = v
+	*dst = string(v)
+	return err
 }
 
 // String reads a string, appending at most limit decoded bytes of it to dst; the rest is

@@ -56,3 +56,15 @@ func TestIs(t *testing.T) {
 		t.Errorf("Object = %v, want ErrLineEnd", err)
 	}
 }
+
+// TestStringVar: a string value is kept, cut at the limit; another kind leaves the
+// variable as it was.
+func TestStringVar(t *testing.T) {
+	d := NewReader(strings.NewReader(`"abcdef" 12 {"x":"y"} "gh"`), 64)
+	v := "was"
+	for _, want := range []string{"abc", "abc", "abc", "gh"} {
+		if err := d.StringVar(&v, 3); err != nil || v != want {
+			t.Errorf("StringVar = %q, %v; want %q", v, err, want)
+		}
+	}
+}
