@@ -141,14 +141,7 @@ func (s *scanner) line() (rolloutLine, error) {
 			}
 			return nil
 		case "timestamp":
-			v, err := s.str(64)
-			if err != nil {
-				return err
-			}
-			if t, err := time.Parse(time.RFC3339Nano, string(v)); err == nil {
-				s.ln.ts = t
-			}
-			return nil
+			return transcript.ReadTime(s.d, &s.ln.ts)
 		case "payload":
 			if ok, err := s.d.Is('{'); !ok {
 				return err
@@ -209,12 +202,7 @@ func (s *scanner) payload() error {
 			}
 			return nil
 		case "call_id":
-			v, err := s.str(256)
-			if err != nil {
-				return err
-			}
-			s.ln.call = string(v)
-			return nil
+			return s.d.StringVar(&s.ln.call, 256)
 		case "content":
 			if k, err := s.d.Kind(); err != nil || k != '[' || s.ln.role == "user" {
 				if err != nil {
@@ -233,31 +221,28 @@ func (s *scanner) payload() error {
 func (s *scanner) usagePayload() error {
 	return s.d.Object(func(key []byte) error {
 		switch string(key) {
-		case "response_id", "model":
-			if s.ln.kind == kindContext && string(key) != "model" || s.ln.kind == kindUsage && string(key) != "response_id" {
+		case "model":
+			if s.ln.kind != kindContext {
 				return s.d.Skip()
 			}
-			v, err := s.str(256)
-			if string(key) == "model" {
-				s.ln.model = string(v)
-			} else {
-				s.ln.response = string(v)
+			return s.d.StringVar(&s.ln.model, 256)
+		case "response_id":
+			if s.ln.kind != kindUsage {
+				return s.d.Skip()
 			}
-			return err
+			return s.d.StringVar(&s.ln.response, 256)
 		case "usage":
 			if s.ln.kind != kindUsage {
 				return s.d.Skip()
 			}
-			if ok, err := s.d.Is('{'); !ok {
-				return err
-			}
-			s.ln.hasUsage = true
-			return transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
+			var err error
+			s.ln.hasUsage, err = transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
 				"input_tokens":             &s.ln.tokens.Input,
 				"cached_input_tokens":      &s.ln.tokens.CacheRead,
 				"cache_write_input_tokens": &s.ln.tokens.CacheWrite,
 				"output_tokens":            &s.ln.tokens.Output,
 			})
+			return err
 		}
 		return s.d.Skip()
 	})

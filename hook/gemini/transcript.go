@@ -99,24 +99,13 @@ func (s *scanner) line() (line, error) {
 			s.ln.gemini = true
 			return nil
 		case "timestamp":
-			v, err := s.d.OptString(s.scratch[:0], 64)
-			s.scratch = v
-			if err != nil {
-				return err
-			}
-			s.ln.ts, _ = time.Parse(time.RFC3339Nano, string(v))
-			return nil
+			return transcript.ReadTime(s.d, &s.ln.ts)
 		case "content":
 			return s.content()
-		case "id", "model":
-			v, err := s.d.OptString(s.scratch[:0], 256)
-			s.scratch = v
-			if string(key) == "id" {
-				s.ln.id = string(v)
-			} else {
-				s.ln.model = string(v)
-			}
-			return err
+		case "id":
+			return s.d.StringVar(&s.ln.id, 256)
+		case "model":
+			return s.d.StringVar(&s.ln.model, 256)
 		case "tokens":
 			return s.tokens()
 		}
@@ -129,18 +118,15 @@ func (s *scanner) line() (line, error) {
 }
 
 // tokens reads a record's token counts.
-func (s *scanner) tokens() error {
-	if ok, err := s.d.Is('{'); !ok {
-		return err
-	}
-	s.ln.hasTokens = true
-	return transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
+func (s *scanner) tokens() (err error) {
+	s.ln.hasTokens, err = transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
 		"input":    &s.ln.input,
 		"cached":   &s.ln.cached,
 		"output":   &s.ln.output,
 		"thoughts": &s.ln.thoughts,
 		"tool":     &s.ln.tool,
 	})
+	return err
 }
 
 // content reads a record's content: a string, or an array of parts whose "text" counts

@@ -45,7 +45,7 @@ func ScanUsage(r io.Reader, base int64, opt transcript.Options) (transcript.Resu
 		more, ok, err := transcript.NextLine(d, base, &res, errSkip, func() error {
 			err := d.Object(func(key []byte) error {
 				switch string(key) {
-				case "type", "uuid", "model", "timestamp":
+				case "type":
 					if ok, err := d.Is('"'); !ok {
 						return err
 					}
@@ -54,20 +54,17 @@ func ScanUsage(r io.Reader, base int64, opt transcript.Options) (transcript.Resu
 					if err != nil {
 						return err
 					}
-					switch string(key) {
-					case "type":
-						if string(v) != "assistant" {
-							return errSkip
-						}
-						rec.assistant = true
-					case "uuid":
-						rec.id = string(v)
-					case "model":
-						rec.model = string(v)
-					case "timestamp":
-						rec.ts, _ = time.Parse(time.RFC3339Nano, string(v))
+					if string(v) != "assistant" {
+						return errSkip
 					}
+					rec.assistant = true
 					return nil
+				case "uuid":
+					return d.StringVar(&rec.id, 256)
+				case "model":
+					return d.StringVar(&rec.model, 256)
+				case "timestamp":
+					return transcript.ReadTime(d, &rec.ts)
 				case "message":
 					if opt.Last == "" {
 						return d.Skip()
@@ -103,16 +100,14 @@ func ScanUsage(r io.Reader, base int64, opt transcript.Options) (transcript.Resu
 						})
 					})
 				case "usageMetadata":
-					if ok, err := d.Is('{'); !ok {
-						return err
-					}
-					rec.hasUsage = true
-					return transcript.ReadCounts(d, scratch[:0], map[string]*int64{
+					var err error
+					rec.hasUsage, err = transcript.ReadCounts(d, scratch[:0], map[string]*int64{
 						"promptTokenCount":        &rec.prompt,
 						"cachedContentTokenCount": &rec.cached,
 						"candidatesTokenCount":    &rec.candidates,
 						"thoughtsTokenCount":      &rec.thoughts,
 					})
+					return err
 				}
 				return d.Skip()
 			})

@@ -215,15 +215,10 @@ func (s *scanner) message() error {
 		switch string(key) {
 		case "role":
 			return s.assistantOrSkip()
-		case "id", "model":
-			v, err := s.d.OptString(s.scratch[:0], 256)
-			s.scratch = v
-			if string(key) == "id" {
-				s.ln.msgID = string(v)
-			} else {
-				s.ln.model = string(v)
-			}
-			return err
+		case "id":
+			return s.d.StringVar(&s.ln.msgID, 256)
+		case "model":
+			return s.d.StringVar(&s.ln.model, 256)
 		case "usage":
 			return s.usage()
 		case "content":
@@ -250,17 +245,14 @@ func (s *scanner) message() error {
 
 // usage reads a reply's usage: {"input_tokens", "cache_creation_input_tokens",
 // "cache_read_input_tokens", "output_tokens", …}.
-func (s *scanner) usage() error {
-	if ok, err := s.d.Is('{'); !ok {
-		return err
-	}
-	s.ln.hasUsage = true
-	return transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
+func (s *scanner) usage() (err error) {
+	s.ln.hasUsage, err = transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
 		"input_tokens":                &s.ln.tokens.Input,
 		"cache_creation_input_tokens": &s.ln.tokens.CacheWrite,
 		"cache_read_input_tokens":     &s.ln.tokens.CacheRead,
 		"output_tokens":               &s.ln.tokens.Output,
 	})
+	return err
 }
 
 func (s *scanner) beginBlock() {
