@@ -32,8 +32,6 @@
 package opencode
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -217,22 +215,15 @@ func iterationUsage(ms []message) []spend.Record {
 
 // Decode reads one event from the plugin.
 func (h Host) Decode(r io.Reader) (hook.Event, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, maxInput+1))
-	if err != nil {
-		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
-	}
-	if len(raw) > maxInput {
-		return hook.Event{}, fmt.Errorf("%w: over %d MiB", hook.ErrInput, maxInput>>20)
-	}
 	var in input
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
+	key, err := wire.Unmarshal(r, maxInput, &in)
+	if err != nil {
+		return hook.Event{}, err
 	}
 	if in.SessionID == "" {
 		return hook.Event{}, fmt.Errorf("%w: no sessionID", hook.ErrInput)
 	}
-	sum := sha256.Sum256(raw)
-	ev := hook.Event{Name: in.Hook, SessionID: in.SessionID, Cwd: in.Directory, Key: hex.EncodeToString(sum[:16])}
+	ev := hook.Event{Name: in.Hook, SessionID: in.SessionID, Cwd: in.Directory, Key: key}
 	switch in.Hook {
 	case hookIdle:
 		ev.Kind, ev.Text, ev.HasText = hook.Stop, iterationText(in.Messages), true

@@ -29,8 +29,6 @@
 package pi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -149,22 +147,15 @@ type message struct {
 
 // Decode reads one event from the extension.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, maxInput+1))
-	if err != nil {
-		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
-	}
-	if len(raw) > maxInput {
-		return hook.Event{}, fmt.Errorf("%w: over %d MiB", hook.ErrInput, maxInput>>20)
-	}
 	var in input
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
+	key, err := wire.Unmarshal(r, maxInput, &in)
+	if err != nil {
+		return hook.Event{}, err
 	}
 	if in.SessionID == "" {
 		return hook.Event{}, fmt.Errorf("%w: no sessionID", hook.ErrInput)
 	}
-	sum := sha256.Sum256(raw)
-	ev := hook.Event{Name: in.Hook, SessionID: in.SessionID, Cwd: in.Directory, Key: hex.EncodeToString(sum[:16])}
+	ev := hook.Event{Name: in.Hook, SessionID: in.SessionID, Cwd: in.Directory, Key: key}
 	switch in.Hook {
 	case hookCommand:
 		ev.Kind, ev.Prompt, ev.InTurn = hook.Prompt, in.Prompt, in.Busy
