@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -92,7 +93,7 @@ func plugin(w inject.Words, binary, scope string, portable bool) string {
 		"__MISSING__", js(inject.NotInstalledHere(w.Display)),
 		"__FALLBACK__", js(fallbackReplies(w, prog)),
 		"__HOST_NAME__", w.Name,
-	).Replace(pluginSource)
+	).Replace(pluginkit.Expand(pluginSource))
 }
 
 // fallbackReplies are what the plugin answers by itself when it cannot run ralph-loop

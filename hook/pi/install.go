@@ -11,6 +11,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -102,7 +103,7 @@ func Extension(binary, scope string, portable bool) string {
 		"__MISSING__", js(inject.NotInstalledHere(Words.Display)),
 		"__COMMANDS__", js(descriptions),
 		"__FALLBACK__", js(fallbackReplies(prog)),
-	).Replace(extensionSource)
+	).Replace(pluginkit.Expand(extensionSource))
 }
 
 // fallbackReplies are what the extension answers by itself when it cannot run ralph-loop
