@@ -1,13 +1,22 @@
-// Package pluginkit is the JavaScript every plugin of ralph-loop's own is built from
-// (opencode's plugin, pi's extension): running ralph-loop, the sessions it marks active, and
-// what the plugin answers by itself when it cannot run ralph-loop. A host loads every file
-// of its plugin directory as a plugin, so a kit module beside the plugin would be one too:
-// install writes the kit into each plugin's own file instead.
+// Package pluginkit is what every plugin of ralph-loop's own is built from (opencode's
+// plugin, pi's extension): the JavaScript they share (kit.js: running ralph-loop, the
+// sessions it marks active, and what the plugin answers by itself when it cannot run
+// ralph-loop), and the filling in of a plugin's placeholders at install. A host loads every
+// file of its plugin directory as a plugin, so a kit module beside the plugin would be one
+// too: install writes the kit into each plugin's own file instead.
 package pluginkit
 
 import (
+	"bytes"
 	_ "embed"
+	"encoding/json"
+	"io"
+	"strconv"
 	"strings"
+
+	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
 //go:embed kit.js
@@ -16,5 +25,59 @@ var kit string
 // Mark is the line of a plugin's source that the kit takes the place of.
 const Mark = "__KIT__\n"
 
-// Expand returns a plugin's source with the kit in place of its Mark line.
-func Expand(src string) string { return strings.Replace(src, Mark, kit, 1) }
+// Source is a plugin's source as install writes it for the host h, whose words are w: src
+// with the kit in place of its Mark line and its placeholders filled in: __HOST__ (w.Name)
+// and __HOST_NAME__ (the same, bare, for comments), __BINARY__ (binary, or where portable
+// the ralph-loop on PATH), __SCOPE__, __MISSING__ (said once when the binary is not there),
+// __FALLBACK__ (the replies the plugin gives by itself, see fallbackReplies), and each of
+// more, as JSON.
+func Source(src string, h hook.Host, w inject.Words, binary, scope string, portable bool, more map[string]any) string {
+	prog := binary
+	if portable {
+		binary, prog = "ralph-loop", "ralph-loop (on PATH)"
+	}
+	r := []string{
+		"__HOST__", js(w.Name),
+		"__BINARY__", js(binary),
+		"__SCOPE__", js(scope),
+		"__MISSING__", js(inject.NotInstalledHere(w.Display)),
+		"__FALLBACK__", js(fallbackReplies(h, w, prog)),
+		"__HOST_NAME__", w.Name,
+	}
+	for k, v := range more {
+		r = append(r, k, js(v))
+	}
+	return strings.NewReplacer(r...).Replace(strings.Replace(src, Mark, kit, 1))
+}
+
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil { // strings and replies always marshal
+		panic(err)
+	}
+	return string(b)
+}
+
+// fallbackReplies are what the plugin answers by itself when it cannot run ralph-loop
+// (prog) in a session whose loop is active, as ralph-loop would reply (h's Encode): the
+// texts of the other hosts' hook command lines (hook/install's command.go).
+func fallbackReplies(h hook.Host, w inject.Words, prog string) map[string]any {
+	encode := func(kind hook.Kind, r hook.Reply) json.RawMessage {
+		var out bytes.Buffer
+		if _, err := h.Encode(&out, io.Discard, hook.Event{Kind: kind}, r); err != nil { // a buffer never fails
+			panic(err)
+		}
+		if out.Len() == 0 {
+			return json.RawMessage("{}")
+		}
+		return bytes.TrimSpace(out.Bytes())
+	}
+	maxIter, _ := strconv.Atoi(install.DefaultMaxIterations())
+	return map[string]any{
+		"stop":          encode(hook.Stop, hook.Reply{Block: true, Reason: inject.FallbackBlock(prog), Notice: inject.FallbackNotice(w.Display, prog)}),
+		"limit":         encode(hook.Stop, hook.Reply{Notice: inject.FallbackLimit(w.Display, prog)}),
+		"cancelled":     encode(hook.Prompt, hook.Reply{Block: true, Reason: inject.FallbackCancelled(prog)}),
+		"notice":        encode(hook.Prompt, hook.Reply{Notice: inject.FallbackNotice(w.Display, prog)}),
+		"maxIterations": maxIter,
+	}
+}
