@@ -42,6 +42,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/spend"
@@ -301,10 +302,8 @@ type Output struct {
 	Replace *string `json:"replace,omitempty"`
 	// Deny refuses a tool call with this reason for the agent.
 	Deny string `json:"deny,omitempty"`
-	// Notice is a line for the user (a toast in the TUI, and opencode's log).
-	Notice string `json:"notice,omitempty"`
-	// Error is ralph-loop's failure, shown like a notice.
-	Error string `json:"error,omitempty"`
+	// Said is shown the user: a toast in the TUI, and opencode's log.
+	pluginkit.Said
 }
 
 // Encode writes the reply for the plugin.
@@ -329,16 +328,6 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Context != "" && ev.Kind == hook.Prompt && !rep.Block {
 		out.Append = rep.Context
 	}
-	if rep.Failed {
-		out.Error = rep.Notice
-	} else {
-		out.Notice = rep.Notice
-	}
-	if out == (Output{}) {
-		return 0, nil
-	}
-	if err := wire.WriteJSON(w, out); err != nil {
-		return 1, err
-	}
-	return 0, nil
+	out.Said = pluginkit.SaidOf(rep)
+	return pluginkit.Write(w, out)
 }

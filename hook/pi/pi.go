@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/spend"
@@ -292,11 +293,9 @@ type Output struct {
 	Refuse string `json:"refuse,omitempty"`
 	// Deny refuses a tool call with this reason for the agent.
 	Deny string `json:"deny,omitempty"`
-	// Notice is a line for the user (a notification in the TUI, an extension_ui_request
-	// notify in RPC mode).
-	Notice string `json:"notice,omitempty"`
-	// Error is ralph-loop's failure, shown like a notice.
-	Error string `json:"error,omitempty"`
+	// Said is shown the user: a notification in the TUI, an extension_ui_request notify
+	// in RPC mode.
+	pluginkit.Said
 }
 
 // Encode writes the reply for the extension.
@@ -316,16 +315,6 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Context != "" && (ev.Kind == hook.Prompt || ev.Kind == hook.SessionStart) && !rep.Block {
 		out.Send = rep.Context
 	}
-	if rep.Failed {
-		out.Error = rep.Notice
-	} else {
-		out.Notice = rep.Notice
-	}
-	if out == (Output{}) {
-		return 0, nil
-	}
-	if err := wire.WriteJSON(w, out); err != nil {
-		return 1, err
-	}
-	return 0, nil
+	out.Said = pluginkit.SaidOf(rep)
+	return pluginkit.Write(w, out)
 }

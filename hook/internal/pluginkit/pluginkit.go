@@ -16,6 +16,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -80,4 +81,33 @@ func fallbackReplies(h hook.Host, w inject.Words, prog string) map[string]any {
 		"notice":        encode(hook.Prompt, hook.Reply{Notice: inject.FallbackNotice(w.Display, prog)}),
 		"maxIterations": maxIter,
 	}
+}
+
+// Said is what a plugin's reply shows the user.
+type Said struct {
+	// Notice is a line for the user (the host's plugin says where it shows it).
+	Notice string `json:"notice,omitempty"`
+	// Error is ralph-loop's failure, shown like a notice.
+	Error string `json:"error,omitempty"`
+}
+
+// SaidOf is what rep shows the user: its notice, as an Error when ralph-loop failed.
+func SaidOf(rep hook.Reply) Said {
+	if rep.Failed {
+		return Said{Error: rep.Notice}
+	}
+	return Said{Notice: rep.Notice}
+}
+
+// Write writes a plugin's reply as JSON, nothing at all when it is empty, and returns the
+// exit code, as a host's Encode does.
+func Write[T comparable](w io.Writer, out T) (int, error) {
+	var empty T
+	if out == empty {
+		return 0, nil
+	}
+	if err := wire.WriteJSON(w, out); err != nil {
+		return 1, err
+	}
+	return 0, nil
 }
