@@ -43,7 +43,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/spend"
 )
@@ -128,7 +127,6 @@ const (
 	hookMessage     = "chat.message"
 	hookToolBefore  = "tool.execute.before"
 	hookToolAfter   = "tool.execute.after"
-	maxInput        = 64 << 20
 	shellTool       = "bash"
 	unknownToolName = "invalid" // what opencode runs for a call to a tool it does not have
 )
@@ -147,9 +145,7 @@ var patchTools = map[string]bool{"apply_patch": true, "patch": true}
 
 // input is one event as the plugin sends it.
 type input struct {
-	Hook      string `json:"hook"`
-	SessionID string `json:"sessionID"`
-	Directory string `json:"directory"`
+	pluginkit.Head
 	// Prompt is the user's prompt (chat.message), or the command as typed
 	// (command.execute.before: "/ralph-loop ARGUMENTS").
 	Prompt string `json:"prompt"`
@@ -217,14 +213,10 @@ func iterationUsage(ms []message) []spend.Record {
 // Decode reads one event from the plugin.
 func (h Host) Decode(r io.Reader) (hook.Event, error) {
 	var in input
-	key, err := wire.Unmarshal(r, maxInput, &in)
+	ev, err := pluginkit.Decode(r, &in, &in.Head)
 	if err != nil {
 		return hook.Event{}, err
 	}
-	if in.SessionID == "" {
-		return hook.Event{}, fmt.Errorf("%w: no sessionID", hook.ErrInput)
-	}
-	ev := hook.Event{Name: in.Hook, SessionID: in.SessionID, Cwd: in.Directory, Key: key}
 	switch in.Hook {
 	case hookIdle:
 		ev.Kind, ev.Text, ev.HasText = hook.Stop, iterationText(in.Messages), true

@@ -39,7 +39,6 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/spend"
 )
@@ -91,7 +90,6 @@ const (
 	hookStart      = "session_start"
 	hookCompact    = "session_compact"
 	hookShutdown   = "session_shutdown"
-	maxInput       = 64 << 20
 )
 
 // Events are the events the extension passes on ("ralph-loop hook --help" lists them).
@@ -101,9 +99,7 @@ func (Host) Events() []string {
 
 // input is one event as the extension sends it.
 type input struct {
-	Hook      string `json:"hook"`
-	SessionID string `json:"sessionID"`
-	Directory string `json:"directory"`
+	pluginkit.Head
 	// Prompt is the command as typed ("/ralph-loop ARGUMENTS"), or the user's prompt
 	// (input).
 	Prompt string `json:"prompt"`
@@ -149,14 +145,10 @@ type message struct {
 // Decode reads one event from the extension.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
 	var in input
-	key, err := wire.Unmarshal(r, maxInput, &in)
+	ev, err := pluginkit.Decode(r, &in, &in.Head)
 	if err != nil {
 		return hook.Event{}, err
 	}
-	if in.SessionID == "" {
-		return hook.Event{}, fmt.Errorf("%w: no sessionID", hook.ErrInput)
-	}
-	ev := hook.Event{Name: in.Hook, SessionID: in.SessionID, Cwd: in.Directory, Key: key}
 	switch in.Hook {
 	case hookCommand:
 		ev.Kind, ev.Prompt, ev.InTurn = hook.Prompt, in.Prompt, in.Busy

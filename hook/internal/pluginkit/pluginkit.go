@@ -10,6 +10,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -110,4 +111,28 @@ func Write[T comparable](w io.Writer, out T) (int, error) {
 		return 1, err
 	}
 	return 0, nil
+}
+
+// MaxInput bounds an event a plugin sends.
+const MaxInput = 64 << 20
+
+// Head is what every event a plugin of ralph-loop's own sends starts with.
+type Head struct {
+	Hook      string `json:"hook"`
+	SessionID string `json:"sessionID"`
+	Directory string `json:"directory"`
+}
+
+// Decode reads one event a plugin sent from r into in, a struct whose Head is head, and
+// returns the Event it begins: the hook's name, the session, its directory, and the key of
+// the input. An event without a session is an error wrapping hook.ErrInput.
+func Decode(r io.Reader, in any, head *Head) (hook.Event, error) {
+	key, err := wire.Unmarshal(r, MaxInput, in)
+	if err != nil {
+		return hook.Event{}, err
+	}
+	if head.SessionID == "" {
+		return hook.Event{}, fmt.Errorf("%w: no sessionID", hook.ErrInput)
+	}
+	return hook.Event{Name: head.Hook, SessionID: head.SessionID, Cwd: head.Directory, Key: key}, nil
 }
