@@ -77,7 +77,7 @@ type Observation struct {
 	// reset by a new prompt) cannot let a block through that the host would ignore.
 	HostBlocks int
 	// NoReply: the transcript shows no agent message since the last decision, on a host
-	// whose stop can come without a model call (Facts.StopsWithoutReply).
+	// whose stop can come without a model call (Transcript.StopsWithoutReply).
 	NoReply bool
 	// Words are the host's facts for the texts of the decision.
 	Words inject.Words

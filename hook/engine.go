@@ -36,9 +36,10 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 		return 0
 	}
 	e := &engine{env: env, host: h, ev: ev, start: start, facts: h.Facts(env.Getenv, ev.Cwd)}
-	if e.facts.SaidLog && state.ValidSessionID(ev.SessionID) == nil {
+	if t := e.facts.transcript(); t.SaidLog && state.ValidSessionID(ev.SessionID) == nil {
 		// The host's transcript is the session's said log, which the engine keeps.
-		e.facts.Transcript = saidLog{}
+		t.Read = saidLog{}
+		e.facts.Transcript = &t
 		e.ev.TranscriptPath = env.Store.SaidPath(ev.SessionID)
 	}
 	rep := e.handle(ctx)

@@ -55,7 +55,7 @@ const (
 	SessionEnd
 	// Said: the agent finished a message; Event.Text is the message and Event.TurnMark the
 	// turn it belongs to (the stop of that turn has the same TurnMark). For hosts that hand
-	// the agent's text to a hook of its own (Facts.SaidLog).
+	// the agent's text to a hook of its own (Transcript.SaidLog).
 	Said
 	// ConfigChange: one of the host's settings files changed (Event.ConfigFile) while the
 	// session runs; the reply may refuse the change (Facts.Hooked).
@@ -211,57 +211,23 @@ type Facts struct {
 	StopTimeout func() time.Duration
 	// ProjectDir is the session's project, where .ralph/settings*.json are read.
 	ProjectDir string
-	// NoUsage, when set, says why the host records no usage ralph-loop can read: the
-	// token and cost budgets are refused at arming with it.
-	NoUsage string
-	// Transcript reads the host's transcript (nil: the host has none the engine reads).
-	Transcript Transcript
-	// TranscriptLags: the host writes the transcript asynchronously, so the end of a turn
-	// may reach it after the Stop hook has started.
-	TranscriptLags bool
-	// LastMessagePart: the stop event's last message is only the end of the agent's output
-	// (Claude Code: the last text block of its final reply); the rest of the turn's text is
-	// in the transcript alone, so a stop before the transcript shows the last message has
-	// not read all of it.
-	LastMessagePart bool
-	// TranscriptTools: tool calls are also read from the transcript (each counted once, by
-	// its id, whichever reports it first). Hosts that report every call that ran through a
-	// tool event leave it off: a call only the transcript shows never ran (the host refused
-	// it, e.g. an unknown tool), and is no work.
-	TranscriptTools bool
+	// Transcript is the host's record of the agent's turns, which the engine reads at a stop
+	// (nil: the host keeps none; its stop event hands over the iteration's text and usage,
+	// Event.HasText).
+	Transcript *Transcript
 	// ResumeNoticeHidden: the host does not show the user a notice given when a session
 	// resumes (SessionStart, source resume); what became of the session's loop is told at
 	// the user's first prompt instead (or, when the host hides the prompt hook's notices
 	// too, inject.Words.HidesPromptNotice, at the first stop).
 	ResumeNoticeHidden bool
-	// StopsWithoutReply: the host can fire its stop hook with no model reply since the last
-	// one (Gemini CLI does after its loop detector aborts a turn, answering every block at
-	// once without calling the model, and when the user interrupts a turn with Esc). A stop
-	// whose transcript shows no new agent message then ends the loop NO_PROGRESS instead of
-	// being blocked again, which would spin or override the interrupt.
-	StopsWithoutReply bool
-	// SaidLog: the host hands each of the agent's messages to a hook of its own (Said
-	// events) and keeps no transcript ralph-loop can read (Cursor): the engine keeps the
-	// messages of an active loop in the session's said log (state.Said) and reads that as
-	// the host's transcript. Transcript must be nil; TranscriptLags says whether a stop can
-	// come before its turn's Said event has been handled.
-	SaidLog bool
 	// CLI is the host's program name, and SessionEnv the variable that holds the session id
 	// in the agent's shell: the guard denies the agent resuming its own session.
 	CLI        string
 	SessionEnv string
 	// Server is the HTTP server of a host that runs one to drive its sessions (nil: none).
 	Server *Server
-	// HookFiles, for a host without ConfigChange, returns the files through which the host
-	// runs ralph-loop's hooks: the guard keeps the agent from changing them while a loop runs
-	// (nil: none). Only called for a tool check of an active loop.
-	HookFiles func() []string
-	// Settings, for a host that asks its hooks before a settings change takes effect
-	// (ConfigChange), reads what in its settings, as they now are on disk, decides what it
-	// runs and how, read as the host reads it: the loop keeps it from arming, and a change
-	// that differs from it is refused while the loop is active. err says what could not be
-	// read or told, which refuses any change (nil: no such event).
-	Settings func() ([]state.Setting, error)
+	// Hooks are how ralph-loop's hooks in the host are kept as they were while a loop runs.
+	Hooks Hooks
 	// Sandbox, for a host that can run the agent's shell in a sandbox of its own, says
 	// whether it does for the session whose transcript is given: state.SandboxOn when every
 	// shell call runs in it with no way out and none of the trusted paths (ralph-loop's
@@ -271,6 +237,65 @@ type Facts struct {
 	// Commands are how a host hands over the loop commands the user types, for a host that
 	// has ways of its own (the zero Commands: none, they come as typed in the prompt event).
 	Commands Commands
+}
+
+// Transcript is a host's record of the agent's turns and what the engine must know to read
+// it: a transcript file, or the messages the host hands to a hook of its own (SaidLog).
+type Transcript struct {
+	// Read reads the host's transcript (nil with SaidLog).
+	Read TranscriptReader
+	// Lags: the host writes the transcript asynchronously, so the end of a turn may reach
+	// it after the Stop hook has started.
+	Lags bool
+	// LastMessagePart: the stop event's last message is only the end of the agent's output
+	// (Claude Code: the last text block of its final reply); the rest of the turn's text is
+	// in the transcript alone, so a stop before the transcript shows the last message has
+	// not read all of it.
+	LastMessagePart bool
+	// Tools: tool calls are also read from the transcript (each counted once, by its id,
+	// whichever reports it first). Hosts that report every call that ran through a tool
+	// event leave it off: a call only the transcript shows never ran (the host refused it,
+	// e.g. an unknown tool), and is no work.
+	Tools bool
+	// StopsWithoutReply: the host can fire its stop hook with no model reply since the last
+	// one (Gemini CLI does after its loop detector aborts a turn, answering every block at
+	// once without calling the model, and when the user interrupts a turn with Esc). A stop
+	// whose transcript shows no new agent message then ends the loop NO_PROGRESS instead of
+	// being blocked again, which would spin or override the interrupt.
+	StopsWithoutReply bool
+	// SaidLog: the host hands each of the agent's messages to a hook of its own (Said
+	// events) and keeps no transcript ralph-loop can read (Cursor): the engine keeps the
+	// messages of an active loop in the session's said log (state.Said) and reads that as
+	// the host's transcript. Read must be nil; Lags says whether a stop can come before its
+	// turn's Said event has been handled.
+	SaidLog bool
+	// NoUsage, when set, says why the host's record holds no usage ralph-loop can read: the
+	// token and cost budgets are refused at arming with it.
+	NoUsage string
+}
+
+// transcript is the host's Transcript facts (the zero Transcript when it keeps none).
+func (f Facts) transcript() Transcript {
+	if f.Transcript == nil {
+		return Transcript{}
+	}
+	return *f.Transcript
+}
+
+// Hooks are how ralph-loop's hooks in a host are kept as they were while a loop runs: the
+// guard keeps the agent from changing the files they are in, and a host that asks its hooks
+// before a settings change takes effect has the change refused (the zero Hooks: neither).
+type Hooks struct {
+	// Files, for a host without ConfigChange, returns the files through which the host runs
+	// ralph-loop's hooks: the guard keeps the agent from changing them while a loop runs
+	// (nil: none). Only called for a tool check of an active loop, and at arming.
+	Files func() []string
+	// Settings, for a host that asks its hooks before a settings change takes effect
+	// (ConfigChange), reads what in its settings, as they now are on disk, decides what it
+	// runs and how, read as the host reads it: the loop keeps it from arming, and a change
+	// that differs from it is refused while the loop is active. err says what could not be
+	// read or told, which refuses any change (nil: no such event).
+	Settings func() ([]state.Setting, error)
 }
 
 // Server is a host's HTTP server that drives its sessions (opencode serve, and the TUI's
@@ -302,7 +327,7 @@ func (s *Server) ports() []string {
 	return s.Ports
 }
 
-// GoalReader is a Transcript that can tell the host's own built-in goal for the session
+// GoalReader is a TranscriptReader that can tell the host's own built-in goal for the session
 // (Claude Code's /goal, Codex's goals): it keeps the agent going too, so a loop armed
 // beside one would push the agent twice, and the arming notice says so.
 type GoalReader interface {
@@ -311,8 +336,8 @@ type GoalReader interface {
 	ActiveGoal(path string) (string, bool)
 }
 
-// Transcript reads a host's transcript.
-type Transcript interface {
+// TranscriptReader reads a host's transcript.
+type TranscriptReader interface {
 	// Scan reads the transcript at path from offset (see transcript.ScanWith).
 	Scan(path string, offset int64, opt transcript.Options) (transcript.Result, error)
 	// OffsetAfter is where the first line written after t starts (see

@@ -100,7 +100,7 @@ type ArmRequest struct {
 	// Owner is the session's host process, as the arming hook found it (nil: unknown).
 	Owner *state.Owner
 	// Settings is what in the host's settings decides what it runs and how, as it is now
-	// (see Facts.Settings; nil: not known).
+	// (see Hooks.Settings; nil: not known).
 	Settings []state.Setting
 	// Sandbox is the host's sandbox for the agent's shell (see state.Loop.Sandbox).
 	Sandbox string

@@ -291,7 +291,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	if e.facts.Sandbox != nil {
 		notice += inject.WallNotice(&res.Loop, proc.Supported, e.facts.Words)
 	}
-	if g, ok := e.facts.Transcript.(GoalReader); ok && e.ev.TranscriptPath != "" {
+	if g, ok := e.facts.transcript().Read.(GoalReader); ok && e.ev.TranscriptPath != "" {
 		if goal, active := g.ActiveGoal(e.ev.TranscriptPath); active {
 			notice += ". " + inject.GoalActive(goal, e.facts.Words)
 		}
@@ -313,8 +313,8 @@ func (e *engine) budgetArmable(c state.Config) error {
 	if c.MaxTokens == 0 {
 		flag = "--" + args.FlagMaxCost
 	}
-	if e.facts.NoUsage != "" {
-		return fmt.Errorf("%s: %s, so it cannot keep a budget", flag, e.facts.NoUsage)
+	if no := e.facts.transcript().NoUsage; no != "" {
+		return fmt.Errorf("%s: %s, so it cannot keep a budget", flag, no)
 	}
 	if c.MaxCost == 0 {
 		return nil

@@ -13,7 +13,7 @@ import (
 )
 
 // saidLog reads the session's said log (see state.Said) as the transcript of a host whose
-// agent text comes in Said events (Facts.SaidLog). Options.Last is the stop's turn (its
+// agent text comes in Said events (Transcript.SaidLog). Options.Last is the stop's turn (its
 // TurnMark): a message counts only when it belongs to that turn, so a message of an
 // iteration already decided, reaching the log late, never counts for a later one, and
 // SawLast reports that a message of the turn has been read. With no turn (a host that

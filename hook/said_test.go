@@ -17,7 +17,7 @@ import (
 )
 
 // saidHost is a synthetic host that hands the agent's messages to a hook of their own
-// (Facts.SaidLog), as Cursor's afterAgentResponse does: {"kind", "session", "turn", "text",
+// (Transcript.SaidLog), as Cursor's afterAgentResponse does: {"kind", "session", "turn", "text",
 // "tool"} in, the Reply as JSON out.
 type saidHost struct{}
 
@@ -52,7 +52,7 @@ func (saidHost) Encode(w, _ io.Writer, _ Event, rep Reply) (int, error) {
 }
 
 func (saidHost) Facts(_ func(string) string, cwd string) Facts {
-	return Facts{Words: inject.Words{Name: "said"}, ProjectDir: cwd, SaidLog: true, TranscriptLags: true}
+	return Facts{Words: inject.Words{Name: "said"}, ProjectDir: cwd, Transcript: &Transcript{SaidLog: true, Lags: true}}
 }
 
 type saidWorld struct {

@@ -11,20 +11,20 @@ import (
 
 // configChange refuses, while the session's loop is active, a change to the host's settings
 // that alters what the host would run or how, compared with what was in force when the loop
-// was armed (Facts.Settings): its hooks (any of them may end a turn), their commands,
+// was armed (Hooks.Settings): its hooks (any of them may end a turn), their commands,
 // timeouts and types, the plugins that bring more, the hooks' environment, the sandbox,
 // every other setting (a value of the wrong type anywhere makes Claude Code drop the whole
 // file), at every scope. What cannot be read or told refuses the change. The loop's next
 // stop tells the user what was tried.
 func (e *engine) configChange(ctx context.Context) Reply {
-	if e.facts.Settings == nil || !e.session() {
+	if e.facts.Hooks.Settings == nil || !e.session() {
 		return Reply{}
 	}
 	l, out := e.active()
 	if l == nil {
 		return orEmpty(out)
 	}
-	now, err := e.facts.Settings()
+	now, err := e.facts.Hooks.Settings()
 	why := ""
 	switch {
 	case err != nil:

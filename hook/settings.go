@@ -8,12 +8,12 @@ import (
 )
 
 // Settings reads, for a loop being armed in the session whose transcript is given, what in
-// the host's settings decides what it runs and how, and its sandbox (see Facts.Settings,
+// the host's settings decides what it runs and how, and its sandbox (see Hooks.Settings,
 // Facts.Sandbox). What cannot be read now is left out: every later change is then refused,
 // as one that cannot be told.
 func Settings(f Facts, transcript string, trusted []string) (settings []state.Setting, sandbox string) {
-	if f.Settings != nil {
-		settings, _ = f.Settings()
+	if f.Hooks.Settings != nil {
+		settings, _ = f.Hooks.Settings()
 	}
 	if f.Sandbox != nil {
 		sandbox = f.Sandbox(transcript, trusted)
@@ -50,7 +50,7 @@ func settingsChange(was, now []state.Setting) string {
 }
 
 // Trusted are the paths ralph-loop trusts: its state directory, its keep, the binary that
-// runs, and the host's hook files (Facts.HookFiles).
+// runs, and the host's hook files (Hooks.Files).
 func Trusted(store *state.Store, f Facts) []string {
 	p := []string{store.Dir()}
 	if k := store.KeepDir(); k != "" {
@@ -59,8 +59,8 @@ func Trusted(store *state.Store, f Facts) []string {
 	if exe, err := os.Executable(); err == nil {
 		p = append(p, exe)
 	}
-	if f.HookFiles != nil {
-		p = append(p, f.HookFiles()...)
+	if f.Hooks.Files != nil {
+		p = append(p, f.Hooks.Files()...)
 	}
 	return p
 }

@@ -17,7 +17,7 @@ import (
 // a stop, the session's start or end) and in status, so that the loop's totals are the
 // host's whole record. Nothing happens for an active loop, or one with nothing pending.
 func (e *engine) settle(ctx context.Context, l *state.Loop) {
-	if !pendingUsage(l) || e.facts.Transcript == nil {
+	if !pendingUsage(l) || e.facts.transcript().Read == nil {
 		return
 	}
 	if err := Settle(ctx, e.env, e.facts, e.ev.SessionID); err != nil {
@@ -38,20 +38,20 @@ func pendingUsage(l *state.Loop) bool {
 // nothing.
 func Settle(ctx context.Context, env Env, facts Facts, sessionID string) error {
 	env.defaults()
-	if facts.Transcript == nil {
+	if facts.transcript().Read == nil {
 		return nil
 	}
 	_, err := update(ctx, env, sessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if !pendingUsage(cur) {
 			return nil, nil
 		}
-		settleLoop(env, facts.Transcript, tx, cur)
+		settleLoop(env, facts.Transcript.Read, tx, cur)
 		return cur, nil
 	})
 	return err
 }
 
-func settleLoop(env Env, tr Transcript, tx *state.Tx, l *state.Loop) {
+func settleLoop(env Env, tr TranscriptReader, tx *state.Tx, l *state.Loop) {
 	pos := l.Transcript
 	l.Transcript.Unseen = false
 	res, err := tr.Scan(pos.Path, pos.Offset, transcript.Options{UsageSeen: pos.UsageID, Model: pos.Model,

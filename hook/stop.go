@@ -154,7 +154,7 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		// loop has ended). Blocked without the marker, the agent is told that only part of
 		// its output was read (partial), and a marker in the rest counts at the next stop
 		// (LateMarker, see observed.take); a marker this stop saw never counts twice.
-		d.after.Transcript.Unseen = e.facts.TranscriptLags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
+		d.after.Transcript.Unseen = e.facts.transcript().Lags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
 		d.after.Transcript.LateMarker = d.after.Transcript.Unseen && d.verdict == Continue && o.Unread == ""
 		d.after.Transcript.UnseenAt = time.Time{}
 		if d.after.Transcript.Unseen {
@@ -274,7 +274,7 @@ func (e *engine) stopReply(d stopDecision) Reply {
 		if w.BlockLabel != "" && after.Iteration == 2 {
 			n += " " + inject.BlockLabelNote(w)
 		}
-		if e.facts.StopsWithoutReply && !w.QueuesCommands && after.Iteration == 2 {
+		if e.facts.transcript().StopsWithoutReply && !w.QueuesCommands && after.Iteration == 2 {
 			// Gemini CLI: a slash command typed while the agent works is refused, and Esc
 			// (a stop with no reply) ends the loop.
 			n += "; " + inject.EscEnds(w)
@@ -468,7 +468,7 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 	o.Other, o.HasOther = promise.Other(last, l.CompletionPromise)
 	o.Logged, o.toolsOffset, o.err = env.Store.ToolUses(l)
 	o.Usage = ev.Usage
-	if facts.Transcript == nil || ev.HasText {
+	if facts.transcript().Read == nil || ev.HasText {
 		return o
 	}
 	o.readTranscript(env, facts, l, ev, now)
@@ -480,7 +480,7 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 // transcript does not show the agent's last message yet (the host writes it late), it
 // reads again, for a bounded time, until it does.
 func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) {
-	tr := facts.Transcript
+	tr := facts.Transcript.Read
 	path := ev.TranscriptPath
 	if path == "" {
 		path = o.pos.Path
@@ -529,7 +529,7 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 		opt.Model = ev.Model // the model of this turn, which may have begun before the last scan's end
 	}
 	// Text the host hands over only part of is in the transcript alone.
-	textHere := facts.LastMessagePart || ev.LastMessage == ""
+	textHere := facts.transcript().LastMessagePart || ev.LastMessage == ""
 	res, err := tr.Scan(path, o.pos.Offset, opt)
 	missing := errors.Is(err, fs.ErrNotExist)
 	if err != nil && !missing {
@@ -538,7 +538,7 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 		return
 	}
 	o.take(&res, facts, missing)
-	if facts.TranscriptLags && waitFor != "" && !res.SawLast && !res.Cut {
+	if facts.transcript().Lags && waitFor != "" && !res.SawLast && !res.Cut {
 		if o.couldChange(l, ev, textHere) {
 			missing = o.catchUp(env, facts, path, opt, now, &res, missing)
 		} else if !missing {
@@ -577,13 +577,13 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 	if res.HasOther && !o.HasOther {
 		o.Other, o.HasOther = res.Other, true
 	}
-	if facts.TranscriptTools {
+	if facts.transcript().Tools {
 		o.ToolIDs = res.ToolIDs
 	}
 	o.pos.Offset, o.pos.InLine = res.Offset, res.InLine
 	o.sawLast = res.SawLast
 	o.queued = res.Queued()
-	o.NoReply = facts.StopsWithoutReply && !missing && res.Replies == 0
+	o.NoReply = facts.transcript().StopsWithoutReply && !missing && res.Replies == 0
 	o.Usage = res.Usage
 	if res.UsageID != "" {
 		o.pos.UsageID = res.UsageID
@@ -605,7 +605,7 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 //
 // Otherwise the stop is decided at once. The tool calls come from the tool hooks, the
 // promise from the host's last message; a block without it, when the host hands over only
-// the end of the agent's output (Facts.LastMessagePart), says so to the agent, and a marker
+// the end of the agent's output (Transcript.LastMessagePart), says so to the agent, and a marker
 // in the rest counts at the next stop (state.TranscriptPos.LateMarker). The late turn's
 // usage is counted when it appears (the next stop, or the next event once the loop has
 // ended: see settle), so the totals stay exact.
@@ -668,7 +668,7 @@ func (o *observed) catchUp(env Env, facts Facts, path string, opt transcript.Opt
 		if o.pos.Model != "" {
 			opt.Model = o.pos.Model
 		}
-		more, err := facts.Transcript.Scan(path, res.Offset, opt)
+		more, err := facts.Transcript.Read.Scan(path, res.Offset, opt)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

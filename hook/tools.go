@@ -54,10 +54,10 @@ func (e *engine) toolUsed(ctx context.Context) Reply {
 func writes(kind ToolKind) bool { return kind == WriteTool || kind == DeleteTool || kind == PatchTool }
 
 // said keeps one of the agent's messages in the session's said log while a loop is active,
-// for the loop's next stop to read (Facts.SaidLog). Like the tool log, it is appended
+// for the loop's next stop to read (Transcript.SaidLog). Like the tool log, it is appended
 // without the lock.
 func (e *engine) said() Reply {
-	if !e.facts.SaidLog || !e.session() {
+	if !e.facts.transcript().SaidLog || !e.session() {
 		return Reply{}
 	}
 	l, out := e.active()
@@ -160,8 +160,8 @@ func (e *engine) protected(l *state.Loop) []string {
 	if k := e.env.Store.KeepDir(); k != "" {
 		p = append(p, k)
 	}
-	if e.facts.HookFiles != nil {
-		p = append(p, e.facts.HookFiles()...)
+	if e.facts.Hooks.Files != nil {
+		p = append(p, e.facts.Hooks.Files()...)
 	}
 	return append(p, e.hookBinaries(l)...)
 }

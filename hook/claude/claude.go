@@ -47,24 +47,22 @@ const SessionEnv = "CLAUDE_CODE_SESSION_ID"
 func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	project := projectDir(getenv, cwd)
 	return hook.Facts{
-		Words:          Words,
-		BlockCap:       blockCap(getenv),
-		StopTimeout:    func() time.Duration { return stopTimeout(getenv, project) },
-		ProjectDir:     project,
-		Transcript:     Transcript{claudeshape.Scan},
-		TranscriptLags: true,
+		Words:       Words,
+		BlockCap:    blockCap(getenv),
+		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
+		ProjectDir:  project,
 		// last_assistant_message is the text of the last of the messages Claude Code
 		// keeps one per content block (seen with 2.1.330): of a final reply with two text
-		// blocks, only the second.
-		LastMessagePart: true,
-		// Every call that runs fires PostToolUse or PostToolUseFailure; an unknown tool
-		// fires neither and is only in the transcript, refused ("No such tool available").
+		// blocks, only the second. Every call that runs fires PostToolUse or
+		// PostToolUseFailure; an unknown tool fires neither and is only in the transcript,
+		// refused ("No such tool available").
+		Transcript: &hook.Transcript{Read: Transcript{claudeshape.Scan}, Lags: true, LastMessagePart: true},
 		// The TUI shows no systemMessage of SessionStart on --continue or --resume (seen
 		// with 2.1.330; on a fresh start it does).
 		ResumeNoticeHidden: true,
 		CLI:                "claude",
 		SessionEnv:         SessionEnv,
-		Settings:           func() ([]state.Setting, error) { return SettingsView(getenv, project) },
+		Hooks:              hook.Hooks{Settings: func() ([]state.Setting, error) { return SettingsView(getenv, project) }},
 		Sandbox:            func(string, []string) string { return sandboxState(getenv, project) },
 		Commands:           hook.Commands{Text: CommandText},
 	}

@@ -79,8 +79,8 @@ const DefaultTimeout = 600
 func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	project := ProjectDir(cwd)
 	return hook.Facts{
-		HookFiles: func() []string { return Installer.HookFiles(getenv, project, "config.toml") },
-		Words:     Words,
+		Hooks: hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, project, "config.toml") }},
+		Words: Words,
 		StopTimeout: func() time.Duration {
 			if d, ok := Installer.HookTimeout("Stop", project, getenv); ok {
 				return d
@@ -88,14 +88,13 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 			return DefaultTimeout * time.Second
 		},
 		ProjectDir: cwd,
-		Transcript: Transcript{Scan},
 		// The rollout holds the turn's last message when the Stop hook starts (seen on
 		// 0.169.0), and every tool call by its call id: file edits with apply_patch are
 		// counted from it, whichever tool events Codex fires for them.
-		TranscriptTools: true,
-		CLI:             "codex",
-		SessionEnv:      SessionEnv,
-		Sandbox:         func(transcript string, trusted []string) string { return sandboxState(transcript, trusted, getenv) },
+		Transcript: &hook.Transcript{Read: Transcript{Scan}, Tools: true},
+		CLI:        "codex",
+		SessionEnv: SessionEnv,
+		Sandbox:    func(transcript string, trusted []string) string { return sandboxState(transcript, trusted, getenv) },
 	}
 }
 

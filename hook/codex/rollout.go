@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"time"
@@ -33,36 +32,20 @@ func ScanFile(path string, offset int64, opt transcript.Options) (transcript.Res
 // Scan reads rollout lines from r, whose first byte is at offset base of the file. Only
 // complete lines are consumed; a malformed line is counted and skipped.
 func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
-	s := &scanner{d: jsonstream.NewLineReader(r, transcript.BufSize), opt: opt, last: []byte(opt.Last),
+	s := &scanner{d: jsonstream.NewLineReader(r, transcript.BufSize), opt: opt, tail: transcript.NewTail(opt.Last),
 		m: promise.NewMatcherMode(opt.Token, opt.Mode)}
 	res := transcript.Result{Offset: base, Model: opt.Model}
 	u := transcript.NewDedup(opt.UsageSeen)
 	skipText := opt.SkipToUser
 	for {
-		if end, err := s.d.AtEnd(); end || err != nil {
+		var ln rolloutLine
+		more, ok, err := transcript.NextLine(s.d, base, &res, errSkip, func() (err error) { ln, err = s.line(); return err })
+		if !more {
 			return res, err
 		}
-		ln, err := s.line()
-		switch {
-		case err == nil:
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return res, nil // the last line is still being written
-		case errors.Is(err, errSkip):
-			if s.d.SkipLine() != nil {
-				return res, nil
-			}
+		if !ok {
 			ln = rolloutLine{}
-		case transcript.IsSyntax(err):
-			if s.d.SkipLine() != nil {
-				return res, nil
-			}
-			res.Bad++
-			ln = rolloutLine{}
-		default:
-			return res, err
 		}
-		res.Lines++
-		res.Offset = base + s.d.Offset()
 		switch ln.kind {
 		case kindContext:
 			if ln.model != "" {
@@ -129,11 +112,10 @@ type rolloutLine struct {
 type scanner struct {
 	d       *jsonstream.Reader
 	opt     transcript.Options
-	last    []byte
 	m       *promise.Matcher
 	ln      rolloutLine
 	scratch []byte
-	tail    []byte
+	tail    *transcript.Tail // whether a block's text ends opt.Last
 }
 
 // line reads one line. Keys are read in any order: a message's text is matched as it
@@ -159,20 +141,10 @@ func (s *scanner) line() (rolloutLine, error) {
 			}
 			return nil
 		case "timestamp":
-			v, err := s.str(64)
-			if err != nil {
-				return err
-			}
-			if t, err := time.Parse(time.RFC3339Nano, string(v)); err == nil {
-				s.ln.ts = t
-			}
-			return nil
+			return transcript.ReadTime(s.d, &s.ln.ts)
 		case "payload":
-			if k, err := s.d.Kind(); err != nil || k != '{' {
-				if err != nil {
-					return err
-				}
-				return s.d.Skip()
+			if ok, err := s.d.Is('{'); !ok {
+				return err
 			}
 			switch s.ln.kind {
 			case kindUsage, kindContext:
@@ -200,13 +172,7 @@ func (s *scanner) line() (rolloutLine, error) {
 
 // str reads a string value of at most limit bytes (a value of another kind is skipped).
 func (s *scanner) str(limit int) ([]byte, error) {
-	if k, err := s.d.Kind(); err != nil || k != '"' {
-		if err != nil {
-			return nil, err
-		}
-		return nil, s.d.Skip()
-	}
-	v, err := s.d.String(s.scratch[:0], limit)
+	v, err := s.d.OptString(s.scratch[:0], limit)
 	s.scratch = v
 	return v, err
 }
@@ -236,12 +202,7 @@ func (s *scanner) payload() error {
 			}
 			return nil
 		case "call_id":
-			v, err := s.str(256)
-			if err != nil {
-				return err
-			}
-			s.ln.call = string(v)
-			return nil
+			return s.d.StringVar(&s.ln.call, 256)
 		case "content":
 			if k, err := s.d.Kind(); err != nil || k != '[' || s.ln.role == "user" {
 				if err != nil {
@@ -260,34 +221,28 @@ func (s *scanner) payload() error {
 func (s *scanner) usagePayload() error {
 	return s.d.Object(func(key []byte) error {
 		switch string(key) {
-		case "response_id", "model":
-			if s.ln.kind == kindContext && string(key) != "model" || s.ln.kind == kindUsage && string(key) != "response_id" {
+		case "model":
+			if s.ln.kind != kindContext {
 				return s.d.Skip()
 			}
-			v, err := s.str(256)
-			if string(key) == "model" {
-				s.ln.model = string(v)
-			} else {
-				s.ln.response = string(v)
+			return s.d.StringVar(&s.ln.model, 256)
+		case "response_id":
+			if s.ln.kind != kindUsage {
+				return s.d.Skip()
 			}
-			return err
+			return s.d.StringVar(&s.ln.response, 256)
 		case "usage":
 			if s.ln.kind != kindUsage {
 				return s.d.Skip()
 			}
-			if k, err := s.d.Kind(); err != nil || k != '{' {
-				if err != nil {
-					return err
-				}
-				return s.d.Skip()
-			}
-			s.ln.hasUsage = true
-			return transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
+			var err error
+			s.ln.hasUsage, err = transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
 				"input_tokens":             &s.ln.tokens.Input,
 				"cached_input_tokens":      &s.ln.tokens.CacheRead,
 				"cache_write_input_tokens": &s.ln.tokens.CacheWrite,
 				"output_tokens":            &s.ln.tokens.Output,
 			})
+			return err
 		}
 		return s.d.Skip()
 	})
@@ -295,15 +250,11 @@ func (s *scanner) usagePayload() error {
 
 // block reads one content block, matching its text.
 func (s *scanner) block() error {
-	if k, err := s.d.Kind(); err != nil || k != '{' {
-		if err != nil {
-			return err
-		}
-		return s.d.Skip()
+	if ok, err := s.d.Is('{'); !ok {
+		return err
 	}
 	s.m.Reset()
-	s.tail = s.tail[:0]
-	tailOK := len(s.last) > 0
+	s.tail.Reset()
 	isText, hasText := true, false
 	err := s.d.Object(func(key []byte) error {
 		switch string(key) {
@@ -315,22 +266,16 @@ func (s *scanner) block() error {
 			isText = string(v) == "output_text" || string(v) == "text"
 			return nil
 		case "text":
-			if k, err := s.d.Kind(); err != nil || k != '"' || !isText {
-				if err != nil {
-					return err
-				}
+			if !isText {
 				return s.d.Skip()
+			}
+			if ok, err := s.d.Is('"'); !ok {
+				return err
 			}
 			hasText = true
 			return s.d.StringTo(func(p []byte) {
 				s.m.Write(p)
-				if tailOK {
-					if len(s.tail)+len(p) > len(s.last) {
-						tailOK = false
-						return
-					}
-					s.tail = append(s.tail, p...)
-				}
+				s.tail.Write(p)
 			})
 		}
 		return s.d.Skip()
@@ -342,7 +287,7 @@ func (s *scanner) block() error {
 	if o, ok := s.m.Other(); ok && !s.ln.hasOther {
 		s.ln.other, s.ln.hasOther = o, true
 	}
-	if tailOK && len(s.tail) > 0 && bytes.HasSuffix(s.last, s.tail) {
+	if s.tail.Ends() {
 		s.ln.sawLast = true
 	}
 	return nil

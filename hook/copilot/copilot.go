@@ -63,16 +63,14 @@ var Words = inject.Words{
 // Facts states Copilot CLI's facts for an event.
 func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	return hook.Facts{
-		HookFiles:      func() []string { return Installer.HookFiles(getenv, cwd, "config.json") },
-		Words:          Words,
-		BlockCap:       BlockCap,
-		StopTimeout:    func() time.Duration { return stopTimeout(getenv, cwd) },
-		ProjectDir:     cwd,
-		Transcript:     Transcript,
-		TranscriptLags: true,
+		Hooks:       hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, cwd, "config.json") }},
+		Words:       Words,
+		BlockCap:    BlockCap,
+		StopTimeout: func() time.Duration { return stopTimeout(getenv, cwd) },
+		ProjectDir:  cwd,
 		// postToolUse has no id: every call is counted by the transcript's toolCallId.
-		TranscriptTools: true,
-		CLI:             "copilot",
+		Transcript: &hook.Transcript{Read: Transcript, Lags: true, Tools: true},
+		CLI:        "copilot",
 	}
 }
 

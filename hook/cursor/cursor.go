@@ -12,7 +12,7 @@
 //     conversation_id, which every event has).
 //   - stop carries no text of the agent's. The text comes from afterAgentResponse ({"text"}:
 //     "called after the agent completes an assistant message"), which the engine keeps while
-//     a loop is active (hook.Said, Facts.SaidLog) and reads at the stop. Both carry the
+//     a loop is active (hook.Said, Transcript.SaidLog) and reads at the stop. Both carry the
 //     turn's generation_id ("changes with every user message"; a follow-up is submitted as
 //     the next user message): a stop counts only the messages of its own generation, so a
 //     message that reaches the log after its turn was decided never counts for a later

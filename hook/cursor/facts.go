@@ -27,10 +27,9 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		project = getenv("CURSOR_PROJECT_DIR")
 	}
 	return hook.Facts{
-		HookFiles: func() []string { return Installer.HookFiles(getenv, project) },
-		NoUsage:   "Cursor hands its hooks no token counts and keeps no transcript they can read",
-		Words:     Words,
-		BlockCap:  LoopLimit(getenv, project),
+		Hooks:    hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, project) }},
+		Words:    Words,
+		BlockCap: LoopLimit(getenv, project),
 		StopTimeout: func() time.Duration {
 			d, _ := Installer.HookTimeout("stop", project, getenv) // 0 (unknown) when none is set
 			return d
@@ -38,9 +37,9 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		ProjectDir: project,
 		// The agent's text comes in afterAgentResponse events, which Cursor may still be
 		// running when the stop hook starts.
-		SaidLog:        true,
-		TranscriptLags: true,
-		CLI:            "cursor-agent",
+		Transcript: &hook.Transcript{SaidLog: true, Lags: true,
+			NoUsage: "Cursor hands its hooks no token counts and keeps no transcript they can read"},
+		CLI: "cursor-agent",
 	}
 }
 

@@ -54,16 +54,14 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		Words:       Words,
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
 		ProjectDir:  project,
-		NoUsage:     NoUsage,
 		// The Stop event has no last message, but the turn's final message is in the
 		// transcript before Stop fires (seen with 0.215.0); every call that runs fires
-		// PostToolUse, which is what counts tool calls.
-		Transcript: Transcript,
-		HookFiles:  func() []string { return Installer.HookFiles(getenv, project) },
-		// Stop fires after a model request failed too, with no reply in the transcript
-		// (seen: a loop blocked on each went on to its last iteration with no answer).
-		StopsWithoutReply: true,
-		CLI:               "droid",
+		// PostToolUse, which is what counts tool calls. Stop fires after a model request
+		// failed too, with no reply in the transcript (seen: a loop blocked on each went on
+		// to its last iteration with no answer).
+		Transcript: &hook.Transcript{Read: Transcript, StopsWithoutReply: true, NoUsage: NoUsage},
+		Hooks:      hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, project) }},
+		CLI:        "droid",
 	}
 }
 

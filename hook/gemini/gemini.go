@@ -85,21 +85,24 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		project = cwd
 	}
 	return hook.Facts{
-		HookFiles:   func() []string { return Installer.HookFiles(getenv, project, trustedFoldersFile(getenv, "")) },
+		Hooks:       hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, project, trustedFoldersFile(getenv, "")) }},
 		Words:       words(getenv, project),
 		BlockCap:    0, // an always-blocking hook ran 2,273 continuations
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
 		ProjectDir:  project,
-		Transcript:  Transcript,
-		// The chat file is complete when AfterAgent starts (seen in every run).
-		TranscriptLags: false,
-		// Tool calls are counted from AfterTool alone: the transcript records a call the CLI
-		// refused (unknown tool, denied by a hook) like one that ran, with status "error".
-		TranscriptTools: false,
-		// After its loop detector aborts a turn, Gemini CLI answers each block with another
-		// AfterAgent and no model call.
-		StopsWithoutReply: true,
-		CLI:               "gemini",
+		Transcript: &hook.Transcript{
+			Read: Transcript,
+			// The chat file is complete when AfterAgent starts (seen in every run).
+			Lags: false,
+			// Tool calls are counted from AfterTool alone: the transcript records a call the
+			// CLI refused (unknown tool, denied by a hook) like one that ran, with status
+			// "error".
+			Tools: false,
+			// After its loop detector aborts a turn, Gemini CLI answers each block with
+			// another AfterAgent and no model call.
+			StopsWithoutReply: true,
+		},
+		CLI: "gemini",
 		// GEMINI_SESSION_ID is set for hooks only, not in the shell tool's environment.
 		SessionEnv: "",
 	}

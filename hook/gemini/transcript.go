@@ -31,35 +31,18 @@ var errSkip = errors.New("not a message record")
 // counts the model's records read; ToolIDs is left empty (tool calls are counted from
 // AfterTool).
 func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
-	s := &scanner{d: jsonstream.NewLineReader(r, 64<<10), m: promise.NewMatcherMode(opt.Token, opt.Mode)}
+	s := &scanner{d: jsonstream.NewLineReader(r, transcript.BufSize), m: promise.NewMatcherMode(opt.Token, opt.Mode)}
 	res := transcript.Result{Offset: base}
 	u := transcript.NewDedup(opt.UsageSeen)
 	for {
-		if end, err := s.d.AtEnd(); end || err != nil {
+		var ln line
+		more, ok, err := transcript.NextLine(s.d, base, &res, errSkip, func() (err error) { ln, err = s.line(); return err })
+		if !more {
 			return res, err
 		}
-		ln, err := s.line()
-		switch {
-		case err == nil:
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return res, nil // a line still being written: read it next time
-		case errors.Is(err, errSkip):
-			if err := s.d.SkipLine(); err != nil {
-				return res, nil
-			}
-			ln = line{}
-		default:
-			if !errors.Is(err, jsonstream.ErrSyntax) && !errors.Is(err, jsonstream.ErrLineEnd) && !errors.Is(err, jsonstream.ErrTooDeep) {
-				return res, err
-			}
-			if err := s.d.SkipLine(); err != nil {
-				return res, nil
-			}
-			res.Bad++
+		if !ok {
 			ln = line{}
 		}
-		res.Lines++
-		res.Offset = base + s.d.Offset()
 		if ln.gemini && ln.hasTokens && transcript.After(ln.ts, opt.ToolsAfter) {
 			// A record appended again with more tokens counts once, with the most.
 			u.Add(&res, ln.id, spend.Record{Model: ln.model, At: ln.ts, Tokens: spend.Tokens{
@@ -116,30 +99,13 @@ func (s *scanner) line() (line, error) {
 			s.ln.gemini = true
 			return nil
 		case "timestamp":
-			if k, err := s.d.Kind(); err != nil || k != '"' {
-				return s.d.Skip()
-			}
-			v, err := s.d.String(s.scratch[:0], 64)
-			s.scratch = v
-			if err != nil {
-				return err
-			}
-			s.ln.ts, _ = time.Parse(time.RFC3339Nano, string(v))
-			return nil
+			return transcript.ReadTime(s.d, &s.ln.ts)
 		case "content":
 			return s.content()
-		case "id", "model":
-			if k, err := s.d.Kind(); err != nil || k != '"' {
-				return s.d.Skip()
-			}
-			v, err := s.d.String(s.scratch[:0], 256)
-			s.scratch = v
-			if string(key) == "id" {
-				s.ln.id = string(v)
-			} else {
-				s.ln.model = string(v)
-			}
-			return err
+		case "id":
+			return s.d.StringVar(&s.ln.id, 256)
+		case "model":
+			return s.d.StringVar(&s.ln.model, 256)
 		case "tokens":
 			return s.tokens()
 		}
@@ -152,21 +118,15 @@ func (s *scanner) line() (line, error) {
 }
 
 // tokens reads a record's token counts.
-func (s *scanner) tokens() error {
-	if k, err := s.d.Kind(); err != nil || k != '{' {
-		if err != nil {
-			return err
-		}
-		return s.d.Skip()
-	}
-	s.ln.hasTokens = true
-	return transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
+func (s *scanner) tokens() (err error) {
+	s.ln.hasTokens, err = transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
 		"input":    &s.ln.input,
 		"cached":   &s.ln.cached,
 		"output":   &s.ln.output,
 		"thoughts": &s.ln.thoughts,
 		"tool":     &s.ln.tool,
 	})
+	return err
 }
 
 // content reads a record's content: a string, or an array of parts whose "text" counts
@@ -181,19 +141,17 @@ func (s *scanner) content() error {
 		return s.text()
 	case '[':
 		return s.d.Array(func() error {
-			if k, err := s.d.Kind(); err != nil || k != '{' {
-				if err != nil {
-					return err
-				}
-				return s.d.Skip()
+			if ok, err := s.d.Is('{'); !ok {
+				return err
 			}
 			return s.d.Object(func(key []byte) error {
-				if string(key) == "text" {
-					if k, err := s.d.Kind(); err == nil && k == '"' {
-						return s.text()
-					}
+				if string(key) != "text" {
+					return s.d.Skip()
 				}
-				return s.d.Skip()
+				if ok, err := s.d.Is('"'); !ok {
+					return err
+				}
+				return s.text()
 			})
 		})
 	}

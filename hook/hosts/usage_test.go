@@ -47,7 +47,7 @@ func tally(rs []spend.Record) (int64, string) {
 func TestTranscriptUsage(t *testing.T) {
 	for _, c := range usageCases {
 		h, _ := hosts.Lookup(c.host)
-		tr := h.Facts(func(string) string { return "" }, t.TempDir()).Transcript
+		tr := h.Facts(func(string) string { return "" }, t.TempDir()).Transcript.Read
 		path := filepath.Join("../../testdata", c.file)
 		res, err := tr.Scan(path, 0, transcript.Options{Token: "DONE"})
 		if err != nil {
@@ -85,7 +85,7 @@ func TestTranscriptUsage(t *testing.T) {
 func TestTranscriptReplaced(t *testing.T) {
 	for _, c := range usageCases {
 		h, _ := hosts.Lookup(c.host)
-		tr := h.Facts(func(string) string { return "" }, t.TempDir()).Transcript
+		tr := h.Facts(func(string) string { return "" }, t.TempDir()).Transcript.Read
 		path := filepath.Join("../../testdata", c.file)
 		fi, err := os.Stat(path)
 		if err != nil {

@@ -371,9 +371,10 @@ func transcriptHole(t *testing.T, f Fixture) {
 func (w *world) transcript(s Session) string {
 	facts := w.f.Host().Facts(func(k string) string { return w.Env[k] }, s.Cwd)
 	switch {
-	case facts.SaidLog:
+	case facts.Transcript == nil:
+	case facts.Transcript.SaidLog:
 		return w.Store.SaidPath(s.ID)
-	case facts.Transcript != nil:
+	case facts.Transcript.Read != nil:
 		return s.Transcript
 	}
 	return ""

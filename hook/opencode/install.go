@@ -1,16 +1,11 @@
 package opencode
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
-	"io"
 	"path/filepath"
-	"strconv"
-	"strings"
 
-	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -74,49 +69,7 @@ func Plugin(binary, scope string, portable bool) string {
 
 // plugin is the plugin's source for a host of opencode's family.
 func plugin(w inject.Words, binary, scope string, portable bool) string {
-	prog := binary
-	if portable {
-		binary, prog = "ralph-loop", "ralph-loop (on PATH)"
-	}
-	js := func(v any) string {
-		b, err := json.Marshal(v)
-		if err != nil { // strings and replies always marshal
-			panic(err)
-		}
-		return string(b)
-	}
-	return strings.NewReplacer(
-		"__HOST__", js(w.Name),
-		"__BINARY__", js(binary),
-		"__SCOPE__", js(scope),
-		"__MISSING__", js(inject.NotInstalledHere(w.Display)),
-		"__FALLBACK__", js(fallbackReplies(w, prog)),
-		"__HOST_NAME__", w.Name,
-	).Replace(pluginSource)
-}
-
-// fallbackReplies are what the plugin answers by itself when it cannot run ralph-loop
-// (prog) in a session whose loop is active, as ralph-loop would reply (Encode): the texts
-// of the other hosts' hook command lines (hook/install's command.go).
-func fallbackReplies(w inject.Words, prog string) map[string]any {
-	encode := func(kind hook.Kind, r hook.Reply) json.RawMessage {
-		var out bytes.Buffer
-		if _, err := (Host{}).Encode(&out, io.Discard, hook.Event{Kind: kind}, r); err != nil { // a buffer never fails
-			panic(err)
-		}
-		if out.Len() == 0 {
-			return json.RawMessage("{}")
-		}
-		return bytes.TrimSpace(out.Bytes())
-	}
-	maxIter, _ := strconv.Atoi(install.DefaultMaxIterations())
-	return map[string]any{
-		"stop":          encode(hook.Stop, hook.Reply{Block: true, Reason: inject.FallbackBlock(prog), Notice: inject.FallbackNotice(w.Display, prog)}),
-		"limit":         encode(hook.Stop, hook.Reply{Notice: inject.FallbackLimit(w.Display, prog)}),
-		"cancelled":     encode(hook.Prompt, hook.Reply{Block: true, Reason: inject.FallbackCancelled(prog)}),
-		"notice":        encode(hook.Prompt, hook.Reply{Notice: inject.FallbackNotice(w.Display, prog)}),
-		"maxIterations": maxIter,
-	}
+	return pluginkit.Source(pluginSource, Host{}, w, binary, scope, portable, nil)
 }
 
 // configDir is the user configuration directory of the CLI named name:

@@ -32,8 +32,6 @@
 package opencode
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -44,7 +42,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/spend"
 )
@@ -99,7 +97,7 @@ var Words = inject.Words{
 func (h Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	f := h.flavor()
 	return hook.Facts{
-		HookFiles:   func() []string { return f.installer.HookFiles(getenv, cwd) },
+		Hooks:       hook.Hooks{Files: func() []string { return f.installer.HookFiles(getenv, cwd) }},
 		Words:       f.words,
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,
@@ -129,7 +127,6 @@ const (
 	hookMessage     = "chat.message"
 	hookToolBefore  = "tool.execute.before"
 	hookToolAfter   = "tool.execute.after"
-	maxInput        = 64 << 20
 	shellTool       = "bash"
 	unknownToolName = "invalid" // what opencode runs for a call to a tool it does not have
 )
@@ -148,9 +145,7 @@ var patchTools = map[string]bool{"apply_patch": true, "patch": true}
 
 // input is one event as the plugin sends it.
 type input struct {
-	Hook      string `json:"hook"`
-	SessionID string `json:"sessionID"`
-	Directory string `json:"directory"`
+	pluginkit.Head
 	// Prompt is the user's prompt (chat.message), or the command as typed
 	// (command.execute.before: "/ralph-loop ARGUMENTS").
 	Prompt string `json:"prompt"`
@@ -217,22 +212,11 @@ func iterationUsage(ms []message) []spend.Record {
 
 // Decode reads one event from the plugin.
 func (h Host) Decode(r io.Reader) (hook.Event, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, maxInput+1))
-	if err != nil {
-		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
-	}
-	if len(raw) > maxInput {
-		return hook.Event{}, fmt.Errorf("%w: over %d MiB", hook.ErrInput, maxInput>>20)
-	}
 	var in input
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
+	ev, err := pluginkit.Decode(r, &in, &in.Head)
+	if err != nil {
+		return hook.Event{}, err
 	}
-	if in.SessionID == "" {
-		return hook.Event{}, fmt.Errorf("%w: no sessionID", hook.ErrInput)
-	}
-	sum := sha256.Sum256(raw)
-	ev := hook.Event{Name: in.Hook, SessionID: in.SessionID, Cwd: in.Directory, Key: hex.EncodeToString(sum[:16])}
 	switch in.Hook {
 	case hookIdle:
 		ev.Kind, ev.Text, ev.HasText = hook.Stop, iterationText(in.Messages), true
@@ -310,10 +294,8 @@ type Output struct {
 	Replace *string `json:"replace,omitempty"`
 	// Deny refuses a tool call with this reason for the agent.
 	Deny string `json:"deny,omitempty"`
-	// Notice is a line for the user (a toast in the TUI, and opencode's log).
-	Notice string `json:"notice,omitempty"`
-	// Error is ralph-loop's failure, shown like a notice.
-	Error string `json:"error,omitempty"`
+	// Said is shown the user: a toast in the TUI, and opencode's log.
+	pluginkit.Said
 }
 
 // Encode writes the reply for the plugin.
@@ -338,16 +320,6 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Context != "" && ev.Kind == hook.Prompt && !rep.Block {
 		out.Append = rep.Context
 	}
-	if rep.Failed {
-		out.Error = rep.Notice
-	} else {
-		out.Notice = rep.Notice
-	}
-	if out == (Output{}) {
-		return 0, nil
-	}
-	if err := wire.WriteJSON(w, out); err != nil {
-		return 1, err
-	}
-	return 0, nil
+	out.Said = pluginkit.SaidOf(rep)
+	return pluginkit.Write(w, out)
 }

@@ -17,15 +17,14 @@ const MISSING = __MISSING__ // said once when BINARY is not there
 const FALLBACK = __FALLBACK__
 const COMMANDS = ["ralph-loop", "ulw-loop", "cancel-ralph"]
 const STOP_TIMEOUT_MS = 15 * 60 * 1000 // a loop's checks (--check) run at the stop
-const TIMEOUT_MS = 10 * 1000
 const TOAST_MS = 4000
 // "opencode run" (without --attach, which leaves the loop to the server) exits at the first
 // idle: ralph-loop refuses to start a loop there ("kilo run" waits for the continuation;
 // ralph-loop knows which host can loop there).
 const argv = process.argv.slice(2)
 const RUN = argv.find((a) => !a.startsWith("-")) === "run" && !argv.some((a) => a === "--attach" || a.startsWith("--attach="))
-// A session id that can name a file of the state directory (ralph-loop's own rule).
-const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/
+
+__KIT__
 
 export const RalphLoop = async (ctx) => {
   const { client, directory } = ctx
@@ -50,7 +49,6 @@ export const RalphLoop = async (ctx) => {
     toastUntil = Date.now() + TOAST_MS + 250
     client.tui.showToast({ body: { title: "ralph-loop", message: t.message, variant: t.variant, duration: TOAST_MS } }).catch(() => {})
   }
-  let missingSaid = false, brokenSaid = false
   const say = (message, variant = "info") => {
     client.app.log({ body: { service: "ralph-loop", level: variant === "error" ? "error" : "info", message } }).catch(() => {})
     pending = { message, variant }
@@ -60,66 +58,12 @@ export const RalphLoop = async (ctx) => {
   // ask runs ralph-loop with one event and returns its reply ({} when it has nothing to say).
   // When it cannot be run at all, the plugin answers by itself (fallback).
   const ask = async (event, timeout = TIMEOUT_MS) => {
-    const reply = await run(event, timeout)
+    const env = { ...process.env, RALPH_LOOP_OPENCODE_SERVER: serverUrl() }
+    const reply = await runHook(event, timeout, { cwd: directory, env })
     return reply.cannotRun ? fallback(event, reply.cannotRun) : reply
   }
-  const run = (event, timeout) =>
-    new Promise((resolve) => {
-      let out = "", err = "", done = false
-      const finish = (reply) => { if (!done) { done = true; resolve(reply) } }
-      let child
-      try {
-        child = spawn(BINARY, ["hook", "--host", HOST], {
-          cwd: directory, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, RALPH_LOOP_OPENCODE_SERVER: serverUrl() },
-        })
-      } catch (e) {
-        return finish({ cannotRun: e })
-      }
-      const timer = setTimeout(() => { child.kill("SIGKILL"); finish({ error: `ralph-loop: error: no reply in ${timeout / 1000} s` }) }, timeout)
-      child.stdout.on("data", (d) => (out += d))
-      child.stderr.on("data", (d) => (err += d))
-      // spawn fails (ENOENT, EACCES, ...) before anything is written: BINARY cannot run.
-      child.on("error", (e) => {
-        clearTimeout(timer)
-        finish({ cannotRun: e })
-      })
-      child.on("close", (code) => {
-        clearTimeout(timer)
-        if (code !== 0) return finish({ error: err.trim() || `ralph-loop: error: exit status ${code}` })
-        try { finish(out.trim() ? JSON.parse(out) : {}) } catch { finish({ error: "ralph-loop: error: a reply that is not JSON" }) }
-      })
-      child.stdin.on("error", () => {})
-      child.stdin.end(JSON.stringify(event))
-    })
-
-  // The directory where ralph-loop marks the sessions whose loop is active (a file named by
-  // the session id, there while the loop is), asked of ralph-loop once: a tool call in a
-  // session without a loop then costs a file lookup, not a process. A loop starts from a
-  // prompt, which always asks, and ralph-loop marks the session before it answers. Without
-  // an answer (an older ralph-loop, or none installed) every tool call asks, as before.
-  let activeDir, activeDirSeen = ""
-  const active = async (id) => {
-    activeDir ??= askActiveDir()
-    const dir = (activeDirSeen = await activeDir)
-    return !dir || !SESSION_ID.test(id) || id === "." || id === ".." || existsSync(join(dir, id))
-  }
-  const askActiveDir = () =>
-    new Promise((resolve) => {
-      let out = ""
-      try {
-        const child = spawn(BINARY, ["hook", "--host", HOST, "--active-dir"], { cwd: directory, stdio: ["ignore", "pipe", "ignore"] })
-        const timer = setTimeout(() => child.kill("SIGKILL"), TIMEOUT_MS)
-        child.stdout.on("data", (d) => (out += d))
-        child.on("error", () => { clearTimeout(timer); resolve("") })
-        child.on("close", (code) => {
-          clearTimeout(timer)
-          const dir = out.trim()
-          resolve(code === 0 && isAbsolute(dir) && !dir.includes("\n") ? dir : "")
-        })
-      } catch {
-        resolve("")
-      }
-    })
+  const marked = activeSessions(directory)
+  const active = marked.active
 
   // When BINARY cannot run (moved, removed or made unrunnable, or no ralph-loop on PATH),
   // the plugin answers as the hooks' command line of the other hosts does (hook/install's
@@ -134,73 +78,18 @@ export const RalphLoop = async (ctx) => {
   //   - in any other session it does nothing, and says once that ralph-loop cannot run (a
   //     missing one only when a prompt mentions ralph: a project's plugin on a machine
   //     without ralph-loop).
+  const cannotRun = cannotRunOnce()
   const fallback = (event, e) => {
-    const loop = loopOf(event.sessionID)
-    if (!loop) {
-      if (e.code !== "ENOENT") {
-        if (brokenSaid) return {}
-        brokenSaid = true
-        return { error: `ralph-loop: error: ${BINARY}: ${e.message ?? e}` }
-      }
-      if (!missingSaid && event.mentionsRalph) say(MISSING, "warning")
-      missingSaid ||= !!event.mentionsRalph
-      return {}
-    }
+    const loop = loopOf(event.sessionID, marked.dir())
+    if (!loop) return cannotRun(e, event.mentionsRalph, () => say(MISSING, "warning"))
     const cancelled = existsSync(join(loop.dir, "cancel-typed"))
-    if (event.hook === "session.idle") {
-      if (cancelled) return {}
-      let n = 0
-      try { n = readdirSync(loop.dir).filter((f) => f.startsWith("fallback-stop.")).length } catch {}
-      if (loop.iteration + n >= loop.max) return FALLBACK.limit
-      mark(loop.dir, `fallback-stop.${n}`)
-      return FALLBACK.stop
-    }
+    if (event.hook === "session.idle") return cancelled ? {} : fallbackStop(loop)
     if (event.hook !== "chat.message" && event.hook !== "command.execute.before") return {}
     const prompt = (event.prompt ?? "").trim()
-    if (/^\/cancel-ralph(\s|$)/.test(prompt)) {
-      mark(loop.dir, "cancel-typed")
-      return FALLBACK.cancelled
-    }
+    if (cancelTyped(loop, prompt)) return FALLBACK.cancelled
     // The stop's own continuation comes back as a message: nothing more to say.
     if (cancelled || prompt === FALLBACK.stop.continue) return {}
     return FALLBACK.notice
-  }
-  const mark = (dir, name) => {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 })
-      writeFileSync(join(dir, name), "", { flag: "wx", mode: 0o600 })
-    } catch {}
-  }
-  // ralph-loop's directory under an XDG base ($name if absolute, else ~/dflt if ralph-loop is
-  // there, else macOS's), as ralph-loop and the hooks' command line find it.
-  const base = (name, dflt) => {
-    const v = process.env[name]
-    if (v && isAbsolute(v)) return join(v, "ralph-loop")
-    const linux = join(homedir(), dflt, "ralph-loop")
-    return existsSync(linux) ? linux : join(homedir(), "Library", "Application Support", "ralph-loop")
-  }
-  // loopOf is the session's loop as its files say when ralph-loop cannot be asked: its
-  // directory, iteration and limit (the defaults when no loop file says), or null when
-  // nothing says a loop is active.
-  const loopOf = (id) => {
-    if (!SESSION_ID.test(id ?? "") || id === "." || id === "..") return null
-    const state = activeDirSeen ? dirname(activeDirSeen) : base("XDG_STATE_HOME", ".local/state")
-    const files = [join(state, "sessions", id, "loop.json")]
-    try {
-      const loops = join(base("XDG_DATA_HOME", ".local/share"), "loops")
-      for (const d of readdirSync(loops)) files.push(join(loops, d, id + ".json"))
-    } catch {}
-    let on = null
-    for (const f of files) {
-      try {
-        const l = JSON.parse(readFileSync(f, "utf8"))
-        if (l.status === "ACTIVE") { on = l; break }
-      } catch {}
-    }
-    if (!on && !existsSync(join(state, "active", id))) return null
-    const num = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : null)
-    const max = num(on?.max_iterations), iteration = num(on?.iteration)
-    return { dir: join(state, "sessions", id), max: max ?? FALLBACK.maxIterations, iteration: max === null ? 0 : iteration ?? 0 }
   }
 
   const show = (reply) => {

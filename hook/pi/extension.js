@@ -17,11 +17,10 @@ const MISSING = __MISSING__ // said once when BINARY is not there
 const FALLBACK = __FALLBACK__
 const COMMANDS = __COMMANDS__ // the loop commands, with their descriptions
 const STOP_TIMEOUT_MS = 15 * 60 * 1000 // a loop's checks (--check) run at the stop
-const TIMEOUT_MS = 10 * 1000
 const TYPE = "ralph-loop" // ralph-loop's messages to the agent, shown as such
-// A session id that can name a file of the state directory (ralph-loop's own rule).
-const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/
 const LOOP_COMMAND = /\/(ralph-loop|ulw-loop|cancel-ralph)\b/
+
+__KIT__
 
 // The user's copy of this extension, when the project has one too: the user's acts, and the
 // project's registers nothing (pi would give two commands of one name numbered names).
@@ -34,7 +33,6 @@ const userCopy = () => {
 export default function (pi) {
   if (SCOPE !== "user" && existsSync(userCopy())) return
 
-  let missingSaid = false, brokenSaid = false
   const say = (ctx, message, type = "info") => {
     if (ctx?.hasUI) ctx.ui.notify(message, type)
     else console.error(message)
@@ -43,65 +41,12 @@ export default function (pi) {
   // ask runs ralph-loop with one event and returns its reply ({} when it has nothing to
   // say). When it cannot be run at all, the extension answers by itself (fallback).
   const ask = async (ctx, event, timeout = TIMEOUT_MS) => {
-    const reply = await run(event, timeout)
+    const { mentionsRalph, ...input } = event
+    const reply = await runHook(input, timeout, { cwd: event.directory })
     return reply.cannotRun ? fallback(ctx, event, reply.cannotRun) : reply
   }
-  const run = (event, timeout) =>
-    new Promise((resolve) => {
-      let out = "", err = "", done = false
-      const finish = (reply) => { if (!done) { done = true; resolve(reply) } }
-      let child
-      try {
-        child = spawn(BINARY, ["hook", "--host", HOST], { cwd: event.directory, stdio: ["pipe", "pipe", "pipe"] })
-      } catch (e) {
-        return finish({ cannotRun: e })
-      }
-      const timer = setTimeout(() => { child.kill("SIGKILL"); finish({ error: `ralph-loop: error: no reply in ${timeout / 1000} s` }) }, timeout)
-      child.stdout.on("data", (d) => (out += d))
-      child.stderr.on("data", (d) => (err += d))
-      // spawn fails (ENOENT, EACCES, ...) before anything is written: BINARY cannot run.
-      child.on("error", (e) => {
-        clearTimeout(timer)
-        finish({ cannotRun: e })
-      })
-      child.on("close", (code) => {
-        clearTimeout(timer)
-        if (code !== 0) return finish({ error: err.trim() || `ralph-loop: error: exit status ${code}` })
-        try { finish(out.trim() ? JSON.parse(out) : {}) } catch { finish({ error: "ralph-loop: error: a reply that is not JSON" }) }
-      })
-      child.stdin.on("error", () => {})
-      const { mentionsRalph, ...rest } = event
-      child.stdin.end(JSON.stringify(rest))
-    })
-
-  // The directory where ralph-loop marks the sessions whose loop is active (a file named by
-  // the session id, there while the loop is), asked of ralph-loop once: an event of a session
-  // without a loop then costs a file lookup, not a process. A loop starts from a command,
-  // which always asks, and ralph-loop marks the session before it answers. Without an answer
-  // (an older ralph-loop, or none installed) every event asks.
-  let activeDir, activeDirSeen = ""
-  const active = async (id) => {
-    activeDir ??= askActiveDir()
-    const dir = (activeDirSeen = await activeDir)
-    return !dir || !SESSION_ID.test(id) || id === "." || id === ".." || existsSync(join(dir, id))
-  }
-  const askActiveDir = () =>
-    new Promise((resolve) => {
-      let out = ""
-      try {
-        const child = spawn(BINARY, ["hook", "--host", HOST, "--active-dir"], { stdio: ["ignore", "pipe", "ignore"] })
-        const timer = setTimeout(() => child.kill("SIGKILL"), TIMEOUT_MS)
-        child.stdout.on("data", (d) => (out += d))
-        child.on("error", () => { clearTimeout(timer); resolve("") })
-        child.on("close", (code) => {
-          clearTimeout(timer)
-          const dir = out.trim()
-          resolve(code === 0 && isAbsolute(dir) && !dir.includes("\n") ? dir : "")
-        })
-      } catch {
-        resolve("")
-      }
-    })
+  const marked = activeSessions()
+  const active = marked.active
 
   // When BINARY cannot run (moved, removed or made unrunnable, or no ralph-loop on PATH),
   // the extension answers as the hooks' command line of other hosts does (hook/install's
@@ -116,34 +61,17 @@ export default function (pi) {
   //   - in any other session it does nothing, and says once that ralph-loop cannot run (a
   //     missing one only when a prompt names a loop command: a project's extension on a
   //     machine without ralph-loop).
+  const cannotRun = cannotRunOnce()
   const fallback = (ctx, event, e) => {
-    const loop = loopOf(event.sessionID)
-    if (!loop) {
-      if (e.code !== "ENOENT") {
-        if (brokenSaid) return {}
-        brokenSaid = true
-        return { error: `ralph-loop: error: ${BINARY}: ${e.message ?? e}` }
-      }
-      if (!missingSaid && event.mentionsRalph) say(ctx, MISSING, "warning")
-      missingSaid ||= !!event.mentionsRalph
-      return {}
-    }
+    const loop = loopOf(event.sessionID, marked.dir())
+    if (!loop) return cannotRun(e, event.mentionsRalph, () => say(ctx, MISSING, "warning"))
     const cancelled = existsSync(join(loop.dir, "cancel-typed"))
     switch (event.hook) {
-      case "agent_end": {
-        if (cancelled || !stopped(event.messages)) return {}
-        let n = 0
-        try { n = readdirSync(loop.dir).filter((f) => f.startsWith("fallback-stop.")).length } catch {}
-        if (loop.iteration + n >= loop.max) return FALLBACK.limit
-        mark(loop.dir, `fallback-stop.${n}`)
-        return FALLBACK.stop
-      }
+      case "agent_end":
+        return cancelled || !stopped(event.messages) ? {} : fallbackStop(loop)
       case "command":
       case "input":
-        if (/^\/cancel-ralph(\s|$)/.test((event.prompt ?? "").trim())) {
-          mark(loop.dir, "cancel-typed")
-          return FALLBACK.cancelled
-        }
+        if (cancelTyped(loop, event.prompt)) return FALLBACK.cancelled
         return cancelled ? {} : FALLBACK.notice
       case "session_start":
         return cancelled ? {} : FALLBACK.notice
@@ -155,43 +83,6 @@ export default function (pi) {
   const stopped = (messages) => {
     const last = (messages ?? []).findLast((m) => m.role === "assistant")
     return !!last && last.stopReason !== "error" && last.stopReason !== "aborted"
-  }
-  const mark = (dir, name) => {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 })
-      writeFileSync(join(dir, name), "", { flag: "wx", mode: 0o600 })
-    } catch {}
-  }
-  // ralph-loop's directory under an XDG base ($name if absolute, else ~/dflt if ralph-loop is
-  // there, else macOS's), as ralph-loop and the hooks' command line find it.
-  const xdg = (name, dflt) => {
-    const v = process.env[name]
-    if (v && isAbsolute(v)) return join(v, "ralph-loop")
-    const linux = join(homedir(), dflt, "ralph-loop")
-    return existsSync(linux) ? linux : join(homedir(), "Library", "Application Support", "ralph-loop")
-  }
-  // loopOf is the session's loop as its files say when ralph-loop cannot be asked: its
-  // directory, iteration and limit (the defaults when no loop file says), or null when
-  // nothing says a loop is active.
-  const loopOf = (id) => {
-    if (!SESSION_ID.test(id ?? "") || id === "." || id === "..") return null
-    const state = activeDirSeen ? dirname(activeDirSeen) : xdg("XDG_STATE_HOME", ".local/state")
-    const files = [join(state, "sessions", id, "loop.json")]
-    try {
-      const loops = join(xdg("XDG_DATA_HOME", ".local/share"), "loops")
-      for (const d of readdirSync(loops)) files.push(join(loops, d, id + ".json"))
-    } catch {}
-    let on = null
-    for (const f of files) {
-      try {
-        const l = JSON.parse(readFileSync(f, "utf8"))
-        if (l.status === "ACTIVE") { on = l; break }
-      } catch {}
-    }
-    if (!on && !existsSync(join(state, "active", id))) return null
-    const num = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : null)
-    const max = num(on?.max_iterations), iteration = num(on?.iteration)
-    return { dir: join(state, "sessions", id), max: max ?? FALLBACK.maxIterations, iteration: max === null ? 0 : iteration ?? 0 }
   }
 
   const show = (ctx, reply) => {

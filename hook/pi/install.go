@@ -1,16 +1,12 @@
 package pi
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
-	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 
-	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -80,51 +76,9 @@ func settingsFiles(getenv func(string) string, cwd string) []string {
 // Extension is pi's extension for a scope: it runs binary, or at a shared scope the
 // ralph-loop on PATH.
 func Extension(binary, scope string, portable bool) string {
-	prog := binary
-	if portable {
-		binary, prog = "ralph-loop", "ralph-loop (on PATH)"
-	}
-	js := func(v any) string {
-		b, err := json.Marshal(v)
-		if err != nil { // strings and replies always marshal
-			panic(err)
-		}
-		return string(b)
-	}
 	descriptions := map[string]string{}
 	for _, cf := range inject.CommandsFor(Name) {
 		descriptions[strings.TrimSuffix(cf.Name, ".md")] = strings.TrimPrefix(cf.Description, "description: ")
 	}
-	return strings.NewReplacer(
-		"__HOST__", js(Name),
-		"__BINARY__", js(binary),
-		"__SCOPE__", js(scope),
-		"__MISSING__", js(inject.NotInstalledHere(Words.Display)),
-		"__COMMANDS__", js(descriptions),
-		"__FALLBACK__", js(fallbackReplies(prog)),
-	).Replace(extensionSource)
-}
-
-// fallbackReplies are what the extension answers by itself when it cannot run ralph-loop
-// (prog) in a session whose loop is active, as ralph-loop would reply (Encode): the texts
-// of the other hosts' hook command lines (hook/install's command.go).
-func fallbackReplies(prog string) map[string]any {
-	encode := func(kind hook.Kind, r hook.Reply) json.RawMessage {
-		var out bytes.Buffer
-		if _, err := (Host{}).Encode(&out, io.Discard, hook.Event{Kind: kind}, r); err != nil { // a buffer never fails
-			panic(err)
-		}
-		if out.Len() == 0 {
-			return json.RawMessage("{}")
-		}
-		return bytes.TrimSpace(out.Bytes())
-	}
-	maxIter, _ := strconv.Atoi(install.DefaultMaxIterations())
-	return map[string]any{
-		"stop":          encode(hook.Stop, hook.Reply{Block: true, Reason: inject.FallbackBlock(prog), Notice: inject.FallbackNotice(Words.Display, prog)}),
-		"limit":         encode(hook.Stop, hook.Reply{Notice: inject.FallbackLimit(Words.Display, prog)}),
-		"cancelled":     encode(hook.Prompt, hook.Reply{Block: true, Reason: inject.FallbackCancelled(prog)}),
-		"notice":        encode(hook.Prompt, hook.Reply{Notice: inject.FallbackNotice(Words.Display, prog)}),
-		"maxIterations": maxIter,
-	}
+	return pluginkit.Source(extensionSource, Host{}, Words, binary, scope, portable, map[string]any{"__COMMANDS__": descriptions})
 }

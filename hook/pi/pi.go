@@ -29,8 +29,6 @@
 package pi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,7 +38,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/spend"
 )
@@ -78,7 +76,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,
 		CLI:         "pi",
-		HookFiles:   func() []string { return Installer.HookFiles(getenv, cwd, settingsFiles(getenv, cwd)...) },
+		Hooks:       hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, cwd, settingsFiles(getenv, cwd)...) }},
 	}
 }
 
@@ -92,7 +90,6 @@ const (
 	hookStart      = "session_start"
 	hookCompact    = "session_compact"
 	hookShutdown   = "session_shutdown"
-	maxInput       = 64 << 20
 )
 
 // Events are the events the extension passes on ("ralph-loop hook --help" lists them).
@@ -102,9 +99,7 @@ func (Host) Events() []string {
 
 // input is one event as the extension sends it.
 type input struct {
-	Hook      string `json:"hook"`
-	SessionID string `json:"sessionID"`
-	Directory string `json:"directory"`
+	pluginkit.Head
 	// Prompt is the command as typed ("/ralph-loop ARGUMENTS"), or the user's prompt
 	// (input).
 	Prompt string `json:"prompt"`
@@ -149,22 +144,11 @@ type message struct {
 
 // Decode reads one event from the extension.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, maxInput+1))
-	if err != nil {
-		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
-	}
-	if len(raw) > maxInput {
-		return hook.Event{}, fmt.Errorf("%w: over %d MiB", hook.ErrInput, maxInput>>20)
-	}
 	var in input
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return hook.Event{}, fmt.Errorf("%w: %v", hook.ErrInput, err)
+	ev, err := pluginkit.Decode(r, &in, &in.Head)
+	if err != nil {
+		return hook.Event{}, err
 	}
-	if in.SessionID == "" {
-		return hook.Event{}, fmt.Errorf("%w: no sessionID", hook.ErrInput)
-	}
-	sum := sha256.Sum256(raw)
-	ev := hook.Event{Name: in.Hook, SessionID: in.SessionID, Cwd: in.Directory, Key: hex.EncodeToString(sum[:16])}
 	switch in.Hook {
 	case hookCommand:
 		ev.Kind, ev.Prompt, ev.InTurn = hook.Prompt, in.Prompt, in.Busy
@@ -301,11 +285,9 @@ type Output struct {
 	Refuse string `json:"refuse,omitempty"`
 	// Deny refuses a tool call with this reason for the agent.
 	Deny string `json:"deny,omitempty"`
-	// Notice is a line for the user (a notification in the TUI, an extension_ui_request
-	// notify in RPC mode).
-	Notice string `json:"notice,omitempty"`
-	// Error is ralph-loop's failure, shown like a notice.
-	Error string `json:"error,omitempty"`
+	// Said is shown the user: a notification in the TUI, an extension_ui_request notify
+	// in RPC mode.
+	pluginkit.Said
 }
 
 // Encode writes the reply for the extension.
@@ -325,16 +307,6 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Context != "" && (ev.Kind == hook.Prompt || ev.Kind == hook.SessionStart) && !rep.Block {
 		out.Send = rep.Context
 	}
-	if rep.Failed {
-		out.Error = rep.Notice
-	} else {
-		out.Notice = rep.Notice
-	}
-	if out == (Output{}) {
-		return 0, nil
-	}
-	if err := wire.WriteJSON(w, out); err != nil {
-		return 1, err
-	}
-	return 0, nil
+	out.Said = pluginkit.SaidOf(rep)
+	return pluginkit.Write(w, out)
 }

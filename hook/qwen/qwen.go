@@ -64,7 +64,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	w := Words
 	w.Cap.Setting = from
 	return hook.Facts{
-		HookFiles:   func() []string { return Installer.HookFiles(getenv, project) },
+		Hooks:       hook.Hooks{Files: func() []string { return Installer.HookFiles(getenv, project) }},
 		Words:       w,
 		BlockCap:    limit - 1, // the blocks Qwen Code lets through
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, project) },
@@ -74,8 +74,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// before it runs fires neither): the transcript is read for the model's usage only.
 		// Qwen Code shows neither SessionStart's notice nor the prompt hook's: what became
 		// of a resumed session's loop is told at its first stop.
-		Transcript:         Transcript,
-		TranscriptLags:     true,
+		Transcript:         &hook.Transcript{Read: Transcript, Lags: true},
 		ResumeNoticeHidden: true,
 		CLI:                "qwen",
 		SessionEnv:         SessionEnv,

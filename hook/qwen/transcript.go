@@ -3,7 +3,6 @@ package qwen
 import (
 	"errors"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
@@ -36,117 +35,97 @@ type record struct {
 // ScanUsage reads chat records from r, whose first byte is at offset base: the usage of each
 // model response, once.
 func ScanUsage(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
-	d := jsonstream.NewLineReader(r, 64<<10)
+	d := jsonstream.NewLineReader(r, transcript.BufSize)
 	res := transcript.Result{Offset: base}
 	u := transcript.NewDedup(opt.UsageSeen)
-	last := opt.Last
-	var scratch, tail []byte
+	tail := transcript.NewTail(opt.Last)
+	var scratch []byte
 	for {
-		if end, err := d.AtEnd(); end || err != nil {
-			return res, err
-		}
 		var rec record
-		err := d.Object(func(key []byte) error {
-			switch string(key) {
-			case "type", "uuid", "model", "timestamp":
-				if k, err := d.Kind(); err != nil || k != '"' {
-					return d.Skip()
-				}
-				v, err := d.String(scratch[:0], 256)
-				scratch = v
-				if err != nil {
-					return err
-				}
+		more, ok, err := transcript.NextLine(d, base, &res, errSkip, func() error {
+			err := d.Object(func(key []byte) error {
 				switch string(key) {
 				case "type":
+					if ok, err := d.Is('"'); !ok {
+						return err
+					}
+					v, err := d.String(scratch[:0], 256)
+					scratch = v
+					if err != nil {
+						return err
+					}
 					if string(v) != "assistant" {
 						return errSkip
 					}
 					rec.assistant = true
+					return nil
 				case "uuid":
-					rec.id = string(v)
+					return d.StringVar(&rec.id, 256)
 				case "model":
-					rec.model = string(v)
+					return d.StringVar(&rec.model, 256)
 				case "timestamp":
-					rec.ts, _ = time.Parse(time.RFC3339Nano, string(v))
-				}
-				return nil
-			case "message":
-				if k, err := d.Kind(); err != nil || k != '{' || last == "" {
-					return d.Skip()
-				}
-				return d.Object(func(key []byte) error {
-					if string(key) != "parts" {
+					return transcript.ReadTime(d, &rec.ts)
+				case "message":
+					if opt.Last == "" {
 						return d.Skip()
 					}
-					if k, err := d.Kind(); err != nil || k != '[' {
-						return d.Skip()
+					if ok, err := d.Is('{'); !ok {
+						return err
 					}
-					return d.Array(func() error {
-						if k, err := d.Kind(); err != nil || k != '{' {
+					return d.Object(func(key []byte) error {
+						if string(key) != "parts" {
 							return d.Skip()
 						}
-						return d.Object(func(key []byte) error {
-							if k, err := d.Kind(); string(key) != "text" || err != nil || k != '"' {
-								return d.Skip()
-							}
-							tail, ok := tail[:0], true
-							err := d.StringTo(func(p []byte) {
-								if ok && len(tail)+len(p) <= len(last) {
-									tail = append(tail, p...)
-								} else {
-									ok = false
-								}
-							})
-							if ok && len(tail) > 0 && strings.HasSuffix(last, string(tail)) {
-								rec.sawLast = true
-							}
+						if ok, err := d.Is('['); !ok {
 							return err
+						}
+						return d.Array(func() error {
+							if ok, err := d.Is('{'); !ok {
+								return err
+							}
+							return d.Object(func(key []byte) error {
+								if string(key) != "text" {
+									return d.Skip()
+								}
+								if ok, err := d.Is('"'); !ok {
+									return err
+								}
+								tail.Reset()
+								err := d.StringTo(tail.Write)
+								if tail.Ends() {
+									rec.sawLast = true
+								}
+								return err
+							})
 						})
 					})
-				})
-			case "usageMetadata":
-				if k, err := d.Kind(); err != nil || k != '{' {
-					return d.Skip()
+				case "usageMetadata":
+					var err error
+					rec.hasUsage, err = transcript.ReadCounts(d, scratch[:0], map[string]*int64{
+						"promptTokenCount":        &rec.prompt,
+						"cachedContentTokenCount": &rec.cached,
+						"candidatesTokenCount":    &rec.candidates,
+						"thoughtsTokenCount":      &rec.thoughts,
+					})
+					return err
 				}
-				rec.hasUsage = true
-				return transcript.ReadCounts(d, scratch[:0], map[string]*int64{
-					"promptTokenCount":        &rec.prompt,
-					"cachedContentTokenCount": &rec.cached,
-					"candidatesTokenCount":    &rec.candidates,
-					"thoughtsTokenCount":      &rec.thoughts,
-				})
+				return d.Skip()
+			})
+			if err == nil {
+				err = d.EndLine()
 			}
-			return d.Skip()
+			return err
 		})
-		if err == nil {
-			err = d.EndLine()
+		if !more {
+			return res, err
 		}
-		switch {
-		case err == nil:
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return res, nil // a record still being written: read it next time
-		case errors.Is(err, errSkip):
-			if d.SkipLine() != nil {
-				return res, nil
-			}
-			rec = record{}
-		default:
-			if !errors.Is(err, jsonstream.ErrSyntax) && !errors.Is(err, jsonstream.ErrLineEnd) && !errors.Is(err, jsonstream.ErrTooDeep) {
-				return res, err
-			}
-			if d.SkipLine() != nil {
-				return res, nil
-			}
-			res.Bad++
+		if !ok {
 			rec = record{}
 		}
-		res.Lines++
-		res.Offset = base + d.Offset()
 		if rec.assistant && rec.sawLast {
 			res.SawLast = true
 		}
-		if rec.assistant && rec.hasUsage && (opt.ToolsAfter.IsZero() || rec.ts.IsZero() || rec.ts.After(opt.ToolsAfter)) {
+		if rec.assistant && rec.hasUsage && transcript.After(rec.ts, opt.ToolsAfter) {
 			u.Add(&res, rec.id, spend.Record{Model: rec.model, At: rec.ts, Tokens: spend.Tokens{
 				Input: max(0, rec.prompt-rec.cached), CacheRead: rec.cached, Output: rec.candidates + rec.thoughts}})
 		}

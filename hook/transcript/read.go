@@ -358,21 +358,11 @@ func stampedBy(b *bounded, start, end int64, t time.Time) (bool, error) {
 	start = b.skipZeros(start, end) // the zeros of a block a hole ends in
 	d := jsonstream.NewLineReader(&runReader{b: b, off: start, end: end}, 4096)
 	var ts time.Time
-	var buf []byte
 	err := d.Object(func(key []byte) error {
 		if string(key) != "timestamp" {
 			return d.Skip()
 		}
-		if k, err := d.Kind(); err != nil || k != '"' {
-			return d.Skip()
-		}
-		v, err := d.String(buf[:0], 64)
-		buf = v
-		if err != nil {
-			return err
-		}
-		ts, _ = time.Parse(time.RFC3339Nano, string(v))
-		return nil
+		return ReadTime(d, &ts)
 	})
 	if err != nil && !IsSyntax(err) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return false, err

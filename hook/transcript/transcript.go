@@ -1,7 +1,9 @@
 // Package transcript is the kit every host's transcript reader is built from: what a scan
 // looks for (Options) and found (Result), the bounded reading of a file from an offset
 // (ScanWith), finding where a time's lines start (OffsetAfter), the usage of replies counted
-// once (Dedup), and Reader, which makes a host's line scanner a transcript reader.
+// once (Dedup), what becomes of each line a scanner reads (NextLine), whether a text ends the
+// host's last message (Tail), and Reader, which makes a host's line scanner a transcript
+// reader.
 //
 // A transcript is JSONL and can be huge, with single lines of many megabytes. A scanner reads
 // only the bytes after the offset, through a fixed buffer (BufSize): lines that cannot be the
@@ -90,7 +92,7 @@ type Result struct {
 	// as malformed.
 	Lines, Bad int
 	// Replies is the number of the agent's messages read, for hosts whose stop can come
-	// without a model reply (see hook.Facts.StopsWithoutReply); scanners that do not count
+	// without a model reply (see hook.Transcript.StopsWithoutReply); scanners that do not count
 	// them leave it 0.
 	Replies int
 	// Usage are the model's replies' usage records read, each reply once; UsageID is the id
@@ -240,11 +242,14 @@ func After(ts, start time.Time) bool {
 	return start.IsZero() || ts.IsZero() || ts.After(start)
 }
 
-// ReadCounts reads an object of token counts (the reader at its '{'): each key of fields
-// gets its count (see ReadCount), every other key is skipped. Every host's usage record is
-// read so.
-func ReadCounts(d *jsonstream.Reader, buf []byte, fields map[string]*int64) error {
-	return d.Object(func(key []byte) error {
+// ReadCounts reads an object of token counts: each key of fields gets its count (see
+// ReadCount), every other key is skipped. Every host's usage record is read so. A value that
+// is not an object is skipped: ok is false.
+func ReadCounts(d *jsonstream.Reader, buf []byte, fields map[string]*int64) (ok bool, err error) {
+	if ok, err := d.Is('{'); !ok {
+		return false, err
+	}
+	return true, d.Object(func(key []byte) error {
 		dst, ok := fields[string(key)]
 		if !ok {
 			return d.Skip()
@@ -253,6 +258,17 @@ func ReadCounts(d *jsonstream.Reader, buf []byte, fields map[string]*int64) erro
 		*dst = n
 		return err
 	})
+}
+
+// ReadTime reads a timestamp (RFC 3339) into *dst; a value that is not one is skipped, and
+// *dst is left as it is.
+func ReadTime(d *jsonstream.Reader, dst *time.Time) error {
+	var buf [64]byte
+	v, err := d.OptString(buf[:0], len(buf))
+	if t, perr := time.Parse(time.RFC3339Nano, string(v)); perr == nil && err == nil {
+		*dst = t
+	}
+	return err
 }
 
 // ReadCount reads a token count: a non-negative whole number (anything else, a float, a

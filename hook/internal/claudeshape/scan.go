@@ -1,7 +1,6 @@
 package claudeshape
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"time"
@@ -25,7 +24,7 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 	s := &scanner{
 		d:    jsonstream.NewLineReader(r, transcript.BufSize),
 		opt:  opt,
-		last: []byte(opt.Last),
+		tail: transcript.NewTail(opt.Last),
 		m:    promise.NewMatcherMode(opt.Token, opt.Mode),
 	}
 	res := transcript.Result{Offset: base}
@@ -33,32 +32,14 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 	skipText := opt.SkipToUser
 	for {
 		res.Skipping = skipText
-		if end, err := s.d.AtEnd(); end || err != nil {
+		var ln lineResult
+		more, ok, err := transcript.NextLine(s.d, base, &res, errSkip, func() (err error) { ln, err = s.line(); return err })
+		if !more {
 			return res, err
 		}
-		ln, err := s.line()
-		switch {
-		case err == nil:
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			// The last line is not complete yet: leave it for the next scan.
-			return res, nil
-		case errors.Is(err, errSkip):
-			if err := s.d.SkipLine(); err != nil {
-				return res, nil
-			}
-			ln = lineResult{}
-		default:
-			if !transcript.IsSyntax(err) {
-				return res, err
-			}
-			if err := s.d.SkipLine(); err != nil {
-				return res, nil
-			}
-			res.Bad++
+		if !ok {
 			ln = lineResult{}
 		}
-		res.Lines++
-		res.Offset = base + s.d.Offset()
 		if ln.queueOp != "" {
 			res.Queue = append(res.Queue, transcript.QueueOp{Op: ln.queueOp, Content: ln.queued})
 		}
@@ -114,18 +95,16 @@ type lineResult struct {
 }
 
 type scanner struct {
-	d    *jsonstream.Reader
-	opt  transcript.Options
-	last []byte
-	m    *promise.Matcher
-	ln   lineResult
+	d   *jsonstream.Reader
+	opt transcript.Options
+	m   *promise.Matcher
+	ln  lineResult
 	// per block
 	btype   []byte
 	bid     []byte
 	hasText bool
 	found   bool
-	tail    []byte // the block's text while it can still be a suffix of opt.Last
-	tailOK  bool
+	tail    *transcript.Tail // whether the block's text ends opt.Last
 	scratch []byte
 	// user: the line being read is a user line (a prompt, a tool result, hook feedback).
 	user bool
@@ -229,28 +208,17 @@ func (s *scanner) assistantOrSkip() error {
 }
 
 func (s *scanner) message() error {
-	if k, err := s.d.Kind(); err != nil || k != '{' {
-		if err != nil {
-			return err
-		}
-		return s.d.Skip()
+	if ok, err := s.d.Is('{'); !ok {
+		return err
 	}
 	return s.d.Object(func(key []byte) error {
 		switch string(key) {
 		case "role":
 			return s.assistantOrSkip()
-		case "id", "model":
-			if k, err := s.d.Kind(); err != nil || k != '"' {
-				return s.d.Skip()
-			}
-			v, err := s.d.String(s.scratch[:0], 256)
-			s.scratch = v
-			if string(key) == "id" {
-				s.ln.msgID = string(v)
-			} else {
-				s.ln.model = string(v)
-			}
-			return err
+		case "id":
+			return s.d.StringVar(&s.ln.msgID, 256)
+		case "model":
+			return s.d.StringVar(&s.ln.model, 256)
 		case "usage":
 			return s.usage()
 		case "content":
@@ -277,20 +245,14 @@ func (s *scanner) message() error {
 
 // usage reads a reply's usage: {"input_tokens", "cache_creation_input_tokens",
 // "cache_read_input_tokens", "output_tokens", …}.
-func (s *scanner) usage() error {
-	if k, err := s.d.Kind(); err != nil || k != '{' {
-		if err != nil {
-			return err
-		}
-		return s.d.Skip()
-	}
-	s.ln.hasUsage = true
-	return transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
+func (s *scanner) usage() (err error) {
+	s.ln.hasUsage, err = transcript.ReadCounts(s.d, s.scratch[:0], map[string]*int64{
 		"input_tokens":                &s.ln.tokens.Input,
 		"cache_creation_input_tokens": &s.ln.tokens.CacheWrite,
 		"cache_read_input_tokens":     &s.ln.tokens.CacheRead,
 		"output_tokens":               &s.ln.tokens.Output,
 	})
+	return err
 }
 
 func (s *scanner) beginBlock() {
@@ -299,16 +261,12 @@ func (s *scanner) beginBlock() {
 	s.hasText = false
 	s.found = false
 	s.m.Reset()
-	s.tail = s.tail[:0]
-	s.tailOK = len(s.last) > 0
+	s.tail.Reset()
 }
 
 func (s *scanner) block() error {
-	if k, err := s.d.Kind(); err != nil || k != '{' {
-		if err != nil {
-			return err
-		}
-		return s.d.Skip()
+	if ok, err := s.d.Is('{'); !ok {
+		return err
 	}
 	s.beginBlock()
 	err := s.d.Object(func(key []byte) error {
@@ -325,11 +283,8 @@ func (s *scanner) block() error {
 			if len(s.btype) > 0 && string(s.btype) != "text" {
 				return s.d.Skip()
 			}
-			if k, err := s.d.Kind(); err != nil || k != '"' {
-				if err != nil {
-					return err
-				}
-				return s.d.Skip()
+			if ok, err := s.d.Is('"'); !ok {
+				return err
 			}
 			return s.text()
 		}
@@ -347,13 +302,7 @@ func (s *scanner) text() error {
 	s.hasText = true
 	err := s.d.StringTo(func(p []byte) {
 		s.m.Write(p)
-		if s.tailOK {
-			if len(s.tail)+len(p) > len(s.last) {
-				s.tailOK = false
-				return
-			}
-			s.tail = append(s.tail, p...)
-		}
+		s.tail.Write(p)
 	})
 	s.found = s.m.Found()
 	if o, ok := s.m.Other(); ok && !s.ln.hasOther {
@@ -367,7 +316,7 @@ func (s *scanner) endBlock() {
 	case "text":
 		if s.hasText {
 			s.ln.found = s.ln.found || s.found
-			if s.tailOK && len(s.tail) > 0 && bytes.HasSuffix(s.last, s.tail) {
+			if s.tail.Ends() {
 				s.ln.sawLast = true
 			}
 		}

@@ -44,6 +44,7 @@ type Reader struct {
 	depth int
 	keys  [][]byte // one key buffer per nesting level
 	out   []byte   // decoded string pieces
+	str   []byte   // StringVar's value
 	esc   [utf8.UTFMax]byte
 }
 
@@ -274,6 +275,40 @@ func (d *Reader) Array(fn func() error) error {
 			return ErrSyntax
 		}
 	}
+}
+
+// Is reports whether the next value is of kind k (its first byte, see Kind). A value of
+// another kind is skipped: Is is false, with the error of reading it.
+func (d *Reader) Is(k byte) (bool, error) {
+	got, err := d.peek()
+	if err != nil {
+		return false, err
+	}
+	if got != k {
+		return false, d.Skip()
+	}
+	return true, nil
+}
+
+// OptString reads a string value as String does; a value of another kind is skipped, and
+// dst is returned as it is.
+func (d *Reader) OptString(dst []byte, limit int) ([]byte, error) {
+	if ok, err := d.Is('"'); !ok {
+		return dst, err
+	}
+	return d.String(dst, limit)
+}
+
+// StringVar reads a string value of at most limit bytes (see String) into *dst; a value of
+// another kind is skipped, and *dst is left as it is.
+func (d *Reader) StringVar(dst *string, limit int) error {
+	if ok, err := d.Is('"'); !ok {
+		return err
+	}
+	v, err := d.String(d.str[:0], limit)
+	d.str = v
+	*dst = string(v)
+	return err
 }
 
 // String reads a string, appending at most limit decoded bytes of it to dst; the rest is

@@ -67,6 +67,25 @@ func Decode(r io.Reader, spec *Spec) (string, error) {
 	return sum(h), nil
 }
 
+// Unmarshal reads one JSON object of at most limit bytes from r into v with encoding/json
+// (the events of a plugin of ralph-loop's own, whose shape it wrote) and returns its key, as
+// Decode does. Input that is too large or does not fit v is an error wrapping ErrInput.
+func Unmarshal(r io.Reader, limit int, v any) (string, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInput, err)
+	}
+	if len(raw) > limit {
+		return "", fmt.Errorf("%w: over %d MiB", ErrInput, limit>>20)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInput, err)
+	}
+	h := sha256.New()
+	h.Write(raw)
+	return sum(h), nil
+}
+
 func sum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)[:16]) }
 
 func object(d *jsonstream.Reader, spec *Spec, path string) error {

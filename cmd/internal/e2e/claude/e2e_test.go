@@ -315,7 +315,7 @@ func eventReasons(l e2e.Loop) string {
 // blocked, telling the agent that only part of its output could be read and to output the
 // marker again; it does, and the loop ends accepted. (Should Claude Code ever hand over the
 // whole reply as last_assistant_message, the loop ends at the first stop and this fails:
-// then Facts.LastMessagePart is wrong.)
+// then Transcript.LastMessagePart is wrong.)
 func TestPromiseUnreadBlock(t *testing.T) {
 	env := newEnv(t)
 	res := run(t, env, e2e.Session{
