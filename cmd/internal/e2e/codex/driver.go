@@ -158,21 +158,7 @@ func (e *Env) ExecInterrupt(ctx context.Context, session, prompt string, interru
 	start := time.Now()
 	err := cmd.Start()
 	if err == nil && interrupt != nil {
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(20 * time.Millisecond):
-				}
-				if interrupt() {
-					cmd.Process.Signal(os.Interrupt)
-					return
-				}
-			}
-		}()
+		defer e2e.Watch(20*time.Millisecond, interrupt, func() { cmd.Process.Signal(os.Interrupt) })()
 	}
 	if err == nil {
 		err = cmd.Wait()

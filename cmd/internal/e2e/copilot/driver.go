@@ -1,13 +1,9 @@
 package copilot
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -75,25 +71,10 @@ type Run struct {
 }
 
 // Result is what a run produced.
-type Result struct {
-	Stdout, Stderr string
-	Code           int
-	Fake           *Fake
-	// Start and End are when copilot started and exited, for the log.
-	Start, End time.Time
-}
+type Result = e2e.Headless
 
-// Timeline says when each request came and when copilot exited, from its start.
-func (r *Result) Timeline() string {
-	var b strings.Builder
-	for i, q := range r.Fake.Requests() {
-		fmt.Fprintf(&b, "request %d (tools %v) at %s; ", i+1, q.Tools > 0, q.At.Sub(r.Start).Round(time.Millisecond))
-	}
-	fmt.Fprintf(&b, "exit at %s", r.End.Sub(r.Start).Round(time.Millisecond))
-	return b.String()
-}
-
-// Run runs copilot headless against a fake serving r.Script, with stdin closed.
+// Run runs copilot headless against a fake serving r.Script, with stdin closed, in a
+// process group of its own.
 func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	fake, err := StartFake(r.Script)
 	if err != nil {
@@ -105,43 +86,16 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	cmd := exec.CommandContext(ctx, e.Copilot, append([]string{"-p", r.Prompt, "--allow-all-tools", "--no-auto-update"}, r.Args...)...)
 	cmd.Dir = e.Project
 	cmd.Env = e.environ(fake.URL, r.Env)
-	cmd.Stdin = nil
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	done := make(chan struct{})
+	var killAt func() bool
 	if r.KillAt > 0 {
-		go func() {
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(50 * time.Millisecond):
-				}
-				if len(fake.MainRequests()) >= r.KillAt {
-					time.Sleep(200 * time.Millisecond)
-					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-					return
-				}
+		killAt = func() bool {
+			if len(fake.MainRequests()) < r.KillAt {
+				return false
 			}
-		}()
+			time.Sleep(200 * time.Millisecond)
+			return true
+		}
 	}
-	err = cmd.Wait()
-	close(done)
-	res := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Fake: fake, Start: start, End: time.Now()}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.Code = exit.ExitCode()
-	case err != nil:
-		return res, err
-	}
-	if ctx.Err() != nil {
-		return res, fmt.Errorf("copilot did not finish: %v", ctx.Err())
-	}
-	return res, nil
+	return e2e.RunHeadless(ctx, "copilot", cmd, fake, killAt)
 }

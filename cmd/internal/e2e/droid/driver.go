@@ -253,22 +253,13 @@ func (e *Env) rpc(ctx context.Context, cmd *exec.Cmd, r Run, raw io.Writer, res 
 		return err
 	}
 	if r.KillWhen != nil {
-		go func() {
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(50 * time.Millisecond):
-				}
-				if r.KillWhen(res.Fake) {
-					mu.Lock()
-					res.Killed = true
-					mu.Unlock()
-					cmd.Process.Kill()
-					return
-				}
-			}
-		}()
+		stop := e2e.Watch(50*time.Millisecond, func() bool { return r.KillWhen(res.Fake) }, func() {
+			mu.Lock()
+			res.Killed = true
+			mu.Unlock()
+			cmd.Process.Kill()
+		})
+		go func() { <-done; stop() }() // until droid's output ends
 	}
 	method, params := "droid.initialize_session", map[string]any{"machineId": "ralph-loop-e2e", "cwd": e.Project,
 		"modelId": Model, "autonomyLevel": "high"}

@@ -168,26 +168,14 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start gemini: %w", err)
 	}
-	killed := make(chan bool, 1)
-	done := make(chan struct{})
-	go func() {
-		for r.KillWhen != nil {
-			select {
-			case <-done:
-				killed <- false
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			if r.KillWhen(fake) {
-				killed <- syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) == nil
-				return
-			}
-		}
-		killed <- false
-	}()
+	killed, stop := false, func() {}
+	if r.KillWhen != nil {
+		stop = e2e.Watch(20*time.Millisecond, func() bool { return r.KillWhen(fake) },
+			func() { killed = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) == nil })
+	}
 	runErr := cmd.Wait()
-	close(done)
-	res := &Result{Fake: fake, SessionID: r.SessionID, Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), Killed: <-killed}
+	stop()
+	res := &Result{Fake: fake, SessionID: r.SessionID, Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), Killed: killed}
 	var exitErr *exec.ExitError
 	switch {
 	case res.Killed:

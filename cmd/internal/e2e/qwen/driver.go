@@ -1,14 +1,10 @@
 package qwen
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -82,23 +78,7 @@ type Run struct {
 }
 
 // Result is what a run produced.
-type Result struct {
-	Stdout, Stderr string
-	Code           int
-	Fake           *Fake
-	// Start and End are when qwen started and exited, for the log.
-	Start, End time.Time
-}
-
-// Timeline says when each request came and when qwen exited, from its start.
-func (r *Result) Timeline() string {
-	var b strings.Builder
-	for i, q := range r.Fake.Requests() {
-		fmt.Fprintf(&b, "request %d (tools %v) at %s; ", i+1, q.Tools > 0, q.At.Sub(r.Start).Round(time.Millisecond))
-	}
-	fmt.Fprintf(&b, "exit at %s", r.End.Sub(r.Start).Round(time.Millisecond))
-	return b.String()
-}
+type Result = e2e.Headless
 
 // Run runs qwen headless against a fake serving r.Script, with stdin closed.
 func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
@@ -112,20 +92,5 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	cmd := exec.CommandContext(ctx, e.Qwen, append([]string{"-p", r.Prompt, "--yolo"}, r.Args...)...)
 	cmd.Dir = e.Project
 	cmd.Env = e.environ(fake.URL, r.Env)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err = cmd.Run()
-	res := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Fake: fake, Start: start, End: time.Now()}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.Code = exit.ExitCode()
-	case err != nil:
-		return res, err
-	}
-	if ctx.Err() != nil {
-		return res, fmt.Errorf("qwen did not finish: %v", ctx.Err())
-	}
-	return res, nil
+	return e2e.RunHeadless(ctx, "qwen", cmd, fake, nil)
 }

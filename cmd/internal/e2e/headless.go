@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
+)
+
+// Headless is what a headless run of a host CLI against a fakechat fake produced.
+type Headless struct {
+	Stdout, Stderr string
+	Code           int
+	Fake           *fakechat.Fake
+	// Start and End are when the CLI started and exited, for the log.
+	Start, End time.Time
+}
+
+// Timeline says when each request came and when the CLI exited, from its start.
+func (r *Headless) Timeline() string {
+	var b strings.Builder
+	for i, q := range r.Fake.Requests() {
+		fmt.Fprintf(&b, "request %d (tools %v) at %s; ", i+1, q.Tools > 0, q.At.Sub(r.Start).Round(time.Millisecond))
+	}
+	fmt.Fprintf(&b, "exit at %s", r.End.Sub(r.Start).Round(time.Millisecond))
+	return b.String()
+}
+
+// RunHeadless runs cmd, a host CLI named name against fake (its Dir and Env set, ctx its
+// context), with stdin closed, to its exit. With killWhen, once it holds (polled), the CLI's
+// process group (cmd's own: Setpgid) is killed with SIGKILL, and no hook of the CLI's runs.
+// An exit code is not an error; not finishing within ctx is.
+func RunHeadless(ctx context.Context, name string, cmd *exec.Cmd, fake *fakechat.Fake, killWhen func() bool) (*Headless, error) {
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	stop := func() {}
+	if killWhen != nil {
+		stop = Watch(50*time.Millisecond, killWhen, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	}
+	err := cmd.Wait()
+	stop()
+	res := &Headless{Stdout: stdout.String(), Stderr: stderr.String(), Fake: fake, Start: start, End: time.Now()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		res.Code = exit.ExitCode()
+	case err != nil:
+		return res, err
+	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("%s did not finish: %v", name, ctx.Err())
+	}
+	return res, nil
+}
+
+// Watch polls cond every interval until it holds, then runs act once; stop ends the
+// watching (and waits for an act under way).
+func Watch(every time.Duration, cond func() bool, act func()) (stop func()) {
+	done, over := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(over)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(every):
+			}
+			if cond() {
+				act()
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-over }
+}
