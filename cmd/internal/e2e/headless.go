@@ -50,17 +50,24 @@ func RunHeadless(ctx context.Context, name string, cmd *exec.Cmd, fake *fakechat
 	err := cmd.Wait()
 	stop()
 	res := &Headless{Stdout: stdout.String(), Stderr: stderr.String(), Fake: fake, Start: start, End: time.Now()}
+	res.Code, err = Exited(ctx, name, err)
+	return res, err
+}
+
+// Exited reads how the CLI named name ended from its Wait's error err: its exit code (not
+// an error), a failure to run it, or that it did not finish within ctx.
+func Exited(ctx context.Context, name string, err error) (code int, _ error) {
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
-		res.Code = exit.ExitCode()
+		code = exit.ExitCode()
 	case err != nil:
-		return res, err
+		return 0, fmt.Errorf("run %s: %w", name, err)
 	}
 	if ctx.Err() != nil {
-		return res, fmt.Errorf("%s did not finish: %v", name, ctx.Err())
+		return code, fmt.Errorf("%s did not finish: %w", name, ctx.Err())
 	}
-	return res, nil
+	return code, nil
 }
 
 // Watch polls cond every interval until it holds, then runs act once; stop ends the

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -164,15 +163,8 @@ func (e *Env) ExecInterrupt(ctx context.Context, session, prompt string, interru
 		err = cmd.Wait()
 	}
 	r := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), SessionID: session}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		r.ExitCode = exit.ExitCode()
-	case err != nil:
-		return r, fmt.Errorf("run codex: %w", err)
-	}
-	if ctx.Err() != nil {
-		return r, fmt.Errorf("codex did not finish: %w", ctx.Err())
+	if r.ExitCode, err = e2e.Exited(ctx, "codex", err); err != nil {
+		return r, err
 	}
 	sc := bufio.NewScanner(strings.NewReader(r.Stdout))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)

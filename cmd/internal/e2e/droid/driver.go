@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -155,17 +154,8 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 		err = e.rpc(ctx, cmd, r, &stdout, res)
 	}
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.Code = exit.ExitCode()
-	case err != nil:
-		return res, err
-	}
-	if ctx.Err() != nil {
-		return res, fmt.Errorf("droid did not finish: %v", ctx.Err())
-	}
-	return res, nil
+	res.Code, err = e2e.Exited(ctx, "droid", err)
+	return res, err
 }
 
 // rpc drives one stream-jsonrpc session: it starts the session, sends each prompt once
