@@ -188,13 +188,7 @@ func (f *Fake) Requests() []Request { return f.reqs.All() }
 
 // MainRequests returns the agent-loop requests.
 func (f *Fake) MainRequests() []Request {
-	var out []Request
-	for _, r := range f.Requests() {
-		if r.Main {
-			out = append(out, r)
-		}
-	}
-	return out
+	return f.reqs.Where(func(r Request) bool { return r.Main })
 }
 
 func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {

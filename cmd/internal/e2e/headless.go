@@ -32,11 +32,21 @@ func (r *Headless) Timeline() string {
 	return b.String()
 }
 
-// RunHeadless runs cmd, a host CLI named name against fake (its Dir and Env set, ctx its
-// context), with stdin closed, to its exit. With killWhen, once it holds (polled), the CLI's
-// process group (cmd's own: Setpgid) is killed with SIGKILL, and no hook of the CLI's runs.
-// An exit code is not an error; not finishing within ctx is.
-func RunHeadless(ctx context.Context, name string, cmd *exec.Cmd, fake *fakechat.Fake, killWhen func() bool) (*Headless, error) {
+// RunHeadless starts a fake serving script and runs the CLI named name, as command makes
+// it for the fake's URL (its Dir and Env set; ctx, which bounds the run to 5 minutes, its
+// context), with stdin closed, to its exit. With killWhen, once it holds for the fake
+// (polled), the CLI's process group (cmd's own: Setpgid) is killed with SIGKILL, and no
+// hook of the CLI's runs. An exit code is not an error; not finishing in time is.
+func RunHeadless(ctx context.Context, name string, script fakechat.Script, command func(ctx context.Context, fakeURL string) *exec.Cmd,
+	killWhen func(*fakechat.Fake) bool) (*Headless, error) {
+	fake, err := fakechat.StartFake(script)
+	if err != nil {
+		return nil, err
+	}
+	defer fake.Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := command(ctx, fake.URL)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, &stdout, &stderr
 	start := time.Now()
@@ -45,9 +55,9 @@ func RunHeadless(ctx context.Context, name string, cmd *exec.Cmd, fake *fakechat
 	}
 	stop := func() {}
 	if killWhen != nil {
-		stop = Watch(50*time.Millisecond, killWhen, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+		stop = Watch(50*time.Millisecond, func() bool { return killWhen(fake) }, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	}
-	err := cmd.Wait()
+	err = cmd.Wait()
 	stop()
 	res := &Headless{Stdout: stdout.String(), Stderr: stderr.String(), Fake: fake, Start: start, End: time.Now()}
 	res.Code, err = Exited(ctx, name, err)

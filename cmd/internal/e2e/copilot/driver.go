@@ -76,20 +76,9 @@ type Result = e2e.Headless
 // Run runs copilot headless against a fake serving r.Script, with stdin closed, in a
 // process group of its own.
 func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
-	fake, err := StartFake(r.Script)
-	if err != nil {
-		return nil, err
-	}
-	defer fake.Close()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Copilot, append([]string{"-p", r.Prompt, "--allow-all-tools", "--no-auto-update"}, r.Args...)...)
-	cmd.Dir = e.Project
-	cmd.Env = e.environ(fake.URL, r.Env)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var killAt func() bool
+	var killAt func(*Fake) bool
 	if r.KillAt > 0 {
-		killAt = func() bool {
+		killAt = func(fake *Fake) bool {
 			if len(fake.MainRequests()) < r.KillAt {
 				return false
 			}
@@ -97,5 +86,10 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 			return true
 		}
 	}
-	return e2e.RunHeadless(ctx, "copilot", cmd, fake, killAt)
+	return e2e.RunHeadless(ctx, "copilot", r.Script, func(ctx context.Context, fakeURL string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, e.Copilot, append([]string{"-p", r.Prompt, "--allow-all-tools", "--no-auto-update"}, r.Args...)...)
+		cmd.Dir, cmd.Env = e.Project, e.environ(fakeURL, r.Env)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd
+	}, killAt)
 }

@@ -159,13 +159,7 @@ func (f *Fake) Requests() []Request { return f.reqs.All() }
 
 // MainRequests are the agent's requests: the ones that offer tools.
 func (f *Fake) MainRequests() []Request {
-	var out []Request
-	for _, r := range f.Requests() {
-		if r.Tools > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
+	return f.reqs.Where(func(r Request) bool { return r.Tools > 0 })
 }
 
 type chatRequest struct {

@@ -63,6 +63,17 @@ func (l *Log[T]) All() []T {
 	return append([]T(nil), l.items...)
 }
 
+// Where returns those of the list so far for which keep holds (nil for none).
+func (l *Log[T]) Where(keep func(T) bool) []T {
+	var out []T
+	for _, v := range l.All() {
+		if keep(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // Halves splits text in two pieces, on a rune boundary, so that the client has to join
 // them: none for "", one for a single rune.
 func Halves(s string) []string {

@@ -110,13 +110,7 @@ func (f *Fake) Requests() []Request { return f.reqs.All() }
 
 // MainRequests returns the agent's requests (those that offered tools).
 func (f *Fake) MainRequests() []Request {
-	var out []Request
-	for _, r := range f.Requests() {
-		if r.Main {
-			out = append(out, r)
-		}
-	}
-	return out
+	return f.reqs.Where(func(r Request) bool { return r.Main })
 }
 
 var route = regexp.MustCompile(`/models/([^/:]+):(streamGenerateContent|generateContent|countTokens)$`)

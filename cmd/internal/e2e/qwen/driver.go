@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
@@ -82,15 +81,9 @@ type Result = e2e.Headless
 
 // Run runs qwen headless against a fake serving r.Script, with stdin closed.
 func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
-	fake, err := StartFake(r.Script)
-	if err != nil {
-		return nil, err
-	}
-	defer fake.Close()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Qwen, append([]string{"-p", r.Prompt, "--yolo"}, r.Args...)...)
-	cmd.Dir = e.Project
-	cmd.Env = e.environ(fake.URL, r.Env)
-	return e2e.RunHeadless(ctx, "qwen", cmd, fake, nil)
+	return e2e.RunHeadless(ctx, "qwen", r.Script, func(ctx context.Context, fakeURL string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, e.Qwen, append([]string{"-p", r.Prompt, "--yolo"}, r.Args...)...)
+		cmd.Dir, cmd.Env = e.Project, e.environ(fakeURL, r.Env)
+		return cmd
+	}, nil)
 }
