@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -84,15 +87,32 @@ func PathWith(dir string) string {
 }
 
 // RalphLoopCmd runs ralph-loop in the project, in the host's environment, and returns its
-// stdout.
+// stdout; its error names the command and holds ralph-loop's stderr.
 func (b *Base) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	return RalphLoopIn(ctx, b.RalphLoop, b.Project, b.environ(), args...)
+	cmd := exec.CommandContext(ctx, b.RalphLoop, args...)
+	cmd.Dir = b.Project
+	cmd.Env = b.environ()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), nil
 }
 
 // Install runs "ralph-loop install --host HOST --scope SCOPE" (user: into the home;
 // project: into the project, with --dir).
 func (b *Base) Install(ctx context.Context, scope string) (string, error) {
-	return InstallAt(ctx, b.RalphLoopCmd, b.host, scope, b.Project)
+	return b.InstallAs(ctx, b.host, scope)
+}
+
+// InstallAs is Install for the host named host (a CLI of another's family).
+func (b *Base) InstallAs(ctx context.Context, host, scope string) (string, error) {
+	args := []string{"install", "--host", host, "--scope", scope}
+	if scope == "project" {
+		args = append(args, "--dir", b.Project)
+	}
+	return b.RalphLoopCmd(ctx, args...)
 }
 
 // Status returns the loops of "ralph-loop status --json".

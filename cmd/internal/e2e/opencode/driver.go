@@ -114,7 +114,7 @@ func (e *Env) environ() []string {
 // Install runs "ralph-loop install --host HOST" (the flavour's) at a scope (user: the
 // plugin in ~/.config/opencode; project: in the project's .opencode).
 func (e *Env) Install(ctx context.Context, scope string) (string, error) {
-	return e2e.InstallAt(ctx, e.RalphLoopCmd, e.Host, scope, e.Project)
+	return e.InstallAs(ctx, e.Host, scope)
 }
 
 // Loop is a loop as "ralph-loop status --json" prints it.
