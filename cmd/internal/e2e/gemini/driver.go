@@ -91,14 +91,11 @@ type Loop = e2e.Loop
 // Status returns the session's loops as "ralph-loop status --json" prints them (none when
 // the session never had one).
 func (e *Env) Status(ctx context.Context, session string) ([]Loop, error) {
-	out, err := e.RalphLoopCmd(ctx, "status", "--json", "--session", session)
-	if err != nil {
-		if strings.Contains(err.Error(), "has no ralph loop") {
-			return nil, nil
-		}
-		return nil, err
+	loops, err := e.StatusOf(ctx, session)
+	if err != nil && strings.Contains(err.Error(), "has no ralph loop") {
+		return nil, nil
 	}
-	return e2e.DecodeStatus(out)
+	return loops, err
 }
 
 // Run is one headless run: "gemini -p PROMPT --yolo" in the project.
