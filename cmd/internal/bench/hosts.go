@@ -9,22 +9,9 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-)
 
-// hostRow is one row of the real-host table, as each host's TestHookTime writes it
-// (cmd/internal/e2e.BenchRow).
-type hostRow struct {
-	Host         string  `json:"host"`
-	Hooks        string  `json:"hooks"`
-	Rounds       int     `json:"rounds"`
-	PerIteration float64 `json:"per_iteration_ms"`
-	Stop         float64 `json:"stop_ms"`
-	CPU          float64 `json:"cpu_per_iteration_ms"`
-	StopCPU      float64 `json:"stop_cpu_ms"`
-	Lagged       int     `json:"lagged"`
-	Stops        int     `json:"stops"`
-	Note         string  `json:"note"`
-}
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+)
 
 // realHosts runs each host's real-CLI benchmark (TestHookTime in cmd/internal/e2e/<host>,
 // with RALPH_E2E=1 RALPH_BENCH=1) and prints one table: what the host waited on hooks per
@@ -55,13 +42,13 @@ func realHosts(rounds string) error {
 	runErr := cmd.Run()
 	files, _ := filepath.Glob(filepath.Join(out, "*.json"))
 	sort.Strings(files)
-	var rows []hostRow
+	var rows []e2e.BenchRow
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return err
 		}
-		var rs []hostRow
+		var rs []e2e.BenchRow
 		if err := json.Unmarshal(data, &rs); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}

@@ -62,73 +62,37 @@ func BuildRalphLoop(ctx context.Context, dir string) (string, error) {
 	return out, nil
 }
 
-// Env is one isolated world: a home directory, a project, ralph-loop's state directory.
+// Env is one isolated world (see Base) for Claude Code.
 type Env struct {
-	Claude, RalphLoop string
-	Root              string
-	Home, Project     string
-	State             string // XDG_STATE_HOME
-	Tmp               string
+	Base
+	Claude string
 }
 
 // NewEnv lays out an Env under root.
 func NewEnv(root, claude, ralphLoop string) (*Env, error) {
-	e := &Env{Claude: claude, RalphLoop: ralphLoop, Root: root,
-		Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
-		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp")}
-	for _, d := range []string{e.Home, e.Project, e.State, e.Tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	e := &Env{Claude: claude}
+	if err := e.Lay("claude", root, ralphLoop, func() []string { return e.Environ("", nil) }); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
 
-// Environ is the environment of claude and ralph-loop: the caller's, less anything that
-// could reach a real account or another Claude Code session, plus the offline settings.
+// Environ is the environment of claude and ralph-loop (see Base.Offline), ralph-loop first
+// on PATH (project-scope hooks run the one found there, as a user's), with the fake at
+// apiURL when given, and extra.
 func (e *Env) Environ(apiURL string, extra []string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "ANTHROPIC"), strings.HasPrefix(k, "XDG_"),
-			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "DISABLE_TELEMETRY":
-			continue
-		case k == "PATH":
-			// ralph-loop on PATH, as a user's: project-scope hooks run the one found there.
-			kv = "PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + kv[len("PATH="):]
-		}
-		env = append(env, kv)
-	}
-	env = append(env,
-		"HOME="+e.Home, "TMPDIR="+e.Tmp, "XDG_STATE_HOME="+e.State,
-		"ANTHROPIC_API_KEY=sk-ant-test-dummy",
+	set := []string{PathWith(filepath.Dir(e.RalphLoop)), "ANTHROPIC_API_KEY=sk-ant-test-dummy",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
-		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1",
-		"IS_SANDBOX=1", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
-	)
+		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "IS_SANDBOX=1"}
 	if apiURL != "" {
-		env = append(env, "ANTHROPIC_BASE_URL="+apiURL)
+		set = append(set, "ANTHROPIC_BASE_URL="+apiURL)
 	}
-	return append(env, extra...)
-}
-
-// RalphLoopCmd runs ralph-loop in the Env and returns its stdout.
-func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
-	cmd.Dir = e.Project
-	cmd.Env = e.Environ("", nil)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), nil
+	return e.Offline([]string{"CLAUDE", "ANTHROPIC"}, append(set, extra...)...)
 }
 
 // Install runs "ralph-loop install --host claude --scope project" into the project.
 func (e *Env) Install(ctx context.Context) error {
-	_, err := e.RalphLoopCmd(ctx, "install", "--host", "claude", "--scope", "project", "--dir", e.Project)
+	_, err := e.Base.Install(ctx, "project")
 	return err
 }
 
@@ -179,15 +143,7 @@ type Loop struct {
 
 // Status returns the loops of "ralph-loop status --json", for one session if given.
 func (e *Env) Status(ctx context.Context, session string) ([]Loop, error) {
-	args := []string{"status", "--json"}
-	if session != "" {
-		args = append(args, "--session", session)
-	}
-	out, err := e.RalphLoopCmd(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeStatus(out)
+	return e.StatusOf(ctx, session)
 }
 
 // DecodeStatus reads the loops of "ralph-loop status --json" output.

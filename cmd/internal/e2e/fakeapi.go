@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakeserver"
 )
 
 // Block is one content block of a scripted assistant turn.
@@ -155,11 +156,10 @@ func (r Request) System() string {
 
 // Fake is a scripted fake of the Anthropic Messages API on 127.0.0.1.
 type Fake struct {
-	URL    string
-	script Script
-	srv    *http.Server
+	*fakeserver.Server
+	reqs   fakeserver.Log[Request]
 	mu     sync.Mutex
-	reqs   []Request
+	script Script
 	main   int
 }
 
@@ -175,35 +175,20 @@ func StartFake(script Script) (*Fake, error) {
 	if len(script.WhenDone.Blocks) == 0 {
 		script.WhenDone = Text("I have nothing more to do.")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	f := &Fake{script: script}
+	var err error
+	if f.Server, err = fakeserver.Start(f.serve, ""); err != nil {
 		return nil, fmt.Errorf("fake API: %w", err)
 	}
-	f := &Fake{URL: "http://" + ln.Addr().String(), script: script}
-	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve), ReadHeaderTimeout: 10 * time.Second}
-	go f.srv.Serve(ln)
 	return f, nil
 }
 
-// Close stops the server.
-func (f *Fake) Close() error { return f.srv.Close() }
-
 // Requests returns every request received so far.
-func (f *Fake) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Request(nil), f.reqs...)
-}
+func (f *Fake) Requests() []Request { return f.reqs.All() }
 
 // MainRequests returns the agent-loop requests.
 func (f *Fake) MainRequests() []Request {
-	var out []Request
-	for _, r := range f.Requests() {
-		if r.Main {
-			out = append(out, r)
-		}
-	}
-	return out
+	return f.reqs.Where(func(r Request) bool { return r.Main })
 }
 
 func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
@@ -221,7 +206,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		} `json:"output_config"`
 	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" || json.Unmarshal(body, &req) != nil {
-		f.record(rec)
+		f.reqs.Add(rec)
 		w.Header().Set("content-type", "application/json")
 		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
 			fmt.Fprint(w, `{"input_tokens": 100}`)
@@ -246,7 +231,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case f.main > f.script.MaxMain:
 			f.mu.Unlock()
-			f.record(rec)
+			f.reqs.Add(rec)
 			w.Header().Set("content-type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			fmt.Fprintf(w, `{"type":"error","error":{"type":"invalid_request_error","message":"fake API: more than %d requests"}}`, f.script.MaxMain)
@@ -266,7 +251,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	} else if len(req.OutputConfig.Format) > 0 {
 		turn = Text(`{"title":"Fake title"}`)
 	}
-	f.record(rec)
+	f.reqs.Add(rec)
 	time.Sleep(turn.Delay)
 	if turn.Refuse != 0 {
 		kind := "api_error"
@@ -316,7 +301,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		switch b["type"] {
 		case "text":
 			event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
-			for _, piece := range halves(b["text"].(string)) {
+			for _, piece := range fakeserver.Halves(b["text"].(string)) {
 				event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": piece}})
 			}
 		case "thinking":
@@ -326,7 +311,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		case "tool_use":
 			event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}})
 			in, _ := json.Marshal(b["input"])
-			for _, piece := range halves(string(in)) {
+			for _, piece := range fakeserver.Halves(string(in)) {
 				event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": piece}})
 			}
 		}
@@ -335,12 +320,6 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	event(w, "message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"input_tokens": used.Input,
 		"output_tokens": used.Output, "cache_creation_input_tokens": used.CacheWrite, "cache_read_input_tokens": used.CacheRead}})
 	event(w, "message_stop", map[string]any{"type": "message_stop"})
-}
-
-func (f *Fake) record(r Request) {
-	f.mu.Lock()
-	f.reqs = append(f.reqs, r)
-	f.mu.Unlock()
 }
 
 // answer turns a scripted turn into content blocks and a stop reason.
@@ -366,21 +345,6 @@ func answer(t Turn) ([]map[string]any, string) {
 		blocks = append(blocks, map[string]any{"type": "text", "text": ""})
 	}
 	return blocks, stop
-}
-
-// halves splits s in two, to exercise the client's joining of deltas.
-func halves(s string) []string {
-	if s == "" {
-		return nil
-	}
-	h := len(s) / 2
-	for h > 0 && h < len(s) && s[h]&0xC0 == 0x80 {
-		h--
-	}
-	if h == 0 {
-		return []string{s}
-	}
-	return []string{s[:h], s[h:]}
 }
 
 func event(w io.Writer, name string, data any) {

@@ -17,40 +17,28 @@ import (
 func Leftovers(root string) []string {
 	root = filepath.Clean(root)
 	under := func(p string) bool { return p == root || strings.HasPrefix(p, root+string(filepath.Separator)) }
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() || pid == os.Getppid() {
-			continue
-		}
-		exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		cwd, _ := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
-		if !under(exe) && !under(cwd) {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out = append(out, e.Name()+" "+strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " ")))
-	}
-	return out
+	return processes(func(dir string) bool {
+		exe, _ := os.Readlink(filepath.Join(dir, "exe"))
+		cwd, _ := os.Readlink(filepath.Join(dir, "cwd"))
+		return under(exe) || under(cwd)
+	})
 }
 
 // Reap kills the processes Leftovers lists under root, and returns them.
-func Reap(root string) []string {
-	left := Leftovers(root)
-	for _, p := range left {
-		pid, _ := strconv.Atoi(strings.Fields(p)[0])
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
-	return left
-}
+func Reap(root string) []string { return kill(Leftovers(root)) }
 
 // ReapEnv kills the processes whose environment holds the variable kv ("TMPDIR=/tmp/x"),
 // and returns them ("PID command line").
 func ReapEnv(kv string) []string {
+	return kill(processes(func(dir string) bool {
+		env, _ := os.ReadFile(filepath.Join(dir, "environ"))
+		return slices.Contains(strings.Split(string(env), "\x00"), kv)
+	}))
+}
+
+// processes lists the processes but this one and its parent ("PID command line") for which
+// match, given the process's directory in /proc, holds. Where there is no /proc, none.
+func processes(match func(dir string) bool) []string {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -58,16 +46,21 @@ func ReapEnv(kv string) []string {
 	var out []string
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() || pid == os.Getppid() {
+		dir := filepath.Join("/proc", e.Name())
+		if err != nil || pid == os.Getpid() || pid == os.Getppid() || !match(dir) {
 			continue
 		}
-		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if !slices.Contains(strings.Split(string(env), "\x00"), kv) {
-			continue
-		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
 		out = append(out, e.Name()+" "+strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " ")))
-		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	return out
+}
+
+// kill kills each of the processes ("PID command line") with SIGKILL, and returns them.
+func kill(procs []string) []string {
+	for _, p := range procs {
+		pid, _ := strconv.Atoi(strings.Fields(p)[0])
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return procs
 }

@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -276,38 +273,4 @@ func SettingsSyntax(t *testing.T, title, host string, run func(t *testing.T, s S
 			CheckSyntaxClaim(t, title, s, read, err)
 		})
 	}
-}
-
-// RalphLoopIn runs ralph-loop (bin) in dir with env, and returns its stdout; its error names
-// the command and holds ralph-loop's stderr. It is each driver's Env.RalphLoopCmd.
-func RalphLoopIn(ctx context.Context, bin, dir string, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("ralph-loop %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), nil
-}
-
-// InstallAt runs "ralph-loop install --host HOST --scope SCOPE" through ralphLoop (an
-// Env's RalphLoopCmd), into project (--dir) at project scope.
-func InstallAt(ctx context.Context, ralphLoop func(context.Context, ...string) (string, error), host, scope, project string) (string, error) {
-	args := []string{"install", "--host", host, "--scope", scope}
-	if scope == "project" {
-		args = append(args, "--dir", project)
-	}
-	return ralphLoop(ctx, args...)
-}
-
-// StatusVia returns the loops "ralph-loop status --json" prints, run through ralphLoop (an
-// Env's RalphLoopCmd).
-func StatusVia(ctx context.Context, ralphLoop func(context.Context, ...string) (string, error)) ([]Loop, error) {
-	out, err := ralphLoop(ctx, "status", "--json")
-	if err != nil {
-		return nil, err
-	}
-	return DecodeStatus(out)
 }

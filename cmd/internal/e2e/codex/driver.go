@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,14 +27,10 @@ var Package = e2e.Package{
 	Bins:    []string{"node_modules/.bin/codex"},
 }
 
-// Env is one isolated world: a home with Codex's configuration, a project, ralph-loop's
-// state directory.
+// Env is one isolated world (see e2e.Base) with Codex's configuration in CodexHome.
 type Env struct {
-	Codex, RalphLoop string
-	Root             string
-	Home, CodexHome  string
-	Project, State   string
-	Tmp              string
+	e2e.Base
+	Codex, CodexHome string
 	Fake             *Fake
 	// Path, if set, is put before $PATH (for hooks that run the ralph-loop on PATH).
 	Path string
@@ -44,13 +39,9 @@ type Env struct {
 // NewEnv lays out an Env under root, with Codex configured to use fake as its model. The
 // project is marked trusted, as Codex's first-run question would (for project hooks).
 func NewEnv(root, codex, ralphLoop string, fake *Fake) (*Env, error) {
-	e := &Env{Codex: codex, RalphLoop: ralphLoop, Root: root, Home: filepath.Join(root, "home"),
-		Project: filepath.Join(root, "project"), State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp"), Fake: fake}
-	e.CodexHome = filepath.Join(e.Home, ".codex")
-	for _, d := range []string{e.CodexHome, e.Project, e.State, e.Tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	e := &Env{Codex: codex, CodexHome: filepath.Join(root, "home", ".codex"), Fake: fake}
+	if err := e.Lay("codex", root, ralphLoop, e.environ, e.CodexHome); err != nil {
+		return nil, err
 	}
 	config := fmt.Sprintf(`model = "fake-model"
 model_provider = "fake"
@@ -89,28 +80,14 @@ func (e *Env) UseModel(model string) error {
 	return os.WriteFile(path, []byte(strings.Replace(string(b), `model = "fake-model"`, fmt.Sprintf("model = %q", model), 1)), 0o644)
 }
 
-// environ is the environment of codex and ralph-loop: the caller's, less anything that
-// could reach a real account or another Codex, plus the offline settings.
+// environ is the environment of codex and ralph-loop (see e2e.Base.Offline), with the
+// fake's key.
 func (e *Env) environ() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "CODEX"), strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "XDG_"),
-			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR":
-			continue
-		case k == "PATH" && e.Path != "":
-			kv = "PATH=" + e.Path + string(os.PathListSeparator) + kv[len("PATH="):]
-		}
-		env = append(env, kv)
+	set := []string{"CODEX_HOME=" + e.CodexHome, "FAKE_API_KEY=sk-test-dummy"}
+	if e.Path != "" {
+		set = append(set, e2e.PathWith(e.Path))
 	}
-	return append(env, "HOME="+e.Home, "CODEX_HOME="+e.CodexHome, "TMPDIR="+e.Tmp, "XDG_STATE_HOME="+e.State,
-		"FAKE_API_KEY=sk-test-dummy", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
-}
-
-// RalphLoopCmd runs ralph-loop in the project and returns its stdout.
-func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	return e2e.RalphLoopIn(ctx, e.RalphLoop, e.Project, e.environ(), args...)
+	return e.Offline([]string{"CODEX", "OPENAI"}, set...)
 }
 
 // InstallHooks runs "ralph-loop install --host codex" for the user's Codex, as a user would.
@@ -119,38 +96,11 @@ func (e *Env) InstallHooks(ctx context.Context, extra ...string) (string, error)
 }
 
 // Loop is a loop as "ralph-loop status --json" prints it.
-type Loop struct {
-	SessionID     string `json:"session_id"`
-	Host          string `json:"host"`
-	Status        string `json:"status"`
-	Iteration     int    `json:"iteration"`
-	MaxIterations int    `json:"max_iterations"`
-	ToolCalls     int    `json:"tool_calls"`
-	EndReason     string `json:"end_reason"`
-	// Tokens and CostUSD are what the model used since arming (CostUSD nil: unknown).
-	Tokens  int64    `json:"tokens"`
-	CostUSD *float64 `json:"cost_usd"`
-	// Wall is the strongest wall around an active loop's files; Sandbox why it is not the
-	// host's sandbox.
-	Wall    string `json:"wall"`
-	Sandbox string `json:"sandbox"`
-}
+type Loop = e2e.Loop
 
 // Status returns the loops of "ralph-loop status --json", for one session if given.
 func (e *Env) Status(ctx context.Context, session string) ([]Loop, error) {
-	args := []string{"status", "--json"}
-	if session != "" {
-		args = append(args, "--session", session)
-	}
-	out, err := e.RalphLoopCmd(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	var st struct{ Loops []Loop }
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		return nil, fmt.Errorf("decode status: %w: %s", err, out)
-	}
-	return st.Loops, nil
+	return e.StatusOf(ctx, session)
 }
 
 // Result is one run of "codex exec".
@@ -207,35 +157,14 @@ func (e *Env) ExecInterrupt(ctx context.Context, session, prompt string, interru
 	start := time.Now()
 	err := cmd.Start()
 	if err == nil && interrupt != nil {
-		done := make(chan struct{})
-		defer close(done)
-		go func() {
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(20 * time.Millisecond):
-				}
-				if interrupt() {
-					cmd.Process.Signal(os.Interrupt)
-					return
-				}
-			}
-		}()
+		defer e2e.Watch(20*time.Millisecond, interrupt, func() { cmd.Process.Signal(os.Interrupt) })()
 	}
 	if err == nil {
 		err = cmd.Wait()
 	}
 	r := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), SessionID: session}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		r.ExitCode = exit.ExitCode()
-	case err != nil:
-		return r, fmt.Errorf("run codex: %w", err)
-	}
-	if ctx.Err() != nil {
-		return r, fmt.Errorf("codex did not finish: %w", ctx.Err())
+	if r.ExitCode, err = e2e.Exited(ctx, "codex", err); err != nil {
+		return r, err
 	}
 	sc := bufio.NewScanner(strings.NewReader(r.Stdout))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)

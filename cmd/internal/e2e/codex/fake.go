@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakeserver"
 )
 
 // Turn is one scripted answer of the model: its text, a shell command run through Codex's
@@ -126,17 +127,14 @@ func (r Request) Last() Item {
 	return in[len(in)-1]
 }
 
-// Fake is a scripted Responses API on 127.0.0.1.
+// Fake is a scripted Responses API on 127.0.0.1; its URL ends in /v1.
 type Fake struct {
-	URL string // base URL, ending in /v1
-
-	srv    *http.Server
-	ln     net.Listener
+	*fakeserver.Server
+	reqs   fakeserver.Log[Request]
 	mu     sync.Mutex
 	script Script
 	next   int
 	calls  int
-	reqs   []Request
 }
 
 // NewFake starts a fake model playing script.
@@ -144,25 +142,16 @@ func NewFake(script Script) (*Fake, error) {
 	if script.MaxMain == 0 {
 		script.MaxMain = 40
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	f := &Fake{script: script}
+	var err error
+	if f.Server, err = fakeserver.Start(f.serve, "/v1"); err != nil {
 		return nil, err
 	}
-	f := &Fake{ln: ln, script: script, URL: "http://" + ln.Addr().String() + "/v1"}
-	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve), ReadHeaderTimeout: 10 * time.Second}
-	go f.srv.Serve(ln)
 	return f, nil
 }
 
-// Close stops the server.
-func (f *Fake) Close() error { return f.srv.Close() }
-
 // Requests returns the agent requests received so far.
-func (f *Fake) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Request(nil), f.reqs...)
-}
+func (f *Fake) Requests() []Request { return f.reqs.All() }
 
 // Script replaces the turns still to be played (for a session's next run).
 func (f *Fake) Script(s Script) {
@@ -219,8 +208,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
-	idx := len(f.reqs) + 1
-	f.reqs = append(f.reqs, Request{Index: idx, Body: body})
+	idx := f.reqs.Len() + 1
+	f.reqs.Add(Request{Index: idx, Body: body})
 	turn := f.script.WhenDone
 	over := f.next >= f.script.MaxMain
 	if f.next < len(f.script.Turns) {
@@ -269,20 +258,14 @@ func (f *Fake) stream(w http.ResponseWriter, model, rid string, t Turn, sc *shel
 	out := 0
 	if t.Text != "" {
 		id := fmt.Sprintf("msg_%s_%d", rid, out)
-		half := len(t.Text) / 2
-		for half > 0 && half < len(t.Text) && t.Text[half]&0xC0 == 0x80 {
-			half--
-		}
 		events = append(events,
 			map[string]any{"type": "response.output_item.added", "output_index": out,
 				"item": map[string]any{"type": "message", "id": id, "role": "assistant", "status": "in_progress", "content": []any{}}},
 			map[string]any{"type": "response.content_part.added", "item_id": id, "output_index": out, "content_index": 0,
 				"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
-		for _, chunk := range []string{t.Text[:half], t.Text[half:]} {
-			if chunk != "" {
-				events = append(events, map[string]any{"type": "response.output_text.delta", "item_id": id, "output_index": out,
-					"content_index": 0, "delta": chunk})
-			}
+		for _, chunk := range fakeserver.Halves(t.Text) {
+			events = append(events, map[string]any{"type": "response.output_text.delta", "item_id": id, "output_index": out,
+				"content_index": 0, "delta": chunk})
 		}
 		events = append(events,
 			map[string]any{"type": "response.output_text.done", "item_id": id, "output_index": out, "content_index": 0, "text": t.Text},

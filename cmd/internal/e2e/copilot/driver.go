@@ -1,14 +1,9 @@
 package copilot
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -26,13 +21,12 @@ var Copilot = e2e.Package{
 	Env:     []string{"COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true"},
 }
 
-// Env is one isolated world: a home directory with Copilot CLI's user directory, a project,
-// ralph-loop's state directory. Copilot CLI unpacks itself (235 MB) into XDG_CACHE_HOME on
-// its first run: that directory is shared by every run (Cache).
+// Env is one isolated world (see e2e.Base) with Copilot CLI's user directory. Copilot CLI
+// unpacks itself (235 MB) into XDG_CACHE_HOME on its first run: that directory is shared by
+// every run (Cache).
 type Env struct {
-	Copilot, RalphLoop string
-	Home, Project      string
-	State, Tmp, Cache  string
+	e2e.Base
+	Copilot, Cache string
 }
 
 // NewEnv lays out an Env under root.
@@ -41,12 +35,10 @@ func NewEnv(root, copilot, ralphLoop string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Env{Copilot: copilot, RalphLoop: ralphLoop, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
-		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp"), Cache: filepath.Join(cache, "copilot-xdg-cache")}
-	for _, d := range []string{e.UserDir(), e.Project, e.State, e.Tmp, e.Cache} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	e := &Env{Copilot: copilot, Cache: filepath.Join(cache, "copilot-xdg-cache")}
+	if err := e.Lay("copilot", root, ralphLoop, func() []string { return e.environ("", nil) },
+		filepath.Join(root, "home", ".copilot"), e.Cache); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -54,47 +46,18 @@ func NewEnv(root, copilot, ralphLoop string) (*Env, error) {
 // UserDir is $COPILOT_HOME.
 func (e *Env) UserDir() string { return filepath.Join(e.Home, ".copilot") }
 
-// environ is the environment of copilot and ralph-loop: the caller's, less anything that
-// could reach a real account or another session, plus the offline settings.
+// environ is the environment of copilot and ralph-loop (see e2e.Base.Offline), with the
+// fake at apiURL as Copilot CLI's provider when given.
 func (e *Env) environ(apiURL string, extra []string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "COPILOT"), strings.HasPrefix(k, "GITHUB"), strings.HasPrefix(k, "GH_"), strings.HasPrefix(k, "OPENAI"),
-			strings.HasPrefix(k, "ANTHROPIC"), strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "XDG_"),
-			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "TERM":
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "XDG_STATE_HOME="+e.State, "XDG_CACHE_HOME="+e.Cache, "TERM=dumb",
-		"COPILOT_HOME="+e.UserDir(), "COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true",
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+	set := []string{"XDG_CACHE_HOME=" + e.Cache, "TERM=dumb", "COPILOT_HOME=" + e.UserDir(), "COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true"}
 	if apiURL != "" {
-		env = append(env, "COPILOT_PROVIDER_BASE_URL="+apiURL, "COPILOT_PROVIDER_API_KEY=dummy-local-key", "COPILOT_MODEL=fake-model")
+		set = append(set, "COPILOT_PROVIDER_BASE_URL="+apiURL, "COPILOT_PROVIDER_API_KEY=dummy-local-key", "COPILOT_MODEL=fake-model")
 	}
-	return append(env, extra...)
-}
-
-// RalphLoopCmd runs ralph-loop in the project and returns its stdout.
-func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	return e2e.RalphLoopIn(ctx, e.RalphLoop, e.Project, e.environ("", nil), args...)
-}
-
-// Install runs "ralph-loop install --host copilot" with the given scope (user: into
-// $COPILOT_HOME/settings.json; project: into the project's .github/hooks).
-func (e *Env) Install(ctx context.Context, scope string) (string, error) {
-	return e2e.InstallAt(ctx, e.RalphLoopCmd, "copilot", scope, e.Project)
+	return e.Offline([]string{"COPILOT", "GITHUB", "GH_", "OPENAI", "ANTHROPIC", "CLAUDE"}, append(set, extra...)...)
 }
 
 // Loop is a loop as "ralph-loop status --json" prints it.
 type Loop = e2e.Loop
-
-// Status returns the loops of "ralph-loop status --json".
-func (e *Env) Status(ctx context.Context) ([]Loop, error) {
-	return e2e.StatusVia(ctx, e.RalphLoopCmd)
-}
 
 // Run is one "copilot -p PROMPT --allow-all-tools --no-auto-update" in the project.
 type Run struct {
@@ -108,73 +71,25 @@ type Run struct {
 }
 
 // Result is what a run produced.
-type Result struct {
-	Stdout, Stderr string
-	Code           int
-	Fake           *Fake
-	// Start and End are when copilot started and exited, for the log.
-	Start, End time.Time
-}
+type Result = e2e.Headless
 
-// Timeline says when each request came and when copilot exited, from its start.
-func (r *Result) Timeline() string {
-	var b strings.Builder
-	for i, q := range r.Fake.Requests() {
-		fmt.Fprintf(&b, "request %d (tools %v) at %s; ", i+1, q.Tools > 0, q.At.Sub(r.Start).Round(time.Millisecond))
-	}
-	fmt.Fprintf(&b, "exit at %s", r.End.Sub(r.Start).Round(time.Millisecond))
-	return b.String()
-}
-
-// Run runs copilot headless against a fake serving r.Script, with stdin closed.
+// Run runs copilot headless against a fake serving r.Script, with stdin closed, in a
+// process group of its own.
 func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
-	fake, err := StartFake(r.Script)
-	if err != nil {
-		return nil, err
-	}
-	defer fake.Close()
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Copilot, append([]string{"-p", r.Prompt, "--allow-all-tools", "--no-auto-update"}, r.Args...)...)
-	cmd.Dir = e.Project
-	cmd.Env = e.environ(fake.URL, r.Env)
-	cmd.Stdin = nil
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	done := make(chan struct{})
+	var killAt func(*Fake) bool
 	if r.KillAt > 0 {
-		go func() {
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(50 * time.Millisecond):
-				}
-				if len(fake.MainRequests()) >= r.KillAt {
-					time.Sleep(200 * time.Millisecond)
-					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-					return
-				}
+		killAt = func(fake *Fake) bool {
+			if len(fake.MainRequests()) < r.KillAt {
+				return false
 			}
-		}()
+			time.Sleep(200 * time.Millisecond)
+			return true
+		}
 	}
-	err = cmd.Wait()
-	close(done)
-	res := &Result{Stdout: stdout.String(), Stderr: stderr.String(), Fake: fake, Start: start, End: time.Now()}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.Code = exit.ExitCode()
-	case err != nil:
-		return res, err
-	}
-	if ctx.Err() != nil {
-		return res, fmt.Errorf("copilot did not finish: %v", ctx.Err())
-	}
-	return res, nil
+	return e2e.RunHeadless(ctx, "copilot", r.Script, func(ctx context.Context, fakeURL string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, e.Copilot, append([]string{"-p", r.Prompt, "--allow-all-tools", "--no-auto-update"}, r.Args...)...)
+		cmd.Dir, cmd.Env = e.Project, e.environ(fakeURL, r.Env)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd
+	}, killAt)
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,22 +36,17 @@ const Model = "custom:fake-model"
 // the file.
 const keyEnv = "RALPH_E2E_FAKE_API_KEY"
 
-// Env is one isolated world: a home directory with Factory Droid's user directory, a
-// project, ralph-loop's state directory.
+// Env is one isolated world (see e2e.Base) with Factory Droid's user directory.
 type Env struct {
-	Droid, RalphLoop string
-	Home, Project    string
-	State, Tmp       string
+	e2e.Base
+	Droid string
 }
 
 // NewEnv lays out an Env under root.
 func NewEnv(root, droid, ralphLoop string) (*Env, error) {
-	e := &Env{Droid: droid, RalphLoop: ralphLoop, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
-		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp")}
-	for _, d := range []string{filepath.Join(e.Home, ".factory"), e.Project, e.State, e.Tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	e := &Env{Droid: droid}
+	if err := e.Lay("droid", root, ralphLoop, func() []string { return e.environ(nil) }, filepath.Join(root, "home", ".factory")); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -70,29 +64,11 @@ func (e *Env) writeSettings(apiURL string) error {
 	return os.WriteFile(filepath.Join(e.Home, ".factory", "settings.json"), b, 0o644)
 }
 
-// environ is the environment of droid and ralph-loop: the caller's, less anything that could
-// reach a real account or another session, plus the offline settings.
+// environ is the environment of droid and ralph-loop (see e2e.Base.Offline), with the
+// fake's key.
 func (e *Env) environ(extra []string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "FACTORY"), strings.HasPrefix(k, "DROID"), strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "ANTHROPIC"),
-			strings.HasPrefix(k, "CLAUDE"), strings.HasPrefix(k, "XDG_"), strings.HasSuffix(strings.ToLower(k), "_proxy"),
-			k == "HOME", k == "TMPDIR", k == "TERM":
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "XDG_STATE_HOME="+e.State, "TERM=dumb",
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost", keyEnv+"=dummy-local-key",
-		"FACTORY_DROID_AUTO_UPDATE_ENABLED=false")
-	return append(env, extra...)
-}
-
-// RalphLoopCmd runs ralph-loop in the project and returns its stdout.
-func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	return e2e.RalphLoopIn(ctx, e.RalphLoop, e.Project, e.environ(nil), args...)
+	set := []string{"TERM=dumb", keyEnv + "=dummy-local-key", "FACTORY_DROID_AUTO_UPDATE_ENABLED=false"}
+	return e.Offline([]string{"FACTORY", "DROID", "OPENAI", "ANTHROPIC", "CLAUDE"}, append(set, extra...)...)
 }
 
 // Install runs "ralph-loop install" with the given scope (user: into the home's
@@ -105,7 +81,7 @@ func (e *Env) Install(ctx context.Context, scope string) (string, error) {
 	}
 	cmd := exec.CommandContext(ctx, e.RalphLoop, args...)
 	cmd.Dir = e.Project
-	cmd.Env = e.environ([]string{"PATH=" + filepath.Dir(e.Droid) + string(os.PathListSeparator) + os.Getenv("PATH")})
+	cmd.Env = e.environ([]string{e2e.PathWith(filepath.Dir(e.Droid))})
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("ralph-loop install: %v: %s", err, out)
@@ -115,11 +91,6 @@ func (e *Env) Install(ctx context.Context, scope string) (string, error) {
 
 // Loop is a loop as "ralph-loop status --json" prints it.
 type Loop = e2e.Loop
-
-// Status returns the loops of "ralph-loop status --json".
-func (e *Env) Status(ctx context.Context) ([]Loop, error) {
-	return e2e.StatusVia(ctx, e.RalphLoopCmd)
-}
 
 // Run is one session: "droid exec" with the prompt (RPC false), or, with RPC, one "droid
 // exec --input-format stream-jsonrpc" fed each prompt in turn, each after the last turn
@@ -183,17 +154,8 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 		err = e.rpc(ctx, cmd, r, &stdout, res)
 	}
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.Code = exit.ExitCode()
-	case err != nil:
-		return res, err
-	}
-	if ctx.Err() != nil {
-		return res, fmt.Errorf("droid did not finish: %v", ctx.Err())
-	}
-	return res, nil
+	res.Code, err = e2e.Exited(ctx, "droid", err)
+	return res, err
 }
 
 // rpc drives one stream-jsonrpc session: it starts the session, sends each prompt once
@@ -281,22 +243,13 @@ func (e *Env) rpc(ctx context.Context, cmd *exec.Cmd, r Run, raw io.Writer, res 
 		return err
 	}
 	if r.KillWhen != nil {
-		go func() {
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(50 * time.Millisecond):
-				}
-				if r.KillWhen(res.Fake) {
-					mu.Lock()
-					res.Killed = true
-					mu.Unlock()
-					cmd.Process.Kill()
-					return
-				}
-			}
-		}()
+		stop := e2e.Watch(50*time.Millisecond, func() bool { return r.KillWhen(res.Fake) }, func() {
+			mu.Lock()
+			res.Killed = true
+			mu.Unlock()
+			cmd.Process.Kill()
+		})
+		go func() { <-done; stop() }() // until droid's output ends
 	}
 	method, params := "droid.initialize_session", map[string]any{"machineId": "ralph-loop-e2e", "cwd": e.Project,
 		"modelId": Model, "autonomyLevel": "high"}

@@ -8,11 +8,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakeserver"
 )
 
 // Call is one tool call of a scripted answer: a function's arguments, or, with Custom, a
@@ -106,13 +107,12 @@ type Request struct {
 	At       time.Time
 }
 
-// Fake is a scripted OpenAI-compatible endpoint on 127.0.0.1.
+// Fake is a scripted OpenAI-compatible endpoint on 127.0.0.1; its URL ends in /v1.
 type Fake struct {
-	URL    string // base URL, ending in /v1
-	script Script
-	srv    *http.Server
+	*fakeserver.Server
+	reqs   fakeserver.Log[Request]
 	mu     sync.Mutex
-	reqs   []Request
+	script Script
 	main   int
 	calls  int
 }
@@ -122,13 +122,11 @@ func StartFake(script Script) (*Fake, error) {
 	if script.MaxMain == 0 {
 		script.MaxMain = 40
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	f := &Fake{script: script}
+	var err error
+	if f.Server, err = fakeserver.Start(f.serve, "/v1"); err != nil {
 		return nil, err
 	}
-	f := &Fake{URL: "http://" + ln.Addr().String() + "/v1", script: script}
-	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve), ReadHeaderTimeout: 10 * time.Second}
-	go f.srv.Serve(ln)
 	return f, nil
 }
 
@@ -156,25 +154,12 @@ func (f *Fake) SetScript(script Script) {
 	f.script, f.main = script, 0
 }
 
-// Close stops the server.
-func (f *Fake) Close() error { return f.srv.Close() }
-
 // Requests are the chat completion requests, in order.
-func (f *Fake) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Request(nil), f.reqs...)
-}
+func (f *Fake) Requests() []Request { return f.reqs.All() }
 
 // MainRequests are the agent's requests: the ones that offer tools.
 func (f *Fake) MainRequests() []Request {
-	var out []Request
-	for _, r := range f.Requests() {
-		if r.Tools > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
+	return f.reqs.Where(func(r Request) bool { return r.Tools > 0 })
 }
 
 type chatRequest struct {
@@ -236,8 +221,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		req.Messages = append(req.Messages, msg)
 	}
+	f.reqs.Add(req)
 	f.mu.Lock()
-	f.reqs = append(f.reqs, req)
 	var t Turn
 	over := false
 	if req.Tools == 0 {
@@ -296,7 +281,7 @@ func Chunks(t Turn, ids []string) []map[string]any {
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
 	}
 	out := []map[string]any{chunk(map[string]any{"role": "assistant", "content": ""}, nil)}
-	for _, p := range halves(t.Text) {
+	for _, p := range fakeserver.Halves(t.Text) {
 		out = append(out, chunk(map[string]any{"content": p}, nil))
 	}
 	for i, c := range t.Calls {
@@ -324,17 +309,4 @@ func completion(t Turn, ids []string) map[string]any {
 	return map[string]any{"id": "chatcmpl-fake", "object": "chat.completion", "created": time.Now().Unix(), "model": "fake-model",
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage":   t.Usage.json()}
-}
-
-// halves splits text in two streamed pieces, on a rune boundary, so that the client has to
-// join them.
-func halves(s string) []string {
-	r := []rune(s)
-	if len(r) < 2 {
-		if s == "" {
-			return nil
-		}
-		return []string{s}
-	}
-	return []string{string(r[:len(r)/2]), string(r[len(r)/2:])}
 }

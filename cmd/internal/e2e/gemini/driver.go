@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,24 +35,20 @@ var CLI = e2e.Package{
 // Model is the model name the CLI is told to use (the fake answers any).
 const Model = "gemini-2.5-flash"
 
-// Env is one isolated world: a home directory with Gemini CLI's user settings, a trusted
-// project, ralph-loop's state directory.
+// Env is one isolated world (see e2e.Base) with Gemini CLI's user settings and a trusted
+// project.
 type Env struct {
-	Gemini, RalphLoop string
-	Home, Project     string
-	State, Tmp        string
+	e2e.Base
+	Gemini string
 }
 
 // NewEnv lays out an Env under root: Gemini CLI set up for the fake API key, the project
 // trusted (what Gemini CLI's trust dialog writes when the user trusts it), and ralph-loop
 // installed by "ralph-loop install --host gemini" with the given scope.
 func NewEnv(ctx context.Context, root, gemini, ralphLoop, scope string) (*Env, error) {
-	e := &Env{Gemini: gemini, RalphLoop: ralphLoop, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
-		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp")}
-	for _, d := range []string{filepath.Join(e.Home, ".gemini"), e.Project, e.State, e.Tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	e := &Env{Gemini: gemini}
+	if err := e.Lay("gemini", root, ralphLoop, func() []string { return e.environ("") }, filepath.Join(root, "home", ".gemini")); err != nil {
+		return nil, err
 	}
 	// Written by hand, as Gemini CLI reads it (through stripJsonComments): comments and
 	// tabs (not a trailing comma: Gemini CLI stops on one). Install keeps them, and Gemini
@@ -77,32 +74,15 @@ func NewEnv(ctx context.Context, root, gemini, ralphLoop, scope string) (*Env, e
 	return e, nil
 }
 
-// environ is the environment of gemini and ralph-loop: the caller's, less anything that
-// could reach a real account, plus the offline settings.
+// environ is the environment of gemini and ralph-loop (see e2e.Base.Offline), ralph-loop
+// first on PATH, with the fake at apiURL when given. CI is left out too: Gemini CLI runs
+// differently on a CI machine.
 func (e *Env) environ(apiURL string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "GEMINI"), strings.HasPrefix(k, "GOOGLE"), strings.HasPrefix(k, "XDG_"),
-			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "TERM", k == "CI":
-			continue
-		case k == "PATH":
-			kv = "PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + kv[len("PATH="):]
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "XDG_STATE_HOME="+e.State, "TERM=dumb",
-		"GEMINI_API_KEY=dummy-local-key", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+	set := []string{e2e.PathWith(filepath.Dir(e.RalphLoop)), "TERM=dumb", "GEMINI_API_KEY=dummy-local-key"}
 	if apiURL != "" {
-		env = append(env, "GOOGLE_GEMINI_BASE_URL="+apiURL)
+		set = append(set, "GOOGLE_GEMINI_BASE_URL="+apiURL)
 	}
-	return env
-}
-
-// RalphLoopCmd runs ralph-loop in the Env and returns its stdout.
-func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	return e2e.RalphLoopIn(ctx, e.RalphLoop, e.Project, e.environ(""), args...)
+	return slices.DeleteFunc(e.Offline([]string{"GEMINI", "GOOGLE"}, set...), func(kv string) bool { return strings.HasPrefix(kv, "CI=") })
 }
 
 // Loop is a loop as "ralph-loop status --json" prints it.
@@ -111,18 +91,11 @@ type Loop = e2e.Loop
 // Status returns the session's loops as "ralph-loop status --json" prints them (none when
 // the session never had one).
 func (e *Env) Status(ctx context.Context, session string) ([]Loop, error) {
-	out, err := e.RalphLoopCmd(ctx, "status", "--json", "--session", session)
-	if err != nil {
-		if strings.Contains(err.Error(), "has no ralph loop") {
-			return nil, nil
-		}
-		return nil, err
+	loops, err := e.StatusOf(ctx, session)
+	if err != nil && strings.Contains(err.Error(), "has no ralph loop") {
+		return nil, nil
 	}
-	var st struct{ Loops []Loop }
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		return nil, fmt.Errorf("decode status: %w: %s", err, out)
-	}
-	return st.Loops, nil
+	return loops, err
 }
 
 // Run is one headless run: "gemini -p PROMPT --yolo" in the project.
@@ -192,26 +165,14 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start gemini: %w", err)
 	}
-	killed := make(chan bool, 1)
-	done := make(chan struct{})
-	go func() {
-		for r.KillWhen != nil {
-			select {
-			case <-done:
-				killed <- false
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			if r.KillWhen(fake) {
-				killed <- syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) == nil
-				return
-			}
-		}
-		killed <- false
-	}()
+	killed, stop := false, func() {}
+	if r.KillWhen != nil {
+		stop = e2e.Watch(20*time.Millisecond, func() bool { return r.KillWhen(fake) },
+			func() { killed = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) == nil })
+	}
 	runErr := cmd.Wait()
-	close(done)
-	res := &Result{Fake: fake, SessionID: r.SessionID, Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), Killed: <-killed}
+	stop()
+	res := &Result{Fake: fake, SessionID: r.SessionID, Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), Killed: killed}
 	var exitErr *exec.ExitError
 	switch {
 	case res.Killed:

@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakeserver"
 )
 
 // Call is one function call the fake model makes.
@@ -86,46 +87,30 @@ func (r Request) LastUser() string {
 
 // Fake is a running fake of the Gemini API on 127.0.0.1.
 type Fake struct {
-	URL    string
-	script Script
-	srv    *http.Server
+	*fakeserver.Server
+	reqs   fakeserver.Log[Request]
 	mu     sync.Mutex
-	reqs   []Request
+	script Script
 	next   int
 	main   int
 }
 
 // StartFake starts a fake that answers with script.
 func StartFake(script Script) (*Fake, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	f := &Fake{script: script}
+	var err error
+	if f.Server, err = fakeserver.Start(f.serve, ""); err != nil {
 		return nil, err
 	}
-	f := &Fake{URL: "http://" + ln.Addr().String(), script: script}
-	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve)}
-	go f.srv.Serve(ln)
 	return f, nil
 }
 
-// Close stops the fake.
-func (f *Fake) Close() error { return f.srv.Close() }
-
 // Requests returns every request so far.
-func (f *Fake) Requests() []Request {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Request(nil), f.reqs...)
-}
+func (f *Fake) Requests() []Request { return f.reqs.All() }
 
 // MainRequests returns the agent's requests (those that offered tools).
 func (f *Fake) MainRequests() []Request {
-	var out []Request
-	for _, r := range f.Requests() {
-		if r.Main {
-			out = append(out, r)
-		}
-	}
-	return out
+	return f.reqs.Where(func(r Request) bool { return r.Main })
 }
 
 var route = regexp.MustCompile(`/models/([^/:]+):(streamGenerateContent|generateContent|countTokens)$`)
@@ -168,8 +153,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	turn := Say("{}")
 	used := DefaultUsage
+	f.reqs.Add(rec)
 	f.mu.Lock()
-	f.reqs = append(f.reqs, rec)
 	if rec.Main {
 		if f.script.Usage != nil {
 			used = *f.script.Usage
@@ -228,16 +213,8 @@ func chunksOf(t Turn, model string, used Usage) []map[string]any {
 		return map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}}, "modelVersion": model}
 	}
 	var out []map[string]any
-	if t.Text != "" {
-		h := len(t.Text) / 2
-		for h > 0 && h < len(t.Text) && t.Text[h]&0xC0 == 0x80 {
-			h++
-		}
-		for _, p := range []string{t.Text[:h], t.Text[h:]} {
-			if p != "" {
-				out = append(out, chunk(map[string]any{"text": p}))
-			}
-		}
+	for _, p := range fakeserver.Halves(t.Text) {
+		out = append(out, chunk(map[string]any{"text": p}))
 	}
 	if len(t.Calls) > 0 {
 		var parts []any

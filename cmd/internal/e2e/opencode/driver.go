@@ -64,13 +64,12 @@ type Flavor struct {
 // Opencode is opencode's Flavor.
 var Opencode = Flavor{Host: "opencode", Config: "opencode.json", EnvPrefix: "OPENCODE"}
 
-// Env is one isolated world: a home with opencode's directories, a project, ralph-loop's
-// state directory, and a directory for PATH that holds ralph-loop when OnPath.
+// Env is one isolated world (see e2e.Base) of a CLI of opencode's family, with a directory
+// for PATH that holds ralph-loop when OnPath.
 type Env struct {
 	Flavor
-	Opencode, RalphLoop string
-	Home, Project       string
-	State, Tmp, Bin     string
+	e2e.Base
+	Opencode, Bin string
 	// Model is the fake's model name ("": fake-model). opencode picks the tools it offers
 	// by it: a "gpt-" model gets apply_patch instead of edit and write.
 	Model string
@@ -82,12 +81,9 @@ type Env struct {
 
 // NewEnv lays out an Env under root.
 func NewEnv(root, opencode, ralphLoop string) (*Env, error) {
-	e := &Env{Flavor: Opencode, Opencode: opencode, RalphLoop: ralphLoop, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
-		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp"), Bin: filepath.Join(root, "bin")}
-	for _, d := range []string{e.Home, e.Project, e.State, e.Tmp, e.Bin} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	e := &Env{Flavor: Opencode, Opencode: opencode, Bin: filepath.Join(root, "bin")}
+	if err := e.Lay("opencode", root, ralphLoop, e.environ, e.Bin); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -101,49 +97,28 @@ func (e *Env) OnPath() error {
 // ConfigDir is opencode's user configuration directory.
 func (e *Env) ConfigDir() string { return filepath.Join(e.Home, ".config", e.Host) }
 
-// environ is the environment of opencode and ralph-loop: the caller's, less anything that
-// could reach a real account, plus a private home and the offline settings (no models.dev
-// fetch, no update, no LSP download; the npm install opencode runs into its config
-// directories fails at once instead of retrying).
+// environ is the environment of opencode and ralph-loop (see e2e.Base.Offline): the home's
+// directories for XDG's, Bin first on PATH, PWD the project (opencode takes its directory
+// from it, not from the working directory), and the offline settings (no models.dev fetch,
+// no update, no LSP download; the npm install opencode runs into its config directories
+// fails at once instead of retrying).
 func (e *Env) environ() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "OPENCODE"), strings.HasPrefix(k, e.EnvPrefix), strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "ANTHROPIC"),
-			strings.HasPrefix(k, "XDG_"), strings.HasPrefix(strings.ToLower(k), "npm_config"),
-			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "PATH", k == "PWD":
-			continue
-		}
-		env = append(env, kv)
-	}
-	// PWD too: opencode takes its directory from it, not from the working directory.
-	return append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "PWD="+e.Project, "PATH="+e.Bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"), "XDG_DATA_HOME="+filepath.Join(e.Home, ".local", "share"),
-		"XDG_CACHE_HOME="+filepath.Join(e.Home, ".cache"), "XDG_STATE_HOME="+e.State,
-		e.EnvPrefix+"_DISABLE_MODELS_FETCH=1", e.EnvPrefix+"_DISABLE_AUTOUPDATE=1", e.EnvPrefix+"_DISABLE_LSP_DOWNLOAD=1", e.EnvPrefix+"_DISABLE_SHARE=1",
-		"npm_config_offline=true", "npm_config_registry=http://127.0.0.1:9/",
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
+	p := e.EnvPrefix
+	return e.Offline([]string{"OPENCODE", p, "OPENAI", "ANTHROPIC", "npm_config"},
+		"PWD="+e.Project, e2e.PathWith(e.Bin), "XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(e.Home, ".local", "share"), "XDG_CACHE_HOME="+filepath.Join(e.Home, ".cache"),
+		p+"_DISABLE_MODELS_FETCH=1", p+"_DISABLE_AUTOUPDATE=1", p+"_DISABLE_LSP_DOWNLOAD=1", p+"_DISABLE_SHARE=1",
+		"npm_config_offline=true", "npm_config_registry=http://127.0.0.1:9/")
 }
 
-// RalphLoopCmd runs ralph-loop in the project and returns its stdout.
-func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	return e2e.RalphLoopIn(ctx, e.RalphLoop, e.Project, e.environ(), args...)
-}
-
-// Install runs "ralph-loop install --host opencode" at a scope (user: the plugin in
-// ~/.config/opencode; project: in the project's .opencode).
+// Install runs "ralph-loop install --host HOST" (the flavour's) at a scope (user: the
+// plugin in ~/.config/opencode; project: in the project's .opencode).
 func (e *Env) Install(ctx context.Context, scope string) (string, error) {
-	return e2e.InstallAt(ctx, e.RalphLoopCmd, e.Host, scope, e.Project)
+	return e.InstallAs(ctx, e.Host, scope)
 }
 
 // Loop is a loop as "ralph-loop status --json" prints it.
 type Loop = e2e.Loop
-
-// Status returns the loops of "ralph-loop status --json".
-func (e *Env) Status(ctx context.Context) ([]Loop, error) {
-	return e2e.StatusVia(ctx, e.RalphLoopCmd)
-}
 
 // Server is a running "opencode serve" in the project, with its event stream read.
 type Server struct {

@@ -227,20 +227,15 @@ func (f Family) TUI(t *testing.T) {
 	if _, err := e.Install(ctx, "user"); err != nil {
 		t.Fatal(err)
 	}
-	fake, err := e.Configure(Script{Turns: []Turn{
+	s, fake, err := e.StartTUI(ctx, Script{Turns: []Turn{
 		Text("I'm done."),
 		Shell("Let me actually do it.", "echo hi > x.txt"),
 		Text("x.txt is written. <promise>DONE</promise>"),
-	}})
+	}}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fake.Close()
-	env := append(e.Environ(), "TERM=xterm-256color")
-	s, err := tmux.Start(ctx, tmux.Options{Dir: e.Project, Env: env, Width: 160, Height: 45, Scratch: t.TempDir()}, e.Opencode)
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer s.Kill()
 	// The TUI can take minutes to draw on a loaded machine.
 	if _, err := s.WaitFor(ctx, "ctrl+p", 3*time.Minute); err != nil {

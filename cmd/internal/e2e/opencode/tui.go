@@ -22,21 +22,16 @@ func MessageMidLoop(t *testing.T, e *Env) {
 		t.Skip(err)
 	}
 	ctx := context.Background()
-	fake, err := e.Configure(Script{Turns: []Turn{
+	s, fake, err := e.StartTUI(ctx, Script{Turns: []Turn{
 		Shell("Working.", "sleep 8"),
 		Text("Noted the README."),
 		Shell("", "echo hi > x.txt"),
 		Text("x.txt is written. <promise>DONE</promise>"),
-	}, WhenDone: Text("Out of script.")})
+	}, WhenDone: Text("Out of script.")}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fake.Close()
-	env := append(e.Environ(), "TERM=xterm-256color")
-	s, err := tmux.Start(ctx, tmux.Options{Dir: e.Project, Env: env, Width: 160, Height: 45, Scratch: t.TempDir()}, e.Opencode)
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer s.Kill()
 	dump := func() {
 		screen, _ := s.Screen(ctx, 200)
@@ -108,4 +103,21 @@ func cut(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// StartTUI configures the project for a fake serving script (Configure) and starts the
+// CLI's TUI in tmux (160x45, its socket and launcher in scratch), in the project. The caller
+// kills the session and closes the fake.
+func (e *Env) StartTUI(ctx context.Context, script Script, scratch string) (*tmux.Session, *Fake, error) {
+	fake, err := e.Configure(script)
+	if err != nil {
+		return nil, nil, err
+	}
+	env := append(e.Environ(), "TERM=xterm-256color")
+	s, err := tmux.Start(ctx, tmux.Options{Dir: e.Project, Env: env, Width: 160, Height: 45, Scratch: scratch}, e.Opencode)
+	if err != nil {
+		fake.Close()
+		return nil, nil, err
+	}
+	return s, fake, nil
 }

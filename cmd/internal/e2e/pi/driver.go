@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -59,12 +58,11 @@ func Write(text, path, content string) Turn {
 	return fakechat.Tool(text, "write", map[string]any{"path": path, "content": content})
 }
 
-// Env is one isolated world: a home with pi's user directory, a project, ralph-loop's state
-// directory, and a directory for PATH that holds ralph-loop when OnPath.
+// Env is one isolated world (see e2e.Base) with pi's user directory, and a directory for
+// PATH that holds ralph-loop when OnPath.
 type Env struct {
-	Pi, RalphLoop   string
-	Home, Project   string
-	State, Tmp, Bin string
+	e2e.Base
+	Pi, Bin string
 	// ModelCost, if set, is the fake model's price in models.json ({"input", "output",
 	// "cacheRead", "cacheWrite"}, USD per million tokens): pi computes each reply's cost
 	// from it. Without it pi knows no price and records 0.
@@ -73,12 +71,9 @@ type Env struct {
 
 // NewEnv lays out an Env under root.
 func NewEnv(root, pi, ralphLoop string) (*Env, error) {
-	e := &Env{Pi: pi, RalphLoop: ralphLoop, Home: filepath.Join(root, "home"), Project: filepath.Join(root, "project"),
-		State: filepath.Join(root, "state"), Tmp: filepath.Join(root, "tmp"), Bin: filepath.Join(root, "bin")}
-	for _, d := range []string{e.Home, e.Project, e.State, e.Tmp, e.Bin} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	e := &Env{Pi: pi, Bin: filepath.Join(root, "bin")}
+	if err := e.Lay("pi", root, ralphLoop, e.Environ, e.Bin); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -92,43 +87,15 @@ func (e *Env) OnPath() error {
 	return os.Symlink(e.RalphLoop, filepath.Join(e.Bin, "ralph-loop"))
 }
 
-// Environ is the environment of pi and ralph-loop: the caller's, less anything that could
-// reach a real account, plus a private home and pi's offline settings (no version check,
-// no tool downloads, no telemetry).
+// Environ is the environment of pi and ralph-loop (see e2e.Base.Offline): the home's
+// directories for XDG's, Bin first on PATH, and pi's offline settings (no version check, no
+// tool downloads, no telemetry, no npm registry).
 func (e *Env) Environ() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "PI_"), strings.HasPrefix(k, "OPENAI"), strings.HasPrefix(k, "ANTHROPIC"), strings.HasPrefix(k, "GEMINI"),
-			strings.HasPrefix(k, "XDG_"), strings.HasPrefix(strings.ToLower(k), "npm_config"),
-			strings.HasSuffix(strings.ToLower(k), "_proxy"), k == "HOME", k == "TMPDIR", k == "PATH", k == "PWD":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "HOME="+e.Home, "TMPDIR="+e.Tmp, "PWD="+e.Project, "PATH="+e.Bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"), "XDG_DATA_HOME="+filepath.Join(e.Home, ".local", "share"),
-		"XDG_CACHE_HOME="+filepath.Join(e.Home, ".cache"), "XDG_STATE_HOME="+e.State,
+	return e.Offline([]string{"PI_", "OPENAI", "ANTHROPIC", "GEMINI", "npm_config"},
+		"PWD="+e.Project, e2e.PathWith(e.Bin), "XDG_CONFIG_HOME="+filepath.Join(e.Home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(e.Home, ".local", "share"), "XDG_CACHE_HOME="+filepath.Join(e.Home, ".cache"),
 		"PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0",
-		"npm_config_offline=true", "npm_config_registry=http://127.0.0.1:9/",
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")
-}
-
-// RalphLoopCmd runs ralph-loop in the project and returns its stdout.
-func (e *Env) RalphLoopCmd(ctx context.Context, args ...string) (string, error) {
-	return e2e.RalphLoopIn(ctx, e.RalphLoop, e.Project, e.Environ(), args...)
-}
-
-// Install runs "ralph-loop install --host pi" at a scope (user: the extension in
-// ~/.pi/agent/extensions; project: in the project's .pi/extensions).
-func (e *Env) Install(ctx context.Context, scope string) (string, error) {
-	return e2e.InstallAt(ctx, e.RalphLoopCmd, "pi", scope, e.Project)
-}
-
-// Status returns the loops of "ralph-loop status --json".
-func (e *Env) Status(ctx context.Context) ([]Loop, error) {
-	return e2e.StatusVia(ctx, e.RalphLoopCmd)
+		"npm_config_offline=true", "npm_config_registry=http://127.0.0.1:9/")
 }
 
 // Configure starts a fake serving script and writes pi's models.json for it: the fake as a

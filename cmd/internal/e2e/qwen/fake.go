@@ -7,12 +7,9 @@ import "github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 
 // The scripted fake of the OpenAI Chat Completions API the CLI runs against (see fakechat).
 type (
-	Call    = fakechat.Call
-	Turn    = fakechat.Turn
-	Script  = fakechat.Script
-	Message = fakechat.Message
-	Request = fakechat.Request
-	Fake    = fakechat.Fake
+	Turn   = fakechat.Turn
+	Script = fakechat.Script
+	Fake   = fakechat.Fake
 )
 
 // Text is a plain answer.
