@@ -16,7 +16,7 @@ import (
 // honours 8 blocked stops in a row, so its loop runs 9 iterations.
 func TestHookTime(t *testing.T) {
 	e2e.NeedBench(t)
-	suite.Need(t)
+	suite.NeedAlone(t)
 	timer, err := e2e.BuildTimer(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,6 @@ func TestBinaryGone(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			suite.Need(t)
-			t.Parallel()
 			root := t.TempDir()
 			// A ralph-loop of the test's own, in the PATH directory, installed by itself: the
 			// one the agent moves.

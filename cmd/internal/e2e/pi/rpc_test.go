@@ -29,7 +29,6 @@ type world struct {
 func newWorld(t *testing.T, script Script, scopes ...string) *world {
 	t.Helper()
 	suite.Need(t)
-	t.Parallel() // each test has a pi, a fake and a home of its own
 	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +130,6 @@ func TestBlockedThenPromise(t *testing.T) {
 // the project's extension (committed, it runs the ralph-loop on PATH).
 func TestPromiseWithoutWork(t *testing.T) {
 	suite.Need(t)
-	t.Parallel()
 	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +272,6 @@ func TestMessageWhileWorking(t *testing.T) {
 // the session), which a ralph-loop that logs its runs shows.
 func TestNoLoopUntouched(t *testing.T) {
 	suite.Need(t)
-	t.Parallel()
 	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +311,6 @@ func TestNoLoopUntouched(t *testing.T) {
 // nothing is armed.
 func TestPrintModeRefused(t *testing.T) {
 	suite.Need(t)
-	t.Parallel()
 	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
@@ -355,7 +351,6 @@ func TestBudget(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			suite.Need(t)
-			t.Parallel()
 			e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 			if err != nil {
 				t.Fatal(err)

@@ -73,7 +73,6 @@ func until(t *testing.T, what string, ok func() bool) {
 func tuiEnv(t *testing.T) *Env {
 	t.Helper()
 	suite.Need(t)
-	t.Parallel()
 	root := t.TempDir()
 	e, err := NewEnv(root, suite.Bin, suite.RalphLoop)
 	if err != nil {

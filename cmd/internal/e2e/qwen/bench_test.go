@@ -13,7 +13,7 @@ import (
 // e2e.BenchHost).
 func TestHookTime(t *testing.T) {
 	e2e.NeedBench(t)
-	suite.Need(t)
+	suite.NeedAlone(t)
 	timer, err := e2e.BuildTimer(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
