@@ -12,7 +12,7 @@ import (
 // forks the hook processes of one event together, before any of them answers; on a loaded
 // machine the program itself may get going only after another has answered, so its own
 // clock cannot tell a second delivery of an event from a later event with the same input.
-func ProcessStart(now time.Time) (time.Time, bool) {
+func ProcessStart(clock func() time.Time) (time.Time, bool) {
 	stat, err := os.ReadFile("/proc/self/stat")
 	if err != nil {
 		return time.Time{}, false
@@ -21,7 +21,10 @@ func ProcessStart(now time.Time) (time.Time, bool) {
 	if err != nil {
 		return time.Time{}, false
 	}
-	return processStart(now, string(stat), string(uptime))
+	// The clock is read right after the uptime, not before the files: a process
+	// descheduled between the two readings would place its own start too early, and take
+	// a later event with the same input (a quick real stop) for a second delivery.
+	return processStart(clock(), string(stat), string(uptime))
 }
 
 // ticks is the kernel's clock tick for user space (USER_HZ), 100 on Linux's architectures.

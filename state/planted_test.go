@@ -8,52 +8,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ralph-loop/ralph-loop/state/planted"
 )
 
-// bounded runs f and fails the test if it has not returned in 20 seconds: a planted FIFO
-// must never make a state operation wait for a peer that never comes.
-func bounded(t *testing.T, what string, f func() error) error {
+// plants are what the tests leave in place of a state file.
+var plants = []planted.Plant{planted.FIFO, planted.Symlink, planted.Hardlink, planted.Dir}
+
+// plant puts p at path, failing the test if it cannot.
+func plant(t *testing.T, p planted.Plant, path, outside string) {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(20 * time.Second):
-		t.Fatalf("%s hangs on a planted file", what)
-		return nil
+	if err := p.Make(path, outside); err != nil {
+		t.Fatal(err)
 	}
-}
-
-type plant struct {
-	name  string
-	plant func(t *testing.T, path, outside string)
-}
-
-var plants = []plant{
-	{"fifo", func(t *testing.T, path, _ string) {
-		if err := syscall.Mkfifo(path, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"symlink", func(t *testing.T, path, outside string) {
-		if err := os.Symlink(outside, path); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"hardlink", func(t *testing.T, path, outside string) {
-		if err := os.Link(outside, path); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"directory", func(t *testing.T, path, _ string) {
-		if err := os.Mkdir(path, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}},
 }
 
 // armed returns a store with an active loop in session s1.
@@ -86,18 +54,18 @@ func TestPlantedLogs(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"events.jsonl", "tools.jsonl"} {
 		for _, p := range plants {
-			t.Run(name+"/"+p.name, func(t *testing.T) {
+			t.Run(name+"/"+p.Name, func(t *testing.T) {
 				s, l, outside := armed(t)
 				var warned []string
 				s.Warn = func(m string) { warned = append(warned, m) }
 				path := filepath.Join(s.SessionDir("s1"), name)
 				os.Remove(path)
-				p.plant(t, path, outside)
-				bounded(t, "Events", func() error { _, err := s.Events("s1"); return err })
-				bounded(t, "ToolUses", func() error { _, _, err := s.ToolUses(l); return err })
-				bounded(t, "AppendEvent", func() error { return s.AppendEvent("s1", Event{At: t0, LoopID: l.LoopID, Action: ActDenied}) })
-				bounded(t, "AppendToolUse", func() error { return s.AppendToolUse("s1", l.LoopID, "toolu_1", false) })
-				err := bounded(t, "Update", func() error {
+				plant(t, p, path, outside)
+				planted.Bounded(t, "Events", func() error { _, err := s.Events("s1"); return err })
+				planted.Bounded(t, "ToolUses", func() error { _, _, err := s.ToolUses(l); return err })
+				planted.Bounded(t, "AppendEvent", func() error { return s.AppendEvent("s1", Event{At: t0, LoopID: l.LoopID, Action: ActDenied}) })
+				planted.Bounded(t, "AppendToolUse", func() error { return s.AppendToolUse("s1", l.LoopID, "toolu_1", false) })
+				err := planted.Bounded(t, "Update", func() error {
 					return s.Update(ctx, "s1", func(tx *Tx, cur *Loop) (*Loop, error) {
 						tx.Record(Event{At: t0, LoopID: cur.LoopID, Action: ActBlocked})
 						if err := tx.ResetToolLog(); err != nil {
@@ -113,7 +81,7 @@ func TestPlantedLogs(t *testing.T) {
 				unchanged(t, outside)
 				fi, err := os.Lstat(path)
 				if err == nil && (!fi.Mode().IsRegular() || hardLinks(fi) > 1) {
-					t.Errorf("%s is still the planted %s", name, p.name)
+					t.Errorf("%s is still the planted %s", name, p.Name)
 				}
 				if len(warned) == 0 || !strings.Contains(warned[0], name) || !strings.Contains(warned[0], "moved it to") {
 					t.Errorf("warnings %q: want one naming %s and where it went", warned, name)
@@ -138,16 +106,14 @@ func TestPlantedReadsRefused(t *testing.T) {
 	s, l, outside := armed(t)
 	path := filepath.Join(s.SessionDir("s1"), "events.jsonl")
 	os.Remove(path)
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	plant(t, planted.FIFO, path, "")
 	// A writer holds the FIFO open: a read that waits for data would hang.
 	w, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	err = bounded(t, "Events", func() error { _, err := s.Events("s1"); return err })
+	err = planted.Bounded(t, "Events", func() error { _, err := s.Events("s1"); return err })
 	if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "FIFO") {
 		t.Errorf("Events on a FIFO: %v", err)
 	}
@@ -164,13 +130,13 @@ func TestPlantedReadsRefused(t *testing.T) {
 // works.
 func TestPlantedLock(t *testing.T) {
 	for _, p := range plants {
-		t.Run(p.name, func(t *testing.T) {
+		t.Run(p.Name, func(t *testing.T) {
 			s, _, outside := armed(t)
 			s.Warn = func(string) {}
 			path := filepath.Join(s.SessionDir("s1"), "loop.lock")
 			os.Remove(path)
-			p.plant(t, path, outside)
-			err := bounded(t, "Update", func() error {
+			plant(t, p, path, outside)
+			err := planted.Bounded(t, "Update", func() error {
 				return s.Update(context.Background(), "s1", func(_ *Tx, cur *Loop) (*Loop, error) { cur.Iteration++; return cur, nil })
 			})
 			if err != nil {
@@ -186,7 +152,7 @@ func TestPlantedLock(t *testing.T) {
 func TestPlantedKeep(t *testing.T) {
 	for _, p := range plants {
 		for _, at := range []string{"s1.json", "s1.json.tmp", "key"} {
-			t.Run(p.name+"/"+at, func(t *testing.T) {
+			t.Run(p.Name+"/"+at, func(t *testing.T) {
 				root := t.TempDir()
 				s := NewStore(filepath.Join(root, "state"))
 				s.SetKeepDir(filepath.Join(root, "keep"))
@@ -197,16 +163,16 @@ func TestPlantedKeep(t *testing.T) {
 				if at == "key" {
 					where = filepath.Join(root, "keep", "key")
 				}
-				p.plant(t, where, outside)
+				plant(t, p, where, outside)
 				l := newLoop("s1")
-				err := bounded(t, "arming", func() error {
+				err := planted.Bounded(t, "arming", func() error {
 					return s.Update(context.Background(), "s1", func(*Tx, *Loop) (*Loop, error) { return l, nil })
 				})
 				if err != nil {
 					t.Fatal(err)
 				}
 				unchanged(t, outside)
-				bounded(t, "Peek", func() error { _, err := s.Peek("s1"); return err })
+				planted.Bounded(t, "Peek", func() error { _, err := s.Peek("s1"); return err })
 				unchanged(t, outside)
 			})
 		}

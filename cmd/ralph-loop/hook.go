@@ -33,7 +33,7 @@ func hookEnvTo(stderr io.Writer) hook.Env {
 		Getenv:  os.Getenv,
 		CatchUp: hook.DefaultCatchUp,
 		Started: func() time.Time {
-			t, _ := hook.ProcessStart(time.Now().UTC())
+			t, _ := hook.ProcessStart(func() time.Time { return time.Now().UTC() })
 			return t
 		},
 		Caller: sync.OnceValues(proc.HookCaller),

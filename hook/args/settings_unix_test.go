@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ralph-loop/ralph-loop/state/planted"
 )
 
 // Settings are read only from regular files of at most 1 MiB: a link to /dev/zero (which
@@ -23,9 +23,9 @@ func TestSettingsOnlyRegular(t *testing.T) {
 		plant func(path string) error
 		want  string
 	}{
-		"dev-zero":  {func(path string) error { return os.Symlink("/dev/zero", path) }, "is a device, not a regular file"},
-		"fifo":      {func(path string) error { return syscall.Mkfifo(path, 0o600) }, "is a FIFO, not a regular file"},
-		"directory": {func(path string) error { return os.Mkdir(path, 0o700) }, "is a directory, not a regular file"},
+		"dev-zero":  {func(path string) error { return planted.Symlink.Make(path, "/dev/zero") }, "is a device, not a regular file"},
+		"fifo":      {func(path string) error { return planted.FIFO.Make(path, "") }, "is a FIFO, not a regular file"},
+		"directory": {func(path string) error { return planted.Dir.Make(path, "") }, "is a directory, not a regular file"},
 		"huge": {func(path string) error {
 			return os.WriteFile(path, []byte(`{"check-hint": "`+strings.Repeat("x", 2<<20)+`"}`), 0o600)
 		}, "is larger than 1 MiB"},
@@ -39,13 +39,7 @@ func TestSettingsOnlyRegular(t *testing.T) {
 				if err := c.plant(path); err != nil {
 					t.Fatal(err)
 				}
-				done := make(chan error, 1)
-				go func() { _, err := Resolve(p, dir); done <- err }()
-				select {
-				case err = <-done:
-				case <-time.After(20 * time.Second):
-					t.Fatal("reading settings hangs")
-				}
+				err := planted.Bounded(t, "reading settings", func() error { _, err := Resolve(p, dir); return err })
 				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 					t.Errorf("got %v, want one line naming %s that says it %s", err, path, c.want)
 				}

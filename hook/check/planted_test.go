@@ -7,37 +7,25 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ralph-loop/ralph-loop/state/planted"
 )
 
 // A link, a hard link or a FIFO planted where a check's log goes is never written through
 // nor waited on: the log is a new file of its own.
 func TestPlantedLog(t *testing.T) {
-	plants := map[string]func(path, outside string) error{
-		"symlink":  func(path, outside string) error { return os.Symlink(outside, path) },
-		"hardlink": func(path, outside string) error { return os.Link(outside, path) },
-		"fifo":     func(path, _ string) error { return syscall.Mkfifo(path, 0o600) },
-	}
-	for name, plant := range plants {
-		t.Run(name, func(t *testing.T) {
+	for _, plant := range []planted.Plant{planted.Symlink, planted.Hardlink, planted.FIFO} {
+		t.Run(plant.Name, func(t *testing.T) {
 			o := opts(t)
 			outside := filepath.Join(t.TempDir(), "precious")
 			os.WriteFile(outside, []byte("precious\n"), 0o600)
 			os.MkdirAll(filepath.Dir(o.LogPrefix), 0o700)
 			log := o.LogPrefix + "-check-1.log"
-			if err := plant(log, outside); err != nil {
+			if err := plant.Make(log, outside); err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan []Result, 1)
-			go func() { done <- Run(context.Background(), []string{"echo hello; exit 1"}, o) }()
-			var rs []Result
-			select {
-			case rs = <-done:
-			case <-time.After(20 * time.Second):
-				t.Fatal("the check hangs on a planted log")
-			}
+			rs := planted.Bounded(t, "the check", func() []Result { return Run(context.Background(), []string{"echo hello; exit 1"}, o) })
 			if data, _ := os.ReadFile(outside); string(data) != "precious\n" {
 				t.Errorf("the planted link's target was overwritten: %q", data)
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -50,12 +51,7 @@ func (w settingsWorld) write(t *testing.T, rel, content string) {
 	if filepath.IsAbs(rel) {
 		path = rel
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	hosttest.WriteFile(t, path, content)
 }
 
 const installedHooks = `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ralph-loop hook --host claude", "timeout": 900}]}]}}`

@@ -9,19 +9,7 @@ import (
 )
 
 // fixture makes Codex's payloads from the ones captured from Codex 0.169.0.
-type fixture struct{ hosttest.Payloads }
-
-// events are the payloads the fixture makes its events from.
-var events = map[hook.Kind]hosttest.Event{
-	hook.Prompt:    {File: "UserPromptSubmit.json", Field: "prompt"},
-	hook.Stop:      {File: "Stop.first-call.json", Field: "last_assistant_message"},
-	hook.ToolUsed:  {File: "PostToolUse.Bash.json", Field: "tool_use_id"},
-	hook.ToolCheck: {File: "PreToolUse.Bash.json", Field: "tool_input.command"},
-	// SessionEnd: Codex has no such event.
-}
-
-func (fixture) Host() hook.Host        { return Host{} }
-func (fixture) Env() map[string]string { return map[string]string{} }
+type fixture struct{ hosttest.Claude }
 
 // Said appends the model's message (and a tool call) to the rollout as Codex writes them.
 func (f fixture) Said(s hosttest.Session, text, toolID string) {
@@ -46,5 +34,7 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 }
 
 func TestConformance(t *testing.T) {
-	hosttest.Run(t, fixture{hosttest.Payloads{T: t, Dir: "codex", Session: hosttest.ClaudeSession, Events: events}})
+	f := fixture{hosttest.NewClaude(t, Host{}, "Bash", nil)}
+	delete(f.Events, hook.SessionEnd) // Codex has no such event
+	hosttest.Run(t, f)
 }

@@ -25,9 +25,6 @@ var events = map[hook.Kind]hosttest.Event{
 	hook.SessionEnd: {File: "sessionEnd.json"},
 }
 
-func (fixture) Host() hook.Host        { return Host{} }
-func (fixture) Env() map[string]string { return map[string]string{} }
-
 func (f fixture) stamp(s hosttest.Session) int64 {
 	if _, ok := f.stops[s.ID]; !ok {
 		f.stops[s.ID] = 1795353315580
@@ -80,6 +77,6 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 }
 
 func TestConformance(t *testing.T) {
-	p := hosttest.Payloads{T: t, Dir: "copilot", Session: [3]string{"sessionId", "cwd", ""}, Events: events}
+	p := hosttest.Payloads{T: t, Adapter: Host{}, Dir: "copilot", Session: [3]string{"sessionId", "cwd", ""}, Events: events}
 	hosttest.Run(t, fixture{p, map[string]int64{}})
 }

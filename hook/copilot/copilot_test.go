@@ -2,9 +2,7 @@ package copilot
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,33 +17,25 @@ import (
 // session is one Copilot CLI session of a test: its events, through the engine, and its
 // events.jsonl, written as Copilot CLI writes it (late, when a test says so).
 type session struct {
-	t     *testing.T
-	store *state.Store
+	*hosttest.Engine
 	id    string
-	dir   string
 	path  string
-	now   time.Time
 	stamp int64
 }
 
 func newSession(t *testing.T) *session {
-	dir := t.TempDir()
-	return &session{t: t, store: state.NewStore(filepath.Join(dir, "state")), id: "b79b4ddd-e9b5-4160-abbb-8bca72d1f305", dir: dir,
-		path: filepath.Join(dir, "session-state", "events.jsonl"), now: time.Now().Add(-time.Hour), stamp: 1795353315580}
+	e := hosttest.NewEngine(t, Host{})
+	return &session{Engine: e, id: "b79b4ddd-e9b5-4160-abbb-8bca72d1f305",
+		path: filepath.Join(e.Dir, "session-state", "events.jsonl"), stamp: 1795353315580}
 }
 
 // handle runs one event and returns stdout, stderr and the exit code.
 func (s *session) handle(fields map[string]any) (string, string, int) {
-	s.t.Helper()
-	fields["sessionId"], fields["cwd"] = s.id, s.dir
+	s.T.Helper()
+	fields["sessionId"], fields["cwd"] = s.id, s.Dir
 	in, _ := json.Marshal(fields)
-	s.now = s.now.Add(time.Second)
-	now := s.now
-	var out, errs bytes.Buffer
-	env := hook.Env{Store: s.store, Now: func() time.Time { return now }, Sleep: func(time.Duration) {},
-		Getenv: func(string) string { return "" }, Stderr: &errs}
-	code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
-	return out.String(), errs.String(), code
+	out, errs, code := s.Handle(in)
+	return string(out), string(errs), code
 }
 
 func (s *session) prompt(text string) (string, string, int) {
@@ -60,13 +50,13 @@ func (s *session) stop() (string, string, int) {
 
 // write appends lines to events.jsonl.
 func (s *session) write(lines ...map[string]any) {
-	s.t.Helper()
+	s.T.Helper()
 	var out []any
 	for _, l := range lines {
 		l["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
 		out = append(out, l)
 	}
-	hosttest.AppendJSONL(s.t, s.path, out...)
+	hosttest.AppendJSONL(s.T, s.path, out...)
 }
 
 func said(text string) map[string]any {
@@ -86,14 +76,7 @@ func stopStarted(stamp int64) map[string]any {
 	return map[string]any{"type": "hook.start", "data": map[string]any{"hookType": "agentStop", "input": map[string]any{"timestamp": stamp}}}
 }
 
-func (s *session) loop() *state.Loop {
-	s.t.Helper()
-	l, err := s.store.Peek(s.id)
-	if err != nil || l == nil {
-		s.t.Fatalf("no loop: %v", err)
-	}
-	return l
-}
+func (s *session) loop() *state.Loop { return s.Loop(s.id) }
 
 // The transcript lags: at a stop it does not show the turn's text yet. The stop is blocked,
 // and the agent told that only part of its output could be read. The turn's lines arrive
@@ -191,12 +174,7 @@ func TestDecodeCaptures(t *testing.T) {
 		"preToolUse.json":                       hook.ToolCheck, "postToolUse.json": hook.Ignored, "agentStop.first.json": hook.Stop,
 		"agentStop.after-block.json": hook.Stop, "sessionEnd.json": hook.SessionEnd,
 	} {
-		f, err := os.Open(filepath.Join("../../testdata/copilot", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := Host{}.Decode(f)
-		f.Close()
+		ev, err := decodeCaptured(t, name)
 		if err != nil || ev.Kind != want {
 			t.Errorf("%s: kind %v, %v; want %v", name, ev.Kind, err, want)
 		}
@@ -345,7 +323,7 @@ func TestDecodeToolKinds(t *testing.T) {
 	}{
 		{"apply_patch", patch, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
 		{"apply_patch", map[string]any{"input": patch}, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
-		{"apply_patch", `{"input":` + strconvQuote(patch) + `}`, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
+		{"apply_patch", `{"input":` + hosttest.JSON(patch) + `}`, hook.Event{ToolKind: hook.PatchTool, Patch: patch}},
 		{"str_replace_editor", map[string]any{"command": "create", "path": "/w/x", "file_text": "x"}, hook.Event{ToolKind: hook.WriteTool, FilePath: "/w/x"}},
 		{"str_replace_editor", map[string]any{"command": "str_replace", "path": "/w/x"}, hook.Event{ToolKind: hook.WriteTool, FilePath: "/w/x"}},
 		{"str_replace_editor", map[string]any{"command": "view", "path": "/w/x"}, hook.Event{}},
@@ -363,7 +341,11 @@ func TestDecodeToolKinds(t *testing.T) {
 	}
 }
 
-func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+// decodeCaptured decodes the payload captured from Copilot CLI in file.
+func decodeCaptured(t *testing.T, file string) (hook.Event, error) {
+	t.Helper()
+	return Host{}.Decode(bytes.NewReader(hosttest.Load(t, filepath.Join("../../testdata/copilot", file))))
+}
 
 // TestDecodeCapturedTools: the real payloads of Copilot CLI 1.0.102's apply_patch (toolArgs a
 // string) and str_replace_editor.
@@ -372,11 +354,7 @@ func TestDecodeCapturedTools(t *testing.T) {
 		"preToolUse.apply_patch.json":        {ToolKind: hook.PatchTool, Patch: "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** End Patch\n"},
 		"preToolUse.str_replace_editor.json": {ToolKind: hook.WriteTool, FilePath: "/WORK/ws/y.txt"},
 	} {
-		data, err := os.ReadFile(filepath.Join("../../testdata/copilot", file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := Host{}.Decode(bytes.NewReader(data))
+		ev, err := decodeCaptured(t, file)
 		if err != nil || ev.Kind != hook.ToolCheck || ev.ToolKind != want.ToolKind || ev.Patch != want.Patch || ev.FilePath != want.FilePath {
 			t.Errorf("%s: %+v, %v", file, ev, err)
 		}

@@ -2,27 +2,22 @@ package cursor
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
 func load(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("../../testdata/cursor", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return hosttest.Load(t, filepath.Join("../../testdata/cursor", name))
 }
 
 // Every payload built from the documentation decodes to its event.
@@ -152,34 +147,23 @@ func TestUnwrap(t *testing.T) {
 
 // session is one Cursor conversation of a test, through the engine.
 type session struct {
-	t     *testing.T
-	store *state.Store
-	dir   string
-	env   map[string]string
-	now   time.Time
-	gen   int
+	*hosttest.Engine
+	gen int
 }
 
 func newSession(t *testing.T) *session {
-	dir := t.TempDir()
-	s := &session{t: t, store: state.NewStore(filepath.Join(dir, "state", "ralph-loop")), dir: dir, now: time.Now().Add(-time.Hour),
-		env: map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_STATE_HOME": filepath.Join(dir, "state")}}
-	os.MkdirAll(filepath.Join(dir, "project"), 0o755)
+	s := &session{Engine: hosttest.NewEngine(t, Host{})}
+	os.MkdirAll(filepath.Join(s.Dir, "project"), 0o755)
 	return s
 }
 
 func (s *session) handle(event string, fields map[string]any) (string, string, int) {
-	s.t.Helper()
+	s.T.Helper()
 	fields["hook_event_name"], fields["conversation_id"] = event, "conv-1"
-	fields["generation_id"], fields["workspace_roots"] = "gen-"+string(rune('a'+s.gen)), []string{filepath.Join(s.dir, "project")}
+	fields["generation_id"], fields["workspace_roots"] = "gen-"+string(rune('a'+s.gen)), []string{filepath.Join(s.Dir, "project")}
 	in, _ := json.Marshal(fields)
-	s.now = s.now.Add(time.Second)
-	now := s.now
-	var out, errs bytes.Buffer
-	env := hook.Env{Store: s.store, Now: func() time.Time { return now }, Sleep: func(time.Duration) {},
-		Getenv: func(k string) string { return s.env[k] }, Stderr: &errs}
-	code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
-	return out.String(), errs.String(), code
+	out, errs, code := s.Handle(in)
+	return string(out), string(errs), code
 }
 
 func (s *session) prompt(text string) (string, string) {
@@ -194,20 +178,13 @@ func (s *session) said(text string) { s.handle("afterAgentResponse", map[string]
 func (s *session) stop(loopCount int) (string, string) {
 	out, notice, code := s.handle("stop", map[string]any{"status": "completed", "loop_count": loopCount})
 	if code != 0 {
-		s.t.Fatalf("stop: exit %d", code)
+		s.T.Fatalf("stop: exit %d", code)
 	}
 	s.gen++
 	return out, notice
 }
 
-func (s *session) loop() *state.Loop {
-	s.t.Helper()
-	l, err := s.store.Peek("conv-1")
-	if err != nil || l == nil {
-		s.t.Fatalf("no loop: %v", err)
-	}
-	return l
-}
+func (s *session) loop() *state.Loop { return s.Loop("conv-1") }
 
 // Without install's loop_limit, Cursor sends at most 5 follow-ups in a row: the loop says so
 // when it is armed, and its 6th stop ends it CUT_BY_HOST with the reason, instead of sending
@@ -258,8 +235,8 @@ func TestLoopCountFromCursor(t *testing.T) {
 // With install's hooks, the loop_limit they set is the cap; null is none.
 func TestLoopLimitFromHooks(t *testing.T) {
 	s := newSession(t)
-	project := filepath.Join(s.dir, "project")
-	getenv := func(k string) string { return s.env[k] }
+	project := filepath.Join(s.Dir, "project")
+	getenv := func(k string) string { return s.Env[k] }
 	if n := LoopLimit(getenv, project); n != DefaultLoopLimit {
 		t.Fatalf("no hooks: %d", n)
 	}
@@ -269,7 +246,7 @@ func TestLoopLimitFromHooks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	user, proj := filepath.Join(s.dir, "home", ".cursor", "hooks.json"), filepath.Join(project, ".cursor", "hooks.json")
+	user, proj := filepath.Join(s.Dir, "home", ".cursor", "hooks.json"), filepath.Join(project, ".cursor", "hooks.json")
 	ours := `{"command":"/opt/bin/ralph-loop hook --host cursor","timeout":900`
 	for _, tt := range []struct {
 		name, user, project string
@@ -371,40 +348,40 @@ func TestGuard(t *testing.T) {
 	if json.Unmarshal([]byte(out), &r); code != 0 || r.Permission != "deny" || r.Agent_message == "" {
 		t.Fatalf("guard: exit %d, %q", code, out)
 	}
-	state := filepath.Join(s.dir, "state", "ralph-loop", "sessions", "conv-1", "loop.json")
+	state := filepath.Join(s.Dir, "state", "ralph-loop", "sessions", "conv-1", "loop.json")
 	out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Delete", "tool_input": map[string]any{"file_path": state}, "tool_use_id": "t10"})
 	if !strings.Contains(out, `"permission":"deny"`) {
 		t.Errorf("deleting the loop's state: %q", out)
 	}
 	// Issue 16: the command runs in tool_input.working_directory, not the event's cwd; Delete
 	// of a directory above the state deletes the state.
-	out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Shell", "cwd": filepath.Join(s.dir, "project"),
-		"tool_input": map[string]any{"command": "rm -rf ralph-loop", "working_directory": filepath.Join(s.dir, "state")}, "tool_use_id": "t11"})
+	out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Shell", "cwd": filepath.Join(s.Dir, "project"),
+		"tool_input": map[string]any{"command": "rm -rf ralph-loop", "working_directory": filepath.Join(s.Dir, "state")}, "tool_use_id": "t11"})
 	if !strings.Contains(out, `"permission":"deny"`) {
 		t.Errorf("a command in the state's parent (working_directory): %q", out)
 	}
-	out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Delete", "tool_input": map[string]any{"file_path": filepath.Join(s.dir, "state")}, "tool_use_id": "t12"})
+	out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Delete", "tool_input": map[string]any{"file_path": filepath.Join(s.Dir, "state")}, "tool_use_id": "t12"})
 	if !strings.Contains(out, `"permission":"deny"`) || !strings.Contains(out, "Delete of a file") {
 		t.Errorf("deleting the directory above the state: %q", out)
 	}
 	// Issue 16: Cursor has no ConfigChange: its hooks file (user and project) and ralph-loop's
 	// keep are kept from the agent too, through the engine's facts.
-	for i, path := range []string{filepath.Join(s.dir, "home", ".cursor", "hooks.json"), filepath.Join(s.dir, "project", ".cursor", "hooks.json")} {
-		out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Write", "cwd": filepath.Join(s.dir, "project"),
+	for i, path := range []string{filepath.Join(s.Dir, "home", ".cursor", "hooks.json"), filepath.Join(s.Dir, "project", ".cursor", "hooks.json")} {
+		out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Write", "cwd": filepath.Join(s.Dir, "project"),
 			"tool_input": map[string]any{"file_path": path}, "tool_use_id": fmt.Sprint("t2", i)})
 		if !strings.Contains(out, `"permission":"deny"`) || !strings.Contains(out, "keeps this loop going") {
 			t.Errorf("writing %s: %q", path, out)
 		}
 	}
-	keep := filepath.Join(s.dir, "keep")
-	s.store.SetKeepDir(keep)
+	keep := filepath.Join(s.Dir, "keep")
+	s.Store.SetKeepDir(keep)
 	os.MkdirAll(keep, 0o700)
-	out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Shell", "cwd": filepath.Join(s.dir, "project"),
+	out, _, _ = s.handle("preToolUse", map[string]any{"tool_name": "Shell", "cwd": filepath.Join(s.Dir, "project"),
 		"tool_input": map[string]any{"command": "rm -rf " + keep}, "tool_use_id": "t30"})
 	if !strings.Contains(out, `"permission":"deny"`) {
 		t.Errorf("removing the keep: %q", out)
 	}
-	s.store.SetKeepDir("")
+	s.Store.SetKeepDir("")
 	// The denied call is no work when Cursor reports it failed.
 	s.handle("postToolUseFailure", map[string]any{"tool_name": "Shell", "tool_use_id": "t9", "failure_type": "permission_denied"})
 	s.said("<promise>DONE</promise>")

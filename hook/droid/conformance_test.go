@@ -14,20 +14,7 @@ import (
 )
 
 // fixture makes Factory Droid's payloads from the ones captured from Factory Droid 0.215.0.
-type fixture struct{ hosttest.Payloads }
-
-// events are the payloads the fixture makes its events from.
-var events = map[hook.Kind]hosttest.Event{
-	// Stop has no last message: the text is in the transcript (Said).
-	hook.Stop: {File: "Stop.first-call.json"},
-	// ToolUsed has no tool-call id: the call's input stands for it.
-	hook.ToolUsed:   {File: "PostToolUse.Execute.json", Field: "tool_input.command", Prefix: "echo "},
-	hook.ToolCheck:  {File: "PreToolUse.Execute.json", Field: "tool_input.command"},
-	hook.SessionEnd: {File: "SessionEnd.json"},
-}
-
-func (fixture) Host() hook.Host        { return Host{} }
-func (fixture) Env() map[string]string { return map[string]string{"FACTORY_PROJECT_DIR": ""} }
+type fixture struct{ hosttest.Claude }
 
 // expand is what Factory Droid hands the prompt hook for text typed at its prompt: a loop
 // command expanded from the command file install writes (as in
@@ -54,17 +41,9 @@ func (f fixture) Prompt(s hosttest.Session, text string) []byte {
 // Said appends an assistant message line as Factory Droid writes it (see
 // testdata/droid/transcript.jsonl).
 func (f fixture) Said(s hosttest.Session, text, toolID string) {
-	blocks := []map[string]any{{"type": "text", "text": text}}
-	if toolID != "" {
-		blocks = append(blocks, map[string]any{"type": "tool_use", "id": toolID, "name": "Execute", "input": map[string]any{"command": "true"}})
-	}
 	hosttest.AppendJSONL(f.T, s.Transcript, map[string]any{"type": "message", "id": fmt.Sprintf("m-%d", time.Now().UnixNano()),
 		"timestamp": time.Now().UTC().Format(time.RFC3339Nano),
-		"message":   map[string]any{"role": "assistant", "content": blocks, "modelId": "custom:fake-model"}})
-}
-
-func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
-	return hosttest.ClaudeReply(stdout, code)
+		"message":   map[string]any{"role": "assistant", "content": hosttest.ClaudeBlocks(text, toolID, "Execute"), "modelId": "custom:fake-model"}})
 }
 
 // ReplyStderr reads a refused prompt from stderr (exit code 2), anything else as Reply does.
@@ -79,7 +58,12 @@ func (f fixture) ReplyStderr(kind hook.Kind, stdout, stderr []byte, code int) (h
 }
 
 func TestConformance(t *testing.T) {
-	hosttest.Run(t, fixture{hosttest.Payloads{T: t, Dir: "droid", Session: hosttest.ClaudeSession, Events: events}})
+	f := fixture{hosttest.NewClaude(t, Host{}, "Execute", map[string]string{"FACTORY_PROJECT_DIR": ""})}
+	// Stop has no last message: the text is in the transcript (Said).
+	f.Events[hook.Stop] = hosttest.Event{File: "Stop.first-call.json"}
+	// ToolUsed has no tool-call id: the call's input stands for it.
+	f.Events[hook.ToolUsed] = hosttest.Event{File: "PostToolUse.Execute.json", Field: "tool_input.command", Prefix: "echo "}
+	hosttest.Run(t, f)
 }
 
 // TestExpandAsCaptured checks the fixture's expansion against Factory Droid's own.

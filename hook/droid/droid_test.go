@@ -2,20 +2,16 @@ package droid
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/hosttest"
 	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
-	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // TestDecodeCaptured decodes every payload captured from Factory Droid 0.215.0.
@@ -101,18 +97,15 @@ func TestTranscriptCaptured(t *testing.T) {
 // a token or cost budget is refused at arming, saying why, and nothing is armed.
 func TestBudgetRefused(t *testing.T) {
 	for _, flag := range []string{"--max-tokens 5000", "--max-cost 1"} {
-		dir := t.TempDir()
-		store := state.NewStore(filepath.Join(dir, "state"))
-		var out, errs bytes.Buffer
-		env := hook.Env{Store: store, Now: func() time.Time { return time.Unix(2e9, 0) }, Sleep: func(time.Duration) {},
-			Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Stderr: &errs}
+		e := hosttest.NewEngine(t, Host{})
+		e.Env["HOME"] = e.Dir
 		in := hosttest.Patch(hosttest.Load(t, "../../testdata/droid/UserPromptSubmit.json"), map[string]any{
-			"prompt": expand(`/ralph-loop "Fix it" ` + flag), "cwd": dir})
-		code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
-		if code != 2 || out.Len() != 0 || !strings.Contains(errs.String(), NoUsage) {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 saying %q", flag, code, out.String(), errs.String(), NoUsage)
+			"prompt": expand(`/ralph-loop "Fix it" ` + flag), "cwd": e.Dir})
+		out, errs, code := e.Handle(in)
+		if code != 2 || len(out) != 0 || !strings.Contains(string(errs), NoUsage) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 saying %q", flag, code, out, errs, NoUsage)
 		}
-		if ids, _ := store.Sessions(); len(ids) != 0 {
+		if ids, _ := e.Store.Sessions(); len(ids) != 0 {
 			t.Errorf("%s: a loop was armed: %v", flag, ids)
 		}
 	}
@@ -122,14 +115,12 @@ func TestBudgetRefused(t *testing.T) {
 // denied, whether its input is the patch or the raw arguments Factory Droid passes on for a
 // model it offered no ApplyPatch; a patch of a project file is not.
 func TestGuardApplyPatch(t *testing.T) {
-	dir := t.TempDir()
-	store := state.NewStore(filepath.Join(dir, "state"))
-	env := hook.Env{Store: store, Now: time.Now, Sleep: func(time.Duration) {},
-		Getenv: func(k string) string { return map[string]string{"HOME": dir}[k] }, Stderr: &bytes.Buffer{}}
+	e := hosttest.NewEngine(t, Host{})
+	dir := e.Dir
+	e.Env["HOME"] = dir
 	handle := func(in []byte) (string, int) {
-		var out bytes.Buffer
-		code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
-		return out.String(), code
+		out, _, code := e.Handle(in)
+		return string(out), code
 	}
 	session := map[string]any{"session_id": "9691259d-5c72-465d-b001-78884641fe5e", "cwd": dir}
 	arm := hosttest.Patch(hosttest.Load(t, "../../testdata/droid/UserPromptSubmit.json"), session)
@@ -146,7 +137,7 @@ func TestGuardApplyPatch(t *testing.T) {
 		deny  bool
 	}{
 		{patch(hooks), true},
-		{`{"input":` + strconvQuote(patch(hooks)) + `}`, true},
+		{`{"input":` + hosttest.JSON(patch(hooks)) + `}`, true},
 		{patch(filepath.Join(dir, "main.go")), false},
 	} {
 		in := hosttest.Patch(hosttest.Load(t, "../../testdata/droid/PreToolUse.ApplyPatch.json"), session)
@@ -156,11 +147,6 @@ func TestGuardApplyPatch(t *testing.T) {
 			t.Errorf("ApplyPatch %q: exit %d, %q; want denied %v", c.input, code, out, c.deny)
 		}
 	}
-}
-
-func strconvQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // TestSteeredCancel: a /cancel-ralph typed while the agent worked (captured: Factory Droid

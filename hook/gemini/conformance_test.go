@@ -25,9 +25,6 @@ var events = map[hook.Kind]hosttest.Event{
 	hook.SessionEnd: {File: "SessionEnd.json"},
 }
 
-func (fixture) Host() hook.Host        { return Host{} }
-func (fixture) Env() map[string]string { return map[string]string{ProjectEnv: ""} }
-
 // Said appends a gemini record as Gemini CLI writes it (synthetic, in the shape of
 // chat.block-once.jsonl), with a lastUpdated line after it.
 func (f fixture) Said(s hosttest.Session, text, toolID string) {
@@ -67,7 +64,7 @@ func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, e
 }
 
 func newFixture(t testing.TB) fixture {
-	return fixture{hosttest.Payloads{T: t, Dir: "gemini", Session: hosttest.ClaudeSession, Events: events}}
+	return fixture{hosttest.Payloads{T: t, Adapter: Host{}, Environ: map[string]string{ProjectEnv: ""}, Dir: "gemini", Session: hosttest.ClaudeSession, Events: events}}
 }
 
 func TestConformance(t *testing.T) { hosttest.Run(t, newFixture(t)) }

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -18,30 +17,32 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-func TestTyped(t *testing.T) {
-	body := func(cmd string) string {
-		for _, c := range inject.TOMLCommands() {
-			if c.Name == strings.TrimPrefix(cmd, "/")+".toml" {
-				// The prompt as Gemini CLI reads it from the TOML file.
-				_, p, _ := strings.Cut(c.Content, "prompt = ")
-				p = strings.TrimSpace(p)
-				var s string
-				if err := jsonUnquote(p, &s); err != nil {
-					t.Fatal(err)
-				}
-				return s
+// commandPrompt is the prompt of the command file install writes for cmd, as Gemini CLI
+// reads it from the TOML file.
+func commandPrompt(t *testing.T, cmd string) string {
+	t.Helper()
+	for _, c := range inject.TOMLCommands() {
+		if c.Name == strings.TrimPrefix(cmd, "/")+".toml" {
+			_, p, _ := strings.Cut(c.Content, "prompt = ")
+			var s string
+			if err := json.Unmarshal([]byte(strings.TrimSpace(p)), &s); err != nil {
+				t.Fatal(err)
 			}
+			return s
 		}
-		t.Fatalf("no command file for %s", cmd)
-		return ""
 	}
-	loop, cancel := body("/ralph-loop"), body("/cancel-ralph")
+	t.Fatalf("no command file for %s", cmd)
+	return ""
+}
+
+func TestTyped(t *testing.T) {
+	loop, cancel := commandPrompt(t, "/ralph-loop"), commandPrompt(t, "/cancel-ralph")
 	for _, tc := range []struct{ prompt, want string }{
 		{loop + "\n\n/ralph-loop \"Fix the parser\" --max-iterations 3", "/ralph-loop \"Fix the parser\" --max-iterations 3"},
 		{loop + "\n\n/ralph-loop Fix it\n\nthen /ralph-loop again", "/ralph-loop Fix it\n\nthen /ralph-loop again"},
 		{loop, "/ralph-loop"},
 		{loop + "\n\n/ralph-loopy x", "/ralph-loop"},
-		{body("/ulw-loop") + "\n\n/ulw-loop Do it", "/ulw-loop Do it"},
+		{commandPrompt(t, "/ulw-loop") + "\n\n/ulw-loop Do it", "/ulw-loop Do it"},
 		{cancel, "/cancel-ralph"},
 		{"/ralph-loop typed raw in -p mode", "/ralph-loop typed raw in -p mode"},
 		{"do the task", "do the task"},
@@ -127,7 +128,7 @@ func TestScanSkipsHistoryRewrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chat.jsonl")
 	// Synthetic: a history rewrite holding an earlier answer with the marker.
 	old := geminiRecord("done <promise>DONE</promise>", "", time.Now())
-	if err := os.WriteFile(path, []byte(`{"$set":{"messages":[`+mustJSON(old)+`]}}`+"\n"+`{"$rewindTo":"x"}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{"$set":{"messages":[`+hosttest.JSON(old)+`]}}`+"\n"+`{"$rewindTo":"x"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Transcript.Scan(path, 0, transcript.Options{Token: "DONE"})
@@ -142,46 +143,29 @@ func TestScanSkipsHistoryRewrites(t *testing.T) {
 	}
 }
 
-// session drives hook.Handle for one Gemini CLI session.
+// session drives the engine for one Gemini CLI session.
 type session struct {
-	t     *testing.T
-	store *state.Store
-	env   map[string]string
-	s     hosttest.Session
-	f     fixture
-	now   time.Time
+	*hosttest.Engine
+	s hosttest.Session
+	f fixture
 }
 
 func newSession(t *testing.T) *session {
-	dir := t.TempDir()
-	return &session{t: t, store: state.NewStore(filepath.Join(dir, "state", "ralph-loop")),
-		env: map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_STATE_HOME": filepath.Join(dir, "state")},
-		s:   hosttest.Session{ID: "g1", Cwd: dir, Transcript: filepath.Join(dir, "chats", "session-x.jsonl")},
-		f:   newFixture(t), now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	e := hosttest.NewEngine(t, Host{})
+	return &session{Engine: e, s: hosttest.Session{ID: "g1", Cwd: e.Dir, Transcript: filepath.Join(e.Dir, "chats", "session-x.jsonl")}, f: newFixture(t)}
 }
 
 func (s *session) handle(in []byte) hosttest.Reply {
-	s.t.Helper()
-	var out, errs bytes.Buffer
-	s.now = s.now.Add(time.Second)
-	now := s.now
-	env := hook.Env{Store: s.store, Now: func() time.Time { return now }, Sleep: func(time.Duration) {},
-		Getenv: func(k string) string { return s.env[k] }, Stderr: &errs}
-	code := hook.Handle(context.Background(), env, Host{}, bytes.NewReader(in), &out)
-	r, err := s.f.Reply(0, out.Bytes(), code)
+	s.T.Helper()
+	out, errs, code := s.Handle(in)
+	r, err := s.f.Reply(0, out, code)
 	if err != nil {
-		s.t.Fatalf("reply %q (exit %d, stderr %s): %v", out.Bytes(), code, errs.String(), err)
+		s.T.Fatalf("reply %q (exit %d, stderr %s): %v", out, code, errs, err)
 	}
 	return r
 }
 
-func (s *session) loop() *state.Loop {
-	l, err := s.store.Peek(s.s.ID)
-	if err != nil || l == nil {
-		s.t.Fatalf("no loop: %v", err)
-	}
-	return l
-}
+func (s *session) loop() *state.Loop { return s.Loop(s.s.ID) }
 
 // turn ends a turn whose last message is text: Gemini CLI writes it to the chat, then runs
 // AfterAgent.
@@ -241,7 +225,7 @@ func TestEarlierPromiseNotAcceptedLater(t *testing.T) {
 
 func mustEvents(t *testing.T, s *session) []state.Event {
 	t.Helper()
-	ev, err := s.store.Events(s.s.ID)
+	ev, err := s.Store.Events(s.s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,32 +234,14 @@ func mustEvents(t *testing.T, s *session) []state.Event {
 
 func TestArmFromCommandFile(t *testing.T) {
 	s := newSession(t)
-	var body string
-	for _, c := range inject.TOMLCommands() {
-		if c.Name == "ralph-loop.toml" {
-			_, p, _ := strings.Cut(c.Content, "prompt = ")
-			if err := jsonUnquote(strings.TrimSpace(p), &body); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	r := s.handle(s.f.Prompt(s.s, body+"\n\n/ralph-loop \"Fix the parser\" --max-iterations 4"))
+	r := s.handle(s.f.Prompt(s.s, commandPrompt(t, "/ralph-loop")+"\n\n/ralph-loop \"Fix the parser\" --max-iterations 4"))
 	if r.Block || !strings.Contains(r.Context, "Fix the parser") || !strings.Contains(r.Context, "escaped as HTML entities") {
 		t.Fatalf("arming from the command file: %+v", r)
 	}
 	if l := s.loop(); l.MaxIterations != 4 || l.Task != "Fix the parser" {
 		t.Errorf("loop %+v", l)
 	}
-	var cancel string
-	for _, c := range inject.TOMLCommands() {
-		if c.Name == "cancel-ralph.toml" {
-			_, p, _ := strings.Cut(c.Content, "prompt = ")
-			if err := jsonUnquote(strings.TrimSpace(p), &cancel); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	r = s.handle(s.f.Prompt(s.s, cancel))
+	r = s.handle(s.f.Prompt(s.s, commandPrompt(t, "/cancel-ralph")))
 	if !r.Block || !strings.Contains(r.Reason, "cancelled at iteration 1/4") {
 		t.Errorf("/cancel-ralph from its command file: %+v", r)
 	}
@@ -354,16 +320,6 @@ func TestTrusted(t *testing.T) {
 			t.Errorf("Trusted(%s) = %v, want %v", dir, got, want)
 		}
 	}
-}
-
-func jsonUnquote(s string, v *string) error { return json.Unmarshal([]byte(s), v) }
-
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
 }
 
 func TestEncode(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/install/installtest"
 )
 
 // settingsCase is a user's settings file written by hand, in one of the layouts people use.
@@ -97,7 +98,7 @@ func testInPlace(t *testing.T, inst *install.Target, s install.Scope, c settings
 		t.Fatalf("install: %v", err)
 	}
 	installed, _ := os.ReadFile(path)
-	if !subsequence([]byte(orig), installed) {
+	if !installtest.OnlyAdded([]byte(orig), installed) {
 		t.Errorf("install changed more than it added:\n--- before\n%s\n--- after\n%s", orig, installed)
 	}
 	if c.bom && !bytes.HasPrefix(installed, []byte("\ufeff")) {
@@ -125,15 +126,4 @@ func testInPlace(t *testing.T, inst *install.Target, s install.Scope, c settings
 	if string(got) != orig {
 		t.Errorf("uninstall did not give the file back:\n--- before\n%q\n--- after\n%q", orig, got)
 	}
-}
-
-// subsequence reports whether a is b with bytes taken out only.
-func subsequence(a, b []byte) bool {
-	i := 0
-	for j := 0; j < len(b) && i < len(a); j++ {
-		if a[i] == b[j] {
-			i++
-		}
-	}
-	return i == len(a)
 }

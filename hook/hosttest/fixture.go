@@ -16,11 +16,14 @@ import (
 // its replies.
 
 // Payloads makes a Fixture's events from the payloads captured from its host, in
-// testdata/<Dir> (from the host package's directory): a host package embeds it in its
-// fixture with the events its host has, and writes only the builders it makes otherwise.
+// testdata/<Dir> (from the host package's directory), and states the host and its hook's
+// environment: a host package embeds it in its fixture with the events its host has, and
+// writes only the builders it makes otherwise, Said and Reply.
 type Payloads struct {
-	T   testing.TB
-	Dir string
+	T       testing.TB
+	Adapter hook.Host
+	Environ map[string]string // the hook's environment beyond HOME and XDG_STATE_HOME
+	Dir     string
 	// Session names the fields of a payload that say its session: its id, its directory
 	// and its transcript's path ("": the host's payloads have no such field).
 	Session [3]string
@@ -31,6 +34,46 @@ type Payloads struct {
 
 // ClaudeSession are the session fields of the hosts of Claude Code's shape.
 var ClaudeSession = [3]string{"session_id", "cwd", "transcript_path"}
+
+// Claude is the Fixture of a host of Claude Code's shape but its Said: its payloads,
+// captured under Claude Code's event names, and its replies, in Claude Code's hook output
+// (ClaudeReply).
+type Claude struct{ Payloads }
+
+// NewClaude is the Claude of host, its captures in testdata/<host name>: UserPromptSubmit.json
+// (prompt), Stop.first-call.json (last_assistant_message), PostToolUse.<tool>.json
+// (tool_use_id), PreToolUse.<tool>.json (tool_input.command) and SessionEnd.json, with tool
+// its shell tool's name. A host whose captures differ changes its Events.
+func NewClaude(t testing.TB, host hook.Host, tool string, env map[string]string) Claude {
+	return Claude{Payloads{T: t, Adapter: host, Environ: env, Dir: host.Name(), Session: ClaudeSession, Events: map[hook.Kind]Event{
+		hook.Prompt:     {File: "UserPromptSubmit.json", Field: "prompt"},
+		hook.Stop:       {File: "Stop.first-call.json", Field: "last_assistant_message"},
+		hook.ToolUsed:   {File: "PostToolUse." + tool + ".json", Field: "tool_use_id"},
+		hook.ToolCheck:  {File: "PreToolUse." + tool + ".json", Field: "tool_input.command"},
+		hook.SessionEnd: {File: "SessionEnd.json"},
+	}}}
+}
+
+// Reply reads a reply in Claude Code's hook output (ClaudeReply).
+func (Claude) Reply(_ hook.Kind, stdout []byte, code int) (Reply, error) {
+	return ClaudeReply(stdout, code)
+}
+
+// ClaudeBlocks are an assistant message's content blocks as Claude Code writes them in its
+// transcript: the text, and a call of tool running "true" when toolID is not "".
+func ClaudeBlocks(text, toolID, tool string) []map[string]any {
+	blocks := []map[string]any{{"type": "text", "text": text}}
+	if toolID != "" {
+		blocks = append(blocks, map[string]any{"type": "tool_use", "id": toolID, "name": tool, "input": map[string]any{"command": "true"}})
+	}
+	return blocks
+}
+
+// Host is the host the payloads are from.
+func (p Payloads) Host() hook.Host { return p.Adapter }
+
+// Env is the hook's environment beyond HOME and XDG_STATE_HOME.
+func (p Payloads) Env() map[string]string { return p.Environ }
 
 // An Event is the captured payload (a file in the host's testdata) a hook event is made
 // from, and the field (a dotted path, see Patch) its argument goes in, after Prefix (a
@@ -95,6 +138,28 @@ func AppendJSONL(t testing.TB, path string, lines ...any) {
 	}
 }
 
+// JSON is v encoded as JSON, for a payload a test writes by hand (a string quoted as
+// JSON quotes it).
+func JSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// WriteFile writes content to the file at path, making its directory when it is not
+// there (a settings file where the host reads it).
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // ReadReply decodes a hook's JSON stdout into out, for a host whose hooks answer with exit
 // code 0: ok is false for no reply (empty stdout) and for an error (another exit code,
 // stdout that is not JSON).
@@ -109,6 +174,33 @@ func ReadReply(stdout []byte, code int, out any) (ok bool, err error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// ReplyFrom reads a hook's JSON stdout into a T (see ReadReply) and what it means by read;
+// no reply is the zero Reply.
+func ReplyFrom[T any](stdout []byte, code int, read func(T) Reply) (Reply, error) {
+	var out T
+	if ok, err := ReadReply(stdout, code, &out); !ok {
+		return Reply{}, err
+	}
+	return read(out), nil
+}
+
+// ShimReply is a Reply of the plugin or extension install writes for a host that runs
+// ralph-loop from its own JavaScript (opencode's and Kilo's plugin, pi's extension): the
+// notice shown, the context added, a continuation that makes the agent go on, a refused
+// prompt's reason, and a tool call denied.
+func ShimReply(notice, context, continuation, refused string, deny bool) Reply {
+	r := Reply{Notice: notice, Context: context}
+	switch {
+	case continuation != "":
+		r.Block, r.Reason = true, continuation
+	case refused != "":
+		r.Block, r.Reason = true, refused
+	case deny:
+		r.Deny = true
+	}
+	return r
 }
 
 // Captured is one captured file: its path and its content.

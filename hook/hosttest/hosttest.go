@@ -2,12 +2,12 @@
 // payloads: named behaviours, the same for all hosts (a session without a loop, blocked
 // then accepted, a no-work promise rejected, the iteration limit, cancel, the guard's deny,
 // session end, a duplicate delivery, bad input), so that a host package only has to
-// translate, in a Fixture, and call Run.
+// translate, in a Fixture, and call Run. A host package's own tests of the engine run on the
+// suite's Engine, and build their payloads and replies with its helpers.
 package hosttest
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -133,7 +133,7 @@ func noLoop(t *testing.T, f Fixture) {
 			if out, code := w.handle(in); code != 0 || len(out) != 0 {
 				t.Errorf("%s without a loop: exit %d, stdout %q; want nothing", e.name, code, out)
 			}
-			if ids, _ := w.store.Sessions(); len(ids) != 0 {
+			if ids, _ := w.Store.Sessions(); len(ids) != 0 {
 				t.Errorf("state written for a session without a loop: %v", ids)
 			}
 		})
@@ -251,13 +251,13 @@ func duplicateDelivery(t *testing.T, f Fixture) {
 	w := newWorld(t, f)
 	s := w.session("s7")
 	arm := f.Prompt(s, `/ralph-loop "Fix it" --max-iterations 6`)
-	t0 := w.now.Add(time.Minute)
+	t0 := w.Now.Add(time.Minute)
 	w.handleFrom(arm, t0)
 	if out, _ := w.handleFrom(arm, t0.Add(500*time.Microsecond)); len(out) != 0 {
 		t.Errorf("the duplicate arm answered %q; want nothing", out)
 	}
 	w.expect(s, state.Active, 1, 0)
-	if l, _ := w.store.Loops(s.ID); len(l) != 1 {
+	if l, _ := w.Store.Loops(s.ID); len(l) != 1 {
 		t.Errorf("%d loops after a duplicated arm, want 1 (the first superseded by its own duplicate?)", len(l))
 	}
 	w.said(s, "Working.", "")
@@ -305,10 +305,10 @@ func boundedRead(t *testing.T, f Fixture) {
 	if path == "" {
 		t.Skipf("%s hands the iteration's text over with the stop: no transcript is read", f.Host().Name())
 	}
-	w.maxRead = 16 << 10
+	w.MaxRead = 16 << 10
 	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Fix it" --max-iterations 10 --min-tool-calls 0`))
 	w.said(s, "Working.", "")
-	w.filler(path, 3*w.maxRead)
+	w.filler(path, 3*w.MaxRead)
 	const done = "Done. <promise>DONE</promise>"
 	w.said(s, done, "")
 	r := w.reply(hook.Stop, f.Stop(s, done))
@@ -329,7 +329,7 @@ func boundedRead(t *testing.T, f Fixture) {
 			t.Fatalf("still blocked at iteration %d: the stops do not read on", i)
 		}
 	}
-	l, err := w.store.Peek(s.ID)
+	l, err := w.Store.Peek(s.ID)
 	if err != nil || l == nil || l.Status != state.PromiseAccepted || l.Iteration < 3 {
 		t.Fatalf("after reading on: %+v, %v; want the promise accepted at iteration 3 or later", l, err)
 	}
@@ -361,7 +361,7 @@ func transcriptHole(t *testing.T, f Fixture) {
 		t.Fatalf("the promise after a hole in the transcript was blocked: %q", r.Reason)
 	}
 	w.expect(s, state.PromiseAccepted, 1, 0)
-	if evs, err := w.store.Events(s.ID); err != nil || !strings.Contains(fmt.Sprint(evs), "skipped a hole of 1024.0 GiB") {
+	if evs, err := w.Store.Events(s.ID); err != nil || !strings.Contains(fmt.Sprint(evs), "skipped a hole of 1024.0 GiB") {
 		t.Errorf("the event log does not say the hole was skipped: %v %v", evs, err)
 	}
 }
@@ -369,10 +369,10 @@ func transcriptHole(t *testing.T, f Fixture) {
 // transcript is the file the host's stops read for session s: its transcript, or the said
 // log the engine keeps for it ("" when the stop hands the text over).
 func (w *world) transcript(s Session) string {
-	facts := w.f.Host().Facts(func(k string) string { return w.env[k] }, s.Cwd)
+	facts := w.f.Host().Facts(func(k string) string { return w.Env[k] }, s.Cwd)
 	switch {
 	case facts.SaidLog:
-		return w.store.SaidPath(s.ID)
+		return w.Store.SaidPath(s.ID)
 	case facts.Transcript != nil:
 		return s.Transcript
 	}
@@ -398,28 +398,20 @@ func (w *world) filler(path string, n int64) {
 	}
 }
 
-// world is one test's machine: a state directory and a home.
+// world is one test's machine, the host's Fixture on an Engine.
 type world struct {
-	t     *testing.T
-	f     Fixture
-	dir   string
-	store *state.Store
-	env   map[string]string
-	now   time.Time
-	// maxRead is the hooks' Env.MaxRead (0: the default).
-	maxRead int64
+	*Engine
+	t *testing.T
+	f Fixture
 }
 
 func newWorld(t *testing.T, f Fixture) *world {
-	dir := t.TempDir()
-	w := &world{t: t, f: f, dir: dir, store: state.NewStore(filepath.Join(dir, "state", "ralph-loop")),
-		env: map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_STATE_HOME": filepath.Join(dir, "state")},
-		now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	w := &world{Engine: NewEngine(t, f.Host()), t: t, f: f}
 	for k, v := range f.Env() {
-		w.env[k] = v
+		w.Env[k] = v
 	}
 	for _, d := range []string{"home", "project"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(w.Dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -427,7 +419,7 @@ func newWorld(t *testing.T, f Fixture) *world {
 }
 
 func (w *world) session(id string) Session {
-	return Session{ID: id, Cwd: filepath.Join(w.dir, "project"), Transcript: filepath.Join(w.dir, "transcripts", id+".jsonl")}
+	return Session{ID: id, Cwd: filepath.Join(w.Dir, "project"), Transcript: filepath.Join(w.Dir, "transcripts", id+".jsonl")}
 }
 
 // said records the agent's text (and a tool call) for the next stop: in the host's
@@ -451,44 +443,25 @@ func (w *world) handle(in []byte) ([]byte, int) {
 
 // handleErr runs one hook event and returns its stdout, its stderr and its exit code.
 func (w *world) handleErr(in []byte) ([]byte, []byte, int) {
-	var out, errs bytes.Buffer
-	w.now = w.now.Add(time.Second)
-	now := w.now
-	env := hook.Env{
-		Store:   w.store,
-		Now:     func() time.Time { return now },
-		Sleep:   func(time.Duration) {},
-		Getenv:  func(k string) string { return w.env[k] },
-		Stderr:  &errs,
-		MaxRead: w.maxRead,
+	out, errs, code := w.Handle(in)
+	if len(errs) > 0 {
+		w.t.Logf("stderr: %s", errs)
 	}
-	code := hook.Handle(context.Background(), env, w.f.Host(), bytes.NewReader(in), &out)
-	if errs.Len() > 0 {
-		w.t.Logf("stderr: %s", errs.String())
-	}
-	return out.Bytes(), errs.Bytes(), code
+	return out, errs, code
 }
 
 // handleFrom runs one hook event whose process starts at from, its clock advancing a
 // millisecond at each reading.
 func (w *world) handleFrom(in []byte, from time.Time) ([]byte, int) {
-	var out, errs bytes.Buffer
 	now := from
-	env := hook.Env{
-		Store:  w.store,
-		Now:    func() time.Time { t := now; now = now.Add(time.Millisecond); return t },
-		Sleep:  func(time.Duration) {},
-		Getenv: func(k string) string { return w.env[k] },
-		Stderr: &errs,
+	out, errs, code := w.HandleAt(in, func() time.Time { t := now; now = now.Add(time.Millisecond); return t })
+	if len(errs) > 0 {
+		w.t.Logf("stderr: %s", errs)
 	}
-	code := hook.Handle(context.Background(), env, w.f.Host(), bytes.NewReader(in), &out)
-	if errs.Len() > 0 {
-		w.t.Logf("stderr: %s", errs.String())
+	if now.After(w.Now) {
+		w.Now = now
 	}
-	if now.After(w.now) {
-		w.now = now
-	}
-	return out.Bytes(), code
+	return out, code
 }
 
 func (w *world) reply(kind hook.Kind, in []byte) Reply {
@@ -512,13 +485,10 @@ func (w *world) reply(kind hook.Kind, in []byte) Reply {
 
 func (w *world) expect(s Session, status state.Status, iteration, tools int) {
 	w.t.Helper()
-	l, err := w.store.Peek(s.ID)
-	if err != nil || l == nil {
-		w.t.Fatalf("session %s: no loop (%v)", s.ID, err)
-	}
+	l := w.Loop(s.ID)
 	got := l.ToolCalls
 	if l.Status == state.Active {
-		got += w.store.PendingToolCalls(l)
+		got += w.Store.PendingToolCalls(l)
 	}
 	if l.Status != status || l.Iteration != iteration || got != tools {
 		w.t.Errorf("loop %s at %d with %d tool calls (%s); want %s at %d with %d", l.Status, l.Iteration, got, l.EndReason, status, iteration, tools)

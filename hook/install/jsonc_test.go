@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/ralph-loop/ralph-loop/hook/install/installtest"
 )
 
 // FuzzEditInPlace: for any settings file a host with comments and a BOM reads, install's edit
@@ -56,7 +58,7 @@ func FuzzEditInPlace(f *testing.F) {
 		if !sameJSON(v2, obj) {
 			t.Fatalf("install wrote a different value:\n%q\nwant %s", installed, encodeJSON(obj))
 		}
-		if !subsequence(data, installed) {
+		if !installtest.OnlyAdded(data, installed) {
 			t.Fatalf("install changed more than it added:\n%q\n%q", data, installed)
 		}
 		obj2 := v2.(*object)
@@ -97,15 +99,4 @@ func emptyOnLines(v hujson.Value) bool {
 	}
 	walk(&v)
 	return found
-}
-
-// subsequence reports whether a is b with bytes taken out only.
-func subsequence(a, b []byte) bool {
-	i := 0
-	for j := 0; j < len(b) && i < len(a); j++ {
-		if a[i] == b[j] {
-			i++
-		}
-	}
-	return i == len(a)
 }

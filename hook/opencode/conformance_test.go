@@ -10,13 +10,10 @@ import (
 // fixture makes the plugin's events from the ones captured under opencode 1.18.33 (the
 // plugin that "ralph-loop install --host opencode" writes, in opencode serve), or under Kilo
 // 7.7.7 (host Kilo, dir testdata/kilo).
-type fixture struct {
-	hosttest.Payloads
-	host Host
-}
+type fixture struct{ hosttest.Payloads }
 
 func newFixture(t *testing.T, host Host, dir string) fixture {
-	return fixture{hosttest.Payloads{T: t, Dir: dir, Session: [3]string{"sessionID", "directory", ""}, Events: events}, host}
+	return fixture{hosttest.Payloads{T: t, Adapter: host, Dir: dir, Session: [3]string{"sessionID", "directory", ""}, Events: events}}
 }
 
 // events are the payloads the fixture makes its events from.
@@ -26,9 +23,6 @@ var events = map[hook.Kind]hosttest.Event{
 	hook.ToolCheck:  {File: "tool.execute.before.json", Field: "args.command"},
 	hook.SessionEnd: {File: "session.deleted.json"},
 }
-
-func (f fixture) Host() hook.Host      { return f.host }
-func (fixture) Env() map[string]string { return map[string]string{} }
 
 // Stop hands over the iteration's messages, as the plugin does.
 func (f fixture) Stop(s hosttest.Session, last string) []byte {
@@ -41,22 +35,14 @@ func (fixture) Said(hosttest.Session, string, string) {}
 
 // Reply reads the plugin's reply. A refused prompt is replaced by a request that the agent
 // pass the reason on, which the notice carries too.
-func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
-	var r hosttest.Reply
-	var out Output
-	if ok, err := hosttest.ReadReply(stdout, code, &out); !ok {
-		return r, err
-	}
-	r.Notice, r.Context = out.Notice, out.Append
-	switch {
-	case out.Continue != "":
-		r.Block, r.Reason = true, out.Continue
-	case out.Replace != nil:
-		r.Block, r.Reason = true, out.Notice
-	case out.Deny != "":
-		r.Deny = true
-	}
-	return r, nil
+func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
+	return hosttest.ReplyFrom(stdout, code, func(out Output) hosttest.Reply {
+		var refused string
+		if out.Replace != nil {
+			refused = out.Notice
+		}
+		return hosttest.ShimReply(out.Notice, out.Append, out.Continue, refused, out.Deny != "")
+	})
 }
 
 func TestConformance(t *testing.T) { hosttest.Run(t, newFixture(t, Host{}, "opencode")) }

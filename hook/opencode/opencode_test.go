@@ -150,7 +150,7 @@ func TestEncode(t *testing.T) {
 		{"continue", stop, hook.Reply{Block: true, Reason: "go on <&>", Notice: "iteration 2/5"}, `{"continue":"go on <&>","notice":"iteration 2/5"}` + "\n"},
 		{"allowed with a notice", stop, hook.Reply{Notice: "done"}, `{"notice":"done"}` + "\n"},
 		{"armed", prompt, hook.Reply{Context: "the contract", Notice: "armed"}, `{"append":"the contract","notice":"armed"}` + "\n"},
-		{"refused", prompt, hook.Reply{Block: true, Reason: "bad flag"}, `{"replace":` + jsonString(inject.RelayRefusal("bad flag")) + `,"notice":"bad flag"}` + "\n"},
+		{"refused", prompt, hook.Reply{Block: true, Reason: "bad flag"}, `{"replace":` + hosttest.JSON(inject.RelayRefusal("bad flag")) + `,"notice":"bad flag"}` + "\n"},
 		{"denied", tool, hook.Reply{Deny: true, DenyReason: "no"}, `{"deny":"no"}` + "\n"},
 		{"failed", stop, hook.Reply{Notice: "ralph-loop: error: x", Failed: true}, `{"error":"ralph-loop: error: x"}` + "\n"},
 		{"a deny on a stop is nothing", stop, hook.Reply{Deny: true, DenyReason: "no"}, ""},
@@ -162,11 +162,6 @@ func TestEncode(t *testing.T) {
 			t.Errorf("%s: %q, exit %d, %v; want %q", tt.name, b.String(), code, err, tt.want)
 		}
 	}
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // The plugin install writes is a JavaScript module node accepts, with every placeholder

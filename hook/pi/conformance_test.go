@@ -19,9 +19,6 @@ var events = map[hook.Kind]hosttest.Event{
 	hook.SessionEnd: {File: "session_shutdown.json"},
 }
 
-func (fixture) Host() hook.Host        { return Host{} }
-func (fixture) Env() map[string]string { return map[string]string{} }
-
 // Prompt runs a loop command as the extension's command does; other text is the user's
 // input.
 func (f fixture) Prompt(s hosttest.Session, text string) []byte {
@@ -43,24 +40,12 @@ func (fixture) Said(hosttest.Session, string, string) {}
 
 // Reply reads the extension's reply. A refused prompt (or a command's answer) is dropped
 // and shown to the user.
-func (fixture) Reply(kind hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
-	var r hosttest.Reply
-	var out Output
-	if ok, err := hosttest.ReadReply(stdout, code, &out); !ok {
-		return r, err
-	}
-	r.Notice, r.Context = out.Notice, out.Send
-	switch {
-	case out.Continue != "":
-		r.Block, r.Reason = true, out.Continue
-	case out.Refuse != "":
-		r.Block, r.Reason = true, out.Refuse
-	case out.Deny != "":
-		r.Deny = true
-	}
-	return r, nil
+func (fixture) Reply(_ hook.Kind, stdout []byte, code int) (hosttest.Reply, error) {
+	return hosttest.ReplyFrom(stdout, code, func(out Output) hosttest.Reply {
+		return hosttest.ShimReply(out.Notice, out.Send, out.Continue, out.Refuse, out.Deny != "")
+	})
 }
 
 func TestConformance(t *testing.T) {
-	hosttest.Run(t, fixture{hosttest.Payloads{T: t, Dir: "pi", Session: [3]string{"sessionID", "directory", ""}, Events: events}})
+	hosttest.Run(t, fixture{hosttest.Payloads{T: t, Adapter: Host{}, Dir: "pi", Session: [3]string{"sessionID", "directory", ""}, Events: events}})
 }

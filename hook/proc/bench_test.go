@@ -9,33 +9,28 @@ import (
 // the whole chain of ancestors when a ralph-loop command checks whether it runs below the
 // host of an active loop.
 
-func BenchmarkRead(b *testing.B) {
-	if !Supported {
-		b.Skip("no process table here")
-	}
-	for b.Loop() {
-		if _, err := Read(os.Getpid()); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkAncestors(b *testing.B) {
-	if !Supported {
-		b.Skip("no process table here")
-	}
-	for b.Loop() {
-		if _, err := Ancestors(os.Getpid()); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkRead(b *testing.B)      { benchSelf(b, Read) }
+func BenchmarkAncestors(b *testing.B) { benchSelf(b, Ancestors) }
 
 func BenchmarkHookCaller(b *testing.B) {
-	if !Supported {
-		b.Skip("no process table here")
-	}
+	needTable(b)
 	for b.Loop() {
 		_, _ = HookCaller()
+	}
+}
+
+// benchSelf measures read of this process's own pid.
+func benchSelf[T any](b *testing.B, read func(pid int) (T, error)) {
+	needTable(b)
+	for b.Loop() {
+		if _, err := read(os.Getpid()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func needTable(b *testing.B) {
+	if !Supported {
+		b.Skip("no process table here")
 	}
 }

@@ -2,7 +2,6 @@ package qwen
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -100,15 +99,6 @@ func FuzzDecode(f *testing.F) {
 func TestBlockCap(t *testing.T) {
 	dir := t.TempDir()
 	home, project, etc := filepath.Join(dir, "home"), filepath.Join(dir, "project"), filepath.Join(dir, "etc")
-	write := func(path, s string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	user, ws := filepath.Join(home, ".qwen", "settings.json"), filepath.Join(project, ".qwen", "settings.json")
 	for _, c := range []struct {
 		name, env, user, ws string
@@ -131,10 +121,10 @@ func TestBlockCap(t *testing.T) {
 	} {
 		os.RemoveAll(dir)
 		if c.user != "" {
-			write(user, c.user)
+			hosttest.WriteFile(t, user, c.user)
 		}
 		if c.ws != "" {
-			write(ws, c.ws)
+			hosttest.WriteFile(t, ws, c.ws)
 		}
 		env := map[string]string{"HOME": home, BlockCapEnv: c.env, "QWEN_CODE_SYSTEM_SETTINGS_PATH": filepath.Join(etc, "settings.json")}
 		got, from := blockCap(func(k string) string { return env[k] }, project)
@@ -143,8 +133,8 @@ func TestBlockCap(t *testing.T) {
 		}
 	}
 	// The system file wins over all.
-	write(filepath.Join(etc, "settings.json"), `{"stopHookBlockingCap": 3}`)
-	write(ws, `{"stopHookBlockingCap": 20}`)
+	hosttest.WriteFile(t, filepath.Join(etc, "settings.json"), `{"stopHookBlockingCap": 3}`)
+	hosttest.WriteFile(t, ws, `{"stopHookBlockingCap": 20}`)
 	env := map[string]string{"HOME": home, "QWEN_CODE_SYSTEM_SETTINGS_PATH": filepath.Join(etc, "settings.json")}
 	if got, _ := blockCap(func(k string) string { return env[k] }, project); got != 3 {
 		t.Errorf("system settings: cap %d, want 3", got)
@@ -196,37 +186,28 @@ func TestStopTimeout(t *testing.T) {
 
 // session drives one Qwen Code session through the engine with captured payloads.
 type session struct {
-	t     *testing.T
-	store *state.Store
-	env   map[string]string
-	now   time.Time
-	id    string
+	*hosttest.Engine
+	id string
 }
 
 func newSession(t *testing.T) *session {
-	dir := t.TempDir()
-	return &session{t: t, store: state.NewStore(filepath.Join(dir, "state")), now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), id: "qwen-s1",
-		env: map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_STATE_HOME": filepath.Join(dir, "state"),
-			"QWEN_CODE_SYSTEM_SETTINGS_PATH": filepath.Join(dir, "none.json")}}
+	e := hosttest.NewEngine(t, Host{})
+	e.Env["QWEN_CODE_SYSTEM_SETTINGS_PATH"] = filepath.Join(e.Dir, "none.json")
+	return &session{Engine: e, id: "qwen-s1"}
 }
 
 func (s *session) send(file string, fields map[string]any) (out map[string]any) {
-	s.t.Helper()
-	fields["session_id"], fields["cwd"] = s.id, s.t.TempDir()
-	in := hosttest.Patch(hosttest.Load(s.t, filepath.Join("../../testdata/qwen", file)), fields)
-	s.now = s.now.Add(time.Second)
-	now := s.now
-	var stdout, stderr bytes.Buffer
-	code := hook.Handle(context.Background(), hook.Env{Store: s.store, Now: func() time.Time { return now }, Sleep: func(time.Duration) {},
-		Getenv: func(k string) string { return s.env[k] }, Stderr: &stderr}, Host{}, bytes.NewReader(in), &stdout)
+	s.T.Helper()
+	fields["session_id"], fields["cwd"] = s.id, s.T.TempDir()
+	stdout, stderr, code := s.Handle(hosttest.Patch(hosttest.Load(s.T, filepath.Join("../../testdata/qwen", file)), fields))
 	if code != 0 {
-		s.t.Fatalf("%s: exit %d: %s", file, code, stderr.String())
+		s.T.Fatalf("%s: exit %d: %s", file, code, stderr)
 	}
-	if stdout.Len() == 0 {
+	if len(stdout) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		s.t.Fatalf("%s: %v", file, err)
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		s.T.Fatalf("%s: %v", file, err)
 	}
 	return out
 }
@@ -246,13 +227,7 @@ func (s *session) iteration(n int) map[string]any {
 	return out
 }
 
-func (s *session) loop() *state.Loop {
-	l, err := s.store.Peek(s.id)
-	if err != nil || l == nil {
-		s.t.Fatalf("no loop: %v", err)
-	}
-	return l
-}
+func (s *session) loop() *state.Loop { return s.Loop(s.id) }
 
 // Qwen Code's default cap of 8 lets 7 blocks through and counts them across tool calls and
 // the UserPromptSubmit events of the same turn: a loop of 10 iterations ends, with the
@@ -290,10 +265,10 @@ func TestLoopBeyondTheDefaultCap(t *testing.T) {
 // limit.
 func TestLoopWithTheRaisedCap(t *testing.T) {
 	s := newSession(t)
-	if err := os.MkdirAll(filepath.Join(s.env["HOME"], ".qwen"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(s.Env["HOME"], ".qwen"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(s.env["HOME"], ".qwen", "settings.json"), []byte(`{"stopHookBlockingCap": 100}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(s.Env["HOME"], ".qwen", "settings.json"), []byte(`{"stopHookBlockingCap": 100}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s.send("UserPromptSubmit.json", map[string]any{"submitted_prompt": "/ralph-loop Think hard --max-iterations 10"})
@@ -314,7 +289,7 @@ func TestLoopWithTheRaisedCap(t *testing.T) {
 // A new prompt the user submits starts Qwen Code's count again, and the engine's.
 func TestUserPromptRestartsTheCount(t *testing.T) {
 	s := newSession(t)
-	s.env[BlockCapEnv] = "3"
+	s.Env[BlockCapEnv] = "3"
 	s.send("UserPromptSubmit.json", map[string]any{"submitted_prompt": "/ralph-loop Think hard --max-iterations 10"})
 	for i := 1; i <= 2; i++ {
 		s.iteration(i)

@@ -16,13 +16,21 @@ import (
 // The scenarios below run the real Claude Code CLI with ralph-loop installed by
 // "ralph-loop install --host claude --scope project", each prompt typed as a user would.
 
-func newEnv(t *testing.T) *e2e.Env {
+// bareEnv is a fresh Env with nothing installed; t skips unless the suite can run.
+func bareEnv(t *testing.T) *e2e.Env {
 	t.Helper()
 	suite.Need(t)
 	env, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return env
+}
+
+// newEnv is a fresh Env with ralph-loop installed at project scope.
+func newEnv(t *testing.T) *e2e.Env {
+	t.Helper()
+	env := bareEnv(t)
 	if err := env.Install(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -32,17 +40,7 @@ func newEnv(t *testing.T) *e2e.Env {
 func run(t *testing.T, env *e2e.Env, s e2e.Session) *e2e.Result {
 	t.Helper()
 	res, err := env.Run(context.Background(), s)
-	if res != nil {
-		t.Cleanup(func() {
-			if t.Failed() {
-				dump(t, res)
-			}
-		})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return e2e.Dumped(t, res, err, func(r *e2e.Result) { dump(t, r) })
 }
 
 // dump logs what a failed test needs to be understood.
@@ -62,25 +60,45 @@ func dump(t *testing.T, r *e2e.Result) {
 	}
 }
 
+// prompted runs one prompt in env, against a fake serving turns.
+func prompted(t *testing.T, env *e2e.Env, prompt string, turns ...e2e.Turn) *e2e.Result {
+	t.Helper()
+	return run(t, env, e2e.Session{Script: e2e.Script{Turns: turns}, Prompts: []string{prompt}})
+}
+
+// blocks checks that the model was sent n block reasons, and returns them.
+func blocks(t *testing.T, res *e2e.Result, n int) []string {
+	t.Helper()
+	f := res.Feedback()
+	if len(f) != n {
+		t.Fatalf("%d blocks, want %d", len(f), n)
+	}
+	return f
+}
+
+// denials checks that the loop's events hold n denied calls (why, if set, says which).
+func denials(t *testing.T, l e2e.Loop, n int, why string) {
+	t.Helper()
+	denied := 0
+	for _, e := range l.Events {
+		if e.Action == "denied" {
+			denied++
+		}
+	}
+	if denied != n {
+		t.Errorf("%d denied calls in the events, want %d %s: %+v", denied, n, why, l.Events)
+	}
+}
+
 // loopOf returns the session's current loop, with its events.
 func loopOf(t *testing.T, env *e2e.Env, session string) e2e.Loop {
 	t.Helper()
-	loops, err := env.Status(context.Background(), session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) == 0 {
-		t.Fatalf("no loop in session %s", session)
-	}
-	return loops[0]
+	return e2e.LoopOf(t, env.Status, session)
 }
 
 func expectLoop(t *testing.T, l e2e.Loop, status string, iteration, toolCalls int) {
 	t.Helper()
-	if l.Status != status || l.Iteration != iteration || l.ToolCalls != toolCalls {
-		t.Errorf("loop %s at %d/%d with %d tool calls (%s); want %s at %d with %d tool calls",
-			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.EndReason, status, iteration, toolCalls)
-	}
+	e2e.ExpectLoop(t, l, "claude", status, iteration, toolCalls)
 }
 
 var contains = e2e.Contains
@@ -99,14 +117,11 @@ var writeNotes = e2e.Tool("", "Write", map[string]any{"file_path": "notes.md", "
 // 1. Work, then the promise: accepted at the first stop, never blocked.
 func TestWorkThenPromise(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, e2e.Session{
-		Script: e2e.Script{Turns: []e2e.Turn{
-			e2e.Bash("I'll create the file.", "echo hi > x.txt"),
-			writeNotes,
-			e2e.Text("Created x.txt and notes.md. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Create x.txt containing hi, and notes.md" --max-iterations 5`},
-	})
+	res := prompted(t, env, `/ralph-loop "Create x.txt containing hi, and notes.md" --max-iterations 5`,
+		e2e.Bash("I'll create the file.", "echo hi > x.txt"),
+		writeNotes,
+		e2e.Text("Created x.txt and notes.md. <promise>DONE</promise>"),
+	)
 	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 2)
 	if f := res.Feedback(); len(f) != 0 {
 		t.Errorf("blocked after the promise: %q", f)
@@ -134,19 +149,13 @@ func TestWorkThenPromise(t *testing.T) {
 // promise then end the loop.
 func TestBlockedThenPromise(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, e2e.Session{
-		Script: e2e.Script{Turns: []e2e.Turn{
-			e2e.Text("I'm done."),
-			e2e.Bash("Let me actually do it.", "echo hi > x.txt"),
-			e2e.Text("x.txt is written. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Create x.txt containing hi" --max-iterations 5`},
-	})
+	res := prompted(t, env, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`,
+		e2e.Text("I'm done."),
+		e2e.Bash("Let me actually do it.", "echo hi > x.txt"),
+		e2e.Text("x.txt is written. <promise>DONE</promise>"),
+	)
 	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 2, 1)
-	f := res.Feedback()
-	if len(f) != 1 {
-		t.Fatalf("%d blocks, want 1", len(f))
-	}
+	f := blocks(t, res, 1)
 	contains(t, "the continuation", f[0], "iteration 2/5", "<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
 	// Whether the transcript shows "I'm done." when the stop reads it depends on how fast the
 	// hook runs (see TestPromiseDetection); if not, the block says it read only that part.
@@ -229,19 +238,13 @@ func TestMaxIterations(t *testing.T) {
 // after real work, the promise is accepted.
 func TestPromiseWithoutWork(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, e2e.Session{
-		Script: e2e.Script{Turns: []e2e.Turn{
-			e2e.Text("<promise>DONE</promise>"),
-			e2e.Bash("Fine, doing the work.", "echo hi > x.txt"),
-			e2e.Text("Now it is really done. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Create x.txt containing hi"`},
-	})
+	res := prompted(t, env, `/ralph-loop "Create x.txt containing hi"`,
+		e2e.Text("<promise>DONE</promise>"),
+		e2e.Bash("Fine, doing the work.", "echo hi > x.txt"),
+		e2e.Text("Now it is really done. <promise>DONE</promise>"),
+	)
 	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 2, 1)
-	f := res.Feedback()
-	if len(f) != 1 {
-		t.Fatalf("%d blocks, want 1", len(f))
-	}
+	f := blocks(t, res, 1)
 	contains(t, "the bypass message", f[0], "you output the completion marker, but only 0 tool calls have been made", "Do the real work first")
 }
 
@@ -465,10 +468,7 @@ func TestTaskQuoting(t *testing.T) {
 	if l.Task != task {
 		t.Errorf("task %q, want %q", l.Task, task)
 	}
-	f := res.Feedback()
-	if len(f) != 1 {
-		t.Fatalf("%d blocks, want 1", len(f))
-	}
+	f := blocks(t, res, 1)
 	contains(t, "the continuation", f[0], "TASK:\n"+task)
 }
 
@@ -479,10 +479,7 @@ func TestNoLoop(t *testing.T) {
 	prompts := []string{"Create x.txt", "And now?"}
 	with := newEnv(t)
 	a := run(t, with, e2e.Session{Script: script, Prompts: prompts, StreamInput: true})
-	without, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	without := bareEnv(t)
 	b := run(t, without, e2e.Session{Script: script, Prompts: prompts, StreamInput: true})
 	if n := a.Notices(); len(n) != 0 {
 		t.Errorf("hook output shown: %q", n)
@@ -526,27 +523,16 @@ func shape(r *e2e.Result) string {
 func TestAgentCannotEscape(t *testing.T) {
 	env := newEnv(t)
 	stateDir := filepath.Join(env.State, "ralph-loop")
-	res := run(t, env, e2e.Session{
-		Script: e2e.Script{Turns: []e2e.Turn{
-			e2e.Bash("I'll just end this loop.", env.RalphLoop+" cancel --all"),
-			e2e.Bash("Then remove its state.", "rm -rf "+stateDir),
-			e2e.Text("<promise>DONE</promise>"),
-			e2e.Bash("All right, the real work.", "echo done > done.txt"),
-			e2e.Text("done.txt is written. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Write done.txt" --max-iterations 5`},
-	})
+	res := prompted(t, env, `/ralph-loop "Write done.txt" --max-iterations 5`,
+		e2e.Bash("I'll just end this loop.", env.RalphLoop+" cancel --all"),
+		e2e.Bash("Then remove its state.", "rm -rf "+stateDir),
+		e2e.Text("<promise>DONE</promise>"),
+		e2e.Bash("All right, the real work.", "echo done > done.txt"),
+		e2e.Text("done.txt is written. <promise>DONE</promise>"),
+	)
 	l := loopOf(t, env, res.SessionID)
 	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
-	denied := 0
-	for _, e := range l.Events {
-		if e.Action == "denied" {
-			denied++
-		}
-	}
-	if denied != 2 {
-		t.Errorf("%d denied calls in the events, want 2: %+v", denied, l.Events)
-	}
+	denials(t, l, 2, "")
 	f := res.Feedback()
 	if len(f) != 1 || !strings.Contains(f[0], "only 0 tool calls have been made") {
 		t.Errorf("feedback %q, want one no-work rejection", f)
@@ -578,15 +564,7 @@ func escapeAttempt(t *testing.T, env *e2e.Env, attempts ...e2e.Turn) (*e2e.Resul
 	})
 	l := loopOf(t, env, res.SessionID)
 	expectLoop(t, l, "PROMISE_ACCEPTED", 1, 1)
-	denied := 0
-	for _, e := range l.Events {
-		if e.Action == "denied" {
-			denied++
-		}
-	}
-	if denied != len(attempts) {
-		t.Errorf("%d denied calls in the events, want %d: %+v", denied, len(attempts), l.Events)
-	}
+	denials(t, l, len(attempts), "")
 	var sent strings.Builder
 	for _, r := range res.Fake.MainRequests() {
 		for _, m := range r.Messages() {
@@ -656,21 +634,15 @@ func TestAgentCannotResumeItselfWithCancel(t *testing.T) {
 // agent gets the failure output; once fixed, the promise is accepted.
 func TestChecks(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, e2e.Session{
-		Script: e2e.Script{Turns: []e2e.Turn{
-			e2e.Bash("Working on it.", "echo work > work.txt"),
-			e2e.Text("All tests pass. <promise>DONE</promise>"),
-			e2e.Bash("Let me actually fix it.", "touch fixed.txt"),
-			e2e.Text("Now they really pass. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Make the tests pass" --check 'test -f fixed.txt || { echo "FAIL: TestFixed (fixed.txt missing)"; exit 1; }' --check-hint "the test wants fixed.txt"`},
-	})
+	res := prompted(t, env, `/ralph-loop "Make the tests pass" --check 'test -f fixed.txt || { echo "FAIL: TestFixed (fixed.txt missing)"; exit 1; }' --check-hint "the test wants fixed.txt"`,
+		e2e.Bash("Working on it.", "echo work > work.txt"),
+		e2e.Text("All tests pass. <promise>DONE</promise>"),
+		e2e.Bash("Let me actually fix it.", "touch fixed.txt"),
+		e2e.Text("Now they really pass. <promise>DONE</promise>"),
+	)
 	l := loopOf(t, env, res.SessionID)
 	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 2)
-	f := res.Feedback()
-	if len(f) != 1 {
-		t.Fatalf("%d blocks, want 1", len(f))
-	}
+	f := blocks(t, res, 1)
 	contains(t, "the continuation", f[0], "check 1 of 1 failed", "exited with code 1",
 		"FAIL: TestFixed (fixed.txt missing)", "Hint: the test wants fixed.txt", "The full output is in ", "TASK:\nMake the tests pass")
 	if !hasNotice(res, "promise accepted at iteration 2/25 after 2 tool calls and 1 check passed") {
@@ -681,20 +653,14 @@ func TestChecks(t *testing.T) {
 // /ulw-loop: every continuation starts with the ultrawork instruction.
 func TestULW(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, e2e.Session{
-		Script: e2e.Script{Turns: []e2e.Turn{
-			e2e.Text("Should I go on with the port?"),
-			e2e.Text("Should I port the tests too?"),
-			e2e.Bash("Porting.", "echo ported > port.txt"),
-			e2e.Text("Ported and verified. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ulw-loop "Port the parser" --max-iterations 6`},
-	})
+	res := prompted(t, env, `/ulw-loop "Port the parser" --max-iterations 6`,
+		e2e.Text("Should I go on with the port?"),
+		e2e.Text("Should I port the tests too?"),
+		e2e.Bash("Porting.", "echo ported > port.txt"),
+		e2e.Text("Ported and verified. <promise>DONE</promise>"),
+	)
 	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 3, 1)
-	f := res.Feedback()
-	if len(f) != 2 {
-		t.Fatalf("%d blocks, want 2", len(f))
-	}
+	f := blocks(t, res, 2)
 	for _, c := range f {
 		if !strings.HasPrefix(c, "ULTRAWORK: work autonomously and thoroughly") {
 			t.Errorf("continuation does not start with the ultrawork instruction: %q", c)
@@ -710,15 +676,12 @@ func TestULW(t *testing.T) {
 // is no work: it fires no tool hook, and the promise after it is rejected until real work.
 func TestUnknownToolIsNoWork(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, e2e.Session{
-		Script: e2e.Script{Turns: []e2e.Turn{
-			e2e.Tool("Let me use my special tool.", "NoSuchTool", map[string]any{"x": 1}),
-			e2e.Text("Done. <promise>DONE</promise>"),
-			e2e.Bash("Fine, real work.", "echo hi > x.txt"),
-			e2e.Text("Now really done. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Create x.txt" --max-iterations 4`},
-	})
+	res := prompted(t, env, `/ralph-loop "Create x.txt" --max-iterations 4`,
+		e2e.Tool("Let me use my special tool.", "NoSuchTool", map[string]any{"x": 1}),
+		e2e.Text("Done. <promise>DONE</promise>"),
+		e2e.Bash("Fine, real work.", "echo hi > x.txt"),
+		e2e.Text("Now really done. <promise>DONE</promise>"),
+	)
 	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 2, 1)
 	f := res.Feedback()
 	if len(f) != 1 || !strings.Contains(f[0], "only 0 tool calls have been made") {
@@ -741,29 +704,18 @@ func TestSkillShellLineGuarded(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := run(t, env, e2e.Session{
-		Script: e2e.Script{Turns: []e2e.Turn{
-			e2e.Tool("Let me clean up first.", "Skill", map[string]any{"skill": "cleanup"}),
-			e2e.Bash("Now the work.", "echo done > done.txt"),
-			e2e.Text("done.txt is written. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Write done.txt" --max-iterations 5`},
-	})
+	res := prompted(t, env, `/ralph-loop "Write done.txt" --max-iterations 5`,
+		e2e.Tool("Let me clean up first.", "Skill", map[string]any{"skill": "cleanup"}),
+		e2e.Bash("Now the work.", "echo done > done.txt"),
+		e2e.Text("done.txt is written. <promise>DONE</promise>"),
+	)
 	l := loopOf(t, env, res.SessionID)
 	// The Skill call ran (its shell line did not), and counts like the Bash call.
 	expectLoop(t, l, "PROMISE_ACCEPTED", 1, 2)
 	if !hasNotice(res, "Not run in /cleanup") {
 		t.Errorf("Claude Code did not say the skill's shell line was not run")
 	}
-	denied := 0
-	for _, e := range l.Events {
-		if e.Action == "denied" {
-			denied++
-		}
-	}
-	if denied != 1 {
-		t.Errorf("%d denied calls in the events, want 1 (the skill's shell line): %+v", denied, l.Events)
-	}
+	denials(t, l, 1, "(the skill's shell line)")
 	if _, err := os.Stat(filepath.Join(stateDir, "sessions", res.SessionID, "loop.json")); err != nil {
 		t.Errorf("the state is gone: %v", err)
 	}

@@ -144,15 +144,12 @@ func TestCheckpoints(t *testing.T) {
 	env := newEnv(t)
 	git := gitRepo(t, env)
 	head, index := git("rev-parse", "HEAD"), git("ls-files", "--stage")
-	res := run(t, env, e2e.Session{
-		Script: e2e.Script{Turns: []e2e.Turn{
-			e2e.Bash("First line.", "echo one > a.txt"),
-			e2e.Text("One line so far."),
-			e2e.Bash("Second line.", "echo two >> a.txt"),
-			e2e.Text("Two lines. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Write two lines to a.txt" --max-iterations 5 --checkpoint`},
-	})
+	res := prompted(t, env, `/ralph-loop "Write two lines to a.txt" --max-iterations 5 --checkpoint`,
+		e2e.Bash("First line.", "echo one > a.txt"),
+		e2e.Text("One line so far."),
+		e2e.Bash("Second line.", "echo two >> a.txt"),
+		e2e.Text("Two lines. <promise>DONE</promise>"),
+	)
 	l := loopOf(t, env, res.SessionID)
 	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 2)
 	if l.Checkpoints == nil || !strings.HasPrefix(l.Checkpoints.Refs, "refs/ralph-loop/") {

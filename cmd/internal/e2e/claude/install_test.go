@@ -26,6 +26,27 @@ func copyBinary(t *testing.T, dir string) string {
 	return path
 }
 
+// teammate is a project-scope install made by a ralph-loop of its own (root/installer/bin),
+// which is then removed: the project as a teammate's machine without that binary has it.
+// It returns the Env, root and the installer's path.
+func teammate(t *testing.T) (*e2e.Env, string, string) {
+	t.Helper()
+	suite.Need(t)
+	root := t.TempDir()
+	installer := copyBinary(t, filepath.Join(root, "installer", "bin"))
+	env, err := e2e.NewEnv(root, suite.Bin, installer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Install(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "installer")); err != nil {
+		t.Fatal(err)
+	}
+	return env, root, installer
+}
+
 // Installed at user scope (one binary) and then at project scope: the project install adds
 // no second set of hooks, and a loop advances one iteration per stop. Forced, both sets are
 // in the settings and both run for every event (from two binaries); the project's committed
@@ -37,11 +58,7 @@ func TestInstallTwoScopes(t *testing.T) {
 			name = "second set forced"
 		}
 		t.Run(name, func(t *testing.T) {
-			suite.Need(t)
-			env, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-			if err != nil {
-				t.Fatal(err)
-			}
+			env := bareEnv(t)
 			ctx := context.Background()
 			other := copyBinary(t, filepath.Join(env.Root, "opt", "bin"))
 			if _, err := env.RalphLoopCmd(ctx, "install", "--host", "claude", "--scope", "user", "--binary", other); err != nil {
@@ -82,24 +99,12 @@ func TestInstallTwoScopes(t *testing.T) {
 // ralph-loop is not installed (neither the installer's path nor any ralph-loop on PATH):
 // no hook error on any event, nothing blocked, and one clear line saying how to get it.
 func TestInstallTeammateWithoutBinary(t *testing.T) {
-	suite.Need(t)
-	root := t.TempDir()
-	installer := copyBinary(t, filepath.Join(root, "installer", "bin"))
-	env, err := e2e.NewEnv(root, suite.Bin, installer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Install(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	env, root, installer := teammate(t)
 	settings, _ := os.ReadFile(filepath.Join(env.Project, ".claude", "settings.json"))
 	if strings.Contains(string(settings), installer) || strings.Contains(string(settings), root) {
 		t.Fatalf("the committed settings name this machine's paths:\n%s", settings)
 	}
-	// The teammate's machine: the installer's binary is gone, and PATH has no ralph-loop.
-	if err := os.RemoveAll(filepath.Join(root, "installer")); err != nil {
-		t.Fatal(err)
-	}
+	// The teammate's machine: PATH has no ralph-loop either.
 	res := run(t, env, e2e.Session{
 		Script: e2e.Script{Turns: []e2e.Turn{
 			e2e.Bash("I'll create the file.", "echo hi > x.txt"),

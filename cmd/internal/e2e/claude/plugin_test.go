@@ -19,11 +19,7 @@ import (
 // ralph-loop hooks of any other kind.
 func pluginEnv(t *testing.T) *e2e.Env {
 	t.Helper()
-	suite.Need(t)
-	env, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := bareEnv(t)
 	// The marketplace is the repository's committed files, copied as a clone would hold them.
 	mk := filepath.Join(env.Root, "marketplace")
 	for _, d := range []string{".claude-plugin", "plugins"} {

@@ -21,42 +21,32 @@ import (
 // where the sandbox cannot run.
 func sandboxEnv(t *testing.T) *e2e.Env {
 	t.Helper()
-	suite.Need(t)
-	skip, err := e2e.Sandbox(context.Background(), os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if skip != "" {
-		t.Skip("SKIPPED: " + skip)
-	}
-	env, err := e2e.NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e2e.NeedSandbox(t, &suite)
+	env := bareEnv(t)
 	if _, err := env.RalphLoopCmd(context.Background(), "install", "--sandbox", "--scope", "local", "--dir", env.Project); err != nil {
 		t.Fatal(err)
 	}
 	return env
 }
 
-// attack tries each write and says, one line each, whether it went through.
-const attack = `S="$XDG_STATE_HOME/ralph-loop/sessions/$CLAUDE_CODE_SESSION_ID"
+// attack tries each write and says, one line each, whether it went through (see e2e.Attack).
+var attack = e2e.Attack(`S="$XDG_STATE_HOME/ralph-loop/sessions/$CLAUDE_CODE_SESSION_ID"
 K="$HOME/.local/share/ralph-loop"
 B="$(command -v ralph-loop)"
-try() { if sh -c "$1" 2>>errors.txt; then echo "WROTE: $1"; else echo "refused: $1"; fi; }
-try "mv '$B' '$B.moved'"
-try "printf '#!/bin/sh\nexit 0\n' > '$B'"
-try "chmod -x '$B'"
-try "rm -f '$K/key'"
-try "rm -rf '$K/loops'"
-try "printf '{}' > '$S/loop.json'"
-try "rm -rf '$S'"
-try "printf '{\"disableAllHooks\": true}' > .claude/settings.local.json"
-try "printf '{\"disableAllHooks\": true}' > .claude/settings.json"
-try "printf '{\"disableAllHooks\": true}' > '$HOME/.claude/settings.json'"
-try "printf '{}\n' >> \"\$(ls '$HOME'/.claude/projects/*/$CLAUDE_CODE_SESSION_ID.jsonl)\""
-try "exec 9>>'$S/loop.lock'"
-`
+`,
+	`"mv '$B' '$B.moved'"`,
+	`"printf '#!/bin/sh\nexit 0\n' > '$B'"`,
+	`"chmod -x '$B'"`,
+	`"rm -f '$K/key'"`,
+	`"rm -rf '$K/loops'"`,
+	`"printf '{}' > '$S/loop.json'"`,
+	`"rm -rf '$S'"`,
+	`"printf '{\"disableAllHooks\": true}' > .claude/settings.local.json"`,
+	`"printf '{\"disableAllHooks\": true}' > .claude/settings.json"`,
+	`"printf '{\"disableAllHooks\": true}' > '$HOME/.claude/settings.json'"`,
+	`"printf '{}\n' >> \"\$(ls '$HOME'/.claude/projects/*/$CLAUDE_CODE_SESSION_ID.jsonl)\""`,
+	`"exec 9>>'$S/loop.lock'"`,
+)
 
 func TestSandboxKeepsTheFiles(t *testing.T) {
 	env := sandboxEnv(t)
@@ -72,17 +62,7 @@ func TestSandboxKeepsTheFiles(t *testing.T) {
 		e2e.Tool("Then outside the sandbox.", "Bash", map[string]any{"command": "touch \"$XDG_STATE_HOME/ralph-loop/x\"",
 			"description": "write the state", "dangerouslyDisableSandbox": true}),
 	})
-	log, err := os.ReadFile(filepath.Join(env.Project, "attack.log"))
-	if err != nil {
-		t.Fatalf("the agent's script did not run: %v", err)
-	}
-	if n := strings.Count(string(log), "refused: "); n != 12 || strings.Contains(string(log), "WROTE") {
-		errs, _ := os.ReadFile(filepath.Join(env.Project, "errors.txt"))
-		t.Errorf("%d of 12 writes refused:\n%s\nerrors:\n%s", n, log, errs)
-	}
-	if errs, _ := os.ReadFile(filepath.Join(env.Project, "errors.txt")); !strings.Contains(string(errs), "Read-only file system") {
-		t.Errorf("the writes did not fail at the OS level:\n%s", errs)
-	}
+	e2e.Refused(t, env.Project, 12)
 	if after, _ := os.ReadFile(local); string(after) != string(before) {
 		t.Errorf("the Write tool changed %s:\n%s", local, after)
 	}

@@ -30,23 +30,15 @@ func startTUI(t *testing.T, script e2e.Script, args ...string) (*e2e.Env, *e2e.T
 }
 
 // openTUI starts the TUI in env with more environment extra; on failure the test's log
-// gets the last screen.
+// gets the last screen (see e2e.WatchTUI).
 func openTUI(t *testing.T, env *e2e.Env, script e2e.Script, extra []string, args ...string) *e2e.TUI {
 	t.Helper()
 	tui, err := env.StartTUI(context.Background(), script, extra, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			screen, _ := tui.Screen(context.Background(), 400)
-			t.Logf("the screen at the end:\n%s", tmux.Trim(screen))
-			if out, err := env.RalphLoopCmd(context.Background(), "log"); err == nil {
-				t.Logf("ralph-loop log:\n%s", out)
-			}
-		}
-		tui.Close()
-	})
+	t.Cleanup(tui.Close)
+	e2e.WatchTUI(t, tui.Session, env)
 	return tui
 }
 
@@ -84,6 +76,16 @@ func waitLoop(t *testing.T, env *e2e.Env, what string, ok func(e2e.Loop) bool) e
 	}
 	t.Fatalf("no loop %s within 60s; last seen: %s at %d/%d (%s)", what, last.Status, last.Iteration, last.MaxIterations, last.EndReason)
 	return last
+}
+
+// busy starts the TUI on script (a model that never promises: working), types a loop of 10
+// iterations, and waits until its first stop is blocked.
+func busy(t *testing.T, script e2e.Script) (*e2e.Env, *e2e.TUI) {
+	t.Helper()
+	env, tui := startTUI(t, script)
+	submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 10`)
+	waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
+	return env, tui
 }
 
 // working is a model that never makes the promise: a tool call, then "not done", again and
@@ -130,9 +132,7 @@ func noErrors(t *testing.T, screen string) {
 // the loop as the user's cancel. A line in the transcript alone never ends a loop (anything
 // can write one): the cancel is the host's prompt event.
 func TestTUICancelWhileRunning(t *testing.T) {
-	env, tui := startTUI(t, working(20))
-	submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 10`)
-	waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
+	env, tui := busy(t, working(20))
 	submit(t, tui, "/cancel-ralph")
 	waitFor(t, tui, "Queued")
 	noErrors(t, waitFor(t, tui, "Stop says: ralph-loop: loop paused at iteration"))
@@ -170,9 +170,7 @@ func TestTUIMessageWhileRunning(t *testing.T) {
 	t.Run("between tool calls", func(t *testing.T) {
 		// The model takes long over each tool call, so the message is typed while one is
 		// under way (then Claude Code hands it over with the call's result).
-		env, tui := startTUI(t, workingSlowly(20, 4*time.Second))
-		submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 10`)
-		waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
+		env, tui := busy(t, workingSlowly(20, 4*time.Second))
 		submit(t, tui, msg)
 		l := waitLoop(t, env, "past the message", func(l e2e.Loop) bool { return l.Iteration >= 4 })
 		if !sees(tui.Fake) {
@@ -267,9 +265,7 @@ func TestTUIPastedCommand(t *testing.T) {
 // session, and the user's first prompt tells them so, with the one command that picks the
 // loop up again, which does.
 func TestTUIExitThenContinue(t *testing.T) {
-	env, tui := startTUI(t, working(20))
-	submit(t, tui, `/ralph-loop "Keep appending to log.txt" --max-iterations 10`)
-	waitFor(t, tui, "Stop says: ralph-loop: iteration 2/10")
+	env, tui := busy(t, working(20))
 	submit(t, tui, "/exit")
 	waitFor(t, tui, "[exited ")
 	l := waitLoop(t, env, "ended", func(l e2e.Loop) bool { return l.Status != "ACTIVE" })
@@ -301,23 +297,8 @@ func TestTUITeammateInstall(t *testing.T) {
 	if err := tmux.Available(); err != nil {
 		t.Skip("TUI test: tmux is not installed")
 	}
-	teammate := func(t *testing.T) (*e2e.Env, string) {
-		root := t.TempDir()
-		installer := copyBinary(t, filepath.Join(root, "installer", "bin"))
-		env, err := e2e.NewEnv(root, suite.Bin, installer)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := env.Install(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.RemoveAll(filepath.Join(root, "installer")); err != nil {
-			t.Fatal(err)
-		}
-		return env, root
-	}
 	t.Run("ralph-loop elsewhere on PATH", func(t *testing.T) {
-		env, root := teammate(t)
+		env, root, _ := teammate(t)
 		elsewhere := copyBinary(t, filepath.Join(root, "teammate", "bin"))
 		env.RalphLoop = elsewhere
 		tui := openTUI(t, env, working(5), []string{"PATH=" + filepath.Dir(elsewhere) + string(os.PathListSeparator) + os.Getenv("PATH")})
@@ -328,7 +309,7 @@ func TestTUITeammateInstall(t *testing.T) {
 		noErrors(t, screen)
 	})
 	t.Run("not installed", func(t *testing.T) {
-		env, _ := teammate(t)
+		env, _, _ := teammate(t)
 		tui := openTUI(t, env, e2e.Script{Turns: []e2e.Turn{e2e.Bash("Working.", "echo hi > x.txt"), e2e.Text("Done, x.txt is written.")}},
 			[]string{"PATH=" + os.Getenv("PATH")})
 		missing := inject.NotInstalledHere("Claude Code")

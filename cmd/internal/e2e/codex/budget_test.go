@@ -43,10 +43,7 @@ func TestBudget(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r := run(t, env, "", `/ralph-loop "Think hard" --max-iterations 5 --min-tool-calls 0 `+c.flags)
-			if r.ExitCode != 0 {
-				t.Fatalf("codex exit %d", r.ExitCode)
-			}
+			r := runOK(t, env, `/ralph-loop "Think hard" --max-iterations 5 --min-tool-calls 0 `+c.flags)
 			l := loopOf(t, env, r.SessionID)
 			expectLoop(t, l, c.status, c.iteration, 0)
 			if !strings.Contains(l.EndReason, c.reason) {
@@ -70,10 +67,7 @@ func TestBudget(t *testing.T) {
 
 func TestBudgetUnknownModelRefused(t *testing.T) {
 	env := newEnv(t, Script{WhenDone: Text("Still thinking."), Usage: &perTurn})
-	r := run(t, env, "", `/ralph-loop "Think hard" --max-iterations 5 --min-tool-calls 0 --max-cost 5`)
-	if r.ExitCode != 0 {
-		t.Fatalf("codex exit %d", r.ExitCode)
-	}
+	runOK(t, env, `/ralph-loop "Think hard" --max-iterations 5 --min-tool-calls 0 --max-cost 5`)
 	loops, err := env.Status(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)

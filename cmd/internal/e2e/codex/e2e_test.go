@@ -9,23 +9,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
 // The scenarios below run the real Codex CLI ("codex exec", no trust bypass) with ralph-loop
 // installed by "ralph-loop install --host codex", each prompt typed as a user would.
 
+// newEnv is a fresh Env, its fake serving script, with ralph-loop's hooks installed.
 func newEnv(t *testing.T, script Script) *Env {
 	t.Helper()
-	suite.Need(t)
-	fake, err := NewFake(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fake.Close() })
-	env, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop, fake)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := bareEnv(t, t.TempDir(), suite.RalphLoop, script)
 	if out, err := env.InstallHooks(context.Background()); err != nil {
 		t.Fatal(err)
 	} else {
@@ -37,17 +31,7 @@ func newEnv(t *testing.T, script Script) *Env {
 func run(t *testing.T, env *Env, session, prompt string) *Result {
 	t.Helper()
 	res, err := env.Exec(context.Background(), session, prompt)
-	if res != nil {
-		t.Cleanup(func() {
-			if t.Failed() {
-				dump(t, env, res)
-			}
-		})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return e2e.Dumped(t, res, err, func(r *Result) { dump(t, env, r) })
 }
 
 // dump logs what a failed test needs to be understood.
@@ -66,16 +50,46 @@ func dump(t *testing.T, env *Env, r *Result) {
 	}
 }
 
-func loopOf(t *testing.T, env *Env, session string) Loop {
+// bareEnv is a fresh Env under root, its fake serving script, running ralphLoop, with
+// nothing installed; t skips unless the suite can run.
+func bareEnv(t *testing.T, root, ralphLoop string, script Script) *Env {
 	t.Helper()
-	loops, err := env.Status(context.Background(), session)
+	suite.Need(t)
+	fake, err := NewFake(script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(loops) == 0 {
-		t.Fatalf("no loop in session %s", session)
+	t.Cleanup(func() { fake.Close() })
+	env, err := NewEnv(root, suite.Bin, ralphLoop, fake)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return loops[0]
+	return env
+}
+
+// runOK runs prompt in a new session; t fails unless codex exits 0.
+func runOK(t *testing.T, env *Env, prompt string) *Result {
+	t.Helper()
+	r := run(t, env, "", prompt)
+	if r.ExitCode != 0 {
+		t.Fatalf("codex exit %d", r.ExitCode)
+	}
+	return r
+}
+
+// requests checks that the model had n requests, and returns them.
+func requests(t *testing.T, env *Env, n int) []Request {
+	t.Helper()
+	reqs := env.Fake.Requests()
+	if len(reqs) != n {
+		t.Fatalf("%d model requests, want %d", len(reqs), n)
+	}
+	return reqs
+}
+
+func loopOf(t *testing.T, env *Env, session string) Loop {
+	t.Helper()
+	return e2e.LoopOf(t, env.Status, session)
 }
 
 func expectLoop(t *testing.T, l Loop, status string, iteration, toolCalls int) {
@@ -106,15 +120,9 @@ func TestBlockedThenAccepted(t *testing.T) {
 		Shell("echo done > x.txt"),
 		Text("x.txt is written.\n<promise>R&D</promise>"),
 	}})
-	r := run(t, env, "", `$ralph-loop "Write x.txt <with> & care" --completion-promise "R&D" --max-iterations 5`)
-	if r.ExitCode != 0 {
-		t.Fatalf("codex exit %d", r.ExitCode)
-	}
+	r := runOK(t, env, `$ralph-loop "Write x.txt <with> & care" --completion-promise "R&D" --max-iterations 5`)
 	expectLoop(t, loopOf(t, env, r.SessionID), "PROMISE_ACCEPTED", 2, 1)
-	reqs := env.Fake.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("%d model requests, want 3", len(reqs))
-	}
+	reqs := requests(t, env, 3)
 	var contract bool
 	for _, it := range reqs[0].Input() {
 		if it.Role == "developer" && strings.Contains(it.Text, "ralph-loop: a loop is now active") && strings.Contains(it.Text, "<promise>R&D</promise>") &&
@@ -142,15 +150,9 @@ func TestBlockedThenAccepted(t *testing.T) {
 // stop blocks (Claude Code stops at 8), so the loop itself ends it, exactly at its limit.
 func TestIterationLimitNoHostCap(t *testing.T) {
 	env := newEnv(t, Script{WhenDone: Text("Still thinking.")})
-	r := run(t, env, "", `/ralph-loop "Think hard" --max-iterations 10 --min-tool-calls 0 --max-stalls 0`)
-	if r.ExitCode != 0 {
-		t.Fatalf("codex exit %d", r.ExitCode)
-	}
+	r := runOK(t, env, `/ralph-loop "Think hard" --max-iterations 10 --min-tool-calls 0 --max-stalls 0`)
 	expectLoop(t, loopOf(t, env, r.SessionID), "MAX_ITERATIONS_REACHED", 10, 0)
-	reqs := env.Fake.Requests()
-	if len(reqs) != 10 {
-		t.Errorf("%d model requests, want exactly 10", len(reqs))
-	}
+	reqs := requests(t, env, 10)
 	if c := continuation(reqs[9]); !strings.Contains(c, "iteration 10/10") {
 		t.Errorf("the last request is not iteration 10/10: %q", reqs[9].Last().Text)
 	}
@@ -164,15 +166,9 @@ func TestZeroToolPromiseRejected(t *testing.T) {
 		Shell("echo ok > y.txt"),
 		Text("Now it is really done.\n<promise>DONE</promise>"),
 	}})
-	r := run(t, env, "", `/ralph-loop "Write y.txt" --max-iterations 4`)
-	if r.ExitCode != 0 {
-		t.Fatalf("codex exit %d", r.ExitCode)
-	}
+	r := runOK(t, env, `/ralph-loop "Write y.txt" --max-iterations 4`)
 	expectLoop(t, loopOf(t, env, r.SessionID), "PROMISE_ACCEPTED", 2, 1)
-	reqs := env.Fake.Requests()
-	if len(reqs) != 3 {
-		t.Fatalf("%d model requests, want 3", len(reqs))
-	}
+	reqs := requests(t, env, 3)
 	if c := continuation(reqs[1]); !strings.Contains(c, "only 0 tool calls have been made") {
 		t.Errorf("the no-work promise was not rejected as such: %q", c)
 	}
@@ -209,17 +205,11 @@ func TestCancel(t *testing.T) {
 // TestNoLoopUntouched: a session without a loop runs as if ralph-loop were not there.
 func TestNoLoopUntouched(t *testing.T) {
 	env := newEnv(t, Script{Turns: []Turn{Shell("echo hi > z.txt"), Text("Hello. <promise>DONE</promise>")}})
-	r := run(t, env, "", "Say hello")
-	if r.ExitCode != 0 {
-		t.Fatalf("codex exit %d", r.ExitCode)
-	}
+	r := runOK(t, env, "Say hello")
 	if loops, err := env.Status(context.Background(), ""); err != nil || len(loops) != 0 {
 		t.Errorf("loops %v %v; want none", loops, err)
 	}
-	reqs := env.Fake.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d model requests, want 2", len(reqs))
-	}
+	reqs := requests(t, env, 2)
 	// The skills install wrote are listed to the model ($ralph-loop is how the TUI arms a
 	// loop); nothing else of ralph-loop's may reach it.
 	for _, q := range reqs {
@@ -278,16 +268,7 @@ func TestUntrustedHooksDoNotRun(t *testing.T) {
 // run the ralph-loop on PATH): with the project trusted, as Codex asks at its first start
 // there, and the hooks trusted by install, a loop runs.
 func TestProjectScope(t *testing.T) {
-	suite.Need(t)
-	fake, err := NewFake(Script{Turns: []Turn{Text("Starting."), Shell("echo p > p.txt"), Text("Done.\n<promise>DONE</promise>")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fake.Close() })
-	env, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop, fake)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := bareEnv(t, t.TempDir(), suite.RalphLoop, Script{Turns: []Turn{Text("Starting."), Shell("echo p > p.txt"), Text("Done.\n<promise>DONE</promise>")}})
 	env.Path = filepath.Dir(suite.RalphLoop)
 	out, err := env.RalphLoopCmd(context.Background(), "install", "--host", "codex", "--scope", "project", "--dir", env.Project)
 	if err != nil {
@@ -313,16 +294,7 @@ func TestProjectScope(t *testing.T) {
 // TestUninstall takes out exactly what install added: the hooks file and the skills it
 // created, and its trust entries, leaving config.toml as it was.
 func TestUninstall(t *testing.T) {
-	suite.Need(t)
-	fake, err := NewFake(Script{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fake.Close() })
-	env, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop, fake)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := bareEnv(t, t.TempDir(), suite.RalphLoop, Script{})
 	config := filepath.Join(env.CodexHome, "config.toml")
 	before, _ := os.ReadFile(config)
 	if _, err := env.InstallHooks(context.Background()); err != nil {
@@ -372,10 +344,7 @@ func TestGuardApplyPatch(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(env.Project, "notes.txt")); !os.IsNotExist(err) {
 		t.Errorf("a denied patch was applied in part: %v", err)
 	}
-	reqs := env.Fake.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("%d model requests, want 4", len(reqs))
-	}
+	reqs := requests(t, env, 4)
 	for i, q := range reqs[1:3] {
 		if l := q.Last(); !strings.Contains(l.Text, "ralph-loop: ") || !strings.Contains(l.Text, "only the user can end the loop") {
 			t.Errorf("request %d: the denial is not what the agent read: %s %.300q", i+2, l.Type, l.Text)

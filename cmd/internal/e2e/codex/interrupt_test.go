@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
 // TestSessionEnd: the end of codex exec (here after the model's API failed mid-loop, which
@@ -13,12 +15,20 @@ import (
 func TestSessionEnd(t *testing.T) {
 	env := newEnv(t, Script{Turns: []Turn{Text("Working on it."), {Status: 400}}})
 	r := run(t, env, "", `$ralph-loop "Make x.txt" --max-iterations 5`)
+	endedThenResumed(t, env, r, "SESSION_ENDED", "the session ended (other)")
+}
+
+// endedThenResumed checks that the loop of r's session ended with status at iteration 2,
+// for the reason why, and that $ralph-loop --resume in the session picks it up there and,
+// after work, accepts the promise.
+func endedThenResumed(t *testing.T, env *Env, r *Result, status, why string) {
+	t.Helper()
 	if r.SessionID == "" {
 		t.Fatal("no session id")
 	}
 	l := loopOf(t, env, r.SessionID)
-	expectLoop(t, l, "SESSION_ENDED", 2, 0)
-	if l.EndReason != "the session ended (other)" {
+	expectLoop(t, l, status, 2, 0)
+	if l.EndReason != why {
 		t.Errorf("end reason %q", l.EndReason)
 	}
 	env.Fake.Script(Script{Turns: []Turn{Shell("echo hi > x.txt"), Text("Made x.txt. <promise>DONE</promise>")}})
@@ -34,26 +44,9 @@ func TestInterrupt(t *testing.T) {
 	r, err := env.ExecInterrupt(context.Background(), "", `$ralph-loop "Make x.txt" --max-iterations 5`, func() bool {
 		return len(env.Fake.Requests()) >= 2
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			dump(t, env, r)
-		}
-	})
-	if r.SessionID == "" {
-		t.Fatal("no session id")
-	}
-	l := loopOf(t, env, r.SessionID)
-	expectLoop(t, l, "CANCELLED", 2, 0)
-	if l.EndReason != "the user interrupted the turn (Esc or Ctrl-C in Codex)" {
-		t.Errorf("end reason %q", l.EndReason)
-	}
+	r = e2e.Dumped(t, r, err, func(r *Result) { dump(t, env, r) })
 	if n := len(env.Fake.Requests()); n != 2 {
 		t.Errorf("%d model requests, want 2 (the interrupted one the last)", n)
 	}
-	env.Fake.Script(Script{Turns: []Turn{Shell("echo hi > x.txt"), Text("Made x.txt. <promise>DONE</promise>")}})
-	run(t, env, r.SessionID, `$ralph-loop --resume`)
-	expectLoop(t, loopOf(t, env, r.SessionID), "PROMISE_ACCEPTED", 2, 1)
+	endedThenResumed(t, env, r, "CANCELLED", "the user interrupted the turn (Esc or Ctrl-C in Codex)")
 }

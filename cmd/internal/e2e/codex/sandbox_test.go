@@ -21,14 +21,7 @@ import (
 // run is a copy there (in /tmp, which workspace-write lets the agent write, it would not be
 // kept).
 func TestSandboxKeepsTheFiles(t *testing.T) {
-	suite.Need(t)
-	skip, err := e2e.Sandbox(context.Background(), os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if skip != "" {
-		t.Skip("SKIPPED: " + skip)
-	}
+	e2e.NeedSandbox(t, &suite)
 	cache, err := e2e.CacheDir()
 	if err != nil {
 		t.Fatal(err)
@@ -49,20 +42,12 @@ func TestSandboxKeepsTheFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake, err := NewFake(Script{Turns: []Turn{
+	env := bareEnv(t, root, bin, Script{Turns: []Turn{
 		Shell("sh attack.sh > attack.log 2>&1"),
 		Text("Not done yet."),
 		Text("Still not done."),
 		{Status: 400},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { fake.Close() })
-	env, err := NewEnv(root, suite.Bin, bin, fake)
-	if err != nil {
-		t.Fatal(err)
-	}
 	config := filepath.Join(env.CodexHome, "config.toml")
 	c, err := os.ReadFile(config)
 	if err == nil {
@@ -74,32 +59,25 @@ func TestSandboxKeepsTheFiles(t *testing.T) {
 	if _, err := env.InstallHooks(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	attack := `S="$XDG_STATE_HOME/ralph-loop/sessions/$CODEX_SESSION_ID"
+	attack := e2e.Attack(`S="$XDG_STATE_HOME/ralph-loop/sessions/$CODEX_SESSION_ID"
 K="$HOME/.local/share/ralph-loop"
-B='` + bin + `'
-try() { if sh -c "$1" 2>>errors.txt; then echo "WROTE: $1"; else echo "refused: $1"; fi; }
-try "mv '$B' '$B.moved'"
-try "printf '#!/bin/sh\nexit 0\n' > '$B'"
-try "rm -f '$K/key'"
-try "printf '{}' > '$S/loop.json'"
-try "rm -rf '$S'"
-try "printf '{}' > '$CODEX_HOME/hooks.json'"
-try "printf 'x' >> '$CODEX_HOME/config.toml'"
-try "printf '{}\n' >> \"\$(ls '$CODEX_HOME'/sessions/*/*/*/*$CODEX_SESSION_ID.jsonl)\""
-try "exec 9>>'$S/loop.lock'"
-`
+B='`+bin+`'
+`,
+		`"mv '$B' '$B.moved'"`,
+		`"printf '#!/bin/sh\nexit 0\n' > '$B'"`,
+		`"rm -f '$K/key'"`,
+		`"printf '{}' > '$S/loop.json'"`,
+		`"rm -rf '$S'"`,
+		`"printf '{}' > '$CODEX_HOME/hooks.json'"`,
+		`"printf 'x' >> '$CODEX_HOME/config.toml'"`,
+		`"printf '{}\n' >> \"\$(ls '$CODEX_HOME'/sessions/*/*/*/*$CODEX_SESSION_ID.jsonl)\""`,
+		`"exec 9>>'$S/loop.lock'"`,
+	)
 	if err := os.WriteFile(filepath.Join(env.Project, "attack.sh"), []byte(attack), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := run(t, env, "", `$ralph-loop "Write done.txt" --max-iterations 10`)
-	log, err := os.ReadFile(filepath.Join(env.Project, "attack.log"))
-	if err != nil {
-		t.Fatalf("the agent's script did not run: %v", err)
-	}
-	errs, _ := os.ReadFile(filepath.Join(env.Project, "errors.txt"))
-	if n := strings.Count(string(log), "refused: "); n != 9 || strings.Contains(string(log), "WROTE") || !strings.Contains(string(errs), "Read-only file system") {
-		t.Errorf("%d of 9 writes refused:\n%s\nerrors:\n%s", n, log, errs)
-	}
+	e2e.Refused(t, env.Project, 9)
 	// The stops after the attack were blocked; codex exec then ended the session (the fake's
 	// 400), and Codex's SessionEnd ended the loop there, resumable.
 	l := loopOf(t, env, r.SessionID)

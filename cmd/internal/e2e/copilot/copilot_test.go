@@ -3,7 +3,6 @@ package copilot
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,102 +12,29 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
-// newEnv is a fresh world with ralph-loop installed by its own installer at scope.
-func newEnv(t *testing.T, scope string) *Env {
-	t.Helper()
-	return e2e.Installed(t, &suite, NewEnv, scope)
-}
-
-func run(t *testing.T, e *Env, r Run) *Result {
-	t.Helper()
-	res, err := e.Run(context.Background(), r)
-	if err != nil {
-		t.Fatalf("copilot: %v\nstderr: %s", err, res.Stderr)
-	}
-	t.Logf("copilot exit %d: %s\nstdout: %s\nstderr: %s", res.Code, res.Timeline(), res.Stdout, res.Stderr)
-	return res
-}
-
-func onlyLoop(t *testing.T, e *Env) Loop {
-	t.Helper()
-	return e2e.OnlyLoop(t, e)
-}
-
-func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {
-	t.Helper()
-	e2e.ExpectLoop(t, l, "copilot", status, iteration, tools)
-}
-
-var contains = e2e.Contains
-
 // continuations are the user messages the agent got after a block.
 func continuations(f *Fake) []string { return f.Continuations() }
 
 // 1. "I'm done" without the promise is blocked and the task comes back; work and the
-// promise then end the loop. The contract reached the model with the prompt.
+// promise then end the loop (see e2e.ChatSuite). The contract reached the model with the
+// prompt; the user saw the loop armed and accepted; Copilot CLI overrode no block.
 func TestBlockedThenPromise(t *testing.T) {
-	e := newEnv(t, "user")
-	res := run(t, e, Run{
-		Script: Script{Turns: []Turn{
-			Text("I'm done."),
-			Shell("Let me actually do it.", "echo hi > x.txt"),
-			Text("x.txt is written. <promise>DONE</promise>"),
-		}},
-		Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 5`,
-	})
-	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	e, res := headless.BlockedThenPromise(t)
 	noOverride(t, e)
 	decisions(t, e)
-	c := continuations(res.Fake)
-	if len(c) != 1 {
-		t.Fatalf("%d continuations, want 1", len(c))
-	}
-	contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
-		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
 	first := res.Fake.MainRequests()[0].Messages
 	contains(t, "the first request's prompt", first[len(first)-1].Text, `/ralph-loop "Create x.txt containing hi"`,
 		"<system_reminder>", "ralph-loop: a loop is now active", "<promise>DONE</promise>")
-	if b, err := os.ReadFile(filepath.Join(e.Project, "x.txt")); err != nil || string(b) != "hi\n" {
-		t.Errorf("x.txt = %q, %v", b, err)
-	}
 	contains(t, "what the user saw", res.Stderr, "ralph-loop: loop armed: up to 5 iterations",
 		"ralph-loop: promise accepted at iteration 2/5 after 1 tool call")
-	if n := len(res.Fake.MainRequests()); n != 3 {
-		t.Errorf("%d agent requests, want 3", n)
-	}
 }
 
 // 2. The promise in the first answer, with no tool call: rejected; after real work the
 // promise is accepted. The agent's attempt to cancel its own loop from the shell is denied
-// by the preToolUse guard (and is no work).
+// by the preToolUse guard (and is no work); see e2e.ChatSuite.
 func TestPromiseWithoutWork(t *testing.T) {
-	e := newEnv(t, "user")
-	res := run(t, e, Run{
-		Script: Script{Turns: []Turn{
-			Text("<promise>DONE</promise>"),
-			Shell("Let me end this loop.", "ralph-loop cancel --all"),
-			Shell("Fine, doing the work.", "echo hi > x.txt"),
-			Text("Now it is really done. <promise>DONE</promise>"),
-		}},
-		Prompt: `/ralph-loop "Create x.txt containing hi"`,
-	})
-	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
-	c := continuations(res.Fake)
-	if len(c) != 1 {
-		t.Fatalf("%d continuations, want 1", len(c))
-	}
-	contains(t, "the continuation", c[0], "only 0 tool calls have been made")
+	e, _, _ := headless.PromiseWithoutWork(t, "echo hi > x.txt")
 	logEvents(t, e)
-	var denied string
-	for _, m := range res.Fake.MainRequests()[2].Messages {
-		if m.Role == "tool" {
-			denied = m.Text
-		}
-	}
-	contains(t, "the denied call's result", denied, "ralph-loop")
-	if b, err := os.ReadFile(filepath.Join(e.Project, "x.txt")); err != nil || string(b) != "hi\n" {
-		t.Errorf("x.txt = %q, %v", b, err)
-	}
 }
 
 // 3. A loop allowed more iterations than Copilot CLI's cap of 8 consecutive stop blocks
@@ -117,24 +43,14 @@ func TestPromiseWithoutWork(t *testing.T) {
 // why in status and to the user; Copilot CLI never overrides a block silently.
 func TestCutByTheHostCap(t *testing.T) {
 	e := newEnv(t, "user")
-	var turns []Turn
-	for i := 1; i <= 12; i++ {
-		turns = append(turns, Shell("", fmt.Sprintf("echo %d >> progress.txt", i)), Text(fmt.Sprintf("Iteration %d: still working.", i)))
-	}
-	res := run(t, e, Run{
-		Script: Script{Turns: turns, WhenDone: Text("Out of script.")},
-		Prompt: `/ralph-loop "Count to twelve in progress.txt" --max-iterations 12`,
-	})
-	l := onlyLoop(t, e)
-	expectLoop(t, l, "CUT_BY_HOST", 9, 9)
+	res := headless.Count(t, e, 12)
+	l := headless.ExpectLoop(t, e, "CUT_BY_HOST", 9, 9)
 	decisions(t, e)
 	contains(t, "the end reason", l.EndReason, "GitHub Copilot CLI ends a turn after 8 stop blocks in a row and this cannot be raised")
 	if n := len(continuations(res.Fake)); n != 8 {
 		t.Errorf("%d continuations, want 8", n)
 	}
-	if n := len(res.Fake.MainRequests()); n != 18 {
-		t.Errorf("%d agent requests, want 18", n)
-	}
+	e2e.Requests(t, res.Fake, 18)
 	contains(t, "what the user saw", oneLine(res.Stderr),
 		"so the loop can run at most 9 iterations",
 		"ralph-loop: loop ended at iteration 9/12: GitHub Copilot CLI ends a turn after 8 stop blocks in a row and this cannot be raised")
@@ -159,42 +75,21 @@ func TestCancel(t *testing.T) {
 		Prompt: `/ralph-loop "Keep going" --max-iterations 5`,
 		KillAt: 2,
 	})
-	l := onlyLoop(t, e)
-	expectLoop(t, l, "ACTIVE", 2, 0)
+	l := headless.ExpectLoop(t, e, "ACTIVE", 2, 0)
 	res := run(t, e, Run{Prompt: "/cancel-ralph", Args: []string{"--resume=" + l.SessionID}})
-	expectLoop(t, onlyLoop(t, e), "CANCELLED", 2, 0)
+	headless.ExpectLoop(t, e, "CANCELLED", 2, 0)
 	if n := len(res.Fake.MainRequests()); n != 0 {
 		t.Errorf("the cancel reached the model: %d requests", n)
 	}
 	contains(t, "what the user saw", oneLine(res.Stderr), "cancelled at iteration 2/5")
 }
 
-// 5. A session without a loop is left alone: nothing blocked, nothing added to the prompt,
-// nothing said, no state.
+// 5. A session without a loop is left alone (see e2e.ChatSuite): nothing blocked, nothing
+// added to the prompt, nothing said, no state.
 func TestNoLoopUntouched(t *testing.T) {
-	e := newEnv(t, "user")
-	res := run(t, e, Run{
-		Script: Script{Turns: []Turn{Shell("", "echo hi > x.txt"), Text("Done: x.txt. <promise>DONE</promise>")}},
-		Prompt: "Create x.txt containing hi",
-	})
-	if res.Code != 0 || !strings.Contains(res.Stdout, "Done: x.txt. <promise>DONE</promise>") {
-		t.Errorf("exit %d, stdout %q", res.Code, res.Stdout)
-	}
+	res := headless.NoLoopUntouched(t, "<system_reminder>", "ralph-loop")
 	if strings.Contains(res.Stderr, "ralph-loop") {
 		t.Errorf("ralph-loop spoke: %s", res.Stderr)
-	}
-	if n := len(res.Fake.MainRequests()); n != 2 {
-		t.Errorf("%d agent requests, want 2", n)
-	}
-	for _, r := range res.Fake.MainRequests() {
-		for _, m := range r.Messages {
-			if m.Role == "user" && (strings.Contains(m.Text, "<system_reminder>") || strings.Contains(m.Text, "ralph-loop")) {
-				t.Errorf("a hook added to a request: %q", m.Text)
-			}
-		}
-	}
-	if loops, err := e.Status(context.Background()); err != nil || len(loops) != 0 {
-		t.Errorf("status: %v %+v; want no loops", err, loops)
 	}
 }
 
@@ -264,7 +159,7 @@ func TestProjectScope(t *testing.T) {
 	}
 	os.Remove(filepath.Join(e.Project, "x.txt"))
 	res = run(t, e, Run{Script: script(), Prompt: prompt, Env: path})
-	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	headless.ExpectLoop(t, e, "PROMISE_ACCEPTED", 2, 1)
 	if n := len(continuations(res.Fake)); n != 1 {
 		t.Errorf("%d continuations, want 1", n)
 	}
@@ -275,7 +170,7 @@ func TestProjectScope(t *testing.T) {
 		t.Errorf("without ralph-loop: %d agent requests, want 1 (nothing blocked)", n)
 	}
 	contains(t, "what the user saw without ralph-loop", oneLine(res.Stderr), "! ralph-loop: GitHub Copilot CLI's ralph-loop hooks", "not on this machine's PATH")
-	if l := onlyLoop(t, e); l.Status != "PROMISE_ACCEPTED" {
+	if l := e2e.OnlyLoop(t, e); l.Status != "PROMISE_ACCEPTED" {
 		t.Errorf("without ralph-loop the old loop became %s", l.Status)
 	}
 }
@@ -302,7 +197,7 @@ func decisions(t *testing.T, e *Env) string {
 // then, and the loop with it).
 func TestGuardApplyPatch(t *testing.T) {
 	e := newEnv(t, "user")
-	planted := filepath.Join(e.State, "ralph-loop", "sessions", "planted", "loop.json")
+	planted := e2e.Planted(e.State)
 	patch := "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: " + planted + "\n+{}\n*** End Patch\n"
 	res := run(t, e, Run{
 		Script: Script{Turns: []Turn{
@@ -312,7 +207,7 @@ func TestGuardApplyPatch(t *testing.T) {
 		Prompt: `/ralph-loop "Keep the notes" --max-iterations 5`,
 		Env:    []string{"COPILOT_MODEL=gpt-5.5"},
 	})
-	expectLoop(t, onlyLoop(t, e), "SESSION_ENDED", 3, 0)
+	headless.ExpectLoop(t, e, "SESSION_ENDED", 3, 0)
 	if _, err := os.Stat(planted); !os.IsNotExist(err) {
 		t.Errorf("the patch reached the state directory: %v", err)
 	}

@@ -18,50 +18,23 @@ import (
 // it, with ralph-loop installed by "ralph-loop install --host copilot" (user scope).
 
 // tui is Copilot CLI's TUI in tmux against a fake model.
-type tui struct {
-	*e2e.Typist
-	fake *Fake
-	env  *Env
-}
+type tui struct{ *e2e.Typed }
 
 // ready is what the TUI's status line shows while it waits for input.
 const ready = "? help"
 
 // startTUI starts "copilot --allow-all-tools ARGS" in tmux in e's project, against a fake
 // serving script, as a returning user who trusts the folder, and waits until it takes
-// input. On failure the test's log gets the last screen and ralph-loop's log.
+// input (see e2e.StartTUI).
 func startTUI(t *testing.T, e *Env, script Script, args ...string) *tui {
 	t.Helper()
-	if err := tmux.Available(); err != nil {
-		t.Skip("TUI test: tmux is not installed")
-	}
 	cfg, _ := json.Marshal(map[string]any{"firstLaunchAt": "2026-01-01T00:00:00.000Z", "appTipShown": true, "trustedFolders": []string{e.Project}})
 	if err := os.WriteFile(filepath.Join(e.UserDir(), "config.json"), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fake, err := StartFake(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	argv := append([]string{e.Copilot, "--allow-all-tools", "--no-auto-update"}, args...)
-	s, err := tmux.Start(context.Background(), tmux.Options{Dir: e.Project, Env: e.environ(fake.URL, []string{"TERM=xterm-256color"}),
-		Width: 160, Height: 60, Scratch: t.TempDir()}, argv...)
-	if err != nil {
-		fake.Close()
-		t.Fatal(err)
-	}
-	u := &tui{Typist: &e2e.Typist{Session: s, Box: inputBox}, fake: fake, env: e}
-	t.Cleanup(func() {
-		if t.Failed() {
-			screen, _ := u.Screen(context.Background(), 400)
-			t.Logf("the screen at the end:\n%s", tmux.Trim(screen))
-			if out, err := e.RalphLoopCmd(context.Background(), "log"); err == nil {
-				t.Logf("ralph-loop log:\n%s", out)
-			}
-		}
-		u.Kill()
-		u.fake.Close()
-	})
+	fake := e2e.ServeChat(t, script)
+	u := &tui{typing.Start(t, e, fake, tmux.Options{Dir: e.Project, Env: e.environ(fake.URL, []string{"TERM=xterm-256color"}), Width: 160, Height: 60},
+		append([]string{e.Copilot, "--allow-all-tools", "--no-auto-update"}, args...)...)}
 	u.Await(t, ready)
 	return u
 }
@@ -84,59 +57,22 @@ func inputBox(screen string) string {
 	return ""
 }
 
-// working is a model that never makes the promise: a slow shell command, then "not done",
-// again and again, so that the user can type while a command runs.
-func working(n int) Script {
-	var turns []Turn
-	for i := 0; i < n; i++ {
-		turns = append(turns, Shell("Working.", "sleep 2; echo step >> log.txt"), Text("Not done yet."))
-	}
-	return Script{Turns: turns, WhenDone: Text("Still not done."), MaxMain: 2*n + 10}
-}
-
 // 1. /ralph-loop typed in the TUI (a skill of Copilot CLI's, which install writes) arms the
-// loop; "I'm done" is blocked and the task comes back; work and the promise end the loop.
+// loop; "I'm done" is blocked and the task comes back; work and the promise end the loop
+// (see e2e.Typed).
 func TestTUIBlockedThenAccepted(t *testing.T) {
-	e := newEnv(t, "user")
-	u := startTUI(t, e, Script{Turns: []Turn{
-		Text("I'm done."),
-		Shell("Let me actually do it.", "echo hi > x.txt"),
-		Text("x.txt is written. <promise>DONE</promise>"),
-	}})
-	u.Submit(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
-	screen := u.Await(t, "ralph-loop: promise accepted at iteration 2/5 after 1 tool call")
-	e2e.NoScreenErrors(t, screen)
-	contains(t, "the screen", tmux.Flat(screen), "ralph-loop: iteration 2/5. Your stop was blocked")
-	l := e2e.WaitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
-	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
-	if l.Task != "Create x.txt containing hi" || l.MaxIterations != 5 {
-		t.Errorf("armed with task %q and %d iterations", l.Task, l.MaxIterations)
-	}
-	if n := len(continuations(u.fake)); n != 1 {
-		t.Errorf("%d continuations, want 1", n)
-	}
+	startTUI(t, newEnv(t, "user"), e2e.Done(Shell)).BlockedThenAccepted(t,
+		"ralph-loop: iteration 2/5. Your stop was blocked", "ralph-loop: promise accepted at iteration 2/5 after 1 tool call")
 }
 
 // 2. A whole long /ralph-loop command pasted: the loop is armed with the task as pasted.
 func TestTUIPastedCommand(t *testing.T) {
-	task := strings.Repeat("Make every parser test pass and document each fix. ", 20)[:1009]
-	e := newEnv(t, "user")
-	u := startTUI(t, e, Script{Turns: []Turn{
+	u := startTUI(t, newEnv(t, "user"), Script{Turns: []Turn{
 		Shell("Working.", "echo hi > x.txt"),
 		Text("Done. <promise>DONE</promise>"),
 	}})
-	ctx := context.Background()
-	if err := u.Paste(ctx, `/ralph-loop "`+task+`" --max-iterations 5`); err != nil {
-		t.Fatal(err)
-	}
-	u.Enter(t, "")
-	screen := u.Await(t, "ralph-loop: promise accepted at iteration 1/5")
-	e2e.NoScreenErrors(t, screen)
-	l := e2e.WaitLoop(t, e, "accepted", func(l Loop) bool { return l.Status != "ACTIVE" })
-	if l.Task != task || l.MaxIterations != 5 || l.Status != "PROMISE_ACCEPTED" {
-		t.Errorf("loop %s with %d iterations and a task of %d bytes ending %q; want 5 and the 1,009 bytes pasted",
-			l.Status, l.MaxIterations, len(l.Task), l.Task[max(len(l.Task)-40, 0):])
-	}
+	u.Pasted(t, "")
+	u.Await(t, "ralph-loop: promise accepted at iteration 1/5")
 }
 
 // 3. /cancel-ralph typed while a command runs: Copilot CLI hands it to the agent within the
@@ -147,19 +83,17 @@ func TestTUIPastedCommand(t *testing.T) {
 // ends the loop without calling the model.
 func TestTUICancelWhileWorking(t *testing.T) {
 	e := newEnv(t, "user")
-	u := startTUI(t, e, working(20))
-	u.Submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
-	u.Await(t, "ralph-loop: iteration 2/8")
-	u.Await(t, "sleep 2; echo step")
+	u := startTUI(t, e, typing.Working(20))
+	u.Busy(t, 8)
 	u.Submit(t, "/cancel-ralph")
 	screen := u.Await(t, "type /cancel-ralph now to end the loop")
 	e2e.NoScreenErrors(t, screen)
-	blocks := len(continuations(u.fake))
+	blocks := len(continuations(u.Fake))
 	l := e2e.WaitLoop(t, e, "paused", func(l Loop) bool {
 		return l.Status == "ACTIVE" && len(l.Events) > 0 && l.Events[len(l.Events)-1].Action == "yielded"
 	})
 	u.settle(t)
-	requests := len(u.fake.MainRequests())
+	requests := len(u.Fake.MainRequests())
 	u.Submit(t, "/cancel-ralph")
 	screen = u.Await(t, fmt.Sprintf("ralph loop cancelled at iteration %d/8", l.Iteration))
 	e2e.NoScreenErrors(t, screen)
@@ -168,10 +102,10 @@ func TestTUICancelWhileWorking(t *testing.T) {
 		t.Errorf("loop %s at %d/8 (%s); want CANCELLED at %d, where it paused", c.Status, c.Iteration, c.EndReason, l.Iteration)
 	}
 	time.Sleep(2 * time.Second)
-	if n := len(continuations(u.fake)) - blocks; n != 0 {
+	if n := len(continuations(u.Fake)) - blocks; n != 0 {
 		t.Errorf("%d continuations after the stop let through for the cancel, want none", n)
 	}
-	if n := len(u.fake.MainRequests()) - requests; n != 0 {
+	if n := len(u.Fake.MainRequests()) - requests; n != 0 {
 		t.Errorf("%d agent requests for the cancel typed at the prompt, want none", n)
 	}
 }
@@ -206,7 +140,7 @@ func (u *tui) settle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m := len(u.fake.MainRequests()); m != n || !tmux.Contains(screen, ready) {
+		if m := len(u.Fake.MainRequests()); m != n || !tmux.Contains(screen, ready) {
 			n, since = m, time.Now()
 		} else if time.Since(since) > 2*time.Second {
 			return
@@ -221,17 +155,15 @@ func (u *tui) settle(t *testing.T) {
 func TestTUIMessageWhileWorking(t *testing.T) {
 	const msg = "What does parse() return?"
 	e := newEnv(t, "user")
-	u := startTUI(t, e, working(20))
-	u.Submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 6`)
-	u.Await(t, "ralph-loop: iteration 2/6")
-	u.Await(t, "sleep 2; echo step")
+	u := startTUI(t, e, typing.Working(20))
+	u.Busy(t, 6)
 	u.Submit(t, msg)
 	l := e2e.WaitLoop(t, e, "past the message", func(l Loop) bool { return l.Iteration >= 4 || l.Status != "ACTIVE" })
 	if l.Status != "ACTIVE" && l.Iteration < 4 {
 		t.Errorf("loop %s at %d (%s); want it going on past the message", l.Status, l.Iteration, l.EndReason)
 	}
 	seen := false
-	for _, r := range u.fake.MainRequests() {
+	for _, r := range u.Fake.MainRequests() {
 		for _, m := range r.Messages {
 			seen = seen || m.Role == "user" && strings.Contains(m.Text, msg)
 		}
@@ -241,35 +173,15 @@ func TestTUIMessageWhileWorking(t *testing.T) {
 	}
 }
 
-// 5. Esc Esc, then /exit, while the loop runs ends it with the session; "copilot --continue" resumes the
-// session, the user's first prompt tells them so with the command that picks the loop up
-// again, and that command, typed, does.
+// 5. Esc Esc, then /exit, while the loop runs ends it with the session; "copilot
+// --continue" resumes the session, the user's first prompt tells them so with the command
+// that picks the loop up again, and that command, typed, does (see e2e.Typed). /exit typed
+// while the agent works waits for the turn, which the loop keeps going: the user interrupts
+// it first (Esc twice), then exits.
 func TestTUIExitThenContinue(t *testing.T) {
 	e := newEnv(t, "user")
-	u := startTUI(t, e, working(20))
-	u.Submit(t, `/ralph-loop "Keep appending to log.txt" --max-iterations 8`)
-	u.Await(t, "ralph-loop: iteration 2/8")
-	// /exit typed while the agent works waits for the turn, which the loop keeps going:
-	// the user interrupts it first (Esc twice), then exits.
-	u.interrupt(t)
-	u.Submit(t, "/exit")
-	u.Await(t, "[exited ")
-	l := e2e.WaitLoop(t, e, "ended", func(l Loop) bool { return l.Status != "ACTIVE" })
-	if l.Status != "SESSION_ENDED" {
-		t.Fatalf("loop %s (%s), want SESSION_ENDED", l.Status, l.EndReason)
-	}
-	u.Kill()
-	again := startTUI(t, e, Script{Turns: []Turn{Text("We were appending to log.txt."), Shell("Going on.", "echo step >> log.txt"),
-		Text("Done. <promise>DONE</promise>")}}, "--continue")
-	again.Submit(t, "Where were we?")
-	screen := again.Await(t, fmt.Sprintf("this session's loop ended with the session at iteration %d/8", l.Iteration))
-	contains(t, "the screen", tmux.Flat(screen), "/ralph-loop --resume")
-	e2e.NoScreenErrors(t, screen)
-	again.Await(t, ready)
-	again.Submit(t, "/ralph-loop --resume")
-	again.Await(t, fmt.Sprintf("ralph-loop: loop resumed at iteration %d/8", l.Iteration))
-	r := e2e.WaitLoop(t, e, "accepted", func(r Loop) bool { return r.Status != "ACTIVE" && r.Status != "SESSION_ENDED" })
-	if r.Status != "PROMISE_ACCEPTED" || r.Task != l.Task {
-		t.Errorf("resumed loop %s with task %q; want PROMISE_ACCEPTED, %q", r.Status, r.Task, l.Task)
-	}
+	u := startTUI(t, e, typing.Working(20))
+	u.ExitThenContinue(t, func() { u.interrupt(t) }, func(script Script) *e2e.Typed {
+		return startTUI(t, e, script, "--continue").Typed
+	}, ready, true)
 }

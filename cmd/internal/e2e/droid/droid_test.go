@@ -45,80 +45,25 @@ func tail(s string, n int) string {
 	return s
 }
 
-func onlyLoop(t *testing.T, e *Env) Loop {
-	t.Helper()
-	return e2e.OnlyLoop(t, e)
-}
-
-func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {
-	t.Helper()
-	e2e.ExpectLoop(t, l, "droid", status, iteration, tools)
-}
-
 var contains = e2e.Contains
 
 // 1. "I'm done" without the promise is blocked and the task comes back as the next user
-// message; work and the promise then end the loop. The command file's expansion armed the
-// loop, and the contract reached the model with it.
+// message; work and the promise then end the loop (see e2e.ChatSuite). The command file's
+// expansion armed the loop, and the contract reached the model with it.
 func TestBlockedThenPromise(t *testing.T) {
-	e := newEnv(t, "user")
-	res := run(t, e, Run{RPC: true,
-		Script: Script{Turns: []Turn{
-			Text("I'm done."),
-			Execute("Let me actually do it.", "echo hi > x.txt"),
-			Text("x.txt is written. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Create x.txt containing hi" --max-iterations 5`},
-	})
-	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
-	c := res.Fake.Continuations()
-	if len(c) != 1 {
-		t.Fatalf("%d continuations, want 1", len(c))
-	}
-	contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
-		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
+	_, res := headless.BlockedThenPromise(t)
 	var first strings.Builder
 	for _, m := range res.Fake.MainRequests()[0].Messages {
 		first.WriteString(m.Text + "\n")
 	}
 	contains(t, "the first request", first.String(), "[ralph-loop command /ralph-loop]", "ralph-loop: a loop is now active",
 		"Create x.txt containing hi")
-	if b, err := os.ReadFile(filepath.Join(e.Project, "x.txt")); err != nil || string(b) != "hi\n" {
-		t.Errorf("x.txt = %q, %v", b, err)
-	}
-	if n := len(res.Fake.MainRequests()); n != 3 {
-		t.Errorf("%d agent requests, want 3", n)
-	}
 }
 
 // 2. The promise in the first answer, with no tool call: rejected; the agent's attempt to
 // cancel its own loop from the shell is denied (and is no work); after real work the
-// promise is accepted.
-func TestPromiseWithoutWork(t *testing.T) {
-	e := newEnv(t, "user")
-	res := run(t, e, Run{RPC: true,
-		Script: Script{Turns: []Turn{
-			Text("<promise>DONE</promise>"),
-			Execute("Let me end this loop.", "ralph-loop cancel --all"),
-			Execute("Fine, doing the work.", "echo hi > x.txt"),
-			Text("Now it is really done. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Create x.txt containing hi"`},
-	})
-	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
-	c := res.Fake.Continuations()
-	if len(c) != 1 {
-		t.Fatalf("%d continuations, want 1", len(c))
-	}
-	contains(t, "the continuation", c[0], "only 0 tool calls have been made")
-	var denied string
-	for _, m := range res.Fake.MainRequests()[2].Messages {
-		if m.Role == "tool" {
-			denied = m.Text
-		}
-	}
-	contains(t, "the denied call's result", denied, "ralph-loop")
-}
+// promise is accepted (see e2e.ChatSuite).
+func TestPromiseWithoutWork(t *testing.T) { headless.PromiseWithoutWork(t, "echo hi > x.txt") }
 
 // 3. Never a promise: the loop runs exactly its --max-iterations, past the 8 blocks in a row
 // other hosts allow (Factory Droid has no cap of its own).
@@ -128,13 +73,11 @@ func TestMaxIterations(t *testing.T) {
 		Script:  Script{WhenDone: Text("Thinking, turn {n}.")},
 		Prompts: []string{`/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0 --max-stalls 0`},
 	})
-	expectLoop(t, onlyLoop(t, e), "MAX_ITERATIONS_REACHED", 10, 0)
+	headless.ExpectLoop(t, e, "MAX_ITERATIONS_REACHED", 10, 0)
 	if n := len(res.Fake.Continuations()); n != 9 {
 		t.Errorf("%d continuations, want 9", n)
 	}
-	if n := len(res.Fake.MainRequests()); n != 10 {
-		t.Errorf("%d agent requests, want 10", n)
-	}
+	e2e.Requests(t, res.Fake, 10)
 }
 
 // 4. /cancel-ralph ends an active loop. A session's loop is left active the way a dead
@@ -150,12 +93,12 @@ func TestCancel(t *testing.T) {
 	if !res.Killed || res.SessionID == "" {
 		t.Fatalf("the run ended on its own (exit %d), session %q", res.Code, res.SessionID)
 	}
-	expectLoop(t, onlyLoop(t, e), "ACTIVE", 2, 0)
+	headless.ExpectLoop(t, e, "ACTIVE", 2, 0)
 	res = run(t, e, Run{RPC: true, Session: res.SessionID,
 		Script:  Script{Turns: []Turn{Text("This must not be asked.")}},
 		Prompts: []string{"/cancel-ralph"},
 	})
-	expectLoop(t, onlyLoop(t, e), "CANCELLED", 2, 0)
+	headless.ExpectLoop(t, e, "CANCELLED", 2, 0)
 	if n := len(res.Fake.MainRequests()); n != 0 {
 		t.Errorf("%d model requests after /cancel-ralph, want none (the hook answers it); messages:\n%s", n, res.Messages())
 	}
@@ -177,7 +120,7 @@ func TestCancelWhileWorking(t *testing.T) {
 		During:     "/cancel-ralph",
 		DuringWhen: func(f *Fake) bool { return len(f.MainRequests()) >= 1 },
 	})
-	expectLoop(t, onlyLoop(t, e), "CANCELLED", 1, 1)
+	headless.ExpectLoop(t, e, "CANCELLED", 1, 1)
 	if n := len(res.Fake.MainRequests()); n != 2 {
 		t.Errorf("%d agent requests, want 2 (the tool call, the answer after it)", n)
 	}
@@ -192,7 +135,7 @@ func TestAPIErrorEndsTheLoop(t *testing.T) {
 		Script:  Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1},
 		Prompts: []string{`/ralph-loop "Keep going" --max-iterations 5`},
 	})
-	expectLoop(t, onlyLoop(t, e), "NO_PROGRESS", 2, 0)
+	headless.ExpectLoop(t, e, "NO_PROGRESS", 2, 0)
 	if n := len(res.Fake.MainRequests()); n > 3 {
 		t.Errorf("%d agent requests, want at most 3", n)
 	}
@@ -269,7 +212,7 @@ func TestGuardFileTools(t *testing.T) {
 		}},
 		Prompts: []string{`/ralph-loop "Create x.txt containing hi" --max-iterations 3`},
 	})
-	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 1, 1)
+	headless.ExpectLoop(t, e, "PROMISE_ACCEPTED", 1, 1)
 	if after, _ := os.ReadFile(hooks); string(after) != string(before) {
 		t.Errorf("the hooks file changed:\n%s", after)
 	}
@@ -289,23 +232,8 @@ func TestGuardFileTools(t *testing.T) {
 }
 
 // 9. Installed at project scope (.factory/hooks.json and .factory/commands, committed): the
-// hooks run the ralph-loop found on PATH, and Factory Droid loads the project's hooks.
+// hooks run the ralph-loop found on PATH, and Factory Droid loads the project's hooks (see
+// e2e.ChatSuite).
 func TestProjectScope(t *testing.T) {
-	e := newEnv(t, "project")
-	if _, err := os.Stat(filepath.Join(e.Project, ".factory", "commands", "ralph-loop.md")); err != nil {
-		t.Fatalf("no project command file: %v", err)
-	}
-	res := run(t, e, Run{RPC: true,
-		Script: Script{Turns: []Turn{
-			Text("I'm done."),
-			Execute("", "echo hi > x.txt"),
-			Text("x.txt is written. <promise>DONE</promise>"),
-		}},
-		Prompts: []string{`/ralph-loop "Create x.txt containing hi" --max-iterations 3`},
-		Env:     []string{"PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + os.Getenv("PATH")},
-	})
-	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
-	if n := len(res.Fake.Continuations()); n != 1 {
-		t.Errorf("%d continuations, want 1", n)
-	}
+	headless.ProjectScope(t, filepath.Join(".factory", "commands", "ralph-loop.md"))
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
 // The scenarios below run the real Gemini CLI headless (gemini -p PROMPT --yolo) with
@@ -27,17 +29,7 @@ func newEnv(t *testing.T) *Env {
 func run(t *testing.T, env *Env, r Run) *Result {
 	t.Helper()
 	res, err := env.Run(context.Background(), r)
-	if res != nil {
-		t.Cleanup(func() {
-			if t.Failed() {
-				dump(t, env, res)
-			}
-		})
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return e2e.Dumped(t, res, err, func(r *Result) { dump(t, env, r) })
 }
 
 // dump logs what a failed test needs to be understood.
@@ -60,24 +52,30 @@ func cut(s string, n int) string {
 	return s
 }
 
+// prompted runs one prompt in env, against a fake serving script, and returns the run and
+// its session's loop.
+func prompted(t *testing.T, env *Env, prompt string, script Script) (*Result, Loop) {
+	t.Helper()
+	res := run(t, env, Run{Prompt: prompt, Script: script})
+	return res, loopOf(t, env, res.SessionID)
+}
+
+// requests checks that the model had n requests.
+func requests(t *testing.T, res *Result, n int) {
+	t.Helper()
+	if got := len(res.Fake.MainRequests()); got != n {
+		t.Errorf("%d model requests, want %d", got, n)
+	}
+}
+
 func loopOf(t *testing.T, env *Env, session string) Loop {
 	t.Helper()
-	loops, err := env.Status(context.Background(), session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) == 0 {
-		t.Fatalf("no loop in session %s", session)
-	}
-	return loops[0]
+	return e2e.LoopOf(t, env.Status, session)
 }
 
 func expectLoop(t *testing.T, l Loop, status string, iteration, toolCalls int) {
 	t.Helper()
-	if l.Status != status || l.Iteration != iteration || l.ToolCalls != toolCalls {
-		t.Errorf("loop %s at %d/%d with %d tool calls (%s); want %s at %d with %d tool calls",
-			l.Status, l.Iteration, l.MaxIterations, l.ToolCalls, l.EndReason, status, iteration, toolCalls)
-	}
+	e2e.ExpectLoop(t, l, "gemini", status, iteration, toolCalls)
 }
 
 // 1. Blocked without the promise, then accepted after work. /ralph-loop is typed as the
@@ -127,15 +125,10 @@ func TestBlockedThenAccepted(t *testing.T) {
 // limit, then the loop ends there.
 func TestIterationLimit(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Run{
-		Prompt: `/ralph-loop "Think it over" --max-iterations 12 --max-stalls 0`,
-		Script: Script{After: &Turn{Text: "Pass {n}: I looked at part {n} of the problem and noted what I found there."}},
-	})
-	l := loopOf(t, env, res.SessionID)
+	res, l := prompted(t, env, `/ralph-loop "Think it over" --max-iterations 12 --max-stalls 0`,
+		Script{After: &Turn{Text: "Pass {n}: I looked at part {n} of the problem and noted what I found there."}})
 	expectLoop(t, l, "MAX_ITERATIONS_REACHED", 12, 0)
-	if n := len(res.Fake.MainRequests()); n != 12 {
-		t.Errorf("%d model requests, want exactly 12", n)
-	}
+	requests(t, res, 12)
 	if res.ExitCode != 0 {
 		t.Errorf("gemini exit %d", res.ExitCode)
 	}
@@ -144,15 +137,11 @@ func TestIterationLimit(t *testing.T) {
 // 3. A promise with no tool call is rejected; after real work it is accepted.
 func TestZeroToolPromiseRejected(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Run{
-		Prompt: `/ralph-loop "Write y.txt" --max-iterations 5`,
-		Script: Script{Turns: []Turn{
-			Say("Done already.\n<promise>DONE</promise>"),
-			Shell("Writing it for real.", "echo ok > y.txt"),
-			Say("y.txt written.\n<promise>DONE</promise>"),
-		}},
-	})
-	l := loopOf(t, env, res.SessionID)
+	res, l := prompted(t, env, `/ralph-loop "Write y.txt" --max-iterations 5`, Script{Turns: []Turn{
+		Say("Done already.\n<promise>DONE</promise>"),
+		Shell("Writing it for real.", "echo ok > y.txt"),
+		Say("y.txt written.\n<promise>DONE</promise>"),
+	}})
 	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 1)
 	reqs := res.Fake.MainRequests()
 	if len(reqs) < 2 || !strings.Contains(reqs[1].LastUser(), "only 0 tool calls") {
@@ -165,20 +154,14 @@ func TestZeroToolPromiseRejected(t *testing.T) {
 // not.
 func TestEarlierPromiseNotAcceptedLater(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Run{
-		Prompt: `/ralph-loop "Fix a.txt" --max-iterations 6`,
-		Script: Script{Turns: []Turn{
-			Say("Fixed.\n<promise>DONE</promise>"),             // no work: rejected
-			Shell("Actually fixing it.", "echo fixed > a.txt"), // work, no promise
-			Say("I still need to check the result."),           // must be blocked
-			Say("Checked.\n<promise>DONE</promise>"),
-		}},
-	})
-	l := loopOf(t, env, res.SessionID)
+	res, l := prompted(t, env, `/ralph-loop "Fix a.txt" --max-iterations 6`, Script{Turns: []Turn{
+		Say("Fixed.\n<promise>DONE</promise>"),             // no work: rejected
+		Shell("Actually fixing it.", "echo fixed > a.txt"), // work, no promise
+		Say("I still need to check the result."),           // must be blocked
+		Say("Checked.\n<promise>DONE</promise>"),
+	}})
 	expectLoop(t, l, "PROMISE_ACCEPTED", 3, 1)
-	if n := len(res.Fake.MainRequests()); n != 4 {
-		t.Errorf("%d model requests, want 4", n)
-	}
+	requests(t, res, 4)
 }
 
 // 6. A session without a loop is untouched: nothing blocked, no state.
@@ -191,9 +174,7 @@ func TestNoLoop(t *testing.T) {
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "Hello.") {
 		t.Errorf("exit %d, stdout %q", res.ExitCode, res.Stdout)
 	}
-	if n := len(res.Fake.MainRequests()); n != 2 {
-		t.Errorf("%d model requests, want 2", n)
-	}
+	requests(t, res, 2)
 	if loops, err := env.Status(context.Background(), res.SessionID); err != nil || len(loops) != 0 {
 		t.Errorf("loops %v, error %v; want none", loops, err)
 	}
@@ -207,11 +188,7 @@ func TestNoLoop(t *testing.T) {
 // stop instead of spinning until the CLI overflows its stack.
 func TestLoopDetectorEndsTheLoop(t *testing.T) {
 	env := newEnv(t)
-	res := run(t, env, Run{
-		Prompt: `/ralph-loop "Keep going" --max-iterations 60 --max-stalls 0`,
-		Script: Script{After: &Turn{Text: "Still working."}, Same: true},
-	})
-	l := loopOf(t, env, res.SessionID)
+	res, l := prompted(t, env, `/ralph-loop "Keep going" --max-iterations 60 --max-stalls 0`, Script{After: &Turn{Text: "Still working."}, Same: true})
 	if l.Status != "NO_PROGRESS" || l.Iteration >= 60 {
 		t.Errorf("loop %s at %d/%d (%s); want NO_PROGRESS before the limit", l.Status, l.Iteration, l.MaxIterations, l.EndReason)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/tmux"
 )
 
@@ -21,35 +22,17 @@ type tmuxTUI struct {
 }
 
 // startTmuxTUI starts "gemini --yolo" in tmux in e's project, against a fake serving
-// script, and waits until it takes input. On failure the test's log gets the last screen and
-// ralph-loop's log.
+// script, and waits until it takes input (see e2e.StartTUI).
 func startTmuxTUI(t *testing.T, e *Env, script Script) *tmuxTUI {
 	t.Helper()
-	if err := tmux.Available(); err != nil {
-		t.Skip("TUI test: tmux is not installed")
-	}
 	fake, err := StartFake(script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := tmux.Start(context.Background(), tmux.Options{Dir: e.Project, Env: append(e.environ(fake.URL), "TERM=xterm-256color"),
-		Width: 160, Height: 60, Scratch: t.TempDir()}, e.Gemini, "--yolo", "-m", Model)
-	if err != nil {
-		fake.Close()
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { fake.Close() })
+	s := e2e.StartTUI(t, e, tmux.Options{Dir: e.Project, Env: append(e.environ(fake.URL), "TERM=xterm-256color"), Width: 160, Height: 60},
+		e.Gemini, "--yolo", "-m", Model)
 	u := &tmuxTUI{Session: s, fake: fake}
-	t.Cleanup(func() {
-		if t.Failed() {
-			screen, _ := u.Screen(context.Background(), 400)
-			t.Logf("the screen at the end:\n%s", tmux.Trim(screen))
-			if out, err := e.RalphLoopCmd(context.Background(), "log"); err == nil {
-				t.Logf("ralph-loop log:\n%s", out)
-			}
-		}
-		u.Kill()
-		u.fake.Close()
-	})
 	u.waitFor(t, "Type your message")
 	return u
 }
@@ -108,12 +91,10 @@ func inputBox(screen string) string {
 	return ""
 }
 
-// Blocked then accepted in the TUI: the loop goes on after the first stop and ends with
-// the promise. Gemini CLI's TUI follows the first block of a prompt with "This request
-// failed. Press F12 for diagnostics…" (no reply avoids it: see gemini.Words.BlockLabel), so
-// the first block's notice, shown just above that line, says it is the loop going on.
-func TestTUIBlockedThenAccepted(t *testing.T) {
-	env := newEnv(t)
+// blockedThenAccepted types a loop into the TUI that is blocked once, then accepted after
+// work (x.txt written), after 3 model requests; it returns the screen then, flattened.
+func blockedThenAccepted(t *testing.T, env *Env) string {
+	t.Helper()
 	u := startTmuxTUI(t, env, Script{Turns: []Turn{
 		Say("Let me think about the file first."),
 		Shell("Creating it now.", "echo hi > x.txt"),
@@ -121,12 +102,20 @@ func TestTUIBlockedThenAccepted(t *testing.T) {
 	}})
 	u.submit(t, `/ralph-loop "Create x.txt holding hi" --max-iterations 5`)
 	screen := tmux.Flat(u.waitFor(t, "promise accepted at iteration 2/5"))
-	if b, err := os.ReadFile(filepath.Join(env.Project, "x.txt")); err != nil || string(b) != "hi\n" {
-		t.Errorf("x.txt: %q %v", b, err)
-	}
+	e2e.ReadFile(t, filepath.Join(env.Project, "x.txt"), "hi\n")
 	if n := len(u.fake.MainRequests()); n != 3 {
 		t.Errorf("%d model requests, want 3", n)
 	}
+	return screen
+}
+
+// Blocked then accepted in the TUI: the loop goes on after the first stop and ends with
+// the promise. Gemini CLI's TUI follows the first block of a prompt with "This request
+// failed. Press F12 for diagnostics…" (no reply avoids it: see gemini.Words.BlockLabel), so
+// the first block's notice, shown just above that line, says it is the loop going on.
+func TestTUIBlockedThenAccepted(t *testing.T) {
+	env := newEnv(t)
+	screen := blockedThenAccepted(t, env)
 	note := `ralph-loop: iteration 2/5: no promise yet, continuing (Gemini CLI shows the task sent back to the agent as "This request failed": that is the loop going on, not an error)`
 	failed := strings.Index(screen, "This request failed. Press F12")
 	switch {
@@ -157,13 +146,7 @@ func TestTUIBlockedWithFullErrorVerbosity(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(full), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	u := startTmuxTUI(t, env, Script{Turns: []Turn{
-		Say("Let me think about the file first."),
-		Shell("Creating it now.", "echo hi > x.txt"),
-		Say("x.txt is created.\n<promise>DONE</promise>"),
-	}})
-	u.submit(t, `/ralph-loop "Create x.txt holding hi" --max-iterations 5`)
-	screen := tmux.Flat(u.waitFor(t, "promise accepted at iteration 2/5"))
+	screen := blockedThenAccepted(t, env)
 	if !strings.Contains(screen, "iteration 2/5: no promise yet, continuing") {
 		t.Error("the block's notice is not on the screen")
 	}
@@ -172,9 +155,6 @@ func TestTUIBlockedWithFullErrorVerbosity(t *testing.T) {
 	}
 	if strings.Contains(screen, "Gemini CLI shows the task sent back") {
 		t.Error("the notice explains a line Gemini CLI does not show with this setting")
-	}
-	if n := len(u.fake.MainRequests()); n != 3 {
-		t.Errorf("%d model requests, want 3", n)
 	}
 }
 

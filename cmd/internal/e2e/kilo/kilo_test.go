@@ -92,25 +92,14 @@ func TestNoLoopUntouched(t *testing.T) {
 // denied (the tool's result says why), nothing is written, and the loop goes on.
 func TestGuardWrite(t *testing.T) {
 	w := newWorld(t, Script{}, "user")
-	planted := filepath.Join(w.State, "ralph-loop", "sessions", "planted", "loop.json")
+	planted := e2e.Planted(w.State)
 	w.Srv.Fake.SetScript(Script{Turns: []Turn{
 		fakechat.Tool("Writing.", "write", map[string]any{"filePath": planted, "content": "{}"}),
 		Text("Done."),
 	}, WhenDone: Text("Working."), MaxMain: 3})
 	w.Start(t, `!/ralph-loop "Keep the notes" --max-iterations 5`, w.Failed)
 	w.Expect(t, e2e.OnlyLoop(t, w.Env), "ACTIVE", 3, 0)
-	if _, err := os.Stat(planted); !os.IsNotExist(err) {
-		t.Errorf("the write reached the state directory: %v", err)
-	}
-	reqs := w.Srv.Fake.MainRequests()
-	if len(reqs) < 2 {
-		t.Fatalf("%d agent requests, want at least 2", len(reqs))
-	}
-	m := reqs[1].Messages[len(reqs[1].Messages)-1]
-	if m.Role != "tool" {
-		t.Fatalf("the second request does not end with the write's result: %s %q", m.Role, m.Text)
-	}
-	e2e.Contains(t, "the denied write's result", m.Text, "ralph-loop", "denied")
+	e2e.Denied(t, w.Srv.Fake, planted, "the write", "ralph-loop", "denied")
 }
 
 // 9. "kilo run --attach" to a running "kilo serve" leaves the loop to the server, whose

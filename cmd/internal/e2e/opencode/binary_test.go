@@ -1,114 +1,52 @@
 package opencode
 
 import (
-	"context"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
-// The binary the plugin runs, got out of the way by the agent mid-loop (moved, or made
-// unrunnable) with a script it writes and then runs (the guard does not read scripts: see
-// docs/guard.md): the plugin cannot run ralph-loop, and answers by itself. The next stop
-// must continue the session with the reason and the loop stay ACTIVE; the user's
-// /cancel-ralph, typed while the binary is still gone, is answered and lets the session go
-// idle, and once the user has put the binary back, ralph-loop's next run ends the loop
-// CANCELLED by the user. Before, the plugin read the missing binary as "nothing to do": the
+// On opencode (see e2e.BinaryGone), /cancel-ralph typed while the binary is gone lets the
+// session go idle. Before, the plugin read the missing binary as "nothing to do": the
 // session went idle and the loop stayed ACTIVE, with nothing said.
 func TestBinaryGone(t *testing.T) {
-	cases := []struct {
-		name   string
-		script string                 // the agent's
-		back   func(bin string) error // the user's
-	}{
-		{
-			name: "moved", script: "mv \"$(command -v ralph-loop)\" \"$HOME/x\"\n",
-			back: func(bin string) error { return os.Rename(filepath.Join(filepath.Dir(bin), "..", "home", "x"), bin) },
-		},
-		{
-			name: "made unrunnable", script: "chmod -x \"$(command -v ralph-loop)\"\n",
-			back: func(bin string) error { return os.Chmod(bin, 0o755) },
-		},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			suite.Need(t)
-			root := t.TempDir()
-			// A ralph-loop of the test's own, installed from the PATH directory: the one the
-			// agent moves.
-			e, err := NewEnv(root, suite.Bin, filepath.Join(root, "bin", "ralph-loop"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := os.ReadFile(suite.RalphLoop)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(e.RalphLoop, data, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.Install(context.Background(), "user"); err != nil {
-				t.Fatal(err)
-			}
-			// The suite's binary reads the state while the test's is gone.
-			probe := *e
-			probe.RalphLoop = suite.RalphLoop
-			w := Serve(t, e, Script{Turns: []Turn{
-				fakechat.Tool("Let me write a helper script.", "write", map[string]any{"filePath": filepath.Join(e.Project, "away.sh"), "content": c.script}),
-				Shell("Then run it.", "sh away.sh"),
-				Text("Not done yet."),
-				Shell("", "echo 2 >> step.txt"),
-			}, MaxMain: 4})
+	// A ralph-loop of the test's own: the one the agent moves.
+	e2e.EachBinaryGone(t, &suite, NewEnv, func(t *testing.T, c e2e.BinaryGone, e *Env) {
+		// The suite's binary reads the state while the test's is gone.
+		probe := *e
+		probe.RalphLoop = suite.RalphLoop
+		w := Serve(t, e, Script{Turns: []Turn{
+			fakechat.Tool("Let me write a helper script.", "write", map[string]any{"filePath": filepath.Join(e.Project, "away.sh"), "content": c.Script}),
+			Shell("Then run it.", "sh away.sh"),
+			Text("Not done yet."),
+			Shell("", "echo 2 >> step.txt"),
+		}, MaxMain: 4})
 
-			// The loop's turn: the stop after the binary went continues the session; the
-			// turn after it ends on a model error (past the script), which is not a stop.
-			id := w.Start(t, `!/ralph-loop "Keep going" --max-iterations 5`, w.Failed)
-			if cont := blocked(w.Srv.Fake); len(cont) != 1 || !strings.Contains(cont[0], "its hooks cannot run "+e.RalphLoop) {
-				t.Errorf("continuations %q: want the stop after the binary went continued, saying why", cont)
-			}
-			loops, err := probe.Status(context.Background())
-			if err != nil || len(loops) != 1 || loops[0].Status != "ACTIVE" {
-				t.Errorf("loops while the binary is gone: %+v, %v; want one ACTIVE", loops, err)
-			}
-			w.Saw(t, "type /cancel-ralph to end the loop")
+		// The loop's turn: the stop after the binary went continues the session; the
+		// turn after it ends on a model error (past the script), which is not a stop.
+		id := w.Start(t, `!/ralph-loop "Keep going" --max-iterations 5`, w.Failed)
+		e2e.GoneBlocked(t, w.Srv.Fake, e.RalphLoop, &probe)
+		w.Saw(t, "type /cancel-ralph to end the loop")
 
-			// The user's /cancel-ralph, the binary still gone: the agent is asked to pass the
-			// answer on, and its stop goes idle.
-			w.Srv.Fake.SetScript(Script{Turns: []Turn{Text("The loop is cancelled.")}})
-			w.Send(t, id, "!/cancel-ralph ", Always)
-			reqs := w.Srv.Fake.MainRequests()
-			contains(t, "what the agent got for /cancel-ralph", e2e.LastUser(t, w.Srv.Fake, len(reqs)-1), "Tell the user exactly the following", "the cancel is recorded")
-			if n := len(blocked(w.Srv.Fake)); n != 1 {
-				t.Errorf("%d continuations, want 1 (none after the cancel)", n)
-			}
-
-			// The user puts ralph-loop back and says something: ralph-loop takes the cancel.
-			if err := c.back(e.RalphLoop); err != nil {
-				t.Fatal(err)
-			}
-			w.Srv.Fake.SetScript(Script{Turns: []Turn{Text("Hi.")}})
-			w.Send(t, id, "Say hi", w.Ended)
-			l := e2e.OnlyLoop(t, w.Env)
-			if l.Status != "CANCELLED" || l.EndedBy != "user" {
-				t.Errorf("loop %s (%s, by %q) at %d/%d; want CANCELLED by the user", l.Status, l.EndReason, l.EndedBy, l.Iteration, l.MaxIterations)
-			}
-			w.Saw(t, "the /cancel-ralph you typed while ralph-loop could not run ended the loop")
-		})
-	}
-}
-
-// blocked are the continuations the agent got while ralph-loop could not run: the last
-// message of an agent request, when it is a user message saying so.
-func blocked(f *Fake) []string {
-	var out []string
-	for _, r := range f.MainRequests() {
-		if m := r.Messages[len(r.Messages)-1]; m.Role == "user" && strings.HasPrefix(m.Text, "ralph-loop: this session's loop is still active") {
-			out = append(out, m.Text)
+		// The user's /cancel-ralph, the binary still gone: the agent is asked to pass the
+		// answer on, and its stop goes idle.
+		w.Srv.Fake.SetScript(Script{Turns: []Turn{Text("The loop is cancelled.")}})
+		w.Send(t, id, "!/cancel-ralph ", Always)
+		reqs := w.Srv.Fake.MainRequests()
+		contains(t, "what the agent got for /cancel-ralph", e2e.LastUser(t, w.Srv.Fake, len(reqs)-1), "Tell the user exactly the following", "the cancel is recorded")
+		if n := len(e2e.Blocked(w.Srv.Fake)); n != 1 {
+			t.Errorf("%d continuations, want 1 (none after the cancel)", n)
 		}
-	}
-	return out
+
+		// The user puts ralph-loop back and says something: ralph-loop takes the cancel.
+		if err := c.Back(e.RalphLoop); err != nil {
+			t.Fatal(err)
+		}
+		w.Srv.Fake.SetScript(Script{Turns: []Turn{Text("Hi.")}})
+		w.Send(t, id, "Say hi", w.Ended)
+		e2e.CancelledByUser(t, w.Env)
+		w.Saw(t, "the /cancel-ralph you typed while ralph-loop could not run ended the loop")
+	})
 }

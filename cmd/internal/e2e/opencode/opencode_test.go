@@ -176,7 +176,7 @@ func TestAgentCannotCancelThroughTheServer(t *testing.T) {
 // ACTIVE and its next stops are blocked.
 func TestGuardApplyPatch(t *testing.T) {
 	w := newWorldModel(t, "gpt-5.5", Script{}, "user")
-	planted := filepath.Join(w.State, "ralph-loop", "sessions", "planted", "loop.json")
+	planted := e2e.Planted(w.State)
 	patch := "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: " + planted + "\n+{}\n*** End Patch"
 	w.Srv.Fake.SetScript(Script{Turns: []Turn{
 		fakechat.Tool("Editing.", "apply_patch", map[string]any{"patchText": patch}),
@@ -184,21 +184,10 @@ func TestGuardApplyPatch(t *testing.T) {
 	}, WhenDone: Text("Working."), MaxMain: 3})
 	w.Start(t, `!/ralph-loop "Keep the notes" --max-iterations 5`, w.Failed)
 	expectLoop(t, e2e.OnlyLoop(t, w.Env), "ACTIVE", 3, 0)
-	if _, err := os.Stat(planted); !os.IsNotExist(err) {
-		t.Errorf("the patch reached the state directory: %v", err)
-	}
+	e2e.Denied(t, w.Srv.Fake, planted, "the patch", "ralph-loop", "denied", "apply_patch")
 	if _, err := os.Stat(filepath.Join(w.Project, "notes.txt")); !os.IsNotExist(err) {
 		t.Errorf("a denied patch was applied in part: %v", err)
 	}
-	reqs := w.Srv.Fake.MainRequests()
-	if len(reqs) < 2 {
-		t.Fatalf("%d agent requests, want at least 2", len(reqs))
-	}
-	m := reqs[1].Messages[len(reqs[1].Messages)-1]
-	if m.Role != "tool" {
-		t.Fatalf("the second request does not end with the patch's result: %s %q", m.Role, m.Text)
-	}
-	contains(t, "the denied patch's result", m.Text, "ralph-loop", "denied", "apply_patch")
 	if c := continuations(w.Srv.Fake); len(c) < 2 {
 		t.Errorf("%d continuations after the denied patch, want 2 (each stop blocked)", len(c))
 	}

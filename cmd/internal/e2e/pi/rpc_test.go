@@ -28,11 +28,7 @@ type world struct {
 
 func newWorld(t *testing.T, script Script, scopes ...string) *world {
 	t.Helper()
-	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := bare(t)
 	for _, scope := range scopes {
 		out, err := e.Install(context.Background(), scope)
 		if err != nil {
@@ -41,6 +37,18 @@ func newWorld(t *testing.T, script Script, scopes ...string) *world {
 		t.Logf("install: %s", out)
 	}
 	return start(t, e, script)
+}
+
+// bare is a fresh Env with nothing installed; t skips unless the suite can run, and runs in
+// parallel with the others (suite.Need: each test has a pi, a fake and a home of its own).
+func bare(t *testing.T) *Env {
+	t.Helper()
+	suite.Need(t)
+	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 func start(t *testing.T, e *Env, script Script, args ...string) *world {
@@ -75,6 +83,30 @@ func (w *world) send(t *testing.T, prompt string, done func() bool) {
 		t.Fatal(err)
 	}
 	t.Logf("settled after %d runs; notices: %q", runs, w.rpc.Notices())
+}
+
+// during sends prompt, then, once the agent's first tool call has started, msg (within the
+// run, as typed while the agent works), and waits until pi settles after both and every
+// loop has ended.
+func (w *world) during(t *testing.T, prompt, msg string) {
+	t.Helper()
+	from := len(w.rpc.Events())
+	if err := w.rpc.Prompt(prompt, false); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for w.rpc.Count("tool_execution_start") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no tool call started")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := w.rpc.Prompt(msg, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.rpc.Settled(context.Background(), from, 2, settle, w.ended); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // ended is true once every loop has ended (and there is one).
@@ -129,11 +161,7 @@ func TestBlockedThenPromise(t *testing.T) {
 // the shell is denied; after real work the promise is accepted. The loop is started from
 // the project's extension (committed, it runs the ralph-loop on PATH).
 func TestPromiseWithoutWork(t *testing.T) {
-	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := bare(t)
 	if err := e.OnPath(); err != nil {
 		t.Fatal(err)
 	}
@@ -191,23 +219,7 @@ func TestCancelWhileWorking(t *testing.T) {
 		Shell("Starting.", "sleep 3"),
 		Text("Step one done."),
 	}, WhenDone: Text("More.")}, "user")
-	from := len(w.rpc.Events())
-	if err := w.rpc.Prompt(`/ralph-loop "Keep going" --max-iterations 5`, false); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for w.rpc.Count("tool_execution_start") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no tool call started")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := w.rpc.Prompt("/cancel-ralph", true); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.rpc.Settled(context.Background(), from, 2, settle, w.ended); err != nil {
-		t.Fatal(err)
-	}
+	w.during(t, `/ralph-loop "Keep going" --max-iterations 5`, "/cancel-ralph")
 	// The command's result came after the cancel: no loop counts it.
 	expectLoop(t, onlyLoop(t, w.Env), "CANCELLED", 1, 0)
 	w.saw(t, "cancelled at iteration 1/5")
@@ -233,23 +245,7 @@ func TestMessageWhileWorking(t *testing.T) {
 		Shell("", "echo hi > x.txt"),
 		Text("Done. <promise>DONE</promise>"),
 	}}, "user")
-	from := len(w.rpc.Events())
-	if err := w.rpc.Prompt(`/ralph-loop "Create x.txt" --max-iterations 5`, false); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for w.rpc.Count("tool_execution_start") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no tool call started")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := w.rpc.Prompt("Also mention the README.", true); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.rpc.Settled(context.Background(), from, 2, settle, w.ended); err != nil {
-		t.Fatal(err)
-	}
+	w.during(t, `/ralph-loop "Create x.txt" --max-iterations 5`, "Also mention the README.")
 	l := onlyLoop(t, w.Env)
 	expectLoop(t, l, "PROMISE_ACCEPTED", 2, 2)
 	if n := len(w.rpc.Fake.Continuations()); n != 1 {
@@ -271,11 +267,7 @@ func TestMessageWhileWorking(t *testing.T) {
 // tool calls and stops run no ralph-loop at all (the extension finds no active marker for
 // the session), which a ralph-loop that logs its runs shows.
 func TestNoLoopUntouched(t *testing.T) {
-	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := bare(t)
 	runs := filepath.Join(e.Tmp, "runs.log")
 	logger := filepath.Join(e.Bin, "ralph-loop-logged")
 	script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >> %s\nexec %s \"$@\"\n", runs, suite.RalphLoop)
@@ -310,11 +302,7 @@ func TestNoLoopUntouched(t *testing.T) {
 // pi -p exits at the first agent_end: /ralph-loop there is refused with the reason, and
 // nothing is armed.
 func TestPrintModeRefused(t *testing.T) {
-	suite.Need(t)
-	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := bare(t)
 	if _, err := e.Install(context.Background(), "user"); err != nil {
 		t.Fatal(err)
 	}
@@ -350,11 +338,7 @@ func TestBudget(t *testing.T) {
 		{"cost", "--max-iterations 3 --max-cost 0.04", "cost budget of $0.04 was reached"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			suite.Need(t)
-			e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
-			if err != nil {
-				t.Fatal(err)
-			}
+			e := bare(t)
 			e.ModelCost = map[string]float64{"input": 10, "output": 50, "cacheRead": 1, "cacheWrite": 10}
 			if _, err := e.Install(context.Background(), "user"); err != nil {
 				t.Fatal(err)

@@ -11,35 +11,18 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/tmux"
 )
 
-// tui starts pi's interactive TUI in tmux, in e's project, against script's fake.
+// tui starts pi's interactive TUI in tmux, in e's project, against script's fake (see
+// e2e.StartTUI).
 func tui(t *testing.T, e *Env, script Script, args ...string) (*tmux.Session, *Fake) {
 	t.Helper()
-	if err := tmux.Available(); err != nil {
-		t.Skip(err)
-	}
-	ctx := context.Background()
 	fake, err := e.Configure(script)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fake.Close() })
-	env := append(e.Environ(), "TERM=xterm-256color")
-	s, err := tmux.Start(ctx, tmux.Options{Dir: e.Project, Env: env, Width: 160, Height: 45, Scratch: t.TempDir()},
+	s := e2e.StartTUI(t, e, tmux.Options{Dir: e.Project, Env: append(e.Environ(), "TERM=xterm-256color"), Width: 160, Height: 45},
 		append(append([]string{e.Pi}, Args()...), args...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			screen, _ := s.Screen(ctx, 200)
-			t.Logf("the screen:\n%s", tmux.Trim(screen))
-			if out, err := e.RalphLoopCmd(ctx, "log"); err == nil {
-				t.Logf("ralph-loop log:\n%s", out)
-			}
-		}
-		s.Kill()
-	})
-	if _, err := s.WaitFor(ctx, "fake-model", 3*time.Minute); err != nil {
+	if _, err := s.WaitFor(context.Background(), "fake-model", 3*time.Minute); err != nil {
 		t.Fatalf("pi did not start: %v", err)
 	}
 	return s, fake
@@ -67,6 +50,14 @@ func until(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("%s: not in 90 s", what)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// shows reports whether the screen of s shows text.
+func shows(s *tmux.Session, text string) func() bool {
+	return func() bool {
+		screen, _ := s.Screen(context.Background(), 0)
+		return strings.Contains(screen, text)
 	}
 }
 
@@ -119,10 +110,7 @@ func TestTUI(t *testing.T) {
 	}})
 	ctx := context.Background()
 	enter(t, s, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
-	until(t, "the sleep to run", func() bool {
-		screen, _ := s.Screen(ctx, 0)
-		return strings.Contains(screen, "sleep 3")
-	})
+	until(t, "the sleep to run", shows(s, "sleep 3"))
 	enter(t, s, "Also mention the README.")
 	until(t, "the loop to end", loopIs(e, "PROMISE_ACCEPTED"))
 	if _, err := s.WaitFor(ctx, "promise accepted at iteration 3/5", 30*time.Second); err != nil {
@@ -160,10 +148,7 @@ func TestTUICancelAndEsc(t *testing.T) {
 	}, WhenDone: Text("More.")})
 	ctx := context.Background()
 	enter(t, s, `/ralph-loop "Keep going" --max-iterations 5`)
-	until(t, "the sleep to run", func() bool {
-		screen, _ := s.Screen(ctx, 0)
-		return strings.Contains(screen, "sleep 3")
-	})
+	until(t, "the sleep to run", shows(s, "sleep 3"))
 	enter(t, s, "/cancel-ralph")
 	until(t, "the loop to be cancelled", loopIs(e, "CANCELLED"))
 	if _, err := s.WaitFor(ctx, "cancelled at iteration 1/5", 30*time.Second); err != nil {
@@ -178,10 +163,7 @@ func TestTUICancelAndEsc(t *testing.T) {
 	}
 
 	enter(t, s, `/ralph-loop "Keep going again" --max-iterations 5`)
-	until(t, "the second sleep to run", func() bool {
-		screen, _ := s.Screen(ctx, 0)
-		return strings.Contains(screen, "sleep 30")
-	})
+	until(t, "the second sleep to run", shows(s, "sleep 30"))
 	if err := s.Keys(ctx, "Escape"); err != nil {
 		t.Fatal(err)
 	}
@@ -211,10 +193,7 @@ func TestTUIPasteQuitResume(t *testing.T) {
 	if err := s.Keys(ctx, "Enter"); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "the second iteration's command to run", func() bool {
-		screen, _ := s.Screen(ctx, 0)
-		return strings.Contains(screen, "sleep 60")
-	})
+	until(t, "the second iteration's command to run", shows(s, "sleep 60"))
 	l := onlyLoop(t, e)
 	if l.Task != task || l.Iteration != 2 {
 		t.Errorf("armed with a task of %d characters at iteration %d; want the whole %d-character task at 2", len(l.Task), l.Iteration, len(task))

@@ -17,10 +17,7 @@ import (
 // is there already. With UPDATE_TESTDATA=1 the chat file of the first run is kept as
 // testdata/qwen/chat.budget.jsonl.
 func TestBudget(t *testing.T) {
-	e2e.TokenBudget(t, "qwen", func(t *testing.T, script Script, prompt string) (e2e.Host, *Fake) {
-		e := newEnv(t, "user")
-		return e, run(t, e, Run{Script: script, Prompt: prompt}).Fake
-	}, true, func(t *testing.T, name string, e e2e.Host) {
+	headless.Budget(t, true, func(t *testing.T, name string, e e2e.Host) {
 		if os.Getenv("UPDATE_TESTDATA") == "1" && name == "tokens" {
 			keepChat(t, e.(*Env))
 		}

@@ -1,8 +1,6 @@
 package qwen
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,27 +13,7 @@ import (
 // newEnv is a fresh world with ralph-loop installed by its own installer at scope.
 func newEnv(t *testing.T, scope string) *Env {
 	t.Helper()
-	return e2e.Installed(t, &suite, NewEnv, scope)
-}
-
-func run(t *testing.T, e *Env, r Run) *Result {
-	t.Helper()
-	res, err := e.Run(context.Background(), r)
-	if err != nil {
-		t.Fatalf("qwen: %v\nstderr: %s", err, res.Stderr)
-	}
-	t.Logf("qwen exit %d: %s\nstdout: %s\nstderr: %s", res.Code, res.Timeline(), res.Stdout, res.Stderr)
-	return res
-}
-
-func onlyLoop(t *testing.T, e *Env) Loop {
-	t.Helper()
-	return e2e.OnlyLoop(t, e)
-}
-
-func expectLoop(t *testing.T, l Loop, status string, iteration, tools int) {
-	t.Helper()
-	e2e.ExpectLoop(t, l, "qwen", status, iteration, tools)
+	return headless.Installed(t, scope)
 }
 
 var contains = e2e.Contains
@@ -45,7 +23,7 @@ func continuations(f *Fake) []string { return f.Continuations() }
 
 // noOverride checks that Qwen Code never overrode a block: ralph-loop ended every loop
 // itself.
-func noOverride(t *testing.T, res *Result) {
+func noOverride(t *testing.T, res *e2e.Ran) {
 	t.Helper()
 	if strings.Contains(res.Stderr, "consecutive times; overriding") {
 		t.Error("Qwen Code overrode a Stop hook block")
@@ -53,60 +31,30 @@ func noOverride(t *testing.T, res *Result) {
 }
 
 // 1. "I'm done" without the promise is blocked and the task comes back; work and the
-// promise then end the loop. The contract reached the model with the prompt, escaped.
+// promise then end the loop (see e2e.ChatSuite). The contract reached the model with the
+// prompt, escaped; the user saw the loop go on and end; Qwen Code overrode no block.
 func TestBlockedThenPromise(t *testing.T) {
-	e := newEnv(t, "user")
-	res := run(t, e, Run{
-		Script: Script{Turns: []Turn{
-			Text("I'm done."),
-			Shell("Let me actually do it.", "echo hi > x.txt"),
-			Text("x.txt is written. <promise>DONE</promise>"),
-		}},
-		Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 5`,
-	})
-	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	_, res := headless.BlockedThenPromise(t)
 	noOverride(t, res)
-	c := continuations(res.Fake)
-	if len(c) != 1 {
-		t.Fatalf("%d continuations, want 1", len(c))
-	}
-	contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
-		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
 	first := res.Fake.MainRequests()[0].Messages
 	// The installed command file expanded the prompt; the hook's contract came with it.
 	contains(t, "the first request's prompt", first[len(first)-1].Text, "The ralph-loop hook reads this command's arguments",
 		"Create x.txt containing hi", "&lt;promise&gt;DONE&lt;/promise&gt;", "escaped as HTML entities")
-	if b, err := os.ReadFile(filepath.Join(e.Project, "x.txt")); err != nil || string(b) != "hi\n" {
-		t.Errorf("x.txt = %q, %v", b, err)
-	}
 	contains(t, "what the user saw", res.Stderr, "ralph-loop: iteration 2/5: no promise yet, continuing",
 		"ralph-loop: promise accepted at iteration 2/5 after 1 tool call")
-	if n := len(res.Fake.MainRequests()); n != 3 {
-		t.Errorf("%d agent requests, want 3", n)
-	}
 }
 
 // 2. Never a promise: the loop runs exactly its --max-iterations, beyond Qwen Code's own
 // cap of 8 (install raises it), with a tool call in every iteration.
 func TestMaxIterationsBeyondTheHostCap(t *testing.T) {
 	e := newEnv(t, "user")
-	var turns []Turn
-	for i := 1; i <= 10; i++ {
-		turns = append(turns, Shell("", fmt.Sprintf("echo %d >> progress.txt", i)), Text(fmt.Sprintf("Iteration %d: still working.", i)))
-	}
-	res := run(t, e, Run{
-		Script: Script{Turns: turns, WhenDone: Text("Out of script.")},
-		Prompt: `/ralph-loop "Count to ten in progress.txt" --max-iterations 10`,
-	})
-	l := onlyLoop(t, e)
-	expectLoop(t, l, "MAX_ITERATIONS_REACHED", 10, 10)
+	res := headless.Count(t, e, 10)
+	headless.ExpectLoop(t, e, "MAX_ITERATIONS_REACHED", 10, 10)
 	noOverride(t, res)
 	if n := len(continuations(res.Fake)); n != 9 {
 		t.Errorf("%d continuations, want 9", n)
 	}
-	if n := len(res.Fake.MainRequests()); n != 20 {
-		t.Errorf("%d agent requests, want 20", n)
-	}
+	e2e.Requests(t, res.Fake, 20)
 	contains(t, "what the user saw", res.Stderr, "ralph-loop: iteration limit reached (10/10) without the promise")
 	if strings.Contains(res.Stderr, "Note:") {
 		t.Error("a cap warning although install raised the cap")
@@ -132,16 +80,8 @@ func TestCutByTheHostCap(t *testing.T) {
 	if err := os.WriteFile(e.UserSettings(), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var turns []Turn
-	for i := 1; i <= 10; i++ {
-		turns = append(turns, Shell("", fmt.Sprintf("echo %d >> progress.txt", i)), Text(fmt.Sprintf("Iteration %d: still working.", i)))
-	}
-	res := run(t, e, Run{
-		Script: Script{Turns: turns, WhenDone: Text("Out of script.")},
-		Prompt: `/ralph-loop "Count to ten in progress.txt" --max-iterations 10`,
-	})
-	l := onlyLoop(t, e)
-	expectLoop(t, l, "CUT_BY_HOST", 8, 8)
+	res := headless.Count(t, e, 10)
+	l := headless.ExpectLoop(t, e, "CUT_BY_HOST", 8, 8)
 	contains(t, "the end reason", l.EndReason, "Qwen Code ends a turn after 7 stop blocks in a row (stopHookBlockingCap=8)")
 	noOverride(t, res)
 	if n := len(continuations(res.Fake)); n != 7 {
@@ -158,40 +98,17 @@ func TestCutByTheHostCap(t *testing.T) {
 		Prompt: `/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0`,
 		Env:    []string{"QWEN_CODE_STOP_HOOK_BLOCK_CAP=4"},
 	})
-	l = onlyLoop(t, e2)
-	expectLoop(t, l, "CUT_BY_HOST", 4, 0)
+	l = headless.ExpectLoop(t, e2, "CUT_BY_HOST", 4, 0)
 	contains(t, "the end reason", l.EndReason, "(QWEN_CODE_STOP_HOOK_BLOCK_CAP=4)")
 	noOverride(t, res)
 }
 
 // 4. The promise in the first answer, with no tool call: rejected; the agent's attempt to
 // cancel its own loop from the shell is denied (and is no work); after real work (a
-// command that fails counts: it ran) the promise is accepted.
+// command that fails counts: it ran) the promise is accepted (see e2e.ChatSuite).
 func TestPromiseWithoutWork(t *testing.T) {
-	e := newEnv(t, "user")
-	res := run(t, e, Run{
-		Script: Script{Turns: []Turn{
-			Text("<promise>DONE</promise>"),
-			Shell("Let me end this loop.", "ralph-loop cancel --all"),
-			Shell("Fine, doing the work.", "echo hi > x.txt; exit 3"),
-			Text("Now it is really done. <promise>DONE</promise>"),
-		}},
-		Prompt: `/ralph-loop "Create x.txt containing hi"`,
-	})
-	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
-	c := continuations(res.Fake)
-	if len(c) != 1 {
-		t.Fatalf("%d continuations, want 1", len(c))
-	}
-	contains(t, "the continuation", c[0], "only 0 tool calls have been made")
+	_, res, denied := headless.PromiseWithoutWork(t, "echo hi > x.txt; exit 3")
 	contains(t, "what the user saw", res.Stderr, "promise rejected, no real work yet (0/1 tool calls)")
-	var denied string
-	for _, m := range res.Fake.MainRequests()[2].Messages {
-		if m.Role == "tool" {
-			denied = m.Text
-		}
-	}
-	contains(t, "the denied call's result", denied, "ralph-loop")
 	if strings.Contains(denied, "Exit Code") {
 		t.Errorf("the agent's ralph-loop cancel ran: %q", denied)
 	}
@@ -210,12 +127,12 @@ func TestCancel(t *testing.T) {
 		Prompt: `/ralph-loop "Keep going" --max-iterations 5`,
 		Args:   []string{"--session-id", id},
 	})
-	expectLoop(t, onlyLoop(t, e), "ACTIVE", 2, 0)
+	headless.ExpectLoop(t, e, "ACTIVE", 2, 0)
 	if n := len(res.Fake.MainRequests()); n != 2 {
 		t.Errorf("%d agent requests in the first run, want 2 (the answer, then the one refused)", n)
 	}
 	res = run(t, e, Run{Prompt: "/cancel-ralph", Args: []string{"--resume", id}})
-	expectLoop(t, onlyLoop(t, e), "CANCELLED", 2, 0)
+	headless.ExpectLoop(t, e, "CANCELLED", 2, 0)
 	if n := len(res.Fake.MainRequests()); n != 0 {
 		t.Errorf("the cancel reached the model: %d requests", n)
 	}
@@ -225,32 +142,15 @@ func TestCancel(t *testing.T) {
 	contains(t, "what the user saw", res.Stderr, "ralph loop cancelled at iteration 2/5")
 }
 
-// 6. A session without a loop is left alone: nothing blocked, nothing added to the prompt,
-// nothing said, no state.
+// 6. A session without a loop is left alone (see e2e.ChatSuite): nothing blocked, nothing
+// added to the prompt, nothing said, no state.
 func TestNoLoopUntouched(t *testing.T) {
-	e := newEnv(t, "user")
-	res := run(t, e, Run{
-		Script: Script{Turns: []Turn{Shell("", "echo hi > x.txt"), Text("Done: x.txt. <promise>DONE</promise>")}},
-		Prompt: "Create x.txt containing hi",
-	})
-	if res.Code != 0 || res.Stdout != "Done: x.txt. <promise>DONE</promise>\n" {
-		t.Errorf("exit %d, stdout %q", res.Code, res.Stdout)
+	res := headless.NoLoopUntouched(t, "<qwen:user-prompt-submit-context>", "ralph-loop: ")
+	if res.Stdout != "Done: x.txt. <promise>DONE</promise>\n" {
+		t.Errorf("stdout %q; want the answer alone", res.Stdout)
 	}
 	if strings.Contains(res.Stderr, "ralph-loop:") {
 		t.Errorf("ralph-loop spoke: %s", res.Stderr)
-	}
-	if n := len(res.Fake.MainRequests()); n != 2 {
-		t.Errorf("%d agent requests, want 2", n)
-	}
-	for _, r := range res.Fake.MainRequests() {
-		for _, m := range r.Messages {
-			if m.Role == "user" && (strings.Contains(m.Text, "<qwen:user-prompt-submit-context>") || strings.Contains(m.Text, "ralph-loop: ")) {
-				t.Errorf("a hook added to a request: %q", m.Text)
-			}
-		}
-	}
-	if loops, err := e.Status(context.Background()); err != nil || len(loops) != 0 {
-		t.Errorf("status: %v %+v; want no loops", err, loops)
 	}
 }
 
@@ -258,21 +158,5 @@ func TestNoLoopUntouched(t *testing.T) {
 // ralph-loop found on PATH, and Qwen Code loads the project's hooks (folder trust is off by
 // default).
 func TestProjectScope(t *testing.T) {
-	e := newEnv(t, "project")
-	if _, err := os.Stat(filepath.Join(e.Project, ".qwen", "commands", "ralph-loop.md")); err != nil {
-		t.Fatalf("no project command file: %v", err)
-	}
-	res := run(t, e, Run{
-		Script: Script{Turns: []Turn{
-			Text("I'm done."),
-			Shell("", "echo hi > x.txt"),
-			Text("x.txt is written. <promise>DONE</promise>"),
-		}},
-		Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 3`,
-		Env:    []string{"PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + os.Getenv("PATH")},
-	})
-	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
-	if n := len(continuations(res.Fake)); n != 1 {
-		t.Errorf("%d continuations, want 1", n)
-	}
+	headless.ProjectScope(t, filepath.Join(".qwen", "commands", "ralph-loop.md"))
 }
