@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -22,9 +23,10 @@ type Suite struct {
 	// Bin and RalphLoop are the host CLI and the ralph-loop binary the tests run.
 	Bin, RalphLoop string
 
-	dir  string
-	skip string
-	err  error
+	dir      string
+	skip     string
+	err      error
+	parallel sync.Map // the tests Need has made parallel
 }
 
 // Setup prepares the suite when RALPH_E2E=1 and says on stderr, in one line, why it skips
@@ -107,8 +109,22 @@ func (s *Suite) Cleanup() {
 	}
 }
 
-// Need skips t unless the suite can run, and fails it if the setup failed.
+// Need skips t unless the suite can run, and fails it if the setup failed; then t runs
+// beside the package's other tests. Each test has a directory, a CLI home, a fake model and
+// state of its own, and the suites wait on the CLIs far more than they compute, so the
+// package's tests share the machine's cores instead of taking turns. Calling Need again in
+// the same test (a second environment) is harmless. A test that sets the process's
+// environment (the benchmarks) uses NeedAlone.
 func (s *Suite) Need(t *testing.T) {
+	t.Helper()
+	s.NeedAlone(t)
+	if _, again := s.parallel.LoadOrStore(t, true); !again {
+		t.Parallel()
+	}
+}
+
+// NeedAlone is Need for a test that runs alone: one that sets the process's environment.
+func (s *Suite) NeedAlone(t *testing.T) {
 	t.Helper()
 	if s.skip != "" {
 		t.Skip(s.skip)

@@ -229,7 +229,7 @@ func (h ChatSuite[E]) SettingsSyntax(t *testing.T, settings func(e E) string) {
 // each Env before the run.
 func (h ChatSuite[E]) HookTime(t *testing.T, stop string, iterations int, prepare func(t *testing.T, e E)) {
 	NeedBench(t)
-	h.Suite.Need(t)
+	h.Suite.NeedAlone(t)
 	ctx := context.Background()
 	timer, err := BuildTimer(ctx, t.TempDir())
 	if err != nil {

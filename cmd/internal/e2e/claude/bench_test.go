@@ -26,7 +26,7 @@ import (
 // show the last message yet.
 func TestHookTime(t *testing.T) {
 	e2e.NeedBench(t)
-	suite.Need(t)
+	suite.NeedAlone(t)
 	dir := t.TempDir()
 	timer, err := e2e.BuildTimer(context.Background(), dir)
 	if err != nil {

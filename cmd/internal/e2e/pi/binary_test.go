@@ -15,7 +15,6 @@ import (
 func TestBinaryGone(t *testing.T) {
 	// A ralph-loop of the test's own: the one the agent moves.
 	e2e.EachBinaryGone(t, &suite, NewEnv, func(t *testing.T, c e2e.BinaryGone, e *Env) {
-		t.Parallel()
 		// The suite's binary reads the state while the test's is gone.
 		probe := *e
 		probe.RalphLoop = suite.RalphLoop

@@ -40,11 +40,10 @@ func newWorld(t *testing.T, script Script, scopes ...string) *world {
 }
 
 // bare is a fresh Env with nothing installed; t skips unless the suite can run, and runs in
-// parallel with the others (each test has a pi, a fake and a home of its own).
+// parallel with the others (suite.Need: each test has a pi, a fake and a home of its own).
 func bare(t *testing.T) *Env {
 	t.Helper()
 	suite.Need(t)
-	t.Parallel()
 	e, err := NewEnv(t.TempDir(), suite.Bin, suite.RalphLoop)
 	if err != nil {
 		t.Fatal(err)

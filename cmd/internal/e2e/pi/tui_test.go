@@ -64,7 +64,6 @@ func shows(s *tmux.Session, text string) func() bool {
 func tuiEnv(t *testing.T) *Env {
 	t.Helper()
 	suite.Need(t)
-	t.Parallel()
 	root := t.TempDir()
 	e, err := NewEnv(root, suite.Bin, suite.RalphLoop)
 	if err != nil {
