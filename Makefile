@@ -98,7 +98,8 @@ release-test:
 # cmd/internal/e2e/<host> (Claude Code's in cmd/internal/e2e/claude), one host alone with
 # RALPH_E2E=1 go test ./cmd/internal/e2e/claude/. Two hosts' suites run at once (E2E_P), the
 # longest first (E2E_HOSTS): at four on two cores (beside the unit tests) the whole run took
-# longer in CPU (35 against 29 minutes) and TUI tests failed on load. Beside them GoReleaser is built
+# longer in CPU (35 against 29 minutes) and TUI tests failed on load. Within a host's suite
+# the tests run beside each other (e2e.Suite.Need), as go test's -parallel allows. Beside them GoReleaser is built
 # (once: minutes of CPU on a cold cache), then the release suite runs; its report follows.
 E2E_P     ?= 2
 E2E_HOSTS := claude kilo opencode qwen gemini droid copilot codex pi
