@@ -207,6 +207,9 @@ func cancel(t *testing.T, f Fixture) {
 	if !strings.Contains(r.Reason+r.Notice+r.Context, "cancelled at iteration 1/5") {
 		t.Errorf("cancel reply %+v does not say the loop was cancelled", r)
 	}
+	if !r.Block {
+		t.Errorf("the /cancel-ralph prompt was not refused (it would reach the model): %+v", r)
+	}
 	w.expect(s, state.Cancelled, 1, 0)
 	w.said(s, "ok", "")
 	if r := w.reply(hook.Stop, f.Stop(s, "ok")); r.Block {
