@@ -232,6 +232,7 @@ func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, rea
 		if err != nil || h.Runs == 0 {
 			t.Fatalf("no hook was timed (%v): do the hooks run ralph-loop from PATH?", err)
 		}
+		t.Logf("round %d: %d hook processes; per label (wall, CPU): %s", round+1, h.Runs, h.Breakdown())
 		per = append(per, PerIterationOf(h.Total, iterations))
 		stops = append(stops, PerIterationOf(h.ByLabel[stop], iterations))
 		cpu = append(cpu, PerIterationOf(h.CPU, iterations))
