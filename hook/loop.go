@@ -65,8 +65,10 @@ const DefaultCatchUp = 500 * time.Millisecond
 // DefaultToolWait is the default of Env.ToolWait. Claude Code starts its background
 // PostToolUse hook as the call ends, before it asks the model again: with a real model the
 // call is logged long before the stop; with a model that answers at once, tens of
-// milliseconds after it started.
-const DefaultToolWait = 2 * time.Second
+// milliseconds after the stop started, and seconds on a machine loaded enough that a
+// process takes that long to start. It is waited out only for a call Claude Code refused
+// before it ran, at a stop where the call would matter.
+const DefaultToolWait = 5 * time.Second
 
 // readTime bounds the time a stop spends reading the transcript, as MaxRead bounds its bytes
 // (a file system slower than the disk's): well inside every host's Stop hook timeout.

@@ -485,17 +485,18 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 
 // awaitTools waits for the tool calls the transcript shows and the tool log does not hold
 // yet (the host logs them in the background: Transcript.ToolLogLags), for at most
-// env.ToolWait after now, and only where counting them could change the decision: a
+// env.ToolWait after now, and only where counting them could change the decision (a
 // promise that lacks work without them, a stall they would break, the host's block cap
-// they would reset. Otherwise the stop is decided at once, and the next one counts them as
-// they come. A call still missing at the end is one the host refused before it ran (it
-// fires no tool hook): it never counts.
+// they would reset) or the stop ends the loop (no later stop would count them, and the
+// loop's count would stay short). Otherwise the stop is decided at once, and the next one
+// counts them as they come. A call still missing at the end is one the host refused before
+// it ran (it fires no tool hook): it never counts.
 func (o *observed) awaitTools(env Env, l *state.Loop, now time.Time) {
 	missing := o.unlogged(l)
 	if len(missing) == 0 {
 		return
 	}
-	if !o.toolsCouldChange(l, missing) {
+	if !o.toolsMatter(l, missing) {
 		o.note = joinNote(o.note, inject.NoteToolsLate(len(missing)))
 		return
 	}
@@ -529,14 +530,14 @@ func (o *observed) unlogged(l *state.Loop) []string {
 	return ids
 }
 
-// toolsCouldChange reports whether counting the tool calls ids would change the stop's
-// verdict.
-func (o *observed) toolsCouldChange(l *state.Loop, ids []string) bool {
+// toolsMatter reports whether counting the tool calls ids would change the stop's verdict,
+// or the verdict without them lets the stop through.
+func (o *observed) toolsMatter(l *state.Loop, ids []string) bool {
 	without, _ := Decide(*l, o.Observation)
 	with := o.Observation
 	with.ToolIDs = append(slices.Clip(with.ToolIDs), ids...)
 	v, _ := Decide(*l, with)
-	return v != without
+	return v != without || !without.Blocks()
 }
 
 // readTranscript adds what the transcript holds since the last decision: the promise in
