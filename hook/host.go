@@ -257,6 +257,12 @@ type Transcript struct {
 	// event leave it off: a call only the transcript shows never ran (the host refused it,
 	// e.g. an unknown tool), and is no work.
 	Tools bool
+	// ToolLogLags: the tool hook that logs the calls that ran runs in the background (the
+	// host does not wait for it: Claude Code's PostToolUse, installed "async"), so a stop
+	// may come before a call of its turn is logged. A call the transcript shows that the
+	// log does not hold yet is waited for (Env.ToolWait) only where counting it could change
+	// the decision; otherwise the next stop counts it. Tools must be off.
+	ToolLogLags bool
 	// StopsWithoutReply: the host can fire its stop hook with no model reply since the last
 	// one (Gemini CLI does after its loop detector aborts a turn, answering every block at
 	// once without calling the model, and when the user interrupts a turn with Esc). A stop

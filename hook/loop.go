@@ -28,6 +28,10 @@ type Env struct {
 	// CatchUp bounds the wait for a transcript that lags behind the host's
 	// last_assistant_message before a stop is decided.
 	CatchUp time.Duration
+	// ToolWait bounds the wait for tool calls the transcript shows and the tool log does
+	// not yet hold, where the host runs the hook that logs them in the background
+	// (Transcript.ToolLogLags) and counting them could change the stop's decision.
+	ToolWait time.Duration
 	// MaxRead bounds the transcript bytes one read of a stop takes (0: transcript.MaxRead);
 	// past it the stop is blocked, saying why, and the next stop reads on.
 	MaxRead int64
@@ -57,6 +61,14 @@ type Env struct {
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines
 // of a turn 20-40 ms after the Stop hook started.
 const DefaultCatchUp = 500 * time.Millisecond
+
+// DefaultToolWait is the default of Env.ToolWait. Claude Code starts its background
+// PostToolUse hook as the call ends, before it asks the model again: with a real model the
+// call is logged long before the stop; with a model that answers at once, tens of
+// milliseconds after the stop started, and seconds on a machine loaded enough that a
+// process takes that long to start. It is waited out only for a call Claude Code refused
+// before it ran, at a stop where the call would matter.
+const DefaultToolWait = 5 * time.Second
 
 // readTime bounds the time a stop spends reading the transcript, as MaxRead bounds its bytes
 // (a file system slower than the disk's): well inside every host's Stop hook timeout.

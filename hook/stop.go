@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -438,6 +439,10 @@ type observed struct {
 	// late: the marker was in the end of the last iteration, which reached the transcript
 	// after its stop blocked without finding one (state.TranscriptPos.LateMarker).
 	late bool
+	// seenTools are the tool calls the transcript shows since the last decision, whether or
+	// not they count from there (Transcript.Tools): with Transcript.ToolLogLags, the calls
+	// the tool log should hold.
+	seenTools []string
 	// note says what the transcript contributed, for the event log.
 	note string
 	// err is a failure to read the transcript or the tool log; the decision is made
@@ -472,7 +477,67 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		return o
 	}
 	o.readTranscript(env, facts, l, ev, now)
+	if facts.transcript().ToolLogLags && o.err == nil {
+		o.awaitTools(env, l, now)
+	}
 	return o
+}
+
+// awaitTools waits for the tool calls the transcript shows and the tool log does not hold
+// yet (the host logs them in the background: Transcript.ToolLogLags), for at most
+// env.ToolWait after now, and only where counting them could change the decision (a
+// promise that lacks work without them, a stall they would break, the host's block cap
+// they would reset) or the stop ends the loop (no later stop would count them, and the
+// loop's count would stay short). Otherwise the stop is decided at once, and the next one
+// counts them as they come. A call still missing at the end is one the host refused before
+// it ran (it fires no tool hook): it never counts.
+func (o *observed) awaitTools(env Env, l *state.Loop, now time.Time) {
+	missing := o.unlogged(l)
+	if len(missing) == 0 {
+		return
+	}
+	if !o.toolsMatter(l, missing) {
+		o.note = joinNote(o.note, inject.NoteToolsLate(len(missing)))
+		return
+	}
+	deadline := now.Add(env.ToolWait)
+	for env.Now().Before(deadline) {
+		env.Sleep(5 * time.Millisecond)
+		logged, offset, err := env.Store.ToolUses(l)
+		if err != nil {
+			o.err = err
+			return
+		}
+		o.Logged, o.toolsOffset = logged, offset
+		if missing = o.unlogged(l); len(missing) == 0 {
+			o.note = joinNote(o.note, inject.NoteToolsWaited(env.Now().Sub(now).Round(time.Millisecond)))
+			return
+		}
+	}
+	o.note = joinNote(o.note, inject.NoteToolsNotLogged(len(missing), env.ToolWait))
+}
+
+// unlogged are the tool calls of seenTools that neither the tool log nor the loop's count
+// holds.
+func (o *observed) unlogged(l *state.Loop) []string {
+	var ids []string
+	for _, id := range o.seenTools {
+		if id == "" || slices.Contains(l.ToolIDs, id) || slices.ContainsFunc(o.Logged, func(u state.ToolUse) bool { return u.ToolUseID == id }) {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// toolsMatter reports whether counting the tool calls ids would change the stop's verdict,
+// or the verdict without them lets the stop through.
+func (o *observed) toolsMatter(l *state.Loop, ids []string) bool {
+	without, _ := Decide(*l, o.Observation)
+	with := o.Observation
+	with.ToolIDs = append(slices.Clip(with.ToolIDs), ids...)
+	v, _ := Decide(*l, with)
+	return v != without || !without.Blocks()
 }
 
 // readTranscript adds what the transcript holds since the last decision: the promise in
@@ -580,6 +645,7 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 	if facts.transcript().Tools {
 		o.ToolIDs = res.ToolIDs
 	}
+	o.seenTools = res.ToolIDs
 	o.pos.Offset, o.pos.InLine = res.Offset, res.InLine
 	o.sawLast = res.SawLast
 	o.queued = res.Queued()

@@ -255,6 +255,25 @@ func NoteWaited(d time.Duration) string {
 	return fmt.Sprintf("waited %s for the transcript to catch up", d)
 }
 
+// NoteToolsLate is the event log's note for a stop decided before the host's background
+// tool hook logged n calls the transcript shows (they count at the next stop).
+func NoteToolsLate(n int) string {
+	return Plural(n, "tool call", "tool calls") + " not logged yet, counted when logged"
+}
+
+// NoteToolsWaited is the note for a stop that waited d for the tool log to hold the calls
+// the transcript shows.
+func NoteToolsWaited(d time.Duration) string {
+	return fmt.Sprintf("waited %s for the tool calls to be logged", d)
+}
+
+// NoteToolsNotLogged is the note for a stop after which n calls the transcript shows were
+// still not logged after d: refused by the host before they ran, they never count (logged
+// later, they count at the next stop).
+func NoteToolsNotLogged(n int, d time.Duration) string {
+	return fmt.Sprintf("%s the transcript shows not logged within %s: not counted (a call the host refused before it ran never is)", Plural(n, "tool call", "tool calls"), d)
+}
+
 // UnreadCut says why a stop's transcript was not read to its end: it grew by more than one
 // stop reads (read of at most max bytes were read), or reading took too long.
 func UnreadCut(read, max int64) string {

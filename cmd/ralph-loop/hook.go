@@ -28,10 +28,11 @@ func hookEnvTo(stderr io.Writer) hook.Env {
 	store := newStore()
 	store.Warn = func(msg string) { fmt.Fprintf(stderr, "ralph-loop: warning: %s\n", msg) }
 	return hook.Env{
-		Store:   store,
-		Stderr:  stderr,
-		Getenv:  os.Getenv,
-		CatchUp: hook.DefaultCatchUp,
+		Store:    store,
+		Stderr:   stderr,
+		Getenv:   os.Getenv,
+		CatchUp:  hook.DefaultCatchUp,
+		ToolWait: hook.DefaultToolWait,
 		Started: func() time.Time {
 			t, _ := hook.ProcessStart(func() time.Time { return time.Now().UTC() })
 			return t

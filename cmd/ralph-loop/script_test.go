@@ -261,6 +261,13 @@ func runFixture(argv []string) error {
 		}
 		time.Sleep(d)
 		return runFixture(argv[2:])
+	case "sleep":
+		d, err := time.ParseDuration(strings.Join(argv[1:], ""))
+		if err != nil {
+			return err
+		}
+		time.Sleep(d)
+		return nil
 	case "mkfifo":
 		if len(argv) != 2 {
 			return fmt.Errorf("mkfifo FILE")

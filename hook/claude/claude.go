@@ -56,7 +56,8 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// blocks, only the second. Every call that runs fires PostToolUse or
 		// PostToolUseFailure; an unknown tool fires neither and is only in the transcript,
 		// refused ("No such tool available").
-		Transcript: &hook.Transcript{Read: Transcript{claudeshape.Scan}, Lags: true, LastMessagePart: true},
+		// PostToolUse is installed async.
+		Transcript: &hook.Transcript{Read: Transcript{claudeshape.Scan}, Lags: true, LastMessagePart: true, ToolLogLags: true},
 		// The TUI shows no systemMessage of SessionStart on --continue or --resume (seen
 		// with 2.1.330; on a fresh start it does).
 		ResumeNoticeHidden: true,

@@ -51,7 +51,11 @@ var Installer = &install.Target{
 		{Name: "PreToolUse", Matcher: "Bash|Write|Edit|MultiEdit|NotebookEdit", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		// The shell lines of skills and commands, which Claude Code runs without PreToolUse.
 		{Name: "PreSkillShellCommand", Timeout: 10 * time.Second, Kind: install.ToolEvent},
-		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
+		// PostToolUse only logs the call, for the stop to count: Claude Code need not wait
+		// for it (a stop that comes before it waits where the call could matter:
+		// Transcript.ToolLogLags). PostToolUseFailure may end the loop (an interrupted
+		// call), so it stays in line.
+		{Name: "PostToolUse", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent, Async: true},
 		{Name: "PostToolUseFailure", Matcher: "*", Timeout: 10 * time.Second, Kind: install.ToolEvent},
 		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 		// Instead of Stop when the model's API refused the turn (a rate limit): the loop

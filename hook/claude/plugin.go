@@ -161,7 +161,8 @@ func pluginHooks() []byte {
 			Type    string `json:"type"`
 			Command string `json:"command"`
 			Timeout int64  `json:"timeout"`
-		}{"command", install.PortableCommandAt(Installer, ev, install.ScopePlugin), int64(ev.Timeout.Seconds())}
+			Async   bool   `json:"async,omitempty"`
+		}{"command", install.PortableCommandAt(Installer, ev, install.ScopePlugin), int64(ev.Timeout.Seconds()), ev.Async}
 		group := struct {
 			Matcher string `json:"matcher,omitempty"`
 			Hooks   []any  `json:"hooks"`

@@ -172,6 +172,9 @@ type Event struct {
 	// ralph-loop while the session's loop is active (a stop is blocked, a /cancel-ralph
 	// recorded), and for the tool events it skips without any loop on the machine.
 	Kind EventKind
+	// Async: the host runs the hook in the background, without waiting for it ("async":
+	// true in DefaultEntry); only for a hook whose answer the host would not use anyway.
+	Async bool
 }
 
 // EventKind is what a hook event is, to the command line's own answers.
@@ -309,9 +312,14 @@ func (inst *Target) ScopeNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// DefaultEntry is {"type": "command", "command": command, "timeout": timeout}.
-func DefaultEntry(_ Event, command string, timeout int64) []Field {
-	return []Field{{"type", "command"}, {"command", command}, {"timeout", timeout}}
+// DefaultEntry is {"type": "command", "command": command, "timeout": timeout}, with
+// "async": true for an Async event.
+func DefaultEntry(ev Event, command string, timeout int64) []Field {
+	f := []Field{{"type", "command"}, {"command", command}, {"timeout", timeout}}
+	if ev.Async {
+		f = append(f, Field{"async", true})
+	}
+	return f
 }
 
 // Detected reports whether the user has the host: Detect, or by default its CLI on PATH

@@ -120,6 +120,9 @@ export const RalphLoop = async (ctx) => {
     return sessions.get(id)
   }
   const expanded = new Set() // sessions whose next message is one of our commands, expanded
+  // The tool calls being logged (tool.execute.after): opencode need not wait for them, the
+  // next stop does.
+  const logging = new Set()
   const endsTurn = (m) => m.info?.role === "assistant" && !!m.info.finish && m.info.finish !== "tool-calls"
 
   // stop asks ralph-loop whether the turn that just ended may end the loop's iteration, with
@@ -157,6 +160,7 @@ export const RalphLoop = async (ctx) => {
         parts: (m.parts ?? []).filter((p) => p.type === "text").map((p) => ({ text: p.text, synthetic: p.synthetic === true })),
         usage: m.info?.role === "assistant" ? { model: m.info.modelID, cost: m.info.cost, tokens: m.info.tokens } : undefined,
       }))
+      await Promise.all(logging)
       const reply = await ask({ hook: "session.idle", sessionID: id, directory, messages: iteration }, STOP_TIMEOUT_MS)
       show(reply)
       if (reply.continue) {
@@ -219,7 +223,9 @@ export const RalphLoop = async (ctx) => {
     },
     "tool.execute.after": async (input) => {
       if (!acts() || !(await active(input.sessionID))) return
-      show(await ask({ hook: "tool.execute.after", sessionID: input.sessionID, directory, tool: input.tool, callID: input.callID }))
+      const logged = ask({ hook: "tool.execute.after", sessionID: input.sessionID, directory, tool: input.tool, callID: input.callID }).then(show).catch(() => {})
+      logging.add(logged)
+      logged.finally(() => logging.delete(logged))
     },
   }
 }

@@ -39,10 +39,17 @@ const world = async ({ activeDir = true } = {}) => {
   const runs = () => (existsSync(process.env.STUB_LOG) ? readFileSync(process.env.STUB_LOG, "utf8").trim().split("\n") : [])
   const inputs = () =>
     existsSync(process.env.STUB_LOG + ".in") ? readFileSync(process.env.STUB_LOG + ".in", "utf8").trim().split("\n").map((l) => JSON.parse(l)) : []
-  const tool = (sessionID, callID = "c1") =>
-    hooks["tool.execute.before"]({ tool: "bash", sessionID, callID }, { args: { command: "ls" } }).then(() =>
-      hooks["tool.execute.after"]({ tool: "bash", sessionID, callID }, {}),
-    )
+  // tool is a tool call, before and after. The plugin logs a call (after) in the background:
+  // opencode does not wait for it, so neither does the hook; tool then waits until the
+  // stand-in has run for it, where the session may have a loop.
+  const tool = async (sessionID, callID = "c1") => {
+    await hooks["tool.execute.before"]({ tool: "bash", sessionID, callID }, { args: { command: "ls" } })
+    const before = inputs().length
+    await hooks["tool.execute.after"]({ tool: "bash", sessionID, callID }, {})
+    if (!activeDir || existsSync(join(active, sessionID))) {
+      for (let i = 0; i < 1000 && inputs().length === before; i++) await new Promise((r) => setTimeout(r, 5))
+    }
+  }
   const status = (sessionID, type) => hooks.event({ event: { type: "session.status", properties: { sessionID, status: { type } } } })
   // turn is a busy, then an idle: a stop.
   const turn = async (sessionID) => {
@@ -96,6 +103,22 @@ test("a loop armed mid-session: the prompt always asks, and the next tool call i
   await w.tool("ses_c", "c1")
   assert.deepEqual(w.inputs().map((e) => e.hook), ["chat.message", "tool.execute.before", "tool.execute.after"])
   assert.equal(w.inputs()[1].callID, "c1")
+  w.done()
+})
+
+test("a stop waits for the tool calls being logged, which opencode does not wait for", async () => {
+  const w = await world()
+  writeFileSync(join(w.active, "ses_g"), "")
+  process.env.STUB_SLOW_AFTER = "0.3"
+  try {
+    await w.hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_g", callID: "c1" }, { args: { command: "ls" } })
+    await w.hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_g", callID: "c1" }, {})
+    assert.equal(existsSync(process.env.STUB_LOG + ".seq"), false, "the tool hook waited for the call's log")
+    await w.turn("ses_g")
+  } finally {
+    delete process.env.STUB_SLOW_AFTER
+  }
+  assert.deepEqual(readFileSync(process.env.STUB_LOG + ".seq", "utf8").trim().split("\n"), ["tool.execute.after", "session.idle"])
   w.done()
 })
 

@@ -10,7 +10,8 @@ import (
 
 // stub is the stand-in ralph-loop of plugin.test.mjs: it logs its runs and inputs, answers
 // --active-dir with $STUB_ACTIVE, marks a session active when asked to arm a loop, and
-// replies $STUB_REPLY.
+// replies $STUB_REPLY. A tool call's log (tool.execute.after) takes $STUB_SLOW_AFTER
+// seconds, if set; its end and each stop's start are logged in order to $STUB_LOG.seq.
 const stub = `#!/bin/sh
 echo "$*" >> "$STUB_LOG"
 if [ "$4" = --active-dir ]; then
@@ -21,6 +22,8 @@ in=$(cat)
 printf '%s\n' "$in" >> "$STUB_LOG.in"
 case "$in" in
 *'"hook":"chat.message"'*ralph-loop*) id=${in#*'"sessionID":"'}; : > "$STUB_ACTIVE/${id%%'"'*}" ;;
+*'"hook":"tool.execute.after"'*) [ -n "$STUB_SLOW_AFTER" ] && sleep "$STUB_SLOW_AFTER"; echo tool.execute.after >> "$STUB_LOG.seq" ;;
+*'"hook":"session.idle"'*) echo session.idle >> "$STUB_LOG.seq" ;;
 esac
 printf '%s' "$STUB_REPLY"
 `

@@ -95,6 +95,9 @@ export default function (pi) {
   // processed), unless a run starts first: the user's message, whose own end is the next
   // stop.
   const pending = new Map()
+  // The tool calls being logged (tool_result): pi need not wait for them, the next
+  // agent_end does.
+  const logging = new Set()
   const later = (ctx, id, text) => {
     const token = {}
     pending.set(id, token)
@@ -156,6 +159,7 @@ export default function (pi) {
       content: (Array.isArray(m.content) ? m.content : []).filter((c) => c.type === "text").map((c) => ({ type: "text", text: c.text })),
       usage: m.usage,
     }))
+    await Promise.all(logging)
     const reply = await ask(ctx, { ...b, messages }, STOP_TIMEOUT_MS)
     show(ctx, reply)
     if (reply.continue) later(ctx, b.sessionID, reply.continue)
@@ -172,7 +176,9 @@ export default function (pi) {
   pi.on("tool_result", async (event, ctx) => {
     const b = base("tool_result", ctx)
     if (!(await active(b.sessionID))) return
-    show(ctx, await ask(ctx, { ...b, tool: event.toolName, callID: event.toolCallId }))
+    const logged = ask(ctx, { ...b, tool: event.toolName, callID: event.toolCallId }).then((reply) => show(ctx, reply)).catch(() => {})
+    logging.add(logged)
+    logged.finally(() => logging.delete(logged))
   })
 
   pi.on("session_start", async (event, ctx) => {

@@ -34,7 +34,8 @@ func realHosts(rounds string) error {
 			pkgs = append(pkgs, p)
 		}
 	}
-	args := append([]string{"test", "-count=1", "-timeout", "60m", "-run", "^TestHookTime$"}, pkgs...)
+	// One host at a time (-p 1): a host measured beside another would pay for its CPU.
+	args := append([]string{"test", "-p", "1", "-count=1", "-timeout", "60m", "-run", "^TestHookTime$"}, pkgs...)
 	cmd := exec.Command("go", args...)
 	cmd.Env = append(os.Environ(), "RALPH_E2E=1", "RALPH_BENCH=1", "RALPH_BENCH_OUT="+out, "RALPH_BENCH_ROUNDS="+rounds)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

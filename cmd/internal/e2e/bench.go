@@ -113,6 +113,21 @@ type HookTimes struct {
 	RunsByLabel map[string]int
 }
 
+// AsyncLabel ends the label of a hook the host runs in the background, without waiting for
+// it (Claude Code's "async": true): its time is not in HookTimes.Waited.
+const AsyncLabel = " (async)"
+
+// Waited is the hooks' wall time the host waited for: all but the async hooks'.
+func (h HookTimes) Waited() time.Duration {
+	w := h.Total
+	for l, d := range h.ByLabel {
+		if strings.HasSuffix(l, AsyncLabel) {
+			w -= d
+		}
+	}
+	return w
+}
+
 // Breakdown is the hooks' wall and CPU time per label, each the label's runs and its
 // total in milliseconds, sorted by label.
 func (h HookTimes) Breakdown() string {
@@ -217,6 +232,7 @@ func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, rea
 		if err != nil || h.Runs == 0 {
 			t.Fatalf("no hook was timed (%v): do the hooks run ralph-loop from PATH?", err)
 		}
+		t.Logf("round %d: %d hook processes; per label (wall, CPU): %s", round+1, h.Runs, h.Breakdown())
 		per = append(per, PerIterationOf(h.Total, iterations))
 		stops = append(stops, PerIterationOf(h.ByLabel[stop], iterations))
 		cpu = append(cpu, PerIterationOf(h.CPU, iterations))

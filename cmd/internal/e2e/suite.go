@@ -117,14 +117,21 @@ func (s *Suite) Cleanup() {
 // environment (the benchmarks) uses NeedAlone.
 func (s *Suite) Need(t *testing.T) {
 	t.Helper()
-	s.NeedAlone(t)
+	s.need(t)
 	if _, again := s.parallel.LoadOrStore(t, true); !again {
 		t.Parallel()
 	}
 }
 
 // NeedAlone is Need for a test that runs alone: one that sets the process's environment.
+// A Need after it (in the helpers the test calls) does not make it parallel.
 func (s *Suite) NeedAlone(t *testing.T) {
+	t.Helper()
+	s.need(t)
+	s.parallel.Store(t, true)
+}
+
+func (s *Suite) need(t *testing.T) {
 	t.Helper()
 	if s.skip != "" {
 		t.Skip(s.skip)

@@ -94,7 +94,7 @@ func run() int {
 	return code
 }
 
-var eventName = regexp.MustCompile(`"(?:hook_event_name|hookEventName|event)"\s*:\s*"([^"]+)"`)
+var eventName = regexp.MustCompile(`"(?:hook_event_name|hookEventName|event|hook)"\s*:\s*"([^"]+)"`)
 
 func readAll(f *os.File) ([]byte, error) {
 	var b bytes.Buffer

@@ -127,3 +127,6 @@ func TestRunAttachLoops(t *testing.T) {
 	w.Expect(t, e2e.OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 1)
 	e2e.ReadFile(t, filepath.Join(w.Project, "x.txt"), "hi\n")
 }
+
+// TestHookTime is make bench's figure for Kilo Code (see opencode.Family.HookTime).
+func TestHookTime(t *testing.T) { family.HookTime(t) }

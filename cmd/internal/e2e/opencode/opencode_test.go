@@ -287,3 +287,6 @@ func TestEarlierPromiseNotAcceptedLater(t *testing.T) {
 		t.Errorf("%d continuations, want 2", n)
 	}
 }
+
+// TestHookTime is make bench's figure for opencode (see Family.HookTime).
+func TestHookTime(t *testing.T) { family.HookTime(t) }
