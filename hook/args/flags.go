@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/promise"
@@ -260,9 +261,9 @@ func promiseMode(c *state.Config) promise.Mode {
 	return m
 }
 
-// LoopFlags are the flags that set a loop's settings, by name, in the order help lists
+// LoopFlags returns the flags that set a loop's settings, by name, in the order help lists
 // them: the keys .ralph/settings*.json take.
-var LoopFlags = func() []string {
+var LoopFlags = sync.OnceValue(func() []string {
 	var names []string
 	for _, f := range Flags {
 		if !f.NoSettings {
@@ -270,7 +271,7 @@ var LoopFlags = func() []string {
 		}
 	}
 	return names
-}()
+})
 
 // Show returns a loop setting's value as status shows it.
 func Show(c *state.Config, name string) string {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
@@ -29,14 +30,15 @@ const PluginVersionsFile = "hook/claude/plugin-versions.txt"
 //go:embed plugin-versions.txt
 var pluginVersions []byte
 
-// PluginVersion is the version of the Claude Code plugin: the last of PluginVersionsFile.
-var PluginVersion = func() string {
+// PluginVersion returns the version of the Claude Code plugin: the last of
+// PluginVersionsFile (read when first asked, not at every start).
+var PluginVersion = sync.OnceValue(func() string {
 	r, err := ParsePluginReleases(pluginVersions)
 	if err != nil || len(r) == 0 {
 		panic(fmt.Sprintf("%s: %v", PluginVersionsFile, err)) // a test keeps it valid
 	}
 	return r[len(r)-1].Version
-}()
+})
 
 // PluginRelease is one version of the plugin and the sum of its files at that version.
 type PluginRelease struct{ Version, Sum string }
@@ -119,7 +121,7 @@ const PluginDir = "plugins/ralph-loop"
 // do nothing but tell the user once, at the session's start (and when a prompt names
 // ralph), how to install it. A plugin cannot set Claude Code's environment, so the block cap
 // stays at Claude Code's default of 8 blocks without a tool call in between.
-func PluginFiles() map[string][]byte { return PluginFilesAt(PluginVersion) }
+func PluginFiles() map[string][]byte { return PluginFilesAt(PluginVersion()) }
 
 // PluginFilesAt are PluginFiles with the version given.
 func PluginFilesAt(version string) map[string][]byte {

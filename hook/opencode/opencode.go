@@ -66,13 +66,11 @@ type flavor struct {
 	// runCannotLoop is why "CLI run" cannot hold a loop ("": it can, it waits for the
 	// plugin's continuation).
 	runCannotLoop string
-	installer     *install.Target
+	installer     func() *install.Target
 }
 
-var opencodeFlavor = &flavor{words: Words, cli: "opencode", runCannotLoop: inject.ExitsAtFirstStop("opencode run",
+var opencodeFlavor = &flavor{words: Words, cli: "opencode", installer: installer, runCannotLoop: inject.ExitsAtFirstStop("opencode run",
 	"start it in the opencode TUI, or in a session of opencode serve (opencode run --attach to a running server works too)")}
-
-func init() { opencodeFlavor.installer = Installer }
 
 func (h Host) flavor() *flavor {
 	if h.f == nil {
@@ -97,7 +95,7 @@ var Words = inject.Words{
 func (h Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	f := h.flavor()
 	return hook.Facts{
-		Hooks:       hook.Hooks{Files: func() []string { return f.installer.HookFiles(getenv, cwd) }},
+		Hooks:       hook.Hooks{Files: func() []string { return f.installer().HookFiles(getenv, cwd) }},
 		Words:       f.words,
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,
