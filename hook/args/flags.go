@@ -6,9 +6,9 @@ import (
 	"maps"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -263,7 +263,9 @@ func promiseMode(c *state.Config) promise.Mode {
 
 // LoopFlags returns the flags that set a loop's settings, by name, in the order help lists
 // them: the keys .ralph/settings*.json take.
-var LoopFlags = sync.OnceValue(func() []string {
+func LoopFlags() []string { return loopFlags.Get() }
+
+var loopFlags = lazy.Value[[]string]{Make: func() []string {
 	var names []string
 	for _, f := range Flags {
 		if !f.NoSettings {
@@ -271,7 +273,7 @@ var LoopFlags = sync.OnceValue(func() []string {
 		}
 	}
 	return names
-})
+}}
 
 // Show returns a loop setting's value as status shows it.
 func Show(c *state.Config, name string) string {

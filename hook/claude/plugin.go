@@ -13,10 +13,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // PluginVersionsFile is the plugin's versions, one a line with the sum of its files then
@@ -32,13 +32,15 @@ var pluginVersions []byte
 
 // PluginVersion returns the version of the Claude Code plugin: the last of
 // PluginVersionsFile (read when first asked, not at every start).
-var PluginVersion = sync.OnceValue(func() string {
+func PluginVersion() string { return pluginVersion.Get() }
+
+var pluginVersion = lazy.Value[string]{Make: func() string {
 	r, err := ParsePluginReleases(pluginVersions)
 	if err != nil || len(r) == 0 {
 		panic(fmt.Sprintf("%s: %v", PluginVersionsFile, err)) // a test keeps it valid
 	}
 	return r[len(r)-1].Version
-})
+}}
 
 // PluginRelease is one version of the plugin and the sum of its files at that version.
 type PluginRelease struct{ Version, Sum string }

@@ -1,10 +1,9 @@
 package opencode
 
 import (
-	"sync"
-
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // Kilo is Kilo Code's CLI (kilo), an opencode fork with the same plugin API: the plugin,
@@ -32,10 +31,10 @@ var KiloWords = inject.Words{
 
 // kiloInstaller installs ralph-loop into Kilo: the plugin and the commands in the user's
 // Kilo directory ($XDG_CONFIG_HOME/kilo, ~/.config/kilo) or in the project's .kilo.
-var kiloInstaller = sync.OnceValue(func() *install.Target {
+var kiloInstaller = lazy.Value[*install.Target]{Make: func() *install.Target {
 	return newInstaller(KiloWords, "kilo", ".kilo", configDir("kilo"))
-})
+}}
 
-var kiloFlavor = &flavor{words: KiloWords, cli: "kilo", installer: kiloInstaller,
+var kiloFlavor = &flavor{words: KiloWords, cli: "kilo", installer: &kiloInstaller,
 	runCannotLoop: inject.MayExitBeforeNextTurn("kilo run",
 		"start it in the Kilo TUI, or in a session of kilo serve (kilo run --attach to a running server works too)")}
