@@ -9,22 +9,31 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// Encoder is a host's protocol for what its hooks' command line answers by itself when it
+// Encode is a host's protocol for what its hooks' command line answers by itself when it
 // cannot run ralph-loop (install.Target.Encode): the reply encoded by the host's own
-// Encode, for an event of the kind the installer names.
-func Encoder(h Host) func(install.Event, install.Reply) install.Encoded {
-	kinds := map[install.EventKind]Kind{
-		install.SessionEvent: SessionStart, install.PromptEvent: Prompt, install.ToolEvent: ToolUsed,
-		install.StopEvent: Stop, install.ConfigEvent: ConfigChange,
+// Encode, for an event of the kind the installer names. A host's installer names a function
+// of its own that calls it, so that the installer is data laid out by the linker, not built
+// at every start of the program.
+func Encode(h Host, ev install.Event, r install.Reply) install.Encoded {
+	var kind Kind
+	switch ev.Kind {
+	case install.SessionEvent:
+		kind = SessionStart
+	case install.PromptEvent:
+		kind = Prompt
+	case install.ToolEvent:
+		kind = ToolUsed
+	case install.StopEvent:
+		kind = Stop
+	case install.ConfigEvent:
+		kind = ConfigChange
 	}
-	return func(ev install.Event, r install.Reply) install.Encoded {
-		var out, errOut bytes.Buffer
-		code, err := h.Encode(&out, &errOut, Event{Kind: kinds[ev.Kind], Name: ev.Name}, Reply{Block: r.Block, Reason: r.Reason, Notice: r.Notice})
-		if err != nil { // a buffer never fails
-			panic(err)
-		}
-		return install.Encoded{Stdout: out.String(), Stderr: errOut.String(), Code: code}
+	var out, errOut bytes.Buffer
+	code, err := h.Encode(&out, &errOut, Event{Kind: kind, Name: ev.Name}, Reply{Block: r.Block, Reason: r.Reason, Notice: r.Notice})
+	if err != nil { // a buffer never fails
+		panic(err)
 	}
+	return install.Encoded{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 }
 
 // fallback takes what the hooks' command line left in the session's directory while it

@@ -5,10 +5,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -49,13 +49,13 @@ func Resume(l state.Loop, now time.Time) state.Loop {
 // limit reached|1764259200"); an RFC 3339 time after "reset" or "until". They are compiled
 // when a message is read, not at every hook's start.
 var (
-	inDuration = sync.OnceValue(func() *regexp.Regexp {
+	inDuration = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)(?:try again|retry|resets?|available again)(?: after| in)? (\d{1,6}) ?(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?)\b`)
-	})
-	atUnix    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\|(\d{10})\b`) })
-	atRFC3339 = sync.OnceValue(func() *regexp.Regexp {
+	}}
+	atUnix    = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp { return regexp.MustCompile(`\|(\d{10})\b`) }}
+	atRFC3339 = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)(?:reset|until|after)\D{0,12}(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))`)
-	})
+	}}
 )
 
 // until reads when a provider's message says the turn may be tried again, or nil when it
@@ -63,7 +63,7 @@ var (
 // ahead, is not taken.
 func until(msg string, now time.Time) *time.Time {
 	var t time.Time
-	if m := inDuration().FindStringSubmatch(msg); m != nil {
+	if m := inDuration.Get().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		unit := time.Second
 		switch strings.ToLower(m[2])[0] {
@@ -73,10 +73,10 @@ func until(msg string, now time.Time) *time.Time {
 			unit = time.Hour
 		}
 		t = now.Add(time.Duration(n) * unit)
-	} else if m := atUnix().FindStringSubmatch(msg); m != nil {
+	} else if m := atUnix.Get().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
 		t = time.Unix(n, 0).UTC()
-	} else if m := atRFC3339().FindStringSubmatch(msg); m != nil {
+	} else if m := atRFC3339.Get().FindStringSubmatch(msg); m != nil {
 		t, _ = time.Parse(time.RFC3339Nano, m[1])
 		t = t.UTC()
 	}

@@ -28,14 +28,13 @@ If there is no such context, or it reports an error, the hook did not start a lo
 `
 )
 
-// loopArgumentHint is the frontmatter line of the loop commands' usage.
-var loopArgumentHint = "argument-hint: " + args.ArgumentHint()
-
 // CommandsFor returns the slash-command files for the host of that name (Claude Code's
 // format, which Qwen Code reads too: Markdown with description, argument-hint and
 // disable-model-invocation in the frontmatter).
 func CommandsFor(host string) []CommandFile {
 	loopBody := strings.ReplaceAll(loopBody, "--host HOST", "--host "+host)
+	// The frontmatter line of the loop commands' usage (built here, not at every start).
+	loopArgumentHint := "argument-hint: " + args.ArgumentHint()
 	return []CommandFile{
 		{
 			Name:        "ralph-loop.md",

@@ -10,23 +10,29 @@ import (
 // The texts of a paused loop (the model's provider refused a turn), of a turn the user
 // interrupted, and of the notifications (--notify).
 
-// failureWords are the hosts' words for a refused turn, as people read them.
-var failureWords = map[string]string{
-	"rate_limit":            "a rate limit",
-	"overloaded":            "the provider is overloaded",
-	"billing_error":         "a billing error",
-	"authentication_failed": "authentication failed",
-	"server_error":          "a server error",
-	"max_output_tokens":     "the reply hit its output limit",
-	"invalid_request":       "the provider refused the request",
-	"model_not_found":       "the model was not found",
-	"loop_detected":         "the host's loop detector aborted a turn that repeated itself",
+// failureWords are the hosts' words for a refused turn, as people read them (a list, not a
+// map: data the linker lays out rather than a table built at every start).
+var failureWords = [][2]string{
+	{"rate_limit", "a rate limit"},
+	{"overloaded", "the provider is overloaded"},
+	{"billing_error", "a billing error"},
+	{"authentication_failed", "authentication failed"},
+	{"server_error", "a server error"},
+	{"max_output_tokens", "the reply hit its output limit"},
+	{"invalid_request", "the provider refused the request"},
+	{"model_not_found", "the model was not found"},
+	{"loop_detected", "the host's loop detector aborted a turn that repeated itself"},
 }
 
 // PauseWhy says why a loop paused: the host's word for the failure (kind) and what it
 // showed (msg), cut to a line.
 func PauseWhy(kind, msg string) string {
-	what := failureWords[kind]
+	var what string
+	for _, w := range failureWords {
+		if w[0] == kind {
+			what = w[1]
+		}
+	}
 	if what == "" {
 		what = "an error"
 		if kind != "" && kind != "unknown" {

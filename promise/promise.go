@@ -19,7 +19,7 @@ const MaxTokenBytes = 256
 // Errors returned by Validate.
 var (
 	ErrEmpty   = errors.New("completion promise is empty")
-	ErrTooLong = fmt.Errorf("completion promise is longer than %d bytes", MaxTokenBytes)
+	ErrTooLong = errors.New("completion promise is longer than 256 bytes") // MaxTokenBytes
 	ErrBadChar = errors.New("completion promise may not contain '<', '>', newlines or control characters")
 	ErrBadUTF8 = errors.New("completion promise is not valid UTF-8")
 )

@@ -2,6 +2,7 @@ package promise
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,13 @@ func TestValidate(t *testing.T) {
 		if got := Validate(tt.token); !errors.Is(got, tt.want) {
 			t.Errorf("Validate(%q) = %v, want %v", tt.token, got, tt.want)
 		}
+	}
+}
+
+// TestErrTooLong: the message names MaxTokenBytes (a literal, not formatted at every start).
+func TestErrTooLong(t *testing.T) {
+	if want := " " + strconv.Itoa(MaxTokenBytes) + " bytes"; !strings.HasSuffix(ErrTooLong.Error(), want) {
+		t.Errorf("ErrTooLong = %q, want it to end with %q", ErrTooLong, want)
 	}
 }
 

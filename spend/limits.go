@@ -18,24 +18,31 @@ type Limits struct {
 var UnknownLimits = Limits{Context: 2_000_000, Output: 256_000}
 
 // limits are the known models', by canonical name, from the providers' model pages (read
-// 2026-11-27). A model not here has UnknownLimits.
-var limits = map[string]Limits{
+// 2026-11-27). A model not here has UnknownLimits. (A list, not a map: it is data the linker
+// lays out, where a map would be built at every start of the program.)
+var limits = []struct {
+	model string
+	Limits
+}{
 	// platform.claude.com/docs/en/models/opus-5-5/overview, and the comparison table of
 	// platform.claude.com/docs/en/models/opus-5/overview.
-	"claude-opus-5-5":  {1_000_000, 128_000},
-	"claude-opus-5":    {1_000_000, 128_000},
-	"claude-haiku-4-5": {200_000, 64_000},
+	{"claude-opus-5-5", Limits{1_000_000, 128_000}},
+	{"claude-opus-5", Limits{1_000_000, 128_000}},
+	{"claude-haiku-4-5", Limits{200_000, 64_000}},
 	// vercel.com/ai-gateway/models/gpt-6.1-sol (1,050,000 context, 128,000 output).
-	"gpt-6.1-sol": {1_050_000, 128_000},
+	{"gpt-6.1-sol", Limits{1_050_000, 128_000}},
 	// ai.google.dev/gemini-api/docs/models (1,048,576 input, 65,536 output).
-	"gemini-2.5-pro":   {1_048_576, 65_536},
-	"gemini-2.5-flash": {1_048_576, 65_536},
+	{"gemini-2.5-pro", Limits{1_048_576, 65_536}},
+	{"gemini-2.5-flash", Limits{1_048_576, 65_536}},
 }
 
 // LimitsOf returns what one reply of model can use.
 func LimitsOf(model string) Limits {
-	if l, ok := limits[Canonical(model)]; ok {
-		return l
+	c := Canonical(model)
+	for _, l := range limits {
+		if l.model == c {
+			return l.Limits
+		}
 	}
 	return UnknownLimits
 }

@@ -6,7 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
+
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // Price is what a model costs, in USD per million tokens of each kind.
@@ -84,7 +85,7 @@ func Table() []Entry {
 
 // dated is a dated snapshot's suffix ("-20251101", "-2026-09-29") and a context-window tag
 // ("[1m]").
-var dated = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(-\d{8}|-\d{4}-\d{2}-\d{2}|\[[^\]]*\])$`) })
+var dated = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp { return regexp.MustCompile(`(-\d{8}|-\d{4}-\d{2}-\d{2}|\[[^\]]*\])$`) }}
 
 // Canonical is the name a model is priced under: without a provider prefix
 // ("anthropic/", "openai/", "models/"), a dated snapshot's suffix or a context tag, in lower
@@ -95,7 +96,7 @@ func Canonical(model string) string {
 		m = m[i+1:]
 	}
 	for {
-		n := dated().ReplaceAllString(m, "")
+		n := dated.Get().ReplaceAllString(m, "")
 		if n == m {
 			return m
 		}

@@ -94,6 +94,32 @@ func openNoFollow(path string) (*os.File, error) {
 	return openState(path, os.O_RDONLY, 0)
 }
 
+// readAll reads f to its end, keeping at most limit+1 bytes (more than limit tells the
+// caller the file is too large), into a buffer of the file's size. io.ReadAll's buffer
+// grows from 512 bytes, and each size it passes through costs a hook process a fresh page
+// of memory or two: a hook reads a few small files, and its start is mostly such costs.
+func readAll(f *os.File, limit int64) ([]byte, error) {
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		size = min(fi.Size(), limit) + 1 // +1: the end is seen without growing
+	}
+	b := make([]byte, 0, size)
+	r := io.LimitReader(f, limit+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew: let append pick the next size
+		}
+	}
+}
+
 // ReadRegular reads a file that must be a regular file (it may be reached through a
 // symbolic link) of at most limit bytes, without waiting on a FIFO: for files a repository
 // or a person provides, such as settings. A missing file gives an error matching
@@ -114,7 +140,7 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 	if err := clearNonBlock(f); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, err := readAll(f, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -590,7 +590,7 @@ func readFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read state %s: %w", path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
+	data, err := readAll(f, maxStateFile)
 	if err != nil {
 		return nil, fmt.Errorf("read state %s: %w", path, err)
 	}

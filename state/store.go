@@ -131,7 +131,7 @@ func readLoop(path string) (*Loop, error) {
 		return nil, fmt.Errorf("read state %s: %w", path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxStateFile+1))
+	data, err := readAll(f, maxStateFile)
 	if err != nil {
 		return nil, fmt.Errorf("read state %s: %w", path, err)
 	}

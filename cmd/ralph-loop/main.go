@@ -118,30 +118,34 @@ func editDistance(a, b string) int {
 	return d[len(a)][len(b)]
 }
 
-// examples are shown at the end of each command's help.
-var examples = map[string][]string{
-	"start": {
-		`ralph-loop start --session "$CLAUDE_CODE_SESSION_ID" --max-iterations 20 -- "make the tests pass"`,
-		`ralph-loop start --session S1 --ulw --check "go test ./..." -- fix the flaky test`,
-		`ralph-loop start --host gemini --session S2 -- port the lexer`,
-	},
-	"cancel":    {"ralph-loop cancel --session S1", "ralph-loop cancel --all"},
-	"status":    {"ralph-loop status", "ralph-loop status --all --json"},
-	"log":       {"ralph-loop log", "ralph-loop log --session S1 --follow"},
-	"diff":      {"ralph-loop diff 20261127T101500.000Z-1a2b3c4d", "ralph-loop diff S1 3"},
-	"gc":        {"ralph-loop gc --older-than 30d --dry-run", "ralph-loop gc --older-than 30d"},
-	"install":   {"ralph-loop install", "ralph-loop install --host claude --scope project --dry-run", "ralph-loop install --host codex --binary ~/go/bin/ralph-loop"},
-	"uninstall": {"ralph-loop uninstall", "ralph-loop uninstall --host claude --scope project --dry-run"},
-	"hook":      {"ralph-loop hook --host claude < event.json"},
-	"completion": {
-		`source <(ralph-loop completion bash)     # in ~/.bashrc`,
-		`source <(ralph-loop completion zsh)      # in ~/.zshrc`,
-		"ralph-loop completion fish > ~/.config/fish/completions/ralph-loop.fish",
-	},
+// examples are shown at the end of each command's help (a function: the table is made only
+// when the command-line parser is built, not by a hook).
+func examples() map[string][]string {
+	return map[string][]string{
+		"start": {
+			`ralph-loop start --session "$CLAUDE_CODE_SESSION_ID" --max-iterations 20 -- "make the tests pass"`,
+			`ralph-loop start --session S1 --ulw --check "go test ./..." -- fix the flaky test`,
+			`ralph-loop start --host gemini --session S2 -- port the lexer`,
+		},
+		"cancel":    {"ralph-loop cancel --session S1", "ralph-loop cancel --all"},
+		"status":    {"ralph-loop status", "ralph-loop status --all --json"},
+		"log":       {"ralph-loop log", "ralph-loop log --session S1 --follow"},
+		"diff":      {"ralph-loop diff 20261127T101500.000Z-1a2b3c4d", "ralph-loop diff S1 3"},
+		"gc":        {"ralph-loop gc --older-than 30d --dry-run", "ralph-loop gc --older-than 30d"},
+		"install":   {"ralph-loop install", "ralph-loop install --host claude --scope project --dry-run", "ralph-loop install --host codex --binary ~/go/bin/ralph-loop"},
+		"uninstall": {"ralph-loop uninstall", "ralph-loop uninstall --host claude --scope project --dry-run"},
+		"hook":      {"ralph-loop hook --host claude < event.json"},
+		"completion": {
+			`source <(ralph-loop completion bash)     # in ~/.bashrc`,
+			`source <(ralph-loop completion zsh)      # in ~/.zshrc`,
+			"ralph-loop completion fish > ~/.config/fish/completions/ralph-loop.fish",
+		},
+	}
 }
 
 // addExamples appends each command's examples to its help.
 func addExamples(cmds []*cli.Command) {
+	examples := examples()
 	for _, c := range cmds {
 		ex := examples[c.Name]
 		if len(ex) == 0 {

@@ -463,7 +463,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	if len(l.Sources) > 0 {
 		fmt.Fprintln(w, "settings")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, k := range args.LoopFlags {
+		for _, k := range args.LoopFlags() {
 			if src, ok := l.Sources[k]; ok {
 				fmt.Fprintf(tw, "  --%s\t%s\t(%s)\n", k, args.Show(&l.Config, k), src)
 			}

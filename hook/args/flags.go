@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/spend"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -260,9 +261,11 @@ func promiseMode(c *state.Config) promise.Mode {
 	return m
 }
 
-// LoopFlags are the flags that set a loop's settings, by name, in the order help lists
+// LoopFlags returns the flags that set a loop's settings, by name, in the order help lists
 // them: the keys .ralph/settings*.json take.
-var LoopFlags = func() []string {
+func LoopFlags() []string { return loopFlags.Get() }
+
+var loopFlags = lazy.Value[[]string]{Make: func() []string {
 	var names []string
 	for _, f := range Flags {
 		if !f.NoSettings {
@@ -270,7 +273,7 @@ var LoopFlags = func() []string {
 		}
 	}
 	return names
-}()
+}}
 
 // Show returns a loop setting's value as status shows it.
 func Show(c *state.Config, name string) string {

@@ -45,7 +45,7 @@ func (e settingError) Is(target error) bool { return target == ErrSetting }
 func Resolve(p Parsed, projectDir string) (state.Config, error) {
 	cfg := state.DefaultConfig()
 	cfg.Sources = map[string]string{}
-	for _, f := range LoopFlags {
+	for _, f := range LoopFlags() {
 		cfg.Sources[f] = "default"
 	}
 	var merged map[string]any
@@ -252,7 +252,7 @@ func applySetting(c *state.Config, key string, v any) error {
 		if distance(key, SettingPrices) <= 2 {
 			return fmt.Errorf("unknown setting %q (did you mean %q?)", key, SettingPrices)
 		}
-		return fmt.Errorf("unknown setting %q (settings take the loop flags' names: %s; and %q)", key, strings.Join(LoopFlags, ", "), SettingPrices)
+		return fmt.Errorf("unknown setting %q (settings take the loop flags' names: %s; and %q)", key, strings.Join(LoopFlags(), ", "), SettingPrices)
 	}
 	if key == FlagCheck {
 		c.Checks = nil

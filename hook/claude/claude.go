@@ -4,6 +4,7 @@ package claude
 
 import (
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -28,10 +29,14 @@ var _ hook.Host = Host{}
 // Name returns "claude".
 func (Host) Name() string { return Name }
 
+// display is the host's name for people (Words.Display, the installer's Title: a constant, so
+// that the installer is data the linker lays out).
+const display = "Claude Code"
+
 // Words are Claude Code's facts for texts.
 var Words = inject.Words{
 	Name:       Name,
-	Display:    "Claude Code",
+	Display:    display,
 	MessageCap: 9500, // hook output strings are cut at 10,000 UTF-16 units
 	Cap:        inject.Cap{Setting: BlockCapEnv},
 	SandboxOn:  `"ralph-loop install --sandbox" turns it on`,
@@ -102,7 +107,7 @@ func stopTimeout(getenv func(string) string, project string) time.Duration {
 type Transcript struct{ transcript.Reader }
 
 // writeTools are Claude Code's tools that write files.
-var writeTools = map[string]bool{"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true}
+var writeTools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}
 
 // Decode reads one Claude Code hook event.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
@@ -119,7 +124,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
-		if in.Event == "PostToolUse" && writeTools[in.ToolName] {
+		if in.Event == "PostToolUse" && slices.Contains(writeTools, in.ToolName) {
 			ev.ToolKind = hook.WriteTool // it completed (a failure fires PostToolUseFailure)
 		}
 	case "PreSkillShellCommand":
@@ -133,7 +138,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		switch {
 		case in.ToolName == "Bash":
 			ev.ToolKind, ev.Command, ev.Unsandboxed = hook.ShellTool, in.Command, in.Unsandboxed
-		case writeTools[in.ToolName]:
+		case slices.Contains(writeTools, in.ToolName):
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		}
 	case "ConfigChange":

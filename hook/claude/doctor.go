@@ -106,8 +106,8 @@ func (Host) Plugins(getenv func(string) string, project string) []install.Plugin
 				continue
 			}
 			pl := install.Plugin{ID: id, Scope: p.Scope, Version: p.Version, Hooks: filepath.Join(p.InstallPath, "hooks", "hooks.json")}
-			if pl.Version != PluginVersion {
-				pl.Update = "this ralph-loop comes with the plugin's version " + PluginVersion + ": claude plugin marketplace update, then claude plugin update " + id + ", brings it"
+			if pl.Version != PluginVersion() {
+				pl.Update = "this ralph-loop comes with the plugin's version " + PluginVersion() + ": claude plugin marketplace update, then claude plugin update " + id + ", brings it"
 			}
 			out = append(out, pl)
 		}

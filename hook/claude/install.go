@@ -32,7 +32,7 @@ const StopTimeoutSeconds = 900
 // .claude/settings.local.json at local scope, with the slash commands beside them.
 var Installer = &install.Target{
 	Name:    Name,
-	Title:   Words.Display,
+	Title:   display,
 	CLI:     "claude",
 	UserDir: userDir,
 	Scopes: []install.Scope{
@@ -79,7 +79,7 @@ var Installer = &install.Target{
 	Sandbox:     sandboxSpec,
 	SandboxOn:   sandboxOn,
 	SandboxSays: inject.SandboxSays,
-	Encode:      hook.Encoder(Host{}),
+	Encode:      encode,
 }
 
 // Installer returns Claude Code's installer.
@@ -166,4 +166,9 @@ func excludeFile(dir string) (path, prefix string) {
 // ignored reports whether git ignores the local settings file in dir already.
 func ignored(dir string) bool {
 	return exec.Command("git", "-C", dir, "check-ignore", "-q", ".claude/settings.local.json").Run() == nil
+}
+
+// encode is what the hooks' command line answers by itself (hook.Encode).
+func encode(ev install.Event, r install.Reply) install.Encoded {
+	return hook.Encode(Host{}, ev, r)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // PluginVersionsFile is the plugin's versions, one a line with the sum of its files then
@@ -29,14 +30,17 @@ const PluginVersionsFile = "hook/claude/plugin-versions.txt"
 //go:embed plugin-versions.txt
 var pluginVersions []byte
 
-// PluginVersion is the version of the Claude Code plugin: the last of PluginVersionsFile.
-var PluginVersion = func() string {
+// PluginVersion returns the version of the Claude Code plugin: the last of
+// PluginVersionsFile (read when first asked, not at every start).
+func PluginVersion() string { return pluginVersion.Get() }
+
+var pluginVersion = lazy.Value[string]{Make: func() string {
 	r, err := ParsePluginReleases(pluginVersions)
 	if err != nil || len(r) == 0 {
 		panic(fmt.Sprintf("%s: %v", PluginVersionsFile, err)) // a test keeps it valid
 	}
 	return r[len(r)-1].Version
-}()
+}}
 
 // PluginRelease is one version of the plugin and the sum of its files at that version.
 type PluginRelease struct{ Version, Sum string }
@@ -119,7 +123,7 @@ const PluginDir = "plugins/ralph-loop"
 // do nothing but tell the user once, at the session's start (and when a prompt names
 // ralph), how to install it. A plugin cannot set Claude Code's environment, so the block cap
 // stays at Claude Code's default of 8 blocks without a tool call in between.
-func PluginFiles() map[string][]byte { return PluginFilesAt(PluginVersion) }
+func PluginFiles() map[string][]byte { return PluginFilesAt(PluginVersion()) }
 
 // PluginFilesAt are PluginFiles with the version given.
 func PluginFilesAt(version string) map[string][]byte {

@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,10 +50,14 @@ func (Host) Name() string { return Name }
 // Sigil starts a skill mention in Codex's composer: $ralph-loop is how the TUI arms a loop.
 const Sigil = "$"
 
+// display is the host's name for people (Words.Display, the installer's Title: a constant, so
+// that the installer is data the linker lays out).
+const display = "Codex"
+
 // Words are Codex's facts for texts.
 var Words = inject.Words{
 	Name:    Name,
-	Display: "Codex",
+	Display: display,
 	// Codex replaces hook text longer than 2,500 approximate tokens (bytes/4, so 10,000
 	// bytes) by a preview and a file; 3,200 UTF-16 units stay under that for any text
 	// (at most 3 bytes a unit).
@@ -212,14 +217,14 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 
 // shellTools are the names Codex gives its shell tool in hook events ("Bash" for
 // exec_command in 0.169.0; the others are its older and internal names).
-var shellTools = map[string]bool{"Bash": true, "exec_command": true, "shell": true, "local_shell": true, "shell_command": true}
+var shellTools = []string{"Bash", "exec_command", "shell", "local_shell", "shell_command"}
 
 // toolKind says what a tool call about to run does, with its command or its patch.
 // apply_patch's tool_input.command is the patch: every file it names is judged. (The shell
 // can run apply_patch too: the guard reads that as a patch.)
 func toolKind(name, command string) (kind hook.ToolKind, cmd, patch string) {
 	switch {
-	case shellTools[name]:
+	case slices.Contains(shellTools, name):
 		return hook.ShellTool, command, ""
 	case name == "apply_patch" || name == "Write" || name == "Edit":
 		return hook.PatchTool, "", command

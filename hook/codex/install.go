@@ -27,7 +27,7 @@ const StopTimeoutSeconds = 900
 // hooks without a word.
 var Installer = &install.Target{
 	Name:    Name,
-	Title:   Words.Display,
+	Title:   display,
 	CLI:     "codex",
 	UserDir: userDir,
 	Scopes: []install.Scope{
@@ -62,7 +62,7 @@ var Installer = &install.Target{
 	},
 	Notice: install.SystemMessage,
 	Extra:  trust,
-	Encode: hook.Encoder(Host{}),
+	Encode: encode,
 }
 
 // Installer returns Codex's installer.
@@ -183,4 +183,9 @@ func projectTrusted(config, dir string) bool {
 		}
 	}
 	return false
+}
+
+// encode is what the hooks' command line answers by itself (hook.Encode).
+func encode(ev install.Event, r install.Reply) install.Encoded {
+	return hook.Encode(Host{}, ev, r)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,8 +51,7 @@ func EventLabel(event string) string {
 
 // matcherEvents are the events whose groups' matchers Codex reads; for the others it drops
 // the matcher before hashing.
-var matcherEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "PermissionRequest": true, "SessionStart": true,
-	"PreCompact": true, "PostCompact": true}
+var matcherEvents = []string{"PreToolUse", "PostToolUse", "PermissionRequest", "SessionStart", "PreCompact", "PostCompact"}
 
 // TrustKey is the key of a handler's entry in config.toml's [hooks.state] table: the hooks
 // file's absolute path, the event's label, and the handler's place in the file.
@@ -74,7 +74,7 @@ func TrustHash(h Handler) string {
 	b.WriteString(`,"hooks":[{"async":false,"command":`)
 	writeJSONString(&b, h.Command)
 	b.WriteString(`,"timeout":` + strconv.Itoa(timeout) + `,"type":"command"}]`)
-	if h.Matcher != "" && matcherEvents[h.Event] {
+	if h.Matcher != "" && slices.Contains(matcherEvents, h.Event) {
 		b.WriteString(`,"matcher":`)
 		writeJSONString(&b, h.Matcher)
 	}

@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,10 +52,14 @@ var (
 // Name returns "copilot".
 func (Host) Name() string { return Name }
 
+// display is the host's name for people (Words.Display, the installer's Title: a constant, so
+// that the installer is data the linker lays out).
+const display = "GitHub Copilot CLI"
+
 // Words are Copilot CLI's facts for texts.
 var Words = inject.Words{
 	Name:           Name,
-	Display:        "GitHub Copilot CLI",
+	Display:        display,
 	MessageCap:     9500,
 	Cap:            inject.Cap{CountsTools: true},
 	SteersCommands: true,
@@ -120,7 +125,7 @@ func decodeInput(r io.Reader) (input, error) {
 // toolArgs.path (the tools Copilot CLI 1.0.102 offers the model).
 const shellTool = "bash"
 
-var writeTools = map[string]bool{"create": true, "edit": true}
+var writeTools = []string{"create", "edit"}
 
 // editorTool writes toolArgs.path unless its toolArgs.command is "view"; patchTool applies a
 // patch in apply_patch's form, which Copilot CLI hands over as toolArgs itself, a string
@@ -187,7 +192,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		switch {
 		case in.ToolName == shellTool:
 			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
-		case writeTools[in.ToolName]:
+		case slices.Contains(writeTools, in.ToolName):
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.Path
 		case in.ToolName == editorTool && in.Command != "view":
 			// str_replace_editor: create, str_replace, insert, undo_edit at toolArgs.path.
@@ -288,7 +293,7 @@ const (
 )
 
 // skillCommands are the skills install writes, by the command each stands for.
-var skillCommands = map[string]bool{"ralph-loop": true, "ulw-loop": true, "cancel-ralph": true}
+var skillCommands = []string{"ralph-loop", "ulw-loop", "cancel-ralph"}
 
 // skillCommand returns the loop command a prompt invoking one of ralph-loop's skills stands
 // for, as typed: "/NAME ARGS". ok is false for any other prompt.
@@ -298,7 +303,7 @@ func skillCommand(prompt string) (string, bool) {
 		return "", false
 	}
 	name, rest, ok := strings.Cut(rest, skillFollow)
-	if !ok || !skillCommands[name] {
+	if !ok || !slices.Contains(skillCommands, name) {
 		return "", false
 	}
 	rest, ok = strings.CutPrefix(rest, name+"\">\n")

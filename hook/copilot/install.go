@@ -29,7 +29,7 @@ const ProjectHooks = ".github/hooks/ralph-loop.json"
 // passes the typed text as it is.
 var Installer = &install.Target{
 	Name:    Name,
-	Title:   Words.Display,
+	Title:   display,
 	CLI:     "copilot",
 	UserDir: userDir,
 	Scopes: []install.Scope{
@@ -64,7 +64,7 @@ var Installer = &install.Target{
 	},
 	Extra:      trustNote,
 	Legacy:     legacyCommand,
-	Encode:     hook.Encoder(Host{}),
+	Encode:     encode,
 	SessionKey: "sessionId",
 }
 
@@ -117,4 +117,9 @@ func trustNote(x install.ExtraInput) ([]install.Change, error) {
 // Trust tells, for doctor, that the host runs a project's hooks only in a folder it trusts.
 func (Host) Trust(r install.Report, _ func(string) string, _ string, found []install.Found) {
 	install.TrustAsked(r, Installer, found)
+}
+
+// encode is what the hooks' command line answers by itself (hook.Encode).
+func encode(ev install.Event, r install.Reply) install.Encoded {
+	return hook.Encode(Host{}, ev, r)
 }

@@ -172,7 +172,7 @@ func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 // loop commands.
 func isLoopCommand(s string) bool {
 	s = strings.TrimSpace(s)
-	for name := range skillCommands {
+	for _, name := range skillCommands {
 		if r, ok := strings.CutPrefix(s, "/"+name); ok && (r == "" || r[0] == ' ' || r[0] == '\n') {
 			return true
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // Cursor's command files (.cursor/commands/NAME.md, ~/.cursor/commands/NAME.md) are plain
@@ -20,18 +21,24 @@ import (
 // (a token set with --completion-promise or in .ralph/settings.json differs), and every
 // follow-up names the exact marker.
 
-// commands are the loop commands, each with its file's text between the tags.
-var commands = []struct{ cmd, text string }{
-	{hook.CommandLoop, inject.RulesInFile(hook.CommandLoop, false)},
-	{hook.CommandULW, inject.RulesInFile(hook.CommandULW, true)},
-	{hook.CommandCancel, inject.CancelInFile},
-}
+// commands are the loop commands, each with its file's text between the tags (built when
+// first used, not at every start).
+var commands = lazy.Value[[]command]{Make: func() []command {
+	return []command{
+		{hook.CommandLoop, inject.RulesInFile(hook.CommandLoop, false)},
+		{hook.CommandULW, inject.RulesInFile(hook.CommandULW, true)},
+		{hook.CommandCancel, inject.CancelInFile},
+	}
+}}
+
+// command is a loop command and its file's text.
+type command struct{ cmd, text string }
 
 // Files are the command files install writes (ralph-loop.md, ulw-loop.md, cancel-ralph.md).
 // A file is ralph-loop's own, of any version, when it holds its tag line.
 func Files() []install.File {
 	var files []install.File
-	for _, c := range commands {
+	for _, c := range commands.Get() {
 		files = append(files, install.File{
 			Name:    strings.TrimPrefix(c.cmd, "/") + ".md",
 			Content: inject.CommandTag(c.cmd) + "\n" + c.text + "\n" + inject.CommandEndTag + "\n",
@@ -46,7 +53,7 @@ func Files() []install.File {
 // rest is what the user typed (with the command's name put in front when Cursor left it
 // out). Any other prompt is returned as it is.
 func Unwrap(prompt string) string {
-	for _, c := range commands {
+	for _, c := range commands.Get() {
 		tag := inject.CommandTag(c.cmd)
 		i := strings.Index(prompt, tag)
 		if i < 0 {

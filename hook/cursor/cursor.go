@@ -60,6 +60,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/ralph-loop/ralph-loop/hook"
@@ -80,10 +81,14 @@ var (
 // Name returns "cursor".
 func (Host) Name() string { return Name }
 
+// display is the host's name for people (Words.Display, the installer's Title: a constant, so
+// that the installer is data the linker lays out).
+const display = "Cursor"
+
 // Words are Cursor's facts for texts.
 var Words = inject.Words{
 	Name:              Name,
-	Display:           "Cursor",
+	Display:           display,
 	Cap:               inject.Cap{Setting: "loop_limit", CountsTools: true},
 	HidesPromptNotice: true,
 	SkipsHooks:        "Cursor runs a project's hooks only in a trusted workspace",
@@ -148,7 +153,7 @@ const (
 	ToolMatcher = "Shell|Write|Delete"
 )
 
-var writeTools = map[string]bool{"Write": true, "Delete": true}
+var writeTools = []string{"Write", "Delete"}
 
 // Decode reads one Cursor hook event.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
@@ -180,7 +185,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	case "postToolUse", "postToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
 		ev.Rejected = in.FailureType == "permission_denied"
-		if in.Event == "postToolUse" && writeTools[in.ToolName] {
+		if in.Event == "postToolUse" && slices.Contains(writeTools, in.ToolName) {
 			ev.ToolKind = hook.WriteTool
 		}
 	case "preToolUse":
@@ -189,7 +194,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		case in.ToolName == shellTool:
 			// The command runs in tool_input.working_directory when it gives one.
 			ev.ToolKind, ev.Command, ev.ToolDir = hook.ShellTool, in.Command, in.WorkingDir
-		case writeTools[in.ToolName]:
+		case slices.Contains(writeTools, in.ToolName):
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 			if in.ToolName == "Delete" {
 				ev.ToolKind = hook.DeleteTool

@@ -31,7 +31,7 @@ const ProjectHooks = ".cursor/hooks.json"
 // from PATH (project scope), so the directory Cursor runs them from does not matter.
 var Installer = &install.Target{
 	Name:    Name,
-	Title:   Words.Display,
+	Title:   display,
 	CLI:     "cursor-agent",
 	UserDir: userDir,
 	Scopes: []install.Scope{
@@ -53,7 +53,7 @@ var Installer = &install.Target{
 	Commands:   func(string) []install.File { return Files() },
 	Extra:      trustNote,
 	Detect:     detect,
-	Encode:     hook.Encoder(Host{}),
+	Encode:     encode,
 	SessionKey: "conversation_id",
 }
 
@@ -112,4 +112,9 @@ func trustNote(x install.ExtraInput) ([]install.Change, error) {
 // Trust tells, for doctor, that the host runs a project's hooks only in a folder it trusts.
 func (Host) Trust(r install.Report, _ func(string) string, _ string, found []install.Found) {
 	install.TrustAsked(r, Installer, found)
+}
+
+// encode is what the hooks' command line answers by itself (hook.Encode).
+func encode(ev install.Event, r install.Reply) install.Encoded {
+	return hook.Encode(Host{}, ev, r)
 }

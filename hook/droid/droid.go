@@ -13,6 +13,7 @@ package droid
 import (
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,10 +34,14 @@ var _ hook.Host = Host{}
 // Name returns "droid".
 func (Host) Name() string { return Name }
 
+// display is the host's name for people (Words.Display, the installer's Title: a constant, so
+// that the installer is data the linker lays out).
+const display = "Factory Droid"
+
 // Words are Factory Droid's facts for texts.
 var Words = inject.Words{
 	Name:       Name,
-	Display:    "Factory Droid",
+	Display:    display,
 	MessageCap: 9500,
 	// A message typed while the agent works goes to the agent within the turn, never to
 	// UserPromptSubmit (seen under stream-jsonrpc).
@@ -90,7 +95,7 @@ const (
 	patchTool = "ApplyPatch"
 )
 
-var writeTools = map[string]bool{"Create": true, "Edit": true}
+var writeTools = []string{"Create", "Edit"}
 
 // input is a Factory Droid hook event: Claude Code's fields, with ApplyPatch's patch.
 type input struct {
@@ -131,7 +136,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		// hold the call's input and output) stands for one, so that a duplicate delivery
 		// counts once.
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, "posttooluse:"+in.Key
-		if writeTools[in.ToolName] || in.ToolName == patchTool {
+		if slices.Contains(writeTools, in.ToolName) || in.ToolName == patchTool {
 			ev.ToolKind = hook.WriteTool
 		}
 	case "PreToolUse":
@@ -139,7 +144,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		switch {
 		case in.ToolName == shellTool:
 			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
-		case writeTools[in.ToolName]:
+		case slices.Contains(writeTools, in.ToolName):
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		case in.ToolName == patchTool:
 			ev.ToolKind, ev.Patch = hook.PatchTool, patchText(in.Patch)

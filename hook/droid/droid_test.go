@@ -165,7 +165,7 @@ func TestSteeredCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := bytes.Index(data, steeredCancel)
+	i := bytes.Index(data, steeredCancel.Get())
 	after := int64(i + bytes.IndexByte(data[i:], '\n') + 1)
 	if res, err := Transcript.Scan(path, after, transcript.Options{Token: "DONE"}); err != nil || len(res.Queued()) != 0 {
 		t.Errorf("from after the cancel: queued %q, %v; want none", res.Queued(), err)
@@ -173,7 +173,7 @@ func TestSteeredCancel(t *testing.T) {
 	// A line longer than a piece, the cancel across two pieces of it: it counts; the line
 	// counts once, and only once its newline comes.
 	line := append(append([]byte(`{"pad":"`), bytes.Repeat([]byte("x"), 1000)...), data[i:after]...)
-	for _, at := range []int{8 + 1000 + 5, 8 + 1000 + len(steeredCancel) - 1} {
+	for _, at := range []int{8 + 1000 + 5, 8 + 1000 + len(steeredCancel.Get()) - 1} {
 		var c steered
 		c.Write(line[:at])
 		c.Write(line[at : len(line)-1])

@@ -18,7 +18,7 @@ const StopTimeoutSeconds = 900
 // event name: a Claude-style {"hooks": {…}} wrapper loads nothing, without a word.
 var Installer = &install.Target{
 	Name:    Name,
-	Title:   Words.Display,
+	Title:   display,
 	CLI:     "droid",
 	UserDir: userDir,
 	Scopes: []install.Scope{
@@ -49,7 +49,7 @@ var Installer = &install.Target{
 		return files
 	},
 	Notice: install.SystemMessage,
-	Encode: hook.Encoder(Host{}),
+	Encode: encode,
 }
 
 // Installer returns Factory Droid's installer.
@@ -58,4 +58,9 @@ func (Host) Installer() *install.Target { return Installer }
 // userDir is Factory Droid's user configuration directory, ~/.factory.
 func userDir(getenv func(string) string) (string, error) {
 	return install.HomeDir(getenv, ".factory")
+}
+
+// encode is what the hooks' command line answers by itself (hook.Encode).
+func encode(ev install.Event, r install.Reply) install.Encoded {
+	return hook.Encode(Host{}, ev, r)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // Transcript reads Factory Droid's transcript: Claude Code's scanner reads the agent's
@@ -19,7 +20,9 @@ var Transcript = transcript.Reader(scan)
 // steeredCancel is how the transcript holds the expansion of a /cancel-ralph handed to the
 // agent: a user text block that starts with it (a tool result quoting the command file is a
 // string, not such a block).
-var steeredCancel = []byte(`{"type":"text","text":"` + notificationOpenJSON + inject.CommandTag("/cancel-ralph"))
+var steeredCancel = lazy.Value[[]byte]{Make: func() []byte {
+	return []byte(`{"type":"text","text":"` + notificationOpenJSON + inject.CommandTag("/cancel-ralph"))
+}}
 
 // notificationOpenJSON is notificationOpen as JSON writes it.
 const notificationOpenJSON = `<system-notification>\n`
@@ -56,8 +59,8 @@ func (s *steered) Write(p []byte) (int, error) {
 		}
 		if !s.found {
 			s.buf = append(append(s.buf[:0], s.carry...), piece...)
-			s.found = bytes.Contains(s.buf, steeredCancel)
-			keep := min(len(s.buf), len(steeredCancel)-1)
+			s.found = bytes.Contains(s.buf, steeredCancel.Get())
+			keep := min(len(s.buf), len(steeredCancel.Get())-1)
 			s.carry = append(s.carry[:0], s.buf[len(s.buf)-keep:]...)
 		}
 		if i < 0 {

@@ -28,10 +28,14 @@ var _ hook.Host = Host{}
 // Name returns "gemini".
 func (Host) Name() string { return Name }
 
+// display is the host's name for people (Words.Display, the installer's Title: a constant, so
+// that the installer is data the linker lays out).
+const display = "Gemini CLI"
+
 // Words are Gemini CLI's facts for texts.
 var Words = inject.Words{
 	Name:    Name,
-	Display: "Gemini CLI",
+	Display: display,
 	// No cap on a block reason was seen (it becomes the next user message verbatim); the
 	// default keeps a continuation a readable size.
 	MessageCap: inject.DefaultMessageCap,

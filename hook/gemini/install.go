@@ -28,7 +28,7 @@ const StopTimeout = 900 * time.Second
 // the user does.
 var Installer = &install.Target{
 	Name:    Name,
-	Title:   Words.Display,
+	Title:   display,
 	CLI:     "gemini",
 	UserDir: userDir,
 	Scopes: []install.Scope{
@@ -63,7 +63,7 @@ var Installer = &install.Target{
 	},
 	Notice: install.SystemMessage,
 	Extra:  trustNote,
-	Encode: hook.Encoder(Host{}),
+	Encode: encode,
 }
 
 // Installer returns Gemini CLI's installer.
@@ -139,4 +139,9 @@ func Trusted(path, dir string) bool {
 		}
 	}
 	return trusted
+}
+
+// encode is what the hooks' command line answers by itself (hook.Encode).
+func encode(ev install.Event, r install.Reply) install.Encoded {
+	return hook.Encode(Host{}, ev, r)
 }

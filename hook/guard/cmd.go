@@ -2,10 +2,12 @@ package guard
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // This file judges one simple command, by what its program does with its arguments: the
@@ -24,7 +26,7 @@ type cmdline struct {
 }
 
 // readers only read the files they name (their output may still be redirected).
-var readers = sync.OnceValue(func() map[string]bool {
+var readers = lazy.Value[map[string]bool]{Make: func() map[string]bool {
 	return set("cat tac head tail less more most ls ll dir vdir wc grep egrep fgrep rg ag ack jq stat file diff cmp " +
 		"md5sum sha1sum sha256sum sha512sum b2sum cksum sum du df tree realpath readlink basename dirname echo printf test [ [[ " +
 		"od hexdump xxd strings nl cut tr column fold fmt pr paste join comm bat batcat view rview nview zcat zless zmore xzcat " +
@@ -33,30 +35,30 @@ var readers = sync.OnceValue(func() map[string]bool {
 		"look getent groups logname nproc arch env-show exit return break continue shift wait jobs fg bg disown " +
 		"let local declare typeset readonly export set shopt umask ulimit alias unalias complete compgen source . history " +
 		"go-doc tsort numfmt sha224sum sha384sum xmllint csvlook gron fzf namei lsattr getfacl")
-})
+}}
 
 // destroyers delete or change what they name: denied on the state directory and on every
 // directory above it.
-var destroyers = sync.OnceValue(func() map[string]bool {
+var destroyers = lazy.Value[map[string]bool]{Make: func() map[string]bool {
 	return set("rm rmdir unlink shred srm wipe truncate chmod chown chgrp chattr setfacl trash trash-put " +
 		"trash-rm gio mount kioclient5 gvfs-rm gvfs-trash")
-})
+}}
 
 // writers write what they name: denied inside the state directory.
-var writers = sync.OnceValue(func() map[string]bool {
+var writers = lazy.Value[map[string]bool]{Make: func() map[string]bool {
 	return set("touch mkdir mkfifo mknod tee sponge fallocate patch split csplit")
-})
+}}
 
 // editors may write the files they open (vim -R and view only read).
-var editors = sync.OnceValue(func() map[string]bool {
+var editors = lazy.Value[map[string]bool]{Make: func() map[string]bool {
 	return set("vi vim nvim nano emacs emacsclient code codium subl ed ex micro hx helix kak joe pico gedit kate " +
 		"mcedit ne jed mg gvim mvim")
-})
+}}
 
 // shells run a command string with -c, or what they read on stdin.
-var shells = sync.OnceValue(func() map[string]bool {
+var shells = lazy.Value[map[string]bool]{Make: func() map[string]bool {
 	return set("sh bash zsh dash ksh mksh ash fish yash posh tcsh csh rbash")
-})
+}}
 
 func set(words string) map[string]bool {
 	m := map[string]bool{}
@@ -78,7 +80,7 @@ func (s *shell) exec(c *cmdline) {
 	if !prog.exact() {
 		// A program named at run time ($RL, ${!H}) given ralph-loop's subcommand, on a line
 		// that names ralph-loop.
-		if len(args) > 0 && ralphSubs[args[0].text] && (strings.Contains(strings.ToLower(prog.src), "ralph") || strings.Contains(s.src, "ralph-loop")) {
+		if len(args) > 0 && slices.Contains(ralphSubs, args[0].text) && (strings.Contains(strings.ToLower(prog.src), "ralph") || strings.Contains(s.src, "ralph-loop")) {
 			s.deny(inject.GuardCommand(args[0].text, s.g.words))
 		}
 		s.paths(c, args, inside)
@@ -90,9 +92,9 @@ func (s *shell) exec(c *cmdline) {
 	}
 	if s.g.server {
 		switch {
-		case netClients()[name]:
+		case netClients.Get()[name]:
 			s.netClient(name, c, args)
-		case socketClients()[name]:
+		case socketClients.Get()[name]:
 			s.socketClient(c, args)
 		}
 	}
@@ -103,21 +105,21 @@ func (s *shell) exec(c *cmdline) {
 		s.hostCLI(args)
 	case program(name) != nil:
 		program(name)(s, c, args)
-	case shells()[name]:
+	case shells.Get()[name]:
 		s.shellProg(c, args)
 	case strings.HasPrefix(name, "python"):
 		s.python(c, args)
-	case readers()[name]:
-	case destroyers()[name]:
+	case readers.Get()[name]:
+	case destroyers.Get()[name]:
 		s.paths(c, args, inside|above)
-	case editors()[name]:
+	case editors.Get()[name]:
 		for _, a := range args {
 			if a.text == "-R" || a.text == "-M" {
 				return
 			}
 		}
 		s.paths(c, args, inside)
-	case writers()[name]:
+	case writers.Get()[name]:
 		s.paths(c, args, inside)
 	default:
 		// A program the guard does not know: nothing inside the state directory, and a
@@ -131,8 +133,8 @@ func (s *shell) exec(c *cmdline) {
 
 // knownProgram reports whether the guard has a rule for a program of this name.
 func knownProgram(name string) bool {
-	return name == "ralph-loop" || program(name) != nil || shells()[name] || readers()[name] || destroyers()[name] ||
-		editors()[name] || writers()[name] || strings.HasPrefix(name, "python")
+	return name == "ralph-loop" || program(name) != nil || shells.Get()[name] || readers.Get()[name] || destroyers.Get()[name] ||
+		editors.Get()[name] || writers.Get()[name] || strings.HasPrefix(name, "python")
 }
 
 // launches judges an unknown program's arguments as a command it runs, from the first one
@@ -143,7 +145,7 @@ func (s *shell) launches(c *cmdline, args []field) bool {
 			continue
 		}
 		n := strings.TrimSuffix(filepath.Base(a.text), ".exe")
-		if n == "ralph-loop" || s.ralphNames[n] || destroyers()[n] || shells()[n] || s.g.cli != "" && n == s.g.cli {
+		if n == "ralph-loop" || s.ralphNames[n] || destroyers.Get()[n] || shells.Get()[n] || s.g.cli != "" && n == s.g.cli {
 			s.exec(&cmdline{args: args[i:], env: c.env, stdin: c.stdin, more: c.more})
 			return true
 		}

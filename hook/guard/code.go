@@ -3,10 +3,11 @@ package guard
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // sed: -i writes its files; a script that writes (w, e) is judged by what it mentions.
@@ -30,7 +31,7 @@ func (s *shell) sed(c *cmdline, args []field) {
 		return
 	}
 	for _, sc := range scripts {
-		for _, loc := range sedWrites().FindAllStringIndex(sc, 64) {
+		for _, loc := range sedWrites.Get().FindAllStringIndex(sc, 64) {
 			cmd := sc[loc[1]-1]
 			arg, _, _ := strings.Cut(sc[loc[1]:], "\n")
 			arg = strings.TrimSpace(arg)
@@ -158,32 +159,32 @@ func (s *shell) yq(c *cmdline, args []field) {
 
 // sedWrites finds sed's w, W and e commands (writing a file, running a command) in a
 // script.
-var sedWrites = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[;}\s/0-9$])[wWe]\b`) })
+var sedWrites = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp { return regexp.MustCompile(`(^|[;}\s/0-9$])[wWe]\b`) }}
 
 // writesCode are the words of code that changes files or runs commands, in the languages
 // of the usual one-liners. The regular expressions are compiled when first needed, not in
 // every hook process. A string's replace (s.replace(a, b)) is not one: see writes.
-var writesCode = sync.OnceValue(func() *regexp.Regexp {
+var writesCode = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 	return regexp.MustCompile(`rmtree|remove|unlink|rmdir|rename|truncate|chmod|chown|symlink|rm_r|rm_f|rmSync|` +
 		`rmdirSync|writeFile|appendFile|createWriteStream|mkfifo|system|popen|Popen|subprocess|exec|spawn|move|copy|` +
 		`write|print\s*>|printf\s*>|>|open\s*\([^)]*,\s*['"]?[wax+]|File\.open|FileUtils|shutil|` + "`")
-})
+}}
 
 // runsCode are the words of code that runs a command.
-var runsCode = sync.OnceValue(func() *regexp.Regexp {
+var runsCode = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 	return regexp.MustCompile(`system|popen|Popen|subprocess|exec|spawn|getline|\|\s*["']|` + "`")
-})
+}}
 
 // replaceCall finds a call of a method named replace.
-var replaceCall = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\breplace\s*\(`) })
+var replaceCall = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp { return regexp.MustCompile(`\breplace\s*\(`) }}
 
 // writes reports whether code changes files or runs commands: a word of writesCode, or a
 // replace that is not a string's (a path's replace takes one argument, a string's two).
 func writes(code string) bool {
-	if writesCode().MatchString(code) {
+	if writesCode.Get().MatchString(code) {
 		return true
 	}
-	for _, loc := range replaceCall().FindAllStringIndex(code, 64) {
+	for _, loc := range replaceCall.Get().FindAllStringIndex(code, 64) {
 		if callArgs(code[loc[1]:]) < 2 {
 			return true
 		}
@@ -237,7 +238,7 @@ func (s *shell) judgeCode(code string) {
 		s.denyState()
 		return
 	}
-	if !s.g.mentions(code) || !runsCode().MatchString(code) {
+	if !s.g.mentions(code) || !runsCode.Get().MatchString(code) {
 		return // ralph-loop named in a string that nothing runs (a pattern, a message)
 	}
 	// The commands it may run are among its strings: each alone, and each list of them
@@ -258,9 +259,9 @@ func (s *shell) judgeCode(code string) {
 // withoutReads is code less its lists of strings that are a command that only reads
 // ralph-loop (subprocess.run(['ralph-loop', 'status'])): they are not a mention of its state.
 func withoutReads(code string) string {
-	return codeList().ReplaceAllStringFunc(code, func(l string) string {
+	return codeList.Get().ReplaceAllStringFunc(code, func(l string) string {
 		var words []string
-		for _, m := range quotedInCode().FindAllStringSubmatch(l, 256) {
+		for _, m := range quotedInCode.Get().FindAllStringSubmatch(l, 256) {
 			words = append(words, m[1]+m[2])
 		}
 		if readOnlyRalph(strings.Join(words, " ")) {
@@ -275,12 +276,12 @@ func withoutReads(code string) string {
 func codeCommands(code string) []string {
 	code = withoutReads(code)
 	var out []string
-	for _, m := range quotedInCode().FindAllStringSubmatch(code, 256) {
+	for _, m := range quotedInCode.Get().FindAllStringSubmatch(code, 256) {
 		out = append(out, m[1]+m[2])
 	}
-	for _, l := range codeList().FindAllString(code, 64) {
+	for _, l := range codeList.Get().FindAllString(code, 64) {
 		var words []string
-		for _, m := range quotedInCode().FindAllStringSubmatch(l, 256) {
+		for _, m := range quotedInCode.Get().FindAllStringSubmatch(l, 256) {
 			words = append(words, m[1]+m[2])
 		}
 		out = append(out, strings.Join(words, " "))
@@ -289,9 +290,9 @@ func codeCommands(code string) []string {
 }
 
 // codeList matches a list or tuple of strings: ['a', "b"].
-var codeList = sync.OnceValue(func() *regexp.Regexp {
+var codeList = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 	return regexp.MustCompile(`[\[(]\s*(?:'[^']*'|"[^"]*")(?:\s*,\s*(?:'[^']*'|"[^"]*"))*\s*,?\s*[\])]`)
-})
+}}
 
 // readOnlyRalph reports whether a command line that names ralph-loop runs one of its
 // subcommands that only read (status, log, version, help), and nothing after it.
@@ -305,14 +306,14 @@ func readOnlyRalph(line string) bool {
 			if strings.HasPrefix(a, "-") {
 				continue
 			}
-			return !ralphSubs[a] && (a == "status" || a == "log" || a == "version" || a == "help")
+			return !slices.Contains(ralphSubs, a) && (a == "status" || a == "log" || a == "version" || a == "help")
 		}
 		return false
 	}
 	return false
 }
 
-var quotedInCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'([^']*)'|"([^"]*)"`) })
+var quotedInCode = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp { return regexp.MustCompile(`'([^']*)'|"([^"]*)"`) }}
 
 // codeMentions reports whether code names the state directory, or a quoted string in it is
 // a path there or above it.
@@ -328,7 +329,7 @@ func (s *shell) codeMentionsState(code string) bool {
 	if s.g.mentionsState(code) {
 		return true
 	}
-	for _, m := range quotedInCode().FindAllStringSubmatch(code, 64) {
+	for _, m := range quotedInCode.Get().FindAllStringSubmatch(code, 64) {
 		p := m[1] + m[2]
 		if strings.HasPrefix(p, "~") {
 			p = s.tilde(p)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // xargs [options] [COMMAND [ARGS...]]: the command gets more arguments from stdin, at
@@ -326,21 +328,25 @@ func (p *findParser) not() (outcome, bool) {
 }
 
 // findArgs are how many arguments find's tests and options take that the parser reads as
-// either outcome (or, options, as true).
-var findArgs = map[string]int{
-	"-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1, "-type": 1, "-xtype": 1,
-	"-mtime": 1, "-atime": 1, "-ctime": 1, "-mmin": 1, "-amin": 1, "-cmin": 1, "-newer": 1, "-anewer": 1, "-cnewer": 1,
-	"-user": 1, "-group": 1, "-uid": 1, "-gid": 1, "-perm": 1, "-size": 1, "-links": 1, "-inum": 1, "-samefile": 1,
-	"-lname": 1, "-ilname": 1, "-fstype": 1, "-used": 1, "-context": 1,
-	"-empty": 0, "-readable": 0, "-writable": 0, "-executable": 0, "-nouser": 0, "-nogroup": 0,
-}
+// either outcome (or, options, as true). Like findOptions, made when first used.
+var findArgs = lazy.Value[map[string]int]{Make: func() map[string]int {
+	return map[string]int{
+		"-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1, "-type": 1, "-xtype": 1,
+		"-mtime": 1, "-atime": 1, "-ctime": 1, "-mmin": 1, "-amin": 1, "-cmin": 1, "-newer": 1, "-anewer": 1, "-cnewer": 1,
+		"-user": 1, "-group": 1, "-uid": 1, "-gid": 1, "-perm": 1, "-size": 1, "-links": 1, "-inum": 1, "-samefile": 1,
+		"-lname": 1, "-ilname": 1, "-fstype": 1, "-used": 1, "-context": 1,
+		"-empty": 0, "-readable": 0, "-writable": 0, "-executable": 0, "-nouser": 0, "-nogroup": 0,
+	}
+}}
 
 // findOptions are find's options and actions that are always true, and their arguments.
-var findOptions = map[string]int{
-	"-maxdepth": 1, "-mindepth": 1, "-regextype": 1, "-depth": 0, "-d": 0, "-xdev": 0, "-mount": 0, "-follow": 0,
-	"-noleaf": 0, "-daystart": 0, "-ignore_readdir_race": 0, "-noignore_readdir_race": 0, "-prune": 0, "-print": 0,
-	"-print0": 0, "-ls": 0, "-true": 0, "-quit": 0, "-printf": 1, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-fprintf": 2,
-}
+var findOptions = lazy.Value[map[string]int]{Make: func() map[string]int {
+	return map[string]int{
+		"-maxdepth": 1, "-mindepth": 1, "-regextype": 1, "-depth": 0, "-d": 0, "-xdev": 0, "-mount": 0, "-follow": 0,
+		"-noleaf": 0, "-daystart": 0, "-ignore_readdir_race": 0, "-noignore_readdir_race": 0, "-prune": 0, "-print": 0,
+		"-print0": 0, "-ls": 0, "-true": 0, "-quit": 0, "-printf": 1, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-fprintf": 2,
+	}
+}}
 
 func (p *findParser) primary() (outcome, bool) {
 	t := p.peek()
@@ -379,11 +385,11 @@ func (p *findParser) primary() (outcome, bool) {
 		p.i++
 		return either, false
 	}
-	if n, ok := findArgs[t]; ok {
+	if n, ok := findArgs.Get()[t]; ok {
 		p.i += n
 		return either, false
 	}
-	if n, ok := findOptions[t]; ok {
+	if n, ok := findOptions.Get()[t]; ok {
 		p.i += n
 		return maybeTrue, false
 	}

@@ -3,6 +3,7 @@ package guard
 import (
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 )
 
 // ralphSubs are the ralph-loop subcommands that can end, replace or unhook a loop.
-var ralphSubs = map[string]bool{"cancel": true, "start": true, "install": true, "uninstall": true, "hook": true}
+var ralphSubs = []string{"cancel", "start", "install", "uninstall", "hook"}
 
 // npx PACKAGE ARGS: the host's CLI when the package is named after it.
 func (s *shell) npx(c *cmdline, args []field) {
@@ -98,7 +99,7 @@ func (s *shell) ralph(c *cmdline, args []field) {
 	if sub == "" && !c.more {
 		return
 	}
-	if sub != "" && sub != "?" && !ralphSubs[sub] {
+	if sub != "" && sub != "?" && !slices.Contains(ralphSubs, sub) {
 		return
 	}
 	if dry && !unknown && (sub == "install" || sub == "uninstall") {
@@ -186,7 +187,7 @@ func (s *shell) kill(c *cmdline, args []field) {
 // in an earlier call, or on PATH), or a program called with the arguments only ralph-loop
 // takes ("cancel --all", "cancel --session ID", "hook --host H"), as a renamed copy would be.
 func (s *shell) isRalph(prog string, args []field) bool {
-	if len(args) == 0 || !ralphSubs[args[0].text] {
+	if len(args) == 0 || !slices.Contains(ralphSubs, args[0].text) {
 		return false
 	}
 	for _, a := range args[1:] {

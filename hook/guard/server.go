@@ -3,9 +3,9 @@ package guard
 import (
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // This file judges requests to a host's own HTTP server (opencode), which drives its
@@ -18,24 +18,24 @@ import (
 const defaultServerPort = "4096"
 
 // netClients are the programs that send a request to the URL or address they are given.
-var netClients = sync.OnceValue(func() map[string]bool {
+var netClients = lazy.Value[map[string]bool]{Make: func() map[string]bool {
 	return set("curl wget wget2 http https xh xhs httpie curlie aria2c lynx links w3m")
-})
+}}
 
 // socketClients send what they read on stdin to HOST PORT.
-var socketClients = sync.OnceValue(func() map[string]bool {
+var socketClients = lazy.Value[map[string]bool]{Make: func() map[string]bool {
 	return set("nc ncat netcat socat telnet websocat")
-})
+}}
 
 // drivingRoute matches the path of a request that drives a session or the TUI, whatever
 // its method: a prompt, a command, a shell command, an abort, a revert, a summary, an
 // init; any /tui/ route.
-var drivingRoute = sync.OnceValue(func() *regexp.Regexp {
+var drivingRoute = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 	return regexp.MustCompile(`^/session/[^/?#]+/(prompt_async|prompt|message|command|shell|abort|revert|unrevert|summarize|init)\b|^/tui(/|$)`)
-})
+}}
 
 // sessionRoute matches /session/ID, which DELETE removes.
-var sessionRoute = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/session/[^/?#]+/?($|[?#])`) })
+var sessionRoute = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp { return regexp.MustCompile(`^/session/[^/?#]+/?($|[?#])`) }}
 
 // isServerPort reports whether port (as written; "" when none) may be the host's server.
 func (g *guard) isServerPort(port string) bool {
@@ -74,15 +74,15 @@ func (g *guard) serverRequest(method, u string) bool {
 	if !ok || !localHost(host) || !g.isServerPort(port) || path == "" {
 		return false
 	}
-	if drivingRoute().MatchString(path) {
+	if drivingRoute.Get().MatchString(path) {
 		// GET of a session's messages reads them.
-		return !(method == "GET" && messageList().MatchString(path))
+		return !(method == "GET" && messageList.Get().MatchString(path))
 	}
-	return (method == "" || method == "DELETE") && sessionRoute().MatchString(path)
+	return (method == "" || method == "DELETE") && sessionRoute.Get().MatchString(path)
 }
 
 // messageList matches the route that lists a session's messages (GET) or sends one (POST).
-var messageList = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/session/[^/?#]+/message/?($|[?#])`) })
+var messageList = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp { return regexp.MustCompile(`^/session/[^/?#]+/message/?($|[?#])`) }}
 
 // splitURL splits a URL, or an address with a path as curl takes it (localhost:4096/x,
 // :4096/x for httpie), into host, port and path. A host built at run time makes the port
@@ -227,16 +227,16 @@ func (s *shell) socketClient(c *cmdline, args []field) {
 }
 
 // requestLine matches an HTTP request line.
-var requestLine = sync.OnceValue(func() *regexp.Regexp {
+var requestLine = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s+(/\S*)`)
-})
+}}
 
 // requestText reports whether raw HTTP text sends a request that drives, aborts or deletes
 // a session.
 func (g *guard) requestText(text string) bool {
-	for _, m := range requestLine().FindAllStringSubmatch(text, 64) {
+	for _, m := range requestLine.Get().FindAllStringSubmatch(text, 64) {
 		method, path := strings.ToUpper(m[1]), m[2]
-		if drivingRoute().MatchString(path) || method == "DELETE" && sessionRoute().MatchString(path) {
+		if drivingRoute.Get().MatchString(path) || method == "DELETE" && sessionRoute.Get().MatchString(path) {
 			return true
 		}
 	}
@@ -245,25 +245,25 @@ func (g *guard) requestText(text string) bool {
 
 // codeAddress matches an address of this machine in a one-liner's code, with its port and
 // what follows it.
-var codeAddress = sync.OnceValue(func() *regexp.Regexp {
+var codeAddress = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)(?:localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)(?::(\d+))?([^\s'"` + "`" + `]*)`)
-})
+}}
 
 // codeRoute matches a driving route, or a session route with DELETE, anywhere in code,
 // for addresses put together at run time.
-var codeRoute = sync.OnceValue(func() *regexp.Regexp {
+var codeRoute = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp {
 	return regexp.MustCompile(`/(prompt_async|abort|command|shell|message|revert|summarize)\b|/tui/`)
-})
+}}
 
 // serverCode reports whether an interpreter's one-liner sends the host's server a request
 // that drives, aborts or deletes a session: it names the server's address and a driving
 // route, or DELETE and a session.
 func (g *guard) serverCode(code string) bool {
-	for _, m := range codeAddress().FindAllStringSubmatch(code, 64) {
+	for _, m := range codeAddress.Get().FindAllStringSubmatch(code, 64) {
 		if !g.isServerPort(m[1]) {
 			continue
 		}
-		if codeRoute().MatchString(code) || strings.Contains(code, "/session") && strings.Contains(strings.ToUpper(code), "DELETE") {
+		if codeRoute.Get().MatchString(code) || strings.Contains(code, "/session") && strings.Contains(strings.ToUpper(code), "DELETE") {
 			return true
 		}
 	}

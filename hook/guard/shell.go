@@ -190,9 +190,8 @@ func (s *shell) mergeCwds(before []string) {
 }
 
 // writeOps are the redirections that write their target.
-var writeOps = map[syntax.RedirOperator]bool{syntax.RdrOut: true, syntax.AppOut: true, syntax.RdrInOut: true,
-	syntax.RdrClob: true, syntax.AppClob: true, syntax.RdrAll: true, syntax.RdrAllClob: true, syntax.AppAll: true,
-	syntax.AppAllClob: true}
+var writeOps = []syntax.RedirOperator{syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob,
+	syntax.AppClob, syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob}
 
 func (s *shell) stmt(st *syntax.Stmt, stdin *string) {
 	if st == nil {
@@ -200,7 +199,7 @@ func (s *shell) stmt(st *syntax.Stmt, stdin *string) {
 	}
 	for _, r := range st.Redirs {
 		switch {
-		case writeOps[r.Op] || r.Op == syntax.DplOut:
+		case slices.Contains(writeOps, r.Op) || r.Op == syntax.DplOut:
 			for _, f := range s.word(r.Word) {
 				if r.Op == syntax.DplOut {
 					if _, err := strconv.Atoi(f.text); err == nil || f.text == "-" {

@@ -126,12 +126,16 @@ func Title(h hook.Host) string {
 	return h.Name()
 }
 
-// Installer returns the installer of the named host.
+// Installer returns the installer of the named host (an installer's Name is its host's).
+// Only that host's installer is made: a hook asks for its own host's.
 func Installer(name string) (*install.Target, bool) {
-	for _, i := range Installers() {
-		if i.Name == name {
-			return i, true
-		}
+	h, ok := Lookup(name)
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	i, ok := h.(Installable)
+	if !ok {
+		return nil, false
+	}
+	return i.Installer(), true
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // PluginFile is where install writes the plugin, under the scope's opencode directory.
@@ -18,12 +19,15 @@ const pluginMark = "ralph-loop-plugin v"
 //go:embed plugin.js
 var pluginSource string
 
-// Installer installs ralph-loop into opencode: its plugin and its commands, in the user's
+// installer installs ralph-loop into opencode: its plugin and its commands, in the user's
 // opencode directory ($XDG_CONFIG_HOME/opencode, ~/.config/opencode) at user scope, which
 // runs in every project, or in the project's .opencode (committed) at project scope. opencode
 // has no hooks settings: the plugin is the hooks. A project's plugin runs the ralph-loop on
-// PATH; when the user's plugin is loaded too, the project's does nothing.
-var Installer = newInstaller(Words, "opencode", ".opencode", configDir("opencode"))
+// PATH; when the user's plugin is loaded too, the project's does nothing. Built when first
+// used: a hook process that does not install needs none.
+var installer = lazy.Value[*install.Target]{Make: func() *install.Target {
+	return newInstaller(Words, "opencode", ".opencode", configDir("opencode"))
+}}
 
 // newInstaller is the installer of a CLI of opencode's family: its plugin and commands in
 // its user directory (user scope) or in the project's directory dir (project scope).
@@ -59,7 +63,7 @@ func newInstaller(w inject.Words, cli, dir string, userDir func(func(string) str
 }
 
 // Installer returns the host's installer.
-func (h Host) Installer() *install.Target { return h.flavor().installer }
+func (h Host) Installer() *install.Target { return h.flavor().installer.Get() }
 
 // Plugin is opencode's plugin for a scope: it runs binary, or at a shared scope the
 // ralph-loop on PATH.

@@ -1,6 +1,10 @@
 package opencode
 
-import "github.com/ralph-loop/ralph-loop/inject"
+import (
+	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
+)
 
 // Kilo is Kilo Code's CLI (kilo), an opencode fork with the same plugin API: the plugin,
 // its events and its replies are opencode's. Facts seen on Kilo 7.7.7 that differ:
@@ -25,10 +29,12 @@ var KiloWords = inject.Words{
 	PopupPicksCommand: true,
 }
 
-// KiloInstaller installs ralph-loop into Kilo: the plugin and the commands in the user's
+// kiloInstaller installs ralph-loop into Kilo: the plugin and the commands in the user's
 // Kilo directory ($XDG_CONFIG_HOME/kilo, ~/.config/kilo) or in the project's .kilo.
-var KiloInstaller = newInstaller(KiloWords, "kilo", ".kilo", configDir("kilo"))
+var kiloInstaller = lazy.Value[*install.Target]{Make: func() *install.Target {
+	return newInstaller(KiloWords, "kilo", ".kilo", configDir("kilo"))
+}}
 
-var kiloFlavor = &flavor{words: KiloWords, cli: "kilo", installer: KiloInstaller,
+var kiloFlavor = &flavor{words: KiloWords, cli: "kilo", installer: &kiloInstaller,
 	runCannotLoop: inject.MayExitBeforeNextTurn("kilo run",
 		"start it in the Kilo TUI, or in a session of kilo serve (kilo run --attach to a running server works too)")}

@@ -37,6 +37,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +45,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/internal/pluginkit"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 	"github.com/ralph-loop/ralph-loop/spend"
 )
 
@@ -66,13 +68,11 @@ type flavor struct {
 	// runCannotLoop is why "CLI run" cannot hold a loop ("": it can, it waits for the
 	// plugin's continuation).
 	runCannotLoop string
-	installer     *install.Target
+	installer     *lazy.Value[*install.Target]
 }
 
-var opencodeFlavor = &flavor{words: Words, cli: "opencode", runCannotLoop: inject.ExitsAtFirstStop("opencode run",
+var opencodeFlavor = &flavor{words: Words, cli: "opencode", installer: &installer, runCannotLoop: inject.ExitsAtFirstStop("opencode run",
 	"start it in the opencode TUI, or in a session of opencode serve (opencode run --attach to a running server works too)")}
-
-func init() { opencodeFlavor.installer = Installer }
 
 func (h Host) flavor() *flavor {
 	if h.f == nil {
@@ -97,7 +97,7 @@ var Words = inject.Words{
 func (h Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 	f := h.flavor()
 	return hook.Facts{
-		Hooks:       hook.Hooks{Files: func() []string { return f.installer.HookFiles(getenv, cwd) }},
+		Hooks:       hook.Hooks{Files: func() []string { return f.installer.Get().HookFiles(getenv, cwd) }},
 		Words:       f.words,
 		StopTimeout: func() time.Duration { return StopTimeout },
 		ProjectDir:  cwd,
@@ -137,11 +137,11 @@ func (Host) Events() []string {
 }
 
 // writeTools are opencode's tools that write the file at args.filePath.
-var writeTools = map[string]bool{"write": true, "edit": true, "multiedit": true}
+var writeTools = []string{"write", "edit", "multiedit"}
 
 // patchTools apply args.patchText, a patch in apply_patch's form (opencode 1.18: apply_patch
 // for the models that take it, patch in older versions).
-var patchTools = map[string]bool{"apply_patch": true, "patch": true}
+var patchTools = []string{"apply_patch", "patch"}
 
 // input is one event as the plugin sends it.
 type input struct {
@@ -241,9 +241,9 @@ func (h Host) Decode(r io.Reader) (hook.Event, error) {
 		switch {
 		case in.Tool == shellTool:
 			ev.ToolKind, ev.Command, ev.ToolDir = hook.ShellTool, a.Command, a.Workdir
-		case patchTools[in.Tool]:
+		case slices.Contains(patchTools, in.Tool):
 			ev.ToolKind, ev.Patch, ev.FilePath = hook.PatchTool, a.PatchText, a.FilePath
-		case writeTools[in.Tool]:
+		case slices.Contains(writeTools, in.Tool):
 			ev.ToolKind, ev.FilePath = hook.WriteTool, a.FilePath
 		}
 	case hookToolAfter:
@@ -252,7 +252,7 @@ func (h Host) Decode(r io.Reader) (hook.Event, error) {
 		}
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.Tool, in.CallID
 		ev.Rejected = in.Tool == unknownToolName
-		if writeTools[in.Tool] || patchTools[in.Tool] {
+		if slices.Contains(writeTools, in.Tool) || slices.Contains(patchTools, in.Tool) {
 			ev.ToolKind = hook.WriteTool
 		}
 	case hookDeleted:

@@ -30,7 +30,7 @@ const AgentDirEnv = "PI_CODING_AGENT_DIR"
 // ralph-loop on PATH; when the user's extension is loaded too, the project's does nothing.
 var Installer = &install.Target{
 	Name:    Name,
-	Title:   Words.Display,
+	Title:   display,
 	CLI:     "pi",
 	UserDir: userDir,
 	Scopes: []install.Scope{
@@ -40,7 +40,7 @@ var Installer = &install.Target{
 	Files: func(c install.CommandSpec) []install.File {
 		return []install.File{{Name: ExtensionFile, Content: Extension(c.Binary, c.Scope, c.Portable), Mark: extensionMark}}
 	},
-	FileBinary: install.ScriptBinary(extensionMark),
+	FileBinary: fileBinary,
 	Command: func(c install.CommandSpec) string {
 		if c.Portable {
 			return "ralph-loop hook --host " + Name
@@ -82,3 +82,6 @@ func Extension(binary, scope string, portable bool) string {
 	}
 	return pluginkit.Source(extensionSource, Host{}, Words, binary, scope, portable, map[string]any{"__COMMANDS__": descriptions})
 }
+
+// fileBinary is the ralph-loop an extension file runs (install.ScriptBinary).
+func fileBinary(data []byte) (string, bool) { return install.ScriptBinary(extensionMark)(data) }

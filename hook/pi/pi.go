@@ -58,10 +58,14 @@ var _ hook.Host = Host{}
 // Name returns "pi".
 func (Host) Name() string { return Name }
 
+// display is the host's name for people (Words.Display, the installer's Title: a constant, so
+// that the installer is data the linker lays out).
+const display = "pi"
+
 // Words are pi's facts for texts.
 var Words = inject.Words{
 	Name:    Name,
-	Display: "pi",
+	Display: display,
 }
 
 // cannotLoop is why a loop cannot run where the extension has no UI (pi -p, --mode json).

@@ -162,12 +162,12 @@ func Alive(id ID) bool {
 	return err == nil && p.ID.Same(id) && !p.Zombie
 }
 
-// shells are the programs a host may run a hook command through ("sh -c …"): they are
-// looked past to find the host.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true,
-	"busybox": true, "fish": true, "pwsh": true,
+// IsShell reports whether a process's name is a shell's: one of the programs a host may run
+// a hook command through ("sh -c …"), which are looked past to find the host.
+func IsShell(comm string) bool {
+	switch comm {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish", "pwsh":
+		return true
+	}
+	return false
 }
-
-// IsShell reports whether a process's name is a shell's.
-func IsShell(comm string) bool { return shells[comm] }

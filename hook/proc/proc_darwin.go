@@ -4,21 +4,22 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // Supported reports whether this system's process table can be read.
 const Supported = true
 
-var bootID = sync.OnceValue(func() string {
+var bootID = lazy.Value[string]{Make: func() string {
 	tv, err := unix.SysctlTimeval("kern.boottime")
 	if err != nil {
 		return ""
 	}
 	return fmt.Sprintf("%d.%06d", tv.Sec, tv.Usec)
-})
+}}
 
 // Read reads one process's entry in the process table (sysctl kern.proc.pid).
 func Read(pid int) (Info, error) {
@@ -36,7 +37,7 @@ func Read(pid int) (Info, error) {
 	sid, _ := unix.Getsid(pid)
 	start := uint64(k.Proc.P_starttime.Sec)*1e6 + uint64(k.Proc.P_starttime.Usec)
 	return Info{
-		ID:      ID{PID: pid, Start: start, Boot: bootID()},
+		ID:      ID{PID: pid, Start: start, Boot: bootID.Get()},
 		PPID:    int(k.Eproc.Ppid),
 		Comm:    string(comm),
 		Session: sid,

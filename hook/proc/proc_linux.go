@@ -7,21 +7,22 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // Supported reports whether this system's process table can be read.
 const Supported = true
 
-var bootID = sync.OnceValue(func() string {
+var bootID = lazy.Value[string]{Make: func() string {
 	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
-})
+}}
 
 // boottimeOffset is the offset, in clock ticks, that this process's time namespace adds to
 // every start time /proc shows it: a process in a time namespace of its own (unshare -T
@@ -29,16 +30,29 @@ var bootID = sync.OnceValue(func() string {
 // shifted by N seconds, which would make the loop's host look like another process and the
 // processes around it older or newer than they are. Start times are told as the kernel keeps
 // them, whoever reads them.
-var boottimeOffset = sync.OnceValues(func() (uint64, error) {
+func boottimeOffset() (uint64, error) {
+	o := boottime.Get()
+	return o.ticks, o.err
+}
+
+// boottime is boottimeOffset's result, read once.
+var boottime = lazy.Value[offset]{Make: func() offset {
 	b, err := os.ReadFile("/proc/self/timens_offsets")
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil // a kernel without time namespaces
+		return offset{} // a kernel without time namespaces
 	}
 	if err != nil {
-		return 0, fmt.Errorf("read this process's time namespace: %w", err)
+		return offset{err: fmt.Errorf("read this process's time namespace: %w", err)}
 	}
-	return parseOffsets(b)
-})
+	ticks, err := parseOffsets(b)
+	return offset{ticks, err}
+}}
+
+// offset is a time namespace's offset of the boot time, in clock ticks, or why it is not known.
+type offset struct {
+	ticks uint64
+	err   error
+}
 
 // clockTicks is USER_HZ, the unit of /proc's start times: 100 on every Linux architecture
 // ralph-loop is built for.
@@ -82,7 +96,7 @@ func Read(pid int) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("read process %d: %w", pid, err)
 	}
-	return unshift(parseStat(pid, b, bootID()))
+	return unshift(parseStat(pid, b, bootID.Get()))
 }
 
 // parseStat reads /proc/PID/stat: "pid (comm) state ppid pgrp session tty …", the comm
@@ -125,7 +139,7 @@ func Self() (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("read this process: malformed stat")
 	}
-	return unshift(parseStat(n, b, bootID()))
+	return unshift(parseStat(n, b, bootID.Get()))
 }
 
 // hidden reports whether pid is a running process the table does not show: one of another

@@ -24,7 +24,7 @@ const StopTimeoutSeconds = 900
 // in a trusted folder; folder trust is off by default in Qwen Code.
 var Installer = &install.Target{
 	Name:    Name,
-	Title:   Words.Display,
+	Title:   display,
 	CLI:     "qwen",
 	UserDir: userDir,
 	Scopes: []install.Scope{
@@ -63,7 +63,7 @@ var Installer = &install.Target{
 		return files
 	},
 	Notice: install.SystemMessage,
-	Encode: hook.Encoder(Host{}),
+	Encode: encode,
 }
 
 // Installer returns Qwen Code's installer.
@@ -75,4 +75,9 @@ func userDir(getenv func(string) string) (string, error) {
 		return filepath.Abs(d)
 	}
 	return install.HomeDir(getenv, ".qwen")
+}
+
+// encode is what the hooks' command line answers by itself (hook.Encode).
+func encode(ev install.Event, r install.Reply) install.Encoded {
+	return hook.Encode(Host{}, ev, r)
 }

@@ -12,6 +12,7 @@ package qwen
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,10 +46,14 @@ const (
 // SessionEnv holds the session id in every hook's environment.
 const SessionEnv = "QWEN_CODE_SESSION_ID"
 
+// display is the host's name for people (Words.Display, the installer's Title: a constant, so
+// that the installer is data the linker lays out).
+const display = "Qwen Code"
+
 // Words are Qwen Code's facts for texts.
 var Words = inject.Words{
 	Name:                 Name,
-	Display:              "Qwen Code",
+	Display:              display,
 	MessageCap:           9500,
 	Cap:                  inject.Cap{Setting: BlockCapSetting, CountsTools: true, CountsOverride: true, Max: MaxBlockCap},
 	ContextEscapesMarkup: true,              // additionalContext reaches the model with < and > as &lt; &gt;
@@ -98,7 +103,7 @@ func commandEvent(getenv func(string) string, project string) string {
 }
 
 // loopCommands are the command files' names that are loop commands.
-var loopCommands = map[string]bool{"ralph-loop": true, "ulw-loop": true, "cancel-ralph": true}
+var loopCommands = []string{"ralph-loop", "ulw-loop", "cancel-ralph"}
 
 // projectDir is where the session's project is: $QWEN_PROJECT_DIR (set for hooks), or the
 // session's directory.
@@ -140,7 +145,7 @@ const (
 	shellTool = "run_shell_command"
 )
 
-var writeTools = map[string]bool{"write_file": true, "edit": true, "notebook_edit": true}
+var writeTools = []string{"write_file", "edit", "notebook_edit"}
 
 // Decode reads one Qwen Code hook event.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
@@ -165,14 +170,14 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.Kind, ev.Prompt = hook.Prompt, in.SubmittedPrompt
 		}
 	case ExpansionEvent:
-		if name := strings.TrimPrefix(in.CommandName, "/"); loopCommands[name] {
+		if name := strings.TrimPrefix(in.CommandName, "/"); slices.Contains(loopCommands, name) {
 			ev.Kind, ev.Prompt = hook.Prompt, strings.TrimRight("/"+name+" "+in.CommandArgs, " ")
 		}
 	case "Stop":
 		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, id
-		if in.Event == "PostToolUse" && writeTools[in.ToolName] {
+		if in.Event == "PostToolUse" && slices.Contains(writeTools, in.ToolName) {
 			ev.ToolKind = hook.WriteTool
 		}
 	case "PreToolUse":
@@ -180,7 +185,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		switch {
 		case in.ToolName == shellTool:
 			ev.ToolKind, ev.Command = hook.ShellTool, in.Command
-		case writeTools[in.ToolName]:
+		case slices.Contains(writeTools, in.ToolName):
 			ev.ToolKind, ev.FilePath = hook.WriteTool, in.FilePath
 		}
 	}
