@@ -213,8 +213,9 @@ func PerIterationOf(d time.Duration, n int) float64 {
 // which must end at its last iteration. The row says what the host waited
 // on ralph-loop's hook processes per iteration, on the stop hook alone (the events labelled
 // stop; "" when the host's stop input does not name its event), and at how many stops the
-// transcript was behind.
-func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, real string, run func(t *testing.T, root, ralphLoop string) Loop) {
+// transcript was behind. The events labelled background are ones the host does not wait
+// for (a plugin logs the call in the background): their time is not in what it waited.
+func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, real string, run func(t *testing.T, root, ralphLoop string) Loop, background ...string) {
 	t.Helper()
 	dir := t.TempDir()
 	wrapper := TimedRalphLoop(t, timer, filepath.Join(dir, "bin"), real, filepath.Join(dir, "none.log"))
@@ -233,7 +234,11 @@ func BenchHost(t *testing.T, host, name, stop string, iterations int, timer, rea
 			t.Fatalf("no hook was timed (%v): do the hooks run ralph-loop from PATH?", err)
 		}
 		t.Logf("round %d: %d hook processes; per label (wall, CPU): %s", round+1, h.Runs, h.Breakdown())
-		per = append(per, PerIterationOf(h.Total, iterations))
+		waited := h.Total
+		for _, l := range background {
+			waited -= h.ByLabel[l]
+		}
+		per = append(per, PerIterationOf(waited, iterations))
 		stops = append(stops, PerIterationOf(h.ByLabel[stop], iterations))
 		cpu = append(cpu, PerIterationOf(h.CPU, iterations))
 		stopCPU = append(stopCPU, PerIterationOf(h.CPUByLabel[stop], iterations))

@@ -12,7 +12,8 @@ import (
 // iterations (each one shell call, then a text turn) under "serve", with ralph-loop's plugin
 // installed at project scope (it runs the ralph-loop on PATH, where the timer stands for
 // it) and its hook processes timed (see e2e.BenchHost). Its stop is "session.idle"; with a
-// loop active, a tool call starts two processes (tool.execute.before and after).
+// loop active, a tool call starts two processes: tool.execute.before, which the CLI waits
+// for, and tool.execute.after, which the plugin runs in the background.
 func (f Family) HookTime(t *testing.T) {
 	e2e.NeedBench(t)
 	f.Suite.NeedAlone(t)
@@ -41,5 +42,5 @@ func (f Family) HookTime(t *testing.T) {
 		w := Serve(t, e, Script{Turns: turns, WhenDone: Text("Out of script.")})
 		w.Start(t, fmt.Sprintf(`/ralph-loop "Do the task." --max-iterations %d`, e2e.BenchIterations), w.Ended)
 		return e2e.SessionLoop(t, e, e2e.OnlyLoop(t, e).SessionID)
-	})
+	}, "tool.execute.after")
 }

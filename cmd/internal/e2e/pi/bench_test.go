@@ -11,7 +11,8 @@ import (
 // TestHookTime is make bench's figure for pi: the loop of e2e.BenchIterations iterations
 // (each one shell call, then a text turn) in RPC mode, ralph-loop's extension installed at
 // project scope (it runs the ralph-loop on PATH, where the timer stands for it) and its hook
-// processes timed (see e2e.BenchHost). Its stop is "agent_end".
+// processes timed (see e2e.BenchHost). Its stop is "agent_end"; a call's tool_result the
+// extension runs in the background.
 func TestHookTime(t *testing.T) {
 	e2e.NeedBench(t)
 	suite.NeedAlone(t)
@@ -39,5 +40,5 @@ func TestHookTime(t *testing.T) {
 		w := start(t, e, Script{Turns: turns, WhenDone: Text("Out of script.")})
 		w.send(t, fmt.Sprintf(`/ralph-loop "Do the task." --max-iterations %d`, e2e.BenchIterations), w.ended)
 		return e2e.SessionLoop(t, e, onlyLoop(t, e).SessionID)
-	})
+	}, "tool_result")
 }
