@@ -518,11 +518,13 @@ func (o *observed) awaitTools(env Env, l *state.Loop, now time.Time) {
 }
 
 // unlogged are the tool calls of seenTools that neither the tool log nor the loop's count
-// holds.
+// holds. A tool the model's API ran itself (server_tool_use, its id "srvtoolu_…") fires no
+// tool hook: it is never waited for.
 func (o *observed) unlogged(l *state.Loop) []string {
 	var ids []string
 	for _, id := range o.seenTools {
-		if id == "" || slices.Contains(l.ToolIDs, id) || slices.ContainsFunc(o.Logged, func(u state.ToolUse) bool { return u.ToolUseID == id }) {
+		if id == "" || strings.HasPrefix(id, "srvtoolu_") || slices.Contains(l.ToolIDs, id) ||
+			slices.ContainsFunc(o.Logged, func(u state.ToolUse) bool { return u.ToolUseID == id }) {
 			continue
 		}
 		ids = append(ids, id)
