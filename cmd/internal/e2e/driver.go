@@ -20,8 +20,8 @@ import (
 	"time"
 )
 
-// InstallClaude returns the path of Claude Code ClaudeVersion, installing it from the npm
-// registry into the cache the first time ($CLAUDE_BIN, if set, is used instead). npm's
+// InstallClaude returns the path of the pinned Claude Code (Claude), installing it from the
+// npm registry into the cache the first time ($CLAUDE_BIN, if set, is used instead). npm's
 // output goes to log.
 func InstallClaude(ctx context.Context, log io.Writer) (string, error) {
 	if bin := os.Getenv("CLAUDE_BIN"); bin != "" {

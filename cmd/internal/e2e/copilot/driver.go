@@ -10,17 +10,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
-// Version is the GitHub Copilot CLI release the suite runs (pinned).
-const Version = "1.0.102"
-
-// Copilot is GitHub Copilot CLI on the npm registry.
-var Copilot = e2e.Package{
-	Name:    "@github/copilot",
-	Version: Version,
-	Bins:    []string{"node_modules/.bin/copilot"},
-	Env:     []string{"COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true"},
-}
-
 // Env is one isolated world (see e2e.Base) with Copilot CLI's user directory. Copilot CLI
 // unpacks itself (235 MB) into XDG_CACHE_HOME on its first run: that directory is shared by
 // every run (Cache).

@@ -17,18 +17,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
-// Version is the Factory Droid release the suite runs (pinned). It is installed as its
-// platform package, the native binary alone: the launcher package droid stays at 0.215.0,
-// and @factory/cli's wrapper does not install here (its own platform package is missing).
-const Version = "0.225.2"
-
-// Droid is Factory Droid on the npm registry: the Linux x64 binary, which runs on its own.
-var Droid = e2e.Package{
-	Name:    "@factory/cli-linux-x64",
-	Version: Version,
-	Bins:    []string{"node_modules/@factory/cli-linux-x64/bin/droid"},
-}
-
 // Model is the custom model's id on droid's command line.
 const Model = "custom:fake-model"
 

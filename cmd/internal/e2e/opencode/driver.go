@@ -27,17 +27,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
-// Version is the opencode release the suite runs (pinned).
-const Version = "1.18.33"
-
-// CLI is opencode on the npm registry (a native binary; its postinstall links it to
-// bin/opencode.exe, and bin/opencode is a node launcher).
-var CLI = e2e.Package{
-	Name:    "opencode-ai",
-	Version: Version,
-	Bins:    []string{"node_modules/opencode-ai/bin/opencode.exe", "node_modules/.bin/opencode"},
-}
-
 // The scripted fake model (see fakechat).
 type (
 	Turn   = fakechat.Turn

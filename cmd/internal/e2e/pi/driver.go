@@ -22,16 +22,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
-// Version is the pi release the suite runs (pinned).
-const Version = "0.73.1"
-
-// CLI is pi on the npm registry (a node program).
-var CLI = e2e.Package{
-	Name:    "@mariozechner/pi-coding-agent",
-	Version: Version,
-	Bins:    []string{"node_modules/.bin/pi"},
-}
-
 // Model is the fake's model, as pi's flags name it.
 const (
 	Provider = "fake"

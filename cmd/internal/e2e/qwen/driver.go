@@ -9,17 +9,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
-// Version is the Qwen Code release the suite runs. It is pinned: it declares node >= 22,
-// and on node 20 an unpinned install resolves to an old 0.15 (0.24.4 only warns and works).
-const Version = "0.24.4"
-
-// Qwen is Qwen Code on the npm registry.
-var Qwen = e2e.Package{
-	Name:    "@qwen-code/qwen-code",
-	Version: Version,
-	Bins:    []string{"node_modules/.bin/qwen"},
-}
-
 // Env is one isolated world (see e2e.Base) with Qwen Code's user settings.
 type Env struct {
 	e2e.Base
