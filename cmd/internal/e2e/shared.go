@@ -42,17 +42,32 @@ func Installed[E Installer](t *testing.T, s *Suite, newEnv func(root, bin, ralph
 	return e
 }
 
-// OnlyLoop is e's one loop; t fails unless there is exactly one.
-func OnlyLoop(t testing.TB, e Host) Loop {
+// Loops are e's loops as "ralph-loop status" reports them; t fails if it cannot.
+func Loops(t testing.TB, e Host) []Loop {
 	t.Helper()
 	loops, err := e.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return loops
+}
+
+// OnlyLoop is e's one loop; t fails unless there is exactly one.
+func OnlyLoop(t testing.TB, e Host) Loop {
+	t.Helper()
+	loops := Loops(t, e)
 	if len(loops) != 1 {
 		t.Fatalf("%d loops, want 1: %+v", len(loops), loops)
 	}
 	return loops[0]
+}
+
+// NoLoops checks that e has no loop.
+func NoLoops(t testing.TB, e Host) {
+	t.Helper()
+	if loops := Loops(t, e); len(loops) != 0 {
+		t.Errorf("%d loops, want none: %+v", len(loops), loops)
+	}
 }
 
 // LogOnFailure has t log ralph-loop's log of e at its end if it failed.
