@@ -40,6 +40,9 @@ func (b *Base) Lay(host, root, ralphLoop string, environ func() []string, more .
 	return nil
 }
 
+// world is the Base an Env embeds.
+func (b *Base) world() *Base { return b }
+
 // Offline is the environment of a host CLI and ralph-loop in the world: the caller's, less
 // anything that could reach a real account or another session (the variables whose names
 // start with one of drop, in any case, and every XDG_*, *_proxy, HOME and TMPDIR), plus the

@@ -16,19 +16,24 @@ import (
 // such host must meet, run on its real CLI. A host's suite fills it in once, with what its
 // CLI does differently (its shell tool, how it runs a prompt), runs the shared scenarios,
 // each in a test of its own, and checks what only that host does after each.
-type ChatSuite[E Installer] struct {
+type ChatSuite[E ChatEnv] struct {
 	// Suite is the host's suite; Host its name for ralph-loop ("qwen"), Title for people
 	// ("Qwen Code").
 	Suite       *Suite
 	Host, Title string
 	// NewEnv lays out a fresh Env of the host's under root.
 	NewEnv func(root, bin, ralphLoop string) (E, error)
-	// Project is the project directory of an Env.
-	Project func(e E) string
 	// Shell is an answer with optional text, then a call of the host's shell tool.
 	Shell func(text, command string) fakechat.Turn
 	// Run runs the CLI headless in e on a prompt, against a fake serving the script.
 	Run func(ctx context.Context, e E, r Prompt) (*Ran, error)
+}
+
+// ChatEnv is a host's Env that ChatSuite runs: built on Base (it embeds it), with
+// ralph-loop installing itself.
+type ChatEnv interface {
+	Installer
+	world() *Base
 }
 
 // Prompt is one headless run of a host's CLI: a prompt against a fake serving Script, with
@@ -132,7 +137,7 @@ func (h ChatSuite[E]) BlockedThenPromise(t *testing.T) (E, *Ran) {
 	c := Continuations(t, r.Fake, 1)
 	Contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
 		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
-	ReadFile(t, filepath.Join(h.Project(e), "x.txt"), "hi\n")
+	ReadFile(t, filepath.Join(e.world().Project, "x.txt"), "hi\n")
 	Requests(t, r.Fake, 3)
 	return e, r
 }
@@ -157,7 +162,7 @@ func (h ChatSuite[E]) PromiseWithoutWork(t *testing.T, work string) (E, *Ran, st
 	Contains(t, "the continuation", c[0], "only 0 tool calls have been made")
 	denied := ToolResult(t, r.Fake, 2)
 	Contains(t, "the denied call's result", denied, "ralph-loop")
-	ReadFile(t, filepath.Join(h.Project(e), "x.txt"), "hi\n")
+	ReadFile(t, filepath.Join(e.world().Project, "x.txt"), "hi\n")
 	return e, r, denied
 }
 
@@ -194,7 +199,7 @@ func (h ChatSuite[E]) NoLoopUntouched(t *testing.T, marks ...string) *Ran {
 // loop runs: blocked once, then accepted.
 func (h ChatSuite[E]) ProjectScope(t *testing.T, commandFile string) {
 	e := h.Installed(t, "project")
-	if _, err := os.Stat(filepath.Join(h.Project(e), commandFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(e.world().Project, commandFile)); err != nil {
 		t.Fatalf("no project command file: %v", err)
 	}
 	r := h.Prompt(t, e, Prompt{Script: Done(h.Shell), Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 3`,
@@ -240,7 +245,7 @@ func (h ChatSuite[E]) HookTime(t *testing.T, stop string, iterations int, prepar
 		if err != nil {
 			t.Fatal(err)
 		}
-		BenchRepo(t, h.Project(e))
+		BenchRepo(t, e.world().Project)
 		if _, err := e.Install(ctx, "project"); err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
 // Env is one isolated world (see e2e.Base) with Copilot CLI's user directory. Copilot CLI
@@ -50,7 +51,7 @@ type Loop = e2e.Loop
 
 // Run is one "copilot -p PROMPT --allow-all-tools --no-auto-update" in the project.
 type Run struct {
-	Script Script
+	Script fakechat.Script
 	Prompt string
 	Args   []string // more copilot flags
 	Env    []string // more environment
@@ -59,15 +60,12 @@ type Run struct {
 	KillAt int
 }
 
-// Result is what a run produced.
-type Result = e2e.Headless
-
 // Run runs copilot headless against a fake serving r.Script, with stdin closed, in a
 // process group of its own.
-func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
-	var killAt func(*Fake) bool
+func (e *Env) Run(ctx context.Context, r Run) (*e2e.Ran, error) {
+	var killAt func(*fakechat.Fake) bool
 	if r.KillAt > 0 {
-		killAt = func(fake *Fake) bool {
+		killAt = func(fake *fakechat.Fake) bool {
 			if len(fake.MainRequests()) < r.KillAt {
 				return false
 			}

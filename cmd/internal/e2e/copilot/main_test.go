@@ -17,26 +17,17 @@ func TestMain(m *testing.M) { suite.Main(m) }
 // headless is the suite GitHub Copilot CLI shares with the other hosts run headless (see
 // e2e.ChatSuite): "copilot -p".
 var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "copilot", Title: "GitHub Copilot CLI", NewEnv: NewEnv, Shell: Shell,
-	Project: func(e *Env) string { return e.Project },
 	Run: func(ctx context.Context, e *Env, p e2e.Prompt) (*e2e.Ran, error) {
-		return ran(e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env}))
+		return e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env})
 	}}
 
 // typing is what the shared TUI scenarios need to know of its TUI (see e2e.Typed).
 var typing = e2e.Typing{Host: "copilot", Shell: Shell, Box: inputBox, Slow: "sleep 2; echo step >> log.txt"}
 
-// ran is what the shared suite reads of a run.
-func ran(res *Result, err error) (*e2e.Ran, error) {
-	if res == nil {
-		return nil, err
-	}
-	return &e2e.Ran{Stdout: res.Stdout, Stderr: res.Stderr, Code: res.Code, Fake: res.Fake, Log: res.Timeline()}, err
-}
-
 // run runs copilot headless; t fails if it could not be run to its end.
 func run(t *testing.T, e *Env, r Run) *e2e.Ran {
 	t.Helper()
-	res, err := ran(e.Run(context.Background(), r))
+	res, err := e.Run(context.Background(), r)
 	return e2e.MustRun(t, "copilot", res, err)
 }
 

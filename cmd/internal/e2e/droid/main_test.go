@@ -18,7 +18,6 @@ func TestMain(m *testing.M) { suite.Main(m) }
 // headless is the suite Factory Droid shares with the other hosts run headless (see
 // e2e.ChatSuite): one "droid exec" session in stream-jsonrpc, where the prompt hook runs.
 var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "droid", Title: "Factory Droid", NewEnv: NewEnv, Shell: Execute,
-	Project: func(e *Env) string { return e.Project },
 	Run: func(ctx context.Context, e *Env, p e2e.Prompt) (*e2e.Ran, error) {
 		res, err := e.Run(ctx, Run{RPC: true, Script: p.Script, Prompts: []string{p.Prompt}, Env: p.Env})
 		if res == nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
 // Env is one isolated world (see e2e.Base) with Qwen Code's user settings.
@@ -59,17 +60,14 @@ type Loop = e2e.Loop
 
 // Run is one "qwen -p PROMPT --yolo" in the project.
 type Run struct {
-	Script Script
+	Script fakechat.Script
 	Prompt string
 	Args   []string // more qwen flags
 	Env    []string // more environment
 }
 
-// Result is what a run produced.
-type Result = e2e.Headless
-
 // Run runs qwen headless against a fake serving r.Script, with stdin closed.
-func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
+func (e *Env) Run(ctx context.Context, r Run) (*e2e.Ran, error) {
 	return e2e.RunHeadless(ctx, "qwen", r.Script, func(ctx context.Context, fakeURL string) *exec.Cmd {
 		cmd := exec.CommandContext(ctx, e.Qwen, append([]string{"-p", r.Prompt, "--yolo"}, r.Args...)...)
 		cmd.Dir, cmd.Env = e.Project, e.environ(fakeURL, r.Env)

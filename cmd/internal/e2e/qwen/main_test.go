@@ -17,9 +17,8 @@ func TestMain(m *testing.M) { suite.Main(m) }
 // headless is the suite Qwen Code shares with the other hosts run headless (see
 // e2e.ChatSuite): "qwen -p".
 var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "qwen", Title: "Qwen Code", NewEnv: NewEnv, Shell: Shell,
-	Project: func(e *Env) string { return e.Project },
 	Run: func(ctx context.Context, e *Env, p e2e.Prompt) (*e2e.Ran, error) {
-		return ran(e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env}))
+		return e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env})
 	}}
 
 // typing is what the shared TUI scenarios need to know of its TUI (see e2e.Typed). The slow
@@ -27,17 +26,9 @@ var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "qwen", Title: "Qwen Cod
 // by: …") at once, and the command would not run at all.
 var typing = e2e.Typing{Host: "qwen", Shell: Shell, Box: inputBox, Slow: "echo step >> log.txt; sleep 2"}
 
-// ran is what the shared suite reads of a run.
-func ran(res *Result, err error) (*e2e.Ran, error) {
-	if res == nil {
-		return nil, err
-	}
-	return &e2e.Ran{Stdout: res.Stdout, Stderr: res.Stderr, Code: res.Code, Fake: res.Fake, Log: res.Timeline()}, err
-}
-
 // run runs qwen headless; t fails if it could not be run to its end.
 func run(t *testing.T, e *Env, r Run) *e2e.Ran {
 	t.Helper()
-	res, err := ran(e.Run(context.Background(), r))
+	res, err := e.Run(context.Background(), r)
 	return e2e.MustRun(t, "qwen", res, err)
 }
