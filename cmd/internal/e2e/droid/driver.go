@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
 // Model is the custom model's id on droid's command line.
@@ -84,7 +85,7 @@ type Loop = e2e.Loop
 // exec --input-format stream-jsonrpc" fed each prompt in turn, each after the last turn
 // ended.
 type Run struct {
-	Script  Script
+	Script  fakechat.Script
 	Prompts []string
 	RPC     bool
 	Env     []string // more environment
@@ -93,17 +94,17 @@ type Run struct {
 	// During (RPC) is a prompt sent while the first prompt's turn runs, once DuringWhen,
 	// polled, is true (typed while the agent works).
 	During     string
-	DuringWhen func(*Fake) bool
+	DuringWhen func(*fakechat.Fake) bool
 	// KillWhen (RPC), polled while droid runs, kills it when true (a terminal closed
 	// mid-turn).
-	KillWhen func(*Fake) bool
+	KillWhen func(*fakechat.Fake) bool
 }
 
 // Result is what a run produced.
 type Result struct {
 	Stdout, Stderr string
 	Code           int
-	Fake           *Fake
+	Fake           *fakechat.Fake
 	// Notifications are the stream-jsonrpc notifications' inner objects (RPC).
 	Notifications []map[string]any
 	// SessionID is the session's id (RPC); Killed says KillWhen killed droid.
@@ -113,7 +114,7 @@ type Result struct {
 
 // Run runs droid against a fake serving r.Script.
 func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
-	fake, err := StartFake(r.Script)
+	fake, err := fakechat.StartFake(r.Script)
 	if err != nil {
 		return nil, err
 	}
