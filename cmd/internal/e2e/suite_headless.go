@@ -14,8 +14,8 @@ import (
 // ChatSuite is the suite a host shares with the others whose CLI runs one prompt headless
 // against a scripted fake of the OpenAI Chat Completions API (fakechat): the claims every
 // such host must meet, run on its real CLI. A host's suite fills it in once, with what its
-// CLI does differently (its shell tool, how it runs a prompt), runs the shared scenarios,
-// each in a test of its own, and checks what only that host does after each.
+// CLI does differently (its shell tool; its Env runs a prompt: ChatEnv), runs the shared
+// scenarios, each in a test of its own, and checks what only that host does after each.
 type ChatSuite[E ChatEnv] struct {
 	// Suite is the host's suite; Host its name for ralph-loop ("qwen"), Title for people
 	// ("Qwen Code").
@@ -25,15 +25,15 @@ type ChatSuite[E ChatEnv] struct {
 	NewEnv func(root, bin, ralphLoop string) (E, error)
 	// Shell is an answer with optional text, then a call of the host's shell tool.
 	Shell func(text, command string) fakechat.Turn
-	// Run runs the CLI headless in e on a prompt, against a fake serving the script.
-	Run func(ctx context.Context, e E, r Prompt) (*Ran, error)
 }
 
 // ChatEnv is a host's Env that ChatSuite runs: built on Base (it embeds it), with
-// ralph-loop installing itself.
+// ralph-loop installing itself, and its CLI run headless on a prompt.
 type ChatEnv interface {
 	Installer
 	world() *Base
+	// Headless runs the CLI headless on p, against a fake serving its script.
+	Headless(ctx context.Context, p Prompt) (*Ran, error)
 }
 
 // Prompt is one headless run of a host's CLI: a prompt against a fake serving Script, with
@@ -63,7 +63,7 @@ func (h ChatSuite[E]) Installed(t *testing.T, scope string) E {
 // Prompt runs a prompt headless in e; t fails if the CLI could not be run to its end.
 func (h ChatSuite[E]) Prompt(t *testing.T, e E, p Prompt) *Ran {
 	t.Helper()
-	r, err := h.Run(context.Background(), e, p)
+	r, err := e.Headless(context.Background(), p)
 	return MustRun(t, h.Host, r, err)
 }
 
@@ -80,6 +80,16 @@ func MustRun(t testing.TB, cli string, r *Ran, err error) *Ran {
 	}
 	t.Logf("%s exit %d: %s\nstdout (tail): %s\nstderr: %s", cli, r.Code, r.Log, r.Stdout[max(len(r.Stdout)-2000, 0):], r.Stderr)
 	return r
+}
+
+// Must is a host's run helper made of its Env's run: a run of the CLI named cli, t failing
+// if it could not be run to its end (see MustRun).
+func Must[E, R any](cli string, run func(e E, ctx context.Context, r R) (*Ran, error)) func(t testing.TB, e E, r R) *Ran {
+	return func(t testing.TB, e E, r R) *Ran {
+		t.Helper()
+		res, err := run(e, context.Background(), r)
+		return MustRun(t, cli, res, err)
+	}
 }
 
 // ExpectLoop checks e's one loop: its status, iteration and tool calls, and that it is the

@@ -60,6 +60,11 @@ type Run struct {
 	KillAt int
 }
 
+// Headless runs a prompt of the suite the hosts share (see e2e.ChatSuite): "copilot -p".
+func (e *Env) Headless(ctx context.Context, p e2e.Prompt) (*e2e.Ran, error) {
+	return e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env})
+}
+
 // Run runs copilot headless against a fake serving r.Script, with stdin closed, in a
 // process group of its own.
 func (e *Env) Run(ctx context.Context, r Run) (*e2e.Ran, error) {

@@ -112,6 +112,16 @@ type Result struct {
 	Killed    bool
 }
 
+// Headless runs a prompt of the suite the hosts share (see e2e.ChatSuite): one "droid exec"
+// session in stream-jsonrpc, where the prompt hook runs.
+func (e *Env) Headless(ctx context.Context, p e2e.Prompt) (*e2e.Ran, error) {
+	res, err := e.Run(ctx, Run{RPC: true, Script: p.Script, Prompts: []string{p.Prompt}, Env: p.Env})
+	if res == nil {
+		return nil, err
+	}
+	return &e2e.Ran{Stdout: res.Stdout, Stderr: res.Stderr, Code: res.Code, Fake: res.Fake, Log: fmt.Sprintf("%d requests", len(res.Fake.Requests()))}, err
+}
+
 // Run runs droid against a fake serving r.Script.
 func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	fake, err := fakechat.StartFake(r.Script)

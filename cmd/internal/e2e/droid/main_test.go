@@ -1,8 +1,6 @@
 package droid
 
 import (
-	"context"
-	"fmt"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -16,12 +14,5 @@ var suite = e2e.Suite{Title: "Factory Droid", Package: e2e.Droid, BinEnv: "DROID
 func TestMain(m *testing.M) { suite.Main(m) }
 
 // headless is the suite Factory Droid shares with the other hosts run headless (see
-// e2e.ChatSuite): one "droid exec" session in stream-jsonrpc, where the prompt hook runs.
-var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "droid", Title: "Factory Droid", NewEnv: NewEnv, Shell: Execute,
-	Run: func(ctx context.Context, e *Env, p e2e.Prompt) (*e2e.Ran, error) {
-		res, err := e.Run(ctx, Run{RPC: true, Script: p.Script, Prompts: []string{p.Prompt}, Env: p.Env})
-		if res == nil {
-			return nil, err
-		}
-		return &e2e.Ran{Stdout: res.Stdout, Stderr: res.Stderr, Code: res.Code, Fake: res.Fake, Log: fmt.Sprintf("%d requests", len(res.Fake.Requests()))}, err
-	}}
+// e2e.ChatSuite and Env.Headless).
+var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "droid", Title: "Factory Droid", NewEnv: NewEnv, Shell: Execute}

@@ -66,6 +66,11 @@ type Run struct {
 	Env    []string // more environment
 }
 
+// Headless runs a prompt of the suite the hosts share (see e2e.ChatSuite): "qwen -p".
+func (e *Env) Headless(ctx context.Context, p e2e.Prompt) (*e2e.Ran, error) {
+	return e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env})
+}
+
 // Run runs qwen headless against a fake serving r.Script, with stdin closed.
 func (e *Env) Run(ctx context.Context, r Run) (*e2e.Ran, error) {
 	return e2e.RunHeadless(ctx, "qwen", r.Script, func(ctx context.Context, fakeURL string) *exec.Cmd {

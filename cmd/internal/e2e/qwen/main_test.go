@@ -1,7 +1,6 @@
 package qwen
 
 import (
-	"context"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -16,10 +15,7 @@ func TestMain(m *testing.M) { suite.Main(m) }
 
 // headless is the suite Qwen Code shares with the other hosts run headless (see
 // e2e.ChatSuite): "qwen -p".
-var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "qwen", Title: "Qwen Code", NewEnv: NewEnv, Shell: Shell,
-	Run: func(ctx context.Context, e *Env, p e2e.Prompt) (*e2e.Ran, error) {
-		return e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env})
-	}}
+var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "qwen", Title: "Qwen Code", NewEnv: NewEnv, Shell: Shell}
 
 // typing is what the shared TUI scenarios need to know of its TUI (see e2e.Typed). The slow
 // command does not start with "sleep": Qwen Code refuses one that does ("sleep 2 followed
@@ -27,8 +23,4 @@ var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "qwen", Title: "Qwen Cod
 var typing = e2e.Typing{Host: "qwen", Shell: Shell, Box: inputBox, Slow: "echo step >> log.txt; sleep 2"}
 
 // run runs qwen headless; t fails if it could not be run to its end.
-func run(t *testing.T, e *Env, r Run) *e2e.Ran {
-	t.Helper()
-	res, err := e.Run(context.Background(), r)
-	return e2e.MustRun(t, "qwen", res, err)
-}
+var run = e2e.Must("qwen", (*Env).Run)

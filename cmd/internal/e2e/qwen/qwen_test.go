@@ -12,10 +12,7 @@ import (
 )
 
 // newEnv is a fresh world with ralph-loop installed by its own installer at scope.
-func newEnv(t *testing.T, scope string) *Env {
-	t.Helper()
-	return headless.Installed(t, scope)
-}
+var newEnv = headless.Installed
 
 var contains = e2e.Contains
 
