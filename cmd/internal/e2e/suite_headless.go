@@ -37,10 +37,12 @@ type ChatEnv interface {
 }
 
 // Prompt is one headless run of a host's CLI: a prompt against a fake serving Script, with
-// more environment Env.
+// more flags Args (a host's own tests: the shared scenarios pass none) and more environment
+// Env.
 type Prompt struct {
 	Script fakechat.Script
 	Prompt string
+	Args   []string
 	Env    []string
 }
 

@@ -62,7 +62,7 @@ type Run struct {
 
 // Headless runs a prompt of the suite the hosts share (see e2e.ChatSuite): "copilot -p".
 func (e *Env) Headless(ctx context.Context, p e2e.Prompt) (*e2e.Ran, error) {
-	return e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env})
+	return e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Args: p.Args, Env: p.Env})
 }
 
 // Run runs copilot headless against a fake serving r.Script, with stdin closed, in a

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
 // Env is one isolated world (see e2e.Base) with Qwen Code's user settings.
@@ -58,21 +57,12 @@ func (e *Env) environ(apiURL string, extra []string) []string {
 // Loop is a loop as "ralph-loop status --json" prints it.
 type Loop = e2e.Loop
 
-// Run is one "qwen -p PROMPT --yolo" in the project.
-type Run struct {
-	Script fakechat.Script
-	Prompt string
-	Args   []string // more qwen flags
-	Env    []string // more environment
-}
+// Run is one "qwen -p PROMPT --yolo ARGS" in the project: a prompt of the suite the hosts
+// share (see e2e.ChatSuite).
+type Run = e2e.Prompt
 
-// Headless runs a prompt of the suite the hosts share (see e2e.ChatSuite): "qwen -p".
-func (e *Env) Headless(ctx context.Context, p e2e.Prompt) (*e2e.Ran, error) {
-	return e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env})
-}
-
-// Run runs qwen headless against a fake serving r.Script, with stdin closed.
-func (e *Env) Run(ctx context.Context, r Run) (*e2e.Ran, error) {
+// Headless runs qwen headless against a fake serving r.Script, with stdin closed.
+func (e *Env) Headless(ctx context.Context, r Run) (*e2e.Ran, error) {
 	return e2e.RunHeadless(ctx, "qwen", r.Script, func(ctx context.Context, fakeURL string) *exec.Cmd {
 		cmd := exec.CommandContext(ctx, e.Qwen, append([]string{"-p", r.Prompt, "--yolo"}, r.Args...)...)
 		cmd.Dir, cmd.Env = e.Project, e.environ(fakeURL, r.Env)

@@ -23,4 +23,4 @@ var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "qwen", Title: "Qwen Cod
 var typing = e2e.Typing{Host: "qwen", Shell: Shell, Box: inputBox, Slow: "echo step >> log.txt; sleep 2"}
 
 // run runs qwen headless; t fails if it could not be run to its end.
-var run = e2e.Must("qwen", (*Env).Run)
+var run = e2e.Must("qwen", (*Env).Headless)
