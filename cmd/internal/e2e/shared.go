@@ -233,6 +233,16 @@ func Ended(e Host) bool {
 	return true
 }
 
+// Read is what the file at path holds; t fails if it cannot be read.
+func Read(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // ReadFile checks that the file at path holds want.
 func ReadFile(t testing.TB, path, want string) {
 	t.Helper()

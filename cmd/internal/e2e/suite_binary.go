@@ -51,10 +51,7 @@ func EachBinaryGone[E Installer](t *testing.T, s *Suite, newEnv func(root, bin, 
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(s.RalphLoop)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := Read(t, s.RalphLoop)
 			if err := os.WriteFile(own, data, 0o755); err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package claude
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,10 +35,7 @@ func projectSettings(t *testing.T, env *e2e.Env) map[string]any {
 // readJSON is the JSON object in the file at path.
 func readJSON(t *testing.T, path string) map[string]any {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := e2e.Read(t, path)
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)

@@ -200,10 +200,7 @@ func TestExecStartsNoLoop(t *testing.T) {
 func TestGuardFileTools(t *testing.T) {
 	e := newEnv(t, "user")
 	hooks := filepath.Join(e.Home, ".factory", "hooks.json")
-	before, err := os.ReadFile(hooks)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := e2e.Read(t, hooks)
 	res := run(t, e, Run{RPC: true,
 		Script: fakechat.Script{Turns: []fakechat.Turn{
 			fakechat.Tool("Turning the hooks off.", "Create", map[string]any{"file_path": hooks, "content": "{}\n"}),

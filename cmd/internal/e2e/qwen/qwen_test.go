@@ -65,10 +65,7 @@ func TestMaxIterationsBeyondTheHostCap(t *testing.T) {
 // the user the effective limit (the arming notice is not shown by Qwen Code).
 func TestCutByTheHostCap(t *testing.T) {
 	e := newEnv(t, "user")
-	data, err := os.ReadFile(e.UserSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := e2e.Read(t, e.UserSettings())
 	// The user takes the line out by hand (the file has comments: it is not re-encoded).
 	capLine := regexp.MustCompile(`,?\s*"stopHookBlockingCap": *[0-9]+`)
 	if !capLine.Match(data) {
