@@ -31,7 +31,7 @@ type ChatSuite[E ChatEnv] struct {
 // ralph-loop installing itself, and its CLI run headless on a prompt.
 type ChatEnv interface {
 	Installer
-	world() *Base
+	World() *Base
 	// Headless runs the CLI headless on p, against a fake serving its script.
 	Headless(ctx context.Context, p Prompt) (*Ran, error)
 }
@@ -149,7 +149,7 @@ func (h ChatSuite[E]) BlockedThenPromise(t *testing.T) (E, *Ran) {
 	c := Continuations(t, r.Fake, 1)
 	Contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
 		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
-	ReadFile(t, filepath.Join(e.world().Project, "x.txt"), "hi\n")
+	ReadFile(t, filepath.Join(e.World().Project, "x.txt"), "hi\n")
 	Requests(t, r.Fake, 3)
 	return e, r
 }
@@ -174,7 +174,7 @@ func (h ChatSuite[E]) PromiseWithoutWork(t *testing.T, work string) (E, *Ran, st
 	Contains(t, "the continuation", c[0], "only 0 tool calls have been made")
 	denied := ToolResult(t, r.Fake, 2)
 	Contains(t, "the denied call's result", denied, "ralph-loop")
-	ReadFile(t, filepath.Join(e.world().Project, "x.txt"), "hi\n")
+	ReadFile(t, filepath.Join(e.World().Project, "x.txt"), "hi\n")
 	return e, r, denied
 }
 
@@ -211,7 +211,7 @@ func (h ChatSuite[E]) NoLoopUntouched(t *testing.T, marks ...string) *Ran {
 // loop runs: blocked once, then accepted.
 func (h ChatSuite[E]) ProjectScope(t *testing.T, commandFile string) {
 	e := h.Installed(t, "project")
-	if _, err := os.Stat(filepath.Join(e.world().Project, commandFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(e.World().Project, commandFile)); err != nil {
 		t.Fatalf("no project command file: %v", err)
 	}
 	r := h.Prompt(t, e, Prompt{Script: Done(h.Shell), Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 3`,
@@ -257,7 +257,7 @@ func (h ChatSuite[E]) HookTime(t *testing.T, stop string, iterations int, prepar
 		if err != nil {
 			t.Fatal(err)
 		}
-		BenchRepo(t, e.world().Project)
+		BenchRepo(t, e.World().Project)
 		if _, err := e.Install(ctx, "project"); err != nil {
 			t.Fatal(err)
 		}
