@@ -50,7 +50,7 @@ func run(ctx context.Context, w io.Writer) error {
 	if err := env.Install(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "ralph-loop demo: the real Claude Code %s, offline, against a scripted model\n", e2e.ClaudeVersion)
+	fmt.Fprintf(w, "ralph-loop demo: the real Claude Code %s, offline, against a scripted model\n", e2e.Claude.Version)
 	fmt.Fprintf(w, "(ralph-loop install --host claude --scope project put its hooks in %s/.claude/settings.json)\n\n", env.Project)
 	res, err := env.Run(ctx, e2e.Session{Script: script, Prompts: []string{prompt}})
 	if err != nil {

@@ -40,6 +40,10 @@ func (b *Base) Lay(host, root, ralphLoop string, environ func() []string, more .
 	return nil
 }
 
+// World is the Base itself, for an Env that embeds it: what the shared suites read of any
+// host's world (see ChatEnv).
+func (b *Base) World() *Base { return b }
+
 // Offline is the environment of a host CLI and ralph-loop in the world: the caller's, less
 // anything that could reach a real account or another session (the variables whose names
 // start with one of drop, in any case, and every XDG_*, *_proxy, HOME and TMPDIR), plus the

@@ -20,28 +20,8 @@ import (
 	"time"
 )
 
-// ClaudeVersion is the Claude Code release the suite runs. It is pinned: on node 20 an
-// unpinned install resolves to an old release, and the hook protocol changes between
-// releases.
-const ClaudeVersion = "2.1.332"
-
-// Claude is Claude Code on the npm registry. The CLI is a native binary in a platform
-// package; the postinstall links it to node_modules/.bin/claude.
-var Claude = Package{
-	Name:    "@anthropic-ai/claude-code",
-	Version: ClaudeVersion,
-	Bins: []string{
-		"node_modules/.bin/claude",
-		"node_modules/@anthropic-ai/claude-code-linux-x64/claude",
-		"node_modules/@anthropic-ai/claude-code-linux-x64-musl/claude",
-		"node_modules/@anthropic-ai/claude-code-linux-arm64/claude",
-		"node_modules/@anthropic-ai/claude-code-darwin-arm64/claude",
-		"node_modules/@anthropic-ai/claude-code-darwin-x64/claude",
-	},
-}
-
-// InstallClaude returns the path of Claude Code ClaudeVersion, installing it from the npm
-// registry into the cache the first time ($CLAUDE_BIN, if set, is used instead). npm's
+// InstallClaude returns the path of the pinned Claude Code (Claude), installing it from the
+// npm registry into the cache the first time ($CLAUDE_BIN, if set, is used instead). npm's
 // output goes to log.
 func InstallClaude(ctx context.Context, log io.Writer) (string, error) {
 	if bin := os.Getenv("CLAUDE_BIN"); bin != "" {

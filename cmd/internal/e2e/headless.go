@@ -13,22 +13,13 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
-// Headless is what a headless run of a host CLI against a fakechat fake produced.
-type Headless struct {
-	Stdout, Stderr string
-	Code           int
-	Fake           *fakechat.Fake
-	// Start and End are when the CLI started and exited, for the log.
-	Start, End time.Time
-}
-
-// Timeline says when each request came and when the CLI exited, from its start.
-func (r *Headless) Timeline() string {
+// timeline says when each request to fake came and when the CLI exited, from its start.
+func timeline(fake *fakechat.Fake, start, end time.Time) string {
 	var b strings.Builder
-	for i, q := range r.Fake.Requests() {
-		fmt.Fprintf(&b, "request %d (tools %v) at %s; ", i+1, q.Tools > 0, q.At.Sub(r.Start).Round(time.Millisecond))
+	for i, q := range fake.Requests() {
+		fmt.Fprintf(&b, "request %d (tools %v) at %s; ", i+1, q.Tools > 0, q.At.Sub(start).Round(time.Millisecond))
 	}
-	fmt.Fprintf(&b, "exit at %s", r.End.Sub(r.Start).Round(time.Millisecond))
+	fmt.Fprintf(&b, "exit at %s", end.Sub(start).Round(time.Millisecond))
 	return b.String()
 }
 
@@ -36,9 +27,10 @@ func (r *Headless) Timeline() string {
 // it for the fake's URL (its Dir and Env set; ctx, which bounds the run to 5 minutes, its
 // context), with stdin closed, to its exit. With killWhen, once it holds for the fake
 // (polled), the CLI's process group (cmd's own: Setpgid) is killed with SIGKILL, and no
-// hook of the CLI's runs. An exit code is not an error; not finishing in time is.
+// hook of the CLI's runs. An exit code is not an error; not finishing in time is. The run's
+// Log says when each request came and when the CLI exited.
 func RunHeadless(ctx context.Context, name string, script fakechat.Script, command func(ctx context.Context, fakeURL string) *exec.Cmd,
-	killWhen func(*fakechat.Fake) bool) (*Headless, error) {
+	killWhen func(*fakechat.Fake) bool) (*Ran, error) {
 	fake, err := fakechat.StartFake(script)
 	if err != nil {
 		return nil, err
@@ -59,7 +51,7 @@ func RunHeadless(ctx context.Context, name string, script fakechat.Script, comma
 	}
 	err = cmd.Wait()
 	stop()
-	res := &Headless{Stdout: stdout.String(), Stderr: stderr.String(), Fake: fake, Start: start, End: time.Now()}
+	res := &Ran{Stdout: stdout.String(), Stderr: stderr.String(), Fake: fake, Log: timeline(fake, start, time.Now())}
 	res.Code, err = Exited(ctx, name, err)
 	return res, err
 }

@@ -42,17 +42,32 @@ func Installed[E Installer](t *testing.T, s *Suite, newEnv func(root, bin, ralph
 	return e
 }
 
-// OnlyLoop is e's one loop; t fails unless there is exactly one.
-func OnlyLoop(t testing.TB, e Host) Loop {
+// Loops are e's loops as "ralph-loop status" reports them; t fails if it cannot.
+func Loops(t testing.TB, e Host) []Loop {
 	t.Helper()
 	loops, err := e.Status(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return loops
+}
+
+// OnlyLoop is e's one loop; t fails unless there is exactly one.
+func OnlyLoop(t testing.TB, e Host) Loop {
+	t.Helper()
+	loops := Loops(t, e)
 	if len(loops) != 1 {
 		t.Fatalf("%d loops, want 1: %+v", len(loops), loops)
 	}
 	return loops[0]
+}
+
+// NoLoops checks that e has no loop.
+func NoLoops(t testing.TB, e Host) {
+	t.Helper()
+	if loops := Loops(t, e); len(loops) != 0 {
+		t.Errorf("%d loops, want none: %+v", len(loops), loops)
+	}
 }
 
 // LogOnFailure has t log ralph-loop's log of e at its end if it failed.
@@ -68,24 +83,39 @@ func LogOnFailure(t testing.TB, e Host) {
 // WaitLoop polls "ralph-loop status" of e until the one loop satisfies ok, for up to 90 s.
 func WaitLoop(t testing.TB, e Host, what string, ok func(Loop) bool) Loop {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	return PollLoop(t, what, 90*time.Second, func() (Loop, bool) {
+		loops, err := e.Status(context.Background())
+		if err != nil || len(loops) == 0 {
+			return Loop{}, false
+		}
+		last := loops[0]
+		// The events come with one session's status only.
+		if out, err := e.RalphLoopCmd(context.Background(), "status", "--json", "--session", last.SessionID); err == nil {
+			if ls, err := DecodeStatus(out); err == nil && len(ls) > 0 {
+				last = ls[0]
+			}
+		}
+		return last, true
+	}, ok)
+}
+
+// PollLoop reads a loop with read every 100 ms until ok holds for it, and returns it; t
+// fails, with the last loop read, if it does not within the time given. read says whether
+// it read one.
+func PollLoop(t testing.TB, what string, within time.Duration, read func() (Loop, bool), ok func(Loop) bool) Loop {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	var last Loop
 	for time.Now().Before(deadline) {
-		if loops, err := e.Status(context.Background()); err == nil && len(loops) > 0 {
-			last = loops[0]
-			// The events come with one session's status only.
-			if out, err := e.RalphLoopCmd(context.Background(), "status", "--json", "--session", last.SessionID); err == nil {
-				if ls, err := DecodeStatus(out); err == nil && len(ls) > 0 {
-					last = ls[0]
-				}
-			}
+		if l, found := read(); found {
+			last = l
 			if ok(last) {
 				return last
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("no loop %s within 90s; last seen: %s at %d/%d (%s)", what, last.Status, last.Iteration, last.MaxIterations, last.EndReason)
+	t.Fatalf("no loop %s within %ds; last seen: %s at %d/%d (%s)", what, int(within.Seconds()), last.Status, last.Iteration, last.MaxIterations, last.EndReason)
 	return last
 }
 
@@ -201,6 +231,16 @@ func Ended(e Host) bool {
 		}
 	}
 	return true
+}
+
+// Read is what the file at path holds; t fails if it cannot be read.
+func Read(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // ReadFile checks that the file at path holds want.

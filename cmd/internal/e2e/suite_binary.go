@@ -51,10 +51,7 @@ func EachBinaryGone[E Installer](t *testing.T, s *Suite, newEnv func(root, bin, 
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(s.RalphLoop)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := Read(t, s.RalphLoop)
 			if err := os.WriteFile(own, data, 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -79,13 +76,15 @@ func Blocked(f *fakechat.Fake) []string {
 }
 
 // GoneBlocked checks, after the agent's script ran, that the stop after it was blocked once,
-// saying the hooks cannot run bin, and that probe (an Env that runs the suite's ralph-loop,
-// not the one gone) sees the one loop still ACTIVE.
-func GoneBlocked(t testing.TB, f *fakechat.Fake, bin string, probe Host) {
+// saying the hooks cannot run e's ralph-loop, and that the suite's ralph-loop (suiteBin,
+// which reads the state while e's is gone) sees the one loop still ACTIVE.
+func GoneBlocked(t testing.TB, f *fakechat.Fake, e *Base, suiteBin string) {
 	t.Helper()
-	if cont := Blocked(f); len(cont) != 1 || !strings.Contains(cont[0], "its hooks cannot run "+bin) {
+	if cont := Blocked(f); len(cont) != 1 || !strings.Contains(cont[0], "its hooks cannot run "+e.RalphLoop) {
 		t.Errorf("continuations %q: want the stop after the binary went continued, saying why", cont)
 	}
+	probe := *e
+	probe.RalphLoop = suiteBin
 	loops, err := probe.Status(context.Background())
 	if err != nil || len(loops) != 1 || loops[0].Status != "ACTIVE" {
 		t.Errorf("loops while the binary is gone: %+v, %v; want one ACTIVE", loops, err)

@@ -14,28 +14,35 @@ import (
 // ChatSuite is the suite a host shares with the others whose CLI runs one prompt headless
 // against a scripted fake of the OpenAI Chat Completions API (fakechat): the claims every
 // such host must meet, run on its real CLI. A host's suite fills it in once, with what its
-// CLI does differently (its shell tool, how it runs a prompt), runs the shared scenarios,
-// each in a test of its own, and checks what only that host does after each.
-type ChatSuite[E Installer] struct {
+// CLI does differently (its shell tool; its Env runs a prompt: ChatEnv), runs the shared
+// scenarios, each in a test of its own, and checks what only that host does after each.
+type ChatSuite[E ChatEnv] struct {
 	// Suite is the host's suite; Host its name for ralph-loop ("qwen"), Title for people
 	// ("Qwen Code").
 	Suite       *Suite
 	Host, Title string
 	// NewEnv lays out a fresh Env of the host's under root.
 	NewEnv func(root, bin, ralphLoop string) (E, error)
-	// Project is the project directory of an Env.
-	Project func(e E) string
 	// Shell is an answer with optional text, then a call of the host's shell tool.
 	Shell func(text, command string) fakechat.Turn
-	// Run runs the CLI headless in e on a prompt, against a fake serving the script.
-	Run func(ctx context.Context, e E, r Prompt) (*Ran, error)
+}
+
+// ChatEnv is a host's Env that ChatSuite runs: built on Base (it embeds it), with
+// ralph-loop installing itself, and its CLI run headless on a prompt.
+type ChatEnv interface {
+	Installer
+	World() *Base
+	// Headless runs the CLI headless on p, against a fake serving its script.
+	Headless(ctx context.Context, p Prompt) (*Ran, error)
 }
 
 // Prompt is one headless run of a host's CLI: a prompt against a fake serving Script, with
-// more environment Env.
+// more flags Args (a host's own tests: the shared scenarios pass none) and more environment
+// Env.
 type Prompt struct {
 	Script fakechat.Script
 	Prompt string
+	Args   []string
 	Env    []string
 }
 
@@ -58,7 +65,7 @@ func (h ChatSuite[E]) Installed(t *testing.T, scope string) E {
 // Prompt runs a prompt headless in e; t fails if the CLI could not be run to its end.
 func (h ChatSuite[E]) Prompt(t *testing.T, e E, p Prompt) *Ran {
 	t.Helper()
-	r, err := h.Run(context.Background(), e, p)
+	r, err := e.Headless(context.Background(), p)
 	return MustRun(t, h.Host, r, err)
 }
 
@@ -75,6 +82,16 @@ func MustRun(t testing.TB, cli string, r *Ran, err error) *Ran {
 	}
 	t.Logf("%s exit %d: %s\nstdout (tail): %s\nstderr: %s", cli, r.Code, r.Log, r.Stdout[max(len(r.Stdout)-2000, 0):], r.Stderr)
 	return r
+}
+
+// Must is a host's run helper made of its Env's run: a run of the CLI named cli, t failing
+// if it could not be run to its end (see MustRun).
+func Must[E, R any](cli string, run func(e E, ctx context.Context, r R) (*Ran, error)) func(t testing.TB, e E, r R) *Ran {
+	return func(t testing.TB, e E, r R) *Ran {
+		t.Helper()
+		res, err := run(e, context.Background(), r)
+		return MustRun(t, cli, res, err)
+	}
 }
 
 // ExpectLoop checks e's one loop: its status, iteration and tool calls, and that it is the
@@ -132,7 +149,7 @@ func (h ChatSuite[E]) BlockedThenPromise(t *testing.T) (E, *Ran) {
 	c := Continuations(t, r.Fake, 1)
 	Contains(t, "the continuation", c[0], "iteration 2/5", "the completion marker was not in your output",
 		"<promise>DONE</promise>", "TASK:\nCreate x.txt containing hi")
-	ReadFile(t, filepath.Join(h.Project(e), "x.txt"), "hi\n")
+	ReadFile(t, filepath.Join(e.World().Project, "x.txt"), "hi\n")
 	Requests(t, r.Fake, 3)
 	return e, r
 }
@@ -157,7 +174,7 @@ func (h ChatSuite[E]) PromiseWithoutWork(t *testing.T, work string) (E, *Ran, st
 	Contains(t, "the continuation", c[0], "only 0 tool calls have been made")
 	denied := ToolResult(t, r.Fake, 2)
 	Contains(t, "the denied call's result", denied, "ralph-loop")
-	ReadFile(t, filepath.Join(h.Project(e), "x.txt"), "hi\n")
+	ReadFile(t, filepath.Join(e.World().Project, "x.txt"), "hi\n")
 	return e, r, denied
 }
 
@@ -194,7 +211,7 @@ func (h ChatSuite[E]) NoLoopUntouched(t *testing.T, marks ...string) *Ran {
 // loop runs: blocked once, then accepted.
 func (h ChatSuite[E]) ProjectScope(t *testing.T, commandFile string) {
 	e := h.Installed(t, "project")
-	if _, err := os.Stat(filepath.Join(h.Project(e), commandFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(e.World().Project, commandFile)); err != nil {
 		t.Fatalf("no project command file: %v", err)
 	}
 	r := h.Prompt(t, e, Prompt{Script: Done(h.Shell), Prompt: `/ralph-loop "Create x.txt containing hi" --max-iterations 3`,
@@ -240,7 +257,7 @@ func (h ChatSuite[E]) HookTime(t *testing.T, stop string, iterations int, prepar
 		if err != nil {
 			t.Fatal(err)
 		}
-		BenchRepo(t, h.Project(e))
+		BenchRepo(t, e.World().Project)
 		if _, err := e.Install(ctx, "project"); err != nil {
 			t.Fatal(err)
 		}

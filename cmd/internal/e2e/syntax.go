@@ -52,10 +52,7 @@ var Syntaxes = []Syntax{
 // ApplySyntax rewrites the settings file at path in the given way.
 func ApplySyntax(t testing.TB, path string, s Syntax) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := Read(t, path)
 	if err := os.WriteFile(path, s.Apply(data), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func (e *Env) Seed() error {
 	key := "sk-ant-test-dummy"
 	cfg := map[string]any{
 		"hasCompletedOnboarding":        true,
-		"lastOnboardingVersion":         ClaudeVersion,
+		"lastOnboardingVersion":         Claude.Version,
 		"theme":                         "dark",
 		"numStartups":                   1,
 		"autoUpdates":                   false,

@@ -12,34 +12,20 @@ import (
 	"time"
 )
 
-// A run's events: a package passes (one test skipped, with its reason shown), another
-// fails (its failing test's output shown), a third does not build.
-const events = `{"Action":"run","Package":"x/cmd/internal/e2e/fakechat","Test":"TestOne"}
-{"Action":"pass","Package":"x/cmd/internal/e2e/fakechat","Test":"TestOne"}
-{"Action":"run","Package":"x/a","Test":"TestOne"}
-{"Action":"output","Package":"x/a","Test":"TestOne","Output":"=== RUN   TestOne\n"}
-{"Action":"pass","Package":"x/a","Test":"TestOne"}
-{"Action":"run","Package":"x/a","Test":"TestTwo"}
-{"Action":"output","Package":"x/a","Test":"TestTwo","Output":"    a_test.go:9: needs tmux\n"}
-{"Action":"skip","Package":"x/a","Test":"TestTwo"}
-{"Action":"output","Package":"x/a","Output":"ok  \tx/a\t0.1s\n"}
-{"Action":"pass","Package":"x/a"}
-{"Action":"run","Package":"x/cmd/internal/e2e/codex","Test":"TestBad"}
-{"Action":"run","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/fine"}
-{"Action":"output","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/fine","Output":"    a passing subtest's log\n"}
-{"Action":"pass","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/fine"}
-{"Action":"run","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/sub"}
-{"Action":"output","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/sub","Output":"    bad_test.go:3: got 1, want 2\n"}
-{"Action":"fail","Package":"x/cmd/internal/e2e/codex","Test":"TestBad/sub"}
-{"Action":"fail","Package":"x/cmd/internal/e2e/codex","Test":"TestBad"}
-{"Action":"fail","Package":"x/cmd/internal/e2e/codex"}
-{"Action":"output","Package":"x/c","Output":"FAIL\tx/c [build failed]\n"}
-{"Action":"fail","Package":"x/c"}
-`
-
+// events.jsonl is a run's events, as go test -json prints them: a package passes (one test
+// skipped, with its reason shown), another fails (its failing test's output shown), a third
+// does not build.
+func events(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
 func TestSummarize(t *testing.T) {
 	var out bytes.Buffer
-	counts, failed := summarize(strings.NewReader(events), &out, false, true)
+	counts, failed := summarize(strings.NewReader(events(t)), &out, false, true)
 	if !failed {
 		t.Error("a run with a failed test is not failed")
 	}

@@ -163,15 +163,7 @@ func writeHooks(t *testing.T, env *e2e.Env, hooks map[string]string) {
 // timer, labelled with its event.
 func timeInstalled(t *testing.T, env *e2e.Env, timer, log string) {
 	t.Helper()
-	path := filepath.Join(env.Project, ".claude", "settings.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var settings map[string]any
-	if err := json.Unmarshal(data, &settings); err != nil {
-		t.Fatal(err)
-	}
+	settings := projectSettings(t, env)
 	hooks, _ := settings["hooks"].(map[string]any)
 	for event, groups := range hooks {
 		for _, g := range groups.([]any) {

@@ -93,16 +93,9 @@ func TestDoctorBlockCap(t *testing.T) {
 // setSettingsEnv sets CLAUDE_CODE_STOP_HOOK_BLOCK_CAP in a settings file's env.
 func setSettingsEnv(t *testing.T, path, value string) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := readJSON(t, path)
 	m["env"] = map[string]any{"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": value}
-	data, _ = json.MarshalIndent(m, "", "  ")
+	data, _ := json.MarshalIndent(m, "", "  ")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

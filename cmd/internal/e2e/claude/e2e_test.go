@@ -209,10 +209,7 @@ func TestMaxIterations(t *testing.T) {
 	t.Run("12 without the install's block cap", func(t *testing.T) {
 		env := newEnv(t)
 		settings := filepath.Join(env.Project, ".claude", "settings.json")
-		data, err := os.ReadFile(settings)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := e2e.Read(t, settings)
 		var m map[string]any
 		json.Unmarshal(data, &m)
 		delete(m, "env")

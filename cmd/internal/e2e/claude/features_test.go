@@ -201,10 +201,7 @@ func TestNotify(t *testing.T) {
 		Env:     path,
 	})
 	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 1)
-	got, err := os.ReadFile(notified)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := e2e.Read(t, notified)
 	contains(t, "the notification", string(got), "--app-name=ralph-loop\n--\nralph-loop: PROMISE_ACCEPTED\n",
 		"iteration 1/5, 1 tool call, spent ", " tokens", ": promise found\nMake x.txt\n")
 	if strings.Count(string(got), "ralph-loop: ") != 1 {

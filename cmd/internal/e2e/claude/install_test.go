@@ -14,10 +14,7 @@ import (
 // another path.
 func copyBinary(t *testing.T, dir string) string {
 	t.Helper()
-	data, err := os.ReadFile(suite.RalphLoop)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := e2e.Read(t, suite.RalphLoop)
 	os.MkdirAll(dir, 0o755)
 	path := filepath.Join(dir, "ralph-loop")
 	if err := os.WriteFile(path, data, 0o755); err != nil {

@@ -51,10 +51,7 @@ B="$(command -v ralph-loop)"
 func TestSandboxKeepsTheFiles(t *testing.T) {
 	env := sandboxEnv(t)
 	local := filepath.Join(env.Project, ".claude", "settings.local.json")
-	before, err := os.ReadFile(local)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := e2e.Read(t, local)
 	res, l := attackThenUserCancel(t, env, []e2e.Turn{
 		writeScript("attack.sh", attack),
 		e2e.Bash("Try to get out.", "sh attack.sh > attack.log 2>&1; cat attack.log"),

@@ -2,7 +2,6 @@ package claude
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,15 +29,18 @@ func settingsEdit(file, content string) []e2e.Turn {
 // projectSettings returns the project's settings as install wrote them, for a case to edit.
 func projectSettings(t *testing.T, env *e2e.Env) map[string]any {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(env.Project, ".claude", "settings.json"))
-	if err != nil {
+	return readJSON(t, filepath.Join(env.Project, ".claude", "settings.json"))
+}
+
+// readJSON is the JSON object in the file at path.
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data := e2e.Read(t, path)
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
-	var s map[string]any
-	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return m
 }
 
 // stopEntry is the first entry of the settings' Stop hooks.

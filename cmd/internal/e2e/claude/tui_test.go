@@ -61,21 +61,17 @@ func waitFor(t *testing.T, tui *e2e.TUI, text string) string {
 // waitLoop polls "ralph-loop status" until the session's loop satisfies ok.
 func waitLoop(t *testing.T, env *e2e.Env, what string, ok func(e2e.Loop) bool) e2e.Loop {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	var last e2e.Loop
-	for time.Now().Before(deadline) {
-		if id, err := env.SessionID(); err == nil {
-			if loops, err := env.Status(context.Background(), id); err == nil && len(loops) > 0 {
-				last = loops[0]
-				if ok(last) {
-					return last
-				}
-			}
+	return e2e.PollLoop(t, what, 60*time.Second, func() (e2e.Loop, bool) {
+		id, err := env.SessionID()
+		if err != nil {
+			return e2e.Loop{}, false
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("no loop %s within 60s; last seen: %s at %d/%d (%s)", what, last.Status, last.Iteration, last.MaxIterations, last.EndReason)
-	return last
+		loops, err := env.Status(context.Background(), id)
+		if err != nil || len(loops) == 0 {
+			return e2e.Loop{}, false
+		}
+		return loops[0], true
+	}, ok)
 }
 
 // busy starts the TUI on script (a model that never promises: working), types a loop of 10

@@ -15,18 +15,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
-// Version is the Codex CLI release the suite runs, pinned: the hook protocol and the trust
-// hash change between releases.
-const Version = "0.171.0"
-
-// Package is the Codex CLI on the npm registry: a node launcher and the native binary in a
-// platform package.
-var Package = e2e.Package{
-	Name:    "@openai/codex",
-	Version: Version,
-	Bins:    []string{"node_modules/.bin/codex"},
-}
-
 // Env is one isolated world (see e2e.Base) with Codex's configuration in CodexHome.
 type Env struct {
 	e2e.Base

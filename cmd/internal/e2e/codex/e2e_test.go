@@ -233,10 +233,7 @@ func TestNoLoopUntouched(t *testing.T) {
 func TestUntrustedHooksDoNotRun(t *testing.T) {
 	env := newEnv(t, Script{WhenDone: Text("Still thinking.")})
 	path := filepath.Join(env.CodexHome, "config.toml")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := e2e.Read(t, path)
 	if !strings.Contains(string(b), "trusted_hash") {
 		t.Fatalf("install wrote no trust into %s:\n%s", path, b)
 	}

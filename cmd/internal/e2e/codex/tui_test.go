@@ -125,6 +125,17 @@ func (u *tui) typeLine(text string, done func() bool) bool {
 	return false
 }
 
+// arm types command, a $ralph-loop, until env has a loop; the test fails if it never has.
+// loops reads env's loops.
+func (u *tui) arm(env *Env, command string) (loops func() []Loop) {
+	u.t.Helper()
+	loops = func() []Loop { l, _ := env.Status(context.Background(), ""); return l }
+	if !u.typeLine(command, func() bool { return len(loops()) > 0 }) {
+		u.t.Fatal("no loop was armed from the TUI")
+	}
+	return loops
+}
+
 // TestTUI arms a loop in Codex's interactive TUI the way a user does, with $ralph-loop (the
 // TUI refuses unknown slash commands), and the hooks trusted by install: the loop blocks a
 // stop, accepts the promise after work, and the user sees ralph-loop's notices.
@@ -132,11 +143,7 @@ func TestTUI(t *testing.T) {
 	env := newEnv(t, Script{Turns: []Turn{Text("Starting the work."), Shell("echo 1 > x.txt"), Text("Done.\n<promise>DONE</promise>")},
 		WhenDone: Text("Nothing more.")})
 	u := startTUI(t, env)
-	ctx := context.Background()
-	loops := func() []Loop { l, _ := env.Status(ctx, ""); return l }
-	if !u.typeLine(`$ralph-loop "Write x.txt" --max-iterations 4`, func() bool { return len(loops()) > 0 }) {
-		t.Fatal("no loop was armed from the TUI")
-	}
+	loops := u.arm(env, `$ralph-loop "Write x.txt" --max-iterations 4`)
 	if !waitFor(60*time.Second, func() bool { l := loops(); return len(l) > 0 && l[0].Status != "ACTIVE" }) {
 		t.Fatalf("the loop did not end: %+v", loops())
 	}
@@ -174,11 +181,7 @@ func TestTUICancelWhileWorking(t *testing.T) {
 		Text("Again."), Shell("sleep 8")},
 		WhenDone: Text("Nothing more.")})
 	u := startTUI(t, env)
-	ctx := context.Background()
-	loops := func() []Loop { l, _ := env.Status(ctx, ""); return l }
-	if !u.typeLine(`$ralph-loop "Write x.txt" --max-iterations 10`, func() bool { return len(loops()) > 0 }) {
-		t.Fatal("no loop was armed from the TUI")
-	}
+	loops := u.arm(env, `$ralph-loop "Write x.txt" --max-iterations 10`)
 	if !waitFor(60*time.Second, func() bool { return len(env.Fake.Requests()) >= 2 }) {
 		t.Fatal("iteration 2 never reached the model")
 	}

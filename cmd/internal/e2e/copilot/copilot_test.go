@@ -13,7 +13,7 @@ import (
 )
 
 // continuations are the user messages the agent got after a block.
-func continuations(f *Fake) []string { return f.Continuations() }
+func continuations(f *fakechat.Fake) []string { return f.Continuations() }
 
 // 1. "I'm done" without the promise is blocked and the task comes back; work and the
 // promise then end the loop (see e2e.ChatSuite). The contract reached the model with the
@@ -71,7 +71,7 @@ func oneLine(s string) string {
 func TestCancel(t *testing.T) {
 	e := newEnv(t, "user")
 	run(t, e, Run{
-		Script: Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1, Hang: true},
+		Script: fakechat.Script{Turns: []fakechat.Turn{fakechat.Text("Starting.")}, MaxMain: 1, Hang: true},
 		Prompt: `/ralph-loop "Keep going" --max-iterations 5`,
 		KillAt: 2,
 	})
@@ -138,11 +138,11 @@ func noOverride(t *testing.T, e *Env) {
 func TestProjectScope(t *testing.T) {
 	e := newEnv(t, "project")
 	path := []string{"PATH=" + filepath.Dir(e.RalphLoop) + string(os.PathListSeparator) + os.Getenv("PATH")}
-	script := func() Script {
-		return Script{Turns: []Turn{
-			Text("I'm done."),
+	script := func() fakechat.Script {
+		return fakechat.Script{Turns: []fakechat.Turn{
+			fakechat.Text("I'm done."),
 			Shell("", "echo hi > x.txt"),
-			Text("x.txt is written. <promise>DONE</promise>"),
+			fakechat.Text("x.txt is written. <promise>DONE</promise>"),
 		}}
 	}
 	prompt := `/ralph-loop "Create x.txt containing hi" --max-iterations 3`
@@ -200,9 +200,9 @@ func TestGuardApplyPatch(t *testing.T) {
 	planted := e2e.Planted(e.State)
 	patch := "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: " + planted + "\n+{}\n*** End Patch\n"
 	res := run(t, e, Run{
-		Script: Script{Turns: []Turn{
+		Script: fakechat.Script{Turns: []fakechat.Turn{
 			{Text: "Editing.", Calls: []fakechat.Call{{Name: "apply_patch", Custom: true, Input: patch}}},
-			Text("I am done."),
+			fakechat.Text("I am done."),
 		}, MaxMain: 3},
 		Prompt: `/ralph-loop "Keep the notes" --max-iterations 5`,
 		Env:    []string{"COPILOT_MODEL=gpt-5.5"},

@@ -8,18 +8,8 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
-
-// Version is the GitHub Copilot CLI release the suite runs (pinned).
-const Version = "1.0.102"
-
-// Copilot is GitHub Copilot CLI on the npm registry.
-var Copilot = e2e.Package{
-	Name:    "@github/copilot",
-	Version: Version,
-	Bins:    []string{"node_modules/.bin/copilot"},
-	Env:     []string{"COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true"},
-}
 
 // Env is one isolated world (see e2e.Base) with Copilot CLI's user directory. Copilot CLI
 // unpacks itself (235 MB) into XDG_CACHE_HOME on its first run: that directory is shared by
@@ -61,7 +51,7 @@ type Loop = e2e.Loop
 
 // Run is one "copilot -p PROMPT --allow-all-tools --no-auto-update" in the project.
 type Run struct {
-	Script Script
+	Script fakechat.Script
 	Prompt string
 	Args   []string // more copilot flags
 	Env    []string // more environment
@@ -70,15 +60,17 @@ type Run struct {
 	KillAt int
 }
 
-// Result is what a run produced.
-type Result = e2e.Headless
+// Headless runs a prompt of the suite the hosts share (see e2e.ChatSuite): "copilot -p".
+func (e *Env) Headless(ctx context.Context, p e2e.Prompt) (*e2e.Ran, error) {
+	return e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Args: p.Args, Env: p.Env})
+}
 
 // Run runs copilot headless against a fake serving r.Script, with stdin closed, in a
 // process group of its own.
-func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
-	var killAt func(*Fake) bool
+func (e *Env) Run(ctx context.Context, r Run) (*e2e.Ran, error) {
+	var killAt func(*fakechat.Fake) bool
 	if r.KillAt > 0 {
-		killAt = func(fake *Fake) bool {
+		killAt = func(fake *fakechat.Fake) bool {
 			if len(fake.MainRequests()) < r.KillAt {
 				return false
 			}

@@ -5,20 +5,7 @@ package copilot
 
 import "github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 
-// The scripted fake of the OpenAI Chat Completions API the CLI runs against (see fakechat).
-type (
-	Turn   = fakechat.Turn
-	Script = fakechat.Script
-	Fake   = fakechat.Fake
-)
-
-// Text is a plain answer.
-func Text(s string) Turn { return fakechat.Text(s) }
-
 // Shell is an answer with optional text, then a bash call (Copilot CLI's shell tool).
-func Shell(text, command string) Turn {
+func Shell(text, command string) fakechat.Turn {
 	return fakechat.Tool(text, "bash", map[string]any{"command": command, "description": "run a command"})
 }
-
-// StartFake serves script on 127.0.0.1.
-func StartFake(script Script) (*Fake, error) { return fakechat.StartFake(script) }

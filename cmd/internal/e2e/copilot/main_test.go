@@ -1,7 +1,6 @@
 package copilot
 
 import (
-	"context"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -10,40 +9,21 @@ import (
 // The suite runs the real GitHub Copilot CLI (see e2e.Suite). It is on when RALPH_E2E=1
 // (make e2e); otherwise every test skips and says why. It also skips, saying so in one line,
 // when the CLI is not in the cache and npm cannot reach the registry to install it.
-var suite = e2e.Suite{Title: "GitHub Copilot", Package: Copilot, BinEnv: "COPILOT_BIN"}
+var suite = e2e.Suite{Title: "GitHub Copilot", Package: e2e.Copilot, BinEnv: "COPILOT_BIN"}
 
 func TestMain(m *testing.M) { suite.Main(m) }
 
 // headless is the suite GitHub Copilot CLI shares with the other hosts run headless (see
 // e2e.ChatSuite): "copilot -p".
-var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "copilot", Title: "GitHub Copilot CLI", NewEnv: NewEnv, Shell: Shell,
-	Project: func(e *Env) string { return e.Project },
-	Run: func(ctx context.Context, e *Env, p e2e.Prompt) (*e2e.Ran, error) {
-		return ran(e.Run(ctx, Run{Script: p.Script, Prompt: p.Prompt, Env: p.Env}))
-	}}
+var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "copilot", Title: "GitHub Copilot CLI", NewEnv: NewEnv, Shell: Shell}
 
 // typing is what the shared TUI scenarios need to know of its TUI (see e2e.Typed).
 var typing = e2e.Typing{Host: "copilot", Shell: Shell, Box: inputBox, Slow: "sleep 2; echo step >> log.txt"}
 
-// ran is what the shared suite reads of a run.
-func ran(res *Result, err error) (*e2e.Ran, error) {
-	if res == nil {
-		return nil, err
-	}
-	return &e2e.Ran{Stdout: res.Stdout, Stderr: res.Stderr, Code: res.Code, Fake: res.Fake, Log: res.Timeline()}, err
-}
-
 // run runs copilot headless; t fails if it could not be run to its end.
-func run(t *testing.T, e *Env, r Run) *e2e.Ran {
-	t.Helper()
-	res, err := ran(e.Run(context.Background(), r))
-	return e2e.MustRun(t, "copilot", res, err)
-}
+var run = e2e.Must("copilot", (*Env).Run)
 
 // newEnv is a fresh world with ralph-loop installed by its own installer at scope.
-func newEnv(t *testing.T, scope string) *Env {
-	t.Helper()
-	return headless.Installed(t, scope)
-}
+var newEnv = headless.Installed
 
 var contains = e2e.Contains

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/tmux"
 )
 
@@ -26,7 +27,7 @@ const ready = "? help"
 // startTUI starts "copilot --allow-all-tools ARGS" in tmux in e's project, against a fake
 // serving script, as a returning user who trusts the folder, and waits until it takes
 // input (see e2e.StartTUI).
-func startTUI(t *testing.T, e *Env, script Script, args ...string) *tui {
+func startTUI(t *testing.T, e *Env, script fakechat.Script, args ...string) *tui {
 	t.Helper()
 	cfg, _ := json.Marshal(map[string]any{"firstLaunchAt": "2026-01-01T00:00:00.000Z", "appTipShown": true, "trustedFolders": []string{e.Project}})
 	if err := os.WriteFile(filepath.Join(e.UserDir(), "config.json"), cfg, 0o600); err != nil {
@@ -67,9 +68,9 @@ func TestTUIBlockedThenAccepted(t *testing.T) {
 
 // 2. A whole long /ralph-loop command pasted: the loop is armed with the task as pasted.
 func TestTUIPastedCommand(t *testing.T) {
-	u := startTUI(t, newEnv(t, "user"), Script{Turns: []Turn{
+	u := startTUI(t, newEnv(t, "user"), fakechat.Script{Turns: []fakechat.Turn{
 		Shell("Working.", "echo hi > x.txt"),
-		Text("Done. <promise>DONE</promise>"),
+		fakechat.Text("Done. <promise>DONE</promise>"),
 	}})
 	u.Pasted(t, "")
 	u.Await(t, "ralph-loop: promise accepted at iteration 1/5")
@@ -181,7 +182,7 @@ func TestTUIMessageWhileWorking(t *testing.T) {
 func TestTUIExitThenContinue(t *testing.T) {
 	e := newEnv(t, "user")
 	u := startTUI(t, e, typing.Working(20))
-	u.ExitThenContinue(t, func() { u.interrupt(t) }, func(script Script) *e2e.Typed {
+	u.ExitThenContinue(t, func() { u.interrupt(t) }, func(script fakechat.Script) *e2e.Typed {
 		return startTUI(t, e, script, "--continue").Typed
 	}, ready, true)
 }

@@ -15,19 +15,8 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
-
-// Version is the Factory Droid release the suite runs (pinned). It is installed as its
-// platform package, the native binary alone: the launcher package droid stays at 0.215.0,
-// and @factory/cli's wrapper does not install here (its own platform package is missing).
-const Version = "0.225.2"
-
-// Droid is Factory Droid on the npm registry: the Linux x64 binary, which runs on its own.
-var Droid = e2e.Package{
-	Name:    "@factory/cli-linux-x64",
-	Version: Version,
-	Bins:    []string{"node_modules/@factory/cli-linux-x64/bin/droid"},
-}
 
 // Model is the custom model's id on droid's command line.
 const Model = "custom:fake-model"
@@ -96,7 +85,7 @@ type Loop = e2e.Loop
 // exec --input-format stream-jsonrpc" fed each prompt in turn, each after the last turn
 // ended.
 type Run struct {
-	Script  Script
+	Script  fakechat.Script
 	Prompts []string
 	RPC     bool
 	Env     []string // more environment
@@ -105,17 +94,17 @@ type Run struct {
 	// During (RPC) is a prompt sent while the first prompt's turn runs, once DuringWhen,
 	// polled, is true (typed while the agent works).
 	During     string
-	DuringWhen func(*Fake) bool
+	DuringWhen func(*fakechat.Fake) bool
 	// KillWhen (RPC), polled while droid runs, kills it when true (a terminal closed
 	// mid-turn).
-	KillWhen func(*Fake) bool
+	KillWhen func(*fakechat.Fake) bool
 }
 
 // Result is what a run produced.
 type Result struct {
 	Stdout, Stderr string
 	Code           int
-	Fake           *Fake
+	Fake           *fakechat.Fake
 	// Notifications are the stream-jsonrpc notifications' inner objects (RPC).
 	Notifications []map[string]any
 	// SessionID is the session's id (RPC); Killed says KillWhen killed droid.
@@ -123,9 +112,19 @@ type Result struct {
 	Killed    bool
 }
 
+// Headless runs a prompt of the suite the hosts share (see e2e.ChatSuite): one "droid exec"
+// session in stream-jsonrpc, where the prompt hook runs.
+func (e *Env) Headless(ctx context.Context, p e2e.Prompt) (*e2e.Ran, error) {
+	res, err := e.Run(ctx, Run{RPC: true, Script: p.Script, Prompts: []string{p.Prompt}, Env: p.Env})
+	if res == nil {
+		return nil, err
+	}
+	return &e2e.Ran{Stdout: res.Stdout, Stderr: res.Stderr, Code: res.Code, Fake: res.Fake, Log: fmt.Sprintf("%d requests", len(res.Fake.Requests()))}, err
+}
+
 // Run runs droid against a fake serving r.Script.
 func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
-	fake, err := StartFake(r.Script)
+	fake, err := fakechat.StartFake(r.Script)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
 // newEnv is a fresh world with ralph-loop installed by its own installer, which finds
@@ -70,7 +71,7 @@ func TestPromiseWithoutWork(t *testing.T) { headless.PromiseWithoutWork(t, "echo
 func TestMaxIterations(t *testing.T) {
 	e := newEnv(t, "user")
 	res := run(t, e, Run{RPC: true,
-		Script:  Script{WhenDone: Text("Thinking, turn {n}.")},
+		Script:  fakechat.Script{WhenDone: fakechat.Text("Thinking, turn {n}.")},
 		Prompts: []string{`/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0 --max-stalls 0`},
 	})
 	headless.ExpectLoop(t, e, "MAX_ITERATIONS_REACHED", 10, 0)
@@ -86,16 +87,16 @@ func TestMaxIterations(t *testing.T) {
 func TestCancel(t *testing.T) {
 	e := newEnv(t, "user")
 	res := run(t, e, Run{RPC: true,
-		Script:   Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1, Hang: true},
+		Script:   fakechat.Script{Turns: []fakechat.Turn{fakechat.Text("Starting.")}, MaxMain: 1, Hang: true},
 		Prompts:  []string{`/ralph-loop "Keep going" --max-iterations 5`},
-		KillWhen: func(f *Fake) bool { return len(f.MainRequests()) >= 2 },
+		KillWhen: func(f *fakechat.Fake) bool { return len(f.MainRequests()) >= 2 },
 	})
 	if !res.Killed || res.SessionID == "" {
 		t.Fatalf("the run ended on its own (exit %d), session %q", res.Code, res.SessionID)
 	}
 	headless.ExpectLoop(t, e, "ACTIVE", 2, 0)
 	res = run(t, e, Run{RPC: true, Session: res.SessionID,
-		Script:  Script{Turns: []Turn{Text("This must not be asked.")}},
+		Script:  fakechat.Script{Turns: []fakechat.Turn{fakechat.Text("This must not be asked.")}},
 		Prompts: []string{"/cancel-ralph"},
 	})
 	headless.ExpectLoop(t, e, "CANCELLED", 2, 0)
@@ -112,13 +113,13 @@ func TestCancel(t *testing.T) {
 func TestCancelWhileWorking(t *testing.T) {
 	e := newEnv(t, "user")
 	res := run(t, e, Run{RPC: true,
-		Script: Script{Turns: []Turn{
+		Script: fakechat.Script{Turns: []fakechat.Turn{
 			Execute("", "sleep 3"),
-			Text("Still working."),
-		}, WhenDone: Text("More work, turn {n}.")},
+			fakechat.Text("Still working."),
+		}, WhenDone: fakechat.Text("More work, turn {n}.")},
 		Prompts:    []string{`/ralph-loop "Keep going" --max-iterations 6 --min-tool-calls 0 --max-stalls 0`, "/cancel-ralph"},
 		During:     "/cancel-ralph",
-		DuringWhen: func(f *Fake) bool { return len(f.MainRequests()) >= 1 },
+		DuringWhen: func(f *fakechat.Fake) bool { return len(f.MainRequests()) >= 1 },
 	})
 	headless.ExpectLoop(t, e, "CANCELLED", 1, 1)
 	if n := len(res.Fake.MainRequests()); n != 2 {
@@ -132,7 +133,7 @@ func TestCancelWhileWorking(t *testing.T) {
 func TestAPIErrorEndsTheLoop(t *testing.T) {
 	e := newEnv(t, "user")
 	res := run(t, e, Run{RPC: true,
-		Script:  Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1},
+		Script:  fakechat.Script{Turns: []fakechat.Turn{fakechat.Text("Starting.")}, MaxMain: 1},
 		Prompts: []string{`/ralph-loop "Keep going" --max-iterations 5`},
 	})
 	headless.ExpectLoop(t, e, "NO_PROGRESS", 2, 0)
@@ -147,7 +148,7 @@ func TestNoLoopUntouched(t *testing.T) {
 	for _, rpc := range []bool{false, true} {
 		e := newEnv(t, "user")
 		res := run(t, e, Run{RPC: rpc,
-			Script:  Script{Turns: []Turn{Execute("", "echo hi > x.txt"), Text("Done: x.txt. <promise>DONE</promise>")}},
+			Script:  fakechat.Script{Turns: []fakechat.Turn{Execute("", "echo hi > x.txt"), fakechat.Text("Done: x.txt. <promise>DONE</promise>")}},
 			Prompts: []string{"Create x.txt containing hi"},
 		})
 		if res.Code != 0 || (!rpc && strings.TrimSpace(res.Stdout) != "Done: x.txt. <promise>DONE</promise>") {
@@ -175,7 +176,7 @@ func TestNoLoopUntouched(t *testing.T) {
 func TestExecStartsNoLoop(t *testing.T) {
 	e := newEnv(t, "user")
 	res := run(t, e, Run{
-		Script:  Script{Turns: []Turn{Text("No loop was started: the ralph-loop hook's context is not here.")}},
+		Script:  fakechat.Script{Turns: []fakechat.Turn{fakechat.Text("No loop was started: the ralph-loop hook's context is not here.")}},
 		Prompts: []string{`/ralph-loop "Create x.txt containing hi" --max-iterations 3`},
 	})
 	if loops, err := e.Status(context.Background()); err != nil || len(loops) != 0 {
@@ -199,16 +200,13 @@ func TestExecStartsNoLoop(t *testing.T) {
 func TestGuardFileTools(t *testing.T) {
 	e := newEnv(t, "user")
 	hooks := filepath.Join(e.Home, ".factory", "hooks.json")
-	before, err := os.ReadFile(hooks)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := e2e.Read(t, hooks)
 	res := run(t, e, Run{RPC: true,
-		Script: Script{Turns: []Turn{
-			Tool("Turning the hooks off.", "Create", map[string]any{"file_path": hooks, "content": "{}\n"}),
-			Tool("Then editing them.", "Edit", map[string]any{"file_path": hooks, "old_str": "ralph-loop", "new_str": "true"}),
-			Tool("Doing the work.", "Create", map[string]any{"file_path": filepath.Join(e.Project, "x.txt"), "content": "hi\n"}),
-			Text("Done. <promise>DONE</promise>"),
+		Script: fakechat.Script{Turns: []fakechat.Turn{
+			fakechat.Tool("Turning the hooks off.", "Create", map[string]any{"file_path": hooks, "content": "{}\n"}),
+			fakechat.Tool("Then editing them.", "Edit", map[string]any{"file_path": hooks, "old_str": "ralph-loop", "new_str": "true"}),
+			fakechat.Tool("Doing the work.", "Create", map[string]any{"file_path": filepath.Join(e.Project, "x.txt"), "content": "hi\n"}),
+			fakechat.Text("Done. <promise>DONE</promise>"),
 		}},
 		Prompts: []string{`/ralph-loop "Create x.txt containing hi" --max-iterations 3`},
 	})

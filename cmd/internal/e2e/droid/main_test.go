@@ -1,8 +1,6 @@
 package droid
 
 import (
-	"context"
-	"fmt"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -11,18 +9,10 @@ import (
 // The suite runs the real Factory Droid CLI (see e2e.Suite). It is on when RALPH_E2E=1
 // (make e2e); otherwise every test skips and says why. It also skips, saying so in one line,
 // when the CLI is not in the cache and npm cannot reach the registry to install it.
-var suite = e2e.Suite{Title: "Factory Droid", Package: Droid, BinEnv: "DROID_BIN"}
+var suite = e2e.Suite{Title: "Factory Droid", Package: e2e.Droid, BinEnv: "DROID_BIN"}
 
 func TestMain(m *testing.M) { suite.Main(m) }
 
 // headless is the suite Factory Droid shares with the other hosts run headless (see
-// e2e.ChatSuite): one "droid exec" session in stream-jsonrpc, where the prompt hook runs.
-var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "droid", Title: "Factory Droid", NewEnv: NewEnv, Shell: Execute,
-	Project: func(e *Env) string { return e.Project },
-	Run: func(ctx context.Context, e *Env, p e2e.Prompt) (*e2e.Ran, error) {
-		res, err := e.Run(ctx, Run{RPC: true, Script: p.Script, Prompts: []string{p.Prompt}, Env: p.Env})
-		if res == nil {
-			return nil, err
-		}
-		return &e2e.Ran{Stdout: res.Stdout, Stderr: res.Stderr, Code: res.Code, Fake: res.Fake, Log: fmt.Sprintf("%d requests", len(res.Fake.Requests()))}, err
-	}}
+// e2e.ChatSuite and Env.Headless).
+var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "droid", Title: "Factory Droid", NewEnv: NewEnv, Shell: Execute}

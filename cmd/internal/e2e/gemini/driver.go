@@ -21,17 +21,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
-// Version is the Gemini CLI release the suite runs, pinned: the hook protocol and the chat
-// file change between releases.
-const Version = "0.61.0"
-
-// CLI is Gemini CLI on the npm registry.
-var CLI = e2e.Package{
-	Name:    "@google/gemini-cli",
-	Version: Version,
-	Bins:    []string{"node_modules/.bin/gemini"},
-}
-
 // Model is the model name the CLI is told to use (the fake answers any).
 const Model = "gemini-2.5-flash"
 

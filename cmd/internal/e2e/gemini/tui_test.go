@@ -135,10 +135,7 @@ func TestTUIBlockedThenAccepted(t *testing.T) {
 func TestTUIBlockedWithFullErrorVerbosity(t *testing.T) {
 	env := newEnv(t)
 	settings := filepath.Join(env.Home, ".gemini", "settings.json")
-	b, err := os.ReadFile(settings)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := e2e.Read(t, settings)
 	full := strings.Replace(string(b), `"privacy":`, `"ui": {"errorVerbosity": "full"}, "privacy":`, 1)
 	if full == string(b) {
 		t.Fatal("settings.json: no place for the ui setting")

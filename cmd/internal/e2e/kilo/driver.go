@@ -5,22 +5,7 @@
 // Nothing here is used by ralph-loop itself.
 package kilo
 
-import (
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/opencode"
-)
-
-// Version is the Kilo Code CLI release the suite runs (pinned; the @kilocode/cli wrapper
-// of 7.8.1 has no platform packages in the registry).
-const Version = "7.7.9"
-
-// CLI is Kilo Code's CLI on the npm registry: its Linux x64 platform package, the native
-// binary, which runs on its own (the @kilocode/cli wrapper only links to it).
-var CLI = e2e.Package{
-	Name:    "@kilocode/cli-linux-x64",
-	Version: Version,
-	Bins:    []string{"node_modules/@kilocode/cli-linux-x64/bin/kilo"},
-}
+import "github.com/ralph-loop/ralph-loop/cmd/internal/e2e/opencode"
 
 // Kilo is Kilo's names for opencode's driver: ~/.config/kilo, kilo.json, KILO_* variables.
 var Kilo = opencode.Flavor{Host: "kilo", Config: "kilo.json", EnvPrefix: "KILO"}

@@ -105,11 +105,7 @@ func TestGuardWrite(t *testing.T) {
 // 9. "kilo run --attach" to a running "kilo serve" leaves the loop to the server, whose
 // plugin goes on after run has exited: a headless loop that ends with the promise.
 func TestRunAttachLoops(t *testing.T) {
-	w := newWorld(t, Script{Turns: []Turn{
-		Text("I'm done."),
-		Shell("Let me actually do it.", "echo hi > x.txt"),
-		Text("x.txt is written. <promise>DONE</promise>"),
-	}}, "user")
+	w := newWorld(t, e2e.Done(Shell), "user")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, w.Opencode, "run", "--attach", w.Srv.URL, "--dir", w.Project, "--command", "ralph-loop", "Create x.txt containing hi")

@@ -14,9 +14,6 @@ import (
 func TestBinaryGone(t *testing.T) {
 	// A ralph-loop of the test's own: the one the agent moves.
 	e2e.EachBinaryGone(t, &suite, NewEnv, func(t *testing.T, c e2e.BinaryGone, e *Env) {
-		// The suite's binary reads the state while the test's is gone.
-		probe := *e
-		probe.RalphLoop = suite.RalphLoop
 		w := Serve(t, e, Script{Turns: []Turn{
 			fakechat.Tool("Let me write a helper script.", "write", map[string]any{"filePath": filepath.Join(e.Project, "away.sh"), "content": c.Script}),
 			Shell("Then run it.", "sh away.sh"),
@@ -27,7 +24,7 @@ func TestBinaryGone(t *testing.T) {
 		// The loop's turn: the stop after the binary went continues the session; the
 		// turn after it ends on a model error (past the script), which is not a stop.
 		id := w.Start(t, `!/ralph-loop "Keep going" --max-iterations 5`, w.Failed)
-		e2e.GoneBlocked(t, w.Srv.Fake, e.RalphLoop, &probe)
+		e2e.GoneBlocked(t, w.Srv.Fake, &e.Base, suite.RalphLoop)
 		w.Saw(t, "type /cancel-ralph to end the loop")
 
 		// The user's /cancel-ralph, the binary still gone: the agent is asked to pass the

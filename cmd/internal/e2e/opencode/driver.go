@@ -25,18 +25,8 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakeserver"
 )
-
-// Version is the opencode release the suite runs (pinned).
-const Version = "1.18.33"
-
-// CLI is opencode on the npm registry (a native binary; its postinstall links it to
-// bin/opencode.exe, and bin/opencode is a node launcher).
-var CLI = e2e.Package{
-	Name:    "opencode-ai",
-	Version: Version,
-	Bins:    []string{"node_modules/opencode-ai/bin/opencode.exe", "node_modules/.bin/opencode"},
-}
 
 // The scripted fake model (see fakechat).
 type (
@@ -129,8 +119,8 @@ type Server struct {
 	env    *Env
 	cmd    *exec.Cmd
 	cancel context.CancelFunc
-	mu     sync.Mutex
-	events []Event
+	mu     sync.Mutex // Log's
+	events fakeserver.Log[Event]
 }
 
 // Event is one event of serve's stream.
@@ -316,20 +306,14 @@ func (s *Server) subscribe(ctx context.Context) error {
 				continue
 			}
 			ev.At = time.Now()
-			s.mu.Lock()
-			s.events = append(s.events, ev)
-			s.mu.Unlock()
+			s.events.Add(ev)
 		}
 	}()
 	return nil
 }
 
 // Events are the events seen so far.
-func (s *Server) Events() []Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Event(nil), s.events...)
-}
+func (s *Server) Events() []Event { return s.events.All() }
 
 // Toasts are the messages of the toasts shown so far (what a user of the TUI sees).
 func (s *Server) Toasts() []string {

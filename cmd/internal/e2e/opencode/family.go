@@ -22,11 +22,7 @@ import (
 // then end the loop. The contract reached the model with the command, and the user saw each
 // step.
 func (f Family) BlockedThenPromise(t *testing.T) {
-	w := f.World(t, nil, Script{Turns: []Turn{
-		Text("I'm done."),
-		Shell("Let me actually do it.", "echo hi > x.txt"),
-		Text("x.txt is written. <promise>DONE</promise>"),
-	}}, "user")
+	w := f.World(t, nil, e2e.Done(Shell), "user")
 	w.Start(t, `!/ralph-loop "Create x.txt containing `+"`hi`"+`" --max-iterations 5`, w.Ended)
 	w.Expect(t, e2e.OnlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 1)
 	w.NoErrors(t)
@@ -227,11 +223,7 @@ func (f Family) TUI(t *testing.T) {
 	if _, err := e.Install(ctx, "user"); err != nil {
 		t.Fatal(err)
 	}
-	s, fake, err := e.StartTUI(ctx, Script{Turns: []Turn{
-		Text("I'm done."),
-		Shell("Let me actually do it.", "echo hi > x.txt"),
-		Text("x.txt is written. <promise>DONE</promise>"),
-	}}, t.TempDir())
+	s, fake, err := e.StartTUI(ctx, e2e.Done(Shell), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

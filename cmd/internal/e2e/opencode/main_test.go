@@ -9,6 +9,6 @@ import (
 // The suite runs the real opencode (see e2e.Suite). It is on when RALPH_E2E=1 (make e2e);
 // otherwise every test skips and says why. It also skips, saying so in one line, when the
 // CLI is not in the cache and npm cannot reach the registry to install it.
-var suite = e2e.Suite{Title: "opencode", Package: CLI, BinEnv: "OPENCODE_BIN"}
+var suite = e2e.Suite{Title: "opencode", Package: e2e.OpenCode, BinEnv: "OPENCODE_BIN"}
 
 func TestMain(m *testing.M) { suite.Main(m) }

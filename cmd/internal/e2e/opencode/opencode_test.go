@@ -69,7 +69,7 @@ func TestNoLoopUntouched(t *testing.T) {
 		t.Errorf("ralph-loop spoke: %s", s)
 	}
 	w.NoErrors(t)
-	NoLoops(t, w.Env)
+	e2e.NoLoops(t, w.Env)
 }
 
 // 6. A command ralph-loop refuses (a misspelt flag) never reaches the agent as a task: the
@@ -77,7 +77,7 @@ func TestNoLoopUntouched(t *testing.T) {
 func TestRefusedCommand(t *testing.T) {
 	w := newWorld(t, Script{Turns: []Turn{Text("ralph-loop did not start: --max-iter is not a flag.")}}, "user")
 	w.Start(t, `!/ralph-loop "Do it" --max-iter 3`, Always)
-	NoLoops(t, w.Env)
+	e2e.NoLoops(t, w.Env)
 	contains(t, "what the agent got", e2e.LastUser(t, w.Srv.Fake, 0), "Tell the user exactly the following", "--max-iter", "--max-iterations")
 	if strings.Contains(e2e.LastUser(t, w.Srv.Fake, 0), "The ralph-loop hook reads this command's arguments") {
 		t.Errorf("the command's template reached the agent")
@@ -123,7 +123,7 @@ func TestProjectWithoutRalphLoop(t *testing.T) {
 	w := newWorld(t, Script{Turns: []Turn{Text("The loop did not start."), Text("Hello.")}}, "project")
 	id := w.Start(t, `!/ralph-loop "Do it" --max-iterations 3`, Always)
 	w.Send(t, id, "/ralph-loop again", Always)
-	NoLoops(t, w.Env)
+	e2e.NoLoops(t, w.Env)
 	w.NoErrors(t)
 	w.Saw(t, "not on this machine's PATH", "go install github.com/ralph-loop/ralph-loop/cmd/ralph-loop@latest")
 	if n := strings.Count(w.Toasts(), "not on this machine's PATH"); n != 1 {
@@ -223,7 +223,7 @@ func TestFailingRalphLoop(t *testing.T) {
 		t.Errorf("session errors: %q", errs)
 	}
 	w.Saw(t, "ralph-loop: error: the disk is on fire")
-	NoLoops(t, w.Env)
+	e2e.NoLoops(t, w.Env)
 }
 
 // 13. A message the user sends while the loop's turn runs (typed in the TUI, posted by a

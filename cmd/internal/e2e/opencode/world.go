@@ -127,18 +127,6 @@ func (w *World) Failed() bool { return len(w.Srv.Errors()) > 0 }
 // Always is a done that holds at once: the session's settling is enough.
 func Always() bool { return true }
 
-// NoLoops checks that e has no loop.
-func NoLoops(t *testing.T, e *Env) {
-	t.Helper()
-	loops, err := e.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(loops) != 0 {
-		t.Errorf("%d loops, want none: %+v", len(loops), loops)
-	}
-}
-
 // Expect checks a loop's status, iteration and tool calls, and that it is e's host's.
 func (e *Env) Expect(t *testing.T, l Loop, status string, iteration, tools int) {
 	t.Helper()

@@ -15,9 +15,6 @@ import (
 func TestBinaryGone(t *testing.T) {
 	// A ralph-loop of the test's own: the one the agent moves.
 	e2e.EachBinaryGone(t, &suite, NewEnv, func(t *testing.T, c e2e.BinaryGone, e *Env) {
-		// The suite's binary reads the state while the test's is gone.
-		probe := *e
-		probe.RalphLoop = suite.RalphLoop
 		// The turn after the stop's continuation ends on a model error (past the script),
 		// which is not a stop.
 		w := start(t, e, Script{Turns: []Turn{
@@ -27,7 +24,7 @@ func TestBinaryGone(t *testing.T) {
 		}, MaxMain: 3})
 
 		w.send(t, `/ralph-loop "Keep going" --max-iterations 5`, always)
-		e2e.GoneBlocked(t, w.rpc.Fake, e.RalphLoop, &probe)
+		e2e.GoneBlocked(t, w.rpc.Fake, &e.Base, suite.RalphLoop)
 		if _, err := os.Stat(e.RalphLoop); c.Name == "moved" && err == nil {
 			t.Fatal("the binary was not moved")
 		}

@@ -15,22 +15,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakeserver"
 )
-
-// Version is the pi release the suite runs (pinned).
-const Version = "0.73.1"
-
-// CLI is pi on the npm registry (a node program).
-var CLI = e2e.Package{
-	Name:    "@mariozechner/pi-coding-agent",
-	Version: Version,
-	Bins:    []string{"node_modules/.bin/pi"},
-}
 
 // Model is the fake's model, as pi's flags name it.
 const (
@@ -140,8 +130,7 @@ type RPC struct {
 	stdin  io.WriteCloser
 	cancel context.CancelFunc
 	done   chan struct{}
-	mu     sync.Mutex
-	events []Event
+	events fakeserver.Log[Event]
 }
 
 // Event is one line pi printed: an agent event, a response, or an extension UI request.
@@ -196,9 +185,7 @@ func (e *Env) StartRPC(ctx context.Context, script Script, args ...string) (*RPC
 				continue
 			}
 			ev.At, ev.Raw = time.Now(), append([]byte(nil), sc.Bytes()...)
-			r.mu.Lock()
-			r.events = append(r.events, ev)
-			r.mu.Unlock()
+			r.events.Add(ev)
 		}
 	}()
 	return r, nil
@@ -237,11 +224,7 @@ func (r *RPC) Prompt(text string, steer bool) error {
 }
 
 // Events are the lines pi printed so far.
-func (r *RPC) Events() []Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Event(nil), r.events...)
-}
+func (r *RPC) Events() []Event { return r.events.All() }
 
 // Notices are the extension's notifications to the user, in order.
 func (r *RPC) Notices() []string {

@@ -9,6 +9,6 @@ import (
 // The suite runs the real pi (see e2e.Suite). It is on when RALPH_E2E=1 (make e2e);
 // otherwise every test skips and says why. It also skips, saying so in one line, when the
 // CLI is not in the cache and npm cannot reach the registry to install it.
-var suite = e2e.Suite{Title: "pi", Package: CLI, BinEnv: "PI_BIN"}
+var suite = e2e.Suite{Title: "pi", Package: e2e.Pi, BinEnv: "PI_BIN"}
 
 func TestMain(m *testing.M) { suite.Main(m) }

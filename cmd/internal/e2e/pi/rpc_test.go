@@ -140,11 +140,7 @@ var lastUser = e2e.LastUser
 // /ralph-loop (the extension's command): "I'm done" without the promise is blocked and the
 // task comes back as ralph-loop's message; work and the promise then end the loop.
 func TestBlockedThenPromise(t *testing.T) {
-	w := newWorld(t, Script{Turns: []Turn{
-		Text("I'm done."),
-		Shell("Let me actually do it.", "echo hi > x.txt"),
-		Text("x.txt is written. <promise>DONE</promise>"),
-	}}, "user")
+	w := newWorld(t, e2e.Done(Shell), "user")
 	w.send(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`, w.ended)
 	expectLoop(t, onlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 1)
 	c := w.rpc.Fake.Continuations()

@@ -95,6 +95,19 @@ func loopIs(e *Env, status string) func() bool {
 	}
 }
 
+// whileWorking types command, then msg while the agent's "sleep 3" runs, and waits until
+// the loop's status is status and the screen shows notice.
+func whileWorking(t *testing.T, s *tmux.Session, e *Env, command, msg, status, notice string) {
+	t.Helper()
+	enter(t, s, command)
+	until(t, "the sleep to run", shows(s, "sleep 3"))
+	enter(t, s, msg)
+	until(t, "the loop to be "+status, loopIs(e, status))
+	if _, err := s.WaitFor(context.Background(), notice, 30*time.Second); err != nil {
+		t.Error(err)
+	}
+}
+
 // pi's TUI in tmux, as a user runs it: /ralph-loop typed; a message typed while a command
 // of the loop runs goes to the agent within the run and the loop stays in step (one
 // continuation per stop, the promise accepted at the stop that has it); ralph-loop's
@@ -109,13 +122,8 @@ func TestTUI(t *testing.T) {
 		Text("x.txt is written. <promise>DONE</promise>"),
 	}})
 	ctx := context.Background()
-	enter(t, s, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
-	until(t, "the sleep to run", shows(s, "sleep 3"))
-	enter(t, s, "Also mention the README.")
-	until(t, "the loop to end", loopIs(e, "PROMISE_ACCEPTED"))
-	if _, err := s.WaitFor(ctx, "promise accepted at iteration 3/5", 30*time.Second); err != nil {
-		t.Error(err)
-	}
+	whileWorking(t, s, e, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`, "Also mention the README.",
+		"PROMISE_ACCEPTED", "promise accepted at iteration 3/5")
 	l := onlyLoop(t, e)
 	expectLoop(t, l, "PROMISE_ACCEPTED", 3, 2)
 	if n := len(fake.Continuations()); n != 2 {
@@ -147,13 +155,7 @@ func TestTUICancelAndEsc(t *testing.T) {
 		Shell("Working again.", "sleep 30"),
 	}, WhenDone: Text("More.")})
 	ctx := context.Background()
-	enter(t, s, `/ralph-loop "Keep going" --max-iterations 5`)
-	until(t, "the sleep to run", shows(s, "sleep 3"))
-	enter(t, s, "/cancel-ralph")
-	until(t, "the loop to be cancelled", loopIs(e, "CANCELLED"))
-	if _, err := s.WaitFor(ctx, "cancelled at iteration 1/5", 30*time.Second); err != nil {
-		t.Error(err)
-	}
+	whileWorking(t, s, e, `/ralph-loop "Keep going" --max-iterations 5`, "/cancel-ralph", "CANCELLED", "cancelled at iteration 1/5")
 	time.Sleep(settle + 3*time.Second)
 	if n := len(fake.Continuations()); n != 0 {
 		t.Errorf("%d continuations after the cancel, want 0", n)

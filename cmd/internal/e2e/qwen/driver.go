@@ -9,17 +9,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
 )
 
-// Version is the Qwen Code release the suite runs. It is pinned: it declares node >= 22,
-// and on node 20 an unpinned install resolves to an old 0.15 (0.24.4 only warns and works).
-const Version = "0.24.4"
-
-// Qwen is Qwen Code on the npm registry.
-var Qwen = e2e.Package{
-	Name:    "@qwen-code/qwen-code",
-	Version: Version,
-	Bins:    []string{"node_modules/.bin/qwen"},
-}
-
 // Env is one isolated world (see e2e.Base) with Qwen Code's user settings.
 type Env struct {
 	e2e.Base
@@ -68,19 +57,12 @@ func (e *Env) environ(apiURL string, extra []string) []string {
 // Loop is a loop as "ralph-loop status --json" prints it.
 type Loop = e2e.Loop
 
-// Run is one "qwen -p PROMPT --yolo" in the project.
-type Run struct {
-	Script Script
-	Prompt string
-	Args   []string // more qwen flags
-	Env    []string // more environment
-}
+// Run is one "qwen -p PROMPT --yolo ARGS" in the project: a prompt of the suite the hosts
+// share (see e2e.ChatSuite).
+type Run = e2e.Prompt
 
-// Result is what a run produced.
-type Result = e2e.Headless
-
-// Run runs qwen headless against a fake serving r.Script, with stdin closed.
-func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
+// Headless runs qwen headless against a fake serving r.Script, with stdin closed.
+func (e *Env) Headless(ctx context.Context, r Run) (*e2e.Ran, error) {
 	return e2e.RunHeadless(ctx, "qwen", r.Script, func(ctx context.Context, fakeURL string) *exec.Cmd {
 		cmd := exec.CommandContext(ctx, e.Qwen, append([]string{"-p", r.Prompt, "--yolo"}, r.Args...)...)
 		cmd.Dir, cmd.Env = e.Project, e.environ(fakeURL, r.Env)

@@ -5,20 +5,7 @@ package qwen
 
 import "github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 
-// The scripted fake of the OpenAI Chat Completions API the CLI runs against (see fakechat).
-type (
-	Turn   = fakechat.Turn
-	Script = fakechat.Script
-	Fake   = fakechat.Fake
-)
-
-// Text is a plain answer.
-func Text(s string) Turn { return fakechat.Text(s) }
-
 // Shell is an answer with optional text, then a run_shell_command call.
-func Shell(text, command string) Turn {
+func Shell(text, command string) fakechat.Turn {
 	return fakechat.Tool(text, "run_shell_command", map[string]any{"command": command})
 }
-
-// StartFake serves script on 127.0.0.1.
-func StartFake(script Script) (*Fake, error) { return fakechat.StartFake(script) }

@@ -8,18 +8,16 @@ import (
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 )
 
 // newEnv is a fresh world with ralph-loop installed by its own installer at scope.
-func newEnv(t *testing.T, scope string) *Env {
-	t.Helper()
-	return headless.Installed(t, scope)
-}
+var newEnv = headless.Installed
 
 var contains = e2e.Contains
 
 // continuations are the user messages the agent got after a block.
-func continuations(f *Fake) []string { return f.Continuations() }
+func continuations(f *fakechat.Fake) []string { return f.Continuations() }
 
 // noOverride checks that Qwen Code never overrode a block: ralph-loop ended every loop
 // itself.
@@ -67,10 +65,7 @@ func TestMaxIterationsBeyondTheHostCap(t *testing.T) {
 // the user the effective limit (the arming notice is not shown by Qwen Code).
 func TestCutByTheHostCap(t *testing.T) {
 	e := newEnv(t, "user")
-	data, err := os.ReadFile(e.UserSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := e2e.Read(t, e.UserSettings())
 	// The user takes the line out by hand (the file has comments: it is not re-encoded).
 	capLine := regexp.MustCompile(`,?\s*"stopHookBlockingCap": *[0-9]+`)
 	if !capLine.Match(data) {
@@ -94,7 +89,7 @@ func TestCutByTheHostCap(t *testing.T) {
 	// The variable wins over the settings, as in Qwen Code: a cap of 4 ends it at 4.
 	e2 := newEnv(t, "user")
 	res = run(t, e2, Run{
-		Script: Script{WhenDone: Text("Thinking, turn {n}.")},
+		Script: fakechat.Script{WhenDone: fakechat.Text("Thinking, turn {n}.")},
 		Prompt: `/ralph-loop "Think it through" --max-iterations 10 --min-tool-calls 0`,
 		Env:    []string{"QWEN_CODE_STOP_HOOK_BLOCK_CAP=4"},
 	})
@@ -123,7 +118,7 @@ func TestCancel(t *testing.T) {
 	e := newEnv(t, "user")
 	const id = "7d1e8a52-3c0b-4f7e-9a61-2b5c8d4e6f01"
 	res := run(t, e, Run{
-		Script: Script{Turns: []Turn{Text("Starting.")}, MaxMain: 1},
+		Script: fakechat.Script{Turns: []fakechat.Turn{fakechat.Text("Starting.")}, MaxMain: 1},
 		Prompt: `/ralph-loop "Keep going" --max-iterations 5`,
 		Args:   []string{"--session-id", id},
 	})

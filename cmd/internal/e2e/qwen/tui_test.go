@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakechat"
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/tmux"
 )
 
@@ -43,7 +44,7 @@ func (u *tui) esc(t *testing.T) {
 
 // startTUI starts "qwen --yolo ARGS" in tmux in e's project, against a fake serving
 // script, and waits until it takes input (see e2e.StartTUI).
-func startTUI(t *testing.T, e *Env, script Script, args ...string) *tui {
+func startTUI(t *testing.T, e *Env, script fakechat.Script, args ...string) *tui {
 	t.Helper()
 	fake := e2e.ServeChat(t, script)
 	u := &tui{typing.Start(t, e, fake, tmux.Options{Dir: e.Project, Env: e.environ(fake.URL, []string{"TERM=xterm-256color"}), Width: 160, Height: 60},
@@ -122,10 +123,10 @@ func TestTUIEscThenMessage(t *testing.T) {
 // and hands UserPromptSubmit only that; UserPromptExpansion carries the command's
 // arguments in full, and the loop is armed from it with the task as pasted.
 func TestTUIPastedCommand(t *testing.T) {
-	u := startTUI(t, newEnv(t, "user"), Script{Turns: []Turn{
-		Text("I'm done."),
+	u := startTUI(t, newEnv(t, "user"), fakechat.Script{Turns: []fakechat.Turn{
+		fakechat.Text("I'm done."),
 		Shell("Working.", "echo hi > x.txt"),
-		Text("Done. <promise>DONE</promise>"),
+		fakechat.Text("Done. <promise>DONE</promise>"),
 	}})
 	u.Pasted(t, "[Pasted Content")
 	if n := len(u.Fake.Continuations()); n != 1 {
@@ -140,5 +141,5 @@ func TestTUIPastedCommand(t *testing.T) {
 func TestTUIExitThenContinue(t *testing.T) {
 	e := newEnv(t, "user")
 	u := startTUI(t, e, typing.Working(20))
-	u.ExitThenContinue(t, func() { u.esc(t) }, func(script Script) *e2e.Typed { return startTUI(t, e, script, "--continue").Typed }, "", false)
+	u.ExitThenContinue(t, func() { u.esc(t) }, func(script fakechat.Script) *e2e.Typed { return startTUI(t, e, script, "--continue").Typed }, "", false)
 }

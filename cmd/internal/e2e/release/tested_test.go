@@ -7,23 +7,15 @@ import (
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/codex"
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/copilot"
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/droid"
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/gemini"
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/kilo"
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/opencode"
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/pi"
-	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/qwen"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 )
 
 // The versions ralph-loop doctor names as tested are the ones the real-CLI suites pin, and
 // README's host table says the same.
 func TestTestedVersions(t *testing.T) {
-	pins := map[string]string{"claude": e2e.ClaudeVersion, "codex": codex.Version, "copilot": copilot.Version,
-		"gemini": gemini.Version, "opencode": opencode.Version, "qwen": qwen.Version,
-		"droid": droid.Version, "kilo": kilo.Version, "pi": pi.Version}
+	pins := map[string]string{"claude": e2e.Claude.Version, "codex": e2e.Codex.Version, "copilot": e2e.Copilot.Version,
+		"gemini": e2e.Gemini.Version, "opencode": e2e.OpenCode.Version, "qwen": e2e.Qwen.Version,
+		"droid": e2e.Droid.Version, "kilo": e2e.Kilo.Version, "pi": e2e.Pi.Version}
 	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
