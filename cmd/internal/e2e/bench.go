@@ -206,6 +206,59 @@ func PerIterationOf(d time.Duration, n int) float64 {
 	return float64(d.Microseconds()) / 1000 / float64(n)
 }
 
+// BenchTimer readies t as s's host's real-CLI benchmark, and returns the hook timer built
+// for it: t skips unless the benchmark was asked for (NeedBench) and the suite can run; it
+// runs alone (the benchmark sets the process's environment).
+func (s *Suite) BenchTimer(t *testing.T) string {
+	t.Helper()
+	NeedBench(t)
+	s.NeedAlone(t)
+	timer, err := BuildTimer(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return timer
+}
+
+// Bench is BenchHost for s's host, its timer made by BenchTimer and its ralph-loop the
+// suite's.
+func (s *Suite) Bench(t *testing.T, host, name, stop string, iterations int, run func(t *testing.T, root, ralphLoop string) Loop, background ...string) {
+	t.Helper()
+	BenchHost(t, host, name, stop, iterations, s.BenchTimer(t), s.RalphLoop, run, background...)
+}
+
+// BenchTurns is the agent's script of a benchmark loop of n iterations, in a host's turns:
+// each iteration one shell call (BenchCommand), then a text turn without the promise.
+func BenchTurns[T any](n int, shell func(text, command string) T, text func(string) T) []T {
+	var turns []T
+	for i := 1; i <= n; i++ {
+		turns = append(turns, shell("", BenchCommand(i)), text(fmt.Sprintf("Iteration %d: not done yet.", i)))
+	}
+	return turns
+}
+
+// BenchOnPath readies e, whose hooks run the ralph-loop on PATH (a project's plugin or
+// extension), for a benchmark loop: its project the benchmark's repository (BenchRepo),
+// ralph-loop (the timer standing for it) on its PATH, and installed at project scope.
+func BenchOnPath(t *testing.T, e interface {
+	Installer
+	OnPath() error
+}, project string) {
+	t.Helper()
+	BenchRepo(t, project)
+	if err := e.OnPath(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Install(context.Background(), "project"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchPrompt arms a benchmark loop of n iterations.
+func BenchPrompt(n int) string {
+	return fmt.Sprintf(`/ralph-loop "Do the task." --max-iterations %d`, n)
+}
+
 // BenchHost is a host's real-CLI benchmark: rounds of run, each a loop of iterations
 // iterations in a fresh world under root with ralph-loop's hooks installed at project scope
 // (they run "ralph-loop" from PATH, where the timer stands for it: see TimedRalphLoop; run

@@ -245,31 +245,20 @@ func (h ChatSuite[E]) SettingsSyntax(t *testing.T, settings func(e E) string) {
 // scope and its hooks timed; stop is the host's stop event, prepare (if not nil) readies
 // each Env before the run.
 func (h ChatSuite[E]) HookTime(t *testing.T, stop string, iterations int, prepare func(t *testing.T, e E)) {
-	NeedBench(t)
-	h.Suite.NeedAlone(t)
-	ctx := context.Background()
-	timer, err := BuildTimer(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	BenchHost(t, h.Title, h.Host, stop, iterations, timer, h.Suite.RalphLoop, func(t *testing.T, root, ralphLoop string) Loop {
+	h.Suite.Bench(t, h.Title, h.Host, stop, iterations, func(t *testing.T, root, ralphLoop string) Loop {
 		e, err := h.NewEnv(root, h.Suite.Bin, ralphLoop)
 		if err != nil {
 			t.Fatal(err)
 		}
 		BenchRepo(t, e.World().Project)
-		if _, err := e.Install(ctx, "project"); err != nil {
+		if _, err := e.Install(context.Background(), "project"); err != nil {
 			t.Fatal(err)
 		}
 		if prepare != nil {
 			prepare(t, e)
 		}
-		var turns []fakechat.Turn
-		for i := 1; i <= iterations; i++ {
-			turns = append(turns, h.Shell("", BenchCommand(i)), fakechat.Text(fmt.Sprintf("Iteration %d: not done yet.", i)))
-		}
-		h.Prompt(t, e, Prompt{Script: fakechat.Script{Turns: turns, WhenDone: fakechat.Text("Out of script.")},
-			Prompt: fmt.Sprintf(`/ralph-loop "Do the task." --max-iterations %d`, iterations)})
+		turns := BenchTurns(iterations, h.Shell, fakechat.Text)
+		h.Prompt(t, e, Prompt{Script: fakechat.Script{Turns: turns, WhenDone: fakechat.Text("Out of script.")}, Prompt: BenchPrompt(iterations)})
 		return SessionLoop(t, e, OnlyLoop(t, e).SessionID)
 	})
 }

@@ -26,13 +26,8 @@ import (
 // (medians), the CPU time of all of them, and, for ralph-loop, at how many stops the
 // transcript did not show the last message yet.
 func TestHookTime(t *testing.T) {
-	e2e.NeedBench(t)
-	suite.NeedAlone(t)
+	timer := suite.BenchTimer(t)
 	dir := t.TempDir()
-	timer, err := e2e.BuildTimer(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	minimal := filepath.Join(dir, "minimal.sh")
 	if err := os.WriteFile(minimal, []byte(minimalStop), 0o755); err != nil {
 		t.Fatal(err)

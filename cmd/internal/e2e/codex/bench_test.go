@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -13,24 +12,14 @@ import (
 // installs it (user scope, its hooks running the timer that stands for the binary) and its
 // hooks timed (see e2e.BenchHost).
 func TestHookTime(t *testing.T) {
-	e2e.NeedBench(t)
-	suite.NeedAlone(t)
-	ctx := context.Background()
-	timer, err := e2e.BuildTimer(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e2e.BenchHost(t, "Codex CLI", "codex", "Stop", e2e.BenchIterations, timer, suite.RalphLoop, func(t *testing.T, root, ralphLoop string) e2e.Loop {
-		var turns []Turn
-		for i := 1; i <= e2e.BenchIterations; i++ {
-			turns = append(turns, Shell(e2e.BenchCommand(i)), Text(fmt.Sprintf("Iteration %d: not done yet.", i)))
-		}
-		env := bareEnv(t, root, ralphLoop, Script{Turns: turns, WhenDone: Text("Out of script.")})
-		if _, err := env.InstallHooks(ctx, "--binary", ralphLoop); err != nil {
+	suite.Bench(t, "Codex CLI", "codex", "Stop", e2e.BenchIterations, func(t *testing.T, root, ralphLoop string) e2e.Loop {
+		shell := func(_, command string) Turn { return Shell(command) }
+		env := bareEnv(t, root, ralphLoop, Script{Turns: e2e.BenchTurns(e2e.BenchIterations, shell, Text), WhenDone: Text("Out of script.")})
+		if _, err := env.InstallHooks(context.Background(), "--binary", ralphLoop); err != nil {
 			t.Fatal(err)
 		}
 		e2e.BenchRepo(t, env.Project)
-		res := run(t, env, "", fmt.Sprintf(`/ralph-loop "Do the task." --max-iterations %d`, e2e.BenchIterations))
+		res := run(t, env, "", e2e.BenchPrompt(e2e.BenchIterations))
 		return loopOf(t, env, res.SessionID)
 	})
 }

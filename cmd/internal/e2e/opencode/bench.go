@@ -1,8 +1,6 @@
 package opencode
 
 import (
-	"context"
-	"fmt"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -15,32 +13,15 @@ import (
 // loop active, a tool call starts two processes: tool.execute.before, which the CLI waits
 // for, and tool.execute.after, which the plugin runs in the background.
 func (f Family) HookTime(t *testing.T) {
-	e2e.NeedBench(t)
-	f.Suite.NeedAlone(t)
-	ctx := context.Background()
-	timer, err := e2e.BuildTimer(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	e2e.BenchHost(t, f.Suite.Title, f.Flavor.Host, "session.idle", e2e.BenchIterations, timer, f.Suite.RalphLoop, func(t *testing.T, root, ralphLoop string) e2e.Loop {
+	f.Suite.Bench(t, f.Suite.Title, f.Flavor.Host, "session.idle", e2e.BenchIterations, func(t *testing.T, root, ralphLoop string) e2e.Loop {
 		e, err := NewEnv(root, f.Suite.Bin, ralphLoop)
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.Flavor = f.Flavor
-		e2e.BenchRepo(t, e.Project)
-		if err := e.OnPath(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.Install(ctx, "project"); err != nil {
-			t.Fatal(err)
-		}
-		var turns []Turn
-		for i := 1; i <= e2e.BenchIterations; i++ {
-			turns = append(turns, Shell("", e2e.BenchCommand(i)), Text(fmt.Sprintf("Iteration %d: not done yet.", i)))
-		}
-		w := Serve(t, e, Script{Turns: turns, WhenDone: Text("Out of script.")})
-		w.Start(t, fmt.Sprintf(`/ralph-loop "Do the task." --max-iterations %d`, e2e.BenchIterations), w.Ended)
+		e2e.BenchOnPath(t, e, e.Project)
+		w := Serve(t, e, Script{Turns: e2e.BenchTurns(e2e.BenchIterations, Shell, Text), WhenDone: Text("Out of script.")})
+		w.Start(t, e2e.BenchPrompt(e2e.BenchIterations), w.Ended)
 		return e2e.SessionLoop(t, e, e2e.OnlyLoop(t, e).SessionID)
 	}, "tool.execute.after")
 }
