@@ -89,18 +89,21 @@ func (h Typing) Start(t *testing.T, e Host, fake *fakechat.Fake, o tmux.Options,
 	return &Typed{Typist: &Typist{Session: StartTUI(t, e, o, argv...), Box: h.Box}, Typing: h, Fake: fake, Env: e}
 }
 
-// Working is a model that never makes the promise: the slow command, then "not done", n
-// times and on, so that the user can type while a command runs.
+// Working is a model that never makes the promise: a quick command, then "not done"; then
+// the slow command and "not done", n-1 times and on, so that the user can type while a
+// command runs. The first iteration's command differs so that Busy sees the second's.
 func (h Typing) Working(n int) fakechat.Script {
-	var turns []fakechat.Turn
-	for i := 0; i < n; i++ {
+	turns := []fakechat.Turn{h.Shell("Starting.", "echo start >> log.txt"), fakechat.Text("Not done yet.")}
+	for i := 1; i < n; i++ {
 		turns = append(turns, h.Shell("Working.", h.Slow), fakechat.Text("Not done yet."))
 	}
 	return fakechat.Script{Turns: turns, WhenDone: fakechat.Text("Still not done."), MaxMain: 2*n + 10}
 }
 
 // Busy types a /ralph-loop command of max iterations in a TUI that runs Working, and
-// waits until the loop's second iteration runs the slow command.
+// waits until the loop's second iteration runs the slow command: the screen shows it (the
+// first iteration's command is another), and it takes seconds, so that what the test types
+// next comes while it runs, even on a loaded machine.
 func (u *Typed) Busy(t *testing.T, max int) {
 	t.Helper()
 	u.Submit(t, fmt.Sprintf(`/ralph-loop "Keep appending to log.txt" --max-iterations %d`, max))

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { suite.Main(m) }
 var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "copilot", Title: "GitHub Copilot CLI", NewEnv: NewEnv, Shell: Shell}
 
 // typing is what the shared TUI scenarios need to know of its TUI (see e2e.Typed).
-var typing = e2e.Typing{Host: "copilot", Shell: Shell, Box: inputBox, Slow: "sleep 2; echo step >> log.txt"}
+var typing = e2e.Typing{Host: "copilot", Shell: Shell, Box: inputBox, Slow: "sleep 6; echo step >> log.txt"}
 
 // run runs copilot headless; t fails if it could not be run to its end.
 var run = e2e.Must("copilot", (*Env).Run)

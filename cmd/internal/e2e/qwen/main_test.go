@@ -20,7 +20,7 @@ var headless = e2e.ChatSuite[*Env]{Suite: &suite, Host: "qwen", Title: "Qwen Cod
 // typing is what the shared TUI scenarios need to know of its TUI (see e2e.Typed). The slow
 // command does not start with "sleep": Qwen Code refuses one that does ("sleep 2 followed
 // by: …") at once, and the command would not run at all.
-var typing = e2e.Typing{Host: "qwen", Shell: Shell, Box: inputBox, Slow: "echo step >> log.txt; sleep 2"}
+var typing = e2e.Typing{Host: "qwen", Shell: Shell, Box: inputBox, Slow: "echo step >> log.txt; sleep 6"}
 
 // run runs qwen headless; t fails if it could not be run to its end.
 var run = e2e.Must("qwen", (*Env).Headless)
