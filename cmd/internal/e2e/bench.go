@@ -69,10 +69,21 @@ func BenchRounds() int {
 
 // BuildTimer builds cmd/internal/hooktimer into dir.
 func BuildTimer(ctx context.Context, dir string) (string, error) {
-	out := filepath.Join(dir, "hooktimer")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/ralph-loop/ralph-loop/cmd/internal/hooktimer")
+	return buildTool(ctx, dir, "hooktimer")
+}
+
+// BuildFloor builds cmd/internal/hookfloor, the floor of a Go hook, into dir and returns
+// its path.
+func BuildFloor(ctx context.Context, dir string) (string, error) {
+	return buildTool(ctx, dir, "hookfloor")
+}
+
+// buildTool builds cmd/internal/name into dir and returns its path.
+func buildTool(ctx context.Context, dir, name string) (string, error) {
+	out := filepath.Join(dir, name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/ralph-loop/ralph-loop/cmd/internal/"+name)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build hooktimer: %v: %s", err, b)
+		return "", fmt.Errorf("go build %s: %v: %s", name, err, b)
 	}
 	return out, nil
 }

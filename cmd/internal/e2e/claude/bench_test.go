@@ -14,9 +14,11 @@ import (
 )
 
 // TestHookTime is make bench's comparison on the real Claude Code: the same loop of
-// e2e.BenchIterations iterations (each one Bash call, then a text turn) under three hook
+// e2e.BenchIterations iterations (each one Bash call, then a text turn) under several hook
 // sets, every hook command wrapped in the same timer (cmd/internal/hooktimer), the sets
-// alternating round by round: a minimal sh Stop hook that blocks 9 times; the official
+// alternating round by round: a minimal sh Stop hook that blocks 9 times; the floor of any
+// hook written in Go, a PreToolUse and a Stop hook of a Go program that only reads its
+// input and blocks the same way (cmd/internal/hookfloor); the official
 // ralph-loop plugin's stop-hook.sh, when RALPH_BENCH_OFFICIAL names a copy of it (it is not
 // on a registry and its license does not let it be kept here); ralph-loop, as install
 // writes its hooks; and, when RALPH_BENCH_BEFORE names another ralph-loop binary (an
@@ -28,6 +30,10 @@ import (
 func TestHookTime(t *testing.T) {
 	timer := suite.BenchTimer(t)
 	dir := t.TempDir()
+	floor, err := e2e.BuildFloor(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	minimal := filepath.Join(dir, "minimal.sh")
 	if err := os.WriteFile(minimal, []byte(minimalStop), 0o755); err != nil {
 		t.Fatal(err)
@@ -40,6 +46,14 @@ func TestHookTime(t *testing.T) {
 	sets := []set{
 		{name: "a minimal sh Stop hook that blocks 9 times", setup: func(t *testing.T, env *e2e.Env, log string) string {
 			writeHooks(t, env, map[string]string{"Stop": timed(timer, log, "Stop", "sh "+minimal+" "+filepath.Join(env.Tmp, "count"))})
+			return "Do the task."
+		}},
+		{name: "a minimal Go PreToolUse and Stop hook (hookfloor)", setup: func(t *testing.T, env *e2e.Env, log string) string {
+			count := filepath.Join(env.Tmp, "count")
+			writeHooks(t, env, map[string]string{
+				"PreToolUse": timed(timer, log, "PreToolUse", "exec "+floor+" allow"),
+				"Stop":       timed(timer, log, "Stop", "exec "+floor+" stop "+count),
+			})
 			return "Do the task."
 		}},
 	}
