@@ -606,7 +606,7 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 	}
 	o.take(&res, facts, missing)
 	if facts.transcript().Lags && waitFor != "" && !res.SawLast && !res.Cut {
-		if o.couldChange(l, ev, textHere) {
+		if o.couldChange(l, ev, textHere, facts.transcript().ToolLogLags) {
 			missing = o.catchUp(env, facts, path, opt, now, &res, missing)
 		} else if !missing {
 			o.note, o.lagging = inject.NoteLate, true
@@ -669,7 +669,10 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 //   - the loop would end (or pause) without the marker, and the transcript may hold text of
 //     the agent's: a marker there ends it accepted instead, and no later stop could count it;
 //   - the stop would be blocked, and either the host hands over no text at all (the agent's
-//     text is only in the transcript), or the last turn's usage could reach the loop's budget.
+//     text is only in the transcript), or the last turn's usage could reach the loop's budget;
+//   - the promise would be rejected for too little work while the host logs tool calls in
+//     the background (Transcript.ToolLogLags): the turn's calls may be in the part not
+//     written yet, and awaitTools waits for those the transcript shows.
 //
 // Otherwise the stop is decided at once. The tool calls come from the tool hooks, the
 // promise from the host's last message; a block without it, when the host hands over only
@@ -677,10 +680,12 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 // in the rest counts at the next stop (state.TranscriptPos.LateMarker). The late turn's
 // usage is counted when it appears (the next stop, or the next event once the loop has
 // ended: see settle), so the totals stay exact.
-func (o *observed) couldChange(l *state.Loop, ev Event, textHere bool) bool {
+func (o *observed) couldChange(l *state.Loop, ev Event, textHere, toolsLate bool) bool {
 	v, after := Decide(*l, o.Observation)
 	switch v {
-	case Continue, ContinueNoWork:
+	case ContinueNoWork:
+		return toolsLate || ev.LastMessage == "" || withinReach(&after)
+	case Continue:
 		return ev.LastMessage == "" || withinReach(&after)
 	case Accept, NeedChecks, ContinueCheckFailed:
 		return false
