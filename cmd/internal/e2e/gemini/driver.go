@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -162,18 +161,11 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	runErr := cmd.Wait()
 	stop()
 	res := &Result{Fake: fake, SessionID: r.SessionID, Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), Killed: killed}
-	var exitErr *exec.ExitError
-	switch {
-	case res.Killed:
-	case ctx.Err() != nil:
-		return res, fmt.Errorf("gemini did not finish within %s: %s", r.Timeout, res.Stderr)
-	case runErr == nil:
-	case errors.As(runErr, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-	default:
-		return res, fmt.Errorf("run gemini: %w", runErr)
+	if killed {
+		return res, nil
 	}
-	return res, nil
+	res.ExitCode, err = e2e.Exited(ctx, "gemini", runErr)
+	return res, err
 }
 
 // syncBuffer is a bytes.Buffer safe for one writer and polling readers.
