@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -241,38 +240,19 @@ func (u *tmuxTUI) idle(t *testing.T) {
 // known command there, and the hook arms from its expansion.
 func TestInteractive(t *testing.T) {
 	env := newEnv(t)
-	tui, err := env.StartTUI(Script{Turns: []Turn{
+	u := startTmuxTUI(t, env, Script{Turns: []Turn{
 		Shell("Creating w.txt.", "echo w > w.txt"),
 		Say("w.txt done.\n<promise>DONE</promise>"),
 	}})
-	if err != nil {
-		t.Skipf("no pseudo-terminal for the interactive UI: %v", err)
+	u.submit(t, `/ralph-loop "Create w.txt" --max-iterations 3`)
+	screen := u.waitFor(t, "promise accepted at iteration 1/3")
+	if loops, _ := filepath.Glob(filepath.Join(env.State, "ralph-loop", "sessions", "*")); len(loops) == 0 {
+		t.Error("no loop was armed")
 	}
-	defer tui.Close()
-	defer func() {
-		if t.Failed() {
-			t.Logf("screen:\n%s", cut(tui.Screen(), 6000))
-		}
-	}()
-	if !WaitFor(3*time.Minute, func() bool { return strings.Contains(tui.Screen(), "Type your message") }) {
-		t.Fatal("the interactive UI did not become ready")
-	}
-	if err := tui.Type(`/ralph-loop "Create w.txt" --max-iterations 3`); err != nil {
-		t.Fatal(err)
-	}
-	accepted := func() bool {
-		loops, _ := filepath.Glob(filepath.Join(env.State, "ralph-loop", "sessions", "*"))
-		return len(loops) > 0 && strings.Contains(tui.Screen(), "promise accepted at iteration 1/3")
-	}
-	if !WaitFor(3*time.Minute, accepted) {
-		t.Fatal("the loop was not armed and accepted from the interactive UI")
-	}
-	if !strings.Contains(tui.Screen(), "loop armed: up to 3 iterations") {
+	if !tmux.Contains(screen, "loop armed: up to 3 iterations") {
 		t.Error("the arming notice was not shown")
 	}
-	if b, err := os.ReadFile(filepath.Join(env.Project, "w.txt")); err != nil || string(b) != "w\n" {
-		t.Errorf("w.txt: %q %v", b, err)
-	}
+	e2e.ReadFile(t, filepath.Join(env.Project, "w.txt"), "w\n")
 }
 
 // An interrupt in the interactive terminal UI: Esc while the model works on iteration 2
@@ -281,28 +261,12 @@ func TestInteractive(t *testing.T) {
 // /cancel-ralph, answered by the hook without a model call, says how the loop ended.
 func TestInteractiveInterrupt(t *testing.T) {
 	env := newEnv(t)
-	tui, err := env.StartTUI(Script{Turns: []Turn{Say("Working on it.")}, HoldFrom: 2})
-	if err != nil {
-		t.Skipf("no pseudo-terminal for the interactive UI: %v", err)
-	}
-	defer tui.Close()
-	defer func() {
-		if t.Failed() {
-			sc := tui.Screen()
-			t.Logf("screen (end):\n%s", sc[max(0, len(sc)-6000):])
-			t.Logf("%d model requests", len(tui.Fake.MainRequests()))
-		}
-	}()
-	if !WaitFor(3*time.Minute, func() bool { return strings.Contains(tui.Screen(), "Type your message") }) {
-		t.Fatal("the interactive UI did not become ready")
-	}
-	if err := tui.Type(`/ralph-loop "Keep going" --max-iterations 10`); err != nil {
-		t.Fatal(err)
-	}
-	if !WaitFor(3*time.Minute, func() bool { return len(tui.Fake.MainRequests()) >= 2 }) {
+	u := startTmuxTUI(t, env, Script{Turns: []Turn{Say("Working on it.")}, HoldFrom: 2})
+	u.submit(t, `/ralph-loop "Keep going" --max-iterations 10`)
+	if !WaitFor(3*time.Minute, func() bool { return len(u.fake.MainRequests()) >= 2 }) {
 		t.Fatal("iteration 2 never reached the model")
 	}
-	if _, err := io.WriteString(tui.in, "\x1b"); err != nil {
+	if err := u.Keys(context.Background(), "Escape"); err != nil {
 		t.Fatal(err)
 	}
 	var session string
@@ -319,13 +283,9 @@ func TestInteractiveInterrupt(t *testing.T) {
 		t.Fatal("the interrupt did not end the loop")
 	}
 	expectLoop(t, loopOf(t, env, session), "NO_PROGRESS", 2, 0)
-	if err := tui.Type("/cancel-ralph"); err != nil {
-		t.Fatal(err)
-	}
-	if !WaitFor(2*time.Minute, func() bool { return strings.Contains(tui.Screen(), "the last one ended NO_PROGRESS at iteration 2/10") }) {
-		t.Fatal("/cancel-ralph was not answered by the hook")
-	}
-	if n := len(tui.Fake.MainRequests()); n != 2 {
+	u.submit(t, "/cancel-ralph")
+	u.waitFor(t, "the last one ended NO_PROGRESS at iteration 2/10")
+	if n := len(u.fake.MainRequests()); n != 2 {
 		t.Errorf("%d model requests, want 2 (none after the interrupt)", n)
 	}
 }
