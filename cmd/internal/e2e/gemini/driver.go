@@ -164,13 +164,3 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	res.ExitCode, err = e2e.Exited(ctx, "gemini", runErr)
 	return res, err
 }
-
-// WaitFor polls until cond holds or the timeout passes.
-func WaitFor(timeout time.Duration, cond func() bool) bool {
-	for end := time.Now().Add(timeout); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}

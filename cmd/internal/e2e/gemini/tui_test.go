@@ -176,14 +176,14 @@ func TestTUIEscDuringTool(t *testing.T) {
 	if !strings.Contains(screen, "press Esc to end the loop") {
 		t.Errorf("the first block's notice does not say Esc ends the loop")
 	}
-	if !WaitFor(2*time.Minute, func() bool { _, err := os.Stat(filepath.Join(env.Project, "started.txt")); return err == nil }) {
+	if !e2e.Until(2*time.Minute, func() bool { _, err := os.Stat(filepath.Join(env.Project, "started.txt")); return err == nil }) {
 		t.Fatal("the command did not start")
 	}
 	if err := u.Keys(ctx, "Escape"); err != nil {
 		t.Fatal(err)
 	}
 	before := len(u.fake.MainRequests())
-	ended := WaitFor(2*time.Minute, func() bool {
+	ended := e2e.Until(2*time.Minute, func() bool {
 		loops, _ := env.Status(ctx, "")
 		return len(loops) == 1 && loops[0].Status != "ACTIVE"
 	})
@@ -263,7 +263,7 @@ func TestInteractiveInterrupt(t *testing.T) {
 	env := newEnv(t)
 	u := startTmuxTUI(t, env, Script{Turns: []Turn{Say("Working on it.")}, HoldFrom: 2})
 	u.submit(t, `/ralph-loop "Keep going" --max-iterations 10`)
-	if !WaitFor(3*time.Minute, func() bool { return len(u.fake.MainRequests()) >= 2 }) {
+	if !e2e.Until(3*time.Minute, func() bool { return len(u.fake.MainRequests()) >= 2 }) {
 		t.Fatal("iteration 2 never reached the model")
 	}
 	if err := u.Keys(context.Background(), "Escape"); err != nil {
@@ -279,7 +279,7 @@ func TestInteractiveInterrupt(t *testing.T) {
 		loops, _ := env.Status(context.Background(), session)
 		return len(loops) > 0 && loops[0].Status != "ACTIVE"
 	}
-	if !WaitFor(2*time.Minute, ended) {
+	if !e2e.Until(2*time.Minute, ended) {
 		t.Fatal("the interrupt did not end the loop")
 	}
 	expectLoop(t, loopOf(t, env, session), "NO_PROGRESS", 2, 0)
