@@ -87,10 +87,7 @@ func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Claude Code's user configuration directory: $CLAUDE_CONFIG_DIR, or ~/.claude.
 func userDir(getenv func(string) string) (string, error) {
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Abs(d)
-	}
-	return install.HomeDir(getenv, ".claude")
+	return install.DirFromEnv(getenv, "CLAUDE_CONFIG_DIR", ".claude")
 }
 
 // excludeBlock is what install adds to the clone's info/exclude at local scope, and

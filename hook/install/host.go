@@ -367,6 +367,16 @@ func HomeDir(getenv func(string) string, elem ...string) (string, error) {
 	return filepath.Join(append([]string{home}, elem...)...), nil
 }
 
+// DirFromEnv returns the directory the variable env names, made absolute, or else
+// HomeDir(getenv, elem...): for the UserDir functions of hosts whose directory a variable
+// moves.
+func DirFromEnv(getenv func(string) string, env string, elem ...string) (string, error) {
+	if d := getenv(env); d != "" {
+		return filepath.Abs(d)
+	}
+	return HomeDir(getenv, elem...)
+}
+
 // SystemMessage is a Host.Notice for the hosts that show the user a hook's
 // {"systemMessage": text}.
 func SystemMessage(text string) string {

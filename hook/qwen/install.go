@@ -1,7 +1,6 @@
 package qwen
 
 import (
-	"path/filepath"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
@@ -71,10 +70,7 @@ func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Qwen Code's user configuration directory: $QWEN_HOME, or ~/.qwen.
 func userDir(getenv func(string) string) (string, error) {
-	if d := getenv("QWEN_HOME"); d != "" {
-		return filepath.Abs(d)
-	}
-	return install.HomeDir(getenv, ".qwen")
+	return install.DirFromEnv(getenv, "QWEN_HOME", ".qwen")
 }
 
 // encode is what the hooks' command line answers by itself (hook.Encode).
