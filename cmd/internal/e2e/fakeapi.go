@@ -146,9 +146,7 @@ func (r Request) System() string {
 
 // Fake is a scripted fake of the Anthropic Messages API on 127.0.0.1.
 type Fake struct {
-	*fakeserver.Server
-	reqs  fakeserver.Log[Request]
-	turns fakeserver.Player[Turn, Usage]
+	fakeserver.Fake[Request, Turn, Usage]
 }
 
 // coreTools tell the agent loop's requests from Claude Code's side requests (titles,
@@ -161,20 +159,15 @@ func StartFake(script Script) (*Fake, error) {
 		script.WhenDone = Text("I have nothing more to do.")
 	}
 	f := &Fake{}
-	f.turns.Play(script)
-	var err error
-	if f.Server, err = fakeserver.Start(f.serve, ""); err != nil {
+	if err := f.Start(f.serve, "", script); err != nil {
 		return nil, fmt.Errorf("fake API: %w", err)
 	}
 	return f, nil
 }
 
-// Requests returns every request received so far.
-func (f *Fake) Requests() []Request { return f.reqs.All() }
-
 // MainRequests returns the agent-loop requests.
 func (f *Fake) MainRequests() []Request {
-	return f.reqs.Where(func(r Request) bool { return r.Main })
+	return f.RequestsWhere(func(r Request) bool { return r.Main })
 }
 
 func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
@@ -192,7 +185,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		} `json:"output_config"`
 	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" || json.Unmarshal(body, &req) != nil {
-		f.reqs.Add(rec)
+		f.Record(rec)
 		w.Header().Set("content-type", "application/json")
 		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
 			fmt.Fprint(w, `{"input_tokens": 100}`)
@@ -211,10 +204,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	turn := Text("OK")
 	used := DefaultUsage
 	if main {
-		a := f.turns.Next()
+		a := f.Next()
 		rec.Main, rec.Index = true, a.N
 		if a.Over {
-			f.reqs.Add(rec)
+			f.Record(rec)
 			a.Refuse(w, r, fmt.Sprintf(`{"type":"error","error":{"type":"invalid_request_error","message":"fake API: request %d is past the script"}}`, a.N))
 			return
 		}
@@ -228,7 +221,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	} else if len(req.OutputConfig.Format) > 0 {
 		turn = Text(`{"title":"Fake title"}`)
 	}
-	f.reqs.Add(rec)
+	f.Record(rec)
 	time.Sleep(turn.Delay)
 	if turn.Refuse != 0 {
 		kind := "api_error"

@@ -119,17 +119,13 @@ func (r Request) Last() Item {
 
 // Fake is a scripted Responses API on 127.0.0.1; its URL ends in /v1.
 type Fake struct {
-	*fakeserver.Server
-	reqs  fakeserver.Log[Request]
-	turns fakeserver.Player[Turn, Usage]
+	fakeserver.Fake[Request, Turn, Usage]
 }
 
 // NewFake starts a fake model playing script.
 func NewFake(script Script) (*Fake, error) {
 	f := &Fake{}
-	f.turns.Play(script)
-	var err error
-	if f.Server, err = fakeserver.Start(f.serve, "/v1"); err != nil {
+	if err := f.Start(f.serve, "/v1", script); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -137,15 +133,12 @@ func NewFake(script Script) (*Fake, error) {
 
 // Requests returns the agent requests received so far.
 func (f *Fake) Requests() []Request {
-	reqs := f.reqs.All()
+	reqs := f.Fake.Requests()
 	for i := range reqs {
 		reqs[i].Index = i + 1
 	}
 	return reqs
 }
-
-// Script replaces the turns still to be played (for a session's next run).
-func (f *Fake) Script(s Script) { f.turns.Play(s) }
 
 func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
@@ -192,8 +185,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Every agent request is logged and calls a tool of its own: its call's id is its number.
-	idx := f.reqs.Add(Request{Body: body})
-	a := f.turns.Next()
+	idx := f.Record(Request{Body: body})
+	a := f.Next()
 	if a.Over {
 		a.Refuse(w, r, `{"error":{"message":"fake model: scripted error","type":"invalid_request_error"}}`)
 		return

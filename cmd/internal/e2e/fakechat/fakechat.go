@@ -96,18 +96,14 @@ type Request struct {
 
 // Fake is a scripted OpenAI-compatible endpoint on 127.0.0.1; its URL ends in /v1.
 type Fake struct {
-	*fakeserver.Server
-	reqs  fakeserver.Log[Request]
-	turns fakeserver.Player[Turn, Usage]
+	fakeserver.Fake[Request, Turn, Usage]
 	calls atomic.Int64 // tool calls made, for their ids
 }
 
 // StartFake serves script on a free port of 127.0.0.1.
 func StartFake(script Script) (*Fake, error) {
 	f := &Fake{}
-	f.turns.Play(script)
-	var err error
-	if f.Server, err = fakeserver.Start(f.serve, "/v1"); err != nil {
+	if err := f.Start(f.serve, "/v1", script); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -126,16 +122,9 @@ func (f *Fake) Continuations() []string {
 	return out
 }
 
-// SetScript makes the fake answer the agent's next requests from script, from its first
-// turn (the requests so far are kept).
-func (f *Fake) SetScript(script Script) { f.turns.Play(script) }
-
-// Requests are the chat completion requests, in order.
-func (f *Fake) Requests() []Request { return f.reqs.All() }
-
 // MainRequests are the agent's requests: the ones that offer tools.
 func (f *Fake) MainRequests() []Request {
-	return f.reqs.Where(func(r Request) bool { return r.Tools > 0 })
+	return f.RequestsWhere(func(r Request) bool { return r.Tools > 0 })
 }
 
 type chatRequest struct {
@@ -197,12 +186,12 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		req.Messages = append(req.Messages, msg)
 	}
-	f.reqs.Add(req)
+	f.Record(req)
 	var t Turn
 	if req.Tools == 0 {
 		t = Text("{}") // side requests (none seen with the memory agents off)
 	} else {
-		a := f.turns.Next()
+		a := f.Next()
 		if a.Over {
 			a.Refuse(w, r, `{"error":{"message":"fake: the script allows no more requests","type":"invalid_request_error"}}`)
 			return

@@ -32,8 +32,8 @@ type Player[T, U any] struct {
 	n      int
 }
 
-// Play makes the player answer the agent's next requests from s, from its first turn.
-func (p *Player[T, U]) Play(s Script[T, U]) {
+// SetScript makes the player answer the agent's next requests from s, from its first turn.
+func (p *Player[T, U]) SetScript(s Script[T, U]) {
 	if s.MaxMain == 0 {
 		s.MaxMain = 40
 	}
@@ -44,7 +44,7 @@ func (p *Player[T, U]) Play(s Script[T, U]) {
 
 // Answer is what the script says to one agent request.
 type Answer[T, U any] struct {
-	// N is the request's number since the script was played (1-based).
+	// N is the request's number since the script was set (1-based).
 	N int
 	// Turn is the script's next turn, or WhenDone once the turns ran out (Done).
 	Turn T
@@ -79,3 +79,29 @@ func (a Answer[T, U]) Refuse(w http.ResponseWriter, r *http.Request, body string
 	w.WriteHeader(http.StatusBadRequest)
 	io.WriteString(w, body)
 }
+
+// Fake is what a scripted fake of a model API is made of: its server, the log of the
+// requests R it was sent, and the Player of its script (turns T, usage U). A fake of one
+// API embeds it and serves its routes.
+type Fake[R, T, U any] struct {
+	*Server
+	Player[T, U]
+	log Log[R]
+}
+
+// Start plays script and serves h until Close; base is the path the API's URL ends in (see
+// Start).
+func (f *Fake[R, T, U]) Start(h http.HandlerFunc, base string, script Script[T, U]) (err error) {
+	f.SetScript(script)
+	f.Server, err = Start(h, base)
+	return err
+}
+
+// Record logs r, and returns how many requests there are now.
+func (f *Fake[R, T, U]) Record(r R) int { return f.log.Add(r) }
+
+// Requests returns the requests logged so far.
+func (f *Fake[R, T, U]) Requests() []R { return f.log.All() }
+
+// RequestsWhere returns those of the requests so far for which keep holds.
+func (f *Fake[R, T, U]) RequestsWhere(keep func(R) bool) []R { return f.log.Where(keep) }
