@@ -66,14 +66,8 @@ var Installer = &install.Target{
 		// would unhook a running loop is refused.
 		{Name: "ConfigChange", Timeout: 10 * time.Second, Kind: install.ConfigEvent},
 	},
-	Settings: []install.Setting{{Path: []string{"env", BlockCapEnv}, Value: BlockCap}},
-	Commands: func(string) []install.File {
-		var files []install.File
-		for _, cf := range inject.CommandsFor("claude") {
-			files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
-		}
-		return files
-	},
+	Settings:    []install.Setting{{Path: []string{"env", BlockCapEnv}, Value: BlockCap}},
+	Commands:    func(string) []install.File { return install.CommandFiles(inject.CommandsFor("claude")) },
 	Notice:      install.SystemMessage,
 	Extra:       keepLocalOut,
 	Sandbox:     sandboxSpec,

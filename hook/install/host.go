@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
 // Scopes, as the hosts name their settings levels.
@@ -229,6 +231,16 @@ type File struct {
 	// without it is the user's (or another plugin's) and is backed up before it is
 	// replaced, and never removed.
 	Mark string
+}
+
+// CommandFiles are cmds as a Target's Commands: each file under its own name, known as
+// ralph-loop's by its description line.
+func CommandFiles(cmds []inject.CommandFile) []File {
+	files := make([]File, 0, len(cmds))
+	for _, cf := range cmds {
+		files = append(files, File{Name: cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
+	}
+	return files
 }
 
 // CommandSpec is what a hook's command line is made for.

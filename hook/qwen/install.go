@@ -54,15 +54,9 @@ var Installer = &install.Target{
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
 	Settings: []install.Setting{{Path: []string{BlockCapSetting}, Value: InstallBlockCap}},
-	Commands: func(string) []install.File {
-		var files []install.File
-		for _, cf := range inject.CommandsFor(Name) {
-			files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
-		}
-		return files
-	},
-	Notice: install.SystemMessage,
-	Encode: encode,
+	Commands: func(string) []install.File { return install.CommandFiles(inject.CommandsFor(Name)) },
+	Notice:   install.SystemMessage,
+	Encode:   encode,
 }
 
 // Installer returns Qwen Code's installer.
