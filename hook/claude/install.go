@@ -66,14 +66,8 @@ var Installer = &install.Target{
 		// would unhook a running loop is refused.
 		{Name: "ConfigChange", Timeout: 10 * time.Second, Kind: install.ConfigEvent},
 	},
-	Settings: []install.Setting{{Path: []string{"env", BlockCapEnv}, Value: BlockCap}},
-	Commands: func(string) []install.File {
-		var files []install.File
-		for _, cf := range inject.CommandsFor("claude") {
-			files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
-		}
-		return files
-	},
+	Settings:    []install.Setting{{Path: []string{"env", BlockCapEnv}, Value: BlockCap}},
+	Commands:    func(string) []install.File { return install.CommandFiles(inject.CommandsFor("claude")) },
 	Notice:      install.SystemMessage,
 	Extra:       keepLocalOut,
 	Sandbox:     sandboxSpec,
@@ -87,10 +81,7 @@ func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Claude Code's user configuration directory: $CLAUDE_CONFIG_DIR, or ~/.claude.
 func userDir(getenv func(string) string) (string, error) {
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Abs(d)
-	}
-	return install.HomeDir(getenv, ".claude")
+	return install.DirFromEnv(getenv, "CLAUDE_CONFIG_DIR", ".claude")
 }
 
 // excludeBlock is what install adds to the clone's info/exclude at local scope, and

@@ -70,10 +70,7 @@ func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Codex's configuration directory: $CODEX_HOME, or ~/.codex.
 func userDir(getenv func(string) string) (string, error) {
-	if d := getenv(HomeEnv); d != "" {
-		return filepath.Abs(d)
-	}
-	return install.HomeDir(getenv, ".codex")
+	return install.DirFromEnv(getenv, HomeEnv, ".codex")
 }
 
 // trust plans the change to the user's config.toml that keeps the hooks file's trust as

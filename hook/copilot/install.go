@@ -91,10 +91,7 @@ func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Copilot CLI's user directory: $COPILOT_HOME, or ~/.copilot.
 func userDir(getenv func(string) string) (string, error) {
-	if d := getenv("COPILOT_HOME"); d != "" {
-		return filepath.Abs(d)
-	}
-	return install.HomeDir(getenv, ".copilot")
+	return install.DirFromEnv(getenv, "COPILOT_HOME", ".copilot")
 }
 
 // trustNote tells the user, at a project install, that Copilot CLI skips the project's hooks

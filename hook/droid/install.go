@@ -41,15 +41,9 @@ var Installer = &install.Target{
 		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
-	Commands: func(string) []install.File {
-		var files []install.File
-		for _, cf := range inject.EchoedCommands("droid") {
-			files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
-		}
-		return files
-	},
-	Notice: install.SystemMessage,
-	Encode: encode,
+	Commands: func(string) []install.File { return install.CommandFiles(inject.EchoedCommands("droid")) },
+	Notice:   install.SystemMessage,
+	Encode:   encode,
 }
 
 // Installer returns Factory Droid's installer.

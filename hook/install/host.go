@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
 // Scopes, as the hosts name their settings levels.
@@ -231,6 +233,16 @@ type File struct {
 	Mark string
 }
 
+// CommandFiles are cmds as a Target's Commands: each file under its own name, known as
+// ralph-loop's by its description line.
+func CommandFiles(cmds []inject.CommandFile) []File {
+	files := make([]File, 0, len(cmds))
+	for _, cf := range cmds {
+		files = append(files, File{Name: cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
+	}
+	return files
+}
+
 // CommandSpec is what a hook's command line is made for.
 type CommandSpec struct {
 	Target *Target
@@ -365,6 +377,16 @@ func HomeDir(getenv func(string) string, elem ...string) (string, error) {
 		}
 	}
 	return filepath.Join(append([]string{home}, elem...)...), nil
+}
+
+// DirFromEnv returns the directory the variable env names, made absolute, or else
+// HomeDir(getenv, elem...): for the UserDir functions of hosts whose directory a variable
+// moves.
+func DirFromEnv(getenv func(string) string, env string, elem ...string) (string, error) {
+	if d := getenv(env); d != "" {
+		return filepath.Abs(d)
+	}
+	return HomeDir(getenv, elem...)
 }
 
 // SystemMessage is a Host.Notice for the hosts that show the user a hook's

@@ -189,3 +189,18 @@ func TestHookFiles(t *testing.T) {
 		t.Errorf("no project: %s", got)
 	}
 }
+
+// DirFromEnv takes the variable's directory, made absolute, and the home directory's
+// otherwise.
+func TestDirFromEnv(t *testing.T) {
+	env := map[string]string{"HOME": "/home/u"}
+	getenv := func(k string) string { return env[k] }
+	if d, err := DirFromEnv(getenv, "X_HOME", ".x"); err != nil || d != "/home/u/.x" {
+		t.Errorf("unset: %q, %v; want /home/u/.x", d, err)
+	}
+	env["X_HOME"] = "rel/x"
+	want, _ := filepath.Abs("rel/x")
+	if d, err := DirFromEnv(getenv, "X_HOME", ".x"); err != nil || d != want {
+		t.Errorf("X_HOME=rel/x: %q, %v; want %q", d, err, want)
+	}
+}

@@ -32,8 +32,6 @@
 package opencode
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"net/url"
@@ -157,9 +155,7 @@ type input struct {
 	// Messages are the agent's messages of the iteration (session.idle).
 	Messages []message `json:"messages"`
 	// Tool calls.
-	Tool   string          `json:"tool"`
-	CallID string          `json:"callID"`
-	Args   json.RawMessage `json:"args"`
+	pluginkit.Call
 }
 
 type message struct {
@@ -230,14 +226,13 @@ func (h Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.Kind, ev.Prompt, ev.InTurn = hook.Prompt, in.Prompt, in.Busy
 		}
 	case hookToolBefore:
-		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.Tool, in.CallID
 		var a struct {
 			Command   string `json:"command"`
 			FilePath  string `json:"filePath"`
 			PatchText string `json:"patchText"`
 			Workdir   string `json:"workdir"`
 		}
-		_ = json.Unmarshal(in.Args, &a) // the tools' arguments vary: what does not fit is left empty
+		in.Check(&ev, &a)
 		switch {
 		case in.Tool == shellTool:
 			ev.ToolKind, ev.Command, ev.ToolDir = hook.ShellTool, a.Command, a.Workdir
@@ -247,14 +242,10 @@ func (h Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.ToolKind, ev.FilePath = hook.WriteTool, a.FilePath
 		}
 	case hookToolAfter:
-		if in.CallID == "" {
-			return hook.Event{}, fmt.Errorf("%w: no callID", hook.ErrInput)
+		if err := in.Used(&ev, slices.Contains(writeTools, in.Tool) || slices.Contains(patchTools, in.Tool)); err != nil {
+			return hook.Event{}, err
 		}
-		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.Tool, in.CallID
 		ev.Rejected = in.Tool == unknownToolName
-		if slices.Contains(writeTools, in.Tool) || slices.Contains(patchTools, in.Tool) {
-			ev.ToolKind = hook.WriteTool
-		}
 	case hookDeleted:
 		ev.Kind, ev.Reason = hook.SessionEnd, "deleted"
 	}
@@ -283,30 +274,22 @@ func iterationText(ms []message) string {
 	return strings.Join(texts, "\n\n")
 }
 
-// Output is the reply the plugin acts on; empty fields are left out.
+// Output is the reply the plugin acts on; empty fields are left out. Continue (a blocked
+// stop's) is the session's next prompt; Notice and Error are shown the user as a toast in
+// the TUI, and in opencode's log.
 type Output struct {
-	// Continue: the loop goes on; the plugin sends this as the session's next prompt.
-	Continue string `json:"continue,omitempty"`
 	// Append is added to the prompt's text for the model (the loop's context).
 	Append string `json:"append,omitempty"`
 	// Replace replaces the prompt's text: a refused prompt, which the agent is asked to
 	// explain to the user instead.
 	Replace *string `json:"replace,omitempty"`
-	// Deny refuses a tool call with this reason for the agent.
-	Deny string `json:"deny,omitempty"`
-	// Said is shown the user: a toast in the TUI, and opencode's log.
-	pluginkit.Said
+	pluginkit.Reply
 }
 
 // Encode writes the reply for the plugin.
 func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
-	if rep.Empty() {
-		return 0, nil
-	}
 	var out Output
 	switch {
-	case rep.Block && ev.Kind == hook.Stop:
-		out.Continue = rep.Reason
 	case rep.Block && ev.Kind == hook.Prompt:
 		// opencode cannot drop a prompt: the agent is asked to pass the reason on.
 		s := inject.RelayRefusal(rep.Reason)
@@ -314,12 +297,9 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 		if rep.Notice == "" {
 			rep.Notice = rep.Reason
 		}
-	case rep.Deny && ev.Kind == hook.ToolCheck:
-		out.Deny = rep.DenyReason
-	}
-	if rep.Context != "" && ev.Kind == hook.Prompt && !rep.Block {
+	case rep.Context != "" && ev.Kind == hook.Prompt:
 		out.Append = rep.Context
 	}
-	out.Said = pluginkit.SaidOf(rep)
+	out.Reply = pluginkit.ReplyOf(ev, rep)
 	return pluginkit.Write(w, out)
 }

@@ -29,8 +29,6 @@
 package pi
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"path/filepath"
@@ -118,10 +116,8 @@ type input struct {
 	Messages []message `json:"messages"`
 	// Tool calls: the tool, its call id and arguments, and the home directory pi expands
 	// "~" to (tool_call).
-	Tool   string          `json:"tool"`
-	CallID string          `json:"callID"`
-	Args   json.RawMessage `json:"args"`
-	Home   string          `json:"home"`
+	pluginkit.Call
+	Home string `json:"home"`
 	// Reason is why the session started or is shut down (session_start, session_shutdown).
 	Reason string `json:"reason"`
 }
@@ -167,12 +163,11 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.Usage = runUsage(in.Messages)
 		}
 	case hookToolCall:
-		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, in.Tool, in.CallID
 		var a struct {
 			Command string `json:"command"`
 			Path    string `json:"path"`
 		}
-		_ = json.Unmarshal(in.Args, &a) // the tools' arguments vary: what does not fit is left empty
+		in.Check(&ev, &a)
 		switch in.Tool {
 		case "bash":
 			ev.ToolKind, ev.Command = hook.ShellTool, a.Command
@@ -180,12 +175,8 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.ToolKind, ev.FilePath = hook.WriteTool, toolPath(a.Path, in.Home)
 		}
 	case hookToolResult:
-		if in.CallID == "" {
-			return hook.Event{}, fmt.Errorf("%w: no callID", hook.ErrInput)
-		}
-		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.Tool, in.CallID
-		if in.Tool == "write" || in.Tool == "edit" {
-			ev.ToolKind = hook.WriteTool
+		if err := in.Used(&ev, in.Tool == "write" || in.Tool == "edit"); err != nil {
+			return hook.Event{}, err
 		}
 	case hookStart:
 		ev.Kind, ev.Source = hook.SessionStart, in.Reason
@@ -275,11 +266,11 @@ func toolPath(p, home string) string {
 	return p
 }
 
-// Output is the reply the extension acts on; empty fields are left out.
+// Output is the reply the extension acts on; empty fields are left out. Continue (a
+// blocked stop's) is sent as ralph-loop's message, which starts the agent's next turn;
+// Notice and Error are shown the user: a notification in the TUI, an
+// extension_ui_request notify in RPC mode.
 type Output struct {
-	// Continue: the loop goes on; the extension sends this as ralph-loop's message, which
-	// starts the agent's next turn.
-	Continue string `json:"continue,omitempty"`
 	// Send is for the agent: the loop's contract, which the extension sends as ralph-loop's
 	// message (after a loop command, starting the agent's turn; otherwise with the next
 	// prompt).
@@ -287,30 +278,18 @@ type Output struct {
 	// Refuse: the prompt is dropped (nothing reaches the agent) and this is shown to the
 	// user: a refused command, or a command's answer (a cancel).
 	Refuse string `json:"refuse,omitempty"`
-	// Deny refuses a tool call with this reason for the agent.
-	Deny string `json:"deny,omitempty"`
-	// Said is shown the user: a notification in the TUI, an extension_ui_request notify
-	// in RPC mode.
-	pluginkit.Said
+	pluginkit.Reply
 }
 
 // Encode writes the reply for the extension.
 func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
-	if rep.Empty() {
-		return 0, nil
-	}
 	var out Output
 	switch {
-	case rep.Block && ev.Kind == hook.Stop:
-		out.Continue = rep.Reason
 	case rep.Block && ev.Kind == hook.Prompt:
 		out.Refuse = rep.Reason
-	case rep.Deny && ev.Kind == hook.ToolCheck:
-		out.Deny = rep.DenyReason
-	}
-	if rep.Context != "" && (ev.Kind == hook.Prompt || ev.Kind == hook.SessionStart) && !rep.Block {
+	case rep.Context != "" && !rep.Block && (ev.Kind == hook.Prompt || ev.Kind == hook.SessionStart):
 		out.Send = rep.Context
 	}
-	out.Said = pluginkit.SaidOf(rep)
+	out.Reply = pluginkit.ReplyOf(ev, rep)
 	return pluginkit.Write(w, out)
 }

@@ -1,7 +1,6 @@
 package qwen
 
 import (
-	"path/filepath"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
@@ -55,15 +54,9 @@ var Installer = &install.Target{
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
 	Settings: []install.Setting{{Path: []string{BlockCapSetting}, Value: InstallBlockCap}},
-	Commands: func(string) []install.File {
-		var files []install.File
-		for _, cf := range inject.CommandsFor(Name) {
-			files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: "\n" + cf.Description + "\n"})
-		}
-		return files
-	},
-	Notice: install.SystemMessage,
-	Encode: encode,
+	Commands: func(string) []install.File { return install.CommandFiles(inject.CommandsFor(Name)) },
+	Notice:   install.SystemMessage,
+	Encode:   encode,
 }
 
 // Installer returns Qwen Code's installer.
@@ -71,10 +64,7 @@ func (Host) Installer() *install.Target { return Installer }
 
 // userDir is Qwen Code's user configuration directory: $QWEN_HOME, or ~/.qwen.
 func userDir(getenv func(string) string) (string, error) {
-	if d := getenv("QWEN_HOME"); d != "" {
-		return filepath.Abs(d)
-	}
-	return install.HomeDir(getenv, ".qwen")
+	return install.DirFromEnv(getenv, "QWEN_HOME", ".qwen")
 }
 
 // encode is what the hooks' command line answers by itself (hook.Encode).

@@ -274,15 +274,8 @@ func (e *Env) Run(ctx context.Context, s Session) (*Result, error) {
 	}
 	runErr := cmd.Wait()
 	res.Stderr, res.Elapsed = stderr.String(), time.Since(start)
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return res, fmt.Errorf("claude did not finish within %s: %s", s.Timeout, res.Stderr)
-	case runErr == nil:
-	case errors.As(runErr, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-	default:
-		return res, fmt.Errorf("run claude: %w", runErr)
+	if res.ExitCode, err = Exited(ctx, "claude", runErr); err != nil {
+		return res, err
 	}
 	if err := <-feedErr; err != nil {
 		return res, err

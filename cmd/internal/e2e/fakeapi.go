@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakeserver"
@@ -69,18 +68,9 @@ func Bash(text, command string) Turn {
 	return Tool(text, "Bash", map[string]any{"command": command, "description": "run " + command})
 }
 
-// Script is what the fake model answers to the agent's requests, in order.
-type Script struct {
-	Turns []Turn
-	// WhenDone answers every request after the turns run out.
-	WhenDone Turn
-	// MaxMain bounds the agent's requests; past it the fake answers HTTP 400, which ends the
-	// client's run (default 40).
-	MaxMain int
-	// Usage is what the agent's requests' answers report they used, unless their turn says
-	// (nil: DefaultUsage). Side requests (titles) always report DefaultUsage.
-	Usage *Usage
-}
+// Script is what the fake model answers to the agent's requests, in order (see
+// fakeserver.Script).
+type Script = fakeserver.Script[Turn, Usage]
 
 // Request is one request the fake received.
 type Request struct {
@@ -156,11 +146,7 @@ func (r Request) System() string {
 
 // Fake is a scripted fake of the Anthropic Messages API on 127.0.0.1.
 type Fake struct {
-	*fakeserver.Server
-	reqs   fakeserver.Log[Request]
-	mu     sync.Mutex
-	script Script
-	main   int
+	fakeserver.Fake[Request, Turn, Usage]
 }
 
 // coreTools tell the agent loop's requests from Claude Code's side requests (titles,
@@ -169,26 +155,19 @@ var coreTools = map[string]bool{"Bash": true, "Write": true, "Edit": true, "Read
 
 // StartFake serves script until Close.
 func StartFake(script Script) (*Fake, error) {
-	if script.MaxMain == 0 {
-		script.MaxMain = 40
-	}
 	if len(script.WhenDone.Blocks) == 0 {
 		script.WhenDone = Text("I have nothing more to do.")
 	}
-	f := &Fake{script: script}
-	var err error
-	if f.Server, err = fakeserver.Start(f.serve, ""); err != nil {
+	f := &Fake{}
+	if err := f.Start(f.serve, "", script); err != nil {
 		return nil, fmt.Errorf("fake API: %w", err)
 	}
 	return f, nil
 }
 
-// Requests returns every request received so far.
-func (f *Fake) Requests() []Request { return f.reqs.All() }
-
 // MainRequests returns the agent-loop requests.
 func (f *Fake) MainRequests() []Request {
-	return f.reqs.Where(func(r Request) bool { return r.Main })
+	return f.RequestsWhere(func(r Request) bool { return r.Main })
 }
 
 func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
@@ -206,7 +185,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		} `json:"output_config"`
 	}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" || json.Unmarshal(body, &req) != nil {
-		f.reqs.Add(rec)
+		f.Record(rec)
 		w.Header().Set("content-type", "application/json")
 		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
 			fmt.Fprint(w, `{"input_tokens": 100}`)
@@ -225,33 +204,24 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	turn := Text("OK")
 	used := DefaultUsage
 	if main {
-		f.mu.Lock()
-		f.main++
-		rec.Main, rec.Index = true, f.main
-		switch {
-		case f.main > f.script.MaxMain:
-			f.mu.Unlock()
-			f.reqs.Add(rec)
-			w.Header().Set("content-type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, `{"type":"error","error":{"type":"invalid_request_error","message":"fake API: more than %d requests"}}`, f.script.MaxMain)
+		a := f.Next()
+		rec.Main, rec.Index = true, a.N
+		if a.Over {
+			f.Record(rec)
+			a.Refuse(w, r, fmt.Sprintf(`{"type":"error","error":{"type":"invalid_request_error","message":"fake API: request %d is past the script"}}`, a.N))
 			return
-		case f.main <= len(f.script.Turns):
-			turn = f.script.Turns[f.main-1]
-		default:
-			turn = f.script.WhenDone
 		}
-		if f.script.Usage != nil {
-			used = *f.script.Usage
+		turn = a.Turn
+		if a.Usage != nil {
+			used = *a.Usage
 		}
 		if turn.Usage != nil {
 			used = *turn.Usage
 		}
-		f.mu.Unlock()
 	} else if len(req.OutputConfig.Format) > 0 {
 		turn = Text(`{"title":"Fake title"}`)
 	}
-	f.reqs.Add(rec)
+	f.Record(rec)
 	time.Sleep(turn.Delay)
 	if turn.Refuse != 0 {
 		kind := "api_error"

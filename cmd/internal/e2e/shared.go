@@ -266,6 +266,17 @@ func LastUser(t testing.TB, f *fakechat.Fake, n int) string {
 	return ""
 }
 
+// Until polls cond every 100 ms until it holds or within has passed, and reports whether
+// it held.
+func Until(within time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(within); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
 // Shown checks that the user was shown each of wants, waiting up to 10 s: shown is what
 // the user has been shown so far (the host's notices, a line each), what its name ("the
 // toasts").

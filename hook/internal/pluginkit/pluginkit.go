@@ -84,6 +84,30 @@ func fallbackReplies(h hook.Host, w inject.Words, prog string) map[string]any {
 	}
 }
 
+// Reply is what every plugin's reply says alike; a host's reply adds what its plugin does
+// with a prompt.
+type Reply struct {
+	// Continue: the loop goes on; the plugin sends this to the agent as the session's next
+	// message (the host's plugin says how).
+	Continue string `json:"continue,omitempty"`
+	// Deny refuses a tool call with this reason for the agent.
+	Deny string `json:"deny,omitempty"`
+	Said
+}
+
+// ReplyOf is rep's part that every plugin takes alike, for the event ev: a blocked stop's
+// continuation, a refused tool call's reason, and what the user is shown.
+func ReplyOf(ev hook.Event, rep hook.Reply) Reply {
+	out := Reply{Said: SaidOf(rep)}
+	switch {
+	case rep.Block && ev.Kind == hook.Stop:
+		out.Continue = rep.Reason
+	case rep.Deny && ev.Kind == hook.ToolCheck:
+		out.Deny = rep.DenyReason
+	}
+	return out
+}
+
 // Said is what a plugin's reply shows the user.
 type Said struct {
 	// Notice is a line for the user (the host's plugin says where it shows it).
@@ -121,6 +145,33 @@ type Head struct {
 	Hook      string `json:"hook"`
 	SessionID string `json:"sessionID"`
 	Directory string `json:"directory"`
+}
+
+// Call is a tool call as a plugin sends it, before it runs and after.
+type Call struct {
+	Tool   string          `json:"tool"`
+	CallID string          `json:"callID"`
+	Args   json.RawMessage `json:"args"`
+}
+
+// Check makes ev the check of the call before it runs, and decodes its arguments into
+// args (the tools' arguments vary: what does not fit is left empty).
+func (c Call) Check(ev *hook.Event, args any) {
+	ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolCheck, c.Tool, c.CallID
+	_ = json.Unmarshal(c.Args, args)
+}
+
+// Used makes ev the report of the call having run, a file write's when writes holds. A
+// call without an id is an error wrapping hook.ErrInput.
+func (c Call) Used(ev *hook.Event, writes bool) error {
+	if c.CallID == "" {
+		return fmt.Errorf("%w: no callID", hook.ErrInput)
+	}
+	ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, c.Tool, c.CallID
+	if writes {
+		ev.ToolKind = hook.WriteTool
+	}
+	return nil
 }
 
 // Decode reads one event a plugin sent from r into in, a struct whose Head is head, and

@@ -189,7 +189,7 @@ func TestCancel(t *testing.T) {
 			// session is answered by the hook (what became of the loop), not the model.
 			expectLoop(t, loopOf(t, env, r.SessionID), "SESSION_ENDED", 2, 0)
 			n := len(env.Fake.Requests())
-			env.Fake.Script(Script{WhenDone: Text("I should not be asked.")})
+			env.Fake.SetScript(Script{WhenDone: Text("I should not be asked.")})
 			r2 := run(t, env, r.SessionID, cancel)
 			expectLoop(t, loopOf(t, env, r.SessionID), "SESSION_ENDED", 2, 0)
 			if got := len(env.Fake.Requests()); got != n {
@@ -256,7 +256,7 @@ func TestUntrustedHooksDoNotRun(t *testing.T) {
 	if !strings.Contains(out, "trust") {
 		t.Errorf("install did not say it restored the trust: %s", out)
 	}
-	env.Fake.Script(Script{Turns: []Turn{Text("Thinking."), Shell("true"), Text(fmt.Sprintf("Done. %s", "<promise>DONE</promise>"))}})
+	env.Fake.SetScript(Script{Turns: []Turn{Text("Thinking."), Shell("true"), Text(fmt.Sprintf("Done. %s", "<promise>DONE</promise>"))}})
 	r = run(t, env, "", `/ralph-loop "Think" --max-iterations 3`)
 	expectLoop(t, loopOf(t, env, r.SessionID), "PROMISE_ACCEPTED", 2, 1)
 }
@@ -322,7 +322,7 @@ func TestGuardApplyPatch(t *testing.T) {
 	}
 	planted := filepath.Join(env.State, "ralph-loop", "sessions", "planted", "loop.json")
 	patch := "*** Begin Patch\n*** Add File: notes.txt\n+notes\n*** Add File: " + planted + "\n+{}\n*** End Patch\n"
-	env.Fake.Script(Script{Turns: []Turn{
+	env.Fake.SetScript(Script{Turns: []Turn{
 		Patch(patch),
 		Shell("apply_patch <<'EOF'\n" + patch + "EOF"),
 		Text("I am done."),

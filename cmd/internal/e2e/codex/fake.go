@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakeserver"
@@ -51,18 +50,9 @@ func Shell(command string) Turn { return Turn{Shell: command} }
 // Patch is a turn that applies a patch with the apply_patch tool.
 func Patch(patch string) Turn { return Turn{Patch: patch} }
 
-// Script is what the fake model answers to the agent's requests, in order.
-type Script struct {
-	Turns []Turn
-	// WhenDone answers every request after the turns run out.
-	WhenDone Turn
-	// MaxMain bounds the agent's requests; past it the fake answers HTTP 400, which ends
-	// the run (default 40).
-	MaxMain int
-	// Usage is what the agent's requests' answers report (nil: DefaultUsage); Codex's own
-	// requests (titles) report DefaultUsage.
-	Usage *Usage
-}
+// Script is what the fake model answers to the agent's requests, in order (see
+// fakeserver.Script); Codex's own requests (titles) use no turn.
+type Script = fakeserver.Script[Turn, Usage]
 
 // Request is one agent request the fake received.
 type Request struct {
@@ -129,38 +119,25 @@ func (r Request) Last() Item {
 
 // Fake is a scripted Responses API on 127.0.0.1; its URL ends in /v1.
 type Fake struct {
-	*fakeserver.Server
-	reqs   fakeserver.Log[Request]
-	mu     sync.Mutex
-	script Script
-	next   int
-	calls  int
+	fakeserver.Fake[Request, Turn, Usage]
 }
 
 // NewFake starts a fake model playing script.
 func NewFake(script Script) (*Fake, error) {
-	if script.MaxMain == 0 {
-		script.MaxMain = 40
-	}
-	f := &Fake{script: script}
-	var err error
-	if f.Server, err = fakeserver.Start(f.serve, "/v1"); err != nil {
+	f := &Fake{}
+	if err := f.Start(f.serve, "/v1", script); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
 // Requests returns the agent requests received so far.
-func (f *Fake) Requests() []Request { return f.reqs.All() }
-
-// Script replaces the turns still to be played (for a session's next run).
-func (f *Fake) Script(s Script) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if s.MaxMain == 0 {
-		s.MaxMain = 40
+func (f *Fake) Requests() []Request {
+	reqs := f.Fake.Requests()
+	for i := range reqs {
+		reqs[i].Index = i + 1
 	}
-	f.script, f.next = s, 0
+	return reqs
 }
 
 func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
@@ -207,21 +184,14 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		f.stream(w, req.Model, "resp_side", Turn{Text: string(b)}, nil, DefaultUsage)
 		return
 	}
-	f.mu.Lock()
-	idx := f.reqs.Len() + 1
-	f.reqs.Add(Request{Index: idx, Body: body})
-	turn := f.script.WhenDone
-	over := f.next >= f.script.MaxMain
-	if f.next < len(f.script.Turns) {
-		turn = f.script.Turns[f.next]
+	// Every agent request is logged and calls a tool of its own: its call's id is its number.
+	idx := f.Record(Request{Body: body})
+	a := f.Next()
+	if a.Over {
+		a.Refuse(w, r, `{"error":{"message":"fake model: scripted error","type":"invalid_request_error"}}`)
+		return
 	}
-	f.next++
-	f.calls++
-	call := fmt.Sprintf("call_fake_%d", f.calls)
-	f.mu.Unlock()
-	if over {
-		turn = Turn{Status: http.StatusBadRequest}
-	}
+	turn := a.Turn
 	if turn.Delay > 0 {
 		time.Sleep(turn.Delay)
 	}
@@ -236,10 +206,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		tools = append(tools, t.Name)
 	}
 	used := DefaultUsage
-	if f.script.Usage != nil {
-		used = *f.script.Usage
+	if a.Usage != nil {
+		used = *a.Usage
 	}
-	f.stream(w, req.Model, fmt.Sprintf("resp_fake_%d", idx), turn, &shellCall{id: call, tools: tools}, used)
+	f.stream(w, req.Model, fmt.Sprintf("resp_fake_%d", idx), turn, &shellCall{id: fmt.Sprintf("call_fake_%d", idx), tools: tools}, used)
 }
 
 type shellCall struct {

@@ -31,7 +31,7 @@ func endedThenResumed(t *testing.T, env *Env, r *Result, status, why string) {
 	if l.EndReason != why {
 		t.Errorf("end reason %q", l.EndReason)
 	}
-	env.Fake.Script(Script{Turns: []Turn{Shell("echo hi > x.txt"), Text("Made x.txt. <promise>DONE</promise>")}})
+	env.Fake.SetScript(Script{Turns: []Turn{Shell("echo hi > x.txt"), Text("Made x.txt. <promise>DONE</promise>")}})
 	run(t, env, r.SessionID, `$ralph-loop --resume`)
 	expectLoop(t, loopOf(t, env, r.SessionID), "PROMISE_ACCEPTED", 2, 1)
 }

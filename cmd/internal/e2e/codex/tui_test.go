@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,65 +11,30 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
-	"github.com/ralph-loop/ralph-loop/hook/args"
+	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/tmux"
 )
 
-// tui is Codex's interactive TUI in a detached tmux session on a private server.
+// tui is Codex's interactive TUI in tmux (see e2e.StartTUI).
 type tui struct {
-	t      *testing.T
-	socket string
+	*tmux.Session
+	t *testing.T
 }
 
-func (u *tui) tmux(a ...string) (string, error) {
-	out, err := exec.Command("tmux", append([]string{"-L", u.socket}, a...)...).CombinedOutput()
-	return string(out), err
-}
-
-// screen is the pane's text.
+// screen is the pane's text, with 200 lines of history.
 func (u *tui) screen() string {
-	out, _ := u.tmux("capture-pane", "-p", "-t", "codex", "-S", "-200")
+	out, _ := u.Screen(context.Background(), 200)
 	return out
 }
 
-// waitFor polls until cond holds or d passes.
-func waitFor(d time.Duration, cond func() bool) bool {
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
+// keys sends key names; typed, text typed literally (see tmux.Session).
+func (u *tui) keys(keys ...string) { u.Keys(context.Background(), keys...) }
+func (u *tui) typed(text string)   { u.Type(context.Background(), text) }
 
 // startTUI runs codex (the TUI) in the project, with the Env's environment.
 func startTUI(t *testing.T, env *Env) *tui {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("the TUI test needs tmux")
-	}
-	var b strings.Builder
-	b.WriteString("cd " + args.Quote(env.Project) + " || exit 1\n")
-	for _, kv := range env.environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		if k == "" || strings.ContainsAny(k, "() ") {
-			continue
-		}
-		fmt.Fprintf(&b, "export %s=%s\n", k, args.Quote(v))
-	}
-	b.WriteString("exec " + args.Quote(env.Codex) + "\n")
-	script := filepath.Join(env.Tmp, "tui.sh")
-	if err := os.WriteFile(script, []byte(b.String()), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	u := &tui{t: t, socket: fmt.Sprintf("ralph-loop-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	if out, err := u.tmux("new-session", "-d", "-s", "codex", "-x", "200", "-y", "50", "sh "+args.Quote(script)); err != nil {
-		t.Fatalf("tmux: %v: %s", err, out)
-	}
+	// Registered before the TUI's own cleanup, so run after it has ended the TUI.
 	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("screen:\n%s", u.screen())
-		}
-		u.tmux("kill-server")
 		// The TUI starts Codex's app-server daemon (two processes, in a session of their
 		// own, run from $CODEX_HOME/packages/app-server-daemon, which outlive the TUI and
 		// its tmux server): stopped as Codex stops it, and its updater loop, which "daemon
@@ -91,8 +55,9 @@ func startTUI(t *testing.T, env *Env) *tui {
 			}
 		}
 	})
+	u := &tui{Session: e2e.StartTUI(t, env, tmux.Options{Dir: env.Project, Env: append(env.environ(), "TERM=xterm-256color")}, env.Codex), t: t}
 	// The footer under the composer shows once the TUI has started and takes input.
-	if !waitFor(3*time.Minute, func() bool { return strings.Contains(u.screen(), "for shortcuts") }) {
+	if !e2e.Until(3*time.Minute, func() bool { return strings.Contains(u.screen(), "for shortcuts") }) {
 		t.Fatal("the TUI did not show its composer")
 	}
 	time.Sleep(time.Second)
@@ -106,17 +71,17 @@ func startTUI(t *testing.T, env *Env) *tui {
 func (u *tui) typeLine(text string, done func() bool) bool {
 	for attempt := 0; attempt < 4; attempt++ {
 		if !strings.Contains(u.screen(), "› "+text) {
-			u.tmux("send-keys", "-t", "codex", "C-u")
+			u.keys("C-u")
 			time.Sleep(300 * time.Millisecond)
-			u.tmux("send-keys", "-t", "codex", "-l", text)
-			if !waitFor(8*time.Second, func() bool { return strings.Contains(u.screen(), "› "+text) }) {
+			u.typed(text)
+			if !e2e.Until(8*time.Second, func() bool { return strings.Contains(u.screen(), "› "+text) }) {
 				continue
 			}
 		}
 		time.Sleep(time.Second)
 		for i := 0; i < 2; i++ {
-			u.tmux("send-keys", "-t", "codex", "Enter")
-			if waitFor(5*time.Second, done) {
+			u.keys("Enter")
+			if e2e.Until(5*time.Second, done) {
 				return true
 			}
 		}
@@ -144,13 +109,13 @@ func TestTUI(t *testing.T) {
 		WhenDone: Text("Nothing more.")})
 	u := startTUI(t, env)
 	loops := u.arm(env, `$ralph-loop "Write x.txt" --max-iterations 4`)
-	if !waitFor(60*time.Second, func() bool { l := loops(); return len(l) > 0 && l[0].Status != "ACTIVE" }) {
+	if !e2e.Until(60*time.Second, func() bool { l := loops(); return len(l) > 0 && l[0].Status != "ACTIVE" }) {
 		t.Fatalf("the loop did not end: %+v", loops())
 	}
 	expectLoop(t, loops()[0], "PROMISE_ACCEPTED", 2, 1)
 	screen := u.screen()
 	for _, want := range []string{"ralph-loop: loop armed", "Blocked by hook", "ralph-loop: promise accepted at iteration 2/4"} {
-		if !waitFor(10*time.Second, func() bool { screen = u.screen(); return strings.Contains(screen, want) }) {
+		if !e2e.Until(10*time.Second, func() bool { screen = u.screen(); return strings.Contains(screen, want) }) {
 			t.Errorf("the TUI does not show %q", want)
 		}
 	}
@@ -182,19 +147,19 @@ func TestTUICancelWhileWorking(t *testing.T) {
 		WhenDone: Text("Nothing more.")})
 	u := startTUI(t, env)
 	loops := u.arm(env, `$ralph-loop "Write x.txt" --max-iterations 10`)
-	if !waitFor(60*time.Second, func() bool { return len(env.Fake.Requests()) >= 2 }) {
+	if !e2e.Until(60*time.Second, func() bool { return len(env.Fake.Requests()) >= 2 }) {
 		t.Fatal("iteration 2 never reached the model")
 	}
 	const held = "Messages to be submitted after next tool call"
 	if !u.typeLine("$cancel-ralph", func() bool { return strings.Contains(u.screen(), held) }) {
 		t.Fatal("$cancel-ralph typed while the command runs was not held by Codex")
 	}
-	if !waitFor(60*time.Second, func() bool { l := loops(); return len(l) > 0 && l[0].Status != "ACTIVE" }) {
+	if !e2e.Until(60*time.Second, func() bool { l := loops(); return len(l) > 0 && l[0].Status != "ACTIVE" }) {
 		t.Fatalf("the loop did not end: %+v", loops())
 	}
 	expectLoop(t, loops()[0], "CANCELLED", 2, 1)
 	var screen string
-	if !waitFor(30*time.Second, func() bool {
+	if !e2e.Until(30*time.Second, func() bool {
 		screen = u.screen()
 		return strings.Contains(screen, "ralph loop cancelled at iteration 2/10") && strings.Contains(screen, "Worked for")
 	}) {
@@ -217,7 +182,7 @@ func TestTUICancelWhileWorking(t *testing.T) {
 	if !u.typeLine("hello there", func() bool { return strings.Contains(u.screen(), "Next answer.") }) {
 		t.Fatal("a message after the cancel got no answer")
 	}
-	if !waitFor(30*time.Second, func() bool { screen = u.screen(); return strings.Count(screen, "Worked for") >= 2 }) {
+	if !e2e.Until(30*time.Second, func() bool { screen = u.screen(); return strings.Count(screen, "Worked for") >= 2 }) {
 		t.Fatal("the turn after the cancel did not end")
 	}
 	if !staleAfter(screen, "Next answer.") {
@@ -235,14 +200,14 @@ func TestTUICancelWhileWorking(t *testing.T) {
 	if !u.typeLine(`$ralph-loop "Again" --max-iterations 10`, func() bool { return len(loops()) == 2 }) {
 		t.Fatal("no second loop was armed")
 	}
-	if !waitFor(60*time.Second, func() bool { return len(env.Fake.Requests()) >= 5 }) {
+	if !e2e.Until(60*time.Second, func() bool { return len(env.Fake.Requests()) >= 5 }) {
 		t.Fatal("iteration 2 of the second loop never reached the model")
 	}
-	if !waitFor(30*time.Second, func() bool { return strings.Contains(u.screen(), "sleep 8") }) {
+	if !e2e.Until(30*time.Second, func() bool { return strings.Contains(u.screen(), "sleep 8") }) {
 		t.Fatal("the second loop's command did not start")
 	}
-	u.tmux("send-keys", "-t", "codex", "Escape")
-	if !waitFor(30*time.Second, func() bool { return strings.Contains(u.screen(), "Model interrupted") }) {
+	u.keys("Escape")
+	if !e2e.Until(30*time.Second, func() bool { return strings.Contains(u.screen(), "Model interrupted") }) {
 		t.Error("Esc did not interrupt the turn")
 	}
 	time.Sleep(3 * time.Second) // nothing more may come: no request, no cancel
@@ -259,7 +224,7 @@ func TestTUICancelWhileWorking(t *testing.T) {
 	if got := strings.Join(reasons, "; "); got != "CANCELLED: cancelled with /cancel-ralph; CANCELLED: the user interrupted the turn (Esc or Ctrl-C in Codex)" {
 		t.Fatalf("loops after Esc: %s", got)
 	}
-	if !waitFor(30*time.Second, func() bool { return strings.Contains(u.screen(), "you interrupted the turn") }) {
+	if !e2e.Until(30*time.Second, func() bool { return strings.Contains(u.screen(), "you interrupted the turn") }) {
 		t.Error("the screen does not say that Esc ended the loop")
 	}
 	if n := len(env.Fake.Requests()); n != 5 {

@@ -10,7 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakeserver"
@@ -73,22 +73,9 @@ func Tool(text, name string, args map[string]any) Turn {
 	return Turn{Text: text, Calls: []Call{{Name: name, Args: args}}}
 }
 
-// Script is what the fake model answers to the agent's requests, in order.
-type Script struct {
-	Turns []Turn
-	// WhenDone answers every request after the turns run out ("{n}" in its text becomes
-	// the request's number).
-	WhenDone Turn
-	// MaxMain bounds the agent's requests; past it the fake answers HTTP 400, which ends
-	// the turn with an API error (default 40).
-	MaxMain int
-	// Hang: past MaxMain the fake answers nothing until the client goes away (a model that
-	// never answers), instead of HTTP 400.
-	Hang bool
-	// Usage is what the agent's requests' answers report, unless their turn says (nil:
-	// DefaultUsage).
-	Usage *Usage
-}
+// Script is what the fake model answers to the agent's requests, in order (see
+// fakeserver.Script): "{n}" in WhenDone's text becomes the request's number.
+type Script = fakeserver.Script[Turn, Usage]
 
 // Message is one message of a request, its text parts joined.
 type Message struct {
@@ -109,22 +96,14 @@ type Request struct {
 
 // Fake is a scripted OpenAI-compatible endpoint on 127.0.0.1; its URL ends in /v1.
 type Fake struct {
-	*fakeserver.Server
-	reqs   fakeserver.Log[Request]
-	mu     sync.Mutex
-	script Script
-	main   int
-	calls  int
+	fakeserver.Fake[Request, Turn, Usage]
+	calls atomic.Int64 // tool calls made, for their ids
 }
 
 // StartFake serves script on a free port of 127.0.0.1.
 func StartFake(script Script) (*Fake, error) {
-	if script.MaxMain == 0 {
-		script.MaxMain = 40
-	}
-	f := &Fake{script: script}
-	var err error
-	if f.Server, err = fakeserver.Start(f.serve, "/v1"); err != nil {
+	f := &Fake{}
+	if err := f.Start(f.serve, "/v1", script); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -143,23 +122,9 @@ func (f *Fake) Continuations() []string {
 	return out
 }
 
-// SetScript makes the fake answer the agent's next requests from script, from its first
-// turn (the requests so far are kept).
-func (f *Fake) SetScript(script Script) {
-	if script.MaxMain == 0 {
-		script.MaxMain = 40
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.script, f.main = script, 0
-}
-
-// Requests are the chat completion requests, in order.
-func (f *Fake) Requests() []Request { return f.reqs.All() }
-
 // MainRequests are the agent's requests: the ones that offer tools.
 func (f *Fake) MainRequests() []Request {
-	return f.reqs.Where(func(r Request) bool { return r.Tools > 0 })
+	return f.RequestsWhere(func(r Request) bool { return r.Tools > 0 })
 }
 
 type chatRequest struct {
@@ -221,42 +186,27 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		req.Messages = append(req.Messages, msg)
 	}
-	f.reqs.Add(req)
-	f.mu.Lock()
+	f.Record(req)
 	var t Turn
-	over := false
 	if req.Tools == 0 {
 		t = Text("{}") // side requests (none seen with the memory agents off)
 	} else {
-		f.main++
-		switch {
-		case f.main > f.script.MaxMain:
-			over = true
-		case f.main <= len(f.script.Turns):
-			t = f.script.Turns[f.main-1]
-		default:
-			t = f.script.WhenDone
-			t.Text = strings.ReplaceAll(t.Text, "{n}", fmt.Sprint(f.main))
+		a := f.Next()
+		if a.Over {
+			a.Refuse(w, r, `{"error":{"message":"fake: the script allows no more requests","type":"invalid_request_error"}}`)
+			return
+		}
+		t = a.Turn
+		if a.Done {
+			t.Text = strings.ReplaceAll(t.Text, "{n}", fmt.Sprint(a.N))
 		}
 		if t.Usage == nil {
-			t.Usage = f.script.Usage
+			t.Usage = a.Usage
 		}
 	}
 	ids := make([]string, len(t.Calls))
-	for i := range t.Calls {
-		f.calls++
-		ids[i] = fmt.Sprintf("call_fake_%d", f.calls)
-	}
-	f.mu.Unlock()
-	if over && f.script.Hang {
-		<-r.Context().Done()
-		return
-	}
-	if over {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		io.WriteString(w, `{"error":{"message":"fake: the script allows no more requests","type":"invalid_request_error"}}`)
-		return
+	for i := range ids {
+		ids[i] = fmt.Sprintf("call_fake_%d", f.calls.Add(1))
 	}
 	if !cr.Stream {
 		w.Header().Set("Content-Type", "application/json")

@@ -5,16 +5,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -162,170 +158,9 @@ func (e *Env) Run(ctx context.Context, r Run) (*Result, error) {
 	runErr := cmd.Wait()
 	stop()
 	res := &Result{Fake: fake, SessionID: r.SessionID, Stdout: stdout.String(), Stderr: stderr.String(), Elapsed: time.Since(start), Killed: killed}
-	var exitErr *exec.ExitError
-	switch {
-	case res.Killed:
-	case ctx.Err() != nil:
-		return res, fmt.Errorf("gemini did not finish within %s: %s", r.Timeout, res.Stderr)
-	case runErr == nil:
-	case errors.As(runErr, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-	default:
-		return res, fmt.Errorf("run gemini: %w", runErr)
+	if killed {
+		return res, nil
 	}
-	return res, nil
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and polling readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// TUI is Gemini CLI's interactive terminal UI running in a pseudo-terminal made by
-// script(1), its keyboard a pipe.
-type TUI struct {
-	Fake   *Fake
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *syncBuffer
-	waited chan struct{}
-}
-
-// StartTUI starts "gemini --yolo" interactively in the project, against a fake with script.
-func (e *Env) StartTUI(script Script) (*TUI, error) {
-	sh, err := exec.LookPath("script")
-	if err != nil {
-		return nil, err
-	}
-	fake, err := StartFake(script)
-	if err != nil {
-		return nil, err
-	}
-	line := "stty rows 40 cols 120; exec " + shellQuote(e.Gemini) + " --yolo -m " + Model
-	cmd := exec.Command(sh, "-qfec", line, "/dev/null")
-	cmd.Dir = e.Project
-	cmd.Env = append(e.environ(fake.URL), "TERM=xterm-256color")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	t := &TUI{Fake: fake, cmd: cmd, out: &syncBuffer{}, waited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = t.out, t.out
-	if t.in, err = cmd.StdinPipe(); err != nil {
-		fake.Close()
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		fake.Close()
-		return nil, err
-	}
-	go func() { _ = cmd.Wait(); close(t.waited) }()
-	return t, nil
-}
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-// Screen is everything the TUI wrote, escape sequences removed.
-func (t *TUI) Screen() string {
-	return ansi.ReplaceAllString(t.out.String(), "")
-}
-
-var ansi = regexp.MustCompile(`\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
-
-// WaitFor polls until cond holds or the timeout passes.
-func WaitFor(timeout time.Duration, cond func() bool) bool {
-	for end := time.Now().Add(timeout); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
-}
-
-// Type types text, then Enter a moment later (the TUI takes a fast Enter as part of a paste).
-func (t *TUI) Type(text string) error {
-	if _, err := io.WriteString(t.in, text); err != nil {
-		return err
-	}
-	// Enter once the prompt box shows the text, and again while it still does: on a loaded
-	// machine the UI can take the text late, or drop an Enter while it runs a hook.
-	head := text[:min(len(text), 20)]
-	typed := func() bool { return strings.Contains(t.promptLine(), head) }
-	WaitFor(30*time.Second, typed)
-	for range 5 {
-		time.Sleep(200 * time.Millisecond)
-		if _, err := io.WriteString(t.in, "\r"); err != nil {
-			return err
-		}
-		if WaitFor(5*time.Second, func() bool { return !typed() }) {
-			return nil
-		}
-	}
-	return nil
-}
-
-// promptLine is the prompt box's line as last drawn: the last line that starts with "*"
-// (the box's mark, before the typed text or the placeholder).
-func (t *TUI) promptLine() string {
-	lines := strings.Split(t.Screen(), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, "* ") || l == "*" {
-			return l
-		}
-	}
-	return ""
-}
-
-// Close kills the TUI and stops the fake. script(1) runs the CLI in a session of its own
-// (the pseudo-terminal's), which some of its processes outlive: each child of script is
-// killed with its process group, then script's own group.
-func (t *TUI) Close() {
-	for _, pid := range childrenOf(t.cmd.Process.Pid) {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	_ = syscall.Kill(-t.cmd.Process.Pid, syscall.SIGKILL)
-	select {
-	case <-t.waited:
-	case <-time.After(10 * time.Second):
-	}
-	t.in.Close()
-	t.Fake.Close()
-}
-
-// childrenOf lists the processes whose parent is pid (from /proc; none where there is no
-// /proc).
-func childrenOf(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[1] == fmt.Sprint(pid) {
-			var child int
-			if _, err := fmt.Sscan(e.Name(), &child); err == nil {
-				out = append(out, child)
-			}
-		}
-	}
-	return out
+	res.ExitCode, err = e2e.Exited(ctx, "gemini", runErr)
+	return res, err
 }

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,97 +251,4 @@ func TestProjectScope(t *testing.T) {
 		}},
 	})
 	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 1)
-}
-
-// /ralph-loop typed in the interactive terminal UI: the installed command file makes it a
-// known command there, and the hook arms from its expansion.
-func TestInteractive(t *testing.T) {
-	env := newEnv(t)
-	tui, err := env.StartTUI(Script{Turns: []Turn{
-		Shell("Creating w.txt.", "echo w > w.txt"),
-		Say("w.txt done.\n<promise>DONE</promise>"),
-	}})
-	if err != nil {
-		t.Skipf("no pseudo-terminal for the interactive UI: %v", err)
-	}
-	defer tui.Close()
-	defer func() {
-		if t.Failed() {
-			t.Logf("screen:\n%s", cut(tui.Screen(), 6000))
-		}
-	}()
-	if !WaitFor(3*time.Minute, func() bool { return strings.Contains(tui.Screen(), "Type your message") }) {
-		t.Fatal("the interactive UI did not become ready")
-	}
-	if err := tui.Type(`/ralph-loop "Create w.txt" --max-iterations 3`); err != nil {
-		t.Fatal(err)
-	}
-	accepted := func() bool {
-		loops, _ := filepath.Glob(filepath.Join(env.State, "ralph-loop", "sessions", "*"))
-		return len(loops) > 0 && strings.Contains(tui.Screen(), "promise accepted at iteration 1/3")
-	}
-	if !WaitFor(3*time.Minute, accepted) {
-		t.Fatal("the loop was not armed and accepted from the interactive UI")
-	}
-	if !strings.Contains(tui.Screen(), "loop armed: up to 3 iterations") {
-		t.Error("the arming notice was not shown")
-	}
-	if b, err := os.ReadFile(filepath.Join(env.Project, "w.txt")); err != nil || string(b) != "w\n" {
-		t.Errorf("w.txt: %q %v", b, err)
-	}
-}
-
-// An interrupt in the interactive terminal UI: Esc while the model works on iteration 2
-// stops the turn, and Gemini CLI still fires AfterAgent, with no model reply. The loop ends
-// there (NO_PROGRESS) rather than sending the model on against the user's interrupt; then
-// /cancel-ralph, answered by the hook without a model call, says how the loop ended.
-func TestInteractiveInterrupt(t *testing.T) {
-	env := newEnv(t)
-	tui, err := env.StartTUI(Script{Turns: []Turn{Say("Working on it.")}, HoldFrom: 2})
-	if err != nil {
-		t.Skipf("no pseudo-terminal for the interactive UI: %v", err)
-	}
-	defer tui.Close()
-	defer func() {
-		if t.Failed() {
-			sc := tui.Screen()
-			t.Logf("screen (end):\n%s", sc[max(0, len(sc)-6000):])
-			t.Logf("%d model requests", len(tui.Fake.MainRequests()))
-		}
-	}()
-	if !WaitFor(3*time.Minute, func() bool { return strings.Contains(tui.Screen(), "Type your message") }) {
-		t.Fatal("the interactive UI did not become ready")
-	}
-	if err := tui.Type(`/ralph-loop "Keep going" --max-iterations 10`); err != nil {
-		t.Fatal(err)
-	}
-	if !WaitFor(3*time.Minute, func() bool { return len(tui.Fake.MainRequests()) >= 2 }) {
-		t.Fatal("iteration 2 never reached the model")
-	}
-	if _, err := io.WriteString(tui.in, "\x1b"); err != nil {
-		t.Fatal(err)
-	}
-	var session string
-	ended := func() bool {
-		sessions, _ := os.ReadDir(filepath.Join(env.State, "ralph-loop", "sessions"))
-		if len(sessions) != 1 {
-			return false
-		}
-		session = sessions[0].Name()
-		loops, _ := env.Status(context.Background(), session)
-		return len(loops) > 0 && loops[0].Status != "ACTIVE"
-	}
-	if !WaitFor(2*time.Minute, ended) {
-		t.Fatal("the interrupt did not end the loop")
-	}
-	expectLoop(t, loopOf(t, env, session), "NO_PROGRESS", 2, 0)
-	if err := tui.Type("/cancel-ralph"); err != nil {
-		t.Fatal(err)
-	}
-	if !WaitFor(2*time.Minute, func() bool { return strings.Contains(tui.Screen(), "the last one ended NO_PROGRESS at iteration 2/10") }) {
-		t.Fatal("/cancel-ralph was not answered by the hook")
-	}
-	if n := len(tui.Fake.MainRequests()); n != 2 {
-		t.Errorf("%d model requests, want 2 (none after the interrupt)", n)
-	}
 }

@@ -176,14 +176,14 @@ func TestTUIEscDuringTool(t *testing.T) {
 	if !strings.Contains(screen, "press Esc to end the loop") {
 		t.Errorf("the first block's notice does not say Esc ends the loop")
 	}
-	if !WaitFor(2*time.Minute, func() bool { _, err := os.Stat(filepath.Join(env.Project, "started.txt")); return err == nil }) {
+	if !e2e.Until(2*time.Minute, func() bool { _, err := os.Stat(filepath.Join(env.Project, "started.txt")); return err == nil }) {
 		t.Fatal("the command did not start")
 	}
 	if err := u.Keys(ctx, "Escape"); err != nil {
 		t.Fatal(err)
 	}
 	before := len(u.fake.MainRequests())
-	ended := WaitFor(2*time.Minute, func() bool {
+	ended := e2e.Until(2*time.Minute, func() bool {
 		loops, _ := env.Status(ctx, "")
 		return len(loops) == 1 && loops[0].Status != "ACTIVE"
 	})
@@ -234,4 +234,58 @@ func (u *tmuxTUI) idle(t *testing.T) {
 		}
 	}
 	t.Fatal("Gemini CLI did not go idle in 3 minutes")
+}
+
+// /ralph-loop typed in the interactive terminal UI: the installed command file makes it a
+// known command there, and the hook arms from its expansion.
+func TestInteractive(t *testing.T) {
+	env := newEnv(t)
+	u := startTmuxTUI(t, env, Script{Turns: []Turn{
+		Shell("Creating w.txt.", "echo w > w.txt"),
+		Say("w.txt done.\n<promise>DONE</promise>"),
+	}})
+	u.submit(t, `/ralph-loop "Create w.txt" --max-iterations 3`)
+	screen := u.waitFor(t, "promise accepted at iteration 1/3")
+	if loops, _ := filepath.Glob(filepath.Join(env.State, "ralph-loop", "sessions", "*")); len(loops) == 0 {
+		t.Error("no loop was armed")
+	}
+	if !tmux.Contains(screen, "loop armed: up to 3 iterations") {
+		t.Error("the arming notice was not shown")
+	}
+	e2e.ReadFile(t, filepath.Join(env.Project, "w.txt"), "w\n")
+}
+
+// An interrupt in the interactive terminal UI: Esc while the model works on iteration 2
+// stops the turn, and Gemini CLI still fires AfterAgent, with no model reply. The loop ends
+// there (NO_PROGRESS) rather than sending the model on against the user's interrupt; then
+// /cancel-ralph, answered by the hook without a model call, says how the loop ended.
+func TestInteractiveInterrupt(t *testing.T) {
+	env := newEnv(t)
+	u := startTmuxTUI(t, env, Script{Turns: []Turn{Say("Working on it.")}, HoldFrom: 2})
+	u.submit(t, `/ralph-loop "Keep going" --max-iterations 10`)
+	if !e2e.Until(3*time.Minute, func() bool { return len(u.fake.MainRequests()) >= 2 }) {
+		t.Fatal("iteration 2 never reached the model")
+	}
+	if err := u.Keys(context.Background(), "Escape"); err != nil {
+		t.Fatal(err)
+	}
+	var session string
+	ended := func() bool {
+		sessions, _ := os.ReadDir(filepath.Join(env.State, "ralph-loop", "sessions"))
+		if len(sessions) != 1 {
+			return false
+		}
+		session = sessions[0].Name()
+		loops, _ := env.Status(context.Background(), session)
+		return len(loops) > 0 && loops[0].Status != "ACTIVE"
+	}
+	if !e2e.Until(2*time.Minute, ended) {
+		t.Fatal("the interrupt did not end the loop")
+	}
+	expectLoop(t, loopOf(t, env, session), "NO_PROGRESS", 2, 0)
+	u.submit(t, "/cancel-ralph")
+	u.waitFor(t, "the last one ended NO_PROGRESS at iteration 2/10")
+	if n := len(u.fake.MainRequests()); n != 2 {
+		t.Errorf("%d model requests, want 2 (none after the interrupt)", n)
+	}
 }
