@@ -265,7 +265,7 @@ func (f Family) TUI(t *testing.T) {
 		if all(seen, toasts) {
 			break
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(tmux.Poll) // a screen and a status: two processes each time
 	}
 	t.Logf("toasts seen: %v", seen)
 	// The first and the last notice are shown; one that comes while another is shown may give
