@@ -99,7 +99,7 @@ func WaitLoop(t testing.TB, e Host, what string, ok func(Loop) bool) Loop {
 	}, ok)
 }
 
-// PollLoop reads a loop with read every 100 ms until ok holds for it, and returns it; t
+// PollLoop reads a loop with read every 250 ms until ok holds for it, and returns it; t
 // fails, with the last loop read, if it does not within the time given. read says whether
 // it read one.
 func PollLoop(t testing.TB, what string, within time.Duration, read func() (Loop, bool), ok func(Loop) bool) Loop {
@@ -113,7 +113,7 @@ func PollLoop(t testing.TB, what string, within time.Duration, read func() (Loop
 				return last
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond) // read runs "ralph-loop status": a process each time
 	}
 	t.Fatalf("no loop %s within %ds; last seen: %s at %d/%d (%s)", what, int(within.Seconds()), last.Status, last.Iteration, last.MaxIterations, last.EndReason)
 	return last

@@ -136,7 +136,7 @@ func (s *Session) Screen(ctx context.Context, scrollback int) (string, error) {
 	return s.tmux(ctx, args...)
 }
 
-// WaitFor polls the screen (every 100 ms, up to timeout) until it contains text, taking
+// WaitFor polls the screen (every Poll, up to timeout) until it contains text, taking
 // every run of blanks and line breaks as one space (programs wrap long lines themselves).
 // On a timeout the error holds the screen as it was last seen.
 func (s *Session) WaitFor(ctx context.Context, text string, timeout time.Duration) (string, error) {
@@ -154,7 +154,12 @@ func Contains(screen, text string) bool {
 // Flat is s with every run of blanks and line breaks made one space.
 func Flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// WaitUntil polls the screen (with 2000 lines of history) until ok holds for it.
+// Poll is how often WaitFor and WaitUntil read the screen: each read is a tmux process and
+// a capture of the history, which at every 100 ms cost a TUI test more CPU than its waits
+// save (a host's notice stays on the screen for seconds).
+const Poll = 250 * time.Millisecond
+
+// WaitUntil polls the screen (with 2000 lines of history, every Poll) until ok holds for it.
 func (s *Session) WaitUntil(ctx context.Context, what string, timeout time.Duration, ok func(screen string) bool) (string, error) {
 	deadline := time.Now().Add(timeout)
 	var screen string
@@ -173,7 +178,7 @@ func (s *Session) WaitUntil(ctx context.Context, what string, timeout time.Durat
 		select {
 		case <-ctx.Done():
 			return screen, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(Poll):
 		}
 	}
 }
