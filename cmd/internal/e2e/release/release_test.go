@@ -1,8 +1,8 @@
 // Package release tests what a release ships, as a user gets it: make dist's archives and
 // checksums, and the npm packages installed with the real npm from a registry on 127.0.0.1
 // into a fresh prefix with no Go on PATH, then the demo's loop through the real Claude Code
-// with only what npm installed, and a session after npm rm -g. It is part of the real-CLI
-// suite (RALPH_E2E=1, make e2e).
+// with only what npm installed, and a session after npm rm -g. It is the release suite
+// (make release-test; on its own, RALPH_E2E=1 go test ./cmd/internal/e2e/release/).
 //
 // make dist builds one target here (linux/amd64, GoReleaser with .goreleaser.yaml narrowed
 // to it) unless RALPH_DIST_FULL=1, which builds all six as a release does.
@@ -138,7 +138,7 @@ func oneTarget() (string, error) {
 func need(t *testing.T) {
 	t.Helper()
 	if os.Getenv("RALPH_E2E") != "1" {
-		t.Skip("end-to-end test of the release (make dist, npm, the real Claude Code): run with RALPH_E2E=1 (make e2e)")
+		t.Skip("end-to-end test of the release (make dist, npm, the real Claude Code): run with RALPH_E2E=1 (make release-test)")
 	}
 	if skipWhy != "" {
 		t.Skip("SKIPPED: " + skipWhy)

@@ -15,7 +15,7 @@ import (
 // it too (TestDist, TestNPMInstall).
 func TestVersionEverywhere(t *testing.T) {
 	if os.Getenv("RALPH_E2E") != "1" {
-		t.Skip("builds ralph-loop three ways from a clone: run with RALPH_E2E=1 (make e2e)")
+		t.Skip("builds ralph-loop three ways from a clone: run with RALPH_E2E=1 (make release-test)")
 	}
 	if repo == "" {
 		t.Skip("no repository: " + skipWhy)
