@@ -14,9 +14,12 @@ import (
 )
 
 // stop answers the agent's attempt to end its turn. Read top to bottom: the first look (no
-// loop, or not the loop's host: nothing to decide), the decision under the session's lock
-// (decideStop), the loop's checks when the promise needs them (recheck), and the reply
-// that says the verdict to the agent and the user (stopReply).
+// loop, or not the loop's host: nothing to decide); under the session's lock (decideStop)
+// observe (observeStop: the iteration's output, tool calls and usage, in observe.go),
+// decide (decideOn: the verdict, Decide in decide.go) and write (writeStop: the
+// checkpoint, the event log; the loop itself is saved by the transaction); the loop's
+// checks when the promise needs them (recheck), decided again; and the reply that says the
+// verdict to the agent and the user (stopReply, in reply.go).
 func (e *engine) stop(ctx context.Context) Reply {
 	if !e.session() {
 		return Reply{}
@@ -90,15 +93,18 @@ type stopDecision struct {
 	other   string     // a different promise token the agent printed
 	resumed bool       // the loop yielded to the user's message at the last stop
 	pending string     // what the user has not been told yet
-	checks  []check.Result
+	why     string     // the event log's line for the decision
+	// uncounted say why usage the host recorded was not counted (the event log says it).
+	uncounted []string
+	checks    []check.Result
 	// interrupted: the host ended the last blocked turn (Esc) and a prompt of the user's
 	// came since.
 	interrupted bool
 }
 
-// decideStop makes the stop's decision under the session's lock: what the agent did
-// (observe), the verdict (Decide), and whether a message the user typed while the agent
-// worked is answered first.
+// decideStop makes the stop's decision under the session's lock, in three steps: what the
+// agent did (observeStop), the verdict and the loop as it must be saved (decideOn), and
+// what is written besides the loop (writeStop: the checkpoint, the event log).
 func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (stopDecision, error) {
 	var d stopDecision
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
@@ -108,94 +114,136 @@ func (e *engine) decideStop(ctx context.Context, st standing, start time.Time) (
 		e.claim(cur, st)
 		e.refreshBinaries(cur)
 		if cur.AwaitCancel {
-			// Paused for a /cancel-ralph the transcript showed, and no prompt of the user's
-			// has come since: this turn is the host's own (a background command's
-			// notification), not the loop's. It is let through, and the loop stays paused.
 			d.paused = true
-			cur.LastKey, cur.LastKeyAt, cur.LastSeenAt = e.ev.Key, e.env.Now(), e.env.Now()
-			tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActYielded,
-				Reason: inject.ReasonPausedStop(CommandCancel)})
+			e.awaitingCancel(tx, cur, start)
 			return cur, nil
 		}
-		o := observe(e.env, e.facts, cur, e.ev, start)
-		recordWork(e.env, cur, &o)
-		d.readErr, d.unread = o.err, o.Unread
-		cancel, yield := false, "" // the cancel command, or a prompt, the user typed while the turn ran
-		for _, q := range o.queued {
-			if c, ok, _ := e.command(q); ok && c.Name == CommandCancel {
-				cancel = true
-			} else if yield == "" {
-				yield = q
-			}
-		}
-		d.resumed = cur.Yielded
-		d.interrupted = cur.LastAction == state.ActTurnEnded
-		d.verdict, d.after = Decide(*cur, o.Observation)
-		for _, p := range d.after.Pending[len(cur.Pending):] {
-			if p.What == state.ActUncounted {
-				tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActUncounted,
-					Reason: inject.ReasonUncounted(p.Why)})
-			}
-		}
-		d.after.Transcript = o.pos
-		d.after.ToolsOffset = o.toolsOffset
-		d.after.Yielded = false
-		d.after.LastKey, d.after.LastKeyAt, d.after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
-		d.decided = true
-		checkpoint := recordCheckpoint(e.env, &d.after, cur.Iteration, o.Tree)
-		blocks := d.verdict.Blocks()
-		// The transcript does not show the end of the turn yet: what it adds is this
-		// iteration's (stamped by this stop's start; its text does not count for the next
-		// one), and its usage is counted once written (by the next stop, or settle once the
-		// loop has ended). Blocked without the marker, the agent is told that only part of
-		// its output was read (partial), and a marker in the rest counts at the next stop
-		// (LateMarker, see observed.take); a marker this stop saw never counts twice.
-		d.after.Transcript.Unseen = e.facts.transcript().Lags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
-		d.after.Transcript.LateMarker = d.after.Transcript.Unseen && d.verdict == Continue && o.Unread == ""
-		d.after.Transcript.UnseenAt = time.Time{}
-		if d.after.Transcript.Unseen {
-			d.after.Transcript.UnseenAt = start
-		}
-		d.partial = o.partial && d.verdict == Continue && o.Unread == ""
-		if d.partial && o.lagging {
-			o.note = inject.NotePartial
-		}
-		reason := eventReason(d.verdict, &d.after, nil)
-		switch {
-		case d.verdict == Continue && o.Unread != "":
-			reason = inject.ReasonUnread(&d.after, o.Unread)
-		case d.verdict == Continue && o.HasOther:
-			d.other = promise.Marker(o.Other)
-			reason = inject.ReasonOtherToken(&d.after, d.other)
-		}
-		d.pending = takePending(&d.after, e.facts.Words)
-		switch {
-		case blocks && cancel:
-			// The transcript shows /cancel-ralph queued while the agent worked: the stop is
-			// let through so that the host hands it over as the user's prompt, which ends
-			// the loop. A line in the transcript alone ends nothing (anything can write
-			// one): if the next prompt is not the cancel, the loop goes on.
-			d.after = yielded(*cur, d.after)
-			d.after.AwaitCancel = true
-			reason = inject.ReasonCancelQueued(CommandCancel, &d.after)
-		case blocks && yield != "":
-			// The user typed a message while the agent worked: let this stop through so
-			// that it is answered as its own turn; the loop goes on at the next stop, and
-			// the iteration that was blocked is not used up.
-			d.after = yielded(*cur, d.after)
-			reason = inject.ReasonYielded(&d.after)
-		}
-		if o.note != "" {
-			reason += " (" + o.note + ")"
-		}
-		if d.verdict == NeedChecks {
-			d.after.LastAction = state.ActChecking
-		}
-		tx.Record(spentIn(state.Event{At: start, LoopID: d.after.LoopID, Iteration: cur.Iteration, Action: d.after.LastAction, Reason: reason,
-			Checkpoint: checkpoint}, cur.Spent, d.after.Spent))
+		o := e.observeStop(cur, start)
+		d = e.decideOn(cur, &o, start)
+		e.writeStop(tx, cur, &d, &o, start)
 		return &d.after, nil
 	})
 	return d, err
+}
+
+// awaitingCancel lets a stop through while the loop is paused for a /cancel-ralph the
+// transcript showed, with no prompt of the user's since: this turn is the host's own (a
+// background command's notification), not the loop's, and the loop stays paused.
+func (e *engine) awaitingCancel(tx *state.Tx, cur *state.Loop, start time.Time) {
+	cur.LastKey, cur.LastKeyAt, cur.LastSeenAt = e.ev.Key, e.env.Now(), e.env.Now()
+	tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActYielded,
+		Reason: inject.ReasonPausedStop(CommandCancel)})
+}
+
+// observeStop is what the agent did in the iteration that just ended (observe), with the
+// work tree recorded where the stall breaker or a checkpoint needs it.
+func (e *engine) observeStop(cur *state.Loop, start time.Time) observed {
+	o := observe(e.env, e.facts, cur, e.ev, start)
+	recordWork(e.env, cur, &o)
+	return o
+}
+
+// decideOn decides the stop on what was observed: the verdict (Decide) and the loop as it
+// must be saved, with how far the transcript and the tool log were read, whether the
+// transcript showed the end of the turn (turnSeen), what the agent is told it lacked, and
+// whether a message the user typed while the agent worked is answered first (queuedByUser).
+// d.why is the line the event log gets.
+func (e *engine) decideOn(cur *state.Loop, o *observed, start time.Time) stopDecision {
+	d := stopDecision{readErr: o.err, unread: o.Unread, resumed: cur.Yielded, interrupted: cur.LastAction == state.ActTurnEnded}
+	d.verdict, d.after = Decide(*cur, o.Observation)
+	for _, p := range d.after.Pending[len(cur.Pending):] {
+		if p.What == state.ActUncounted {
+			d.uncounted = append(d.uncounted, p.Why)
+		}
+	}
+	d.after.Transcript = o.pos
+	d.after.ToolsOffset = o.toolsOffset
+	d.after.Yielded = false
+	d.after.LastKey, d.after.LastKeyAt, d.after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
+	d.decided = true
+	e.turnSeen(&d, o, start)
+	d.why = eventReason(d.verdict, &d.after, nil)
+	switch {
+	case d.verdict == Continue && o.Unread != "":
+		d.why = inject.ReasonUnread(&d.after, o.Unread)
+	case d.verdict == Continue && o.HasOther:
+		d.other = promise.Marker(o.Other)
+		d.why = inject.ReasonOtherToken(&d.after, d.other)
+	}
+	d.pending = takePending(&d.after, e.facts.Words)
+	e.queuedByUser(&d, cur, o.queued)
+	if o.note != "" {
+		d.why += " (" + o.note + ")"
+	}
+	if d.verdict == NeedChecks {
+		d.after.LastAction = state.ActChecking
+	}
+	return d
+}
+
+// turnSeen keeps, in the loop as decided, whether the transcript showed the end of the
+// turn. When it did not yet, what it adds is this iteration's (stamped by this stop's
+// start; its text does not count for the next one), and its usage is counted once written
+// (by the next stop, or settle once the loop has ended). Blocked without the marker, the
+// agent is told that only part of its output was read (d.partial), and a marker in the
+// rest counts at the next stop (LateMarker, see observed.take); a marker this stop saw
+// never counts twice.
+func (e *engine) turnSeen(d *stopDecision, o *observed, start time.Time) {
+	t := &d.after.Transcript
+	t.Unseen = e.facts.transcript().Lags && (e.ev.LastMessage != "" || e.ev.TurnMark != "") && !o.sawLast
+	t.LateMarker = t.Unseen && d.verdict == Continue && o.Unread == ""
+	t.UnseenAt = time.Time{}
+	if t.Unseen {
+		t.UnseenAt = start
+	}
+	d.partial = o.partial && d.verdict == Continue && o.Unread == ""
+	if d.partial && o.lagging {
+		o.note = inject.NotePartial
+	}
+}
+
+// queuedByUser answers first what the user typed while the agent worked (queued, as the
+// transcript shows it), when the stop would be blocked: the stop is let through and the
+// iteration is not used up (yielded).
+//
+//   - /cancel-ralph: the host hands it over as the user's prompt once the stop is let
+//     through, which ends the loop. A line in the transcript alone ends nothing (anything
+//     can write one): if the next prompt is not the cancel, the loop goes on.
+//   - any other message: it is answered as its own turn; the loop goes on at the next stop.
+func (e *engine) queuedByUser(d *stopDecision, cur *state.Loop, queued []string) {
+	if !d.verdict.Blocks() {
+		return
+	}
+	cancel, message := false, ""
+	for _, q := range queued {
+		if c, ok, _ := e.command(q); ok && c.Name == CommandCancel {
+			cancel = true
+		} else if message == "" {
+			message = q
+		}
+	}
+	switch {
+	case cancel:
+		d.after = yielded(*cur, d.after)
+		d.after.AwaitCancel = true
+		d.why = inject.ReasonCancelQueued(CommandCancel, &d.after)
+	case message != "":
+		d.after = yielded(*cur, d.after)
+		d.why = inject.ReasonYielded(&d.after)
+	}
+}
+
+// writeStop writes what the decision makes besides the loop itself: the iteration's
+// checkpoint (with --checkpoint), and the event log's lines (usage that could not be
+// counted, then the decision).
+func (e *engine) writeStop(tx *state.Tx, cur *state.Loop, d *stopDecision, o *observed, start time.Time) {
+	for _, why := range d.uncounted {
+		tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActUncounted,
+			Reason: inject.ReasonUncounted(why)})
+	}
+	checkpoint := recordCheckpoint(e.env, &d.after, cur.Iteration, o.Tree)
+	tx.Record(spentIn(state.Event{At: start, LoopID: d.after.LoopID, Iteration: cur.Iteration, Action: d.after.LastAction, Reason: d.why,
+		Checkpoint: checkpoint}, cur.Spent, d.after.Spent))
 }
 
 // recheck runs the loop's checks for a promise that needs them, then decides again with
