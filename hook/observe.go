@@ -88,7 +88,7 @@ func (o *observed) awaitTools(env Env, l *state.Loop, now time.Time) {
 	if len(missing) == 0 {
 		return
 	}
-	if !o.toolsMatter(l, missing) {
+	if !o.toolsWouldChange(l, missing) {
 		o.note = joinNote(o.note, inject.NoteToolsLate(len(missing)))
 		return
 	}
@@ -124,13 +124,18 @@ func (o *observed) unlogged(l *state.Loop) []string {
 	return ids
 }
 
-// toolsMatter reports whether counting the tool calls ids would change the stop's verdict,
-// or the verdict without them lets the stop through.
-func (o *observed) toolsMatter(l *state.Loop, ids []string) bool {
-	without, _ := Decide(*l, o.Observation)
+// wouldDecide is a speculative decision: what Decide would say on o, with nothing saved. A
+// stop asks it whether waiting for what the host has not written yet could change its
+// verdict: the transcript's end (waitCouldChange), the tool log's calls (toolsWouldChange).
+func wouldDecide(l *state.Loop, o Observation) (Verdict, state.Loop) { return Decide(*l, o) }
+
+// toolsWouldChange reports whether counting the tool calls ids would change the stop's
+// verdict (speculatively: wouldDecide), or the verdict without them lets the stop through.
+func (o *observed) toolsWouldChange(l *state.Loop, ids []string) bool {
+	without, _ := wouldDecide(l, o.Observation)
 	with := o.Observation
 	with.ToolIDs = append(slices.Clip(with.ToolIDs), ids...)
-	v, _ := Decide(*l, with)
+	v, _ := wouldDecide(l, with)
 	return v != without || !without.Blocks()
 }
 
@@ -147,29 +152,64 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 	if path == "" {
 		return
 	}
-	if path != o.pos.Path {
-		o.pos = state.TranscriptPos{Path: path, Offset: -1}
-	}
-	// Text counts by its place in the transcript: after where the last decision stopped
-	// reading (and, when that decision did not see the agent's last message yet, after the
-	// next user line). Only when that place is not known are the lines' times used.
-	var textAfter time.Time
-	if o.pos.Offset < 0 {
-		textAfter = l.StartedAt
-		start, err := tr.OffsetAfter(path, l.StartedAt)
-		switch {
-		case errors.Is(err, transcript.ErrBound):
-			o.Unread = inject.UnreadBack
-		case err != nil && !errors.Is(err, fs.ErrNotExist):
-			o.err = fmt.Errorf("read transcript %s: %w", path, err)
-			return
-		}
-		o.pos.Offset, o.pos.InLine = start, false
+	textAfter, ok := o.startAt(tr, l, path)
+	if !ok {
+		return
 	}
 	waitFor := ev.LastMessage
 	if waitFor == "" {
 		waitFor = ev.TurnMark
 	}
+	opt := o.scanOptions(env, l, ev, textAfter, waitFor)
+	// Text the host hands over only part of is in the transcript alone.
+	textHere := facts.transcript().LastMessagePart || ev.LastMessage == ""
+	res, err := tr.Scan(path, o.pos.Offset, opt)
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		o.err = fmt.Errorf("read transcript %s: %w", path, err)
+		o.partial = textHere
+		return
+	}
+	o.take(&res, facts, missing)
+	if facts.transcript().Lags && waitFor != "" && !res.SawLast && !res.Cut {
+		if o.waitCouldChange(l, ev, textHere, facts.transcript().ToolLogLags) {
+			missing = o.catchUp(env, facts, path, opt, now, &res, missing)
+		} else if !missing {
+			o.note, o.lagging = inject.NoteLate, true
+		}
+		o.partial = textHere && !res.SawLast
+	}
+	o.noteScan(env, &res, missing)
+}
+
+// startAt finds where this stop reads the transcript at path from. Text counts by its place
+// in the transcript: after where the last decision stopped reading (and, when that decision
+// did not see the agent's last message yet, after the next user line). Only when that place
+// is not known (the first stop, or a transcript of another path) are the lines' times used:
+// textAfter is then the loop's start. ok is false when the transcript cannot be read.
+func (o *observed) startAt(tr TranscriptReader, l *state.Loop, path string) (textAfter time.Time, ok bool) {
+	if path != o.pos.Path {
+		o.pos = state.TranscriptPos{Path: path, Offset: -1}
+	}
+	if o.pos.Offset >= 0 {
+		return time.Time{}, true
+	}
+	start, err := tr.OffsetAfter(path, l.StartedAt)
+	switch {
+	case errors.Is(err, transcript.ErrBound):
+		o.Unread = inject.UnreadBack
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		o.err = fmt.Errorf("read transcript %s: %w", path, err)
+		return time.Time{}, false
+	}
+	o.pos.Offset, o.pos.InLine = start, false
+	return l.StartedAt, true
+}
+
+// scanOptions says what a scan of the transcript looks for, from where the last decision
+// left it (o.pos): the loop's marker, text and tool calls after textAfter (when the place
+// is not known), the host's last message (waitFor), the model's usage.
+func (o *observed) scanOptions(env Env, l *state.Loop, ev Event, textAfter time.Time, waitFor string) transcript.Options {
 	opt := transcript.Options{
 		Token:      l.CompletionPromise,
 		Mode:       promise.Mode(l.PromiseMatch),
@@ -187,24 +227,13 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 	if ev.Model != "" {
 		opt.Model = ev.Model // the model of this turn, which may have begun before the last scan's end
 	}
-	// Text the host hands over only part of is in the transcript alone.
-	textHere := facts.transcript().LastMessagePart || ev.LastMessage == ""
-	res, err := tr.Scan(path, o.pos.Offset, opt)
-	missing := errors.Is(err, fs.ErrNotExist)
-	if err != nil && !missing {
-		o.err = fmt.Errorf("read transcript %s: %w", path, err)
-		o.partial = textHere
-		return
-	}
-	o.take(&res, facts, missing)
-	if facts.transcript().Lags && waitFor != "" && !res.SawLast && !res.Cut {
-		if o.couldChange(l, ev, textHere, facts.transcript().ToolLogLags) {
-			missing = o.catchUp(env, facts, path, opt, now, &res, missing)
-		} else if !missing {
-			o.note, o.lagging = inject.NoteLate, true
-		}
-		o.partial = textHere && !res.SawLast
-	}
+	return opt
+}
+
+// noteScan says in the stop's event what the scan met (missing: there is no transcript
+// file), and, when the transcript grew by more than one stop reads, why the output was not
+// read to its end.
+func (o *observed) noteScan(env Env, res *transcript.Result, missing bool) {
 	if missing && o.note == "" {
 		o.note = inject.NoteNoTranscript(0)
 	}
@@ -253,10 +282,10 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 	}
 }
 
-// couldChange reports whether what the transcript does not show yet (the host writes the
-// end of a turn after its stop hook has started) could change the stop's decision, which
-// is then worth waiting for (textHere: the transcript may hold agent text the stop event
-// did not hand over):
+// waitCouldChange reports, speculatively (wouldDecide), whether what the transcript does not
+// show yet (the host writes the end of a turn after its stop hook has started) could change
+// the stop's decision, which is then worth waiting for (textHere: the transcript may hold
+// agent text the stop event did not hand over):
 //
 //   - the loop would end (or pause) without the marker, and the transcript may hold text of
 //     the agent's: a marker there ends it accepted instead, and no later stop could count it;
@@ -272,8 +301,8 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 // in the rest counts at the next stop (state.TranscriptPos.LateMarker). The late turn's
 // usage is counted when it appears (the next stop, or the next event once the loop has
 // ended: see settle), so the totals stay exact.
-func (o *observed) couldChange(l *state.Loop, ev Event, textHere, toolsLate bool) bool {
-	v, after := Decide(*l, o.Observation)
+func (o *observed) waitCouldChange(l *state.Loop, ev Event, textHere, toolsLate bool) bool {
+	v, after := wouldDecide(l, o.Observation)
 	switch v {
 	case ContinueNoWork:
 		return toolsLate || ev.LastMessage == "" || withinReach(&after)
@@ -311,7 +340,7 @@ func withinReach(l *state.Loop) bool {
 }
 
 // catchUp reads the transcript again, for at most env.CatchUp after now, until it shows the
-// agent's last message (only when that could change the decision: see couldChange). The file
+// agent's last message (only when that could change the decision: see waitCouldChange). The file
 // may not exist yet either: in stream-json sessions Claude Code creates it after the first
 // Stop hook has started; with --no-session-persistence it never comes. It returns whether the
 // file is still missing.
