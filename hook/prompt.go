@@ -208,23 +208,51 @@ func (e *engine) price(tx *state.Tx, l *state.Loop, now time.Time) string {
 
 func blockPrompt(reason string) Reply { return Reply{Block: true, Reason: reason} }
 
+// arm starts a loop from the command the user typed (rest: its arguments): the request
+// (armRequest), the loop (Arm), and what the user and the agent are told (armReply).
 func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
+	req, refused := e.armRequest(rest, mode)
+	if refused != nil {
+		return *refused
+	}
+	res, err := Arm(ctx, e.env, req)
+	if err != nil {
+		msg := inject.ArmFailed(err)
+		if errors.Is(err, state.ErrUnverified) {
+			msg = inject.ArmUnverified(err, e.facts.Words)
+		}
+		fmt.Fprintln(e.env.Stderr, msg)
+		return blockPrompt(msg)
+	}
+	if res.Duplicate {
+		return Reply{} // the hook that armed it answers
+	}
+	return e.armReply(res)
+}
+
+// armRequest reads the command's arguments into the request for a new loop (or the
+// session's last one, resumed), or the reply that refuses it, saying why.
+func (e *engine) armRequest(rest, mode string) (ArmRequest, *Reply) {
+	refuse := func(msg string) (ArmRequest, *Reply) {
+		r := blockPrompt(msg)
+		return ArmRequest{}, &r
+	}
 	words, err := args.Split(rest)
 	var p args.Parsed
 	if err == nil {
 		p, err = args.Parse(words, args.Options{})
 	}
 	if errors.Is(err, args.ErrHelp) {
-		return blockPrompt(inject.Help(e.facts.Words))
+		return refuse(inject.Help(e.facts.Words))
 	}
 	if err != nil {
-		return blockPrompt(inject.ArgError(err, e.facts.Words))
+		return refuse(inject.ArgError(err, e.facts.Words))
 	}
 	if e.ev.CannotLoop != "" {
-		return blockPrompt(inject.CannotLoop(e.ev.CannotLoop))
+		return refuse(inject.CannotLoop(e.ev.CannotLoop))
 	}
 	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
-		return blockPrompt(inject.NothingStarted(err))
+		return refuse(inject.NothingStarted(err))
 	}
 	req := ArmRequest{
 		SessionID:      e.ev.SessionID,
@@ -241,52 +269,62 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		req.Owner = ownerOf(c)
 	}
 	if p.Resume {
-		old, iteration, err := e.resumable(p)
-		if err != nil {
-			return blockPrompt(inject.ArgError(err, e.facts.Words))
-		}
-		req.Config, req.Resume, req.Iteration = old.Config, old, iteration
-		req.Config.Mode = old.Mode
-		if mode == state.ModeULW {
-			req.Config.Mode = mode
-		}
-		if req.Config, err = args.Over(req.Config, p); err != nil {
-			return blockPrompt(inject.ArgError(err, e.facts.Words))
-		}
-		if iteration > req.Config.MaxIterations {
-			return blockPrompt(inject.ArgError(fmt.Errorf("the last loop used all its %d iterations: give it more with --max-iterations N (more than %d)",
-				old.MaxIterations, iteration-1), e.facts.Words))
-		}
-		req.ArmedBy = "resume"
+		err = e.resumeConfig(&req, p, mode)
 	} else {
-		p.Config.Mode = mode
-		dir := e.ev.Cwd
-		if dir == "" {
-			dir = e.facts.ProjectDir
-		}
-		if err := args.ReadTask(&p, dir); err != nil {
-			return blockPrompt(inject.ArgError(err, e.facts.Words))
-		}
-		if req.Config, err = args.Resolve(p, e.facts.ProjectDir); err != nil {
-			return blockPrompt(inject.ArgError(err, e.facts.Words))
-		}
+		err = e.newConfig(&req, p, mode)
 	}
-	if err := e.budgetArmable(req.Config); err != nil {
-		return blockPrompt(inject.ArgError(err, e.facts.Words))
+	if err == nil {
+		err = e.budgetArmable(req.Config)
+	}
+	if err != nil {
+		return refuse(inject.ArgError(err, e.facts.Words))
 	}
 	req.Settings, req.Sandbox = Settings(e.facts, e.ev.TranscriptPath, Trusted(e.env.Store, e.facts))
-	res, err := Arm(ctx, e.env, req)
+	return req, nil
+}
+
+// newConfig is a new loop's configuration: the flags over the project's settings, the task
+// read from its file where --task-file names one.
+func (e *engine) newConfig(req *ArmRequest, p args.Parsed, mode string) error {
+	p.Config.Mode = mode
+	dir := e.ev.Cwd
+	if dir == "" {
+		dir = e.facts.ProjectDir
+	}
+	if err := args.ReadTask(&p, dir); err != nil {
+		return err
+	}
+	c, err := args.Resolve(p, e.facts.ProjectDir)
+	req.Config = c
+	return err
+}
+
+// resumeConfig is the configuration of the session's last loop, resumed (--resume) where it
+// ended, with the flags typed now over it.
+func (e *engine) resumeConfig(req *ArmRequest, p args.Parsed, mode string) error {
+	old, iteration, err := e.resumable(p)
 	if err != nil {
-		msg := inject.ArmFailed(err)
-		if errors.Is(err, state.ErrUnverified) {
-			msg = inject.ArmUnverified(err, e.facts.Words)
-		}
-		fmt.Fprintln(e.env.Stderr, msg)
-		return blockPrompt(msg)
+		return err
 	}
-	if res.Duplicate {
-		return Reply{} // the hook that armed it answers
+	req.Config, req.Resume, req.Iteration = old.Config, old, iteration
+	req.Config.Mode = old.Mode
+	if mode == state.ModeULW {
+		req.Config.Mode = mode
 	}
+	if req.Config, err = args.Over(req.Config, p); err != nil {
+		return err
+	}
+	if iteration > req.Config.MaxIterations {
+		return fmt.Errorf("the last loop used all its %d iterations: give it more with --max-iterations N (more than %d)",
+			old.MaxIterations, iteration-1)
+	}
+	req.ArmedBy = "resume"
+	return nil
+}
+
+// armReply tells the user that the loop is armed (its limits, what protects it, a goal of
+// the host's own that is active too) and gives the agent the task and its contract.
+func (e *engine) armReply(res Armed) Reply {
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
 	if e.facts.Sandbox != nil {
 		notice += inject.WallNotice(&res.Loop, proc.Supported, e.facts.Words)
