@@ -68,6 +68,10 @@ type Observation struct {
 	Logged []state.ToolUse
 	// ToolIDs are tool calls read from the transcript; ids already counted are ignored.
 	ToolIDs []string
+	// Record says which record a tool call must be in to count (see ToolRecord): for
+	// RecordBoth, the tool log's and the transcript's (ToolIDs); for RecordShown, the
+	// transcript's; for RecordNone, either.
+	Record ToolRecord
 	// BlockCap is the host's limit on consecutive blocks (0: none); whether tool calls
 	// between the blocks reset the host's count is Words.Cap.CountsTools.
 	BlockCap int
@@ -147,16 +151,12 @@ type counted struct {
 	promised bool
 }
 
-// account counts what the iteration used into the loop: its tool calls (logged, or read
-// from the transcript; each id once), the model's usage (what the host recorded, priced),
+// account counts what the iteration used into the loop: its tool calls (countCalls: by the
+// host's own record where it keeps one; each id once), the model's usage (what the host recorded, priced),
 // and what the stall breaker keeps of its progress.
 func account(l *state.Loop, o Observation) counted {
-	l.ToolIDs = slices.Clone(l.ToolIDs)
 	before := l.ToolCalls
-	l.CountToolCalls(o.Logged)
-	for _, id := range o.ToolIDs {
-		l.AddToolCall(id)
-	}
+	countCalls(l, o)
 	l.UpdatedAt = o.Now
 	l.LastSeenAt = o.Now
 	var used []spend.Record
@@ -173,6 +173,23 @@ func account(l *state.Loop, o Observation) counted {
 	c := counted{work: l.ToolCalls >= l.MinToolCalls, early: l.Iteration < l.MinIterations, unread: o.Unread != ""}
 	c.promised = o.Found && !c.unread && !c.early && (c.work || l.OnPromiseNoWork != state.NoWorkReject)
 	return c
+}
+
+// countCalls counts the tool calls o shows into l, each once by its id, from the records
+// o.Record says a call must be in.
+func countCalls(l *state.Loop, o Observation) {
+	l.ToolIDs = slices.Clone(l.ToolIDs)
+	switch o.Record {
+	case RecordBoth:
+		l.CountRecorded(o.Logged, o.ToolIDs)
+	case RecordShown:
+		l.CountShown(o.Logged, o.ToolIDs)
+	default:
+		l.CountToolCalls(o.Logged)
+		for _, id := range o.ToolIDs {
+			l.AddToolCall(id)
+		}
+	}
 }
 
 // ending is one way a stop ends the loop (or pauses it: status ""). when says whether it

@@ -157,6 +157,7 @@ func (e *engine) decideOn(cur *state.Loop, o *observed, start time.Time) stopDec
 		}
 	}
 	d.after.Transcript = o.pos
+	d.after.Recorded = d.after.Recorded || o.recorded
 	d.after.ToolsOffset = o.toolsOffset
 	d.after.Yielded = false
 	d.after.LastKey, d.after.LastKeyAt, d.after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn
