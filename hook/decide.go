@@ -248,9 +248,11 @@ func accepted(l *state.Loop, o *Observation, c counted) (string, bool) {
 }
 
 // unpriced: a cost budget with a model whose price is not known pauses the loop for the
-// user's price.
+// user's price, where the user's own settings ask for it ("unpriced": "pause"). Otherwise
+// the model's tokens count at the highest prices known (overBudget): a line naming an
+// unknown model is one the agent can write, and must not let its stops through.
 func unpriced(l *state.Loop, _ *Observation, c counted) (string, bool) {
-	return "", l.MaxCost > 0 && !l.Spent.CostKnown() && !c.unread
+	return "", l.MaxCost > 0 && !l.Spent.CostKnown() && l.Unpriced == state.UnpricedPause && !c.unread
 }
 
 func lastIteration(l *state.Loop, _ *Observation, _ counted) (string, bool) {
@@ -306,9 +308,9 @@ func block(l *state.Loop, o Observation, c counted) Verdict {
 	return v
 }
 
-// overBudget: the loop's token or cost budget is reached. A cost budget with a model whose
-// price is not known pauses the loop before (unpriced: its tokens are never taken as free,
-// and a line naming a model the table lacks is one the agent can write).
+// overBudget: the loop's token or cost budget is reached. A model whose price is not known
+// counts at the highest prices known (spend.Spent.Bound: never as free), unless the user's
+// settings pause the loop for its price instead (unpriced).
 func overBudget(l *state.Loop, _ *Observation, c counted) (string, bool) {
 	s := l.Spent
 	switch {
@@ -317,6 +319,8 @@ func overBudget(l *state.Loop, _ *Observation, c counted) (string, bool) {
 		return inject.EndTokens(l.MaxTokens, s), true
 	case l.MaxCost > 0 && s.CostKnown() && s.CostUSD >= l.MaxCost:
 		return inject.EndCost(l.MaxCost, s), true
+	case l.MaxCost > 0 && !s.CostKnown() && l.Unpriced != state.UnpricedPause && s.Bound(l.Prices) >= l.MaxCost:
+		return inject.EndCostBound(l.MaxCost, s, s.Bound(l.Prices)), true
 	}
 	return "", false
 }

@@ -56,6 +56,9 @@ type Env struct {
 	// Notify, if set, shows the user a notification outside the host (--notify) and says
 	// how ("notify-send", "bell"); nil: none is shown.
 	Notify func(title, body string) (string, error)
+	// UserSettings is the user's own settings file (args.UserSettings: the prices of
+	// models, what an unpriced model does); "": none.
+	UserSettings string
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines

@@ -173,11 +173,11 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 }
 
 // price answers the user's prompt to a loop paused for a model's price (PausedForPrice):
-// the prices are read again from the project's settings, and the tokens held for the models
-// that now have one are counted. It returns what to tell the user.
+// the prices are read again from the user's own settings, and the tokens held for the
+// models that now have one are counted. It returns what to tell the user.
 func (e *engine) price(tx *state.Tx, l *state.Loop, now time.Time) string {
-	cfg, err := args.Resolve(args.Parsed{}, e.facts.ProjectDir)
-	if err != nil {
+	var cfg state.Config
+	if err := e.userPrices(&cfg); err != nil {
 		return inject.StillPaused(l, e.facts.Words, err)
 	}
 	prices := maps.Clone(l.Prices)
@@ -296,6 +296,21 @@ func (e *engine) newConfig(req *ArmRequest, p args.Parsed, mode string) error {
 	}
 	c, err := args.Resolve(p, e.facts.ProjectDir)
 	req.Config = c
+	if err != nil {
+		return err
+	}
+	return e.userPrices(&req.Config)
+}
+
+// userPrices sets the loop's prices, and what a model without one does, from the user's
+// own settings (never a project's: see args.UserSettings).
+func (e *engine) userPrices(c *state.Config) error {
+	c.Prices, c.Unpriced = nil, ""
+	if e.env.UserSettings == "" {
+		return nil
+	}
+	var err error
+	c.Prices, c.Unpriced, err = args.UserSettings(e.env.UserSettings)
 	return err
 }
 
@@ -312,6 +327,9 @@ func (e *engine) resumeConfig(req *ArmRequest, p args.Parsed, mode string) error
 		req.Config.Mode = mode
 	}
 	if req.Config, err = args.Over(req.Config, p); err != nil {
+		return err
+	}
+	if err := e.userPrices(&req.Config); err != nil {
 		return err
 	}
 	if iteration > req.Config.MaxIterations {
@@ -367,7 +385,7 @@ func (e *engine) budgetArmable(c state.Config) error {
 		}
 		if _, ok := spend.Lookup(m, c.Prices); !ok {
 			return fmt.Errorf("--%s: this session uses %s, which has no known price (see \"ralph-loop prices\"; set one under %q in %s)",
-				args.FlagMaxCost, m, args.SettingPrices, args.ProjectSettings)
+				args.FlagMaxCost, m, args.SettingPrices, args.UserSettingsName)
 		}
 	}
 	return nil

@@ -161,6 +161,13 @@ func EndCost(max float64, s spend.Spent) string {
 	return fmt.Sprintf("the cost budget of %s was reached without the promise: %s", spend.Dollars(max), s)
 }
 
+// EndCostBound is why a loop ended when what it spent, with the tokens of models of no known
+// price counted at the highest prices known, reached its cost budget.
+func EndCostBound(max float64, s spend.Spent, bound float64) string {
+	return fmt.Sprintf("the cost budget of %s was reached without the promise: %s; at most %s with %s counted at the highest prices ralph-loop knows",
+		spend.Dollars(max), s, spend.Dollars(bound), strings.Join(s.Unpriced, ", "))
+}
+
 // ReasonPausedPrice is for a stop let through because a model used has no known price
 // under a cost budget: the loop waits for the user's price.
 func ReasonPausedPrice(l *state.Loop) string {

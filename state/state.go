@@ -125,9 +125,13 @@ type Config struct {
 	// USD, from arming (0: none).
 	MaxTokens int64   `json:"max_tokens,omitempty"`
 	MaxCost   float64 `json:"max_cost,omitempty"`
-	// Prices are the user's prices by model (.ralph/settings.json "prices"), over the
-	// embedded table.
+	// Prices are the user's prices by model (the "prices" of the user's own settings), over
+	// the embedded table.
 	Prices map[string]spend.Price `json:"prices,omitempty"`
+	// Unpriced is what a model with no known price does under MaxCost: "" (its tokens count
+	// at the highest prices known: spend.Spent.Bound) or UnpricedPause (the loop waits for
+	// the user's price), as the user's own settings say.
+	Unpriced string `json:"unpriced,omitempty"`
 	// Checks must all exit 0 for a promise to be accepted.
 	Checks           []string `json:"checks,omitempty"`
 	CheckTimeout     Duration `json:"check_timeout"`
@@ -541,6 +545,9 @@ func (l *Loop) CountToolCalls(uses []ToolUse) {
 		}
 	}
 }
+
+// UnpricedPause is Config.Unpriced for a loop that waits for the user's price.
+const UnpricedPause = "pause"
 
 // Who or what ended a loop (Loop.EndedBy).
 const (
