@@ -43,6 +43,9 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 		e.ev.TranscriptPath = env.Store.SaidPath(ev.SessionID)
 	}
 	rep := e.handle(ctx)
+	if e.inflight != nil {
+		defer e.inflight() // once the reply is written: a stop killed before that went undecided
+	}
 	if e.badInput {
 		return 1
 	}
@@ -87,12 +90,14 @@ type engine struct {
 	// unseen says why whether the sender runs below the loop's host cannot be told (see
 	// standUnseen).
 	unseen string
+	// inflight clears this stop's mark in flight (see markInFlight); nil: none was made.
+	inflight func()
 }
 
 func (e *engine) handle(ctx context.Context) Reply {
 	switch e.ev.Kind {
 	case Prompt, Stop, SessionStart:
-		if n := e.fallback(ctx); n != "" {
+		if n := joinNotices(e.fallback(ctx), e.undecided(ctx)); n != "" {
 			r := e.handleKind(ctx)
 			r.Notice = joinNotices(n, r.Notice)
 			return r

@@ -68,6 +68,11 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		o.Record = facts.transcript().Record
 	}
 	o.Other, o.HasOther = promise.Other(last, l.CompletionPromise)
+	if l.Missed != "" {
+		// A stop before went through undecided (its hook was killed): this one is blocked
+		// whatever its output holds, unless the loop ends at its limits (see undecided).
+		o.Unread = l.Missed
+	}
 	o.Logged, o.toolsOffset, o.err = env.Store.ToolUses(l)
 	o.Usage = ev.Usage
 	if facts.transcript().Read == nil || ev.HasText {

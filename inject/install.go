@@ -77,3 +77,16 @@ func FallbackCancelRefused(l *state.Loop, w Words) string {
 		"(something inside the session wrote it): refused; the loop goes on (iteration %d/%d). To end it, type %s",
 		l.Iteration, l.MaxIterations, w.cancel())
 }
+
+// MissedNotice tells the user that stops of the loop went through with no decision of
+// ralph-loop's (n of them: their hook was killed before it answered, by something other
+// than ralph-loop), and that the loop goes on.
+func MissedNotice(l *state.Loop, n int, w Words) string {
+	what := "the last stop"
+	if n > 1 {
+		what = fmt.Sprintf("%d stops", n)
+	}
+	return fmt.Sprintf("ralph-loop: %s of this loop went through with no decision: the hook was killed before it answered, "+
+		"not by ralph-loop (something in the session kills its processes?). The loop goes on (iteration %d/%d) and its next stop is "+
+		"blocked; %s ends it", what, l.Iteration, l.MaxIterations, w.cancel())
+}

@@ -288,6 +288,26 @@ func UnreadCut(read, max int64) string {
 		Bytes(read), Bytes(max))
 }
 
+// UnreadMissed says why a stop is blocked after stops that went through with no decision of
+// ralph-loop's (n of them: their hook was killed before it answered).
+func UnreadMissed(n int) string {
+	what := "a stop"
+	if n > 1 {
+		what = fmt.Sprintf("%d stops", n)
+	}
+	return what + " before this one went through with no decision of ralph-loop's (its hook was killed before it answered), so " +
+		"the work of that turn was never checked"
+}
+
+// ReasonMissed is the log line for stops found to have gone through with no decision.
+func ReasonMissed(n int) string {
+	what := "a stop"
+	if n > 1 {
+		what = fmt.Sprintf("%d stops", n)
+	}
+	return what + " went through with no decision: the hook was killed before it answered (not by ralph-loop); the next stop is blocked"
+}
+
 // UnreadBack says why a stop's transcript was not read: it could not be read back to where
 // the loop began.
 const UnreadBack = "the transcript could not be read back to where the loop began (more than " +

@@ -237,6 +237,10 @@ type Loop struct {
 	// ToolIDs are the most recent tool-use ids counted, to count each call once whichever of
 	// the hook events and the transcript reports it first.
 	ToolIDs []string `json:"tool_ids,omitempty"`
+	// Missed says why the loop's next stop is blocked whatever the agent's output holds: a
+	// stop before it went through with no decision (its hook was killed; see hook's
+	// undecided). The next decided stop clears it.
+	Missed string `json:"missed,omitempty"`
 	// Recorded: the host's transcript has been read for this loop. On a host whose
 	// transcript records every tool call by the id its tool hooks log, a call then counts
 	// only once the transcript shows it (CountRecorded); before (a session with no
