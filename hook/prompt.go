@@ -289,7 +289,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	}
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
 	if e.facts.Sandbox != nil {
-		notice += inject.WallNotice(&res.Loop, proc.Supported, e.facts.Words)
+		notice += inject.ProtectionNotice(&res.Loop, proc.Supported, e.facts.Words)
 	}
 	if g, ok := e.facts.transcript().Read.(GoalReader); ok && e.ev.TranscriptPath != "" {
 		if goal, active := g.ActiveGoal(e.ev.TranscriptPath); active {

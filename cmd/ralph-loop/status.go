@@ -67,11 +67,11 @@ type loopView struct {
 	// told for this loop ("process" or why only the guard's reading of commands is left).
 	Owner     *ownerView `json:"owner,omitempty"`
 	Authority string     `json:"authority,omitempty"`
-	// Wall, for an active loop, is the strongest wall in force around its files
-	// ("sandbox", "process table", "spelling only"), and Sandbox why it is not the host's
-	// sandbox, when it is not.
-	Wall    string `json:"wall,omitempty"`
-	Sandbox string `json:"sandbox,omitempty"`
+	// Protection, for an active loop, is what protects its files from the agent's own
+	// processes ("sandbox", "process", "guard": inject.Protection), and Sandbox why the
+	// host's sandbox does not, when it does not.
+	Protection string `json:"protection,omitempty"`
+	Sandbox    string `json:"sandbox,omitempty"`
 	// HooksSilent, for an active loop, says since when its session's transcript has grown
 	// with no hook of it running (its hooks were turned off).
 	HooksSilent string   `json:"hooks_silent,omitempty"`
@@ -161,7 +161,7 @@ func view(store *state.Store, l state.Loop) loopView {
 	}
 	if l.Status == state.Active {
 		v.Authority = hook.Authority(&l)
-		v.Wall, v.Sandbox = inject.Wall(&l, proc.Supported)
+		v.Protection, v.Sandbox = inject.Protection(&l, proc.Supported)
 		if since, ok := hook.HooksSilent(store, &l, time.Now()); ok {
 			v.HooksSilent = since.Round(time.Second).String()
 		}
@@ -404,7 +404,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 		row("ended", l.EndReason)
 	}
 	if l.EndedBy != "" {
-		row("ended by", inject.EndedBy(l.EndedBy))
+		row("ended by", inject.EndedBy(&l))
 	}
 	if l.Unverified != "" {
 		row("unverified", l.Unverified)
@@ -418,7 +418,11 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 			row("host process", fmt.Sprintf("%s (pid %d, %s)", l.Owner.Comm, l.Owner.PID, run))
 		}
 		row("who may end it", hook.Authority(&l))
-		row("strongest wall", wallLine(&l))
+		w := loopWords(&l)
+		row("protected by", inject.ProtectionLine(&l, proc.Supported, w))
+		if level, _ := inject.Protection(&l, proc.Supported); level != inject.ProtectedBySandbox {
+			row("still possible", inject.Unprotected(w))
+		}
 		if since, ok := hook.HooksSilent(store, &l, now); ok {
 			row("warning", strings.TrimPrefix(inject.HooksSilent(l.SessionID, age(since)), "ralph-loop: "))
 		}
@@ -536,12 +540,11 @@ func eventSpent(e state.Event) string {
 	return s + "]"
 }
 
-// wallLine says which wall keeps the agent away from a loop's files, and why no stronger
-// one does.
-func wallLine(l *state.Loop) string {
-	wall, why := inject.Wall(l, proc.Supported)
-	if why == "" || wall == inject.WallSandbox {
-		return wall
+// loopWords are the texts' facts of a loop's host (a host this ralph-loop does not know
+// gets its name alone).
+func loopWords(l *state.Loop) inject.Words {
+	if h, ok := hosts.Lookup(l.Host); ok {
+		return h.Facts(os.Getenv, l.Cwd).Words
 	}
-	return wall + " (" + why + ")"
+	return inject.Words{Name: l.Host, Display: l.Host}
 }
