@@ -180,6 +180,7 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent
+		l.Resumes = r.LoopID
 	}
 	// Armed from the prompt hook: everything in the transcript now is from before the loop.
 	if req.TranscriptPath != "" {

@@ -57,6 +57,7 @@ type loopView struct {
 	CheckHint         string            `json:"check_hint,omitempty"`
 	Sources           map[string]string `json:"sources,omitempty"`
 	ArmedBy           string            `json:"armed_by"`
+	Resumes           string            `json:"resumes,omitempty"`
 	StartedAt         time.Time         `json:"started_at"`
 	UpdatedAt         time.Time         `json:"updated_at"`
 	LastSeenAt        time.Time         `json:"last_seen_at"`
@@ -138,7 +139,7 @@ func view(store *state.Store, l state.Loop) loopView {
 		SessionID: l.SessionID, LoopID: l.LoopID, Host: l.Host, Cwd: l.Cwd, Task: l.Task, TaskFile: l.TaskFile,
 		Status: l.Status, Iteration: l.Iteration, MaxIterations: l.MaxIterations, ToolCalls: l.ToolCalls,
 		MinToolCalls: l.MinToolCalls, CompletionPromise: l.CompletionPromise, OnPromiseNoWork: l.OnPromiseNoWork,
-		ArmedBy: l.ArmedBy, StartedAt: l.StartedAt, UpdatedAt: l.UpdatedAt, LastSeenAt: l.LastSeenAt,
+		ArmedBy: l.ArmedBy, Resumes: l.Resumes, StartedAt: l.StartedAt, UpdatedAt: l.UpdatedAt, LastSeenAt: l.LastSeenAt,
 		EndedAt: l.EndedAt, EndReason: l.EndReason, EndedBy: l.EndedBy, Warnings: l.Warnings, Unverified: l.Unverified,
 		Mode: mode(l), Checks: l.Checks, CheckHint: l.CheckHint, Sources: l.Sources,
 		Tokens: l.Spent.Total(), Unpriced: l.Spent.Unpriced, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost,
@@ -275,7 +276,11 @@ func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
 	fmt.Fprintln(tw, "SESSION\tSTATUS\tITERATION\tTOOLS\tSPENT\tUPDATED\tTASK")
 	now := time.Now()
 	finished, hidden := 0, 0
+	resumed := resumedLoops(loops)
 	for _, l := range loops {
+		if resumed[l.LoopID] {
+			continue // the loop that picked it up is its row
+		}
 		if l.Status != state.Active {
 			if finished++; finished > recentLimit && !all {
 				hidden++
@@ -290,6 +295,18 @@ func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
 		fmt.Fprintf(w, "(%d older loops not shown: ralph-loop status --all)\n", hidden)
 	}
 	return readErr
+}
+
+// resumedLoops are the loops another loop of their session picked up with --resume: the
+// same loop going on, shown once, as the loop that goes on.
+func resumedLoops(loops []state.Loop) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range loops {
+		if l.Resumes != "" {
+			out[l.Resumes] = true
+		}
+	}
+	return out
 }
 
 func statusWord(l state.Loop, now time.Time) string {
@@ -486,8 +503,13 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	if len(loops) > 1 {
 		fmt.Fprintln(w, "earlier loops in this session")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		resumed := resumedLoops(loops)
 		for _, o := range loops[1:] {
-			fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\n", o.StartedAt.Local().Format("2006-01-02 15:04"), o.Status, o.Iteration, o.MaxIterations, firstLine(o.Task, 50))
+			status := string(o.Status)
+			if resumed[o.LoopID] {
+				status += " (picked up by --resume)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\n", o.StartedAt.Local().Format("2006-01-02 15:04"), status, o.Iteration, o.MaxIterations, firstLine(o.Task, 50))
 		}
 		tw.Flush()
 	}
