@@ -168,7 +168,7 @@ func installCommand(add bool) *cli.Command {
 				}
 			}
 			if !add && !cmd.Bool("dry-run") && failed == nil {
-				return leftBehind(cmd.Root().Writer, purge)
+				return leftBehind(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, purge)
 			}
 			return failed
 		},
