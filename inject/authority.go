@@ -278,6 +278,6 @@ const (
 // AuthorityGuard says that who asks cannot be told for a loop, and why: only ralph-loop's
 // check of each command the agent runs (the guard) stands between the agent and the loop.
 func AuthorityGuard(why string) string {
-	return "you, and the agent too by any command ralph-loop's check of each command lets through: who runs a " +
-		"command cannot be told here (" + why + ")"
+	return "you, and the agent by any command that ralph-loop's check of each command misses (who runs a command " +
+		"cannot be told here: " + why + ")"
 }
