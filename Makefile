@@ -35,13 +35,17 @@ install:
 	  echo "make install: $$bin is not on PATH, so \"ralph-loop\" is not found: add it (export PATH=\"$$bin:\$$PATH\" in your shell's profile), or run $$bin/ralph-loop install";; \
 	esac
 
-# Release artefacts in dist/, offline (docs/release.md): GoReleaser (pinned, built once into
-# GORELEASER_BIN) builds the static, stripped, reproducible binaries of every target, their
-# archives and checksums.txt; then the npm packages (dist/npm/) at the same version.
-# GORELEASER_FLAGS="-f FILE" runs another configuration (the tests' one-target quick path).
-dist: build $(GORELEASER_BIN)
+# Release artefacts in dist/, offline (docs/release.md): first the check that a release
+# version is the plugin manifests' (seconds, before minutes of building); then GoReleaser
+# (pinned, built once into GORELEASER_BIN) builds the static, stripped, reproducible binaries
+# of every target, their archives and checksums.txt; then the npm packages (dist/npm/) at the
+# same version. GORELEASER_FLAGS="-f FILE" runs another configuration (the tests' one-target
+# quick path).
+dist: build
 	@set -e; v="$(VERSION)"; [ -n "$$v" ] || v=$$($(BIN) version --short); \
 	echo "make dist: version $$v"; \
+	$(GO) run ./cmd/internal/dist -check -version "$$v"; \
+	$(MAKE) --no-print-directory $(GORELEASER_BIN); \
 	RALPH_VERSION="$$v" RALPH_SOURCE="$(strip $(SOURCE))" RALPH_TIME=$$(git log -1 --format=%ct) RALPH_DATE=$$(git log -1 --format=%cI) \
 	  "$(GORELEASER_BIN)" release --snapshot --clean --skip=publish $(GORELEASER_FLAGS); \
 	$(GO) run ./cmd/internal/dist -dir dist -version "$$v"

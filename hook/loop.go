@@ -205,6 +205,7 @@ func newLoop(req ArmRequest, now time.Time) state.Loop {
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent
+		l.Resumes = r.LoopID
 	}
 	if req.TranscriptPath != "" {
 		if fi, err := os.Stat(req.TranscriptPath); err == nil && fi.Mode().IsRegular() {

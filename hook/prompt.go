@@ -345,7 +345,7 @@ func (e *engine) resumeConfig(req *ArmRequest, p args.Parsed, mode string) error
 func (e *engine) armReply(res Armed) Reply {
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
 	if e.facts.Sandbox != nil {
-		notice += inject.WallNotice(&res.Loop, proc.Supported, e.facts.Words)
+		notice += inject.ProtectionNotice(&res.Loop, proc.Supported, e.facts.Words)
 	}
 	if g, ok := e.facts.transcript().Read.(GoalReader); ok && e.ev.TranscriptPath != "" {
 		if goal, active := g.ActiveGoal(e.ev.TranscriptPath); active {

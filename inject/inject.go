@@ -635,15 +635,15 @@ func resumeHint(l *state.Loop, w Words) string {
 // terminal or from inside the session, the session's end, or anything else.
 func EndedUnseen(l *state.Loop, w Words) string {
 	if l.Unverified != "" {
-		return fmt.Sprintf("ralph-loop: this session's loop, whose state could not be verified, was ended at %s by %s", clock(l.EndedAt), EndedBy(l.EndedBy))
+		return fmt.Sprintf("ralph-loop: this session's loop, whose state could not be verified, was ended at %s by %s", clock(l.EndedAt), EndedBy(l))
 	}
 	at := fmt.Sprintf("at iteration %d/%d (%s)", l.Iteration, l.MaxIterations, clock(l.EndedAt))
 	switch {
 	case l.EndedBy == state.ByTerminal:
-		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l, w)
+		return "ralph-loop: you cancelled this session's loop with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l, w)
 	case l.EndedBy == state.ByCommand:
-		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\", run where ralph-loop could not tell whether it was " +
-			"inside this session (a tool call or a shell command, not " + w.cancel() + ") or outside it, " + at + resumeHint(l, w)
+		return "ralph-loop: this session's loop was cancelled by \"ralph-loop cancel\", run by a program without a terminal " +
+			"(" + notSeen + "; not " + w.cancel() + ") " + at + resumeHint(l, w)
 	case l.EndedBy == state.ByInside:
 		return "ralph-loop: this session's loop was cancelled by \"ralph-loop cancel\" run inside this session (a tool call or a shell command, not " +
 			w.cancel() + ") " + at + resumeHint(l, w)

@@ -199,6 +199,9 @@ type Loop struct {
 	Host      string `json:"host"`
 	Cwd       string `json:"cwd"`
 	ArmedBy   string `json:"armed_by"` // "slash-command" or "start"
+	// Resumes is the loop this one picks up where it ended (--resume): the same loop
+	// going on, which status lists once.
+	Resumes string `json:"resumes,omitempty"`
 	Config
 	Status    Status `json:"status"`
 	Iteration int    `json:"iteration"` // the agent turn in progress, from 1

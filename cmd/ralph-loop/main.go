@@ -281,6 +281,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			addExamples([]*cli.Command{c})
 			c.OnUsageError = onUsageError
 			bashCompletionFirst(c)
+			unknownShell(c)
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
