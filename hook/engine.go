@@ -13,13 +13,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// Slash commands the engine handles in the user's prompts.
-const (
-	CommandLoop   = "/ralph-loop"
-	CommandULW    = "/ulw-loop"
-	CommandCancel = "/cancel-ralph"
-)
-
 // Handle answers one hook event of host h read from stdin: the reply goes to stdout in the
 // host's protocol, errors to env.Stderr, and the exit code is returned. Malformed input is
 // an error the host reports without blocking anything; every other failure lets the agent
