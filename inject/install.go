@@ -34,10 +34,16 @@ func BinaryGone(display, binary string) string {
 
 // FallbackBlock is the reason a stop is blocked with, for the agent.
 func FallbackBlock(prog string) string {
-	return "ralph-loop: this session's loop is still active, but its hooks cannot run " + prog +
+	return "ralph-loop: this session's loop is still active, but " + FallbackMark + " " + prog +
 		" (it is missing or not executable: moved, removed or changed), so nothing can check that the task is done and the loop goes on. " +
 		"Do not try to end the loop: tell the user that ralph-loop must be put back, and go on with the task."
 }
+
+// FallbackMark is in every stop the hooks' command line blocks by itself (FallbackBlock):
+// the host records the reason in its transcript, which is how ralph-loop, once it runs
+// again, knows the hooks saw it missing (hook's fallback). Plain ASCII words, so that every
+// host's transcript holds them as they are.
+const FallbackMark = "its hooks cannot run"
 
 // FallbackNotice tells the user why the stops are blocked and what to do.
 func FallbackNotice(display, prog string) string {
