@@ -190,8 +190,8 @@ type terminal struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	ptmx   *os.File
-	screen *vt.SafeEmulator
-	mu     sync.Mutex
+	mu     sync.Mutex // guards screen (but its Read) and raw
+	screen *vt.Emulator
 	raw    bytes.Buffer // every byte the command wrote
 	done   chan struct{}
 	err    error
@@ -206,7 +206,7 @@ func (m *machine) run(w, h int, extraEnv []string, args ...string) *terminal {
 	if err != nil {
 		m.t.Fatalf("start in a pseudo-terminal: %v", err)
 	}
-	term := &terminal{t: m.t, cmd: cmd, ptmx: ptmx, screen: vt.NewSafeEmulator(w, h), done: make(chan struct{})}
+	term := &terminal{t: m.t, cmd: cmd, ptmx: ptmx, screen: vt.NewEmulator(w, h), done: make(chan struct{})}
 	// The emulator's answers to the program's queries go back to it as a terminal's would.
 	go func() { _, _ = io.Copy(ptmx, term.screen) }()
 	go func() {
@@ -216,8 +216,8 @@ func (m *machine) run(w, h int, extraEnv []string, args ...string) *terminal {
 			if n > 0 {
 				term.mu.Lock()
 				term.raw.Write(buf[:n])
-				term.mu.Unlock()
 				_, _ = term.screen.Write(buf[:n])
+				term.mu.Unlock()
 			}
 			if err != nil {
 				break
@@ -233,14 +233,30 @@ func (m *machine) run(w, h int, extraEnv []string, args ...string) *terminal {
 			_ = cmd.Process.Kill()
 			<-term.done
 		}
+		// The emulator is not closed: its Close races with the Read that passes its
+		// answers on, which then waits on it until the test binary ends.
 		ptmx.Close()
-		term.screen.Close()
 	})
 	return term
 }
 
 // text is the screen as it shows now.
-func (term *terminal) text() string { return term.screen.String() }
+func (term *terminal) text() string {
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	return term.screen.String()
+}
+
+// resize makes the terminal w columns by h rows, as a terminal window resized does.
+func (term *terminal) resize(w, h int) {
+	term.t.Helper()
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	if err := pty.Setsize(term.ptmx, &pty.Winsize{Cols: uint16(w), Rows: uint16(h)}); err != nil {
+		term.t.Fatal(err)
+	}
+	term.screen.Resize(w, h)
+}
 
 // waitFor waits until the screen shows every one of want.
 func (term *terminal) waitFor(want ...string) {
@@ -296,7 +312,7 @@ func (term *terminal) output() string {
 
 // row is the screen's row i (from 0), without its trailing blanks.
 func (term *terminal) row(i int) string {
-	rows := strings.Split(term.screen.String(), "\n")
+	rows := strings.Split(term.text(), "\n")
 	if i < len(rows) {
 		return strings.TrimRight(rows[i], " ")
 	}
@@ -322,18 +338,12 @@ func TestWatchAdvances(t *testing.T) {
 	term.waitFor("2/6", "last        blocked: promise not found; continuing with iteration 2/6")
 
 	// A smaller terminal: the same rows, the keys still on its last line.
-	if err := pty.Setsize(term.ptmx, &pty.Winsize{Cols: 60, Rows: 20}); err != nil {
-		t.Fatal(err)
-	}
-	term.screen.Resize(60, 20)
+	term.resize(60, 20)
 	term.waitFor("q quit · enter timeline · c cancel the loop")
 	if got := term.row(19); got != "q quit · enter timeline · c cancel the loop" {
 		t.Errorf("after the resize to 60x20, row 20 is %q, want the keys; the screen:\n%s", got, term.text())
 	}
-	if err := pty.Setsize(term.ptmx, &pty.Winsize{Cols: 80, Rows: 24}); err != nil {
-		t.Fatal(err)
-	}
-	term.screen.Resize(80, 24)
+	term.resize(80, 24)
 
 	m.hook(m.host.ToolUsed(s, "toolu_02"))
 	m.hook(m.host.Stop(s, "Still on the parser, iteration 2."))
