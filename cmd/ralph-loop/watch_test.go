@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,5 +119,49 @@ func TestWatchEnded(t *testing.T) {
 		if snap.Ended != (session != "") {
 			t.Errorf("session %q: Ended %v", session, snap.Ended)
 		}
+	}
+}
+
+// TestWatchChanges: with --checkpoint, the dashboard gets the last iteration's diffstat.
+func TestWatchChanges(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ww := newWatchWorld(t, "s1")
+	repo := filepath.Join(ww.e.Dir, "repo")
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
+		t.Setenv(k, "u")
+	}
+	for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
+		t.Setenv(k, "u@x")
+	}
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "first")
+	ww.s.Cwd = repo
+	ww.handle(ww.f.Prompt(ww.s, `/ralph-loop "Grow a.txt" --checkpoint --max-iterations 4`))
+	if snap := ww.w.read(time.Now()); snap == nil || snap.Loops[0].Changes != "" {
+		t.Fatalf("before a stop: %+v", snap)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ww.handle(ww.f.ToolUsed(ww.s, "toolu_1"))
+	ww.handle(ww.f.Stop(ww.s, "Grew it."))
+	snap := ww.w.read(time.Now())
+	if snap == nil || !strings.Contains(snap.Loops[0].Changes, "a.txt | 1 +") || !strings.Contains(snap.Loops[0].Changes, "1 file changed, 1 insertion(+)") {
+		t.Errorf("after the first iteration: %+v", snap)
 	}
 }
