@@ -198,3 +198,15 @@ func TestEndedLeaves(t *testing.T) {
 		t.Errorf("c on an ended loop: asked %+v\n%s", asked, plain(m))
 	}
 }
+
+// TestLoopGone: a loop that leaves the list while the dashboard asks whether to cancel it
+// (its session removed by gc) is not asked about any more, and nothing breaks.
+func TestLoopGone(t *testing.T) {
+	m := sized(newModel(func(dash.Request) {}), 80, 24)
+	m, _ = fed(m, dash.Update{Loops: &dash.Loops{Loops: []dash.Loop{fullLoop("s1")}}})
+	m, _ = pressed(m, keyC)
+	m, _ = fed(m, dash.Update{Loops: &dash.Loops{Loops: []dash.Loop{}, Waiting: "no active ralph loop; waiting for one"}})
+	if s := plain(m); strings.Contains(s, "cancel the loop of session") || !strings.Contains(s, "no active ralph loop") {
+		t.Errorf("after the loop left:\n%s", s)
+	}
+}

@@ -52,8 +52,8 @@ func (m model) render() string {
 		foot = append(foot, errorStyle.Render(m.cut(printable(m.loops.Problem))))
 	}
 	switch {
-	case m.screen == screenConfirm:
-		l := m.loops.Loops[max(m.index(), 0)]
+	case m.screen == screenConfirm && m.index() >= 0:
+		l := m.loops.Loops[m.index()]
 		for _, line := range m.wrap(inject.WatchConfirmCancel(l.Session, l.Iteration, l.MaxIterations), 2) {
 			foot = append(foot, waitStyle.Render(line))
 		}
