@@ -158,7 +158,7 @@ func WatchNow(l *state.Loop, last string) string {
 			s += ": " + l.EndReason
 		}
 		if l.EndedBy != "" {
-			s += " (by " + EndedBy(l.EndedBy) + ")"
+			s += " (by " + EndedBy(l) + ")"
 		}
 		return s
 	case l.Unverified != "":
