@@ -23,14 +23,15 @@ CLAUDE_CODE := @anthropic-ai/claude-code@2.1.332
 
 all: build
 
+# ralph-loop and, beside it, its dashboard (ralph-loop watch runs bin/ralph-loop-watch).
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ralph-loop
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(dir $(BIN)) ./cmd/ralph-loop ./cmd/ralph-loop-watch
 
 # Says where the binary went and whether that directory is on PATH.
 install:
-	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop ./cmd/ralph-loop-watch
 	@bin=$$($(GO) env GOBIN); [ -n "$$bin" ] || bin=$$($(GO) env GOPATH | cut -d: -f1)/bin; \
-	echo "make install: installed $$bin/ralph-loop"; \
+	echo "make install: installed $$bin/ralph-loop and its dashboard $$bin/ralph-loop-watch"; \
 	case ":$$PATH:" in *":$$bin:"*) ;; *) \
 	  echo "make install: $$bin is not on PATH, so \"ralph-loop\" is not found: add it (export PATH=\"$$bin:\$$PATH\" in your shell's profile), or run $$bin/ralph-loop install";; \
 	esac
