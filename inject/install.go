@@ -13,6 +13,13 @@ func NotInstalledHere(display string) string {
 		"loops (/ralph-loop) are off until you install it (" + GetIt + ")"
 }
 
+// HooksFindNone is the one line a hook command line prints, at the events that tell the
+// user, when it finds neither ralph-loop nor the hook script that answers in its place (a
+// teammate's machine without ralph-loop): short, for it is written into every such line.
+func HooksFindNone() string {
+	return "ralph-loop: not installed here, so /ralph-loop is off (npm install -g " + NPMPackage + ")"
+}
+
 // NPMPackage is the npm package that installs ralph-loop's native binary
 // (npm install -g @ralph-loop/cli); the per-platform packages are named after it
 // (@ralph-loop/cli-linux-x64, ...).

@@ -99,10 +99,10 @@ type Target struct {
 	// SessionKey is the field of the host's hook input that holds the session id ("":
 	// "session_id").
 	SessionKey string
-	// Legacy, for a host whose earlier command lines differed from install's own earlier
-	// form, makes those (Copilot CLI's exit 2 for its notices), so that install and
-	// uninstall still know them (nil: LegacyCommand).
-	Legacy func(c CommandSpec) string
+	// PluginRoot, for a host whose plugins can carry hooks (Claude Code), is the variable
+	// that names a plugin's directory in its hooks' command lines (CLAUDE_PLUGIN_ROOT): the
+	// plugin's lines read the hook script the plugin ships (PluginScript) from there.
+	PluginRoot string
 }
 
 // Reply is what a hook's command line answers by itself, without ralph-loop: block (a stop
@@ -249,6 +249,9 @@ type CommandSpec struct {
 	Event  Event
 	// Binary is the absolute path of ralph-loop (not for a Shared scope).
 	Binary string
+	// Script is the absolute path of the host's hook script (not for a Shared scope; "" for
+	// none).
+	Script string
 	// Portable: the scope is shared; the command finds ralph-loop on PATH.
 	Portable bool
 	// Scope is the scope's name.

@@ -237,7 +237,7 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 			return p, err
 		}
 	} else if install {
-		p.Command = inst.commandFor(Event{}, o.Binary, t.scope)
+		p.Command = inst.commandFor(Event{}, o.Binary, inst.scriptPath(o), t.scope)
 	}
 
 	if t.commands != "" && (inst.Commands != nil || inst.Files != nil) {
@@ -272,6 +272,23 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 			}
 			p.Changes = append(p.Changes, c)
 		}
+	}
+	if script := inst.scriptPath(o); script != "" && t.settings != "" {
+		others, otherDirs := inst.otherInstalls(o, t)
+		c, err := scriptChange(script, inst.Script(), install, others[script].scope)
+		if err != nil {
+			return p, err
+		}
+		if install {
+			newRec.Files[script] = hashOf([]byte(inst.Script()))
+			for _, d := range otherDirs {
+				// made by another scope's install for the script: this one's to remove too
+				if rel, err := filepath.Rel(d, script); err == nil && filepath.IsLocal(rel) {
+					newRec.Dirs = addUnique(newRec.Dirs, d)
+				}
+			}
+		}
+		p.Changes = append(p.Changes, c)
 	}
 	if inst.Extra != nil {
 		var content []byte
@@ -362,7 +379,7 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 		}
 	}
 	if install {
-		if p.Command, err = inst.addHooks(obj, o.Binary, t.scope, newRec); err != nil {
+		if p.Command, err = inst.addHooks(obj, o.Binary, inst.scriptPath(o), t.scope, newRec); err != nil {
 			return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
 		}
 		if err := inst.addSettings(obj, newRec); err != nil {
@@ -566,6 +583,42 @@ func commandChange(path string, cf File, install bool, rec *Record, other otherI
 	return c, nil
 }
 
+// scriptPath is where install writes the host's hook script ("" for a host whose hooks run
+// no command line of install's, or without a keep).
+func (inst *Target) scriptPath(o Options) string {
+	if o.KeepDir == "" || inst.Encode == nil {
+		return ""
+	}
+	return ScriptPath(o.KeepDir, inst.Name)
+}
+
+// scriptChange plans the host's hook script: written as this ralph-loop has it (the file is
+// ralph-loop's own, in its keep: an earlier version's is replaced without a backup), and
+// removed by uninstall unless another scope's install on this machine (other) still runs it.
+func scriptChange(path, content string, install bool, other string) (Change, error) {
+	c := Change{Path: path, Perm: 0o600}
+	old, _, err := readFile(path)
+	if err != nil {
+		return c, err
+	}
+	c.Old = old
+	switch {
+	case install && old == nil:
+		c.Action, c.Content = "create", []byte(content)
+	case install && string(old) == content:
+		c.Action = "unchanged"
+	case install:
+		c.Action, c.Content = "update", []byte(content)
+	case old == nil:
+		c.Action = "unchanged"
+	case other != "":
+		c.Action, c.Note = "unchanged", "kept: the "+other+"-scope install uses it too"
+	default:
+		c.Action = "remove"
+	}
+	return c, nil
+}
+
 // otherInstall is another scope's install that records a file as its own: the scope's name
 // ("" for none) and the hash of what it wrote.
 type otherInstall struct{ scope, hash string }
@@ -629,7 +682,7 @@ func objectAt(o *object, path []string, create bool) (*object, error) {
 	return cur, nil
 }
 
-func (inst *Target) addHooks(root *object, binary string, scope Scope, rec *Record) (string, error) {
+func (inst *Target) addHooks(root *object, binary, script string, scope Scope, rec *Record) (string, error) {
 	hooks, err := objectAt(root, inst.hooksPath(), true)
 	if err != nil {
 		return "", err
@@ -645,7 +698,7 @@ func (inst *Target) addHooks(root *object, binary string, scope Scope, rec *Reco
 				return "", fmt.Errorf("%s is not a JSON array", strings.Join(append(slices.Clone(inst.hooksPath()), ev.Name), "."))
 			}
 		}
-		cmd := inst.commandFor(ev, binary, scope)
+		cmd := inst.commandFor(ev, binary, script, scope)
 		rec.addCommand(cmd)
 		e := fieldsObject(entry(ev, cmd, int64(ev.Timeout/inst.unit())))
 		if inst.Shape == Flat {
@@ -659,7 +712,7 @@ func (inst *Target) addHooks(root *object, binary string, scope Scope, rec *Reco
 		g.set("hooks", []any{e})
 		hooks.set(ev.Name, append(list, g))
 	}
-	return inst.commandFor(Event{}, binary, scope), nil
+	return inst.commandFor(Event{}, binary, script, scope), nil
 }
 
 // present lists the key paths of the objects and lists install adds to that the settings
