@@ -83,6 +83,7 @@ type doctor struct {
 	color    bool
 	problems []string
 	versions map[string]string // binary path -> its version (or "" when it does not run)
+	scripts  map[string]bool   // the hosts whose hook script was looked at
 }
 
 func (d *doctor) paint(code, s string) string {
@@ -193,6 +194,7 @@ func (d *doctor) host(inst *install.Target, found []install.Found) (hooked bool)
 			own = append(own, f.Scope.Name)
 		}
 		d.hooks(inst, f)
+		d.script(inst, f)
 	}
 	if len(own) > 1 {
 		d.Problem("%s: ralph-loop's hooks are installed at %s scope at once, so every event is handled %d times: keep one (ralph-loop uninstall --host %s --scope %s)",
@@ -266,6 +268,33 @@ func (d *doctor) hooks(inst *install.Target, f install.Found) {
 			d.Problem("%s: the %s-scope hooks run %s, version %s, not this ralph-loop (%s): run ralph-loop install --host %s --scope %s from the one you mean to use",
 				inst.Title, f.Scope.Name, where, v, getVersion(), inst.Name, f.Scope.Name)
 		}
+	}
+}
+
+// script reports the host's hook script, which the hooks of this version's form (marked
+// install.Mark) read when ralph-loop cannot run: missing, or not this ralph-loop's, it is a
+// problem (a loop's stops would be let through then).
+func (d *doctor) script(inst *install.Target, f install.Found) {
+	marked := false
+	for _, c := range f.Commands {
+		marked = marked || strings.HasSuffix(c, " "+install.Mark)
+	}
+	if !marked || d.scripts[inst.Name] {
+		return
+	}
+	if d.scripts == nil {
+		d.scripts = map[string]bool{}
+	}
+	d.scripts[inst.Name] = true
+	path := install.ScriptPath(keepDir(), inst.Name)
+	data, err := os.ReadFile(path)
+	switch {
+	case err != nil:
+		d.Problem("%s: the hooks' script %s, which answers when ralph-loop cannot run, is missing: run ralph-loop install --host %s --scope %s",
+			inst.Title, path, inst.Name, f.Scope.Name)
+	case string(data) != inst.Script():
+		d.Problem("%s: the hooks' script %s is not this ralph-loop's: run ralph-loop install --host %s --scope %s",
+			inst.Title, path, inst.Name, f.Scope.Name)
 	}
 }
 
