@@ -439,6 +439,9 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 			continue
 		}
 		fmt.Fprintf(w, "  %s\n", c.Describe())
+		for _, what := range c.What {
+			fmt.Fprintf(w, "            %s\n", what) // under the path: one line per change in the file
+		}
 		if dry && !c.Dir && c.Action != "unchanged" {
 			w.Write(unifiedDiff(c))
 		}

@@ -171,8 +171,11 @@ func TestUpgradeFromEarlierForm(t *testing.T) {
 				}
 			}
 			data, _ := os.ReadFile(path)
-			if c.host == "claude" && !strings.Contains(string(data), "notify-send done") {
-				t.Errorf("the user's hook is gone:\n%s", data)
+			if c.host == "claude" {
+				mine, ours := strings.Index(string(data), "notify-send done"), strings.Index(string(data), "e=Stop ")
+				if mine < 0 || ours < mine {
+					t.Errorf("the user's Stop hook is gone, or no longer before ralph-loop's:\n%s", data)
+				}
 			}
 			if s, err := os.ReadFile(install.ScriptPath(o.KeepDir, h.Name)); err != nil || string(s) != h.Script() {
 				t.Errorf("the hook script is not written: %v", err)

@@ -43,10 +43,10 @@ func FuzzEditInPlace(f *testing.F) {
 			t.Fatalf("parseDoc read it but plainValue does not: %v", err)
 		}
 		rec := &Record{Kept: h.present(obj)}
-		if _, err := h.addHooks(obj, "/bin/ralph-loop", "/keep/hooks/claude.sh", Scope{Name: ScopeUser}, rec); err != nil {
+		if _, _, err := h.addHooks(obj, "/bin/ralph-loop", "/keep/hooks/claude.sh", Scope{Name: ScopeUser}, rec, nil); err != nil {
 			return
 		}
-		if err := h.addSettings(obj, rec); err != nil {
+		if _, err := h.addSettings(obj, rec); err != nil {
 			return
 		}
 		doc.patch(orig, obj)
