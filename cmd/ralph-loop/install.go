@@ -98,8 +98,19 @@ func installCommand(add bool) *cli.Command {
 						targets = append(targets, h)
 					}
 				}
-				if len(targets) == 0 {
+				if len(targets) == 0 && add {
 					return fmt.Errorf("found no supported agent CLI on this machine (looked for: %s); name one with --host", installerNames())
+				}
+				if len(targets) == 0 {
+					// Nothing installed, nothing to take out: done (usage.md's exit codes).
+					fmt.Fprintf(cmd.Root().Writer, "ralph-loop: nothing to uninstall: no install is recorded on this machine and no supported agent CLI is found (looked for: %s)\n", installerNames())
+					if !cmd.Bool("purge") || cmd.Bool("dry-run") {
+						return nil
+					}
+					if err := purgeAllowed(); err != nil {
+						return err
+					}
+					return leftBehind(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, true)
 				}
 			} else {
 				h, ok := hosts.Installer(cmd.String("host"))
@@ -107,7 +118,11 @@ func installCommand(add bool) *cli.Command {
 					return fmt.Errorf("ralph-loop cannot %s itself for host %q (no installer); see the README for its setup", name, cmd.String("host"))
 				}
 				if !ok {
-					return usagef("unknown host %q: supported hosts are: %s", cmd.String("host"), installerNames())
+					var names []string
+					for _, h := range hosts.Installers() {
+						names = append(names, h.Name)
+					}
+					return unknownHost(cmd.String("host"), names)
 				}
 				targets = append(targets, h)
 			}
