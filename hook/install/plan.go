@@ -354,12 +354,25 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 	var doc *jsonDoc
 	if len(bytes.TrimSpace(bytes.TrimPrefix(old, bom))) > 0 {
 		if doc, root, err = parseDoc(old, inst.Syntax, inst.Title); err != nil {
+			if de, ok := err.(*docError); ok {
+				return nil, false, fmt.Errorf("read %s:%s: not valid JSON (%s); fix or move it and run again", t.settings, de.at, de.msg)
+			}
 			return nil, false, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", t.settings, err)
 		}
 	}
 	obj, ok := root.(*object)
 	if !ok {
-		return nil, false, fmt.Errorf("read %s: the settings are not a JSON object", t.settings)
+		return nil, false, fmt.Errorf("read %s:%s: the settings are not a JSON object", t.settings, lineCol(bytes.TrimPrefix(old, bom), doc.root.StartOffset))
+	}
+	// where says an error about the shape of the settings at its place in the file.
+	where := func(verb string, err error) error {
+		var se *shapeError
+		if errors.As(err, &se) && doc != nil {
+			if off := doc.offsetOf(se.path); off >= 0 {
+				return fmt.Errorf("%s %s:%s: %w", verb, t.settings, lineCol(bytes.TrimPrefix(old, bom), off), err)
+			}
+		}
+		return fmt.Errorf("%s %s: %w", verb, t.settings, err)
 	}
 	before := encodeJSON(obj)
 	var orig any
@@ -373,7 +386,7 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 	prior := inst.ourHooks(obj, rec)
 	had, err := inst.removeHooks(obj, rec, !install)
 	if err != nil {
-		return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
+		return nil, false, where("update", err)
 	}
 	if install && !had {
 		where, note := inst.hooksElsewhere(o, t)
@@ -388,16 +401,16 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 	var what []string
 	if install {
 		if p.Command, what, err = inst.addHooks(obj, o.Binary, inst.scriptPath(o), t.scope, newRec, prior); err != nil {
-			return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
+			return nil, false, where("update", err)
 		}
 		set, err := inst.addSettings(obj, newRec)
 		if err != nil {
-			return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
+			return nil, false, where("update", err)
 		}
 		what = append(what, set...)
 		sb, err := inst.addSandbox(o, t, obj, newRec, p)
 		if err != nil {
-			return nil, false, err
+			return nil, false, where("update", err)
 		}
 		what = append(what, sb...)
 	} else {
@@ -702,7 +715,7 @@ func objectAt(o *object, path []string, create bool) (*object, error) {
 		}
 		n, ok := v.(*object)
 		if !ok {
-			return nil, fmt.Errorf("%q is not a JSON object", strings.Join(path[:i+1], "."))
+			return nil, &shapeError{path: slices.Clone(path[:i+1]), want: "object"}
 		}
 		cur = n
 	}
@@ -789,7 +802,7 @@ func (inst *Target) addHooks(root *object, binary, script string, scope Scope, r
 		var list []any
 		if v, ok := hooks.get(ev.Name); ok && v != nil {
 			if list, ok = v.([]any); !ok {
-				return "", nil, fmt.Errorf("%s is not a JSON array", strings.Join(append(slices.Clone(inst.hooksPath()), ev.Name), "."))
+				return "", nil, &shapeError{path: append(slices.Clone(inst.hooksPath()), ev.Name), want: "array"}
 			}
 		}
 		cmd := inst.commandFor(ev, binary, script, scope)

@@ -91,7 +91,7 @@ func (inst *Target) addSandbox(o Options, t target, root *object, rec *Record, p
 		}
 		list, isList := cur.([]any)
 		if !isList {
-			return nil, fmt.Errorf("%s: %s is not a list", t.settings, strings.Join(e.Path, "."))
+			return nil, &shapeError{path: slices.Clone(e.Path), want: "array"}
 		}
 		if slices.ContainsFunc(list, func(v any) bool { return v == e.Value }) {
 			continue // there already: the user's, or added before (and recorded then)
