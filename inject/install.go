@@ -20,6 +20,21 @@ func HooksFindNone() string {
 	return "ralph-loop: not installed here, so /ralph-loop is off (npm install -g " + NPMPackage + ")"
 }
 
+// AfterInstall tells the user, after an install that changed something, what makes the
+// hooks take effect, then how to start a loop (arm: the host's /ralph-loop): a new session
+// of a host that reads its settings at start; a restart (or its reload command) of one whose
+// hooks are a plugin or an extension of its own (kind), which it loads at start.
+func AfterInstall(display, kind, reload, arm string) string {
+	start := "Start a new " + display + " session (settings are read at start)"
+	switch {
+	case kind != "" && reload != "":
+		start = "Restart " + display + ", or type " + reload + " in it (it loads " + kind + "s at start)"
+	case kind != "":
+		start = "Restart " + display + " (it loads " + kind + "s at start)"
+	}
+	return start + ", then type: " + arm + ` "TASK" --max-iterations 20`
+}
+
 // NPMPackage is the npm package that installs ralph-loop's native binary
 // (npm install -g @ralph-loop/cli); the per-platform packages are named after it
 // (@ralph-loop/cli-linux-x64, ...).

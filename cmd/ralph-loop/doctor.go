@@ -175,12 +175,17 @@ func (d *doctor) host(inst *install.Target, found []install.Found) (hooked bool)
 	}
 	if len(found) == 0 {
 		if inst.Scopes[0].Settings == "" {
-			// opencode, Kilo: the hooks are a plugin file, which doctor does not read.
+			// opencode, Kilo, pi: the hooks are a plugin's or an extension's file, which
+			// doctor does not read.
+			kind := "a " + inst.FilesKind
+			if strings.HasPrefix(inst.FilesKind, "e") {
+				kind = "an " + inst.FilesKind
+			}
 			if ps := plugins(inst, d.dir, d.getenv); len(ps) > 0 {
-				d.Say("hooks: a plugin, %s; doctor does not check what it runs", strings.Join(ps, ", "))
+				d.Say("hooks: %s, %s; doctor does not check what it runs", kind, strings.Join(ps, ", "))
 				return true
 			}
-			d.Say("hooks: a plugin (ralph-loop install --host %s writes it); doctor does not check it", inst.Name)
+			d.Say("hooks: %s (ralph-loop install --host %s writes it); doctor does not check it", kind, inst.Name)
 			return false
 		}
 		if !hooked {
@@ -316,15 +321,26 @@ func (d *doctor) version(bin string) (string, bool) {
 	return v, v != ""
 }
 
-// cliVersion is the first line a host CLI prints for --version.
+// cliVersion is the first line a host CLI prints for --version: on its standard output, or
+// where it prints nothing there, on its standard error (pi, whose input is not a terminal
+// here, prints it there).
 func cliVersion(ctx context.Context, cli string) string {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, cli, "--version").Output()
+	c := exec.CommandContext(ctx, cli, "--version")
+	var errOut strings.Builder
+	c.Stderr = &errOut
+	out, err := c.Output()
 	if err != nil {
 		return "(its --version failed)"
 	}
+	if strings.TrimSpace(string(out)) == "" {
+		out = []byte(errOut.String())
+	}
 	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if line == "" {
+		return "(its --version printed nothing)"
+	}
 	return inject.Printable(line)
 }
 

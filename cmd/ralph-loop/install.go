@@ -18,6 +18,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
 // installerNames lists the hosts ralph-loop installs into.
@@ -489,7 +490,7 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 			if hh, ok := hosts.Lookup(h.Name); ok {
 				arm = hh.Facts(os.Getenv, "").Words.Arm()
 			}
-			fmt.Fprintf(w, "Start a new %s session (settings are read at start), then type: %s \"TASK\" --max-iterations 20\n", h.Title, arm)
+			fmt.Fprintln(w, inject.AfterInstall(h.Title, h.FilesKind, h.Reload, arm))
 		}
 	}
 	return nil

@@ -70,6 +70,11 @@ type Target struct {
 	// for the hooks' command (opencode's plugin, which runs ralph-loop itself). A name may
 	// hold a subdirectory ("plugins/ralph-loop.js").
 	Files func(c CommandSpec) []File
+	// FilesKind is what the host calls the files of Files through which it runs ralph-loop's
+	// hooks, for people: "plugin" (opencode's), "extension" (pi's); "" for a host whose hooks
+	// are in its settings. Reload is the host's command that loads them again in a running
+	// session ("" for none: the host is restarted).
+	FilesKind, Reload string
 	// FileBinary reads the program one of Files names, as written (opencode's plugin runs
 	// ralph-loop itself, from the path it holds), for the guard to keep (see Binaries). nil:
 	// none names one.
