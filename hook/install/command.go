@@ -65,9 +65,10 @@ func PortableCommandAt(inst *Target, ev Event, scope string) string {
 		env = ScopeEnv + "=" + scope + " "
 	}
 	run := portableRun + env + "exec ralph-loop hook --host " + inst.Name + "; "
-	// ralph-loop's keep, as ralph-loop finds it ($XDG_DATA_HOME/ralph-loop when that is
-	// absolute, else ~/.local/share/ralph-loop, or on macOS ~/Library/Application
-	// Support/ralph-loop): a relative directory would be the project's, the agent's.
+	// ralph-loop's keep, where ralph-loop keeps it: $XDG_DATA_HOME/ralph-loop, else
+	// ~/.local/share/ralph-loop, or on macOS ~/Library/Application Support/ralph-loop. A
+	// relative $XDG_DATA_HOME (which ralph-loop ignores) is passed over: it would name a
+	// directory of the project's, which the agent can write.
 	find := `for d in "${XDG_DATA_HOME:-$HOME/.local/share}" ~/Library/Application\ Support; do case $d in /*) s=$d/ralph-loop/hooks/` +
 		inst.Name + `.sh; [ -f "$s" ] && . "$s";; esac; done; `
 	if scope == ScopePlugin && inst.PluginRoot != "" {
