@@ -28,7 +28,7 @@
 # Nothing here starts a process on the fast path. It reads, and never writes, ralph-loop's
 # files, but for the two it leaves for ralph-loop in the session's state directory (see
 # state/fallback.go): fallback-stop.N, one for each stop it blocked, and cancel-typed, the
-# user's /cancel-ralph. It lives in ralph-loop's keep, where the guard and install
+# user's /cancel-ralph. It lives in ralph-loop's data directory, where the guard and install
 # --sandbox's deny rules keep the agent from changing it while a loop is active, as they do
 # the settings file that names it.
 
@@ -85,7 +85,8 @@ case $sid in
 . | .. | *[!A-Za-z0-9._-]*) sid= ;;
 esac
 
-# ralph-loop's keep (k), found as the state directory is.
+# ralph-loop's data directory (k), with its copies of the loops, found as the state
+# directory is.
 case $XDG_DATA_HOME in
 /*) k=$XDG_DATA_HOME/ralph-loop ;;
 *)
@@ -94,9 +95,10 @@ case $XDG_DATA_HOME in
 	;;
 esac
 
-# Whether the session's loop is active (a): its loop file, or the keep's copy of it, says
-# so (lf is that file), or its marker is there. These lines of a loop file are read as
-# ralph-loop writes them, one field a line (state.ScriptLines; a test keeps both in step).
+# Whether the session's loop is active (a): its loop file, or its copy in the data
+# directory, says so (lf is that file), or its marker is there. These lines of a loop file
+# are read as ralph-loop writes them, one field a line (state.ScriptLines; a test keeps both
+# in step).
 d=$r/sessions/$sid
 lf=
 a=
