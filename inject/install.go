@@ -61,7 +61,7 @@ func FallbackBlock(prog string) string {
 		"Do not try to end the loop: tell the user that ralph-loop must be put back, and go on with the task."
 }
 
-// FallbackMark is in every stop the hooks' command line blocks by itself (FallbackBlock):
+// FallbackMark is in every stop the hooks' script blocks by itself (FallbackBlock):
 // the host records the reason in its transcript, which is how ralph-loop, once it runs
 // again, knows the hooks saw it missing (hook's fallback). Plain ASCII words, so that every
 // host's transcript holds them as they are.
