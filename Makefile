@@ -147,6 +147,9 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) mod tidy -diff
+	@# The hook script (hook/install/hook.sh, and the plugin's copy): POSIX sh, as the hosts run it.
+	@command -v shellcheck >/dev/null 2>&1 || { echo "make lint: shellcheck is not installed: apt-get install shellcheck (.ci/run installs it)"; exit 1; }
+	shellcheck -s sh hook/install/hook.sh plugins/ralph-loop/hooks/ralph-loop.sh
 	@# The binary builds where the process table is read another way (macOS) or not at all.
 	@for os in darwin freebsd windows; do GOOS=$$os GOARCH=amd64 $(GO) build -o /dev/null ./cmd/ralph-loop || exit 1; done
 
