@@ -285,6 +285,11 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 		o.ToolIDs = res.ToolIDs
 	}
 	o.seenTools = res.ToolIDs
+	if res.FailedStops > 0 && o.Unread == "" {
+		// The host recorded a stop hook of ours that failed (killed, or an error) since the
+		// last decision: that stop went through undecided, and this one is blocked.
+		o.Unread = inject.UnreadMissed(res.FailedStops)
+	}
 	o.pos.Offset, o.pos.InLine = res.Offset, res.InLine
 	o.sawLast = res.SawLast
 	o.queued = res.Queued()
