@@ -226,7 +226,7 @@ func sum(key, data []byte) string {
 // sign encodes l as a loop file: its JSON, then the MAC of those bytes.
 func (s *Store) sign(l *Loop) ([]byte, error) {
 	l.Version = Version
-	data, err := json.MarshalIndent(l, "", "  ")
+	data, err := marshalIndent(l)
 	if err != nil {
 		return nil, fmt.Errorf("encode state of session %s: %w", l.SessionID, err)
 	}
@@ -333,7 +333,7 @@ func (s *Store) readWitnesses(id string, key []byte) witnessed {
 			continue
 		}
 		var w witness
-		if json.Unmarshal(data, &w) != nil || w.SessionID != id || w.LoopID == "" {
+		if unmarshal(data, &w) != nil || w.SessionID != id || w.LoopID == "" {
 			continue
 		}
 		if out.w != nil && (out.w.LoopID != w.LoopID || !sameOwner(out.w.Owner, w.Owner)) {
@@ -375,7 +375,7 @@ func (s *Store) writeWitnesses(l *Loop) {
 		}
 		return
 	}
-	data, err := json.MarshalIndent(witness{Version: Version, SessionID: l.SessionID, LoopID: l.LoopID, Owner: l.Owner}, "", "  ")
+	data, err := marshalIndent(&witness{Version: Version, SessionID: l.SessionID, LoopID: l.LoopID, Owner: l.Owner})
 	if err != nil {
 		return
 	}
