@@ -65,15 +65,32 @@ type fielder interface {
 
 // listOf is p's list of fields.
 func listOf(p fielder) fields {
-	fs := make(fields, 0, 64)
+	fs := make(fields, 0, 16)
 	p.jsonFields(&fs)
 	return fs
 }
 
+// lists keeps the lists of the objects being written or read, for the next object to
+// reuse: an object's list is done with when it ends.
+type lists struct{ free []fields }
+
+func (ls *lists) get(p fielder) fields {
+	var fs fields
+	if n := len(ls.free); n > 0 {
+		fs, ls.free = ls.free[n-1][:0], ls.free[:n-1]
+	} else {
+		fs = make(fields, 0, 64)
+	}
+	p.jsonFields(&fs)
+	return fs
+}
+
+func (ls *lists) put(fs fields) { ls.free = append(ls.free, fs) }
+
 // marshalIndent is json.MarshalIndent(p, "", "  ").
 func marshalIndent(p fielder) ([]byte, error) {
 	e := &encoder{indent: true, buf: make([]byte, 0, 4096)}
-	if err := e.object(listOf(p)); err != nil {
+	if err := e.object(p); err != nil {
 		return nil, err
 	}
 	return e.buf, nil
@@ -82,7 +99,7 @@ func marshalIndent(p fielder) ([]byte, error) {
 // marshal is json.Marshal(p).
 func marshal(p fielder) ([]byte, error) {
 	e := &encoder{buf: make([]byte, 0, 256)}
-	if err := e.object(listOf(p)); err != nil {
+	if err := e.object(p); err != nil {
 		return nil, err
 	}
 	return e.buf, nil
@@ -109,6 +126,7 @@ type encoder struct {
 	buf    []byte
 	indent bool
 	depth  int
+	lists
 }
 
 func (e *encoder) newline() {
@@ -121,7 +139,9 @@ func (e *encoder) newline() {
 	}
 }
 
-func (e *encoder) object(fs fields) error {
+func (e *encoder) object(p fielder) error {
+	fs := e.get(p)
+	defer e.put(fs)
 	e.buf = append(e.buf, '{')
 	e.depth++
 	n := 0
@@ -284,6 +304,7 @@ type decoder struct {
 	data    []byte
 	pos     int
 	typeErr error
+	lists
 }
 
 var errSyntax = errors.New("invalid JSON")
@@ -354,7 +375,7 @@ func (d *decoder) literal(word string) error {
 func (d *decoder) skip() error {
 	switch c := d.next(); {
 	case c == '{':
-		return d.members(func(string) error { return d.skip() })
+		return d.members(func([]byte) error { return d.skip() })
 	case c == '[':
 		return d.array(func() error { return d.skip() })
 	case c == '"':
@@ -375,7 +396,7 @@ func (d *decoder) skip() error {
 
 // members reads an object, calling member at each name with d at its value, which it must
 // read.
-func (d *decoder) members(member func(name string) error) error {
+func (d *decoder) members(member func(name []byte) error) error {
 	if d.next() != '{' {
 		return d.syntax("want {")
 	}
@@ -388,7 +409,7 @@ func (d *decoder) members(member func(name string) error) error {
 		if d.next() != '"' {
 			return d.syntax("want a name")
 		}
-		name, err := d.str()
+		name, err := d.strBytes()
 		if err != nil {
 			return err
 		}
@@ -484,11 +505,35 @@ func (d *decoder) number() (string, error) {
 // str reads a string and returns it unquoted (invalid UTF-8 and lone surrogates as
 // U+FFFD).
 func (d *decoder) str() (string, error) {
+	b, err := d.strBytes()
+	return string(b), err
+}
+
+// plain are the bytes a string holds as they are: not a quote, a backslash, a control
+// character or a byte of a multi-byte character.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// strBytes is str's string as bytes, which may be d's own (not to be kept).
+func (d *decoder) strBytes() ([]byte, error) {
+	p, data := d.pos+1, d.data
+	for p < len(data) && plain[data[p]] {
+		p++
+	}
+	if p < len(data) && data[p] == '"' {
+		s := data[d.pos+1 : p]
+		d.pos = p + 1
+		return s, nil
+	}
 	raw, err := d.rawStr()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return unquote(raw[1 : len(raw)-1]), nil
+	return []byte(unquote(raw[1 : len(raw)-1])), nil
 }
 
 // rawStr reads a string and returns it as written, quotes included.
@@ -889,10 +934,11 @@ func (v *jsonStrMap) decode(d *decoder) error {
 		if *v == nil {
 			*v = map[string]string{}
 		}
-		return d.members(func(k string) error {
+		return d.members(func(k []byte) error {
+			key := string(k)
 			var s jsonString
 			err := s.decode(d)
-			(*v)[k] = string(s)
+			(*v)[key] = string(s)
 			return err
 		})
 	}
@@ -909,7 +955,7 @@ type object struct{ p fielder }
 
 func objectOf(p fielder) object { return object{p} }
 
-func (v object) encode(e *encoder) error { return e.object(listOf(v.p)) }
+func (v object) encode(e *encoder) error { return e.object(v.p) }
 func (v object) empty() bool             { return false }
 func (v object) zero() bool              { return structZero(listOf(v.p)) }
 func (v object) decode(d *decoder) error {
@@ -917,7 +963,7 @@ func (v object) decode(d *decoder) error {
 	case 'n':
 		return d.literal("null")
 	case '{':
-		return decodeObject(d, listOf(v.p))
+		return decodeObject(d, v.p)
 	}
 	return d.mistyped("an object")
 }
@@ -942,21 +988,23 @@ func structZero(fs fields) bool {
 // decodeObject reads an object into a struct's fields. A name that is not a field's is
 // passed over; a name given twice, or one that is a field's but spelled in another case,
 // is an error.
-func decodeObject(d *decoder, fs fields) error {
+func decodeObject(d *decoder, p fielder) error {
+	fs := d.get(p)
+	defer d.put(fs)
 	var seen [2]uint64
 	next := 0
-	return d.members(func(name string) error {
+	return d.members(func(name []byte) error {
 		i := -1
 		// The names usually come in the list's order.
 		for j := range fs {
-			if k := (next + j) % len(fs); fs[k].name == name {
+			if k := (next + j) % len(fs); fs[k].name == string(name) {
 				i = k
 				break
 			}
 		}
 		if i < 0 {
 			for _, f := range fs {
-				if len(f.name) == len(name) && equalFold(f.name, name) {
+				if equalFold(f.name, string(name)) {
 					return fmt.Errorf("%w: the name %q is spelled %q", errSyntax, f.name, name)
 				}
 			}
@@ -1011,7 +1059,7 @@ func (v ptr[T]) encode(e *encoder) error {
 		e.buf = append(e.buf, "null"...)
 		return nil
 	}
-	return e.object(listOf(v.view(*v.p)))
+	return e.object(v.view(*v.p))
 }
 func (v ptr[T]) empty() bool { return *v.p == nil }
 func (v ptr[T]) zero() bool  { return *v.p == nil }
@@ -1024,7 +1072,7 @@ func (v ptr[T]) decode(d *decoder) error {
 		if *v.p == nil {
 			*v.p = new(T)
 		}
-		return decodeObject(d, listOf(v.view(*v.p)))
+		return decodeObject(d, v.view(*v.p))
 	}
 	return d.mistyped("an object")
 }
@@ -1040,7 +1088,7 @@ func (v slice[T]) encode(e *encoder) error {
 		e.buf = append(e.buf, "null"...)
 		return nil
 	}
-	return e.elements(len(*v.p), func(i int) error { return e.object(listOf(v.view(&(*v.p)[i]))) })
+	return e.elements(len(*v.p), func(i int) error { return e.object(v.view(&(*v.p)[i])) })
 }
 func (v slice[T]) empty() bool { return len(*v.p) == 0 }
 func (v slice[T]) zero() bool  { return *v.p == nil }
@@ -1080,7 +1128,7 @@ func (v structMap[T]) encode(e *encoder) error {
 	}
 	return e.members(keys, func(k string) error {
 		t := (*v.p)[k]
-		return e.object(listOf(v.view(&t)))
+		return e.object(v.view(&t))
 	})
 }
 func (v structMap[T]) empty() bool { return len(*v.p) == 0 }
@@ -1094,10 +1142,11 @@ func (v structMap[T]) decode(d *decoder) error {
 		if *v.p == nil {
 			*v.p = map[string]T{}
 		}
-		return d.members(func(k string) error {
+		return d.members(func(k []byte) error {
+			key := string(k)
 			var t T
 			err := objectOf(v.view(&t)).decode(d)
-			(*v.p)[k] = t
+			(*v.p)[key] = t
 			return err
 		})
 	}
