@@ -600,8 +600,9 @@ func readFile(path string) ([]byte, error) {
 	return data, nil
 }
 
-// keepCopy writes the keep's copy of a loop file just written. It is not synced: after a
-// power cut it may be a write behind the loop file, which is then the newer of the two.
+// keepCopy writes the keep's copy of a loop file just written. It is not synced, nor is the
+// loop file (see save): after a crash of the machine either may be some writes behind the
+// other, and the newer that verifies stands.
 func (s *Store) keepCopy(id string, data []byte) {
 	if s.keepDir == "" {
 		return

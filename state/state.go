@@ -13,7 +13,9 @@
 //	trash/                                  sessions gc is removing
 //
 // Directories are 0700 and files 0600. Whole files are replaced atomically (temp file,
-// fsync, rename, fsync of the directory). Every file is opened without following symlinks,
+// rename); the key, the task files and the history are synced first (fsync, then of the
+// directory), the loop file is not: it has a verified copy in the keep (see Store.save).
+// Every file is opened without following symlinks,
 // without waiting on a FIFO, and used only if it is a regular file (see openState); what
 // was planted in place of a log, the lock or a directory is moved aside to
 // <name>.refused-<time>.

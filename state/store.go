@@ -549,7 +549,11 @@ func (s *Store) save(l *Loop) error {
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
 		s.moveAside(path, &NotRegularError{path, describe(fi)}) // a rename cannot replace it
 	}
-	if err := writeFileAtomic(path, data); err != nil {
+	// Not synced: a crash of the process leaves the old file or the new one (the rename is
+	// atomic), and one of the machine the file as it was some writes ago, or torn, with the
+	// keep's copy (equally unsynced) beside it. See "What a crash can lose" in
+	// docs/how-it-works.md.
+	if err := writeAtomicNoSync(path, data); err != nil {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	s.keepCopy(l.SessionID, data)
