@@ -156,11 +156,13 @@ stress:
 # temporary directory), then the matcher's and the scanner's Go benchmarks; then the real
 # hosts: the same 10-iteration loop on each host's real CLI (offline, as make e2e runs them),
 # every hook process timed, and on Claude Code against a minimal sh Stop hook (and the
-# official plugin's stop-hook.sh, if RALPH_BENCH_OFFICIAL names a copy of it).
+# official plugin's stop-hook.sh, if RALPH_BENCH_OFFICIAL names a copy of it), BENCH_ROUNDS
+# rounds, the hook sets taking turns in both orders (an even number).
+BENCH_ROUNDS ?= 6
 bench: build
 	$(GO) run ./cmd/internal/bench -bin $(BIN)
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 3 ./promise/ ./hook/internal/claudeshape/ ./hook/proc/
-	$(GO) run ./cmd/internal/bench hosts
+	$(GO) run ./cmd/internal/bench hosts $(BENCH_ROUNDS)
 
 # Every fuzz target for FUZZTIME each; crashers land in <pkg>/testdata/fuzz/<Target>/.
 fuzz:
