@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -33,6 +34,17 @@ type jsonValue interface {
 	empty() bool
 	// zero reports whether omitzero leaves the field out.
 	zero() bool
+	// copyTo sets dst, the same field of another value of the type, to a deep copy of the
+	// value: nothing the two hold is shared.
+	copyTo(dst jsonValue)
+}
+
+// clone copies src's fields into dst's (a value of the same type) deeply.
+func clone(dst, src fielder) {
+	d, s := listOf(dst), listOf(src)
+	for i := range s {
+		s[i].v.copyTo(d[i].v)
+	}
 }
 
 // omit says when a field is left out, as its json tag's option does.
@@ -681,6 +693,7 @@ type jsonTimePtr struct{ p **time.Time }
 func (v *jsonString) encode(e *encoder) error { e.buf = appendString(e.buf, string(*v)); return nil }
 func (v *jsonString) empty() bool             { return *v == "" }
 func (v *jsonString) zero() bool              { return *v == "" }
+func (v *jsonString) copyTo(dst jsonValue)    { *dst.(*jsonString) = *v }
 func (v *jsonString) decode(d *decoder) error {
 	switch d.next() {
 	case '"':
@@ -696,6 +709,7 @@ func (v *jsonString) decode(d *decoder) error {
 func (v *jsonBool) encode(e *encoder) error { e.buf = strconv.AppendBool(e.buf, bool(*v)); return nil }
 func (v *jsonBool) empty() bool             { return !bool(*v) }
 func (v *jsonBool) zero() bool              { return !bool(*v) }
+func (v *jsonBool) copyTo(dst jsonValue)    { *dst.(*jsonBool) = *v }
 func (v *jsonBool) decode(d *decoder) error {
 	switch d.next() {
 	case 't':
@@ -733,8 +747,9 @@ func (v *jsonInt) encode(e *encoder) error {
 	e.buf = strconv.AppendInt(e.buf, int64(*v), 10)
 	return nil
 }
-func (v *jsonInt) empty() bool { return *v == 0 }
-func (v *jsonInt) zero() bool  { return *v == 0 }
+func (v *jsonInt) empty() bool          { return *v == 0 }
+func (v *jsonInt) zero() bool           { return *v == 0 }
+func (v *jsonInt) copyTo(dst jsonValue) { *dst.(*jsonInt) = *v }
 func (v *jsonInt) decode(d *decoder) error {
 	return d.num(func(s string) error {
 		n, err := strconv.ParseInt(s, 10, strconv.IntSize)
@@ -749,8 +764,9 @@ func (v *jsonInt64) encode(e *encoder) error {
 	e.buf = strconv.AppendInt(e.buf, int64(*v), 10)
 	return nil
 }
-func (v *jsonInt64) empty() bool { return *v == 0 }
-func (v *jsonInt64) zero() bool  { return *v == 0 }
+func (v *jsonInt64) empty() bool          { return *v == 0 }
+func (v *jsonInt64) zero() bool           { return *v == 0 }
+func (v *jsonInt64) copyTo(dst jsonValue) { *dst.(*jsonInt64) = *v }
 func (v *jsonInt64) decode(d *decoder) error {
 	return d.num(func(s string) error {
 		n, err := strconv.ParseInt(s, 10, 64)
@@ -765,8 +781,9 @@ func (v *jsonUint64) encode(e *encoder) error {
 	e.buf = strconv.AppendUint(e.buf, uint64(*v), 10)
 	return nil
 }
-func (v *jsonUint64) empty() bool { return *v == 0 }
-func (v *jsonUint64) zero() bool  { return *v == 0 }
+func (v *jsonUint64) empty() bool          { return *v == 0 }
+func (v *jsonUint64) zero() bool           { return *v == 0 }
+func (v *jsonUint64) copyTo(dst jsonValue) { *dst.(*jsonUint64) = *v }
 func (v *jsonUint64) decode(d *decoder) error {
 	return d.num(func(s string) error {
 		n, err := strconv.ParseUint(s, 10, 64)
@@ -781,8 +798,9 @@ func (v *jsonFloat) encode(e *encoder) (err error) {
 	e.buf, err = appendFloat(e.buf, float64(*v))
 	return err
 }
-func (v *jsonFloat) empty() bool { return *v == 0 }
-func (v *jsonFloat) zero() bool  { return *v == 0 }
+func (v *jsonFloat) empty() bool          { return *v == 0 }
+func (v *jsonFloat) zero() bool           { return *v == 0 }
+func (v *jsonFloat) copyTo(dst jsonValue) { *dst.(*jsonFloat) = *v }
 func (v *jsonFloat) decode(d *decoder) error {
 	return d.num(func(s string) error {
 		f, err := strconv.ParseFloat(s, 64)
@@ -801,9 +819,10 @@ func (v *jsonTime) encode(e *encoder) error {
 	e.buf = append(e.buf, b...)
 	return err
 }
-func (v *jsonTime) empty() bool      { return false }
-func (v *jsonTime) zero() bool       { return (*time.Time)(v).IsZero() }
-func (v *jsonTime) strictZero() bool { return time.Time(*v) == time.Time{} }
+func (v *jsonTime) empty() bool          { return false }
+func (v *jsonTime) zero() bool           { return (*time.Time)(v).IsZero() }
+func (v *jsonTime) copyTo(dst jsonValue) { *dst.(*jsonTime) = *v }
+func (v *jsonTime) strictZero() bool     { return time.Time(*v) == time.Time{} }
 func (v *jsonTime) decode(d *decoder) error {
 	switch d.next() {
 	case 'n':
@@ -833,6 +852,15 @@ func (v jsonTimePtr) encode(e *encoder) error {
 }
 func (v jsonTimePtr) empty() bool { return *v.p == nil }
 func (v jsonTimePtr) zero() bool  { return *v.p == nil }
+func (v jsonTimePtr) copyTo(dst jsonValue) {
+	p := dst.(jsonTimePtr).p
+	if *v.p == nil {
+		*p = nil
+		return
+	}
+	t := **v.p
+	*p = &t
+}
 func (v jsonTimePtr) decode(d *decoder) error {
 	if null, err := d.null(); null || err != nil {
 		*v.p = nil
@@ -850,8 +878,9 @@ func (v *Duration) encode(e *encoder) error {
 	e.buf = appendString(e.buf, time.Duration(*v).String())
 	return nil
 }
-func (v *Duration) empty() bool { return *v == 0 }
-func (v *Duration) zero() bool  { return *v == 0 }
+func (v *Duration) empty() bool          { return *v == 0 }
+func (v *Duration) zero() bool           { return *v == 0 }
+func (v *Duration) copyTo(dst jsonValue) { *dst.(*Duration) = *v }
 func (v *Duration) decode(d *decoder) error {
 	switch c := d.next(); {
 	case c == '"':
@@ -888,8 +917,9 @@ func (v *jsonStrings) encode(e *encoder) error {
 		return nil
 	})
 }
-func (v *jsonStrings) empty() bool { return len(*v) == 0 }
-func (v *jsonStrings) zero() bool  { return *v == nil }
+func (v *jsonStrings) empty() bool          { return len(*v) == 0 }
+func (v *jsonStrings) zero() bool           { return *v == nil }
+func (v *jsonStrings) copyTo(dst jsonValue) { *dst.(*jsonStrings) = slices.Clone(*v) }
 func (v *jsonStrings) decode(d *decoder) error {
 	switch d.next() {
 	case 'n':
@@ -923,8 +953,9 @@ func (v *jsonStrMap) encode(e *encoder) error {
 		return nil
 	})
 }
-func (v *jsonStrMap) empty() bool { return len(*v) == 0 }
-func (v *jsonStrMap) zero() bool  { return *v == nil }
+func (v *jsonStrMap) empty() bool          { return len(*v) == 0 }
+func (v *jsonStrMap) zero() bool           { return *v == nil }
+func (v *jsonStrMap) copyTo(dst jsonValue) { *dst.(*jsonStrMap) = maps.Clone(*v) }
 func (v *jsonStrMap) decode(d *decoder) error {
 	switch d.next() {
 	case 'n':
@@ -958,6 +989,7 @@ func objectOf(p fielder) object { return object{p} }
 func (v object) encode(e *encoder) error { return e.object(v.p) }
 func (v object) empty() bool             { return false }
 func (v object) zero() bool              { return structZero(listOf(v.p)) }
+func (v object) copyTo(dst jsonValue)    { clone(dst.(object).p, v.p) }
 func (v object) decode(d *decoder) error {
 	switch d.next() {
 	case 'n':
@@ -1063,6 +1095,16 @@ func (v ptr[T]) encode(e *encoder) error {
 }
 func (v ptr[T]) empty() bool { return *v.p == nil }
 func (v ptr[T]) zero() bool  { return *v.p == nil }
+func (v ptr[T]) copyTo(dst jsonValue) {
+	p := dst.(ptr[T]).p
+	if *v.p == nil {
+		*p = nil
+		return
+	}
+	n := new(T)
+	clone(v.view(n), v.view(*v.p))
+	*p = n
+}
 func (v ptr[T]) decode(d *decoder) error {
 	switch d.next() {
 	case 'n':
@@ -1092,6 +1134,18 @@ func (v slice[T]) encode(e *encoder) error {
 }
 func (v slice[T]) empty() bool { return len(*v.p) == 0 }
 func (v slice[T]) zero() bool  { return *v.p == nil }
+func (v slice[T]) copyTo(dst jsonValue) {
+	p := dst.(slice[T]).p
+	if *v.p == nil {
+		*p = nil
+		return
+	}
+	out := make([]T, len(*v.p))
+	for i := range out {
+		clone(v.view(&out[i]), v.view(&(*v.p)[i]))
+	}
+	*p = out
+}
 func (v slice[T]) decode(d *decoder) error {
 	switch d.next() {
 	case 'n':
@@ -1133,6 +1187,20 @@ func (v structMap[T]) encode(e *encoder) error {
 }
 func (v structMap[T]) empty() bool { return len(*v.p) == 0 }
 func (v structMap[T]) zero() bool  { return *v.p == nil }
+func (v structMap[T]) copyTo(dst jsonValue) {
+	p := dst.(structMap[T]).p
+	if *v.p == nil {
+		*p = nil
+		return
+	}
+	out := make(map[string]T, len(*v.p))
+	for k, t := range *v.p {
+		var n T
+		clone(v.view(&n), v.view(&t))
+		out[k] = n
+	}
+	*p = out
+}
 func (v structMap[T]) decode(d *decoder) error {
 	switch d.next() {
 	case 'n':

@@ -349,3 +349,68 @@ func twiceOrFolded(data []byte) bool {
 		}
 	}
 }
+
+// TestJSONClone copies values of each type with their lists (clone): the copy equals the
+// value, and changing anything the copy holds, however deep, leaves the value as it was.
+func TestJSONClone(t *testing.T) {
+	for name, mk := range jsonTypes {
+		t.Run(name, func(t *testing.T) {
+			for seed := range uint64(100) {
+				a, b := mk(), mk()
+				fill(reflect.ValueOf(a).Elem(), rand.New(rand.NewPCG(seed, 9)), 0, seed > 0)
+				fill(reflect.ValueOf(b).Elem(), rand.New(rand.NewPCG(seed, 9)), 0, seed > 0)
+				c := mk()
+				clone(c, a)
+				if !reflect.DeepEqual(c, a) {
+					t.Fatalf("seed %d: the copy differs%s", seed, differs(c, a))
+				}
+				scribble(reflect.ValueOf(c).Elem())
+				if !reflect.DeepEqual(a, b) {
+					t.Fatalf("seed %d: changing the copy changed the value%s", seed, differs(a, b))
+				}
+			}
+		})
+	}
+}
+
+// scribble changes, in place, everything v holds: what its pointers point to, its slices'
+// elements and its maps' values.
+func scribble(v reflect.Value) {
+	if v.Type() == reflect.TypeOf(time.Time{}) {
+		v.Set(reflect.ValueOf(time.Unix(1, 0)))
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(v.String() + "!")
+	case reflect.Bool:
+		v.SetBool(!v.Bool())
+	case reflect.Int, reflect.Int64:
+		v.SetInt(v.Int() + 1)
+	case reflect.Uint64:
+		v.SetUint(v.Uint() + 1)
+	case reflect.Float64:
+		v.SetFloat(v.Float() + 1)
+	case reflect.Pointer:
+		if !v.IsNil() {
+			scribble(v.Elem())
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			scribble(v.Index(i))
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			scribble(e)
+			v.SetMapIndex(k, e)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				scribble(v.Field(i))
+			}
+		}
+	}
+}

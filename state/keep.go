@@ -267,6 +267,53 @@ func signedBy(key, data []byte) string {
 	return "bad"
 }
 
+// A hook reads its session's loop at its first look (Peek) and again under the lock
+// (Update), and the loop file and the keep's copy are the same bytes: what was verified and
+// read once is not again, in the same process. memo keeps it by the files' bytes (a file
+// that changed meanwhile is read anew).
+type memo struct {
+	loops map[string]*Loop  // decodeLoop's loops (never handed out: callers get a copy)
+	key   string            // the key macs were checked with
+	macs  map[string]string // signedBy's answers
+}
+
+// signedBy is signedBy(key, data), each answer given once.
+func (s *Store) signedBy(key, data []byte) string {
+	if s.memo.macs == nil || s.memo.key != string(key) {
+		s.memo.macs, s.memo.key = map[string]string{}, string(key)
+	}
+	if v, ok := s.memo.macs[string(data)]; ok {
+		return v
+	}
+	v := signedBy(key, data)
+	s.memo.macs[string(data)] = v
+	return v
+}
+
+// decodeLoop is decodeLoop(path, data), each file's bytes read once: the loop returned is
+// the caller's own.
+func (s *Store) decodeLoop(path string, data []byte) (*Loop, error) {
+	if l, ok := s.memo.loops[string(data)]; ok {
+		return l.clone(), nil
+	}
+	l, err := decodeLoop(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if s.memo.loops == nil {
+		s.memo.loops = map[string]*Loop{}
+	}
+	s.memo.loops[string(data)] = l
+	return l.clone(), nil
+}
+
+// clone is a deep copy of l: nothing the two hold is shared.
+func (l *Loop) clone() *Loop {
+	c := new(Loop)
+	clone(c, l)
+	return c
+}
+
 // Repair says what was wrong with a session's loop file and what stands in for it.
 type Repair struct {
 	// Why is what was found: the loop file removed, unreadable, or changed by something
@@ -329,7 +376,7 @@ func (s *Store) readWitnesses(id string, key []byte) witnessed {
 			continue // none, or the empty marker of a ralph-loop without a keep (or before one)
 		}
 		out.n++
-		if err != nil || key == nil || signedBy(key, data) != "ok" {
+		if err != nil || key == nil || s.signedBy(key, data) != "ok" {
 			continue
 		}
 		var w witness
@@ -439,7 +486,7 @@ func (s *Store) check(id string) (checked, error) {
 	data, lerr := readFile(path)
 	var l *Loop
 	if lerr == nil && data != nil {
-		l, lerr = decodeLoop(path, data)
+		l, lerr = s.decodeLoop(path, data)
 		if lerr == nil && l.SessionID != id {
 			lerr = fmt.Errorf("%w: %s names session %s", ErrCorrupt, path, l.SessionID)
 		}
@@ -453,7 +500,7 @@ func (s *Store) check(id string) (checked, error) {
 		return checked{}, nil // no loop: the first look of most sessions costs this much
 	}
 	key := s.key(false)
-	if errors.Is(lerr, ErrVersion) && key != nil && signedBy(key, data) == "ok" {
+	if errors.Is(lerr, ErrVersion) && key != nil && s.signedBy(key, data) == "ok" {
 		// A newer ralph-loop's: not ours to judge, but not taken as the end of an active
 		// loop either.
 		if wit := s.readWitnesses(id, key); wit.n > 0 {
@@ -461,10 +508,10 @@ func (s *Store) check(id string) (checked, error) {
 		}
 		return checked{}, lerr
 	}
-	lOK := l != nil && lerr == nil && key != nil && signedBy(key, data) == "ok"
+	lOK := l != nil && lerr == nil && key != nil && s.signedBy(key, data) == "ok"
 	var c *Loop
-	if cerr == nil && cdata != nil && key != nil && signedBy(key, cdata) == "ok" {
-		if cl, err := decodeLoop(cpath, cdata); err == nil && cl.SessionID == id {
+	if cerr == nil && cdata != nil && key != nil && s.signedBy(key, cdata) == "ok" {
+		if cl, err := s.decodeLoop(cpath, cdata); err == nil && cl.SessionID == id {
 			c = cl
 		}
 	}
@@ -509,7 +556,7 @@ func (s *Store) check(id string) (checked, error) {
 			return checked{}, lerr
 		case data == nil:
 			return checked{}, nil
-		case signedBy(key, data) == "unsigned" || key == nil:
+		case s.signedBy(key, data) == "unsigned" || key == nil:
 			// Written before loop files were signed (or by a ralph-loop without a keep, or
 			// all keys are gone): taken as it is, and signed at the next write.
 			return checked{loop: l}, nil

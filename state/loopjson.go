@@ -211,6 +211,15 @@ func (v floatPtr) encode(e *encoder) error {
 }
 func (v floatPtr) empty() bool { return *v.p == nil }
 func (v floatPtr) zero() bool  { return *v.p == nil }
+func (v floatPtr) copyTo(dst jsonValue) {
+	p := dst.(floatPtr).p
+	if *v.p == nil {
+		*p = nil
+		return
+	}
+	f := **v.p
+	*p = &f
+}
 func (v floatPtr) decode(d *decoder) error {
 	if null, err := d.null(); null || err != nil {
 		*v.p = nil

@@ -41,6 +41,8 @@ type Store struct {
 	// keyRead, ring: the two copies of the key, as read once (see keys).
 	keyRead bool
 	ring    keyring
+	// memo: what this process read of the state files already (see memo).
+	memo memo
 	// LockWait bounds the wait for a session lock.
 	LockWait time.Duration
 	// Warn, if set, is told in one line of what the store repaired on its own: a file planted
@@ -185,6 +187,7 @@ type versionField struct {
 func (v *versionField) encode(e *encoder) error { return (*jsonInt)(&v.n).encode(e) }
 func (v *versionField) empty() bool             { return false }
 func (v *versionField) zero() bool              { return false }
+func (v *versionField) copyTo(dst jsonValue)    { *dst.(*versionField) = *v }
 func (v *versionField) decode(d *decoder) error {
 	if null, err := d.null(); null || err != nil {
 		v.set = false
