@@ -172,7 +172,9 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 	}
 	o.take(&res, facts, missing)
 	if facts.transcript().Lags && waitFor != "" && !res.SawLast && !res.Cut {
-		if o.waitCouldChange(l, ev, textHere, facts.transcript().ToolLogLags) {
+		// A transcript file that does not exist yet tells nothing of the calls it lacks.
+		behind := !missing && o.behindTools(l)
+		if o.waitCouldChange(l, ev, textHere, facts.transcript().ToolLogLags, behind) {
 			missing = o.catchUp(env, facts, path, opt, now, &res, missing)
 		} else if !missing {
 			o.note, o.lagging = inject.NoteLate, true
@@ -292,10 +294,10 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 //   - the stop would be blocked, and either the host hands over no text at all (the agent's
 //     text is only in the transcript), or the last turn's usage could reach the loop's budget;
 //   - the stop would be blocked without the marker, a marker would change that, and the
-//     transcript is known to lack text of the agent's: it does not show a tool call the
-//     tool hooks logged in this iteration (behindTools), and the host writes its transcript
-//     in order, so the text the agent wrote before that call is not in it yet either (the
-//     agent says it is done, then runs one more command, then ends its turn);
+//     transcript is known to lack text of the agent's (behind): it does not show a tool call
+//     the tool hooks logged in this iteration (behindTools), and the host writes its
+//     transcript in order, so the text the agent wrote before that call is not in it yet
+//     either (the agent says it is done, then runs one more command, then ends its turn);
 //   - the promise would be rejected for too little work while the host logs tool calls in
 //     the background (Transcript.ToolLogLags): the turn's calls may be in the part not
 //     written yet, and awaitTools waits for those the transcript shows.
@@ -308,13 +310,13 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 // its last tool call, which neither the host's event nor the tool log tells of. The late
 // turn's usage is counted when it appears (the next stop, or the next event once the loop
 // has ended: see settle), so the totals stay exact.
-func (o *observed) waitCouldChange(l *state.Loop, ev Event, textHere, toolsLate bool) bool {
+func (o *observed) waitCouldChange(l *state.Loop, ev Event, textHere, toolsLate, behind bool) bool {
 	v, after := wouldDecide(l, o.Observation)
 	switch v {
 	case ContinueNoWork:
 		return toolsLate || ev.LastMessage == "" || withinReach(&after)
 	case Continue:
-		return ev.LastMessage == "" || withinReach(&after) || textHere && o.behindTools(l) && o.markerWouldChange(l, v)
+		return ev.LastMessage == "" || withinReach(&after) || textHere && behind && o.markerWouldChange(l, v)
 	case Accept, NeedChecks, ContinueCheckFailed:
 		return false
 	}
