@@ -321,8 +321,13 @@ type decoder struct {
 
 var errSyntax = errors.New("invalid JSON")
 
-func (d *decoder) syntax(where string) error {
-	return fmt.Errorf("%w at offset %d: %s", errSyntax, d.pos, where)
+// syntax is the error of what is at d.pos, where something else was wanted (said as
+// encoding/json says it: an invalid character, or the input's unexpected end).
+func (d *decoder) syntax(want string) error {
+	if d.pos >= len(d.data) {
+		return fmt.Errorf("unexpected end of JSON input (%s)", want)
+	}
+	return fmt.Errorf("invalid character %q at offset %d (%s)", d.data[d.pos], d.pos, want)
 }
 
 // fail keeps err if it is the first error of a value (a syntax error is returned instead).
