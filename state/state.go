@@ -170,21 +170,21 @@ func DefaultConfig() Config {
 type Duration time.Duration
 
 // MarshalJSON writes the duration as a string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+func (v Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(v).String()) }
 
 // UnmarshalJSON reads a string such as "45m", or a number of nanoseconds.
-func (d *Duration) UnmarshalJSON(b []byte) error {
+func (v *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		var n int64
 		if err := json.Unmarshal(b, &n); err != nil {
 			return err
 		}
-		*d = Duration(n)
+		*v = Duration(n)
 		return nil
 	}
-	v, err := time.ParseDuration(s)
-	*d = Duration(v)
+	t, err := time.ParseDuration(s)
+	*v = Duration(t)
 	return err
 }
 
