@@ -968,7 +968,7 @@ func (v *jsonStrMap) decode(d *decoder) error {
 		return d.literal("null")
 	case '{':
 		if *v == nil {
-			*v = map[string]string{}
+			*v = make(map[string]string, 16) // a loop's sources name its 16 settings
 		}
 		return d.members(func(k []byte) error {
 			key := string(k)
