@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // The keep is ralph-loop's own record of every loop it wrote, out of the way of what
@@ -272,6 +273,7 @@ func signedBy(key, data []byte) string {
 // read once is not again, in the same process. memo keeps it by the files' bytes (a file
 // that changed meanwhile is read anew).
 type memo struct {
+	mu    sync.Mutex        // a store may be used by goroutines at once
 	loops map[string]*Loop  // decodeLoop's loops (never handed out: callers get a copy)
 	key   string            // the key macs were checked with
 	macs  map[string]string // signedBy's answers
@@ -279,31 +281,40 @@ type memo struct {
 
 // signedBy is signedBy(key, data), each answer given once.
 func (s *Store) signedBy(key, data []byte) string {
-	if s.memo.macs == nil || s.memo.key != string(key) {
-		s.memo.macs, s.memo.key = map[string]string{}, string(key)
+	m := &s.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.macs == nil || m.key != string(key) {
+		m.macs, m.key = map[string]string{}, string(key)
 	}
-	if v, ok := s.memo.macs[string(data)]; ok {
+	if v, ok := m.macs[string(data)]; ok {
 		return v
 	}
 	v := signedBy(key, data)
-	s.memo.macs[string(data)] = v
+	m.macs[string(data)] = v
 	return v
 }
 
 // decodeLoop is decodeLoop(path, data), each file's bytes read once: the loop returned is
 // the caller's own.
 func (s *Store) decodeLoop(path string, data []byte) (*Loop, error) {
-	if l, ok := s.memo.loops[string(data)]; ok {
+	m := &s.memo
+	m.mu.Lock()
+	l, ok := m.loops[string(data)]
+	m.mu.Unlock()
+	if ok {
 		return l.clone(), nil
 	}
 	l, err := decodeLoop(path, data)
 	if err != nil {
 		return nil, err
 	}
-	if s.memo.loops == nil {
-		s.memo.loops = map[string]*Loop{}
+	m.mu.Lock()
+	if m.loops == nil {
+		m.loops = map[string]*Loop{}
 	}
-	s.memo.loops[string(data)] = l
+	m.loops[string(data)] = l
+	m.mu.Unlock()
 	return l.clone(), nil
 }
 
