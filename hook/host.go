@@ -134,6 +134,11 @@ type Event struct {
 	// stop event says so (Stop; Cursor's loop_count), for its cap on them; 0 when it does
 	// not.
 	HostBlocks int
+	// Background is the work the host runs in the background for the session, or a
+	// wake-up it has scheduled, as it reports them at a stop (Stop; Claude Code's
+	// background_tasks and session_crons, Qwen Code's): such a stop waits with the host,
+	// which wakes the session when the work ends. Only work in flight is listed.
+	Background []state.Task
 
 	// Model is the model the session uses, when the host's event names it (Codex): the
 	// model of usage records that name none, and known at arming for --max-cost.
@@ -340,6 +345,14 @@ type GoalReader interface {
 	// ActiveGoal returns the goal the transcript at path shows active, and whether there
 	// is one.
 	ActiveGoal(path string) (string, bool)
+}
+
+// BackgroundReader is a TranscriptReader that can tell work the host runs in the
+// background for the session that its stop event does not list (Qwen Code's background
+// shells): a stop waits with it as with Event.Background.
+type BackgroundReader interface {
+	// Background returns the work in flight for the session whose transcript is at path.
+	Background(path, session string) []state.Task
 }
 
 // TranscriptReader reads a host's transcript.

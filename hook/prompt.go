@@ -145,6 +145,14 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActMessage,
 				Reason: inject.ReasonQueuedCancelNotSent})
 		}
+		if cur.Waiting() {
+			// The loop waited with the host for its background work: this is the host's
+			// wake-up turn (Claude Code's task notification) or the user's message, and the
+			// iteration goes on in it.
+			cur.LastAction = state.ActWoken
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActWoken,
+				Reason: inject.ReasonWoken(now.Sub(cur.WaitSince))})
+		}
 		if e.ev.InTurn || e.ev.Turn != "" && e.ev.Turn == cur.Turn {
 			// Typed while the agent worked, in the running turn: the host queues it and
 			// hands it to the agent within the turn (at its next tool result) or, if the
