@@ -140,6 +140,11 @@ type Event struct {
 	// which wakes the session when the work ends. Only work in flight is listed.
 	Background []state.Task
 
+	// Goal is the host's own goal for the session, as the event reports it (Prompt; Kilo
+	// Code's /goal, from the session's metadata; nil: none), for a host whose transcript
+	// does not show it (see GoalReader).
+	Goal *HostGoal
+
 	// Model is the model the session uses, when the host's event names it (Codex): the
 	// model of usage records that name none, and known at arming for --max-cost.
 	Model string
@@ -336,6 +341,17 @@ func (s *Server) ports() []string {
 		return nil
 	}
 	return s.Ports
+}
+
+// HostGoal is the host's own goal for a session (Claude Code's /goal, Codex's goals, Qwen
+// Code's and Kilo Code's /goal), which keeps the agent going too: a loop armed beside one
+// would push the agent twice, and the arming notice says so.
+type HostGoal struct {
+	// Text is the goal's objective ("" when the host names none).
+	Text string
+	// Paused: the host has paused it (Kilo Code pauses its goal for any message or
+	// command that comes, the loop's command too); it goes on when the user resumes it.
+	Paused bool
 }
 
 // GoalReader is a TranscriptReader that can tell the host's own built-in goal for the session

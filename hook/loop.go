@@ -118,6 +118,9 @@ type ArmRequest struct {
 	Sandbox string
 	// HookBinaries are the programs the host's hooks run, as read now (nil: not read).
 	HookBinaries *state.HookBinaries
+	// Pending are what the user is to be told at the loop's first stop, for a host that
+	// does not show the arming notice.
+	Pending []state.Pending
 }
 
 // Armed is the outcome of Arm.
@@ -199,6 +202,7 @@ func newLoop(req ArmRequest, now time.Time) state.Loop {
 		Settings:     req.Settings,
 		Sandbox:      req.Sandbox,
 		HookBinaries: req.HookBinaries,
+		Pending:      req.Pending,
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent

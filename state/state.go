@@ -390,6 +390,10 @@ type Setting struct {
 // PendingSettings is Pending.What for a settings change of the host's that was refused.
 const PendingSettings = "settings"
 
+// PendingGoal is Pending.What for what the arming notice said of the host's own goal, in a
+// host that does not show the arming notice: Why is the note.
+const PendingGoal = "goal"
+
 // SandboxOn is Loop.Sandbox for a loop whose host ran the agent's shell in its sandbox, with
 // no way out of it, when the loop was armed.
 const SandboxOn = "on"
@@ -397,7 +401,8 @@ const SandboxOn = "on"
 // Pending is something that happened to a loop that the user has not been told yet.
 type Pending struct {
 	At time.Time `json:"at"`
-	// What is ActRestored (the state was put back from the keep), PendingSettings (a change
+	// What is ActRestored (the state was put back from the keep), PendingGoal (the host's
+	// own goal was active at arming), PendingSettings (a change
 	// of the host's settings refused: whoever made it, the agent or not) or ActRefused (an attempt
 	// from inside the session, refused).
 	What string `json:"what"`
