@@ -56,6 +56,11 @@ type Env struct {
 	// Notify, if set, shows the user a notification outside the host (--notify) and says
 	// how ("notify-send", "bell"); nil: none is shown.
 	Notify func(title, body string) (string, error)
+	// Borrowed: another program runs this host's hooks, with input of its own (Grok Build
+	// runs the hooks of Claude Code's and Cursor's settings and sets GROK_HOOK_EVENT for
+	// them): input that is not a usable event of the host is not for ralph-loop, and is
+	// passed over without a word (exit 0). An event of the host's is answered as ever.
+	Borrowed bool
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines
