@@ -117,3 +117,23 @@ func TestDecideWait(t *testing.T) {
 		}
 	}
 }
+
+// A stop that would wait with the host's background work is not worth waiting for what the
+// host has not written yet (the transcript's end, the tool log's calls): the wait ends no
+// loop, and a marker in the rest would not count while the work runs. The same stop
+// without the work, in the loop's last iteration, would end it: that one waits.
+func TestWaitIsNotWaitedFor(t *testing.T) {
+	last := loop(func(l *state.Loop) { l.Iteration, l.StartedAt = 5, t0 })
+	ev := Event{LastMessage: "Waiting for the build."}
+	busy := observed{Observation: Observation{Now: t0, Background: []state.Task{{ID: "b1", Kind: "shell", Command: "make"}}}}
+	if busy.waitCouldChange(&last, ev, true, true) {
+		t.Error("a wait waits for the transcript")
+	}
+	if busy.toolsWouldChange(&last, []string{"toolu_1"}) {
+		t.Error("a wait waits for the tool log")
+	}
+	done := observed{Observation: Observation{Now: t0}}
+	if !done.waitCouldChange(&last, ev, true, true) || !done.toolsWouldChange(&last, []string{"toolu_1"}) {
+		t.Error("the loop's last stop does not wait for what the host has not written")
+	}
+}
