@@ -37,7 +37,7 @@ func TestGoalActive(t *testing.T) {
 			WhenDone: fakechat.Text("Working.")}})
 	contains(t, "what the user saw", res.Stderr,
 		`ralph-loop: Note: this session also has Qwen Code's own goal active ("Create x.txt containing hi"), which keeps the agent going too: the agent would be pushed twice. Clear it with /goal clear, or end this loop with /cancel-ralph`)
-	if strings.Count(res.Stderr, "own goal") != 1 {
+	if strings.Count(res.Stderr, "own goal") > 1 {
 		t.Errorf("the goal named more than once:\n%s", res.Stderr)
 	}
 }
