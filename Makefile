@@ -23,25 +23,30 @@ CLAUDE_CODE := @anthropic-ai/claude-code@2.1.332
 
 all: build
 
+# ralph-loop and, beside it, its dashboard (ralph-loop watch runs bin/ralph-loop-watch).
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ralph-loop
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(dir $(BIN)) ./cmd/ralph-loop ./cmd/ralph-loop-watch
 
 # Says where the binary went and whether that directory is on PATH.
 install:
-	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop ./cmd/ralph-loop-watch
 	@bin=$$($(GO) env GOBIN); [ -n "$$bin" ] || bin=$$($(GO) env GOPATH | cut -d: -f1)/bin; \
-	echo "make install: installed $$bin/ralph-loop"; \
+	echo "make install: installed $$bin/ralph-loop and its dashboard $$bin/ralph-loop-watch"; \
 	case ":$$PATH:" in *":$$bin:"*) ;; *) \
 	  echo "make install: $$bin is not on PATH, so \"ralph-loop\" is not found: add it (export PATH=\"$$bin:\$$PATH\" in your shell's profile), or run $$bin/ralph-loop install";; \
 	esac
 
-# Release artefacts in dist/, offline (docs/release.md): GoReleaser (pinned, built once into
-# GORELEASER_BIN) builds the static, stripped, reproducible binaries of every target, their
-# archives and checksums.txt; then the npm packages (dist/npm/) at the same version.
-# GORELEASER_FLAGS="-f FILE" runs another configuration (the tests' one-target quick path).
-dist: build $(GORELEASER_BIN)
+# Release artefacts in dist/, offline (docs/release.md): first the check that a release
+# version is the plugin manifests' (seconds, before minutes of building); then GoReleaser
+# (pinned, built once into GORELEASER_BIN) builds the static, stripped, reproducible binaries
+# of every target, their archives and checksums.txt; then the npm packages (dist/npm/) at the
+# same version. GORELEASER_FLAGS="-f FILE" runs another configuration (the tests' one-target
+# quick path).
+dist: build
 	@set -e; v="$(VERSION)"; [ -n "$$v" ] || v=$$($(BIN) version --short); \
 	echo "make dist: version $$v"; \
+	$(GO) run ./cmd/internal/dist -check -version "$$v"; \
+	$(MAKE) --no-print-directory $(GORELEASER_BIN); \
 	RALPH_VERSION="$$v" RALPH_SOURCE="$(strip $(SOURCE))" RALPH_TIME=$$(git log -1 --format=%ct) RALPH_DATE=$$(git log -1 --format=%cI) \
 	  "$(GORELEASER_BIN)" release --snapshot --clean --skip=publish $(GORELEASER_FLAGS); \
 	$(GO) run ./cmd/internal/dist -dir dist -version "$$v"
@@ -142,6 +147,9 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) mod tidy -diff
+	@# The hook script (hook/install/hook.sh, and the plugin's copy): POSIX sh, as the hosts run it.
+	@command -v shellcheck >/dev/null 2>&1 || { echo "make lint: shellcheck is not installed: apt-get install shellcheck (.ci/run installs it)"; exit 1; }
+	shellcheck -s sh hook/install/hook.sh plugins/ralph-loop/hooks/ralph-loop.sh
 	@# The binary builds where the process table is read another way (macOS) or not at all.
 	@for os in darwin freebsd windows; do GOOS=$$os GOARCH=amd64 $(GO) build -o /dev/null ./cmd/ralph-loop || exit 1; done
 

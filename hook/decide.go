@@ -81,6 +81,10 @@ type Observation struct {
 	Logged []state.ToolUse
 	// ToolIDs are tool calls read from the transcript; ids already counted are ignored.
 	ToolIDs []string
+	// Record says which record a tool call must be in to count (see ToolRecord): for
+	// RecordBoth, the tool log's and the transcript's (ToolIDs); for RecordShown, the
+	// transcript's; for RecordNone, either.
+	Record ToolRecord
 	// BlockCap is the host's limit on consecutive blocks (0: none); whether tool calls
 	// between the blocks reset the host's count is Words.Cap.CountsTools.
 	BlockCap int
@@ -168,16 +172,12 @@ type counted struct {
 	overdue []state.Task
 }
 
-// account counts what the iteration used into the loop: its tool calls (logged, or read
-// from the transcript; each id once), the model's usage (what the host recorded, priced),
+// account counts what the iteration used into the loop: its tool calls (countCalls: by the
+// host's own record where it keeps one; each id once), the model's usage (what the host recorded, priced),
 // and what the stall breaker keeps of its progress.
 func account(l *state.Loop, o Observation) counted {
-	l.ToolIDs = slices.Clone(l.ToolIDs)
 	before := l.ToolCalls
-	l.CountToolCalls(o.Logged)
-	for _, id := range o.ToolIDs {
-		l.AddToolCall(id)
-	}
+	countCalls(l, o)
 	l.UpdatedAt = o.Now
 	l.LastSeenAt = o.Now
 	var used []spend.Record
@@ -198,6 +198,23 @@ func account(l *state.Loop, o Observation) counted {
 	// not in (see block, ContinueBusy).
 	c.promised = o.Found && !c.unread && !c.early && !c.busy && (c.work || l.OnPromiseNoWork != state.NoWorkReject)
 	return c
+}
+
+// countCalls counts the tool calls o shows into l, each once by its id, from the records
+// o.Record says a call must be in.
+func countCalls(l *state.Loop, o Observation) {
+	l.ToolIDs = slices.Clone(l.ToolIDs)
+	switch o.Record {
+	case RecordBoth:
+		l.CountRecorded(o.Logged, o.ToolIDs)
+	case RecordShown:
+		l.CountShown(o.Logged, o.ToolIDs)
+	default:
+		l.CountToolCalls(o.Logged)
+		for _, id := range o.ToolIDs {
+			l.AddToolCall(id)
+		}
+	}
 }
 
 // track keeps, in the loop, the work the host reports in flight (busy), each task with when
@@ -244,7 +261,8 @@ type ending struct {
 // host's background work (which uses no iteration, so the loop's last one waits too), the
 // iteration limit, what the host did, the stall breaker, and the host's cap on blocks.
 // Output that could not be read to its end (Observation.Unread) ends the loop neither by
-// its promise nor by its budget, nor pauses it: only the limits and the host's cap do.
+// its promise nor by its budget, nor pauses it or waits: only the limits and the host's
+// cap do.
 var endings = [...]ending{
 	{Accept, state.PromiseAccepted, state.ByPromise, state.ActAccepted, accepted},
 	{Budget, state.BudgetExhausted, state.ByLimit, state.ActBudget, overBudget},
@@ -287,17 +305,20 @@ func accepted(l *state.Loop, o *Observation, c counted) (string, bool) {
 }
 
 // unpriced: a cost budget with a model whose price is not known pauses the loop for the
-// user's price.
+// user's price, where the user's own settings ask for it ("unpriced": "pause"). Otherwise
+// the model's tokens count at the highest prices known (overBudget): a line naming an
+// unknown model is one the agent can write, and must not let its stops through.
 func unpriced(l *state.Loop, _ *Observation, c counted) (string, bool) {
-	return "", l.MaxCost > 0 && !l.Spent.CostKnown() && !c.unread
+	return "", l.MaxCost > 0 && !l.Spent.CostKnown() && l.Unpriced == state.UnpricedPause && !c.unread
 }
 
 // waiting: the host runs work in the background (or has a wake-up scheduled), none of it
 // longer than --max-wait, and the agent ended its turn without the promise: it waits for
 // the work, which the host wakes the session for. The stop is let through, its iteration
-// goes on at the wake-up, and the stall breaker counts nothing.
+// goes on at the wake-up, and the stall breaker counts nothing. Output that could not be
+// read to its end (or a stop before that went through undecided) is blocked instead.
 func waiting(l *state.Loop, o *Observation, c counted) (string, bool) {
-	if !c.busy || len(c.overdue) > 0 || o.Found {
+	if !c.busy || len(c.overdue) > 0 || o.Found || c.unread {
 		return "", false
 	}
 	if l.LastAction != state.ActWaiting {
@@ -365,9 +386,9 @@ func block(l *state.Loop, o Observation, c counted) Verdict {
 	return v
 }
 
-// overBudget: the loop's token or cost budget is reached. A cost budget with a model whose
-// price is not known pauses the loop before (unpriced: its tokens are never taken as free,
-// and a line naming a model the table lacks is one the agent can write).
+// overBudget: the loop's token or cost budget is reached. A model whose price is not known
+// counts at the highest prices known (spend.Spent.Bound: never as free), unless the user's
+// settings pause the loop for its price instead (unpriced).
 func overBudget(l *state.Loop, _ *Observation, c counted) (string, bool) {
 	s := l.Spent
 	switch {
@@ -376,6 +397,8 @@ func overBudget(l *state.Loop, _ *Observation, c counted) (string, bool) {
 		return inject.EndTokens(l.MaxTokens, s), true
 	case l.MaxCost > 0 && s.CostKnown() && s.CostUSD >= l.MaxCost:
 		return inject.EndCost(l.MaxCost, s), true
+	case l.MaxCost > 0 && !s.CostKnown() && l.Unpriced != state.UnpricedPause && s.Bound(l.Prices) >= l.MaxCost:
+		return inject.EndCostBound(l.MaxCost, s, s.Bound(l.Prices)), true
 	}
 	return "", false
 }

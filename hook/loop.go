@@ -56,6 +56,9 @@ type Env struct {
 	// Notify, if set, shows the user a notification outside the host (--notify) and says
 	// how ("notify-send", "bell"); nil: none is shown.
 	Notify func(title, body string) (string, error)
+	// UserSettings is the user's own settings file (args.UserSettings: the prices of
+	// models, what an unpriced model does); "": none.
+	UserSettings string
 	// Borrowed: another program runs this host's hooks, with input of its own (Grok Build
 	// runs the hooks of Claude Code's and Cursor's settings and sets GROK_HOOK_EVENT for
 	// them): input that is not a usable event of the host is not for ralph-loop, and is
@@ -211,6 +214,7 @@ func newLoop(req ArmRequest, now time.Time) state.Loop {
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent
+		l.Resumes = r.LoopID
 	}
 	if req.TranscriptPath != "" {
 		if fi, err := os.Stat(req.TranscriptPath); err == nil && fi.Mode().IsRegular() {

@@ -32,10 +32,12 @@ type observed struct {
 	// late: the marker was in the end of the last iteration, which reached the transcript
 	// after its stop blocked without finding one (state.TranscriptPos.LateMarker).
 	late bool
-	// seenTools are the tool calls the transcript shows since the last decision, whether or
-	// not they count from there (Transcript.Tools): with Transcript.ToolLogLags, the calls
-	// the tool log should hold.
+	// seenTools are the tool calls the transcript shows since the last decision: with
+	// Transcript.ToolLogLags, the calls the tool log should hold.
 	seenTools []string
+	// recorded: the transcript was read (its file is there), so the tool calls count by
+	// the host's record (Transcript.Record) from now on (state.Loop.Recorded).
+	recorded bool
 	// note says what the transcript contributed, for the event log.
 	note string
 	// err is a failure to read the transcript or the tool log; the decision is made
@@ -64,12 +66,20 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 		},
 		pos: l.Transcript,
 	}
+	if l.Recorded {
+		o.Record = facts.transcript().Record
+	}
 	if r, ok := facts.transcript().Read.(BackgroundReader); ok {
 		if path := cmp.Or(ev.TranscriptPath, l.Transcript.Path); path != "" {
 			o.Background = append(slices.Clip(o.Background), r.Background(path, ev.SessionID)...)
 		}
 	}
 	o.Other, o.HasOther = promise.Other(last, l.CompletionPromise)
+	if l.Missed != "" {
+		// A stop before went through undecided (its hook was killed): this one is blocked
+		// whatever its output holds, unless the loop ends at its limits (see undecided).
+		o.Unread = l.Missed
+	}
 	o.Logged, o.toolsOffset, o.err = env.Store.ToolUses(l)
 	o.Usage = ev.Usage
 	if facts.transcript().Read == nil || ev.HasText {
@@ -136,13 +146,16 @@ func (o *observed) unlogged(l *state.Loop) []string {
 // verdict: the transcript's end (waitCouldChange), the tool log's calls (toolsWouldChange).
 func wouldDecide(l *state.Loop, o Observation) (Verdict, state.Loop) { return Decide(*l, o) }
 
-// toolsWouldChange reports whether counting the tool calls ids would change the stop's
+// toolsWouldChange reports whether the tool calls ids, once logged, would change the stop's
 // verdict (speculatively: wouldDecide), or the verdict without them lets the stop through
 // other than to wait with the host (whose wake-up comes with a stop that counts them).
 func (o *observed) toolsWouldChange(l *state.Loop, ids []string) bool {
 	without, _ := wouldDecide(l, o.Observation)
 	with := o.Observation
-	with.ToolIDs = append(slices.Clip(with.ToolIDs), ids...)
+	with.Logged = slices.Clip(with.Logged)
+	for _, id := range ids {
+		with.Logged = append(with.Logged, state.ToolUse{LoopID: l.LoopID, ToolUseID: id})
+	}
 	v, _ := wouldDecide(l, with)
 	return v != without || !without.Blocks() && without != Wait
 }
@@ -273,10 +286,18 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 	if res.HasOther && !o.HasOther {
 		o.Other, o.HasOther = res.Other, true
 	}
-	if facts.transcript().Tools {
+	if !missing && !o.recorded {
+		o.recorded, o.Record = true, facts.transcript().Record
+	}
+	if o.Record != RecordNone {
 		o.ToolIDs = res.ToolIDs
 	}
 	o.seenTools = res.ToolIDs
+	if res.FailedStops > 0 && o.Unread == "" {
+		// The host recorded a stop hook of ours that failed (killed, or an error) since the
+		// last decision: that stop went through undecided, and this one is blocked.
+		o.Unread = inject.UnreadMissed(res.FailedStops)
+	}
 	o.pos.Offset, o.pos.InLine = res.Offset, res.InLine
 	o.sawLast = res.SawLast
 	o.queued = res.Queued()

@@ -16,47 +16,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// Command is a loop command found in a prompt: which one, and the text after it.
-type Command struct {
-	Name, Rest string
-}
-
-// ParseCommand finds the loop command a prompt holds, at its start (after blanks). ok is
-// false when the prompt is no loop command. looksLike reports a prompt that holds a loop
-// command somewhere it was not recognised (e.g. inside a wrapper of the host's that is
-// not known), so that it is never passed on silently unarmed.
-func ParseCommand(prompt string) (c Command, ok, looksLike bool) {
-	p := strings.TrimLeft(prompt, " \t\r\n")
-	if name, rest, ok := splitCommand(p); ok {
-		return Command{Name: name, Rest: rest}, true, false
-	}
-	if strings.HasPrefix(p, "<") {
-		// A wrapper (with more than the command in it, or of a kind not known).
-		if _, after, ok := strings.Cut(p, ">"); ok {
-			if _, _, ok := splitCommand(strings.TrimLeft(after, " \t\r\n")); ok {
-				return Command{}, false, true
-			}
-		}
-	}
-	for _, line := range strings.Split(p, "\n") {
-		line = strings.TrimLeft(line, " \t\r>")
-		if _, _, ok := splitCommand(line); ok && strings.HasPrefix(p, "<") {
-			return Command{}, false, true
-		}
-	}
-	return Command{}, false, false
-}
-
-// splitCommand returns the loop command that starts p and the text after it.
-func splitCommand(p string) (cmd, rest string, ok bool) {
-	for _, c := range []string{CommandLoop, CommandULW, CommandCancel} {
-		if r, ok := strings.CutPrefix(p, c); ok && (r == "" || strings.ContainsRune(" \t\r\n", rune(r[0]))) {
-			return c, r, true
-		}
-	}
-	return "", "", false
-}
-
 // command finds the loop command in a prompt of the host's (see Commands.Text).
 func (e *engine) command(prompt string) (c Command, ok, looksLike bool) {
 	if e.facts.Commands.Text != nil {
@@ -181,11 +140,11 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 }
 
 // price answers the user's prompt to a loop paused for a model's price (PausedForPrice):
-// the prices are read again from the project's settings, and the tokens held for the models
-// that now have one are counted. It returns what to tell the user.
+// the prices are read again from the user's own settings, and the tokens held for the
+// models that now have one are counted. It returns what to tell the user.
 func (e *engine) price(tx *state.Tx, l *state.Loop, now time.Time) string {
-	cfg, err := args.Resolve(args.Parsed{}, e.facts.ProjectDir)
-	if err != nil {
+	var cfg state.Config
+	if err := e.userPrices(&cfg); err != nil {
 		return inject.StillPaused(l, e.facts.Words, err)
 	}
 	prices := maps.Clone(l.Prices)
@@ -333,6 +292,21 @@ func (e *engine) newConfig(req *ArmRequest, p args.Parsed, mode string) error {
 	}
 	c, err := args.Resolve(p, e.facts.ProjectDir)
 	req.Config = c
+	if err != nil {
+		return err
+	}
+	return e.userPrices(&req.Config)
+}
+
+// userPrices sets the loop's prices, and what a model without one does, from the user's
+// own settings (never a project's: see args.UserSettings).
+func (e *engine) userPrices(c *state.Config) error {
+	c.Prices, c.Unpriced = nil, ""
+	if e.env.UserSettings == "" {
+		return nil
+	}
+	var err error
+	c.Prices, c.Unpriced, err = args.UserSettings(e.env.UserSettings)
 	return err
 }
 
@@ -351,6 +325,9 @@ func (e *engine) resumeConfig(req *ArmRequest, p args.Parsed, mode string) error
 	if req.Config, err = args.Over(req.Config, p); err != nil {
 		return err
 	}
+	if err := e.userPrices(&req.Config); err != nil {
+		return err
+	}
 	if iteration > req.Config.MaxIterations {
 		return fmt.Errorf("the last loop used all its %d iterations: give it more with --max-iterations N (more than %d)",
 			old.MaxIterations, iteration-1)
@@ -364,7 +341,7 @@ func (e *engine) resumeConfig(req *ArmRequest, p args.Parsed, mode string) error
 func (e *engine) armReply(res Armed) Reply {
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
 	if e.facts.Sandbox != nil {
-		notice += inject.WallNotice(&res.Loop, proc.Supported, e.facts.Words)
+		notice += inject.ProtectionNotice(&res.Loop, proc.Supported, e.facts.Words)
 	}
 	if res.Quarantined != "" {
 		notice += inject.Quarantined(res.Quarantined)
@@ -399,7 +376,7 @@ func (e *engine) budgetArmable(c state.Config) error {
 		}
 		if _, ok := spend.Lookup(m, c.Prices); !ok {
 			return fmt.Errorf("--%s: this session uses %s, which has no known price (see \"ralph-loop prices\"; set one under %q in %s)",
-				args.FlagMaxCost, m, args.SettingPrices, args.ProjectSettings)
+				args.FlagMaxCost, m, args.SettingPrices, args.UserSettingsName)
 		}
 	}
 	return nil

@@ -52,6 +52,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		return Reply{}
 	}
 	e.env.Store.Touch(e.ev.SessionID)
+	e.markInFlight()
 	d, err := e.decideStop(ctx, st, start)
 	if err != nil {
 		return e.blockAnyway(l, d, err)
@@ -157,6 +158,8 @@ func (e *engine) decideOn(cur *state.Loop, o *observed, start time.Time) stopDec
 		}
 	}
 	d.after.Transcript = o.pos
+	d.after.Recorded = d.after.Recorded || o.recorded
+	d.after.Missed = ""
 	d.after.ToolsOffset = o.toolsOffset
 	d.after.Yielded = false
 	d.after.LastKey, d.after.LastKeyAt, d.after.Turn = e.ev.Key, e.env.Now(), e.ev.Turn

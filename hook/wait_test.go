@@ -79,6 +79,9 @@ func TestDecideWait(t *testing.T) {
 			{3 * time.Minute, []state.Task{build}, false, Wait},
 			{4 * time.Minute, []state.Task{build}, false, Wait},
 		}, 2, 1},
+		{"output not read to its end is blocked", func(l *state.Loop) { l.Missed = "a stop went through undecided" }, []stop{
+			{time.Minute, []state.Task{build}, false, Continue},
+		}, 2, 1},
 		{"at the host's cap it waits", func(l *state.Loop) { l.BlocksSinceTool = 8 }, []stop{
 			{time.Minute, []state.Task{build}, false, Wait},
 		}, 1, 0},
@@ -93,7 +96,9 @@ func TestDecideWait(t *testing.T) {
 		for i, s := range tt.stops {
 			before := l
 			var got Verdict
-			got, l = Decide(l, Observation{Now: t0.Add(s.after), Background: s.background, Found: s.found, BlockCap: 8})
+			// As observe does: a stop before went through undecided, so this one's output
+			// does not count as read.
+			got, l = Decide(l, Observation{Now: t0.Add(s.after), Background: s.background, Found: s.found, BlockCap: 8, Unread: l.Missed})
 			if got != s.want {
 				t.Errorf("%s: stop %d: %v, want %v", tt.name, i+1, got, s.want)
 				break

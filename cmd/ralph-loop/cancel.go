@@ -57,10 +57,9 @@ func cancelCommand() *cli.Command {
 					// there, as for status (exit 1; a typed id may be wrong).
 					return fmt.Errorf("session %s has no ralph loop", id)
 				}
-				by, why := cancelledBy(env.Store, id)
-				l, err := hook.Cancel(ctx, env, id, by, why, false)
+				l, err := cancelSession(ctx, env, id)
 				if err != nil {
-					return fmt.Errorf("cancel the loop of session %s: %w", id, err)
+					return err
 				}
 				if l != nil {
 					n++
@@ -79,6 +78,18 @@ func cancelCommand() *cli.Command {
 	}
 }
 
+// cancelSession ends session id's active loop as "ralph-loop cancel" does, once the command
+// was let through (refuseInside), saying who ended it as far as ralph-loop can tell. It
+// returns the loop as it ended, nil when it was not active.
+func cancelSession(ctx context.Context, env hook.Env, id string) (*state.Loop, error) {
+	by, why := cancelledBy(env.Store, id)
+	l, err := hook.Cancel(ctx, env, id, by, why, false)
+	if err != nil {
+		return nil, fmt.Errorf("cancel the loop of session %s: %w", id, err)
+	}
+	return l, nil
+}
+
 // cancelledBy says who cancels session id's loop with this command, as far as ralph-loop can
 // tell (it has not been refused): outside the session ("a terminal") only when the loop's
 // host is known and the process table shows this command is not below it.
@@ -90,12 +101,17 @@ func cancelledBy(store *state.Store, id string) (by, why string) {
 	}
 	switch {
 	case proc.Supported && err == nil && l != nil && l.Owner != nil:
-		return state.ByTerminal, "cancelled with ralph-loop cancel"
+		return state.ByTerminal, inject.EndCancelTerminal
 	case insideSession(id):
 		// Where who runs it cannot be told, the session's variable is all there is to go on.
-		return state.ByInside, "cancelled with ralph-loop cancel run inside the session (a tool call or a shell escape)"
+		return state.ByInside, inject.EndCancelInside
+	case stdinTerminal():
+		// The loop's host is not known yet (no hook of its session has run since "ralph-loop
+		// start"), so no tool call of the agent has run since either (its tool hook would have
+		// named the host): typed in a terminal, by the user.
+		return state.ByTerminal, inject.EndCancelTerminal
 	}
-	return state.ByCommand, "cancelled with ralph-loop cancel, where ralph-loop could not tell whether it ran inside the session"
+	return state.ByCommand, inject.EndCancelCommand
 }
 
 // insideSession reports whether this process runs inside the agent session id: a host's

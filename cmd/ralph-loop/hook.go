@@ -47,6 +47,7 @@ func hookEnvTo(stderr io.Writer) hook.Env {
 		},
 		HookBinaries: hookBinaries,
 		HookStamp:    hookStamp,
+		UserSettings: userSettings(),
 		Notify: func(title, body string) (string, error) {
 			return notify.Default().Send(context.Background(), title, body)
 		},

@@ -130,6 +130,7 @@ func examples() map[string][]string {
 		"cancel":    {"ralph-loop cancel --session S1", "ralph-loop cancel --all"},
 		"status":    {"ralph-loop status", "ralph-loop status --all --json"},
 		"log":       {"ralph-loop log", "ralph-loop log --session S1 --follow"},
+		"watch":     {"ralph-loop watch", "ralph-loop watch --session S1"},
 		"diff":      {"ralph-loop diff 20261127T101500.000Z-1a2b3c4d", "ralph-loop diff S1 3"},
 		"gc":        {"ralph-loop gc --older-than 30d --dry-run", "ralph-loop gc --older-than 30d"},
 		"install":   {"ralph-loop install", "ralph-loop install --host claude --scope project --dry-run", "ralph-loop install --host codex --binary ~/go/bin/ralph-loop"},
@@ -183,6 +184,12 @@ func exitCode(err error, stderr io.Writer) int {
 // stateDir is where loops are kept: $XDG_STATE_HOME/ralph-loop.
 func stateDir() string {
 	return filepath.Join(xdg.StateHome, "ralph-loop")
+}
+
+// userSettings is the user's own settings file: $XDG_CONFIG_HOME/ralph-loop/settings.json
+// (the prices of models; see args.UserSettings).
+func userSettings() string {
+	return filepath.Join(xdg.ConfigHome, "ralph-loop", "settings.json")
 }
 
 // keepDir is where ralph-loop keeps its own copy of every loop and the key that signs
@@ -275,6 +282,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			addExamples([]*cli.Command{c})
 			c.OnUsageError = onUsageError
 			bashCompletionFirst(c)
+			unknownShell(c)
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
@@ -288,6 +296,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			cancelCommand(),
 			statusCommand(),
 			logCommand(),
+			watchCommand(),
 			diffCommand(),
 			pricesCommand(),
 			gcCommand(),

@@ -66,7 +66,7 @@ type Trusting interface {
 	Trust(r install.Report, getenv func(string) string, dir string, found []install.Found)
 }
 
-// Sandboxed is a host with a sandbox of its own for the agent's shell, the strongest wall
+// Sandboxed is a host with a sandbox of its own for the agent's shell, the best protection
 // around ralph-loop's files: doctor reports whether it is on for dir.
 type Sandboxed interface {
 	SandboxReport(r install.Report, getenv func(string) string, dir string)

@@ -51,11 +51,13 @@ const launcherJS = `#!/usr/bin/env node
 // ralph-loop's launcher: at its first run it puts this platform's native binary in its
 // place, so that later runs cost no node process; it runs the binary.
 const fs = require("fs");
+const path = require("path");
 const { spawnSync, execFileSync } = require("child_process");
 const { binaryPath } = require("../lib.js");
 
 // replace copies the native binary over this file, once it answers with this package's
-// version; it returns the file to run: this one, now native, or the binary where it is.
+// version, and its dashboard (ralph-loop watch runs DASHBOARD beside ralph-loop) beside
+// it; it returns the file to run: this one, now native, or the binary where it is.
 function replace(bin) {
   if (process.platform === "win32") {
     return bin;
@@ -67,6 +69,10 @@ function replace(bin) {
       return bin;
     }
     const self = fs.realpathSync(__filename);
+    const dash = path.join(path.dirname(self), "DASHBOARD");
+    fs.copyFileSync(path.join(path.dirname(bin), "DASHBOARD"), dash + ".tmp-" + process.pid);
+    fs.chmodSync(dash + ".tmp-" + process.pid, 0o755);
+    fs.renameSync(dash + ".tmp-" + process.pid, dash);
     const tmp = self + ".tmp-" + process.pid;
     fs.copyFileSync(bin, tmp);
     fs.chmodSync(tmp, 0o755);

@@ -30,10 +30,12 @@ func InstallClaude(ctx context.Context, log io.Writer) (string, error) {
 	return InstallNPM(ctx, Claude, log)
 }
 
-// BuildRalphLoop builds the ralph-loop binary into dir.
+// BuildRalphLoop builds the ralph-loop binary into dir, and beside it its dashboard
+// (ralph-loop-watch), as a user installs them.
 func BuildRalphLoop(ctx context.Context, dir string) (string, error) {
 	out := filepath.Join(dir, "ralph-loop")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/ralph-loop/ralph-loop/cmd/ralph-loop")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator),
+		"github.com/ralph-loop/ralph-loop/cmd/ralph-loop", "github.com/ralph-loop/ralph-loop/cmd/ralph-loop-watch")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -117,11 +119,11 @@ type Loop struct {
 	Checkpoints *struct {
 		Repo, Refs, Last string
 	} `json:"checkpoints"`
-	// Wall is the strongest wall around the loop's files; Sandbox why it is not the host's
-	// sandbox.
-	Wall    string `json:"wall"`
-	Sandbox string `json:"sandbox"`
-	Events  []struct {
+	// Protection is what protects the loop's files from the agent's processes; Sandbox why
+	// the host's sandbox does not.
+	Protection string `json:"protection"`
+	Sandbox    string `json:"sandbox"`
+	Events     []struct {
 		Iteration int    `json:"iteration"`
 		Action    string `json:"action"`
 		Reason    string `json:"reason"`

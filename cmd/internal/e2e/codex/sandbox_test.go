@@ -84,7 +84,7 @@ B='`+bin+`'
 	if l.Status != "SESSION_ENDED" || l.Iteration < 2 {
 		t.Errorf("loop %s at iteration %d (%s); want SESSION_ENDED after its stops were blocked", l.Status, l.Iteration, l.EndReason)
 	}
-	// The loop's own record of Codex's sandbox at arming (status names the wall only while a
+	// The loop's own record of Codex's sandbox at arming (status names what protects it only while a
 	// loop is active).
 	var rec struct {
 		Sandbox string `json:"sandbox"`

@@ -119,6 +119,12 @@ func TestNPMInstall(t *testing.T) {
 	if got := strings.TrimSpace(w.run(t, root, "ralph-loop", "version", "--short")); got != version {
 		t.Errorf("ralph-loop version --short: %q, want %q", got, version)
 	}
+	// And the dashboard of "ralph-loop watch" beside it, where watch looks for it.
+	dash := exec.Command(filepath.Join(filepath.Dir(real), inject.DashboardProgram))
+	if out, err := dash.CombinedOutput(); dash.ProcessState == nil || dash.ProcessState.ExitCode() != 2 ||
+		!strings.Contains(string(out), inject.DashboardAlone) {
+		t.Errorf("the dashboard beside the native ralph-loop, run alone: %v %s", err, out)
+	}
 
 	env, err := e2e.NewEnv(filepath.Join(root, "claude"), claudeBin, onPath)
 	if err != nil {
