@@ -55,6 +55,16 @@ func (l *Loop) jsonFields(fs *fields) {
 	fs.add("hook_binaries", ptr[HookBinaries]{&l.HookBinaries, func(h *HookBinaries) fielder { return h }}, omitEmpty)
 	fs.add("pause", ptr[Pause]{&l.Pause, func(p *Pause) fielder { return p }}, omitEmpty)
 	fs.add("work", objectOf(&l.Work), omitZero)
+	fs.add("background", slice[Task]{&l.Background, func(t *Task) fielder { return t }}, omitEmpty)
+	fs.add("wait_since", (*jsonTime)(&l.WaitSince), omitZero)
+}
+
+func (t *Task) jsonFields(fs *fields) {
+	fs.add("id", (*jsonString)(&t.ID), always)
+	fs.add("kind", (*jsonString)(&t.Kind), omitEmpty)
+	fs.add("name", (*jsonString)(&t.Name), omitEmpty)
+	fs.add("command", (*jsonString)(&t.Command), omitEmpty)
+	fs.add("since", (*jsonTime)(&t.Since), omitZero)
 }
 
 func (c *Config) jsonFields(fs *fields) {
@@ -77,6 +87,7 @@ func (c *Config) jsonFields(fs *fields) {
 	fs.add("task_from", (*jsonString)(&c.TaskFrom), omitEmpty)
 	fs.add("min_iterations", (*jsonInt)(&c.MinIterations), omitEmpty)
 	fs.add("max_stalls", (*jsonInt)(&c.MaxStalls), omitEmpty)
+	fs.add("max_wait", &c.MaxWait, omitEmpty)
 	fs.add("checkpoint", (*jsonBool)(&c.Checkpoint), omitEmpty)
 	fs.add("notify", (*jsonBool)(&c.Notify), omitEmpty)
 	fs.add("sources", (*jsonStrMap)(&c.Sources), omitEmpty)

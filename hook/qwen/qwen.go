@@ -136,6 +136,7 @@ func decodeInput(r io.Reader) (input, error) {
 	spec.Strings["tool_call_id"] = &in.ToolCallID
 	spec.Strings["command_name"] = &in.CommandName
 	spec.Strings["command_args"] = &in.CommandArgs
+	in.CronsField(spec)
 	err := wire.DecodeInput(r, &in.Input, spec)
 	return in, err
 }
@@ -175,6 +176,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		}
 	case "Stop":
 		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
+		// background_tasks lists Qwen Code's background subagents, finished ones too (its
+		// background shells are not in it: see Transcript.Background).
+		ev.Background = claudeshape.Background(&in.Input, func(status string) bool { return status == "running" })
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, id
 		if in.Event == "PostToolUse" && slices.Contains(writeTools, in.ToolName) {

@@ -45,6 +45,10 @@ type Spec struct {
 	Heads map[string]*string
 	// Objects are nested objects read with their own spec (ignored when not objects).
 	Objects map[string]*Spec
+	// Each are arrays of objects: for each object element (others are skipped), the
+	// function returns the spec it is read with, until it returns nil (the elements after
+	// are skipped). Ignored when not arrays.
+	Each map[string]func() *Spec
 }
 
 // Decode reads one JSON object from r into spec and returns a key identifying the input:
@@ -137,6 +141,18 @@ func object(d *jsonstream.Reader, spec *Spec, path string) error {
 		}
 		if sub, ok := spec.Objects[name]; ok && k == '{' {
 			return object(d, sub, path+name+".")
+		}
+		if next, ok := spec.Each[name]; ok && k == '[' {
+			return d.Array(func() error {
+				if k, err := d.Kind(); err != nil || k != '{' {
+					return d.Skip()
+				}
+				sub := next()
+				if sub == nil {
+					return d.Skip()
+				}
+				return object(d, sub, path+name+"[].")
+			})
 		}
 		return d.Skip()
 	})
