@@ -18,7 +18,6 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -117,7 +116,7 @@ func projectDir(getenv func(string) string, cwd string) string {
 // input is the part of a Qwen Code hook event that ralph-loop uses: Claude Code's fields
 // and Qwen Code's own.
 type input struct {
-	wire.Input
+	claudeshape.Input
 	// SubmittedPrompt is the user's prompt as typed; only the prompt the user submitted
 	// carries it (not the sends after tool results or continuations).
 	SubmittedPrompt string
@@ -131,13 +130,13 @@ type input struct {
 // decodeInput reads one event object from r, with Qwen Code's fields beside Claude Code's.
 func decodeInput(r io.Reader) (input, error) {
 	var in input
-	spec := wire.InputSpec(&in.Input)
+	spec := claudeshape.InputSpec(&in.Input)
 	spec.Strings["submitted_prompt"] = &in.SubmittedPrompt
 	spec.Strings["tool_call_id"] = &in.ToolCallID
 	spec.Strings["command_name"] = &in.CommandName
 	spec.Strings["command_args"] = &in.CommandArgs
 	in.CronsField(spec)
-	err := wire.DecodeInput(r, &in.Input, spec)
+	err := claudeshape.DecodeWith(r, &in.Input, spec)
 	return in, err
 }
 

@@ -4,13 +4,8 @@ import (
 	"io"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/state"
 )
-
-// Input is the part of a Claude Code hook event that ralph-loop uses (wire.Input: Qwen Code,
-// Factory Droid and Gemini CLI use the same field names).
-type Input = wire.Input
 
 // DecodeInput reads one event object from r. Fields it does not use (tool inputs and
 // responses, which can be huge) are skipped without being held in memory. Known fields of
@@ -18,7 +13,7 @@ type Input = wire.Input
 // wrapping hook.ErrInput.
 func DecodeInput(r io.Reader) (Input, error) {
 	var in Input
-	err := wire.DecodeInput(r, &in, nil)
+	err := DecodeWith(r, &in, nil)
 	return in, err
 }
 

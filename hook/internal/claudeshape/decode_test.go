@@ -10,7 +10,6 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/hosttest"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -44,20 +43,20 @@ func TestDecodeFields(t *testing.T) {
 	}
 	want := Input{Event: "Stop", SessionID: "s", TranscriptPath: "/t", Cwd: "/c", PromptID: "p", StopHookActive: true,
 		LastAssistantMessage: "a <promise>DONE</promise>", Prompt: "/ralph-loop x", ToolName: "Bash", ToolUseID: "toolu_1", Reason: "other",
-		Tasks: []wire.Task{{ID: "b1", Type: "shell", Status: "running", Description: "Build", Command: "make"},
+		Tasks: []Task{{ID: "b1", Type: "shell", Status: "running", Description: "Build", Command: "make"},
 			{ID: "a1", Type: "subagent", Status: "running", Description: "Review", AgentType: "general-purpose"}},
-		Crons: []wire.Cron{{ID: "c1", Schedule: "*/5 * * * *", Prompt: "check"}}}
+		Crons: []Cron{{ID: "c1", Schedule: "*/5 * * * *", Prompt: "check"}}}
 	in.Key = ""
 	if !reflect.DeepEqual(in, want) {
 		t.Errorf("got %+v\nwant %+v", in, want)
 	}
 }
 
-// Background tasks and crons are kept, at most wire.MaxTasks of each; tasks only in the
+// Background tasks and crons are kept, at most MaxTasks of each; tasks only in the
 // state the host's filter takes.
 func TestBackground(t *testing.T) {
 	var tasks []string
-	for i := range wire.MaxTasks + 5 {
+	for i := range MaxTasks + 5 {
 		tasks = append(tasks, fmt.Sprintf(`{"id":"t%d","type":"shell","status":"running","command":"sleep %d"}`, i, i))
 	}
 	tasks = append(tasks, `{"id":"done","status":"completed"}`)
@@ -65,12 +64,12 @@ func TestBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Tasks) != wire.MaxTasks {
-		t.Errorf("%d tasks kept, want %d", len(in.Tasks), wire.MaxTasks)
+	if len(in.Tasks) != MaxTasks {
+		t.Errorf("%d tasks kept, want %d", len(in.Tasks), MaxTasks)
 	}
-	in.Tasks = append(in.Tasks, wire.Task{ID: "done", Status: "completed"}, wire.Task{ID: "a", Status: "running", AgentType: "Explore"})
+	in.Tasks = append(in.Tasks, Task{ID: "done", Status: "completed"}, Task{ID: "a", Status: "running", AgentType: "Explore"})
 	got := Background(&in, func(s string) bool { return s == "running" })
-	if len(got) != wire.MaxTasks+1 || got[0] != (state.Task{ID: "t0", Kind: "shell", Command: "sleep 0"}) ||
+	if len(got) != MaxTasks+1 || got[0] != (state.Task{ID: "t0", Kind: "shell", Command: "sleep 0"}) ||
 		got[len(got)-1] != (state.Task{ID: "a", Kind: "subagent", Name: "Explore"}) {
 		t.Errorf("Background = %+v", got)
 	}
