@@ -399,19 +399,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 		readErr = err
 	}
 	if asJSON {
-		views := []loopView{}
-		for _, l := range loops {
-			v := view(store, l)
-			evs := []eventView{}
-			for _, e := range events {
-				if e.LoopID == l.LoopID {
-					evs = append(evs, eventView{At: e.At, Iteration: e.Iteration, Action: e.Action, Reason: e.Reason, Tokens: e.Tokens, CostUSD: e.CostUSD})
-				}
-			}
-			v.Events = &evs
-			views = append(views, v)
-		}
-		if err := writeJSON(w, map[string]any{"loops": views}); err != nil {
+		if err := sessionJSON(w, store, loops, events); err != nil {
 			return err
 		}
 		if len(loops) == 0 && readErr == nil {
@@ -425,9 +413,44 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 		}
 		return fmt.Errorf("session %s has no ralph loop", id)
 	}
-	now := time.Now()
 	l := loops[0]
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	loopRows(tw, store, l, time.Now())
+	tw.Flush()
+	loopSettings(w, l)
+	fmt.Fprintf(w, "task\n%s\n", indent(l.Task, "  "))
+	fmt.Fprintln(w, "events")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, e := range events {
+		if e.LoopID == l.LoopID {
+			fmt.Fprintf(tw, "  %s\t#%d\t%s\t%s%s\n", e.At.Local().Format("15:04:05.000"), e.Iteration, e.Action, e.Reason, eventSpent(e))
+		}
+	}
+	tw.Flush()
+	earlierLoops(w, loops)
+	return readErr
+}
+
+// sessionJSON writes a session's loops, each with its events, as status --json does.
+func sessionJSON(w io.Writer, store *state.Store, loops []state.Loop, events []state.Event) error {
+	views := []loopView{}
+	for _, l := range loops {
+		v := view(store, l)
+		evs := []eventView{}
+		for _, e := range events {
+			if e.LoopID == l.LoopID {
+				evs = append(evs, eventView{At: e.At, Iteration: e.Iteration, Action: e.Action, Reason: e.Reason, Tokens: e.Tokens, CostUSD: e.CostUSD})
+			}
+		}
+		v.Events = &evs
+		views = append(views, v)
+	}
+	return writeJSON(w, map[string]any{"loops": views})
+}
+
+// loopRows writes what status --session says of loop l, a row each: who ran it, where it
+// stands, who may end it and what protects it, what it used, its limits and when.
+func loopRows(tw io.Writer, store *state.Store, l state.Loop, now time.Time) {
 	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 	row("session", l.SessionID)
 	row("loop", fmt.Sprintf("%s (%s, armed by %s, host %s)", l.LoopID, mode(l), l.ArmedBy, l.Host))
@@ -448,22 +471,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 		row("unverified", l.Unverified)
 	}
 	if l.Status == state.Active {
-		if l.Owner != nil {
-			run := "running"
-			if !hook.OwnerRunning(&l) {
-				run = "gone: the next host of the session to run a hook takes the loop over"
-			}
-			row("host process", fmt.Sprintf("%s (pid %d, %s)", l.Owner.Comm, l.Owner.PID, run))
-		}
-		row("who may end it", hook.Authority(&l))
-		w := loopWords(&l)
-		row("protected by", inject.ProtectionLine(&l, proc.Supported, w))
-		if level, _ := inject.Protection(&l, proc.Supported); level != inject.ProtectedBySandbox {
-			row("still possible", inject.Unprotected(w))
-		}
-		if since, ok := hook.HooksSilent(store, &l, now); ok {
-			row("warning", strings.TrimPrefix(inject.HooksSilent(l.SessionID, age(since)), "ralph-loop: "))
-		}
+		activeRows(row, store, &l, now)
 	}
 	row("iteration", fmt.Sprintf("%d/%d", l.Iteration, l.MaxIterations))
 	row("tool calls", fmt.Sprintf("%d (the promise needs at least %d; without them: %s)", l.ToolCalls, l.MinToolCalls, l.OnPromiseNoWork))
@@ -501,40 +509,60 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	if l.TaskFile != "" {
 		row("task file", l.TaskFile)
 	}
+}
+
+// activeRows are the rows of an active loop: its host process, who may end it, what
+// protects it and what is still possible, and a silence of its hooks.
+func activeRows(row func(k, v string), store *state.Store, l *state.Loop, now time.Time) {
+	if l.Owner != nil {
+		run := "running"
+		if !hook.OwnerRunning(l) {
+			run = "gone: the next host of the session to run a hook takes the loop over"
+		}
+		row("host process", fmt.Sprintf("%s (pid %d, %s)", l.Owner.Comm, l.Owner.PID, run))
+	}
+	row("who may end it", hook.Authority(l))
+	w := loopWords(l)
+	row("protected by", inject.ProtectionLine(l, proc.Supported, w))
+	if level, _ := inject.Protection(l, proc.Supported); level != inject.ProtectedBySandbox {
+		row("still possible", inject.Unprotected(w))
+	}
+	if since, ok := hook.HooksSilent(store, l, now); ok {
+		row("warning", strings.TrimPrefix(inject.HooksSilent(l.SessionID, age(since)), "ralph-loop: "))
+	}
+}
+
+// loopSettings writes each of the loop's settings with where it came from.
+func loopSettings(w io.Writer, l state.Loop) {
+	if len(l.Sources) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "settings")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, k := range args.LoopFlags() {
+		if src, ok := l.Sources[k]; ok {
+			fmt.Fprintf(tw, "  --%s\t%s\t(%s)\n", k, args.Show(&l.Config, k), src)
+		}
+	}
 	tw.Flush()
-	if len(l.Sources) > 0 {
-		fmt.Fprintln(w, "settings")
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, k := range args.LoopFlags() {
-			if src, ok := l.Sources[k]; ok {
-				fmt.Fprintf(tw, "  --%s\t%s\t(%s)\n", k, args.Show(&l.Config, k), src)
-			}
-		}
-		tw.Flush()
+}
+
+// earlierLoops lists the session's loops before its last one (loops[0]).
+func earlierLoops(w io.Writer, loops []state.Loop) {
+	if len(loops) <= 1 {
+		return
 	}
-	fmt.Fprintf(w, "task\n%s\n", indent(l.Task, "  "))
-	fmt.Fprintln(w, "events")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, e := range events {
-		if e.LoopID == l.LoopID {
-			fmt.Fprintf(tw, "  %s\t#%d\t%s\t%s%s\n", e.At.Local().Format("15:04:05.000"), e.Iteration, e.Action, e.Reason, eventSpent(e))
+	fmt.Fprintln(w, "earlier loops in this session")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	resumed := resumedLoops(loops)
+	for _, o := range loops[1:] {
+		status := string(o.Status)
+		if resumed[o.LoopID] {
+			status += " (picked up by --resume)"
 		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\n", o.StartedAt.Local().Format("2006-01-02 15:04"), status, o.Iteration, o.MaxIterations, firstLine(o.Task, 50))
 	}
 	tw.Flush()
-	if len(loops) > 1 {
-		fmt.Fprintln(w, "earlier loops in this session")
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		resumed := resumedLoops(loops)
-		for _, o := range loops[1:] {
-			status := string(o.Status)
-			if resumed[o.LoopID] {
-				status += " (picked up by --resume)"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\n", o.StartedAt.Local().Format("2006-01-02 15:04"), status, o.Iteration, o.MaxIterations, firstLine(o.Task, 50))
-		}
-		tw.Flush()
-	}
-	return readErr
 }
 
 func indent(s, prefix string) string {
