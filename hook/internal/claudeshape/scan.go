@@ -125,86 +125,7 @@ type scanner struct {
 // what a line says is only kept once its end shows it is the agent's.
 func (s *scanner) line() (lineResult, error) {
 	s.ln = lineResult{tools: s.ln.tools[:0], ours: s.ln.ours[:0], failed: s.ln.failed[:0]}
-	err := s.d.Object(func(key []byte) error {
-		switch string(key) {
-		case "type":
-			v, err := s.d.String(s.scratch[:0], 32)
-			s.scratch = v
-			if err != nil {
-				return err
-			}
-			switch string(v) {
-			case "assistant":
-				s.ln.assistant = true
-				return nil
-			case "queue-operation":
-				s.ln.queue = true
-				return nil
-			case "message":
-				// Factory Droid's lines: the message's role says whose it is.
-				s.ln.byRole = true
-				return nil
-			case "user":
-				s.user = true
-			case "system":
-				// Only a stop_hook_summary line is read (see hookSummary).
-				s.ln.system = true
-				return nil
-			}
-			return errSkip
-		case "operation", "content":
-			if k, err := s.d.Kind(); err != nil || k != '"' {
-				return s.d.Skip()
-			}
-			var v []byte
-			err := s.d.StringTo(func(p []byte) {
-				if n := maxQueued - len(v); n > 0 {
-					v = append(v, p[:min(n, len(p))]...)
-				}
-			})
-			if string(key) == "operation" {
-				s.ln.queueOp = string(v)
-			} else {
-				s.ln.queued = string(v)
-			}
-			return err
-		case "timestamp":
-			v, err := s.d.String(s.scratch[:0], 64)
-			s.scratch = v
-			if err != nil {
-				return err
-			}
-			if t, err := time.Parse(time.RFC3339Nano, string(v)); err == nil {
-				s.ln.ts = t
-			}
-			return nil
-		case "isSidechain":
-			if k, err := s.d.Kind(); err != nil || (k != 't' && k != 'f') {
-				return s.d.Skip()
-			}
-			b, err := s.d.Bool()
-			s.ln.sidechain = b
-			return err
-		case "message":
-			return s.message()
-		case "attachment", "toolUseResult":
-			// Only on attachment and tool-result lines, which can be huge.
-			return errSkip
-		case "subtype":
-			v, err := s.d.String(s.scratch[:0], 32)
-			s.scratch = v
-			if err == nil && (!s.ln.system || string(v) != "stop_hook_summary") {
-				return errSkip
-			}
-			return err
-		case "hookInfos", "failedHookErrorIndexes":
-			if !s.ln.system {
-				return s.d.Skip()
-			}
-			return s.hookSummary(string(key))
-		}
-		return s.d.Skip()
-	})
+	err := s.d.Object(s.field)
 	if err != nil {
 		return s.ln, err
 	}
@@ -222,6 +143,100 @@ func (s *scanner) line() (lineResult, error) {
 		}
 	}
 	return s.ln, s.d.EndLine()
+}
+
+// field reads one field of a line (see line).
+func (s *scanner) field(key []byte) error {
+	switch string(key) {
+	case "type":
+		return s.lineType()
+	case "operation", "content":
+		return s.queueField(key)
+	case "timestamp":
+		v, err := s.d.String(s.scratch[:0], 64)
+		s.scratch = v
+		if err != nil {
+			return err
+		}
+		if t, err := time.Parse(time.RFC3339Nano, string(v)); err == nil {
+			s.ln.ts = t
+		}
+		return nil
+	case "isSidechain":
+		if k, err := s.d.Kind(); err != nil || (k != 't' && k != 'f') {
+			return s.d.Skip()
+		}
+		b, err := s.d.Bool()
+		s.ln.sidechain = b
+		return err
+	case "message":
+		return s.message()
+	case "attachment", "toolUseResult":
+		// Only on attachment and tool-result lines, which can be huge.
+		return errSkip
+	case "subtype":
+		v, err := s.d.String(s.scratch[:0], 32)
+		s.scratch = v
+		if err == nil && (!s.ln.system || string(v) != "stop_hook_summary") {
+			return errSkip
+		}
+		return err
+	case "hookInfos", "failedHookErrorIndexes":
+		if !s.ln.system {
+			return s.d.Skip()
+		}
+		return s.hookSummary(string(key))
+	}
+	return s.d.Skip()
+}
+
+// lineType reads a line's "type": an assistant's, a queue operation's, Factory Droid's
+// message, a system line (read for a stop's hooks) go on; every other line is skipped.
+func (s *scanner) lineType() error {
+	v, err := s.d.String(s.scratch[:0], 32)
+	s.scratch = v
+	if err != nil {
+		return err
+	}
+	switch string(v) {
+	case "assistant":
+		s.ln.assistant = true
+		return nil
+	case "queue-operation":
+		s.ln.queue = true
+		return nil
+	case "message":
+		// Factory Droid's lines: the message's role says whose it is.
+		s.ln.byRole = true
+		return nil
+	case "user":
+		s.user = true
+	case "system":
+		// Only a stop_hook_summary line is read (see hookSummary).
+		s.ln.system = true
+		return nil
+	}
+	return errSkip
+}
+
+// queueField reads a queue-operation line's "operation" or "content" (at most maxQueued
+// bytes of it).
+func (s *scanner) queueField(key []byte) error {
+	if k, err := s.d.Kind(); err != nil || k != '"' {
+		return s.d.Skip()
+	}
+	var v []byte
+	err := s.d.StringTo(func(p []byte) {
+		if n := maxQueued - len(v); n > 0 {
+			v = append(v, p[:min(n, len(p))]...)
+		}
+	})
+	if string(key) == "operation" {
+		s.ln.queueOp = string(v)
+	} else {
+		s.ln.queued = string(v)
+	}
+	return err
 }
 
 // HookMark ends every hook command line ralph-loop's install writes (install.Mark).
