@@ -272,16 +272,7 @@ func (s *Store) update(ctx context.Context, id string, seize bool, fn func(tx *T
 	if c.stale {
 		s.removeWitnesses(id)
 	}
-	// What the witnesses record, as it was before fn (which may change cur in place).
-	witnessed := cur != nil && cur.Status == Active && !c.rewitness && repair == nil
-	var wasID string
-	var wasOwner Owner
-	if witnessed {
-		wasID = cur.LoopID
-		if cur.Owner != nil {
-			wasOwner = *cur.Owner
-		}
-	}
+	was := witnessesOf(cur, c.rewitness || repair != nil)
 	next, err := fn(tx, cur)
 	if err != nil {
 		return err
@@ -295,41 +286,8 @@ func (s *Store) update(ctx context.Context, id string, seize bool, fn func(tx *T
 		return fmt.Errorf("%w: the session lock %s was taken over while this process held it; nothing was saved", ErrWrite, held.path)
 	}
 	if next != nil {
-		var toolLogSize int64 = -1
-		if tx.newToolLog {
-			// The new loop reads the tool log from its start: the earlier loops' lines there
-			// are not its own (each line names its loop). The log is not emptied before the
-			// new loop is saved: if the save fails, the loop that stays keeps its calls.
-			next.ToolsOffset = 0
-			if fi, err := os.Lstat(s.toolLogPath(id)); err == nil && fi.Mode().IsRegular() {
-				toolLogSize = fi.Size()
-			}
-		}
-		archived := ""
-		if cur != nil && cur.LoopID != next.LoopID {
-			if archived, err = s.archive(cur); err != nil {
-				return err
-			}
-		}
-		if tx.unverified != nil {
-			if _, err := os.Lstat(s.loopPath(id)); err == nil {
-				s.moveAside(s.loopPath(id), fmt.Errorf("session %s's loop file could not be verified", id))
-			}
-		}
-		if err := s.save(next); err != nil {
-			if archived != "" {
-				os.Remove(archived) // cur stays the session's loop
-			}
+		if err := s.commit(tx, cur, next, was); err != nil {
 			return err
-		}
-		switch {
-		case next.Status != Active:
-			s.removeWitnesses(id)
-		case !witnessed || wasID != next.LoopID || next.Owner == nil && wasOwner != (Owner{}) || next.Owner != nil && *next.Owner != wasOwner:
-			s.writeWitnesses(next)
-		}
-		if toolLogSize > 0 {
-			s.emptyToolLog(id, toolLogSize)
 		}
 	}
 	if len(tx.events) > 0 {
@@ -342,6 +300,71 @@ func (s *Store) update(ctx context.Context, id string, seize bool, fn func(tx *T
 			}
 			return err
 		}
+	}
+	return nil
+}
+
+// witnessRecord is what the witnesses of an active loop record (before the transaction's fn,
+// which may change the loop in place): ok is false when there are none to keep (no active
+// loop, or ones to write again).
+type witnessRecord struct {
+	ok    bool
+	id    string
+	owner Owner
+}
+
+func witnessesOf(cur *Loop, rewrite bool) witnessRecord {
+	if cur == nil || cur.Status != Active || rewrite {
+		return witnessRecord{}
+	}
+	w := witnessRecord{ok: true, id: cur.LoopID}
+	if cur.Owner != nil {
+		w.owner = *cur.Owner
+	}
+	return w
+}
+
+// commit saves next in the session's place of cur: cur archived when next is another loop,
+// the tool log started again for a new loop (once next is saved), the witnesses written
+// where they no longer say what next is (was: what they said), or removed when it ended.
+func (s *Store) commit(tx *Tx, cur, next *Loop, was witnessRecord) error {
+	id := tx.id
+	var toolLogSize int64 = -1
+	if tx.newToolLog {
+		// The new loop reads the tool log from its start: the earlier loops' lines there
+		// are not its own (each line names its loop). The log is not emptied before the
+		// new loop is saved: if the save fails, the loop that stays keeps its calls.
+		next.ToolsOffset = 0
+		if fi, err := os.Lstat(s.toolLogPath(id)); err == nil && fi.Mode().IsRegular() {
+			toolLogSize = fi.Size()
+		}
+	}
+	archived := ""
+	if cur != nil && cur.LoopID != next.LoopID {
+		var err error
+		if archived, err = s.archive(cur); err != nil {
+			return err
+		}
+	}
+	if tx.unverified != nil {
+		if _, err := os.Lstat(s.loopPath(id)); err == nil {
+			s.moveAside(s.loopPath(id), fmt.Errorf("session %s's loop file could not be verified", id))
+		}
+	}
+	if err := s.save(next); err != nil {
+		if archived != "" {
+			os.Remove(archived) // cur stays the session's loop
+		}
+		return err
+	}
+	switch {
+	case next.Status != Active:
+		s.removeWitnesses(id)
+	case !was.ok || was.id != next.LoopID || next.Owner == nil && was.owner != (Owner{}) || next.Owner != nil && *next.Owner != was.owner:
+		s.writeWitnesses(next)
+	}
+	if toolLogSize > 0 {
+		s.emptyToolLog(id, toolLogSize)
 	}
 	return nil
 }
