@@ -527,13 +527,21 @@ func (s *Store) check(id string) (checked, error) {
 		}
 	}
 	wit := s.readWitnesses(id, key)
-	var best *Loop
-	var repair *Repair
+	if best, repair := bestOf(l, lOK, lerr, data, c, cdata); best != nil {
+		return s.checkedBest(id, best, repair, wit)
+	}
+	return s.noneVerifies(id, l, lerr, data, cdata, cerr, key, wit)
+}
+
+// bestOf is the loop a session's files say, of its loop file l (lOK: it verifies; lerr,
+// data: how it was read) and the keep's copy c (cdata: its bytes): the later of the two
+// that verify, and when that is the copy, why the loop file must be put back from it. nil
+// when neither verifies.
+func bestOf(l *Loop, lOK bool, lerr error, data []byte, c *Loop, cdata []byte) (*Loop, *Repair) {
 	switch {
 	case lOK && (c == nil || c.Seq <= l.Seq):
-		best = l
+		return l, nil
 	case c != nil:
-		best = c
 		why := "its state file was changed by something other than ralph-loop"
 		switch {
 		case data == nil && lerr == nil:
@@ -543,22 +551,30 @@ func (s *Store) check(id string) (checked, error) {
 		case lOK:
 			why = "its state file was replaced by an older one"
 		}
-		repair = &Repair{Why: why, Copy: cdata}
+		return c, &Repair{Why: why, Copy: cdata}
 	}
-	if best != nil {
-		// A loop ralph-loop wrote, but older than the active one its witness names (loop
-		// ids are ordered by time): an earlier loop's files put back. A newer one is a
-		// loop whose witness was not written yet (a write cut short): it is written next.
-		// An ended loop whose witness cannot be read cannot be told from one put back.
-		older := wit.w != nil && best.LoopID < wit.w.LoopID
-		if older || wit.n > 0 && wit.w == nil && best.Status != Active {
-			return checked{}, s.unverified(id, wit, "its state file and ralph-loop's copy were replaced by those of an earlier loop, or its witness was changed")
-		}
-		rewitness := best.Status == Active && (wit.n < 2 || wit.w == nil || wit.w.LoopID != best.LoopID)
-		stale := best.Status != Active && wit.n > 0
-		return checked{loop: best, repair: repair, rewitness: rewitness, stale: stale}, nil
+	return nil, nil
+}
+
+// checkedBest judges the loop that verifies (best) against the session's witnesses (wit).
+func (s *Store) checkedBest(id string, best *Loop, repair *Repair, wit witnessed) (checked, error) {
+	// A loop ralph-loop wrote, but older than the active one its witness names (loop ids
+	// are ordered by time): an earlier loop's files put back. A newer one is a loop whose
+	// witness was not written yet (a write cut short): it is written next. An ended loop
+	// whose witness cannot be read cannot be told from one put back.
+	older := wit.w != nil && best.LoopID < wit.w.LoopID
+	if older || wit.n > 0 && wit.w == nil && best.Status != Active {
+		return checked{}, s.unverified(id, wit, "its state file and ralph-loop's copy were replaced by those of an earlier loop, or its witness was changed")
 	}
-	// Nothing verifies.
+	rewitness := best.Status == Active && (wit.n < 2 || wit.w == nil || wit.w.LoopID != best.LoopID)
+	stale := best.Status != Active && wit.n > 0
+	return checked{loop: best, repair: repair, rewitness: rewitness, stale: stale}, nil
+}
+
+// noneVerifies judges a session none of whose loop files verifies: as before there was a
+// keep when nothing else records it; an ended loop as it stands; an active one (its
+// witness, its file or its copy says so) cannot be verified.
+func (s *Store) noneVerifies(id string, l *Loop, lerr error, data, cdata []byte, cerr error, key []byte, wit witnessed) (checked, error) {
 	kept := wit.n > 0 || cdata != nil || cerr != nil
 	if !kept {
 		// No record of this session besides its loop file: as before there was a keep.
@@ -572,7 +588,7 @@ func (s *Store) check(id string) (checked, error) {
 			// all keys are gone): taken as it is, and signed at the next write.
 			return checked{loop: l}, nil
 		}
-		return checked{}, fmt.Errorf("%w: %s was changed by something other than ralph-loop, and ralph-loop has no copy of it", ErrCorrupt, path)
+		return checked{}, fmt.Errorf("%w: %s was changed by something other than ralph-loop, and ralph-loop has no copy of it", ErrCorrupt, s.loopPath(id))
 	}
 	active := wit.n > 0 || l != nil && l.Status == Active || parsesActive(cdata)
 	if !active {
