@@ -80,24 +80,7 @@ func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryR
 	if repair != nil {
 		return nil // not as ralph-loop left it: the session's next hook puts it back
 	}
-	gone := map[string]bool{}
-	entries, _ := os.ReadDir(filepath.Join(dir, "history"))
-	kept := 0
-	for _, e := range entries {
-		path := filepath.Join(dir, "history", e.Name())
-		l, err := readLoop(path)
-		if err != nil || l == nil || !old(l, cutoff) {
-			kept++
-			continue
-		}
-		gone[l.LoopID] = true
-		res.checkpointed(l)
-		res.Loops++
-		res.Bytes += size(path)
-		if !dryRun {
-			os.Remove(path)
-		}
-	}
+	gone, kept := s.gcHistory(dir, cutoff, dryRun, res)
 	if cur != nil && old(cur, cutoff) && kept == 0 {
 		res.checkpointed(cur)
 		res.Loops++
@@ -106,19 +89,7 @@ func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryR
 		if dryRun {
 			return nil
 		}
-		// Moved out of the way whole, lock file included, then removed: a hook that opened
-		// the lock file meanwhile finds, once it has the lock, that the file is no longer
-		// there, and starts a new directory; none can create a file in this one.
-		trash := filepath.Join(s.dir, "trash")
-		if err := mkdirPrivate(trash); err != nil {
-			return err
-		}
-		to := filepath.Join(trash, id+"-"+NewLoopID(time.Now()))
-		if err := os.Rename(dir, to); err != nil {
-			return fmt.Errorf("remove session %s: %w", id, err)
-		}
-		s.dropCopy(id)
-		return os.RemoveAll(to)
+		return s.removeSession(id, dir)
 	}
 	// Task files and check logs of the removed loops, and their events.
 	for loopID := range gone {
@@ -140,6 +111,46 @@ func (s *Store) gcSession(ctx context.Context, id string, cutoff time.Time, dryR
 		return s.pruneEvents(id, gone)
 	}
 	return nil
+}
+
+// gcHistory removes the session's earlier loops (in dir's history) that ended before
+// cutoff, and returns their ids and how many it keeps.
+func (s *Store) gcHistory(dir string, cutoff time.Time, dryRun bool, res *GCResult) (gone map[string]bool, kept int) {
+	gone = map[string]bool{}
+	entries, _ := os.ReadDir(filepath.Join(dir, "history"))
+	for _, e := range entries {
+		path := filepath.Join(dir, "history", e.Name())
+		l, err := readLoop(path)
+		if err != nil || l == nil || !old(l, cutoff) {
+			kept++
+			continue
+		}
+		gone[l.LoopID] = true
+		res.checkpointed(l)
+		res.Loops++
+		res.Bytes += size(path)
+		if !dryRun {
+			os.Remove(path)
+		}
+	}
+	return gone, kept
+}
+
+// removeSession removes a whole session's directory, held under its lock: moved out of the
+// way whole, lock file included, then removed. A hook that opened the lock file meanwhile
+// finds, once it has the lock, that the file is no longer there, and starts a new
+// directory; none can create a file in this one.
+func (s *Store) removeSession(id, dir string) error {
+	trash := filepath.Join(s.dir, "trash")
+	if err := mkdirPrivate(trash); err != nil {
+		return err
+	}
+	to := filepath.Join(trash, id+"-"+NewLoopID(time.Now()))
+	if err := os.Rename(dir, to); err != nil {
+		return fmt.Errorf("remove session %s: %w", id, err)
+	}
+	s.dropCopy(id)
+	return os.RemoveAll(to)
 }
 
 // pruneEvents rewrites a session's event log without the events of the given loops. Lines
