@@ -39,90 +39,16 @@ type record struct {
 // ScanUsage reads chat records from r, whose first byte is at offset base: the usage of each
 // model response, once.
 func ScanUsage(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
-	d := jsonstream.NewLineReader(r, transcript.BufSize)
+	sc := &usageScanner{d: jsonstream.NewLineReader(r, transcript.BufSize), opt: opt, tail: transcript.NewTail(opt.Last)}
 	res := transcript.Result{Offset: base}
 	u := transcript.NewDedup(opt.UsageSeen)
-	tail := transcript.NewTail(opt.Last)
-	var scratch []byte
 	for {
-		var rec record
-		more, ok, err := transcript.NextLine(d, base, &res, errSkip, func() error {
-			err := d.Object(func(key []byte) error {
-				switch string(key) {
-				case "type":
-					if ok, err := d.Is('"'); !ok {
-						return err
-					}
-					v, err := d.String(scratch[:0], 256)
-					scratch = v
-					if err != nil {
-						return err
-					}
-					if string(v) != "assistant" {
-						return errSkip
-					}
-					rec.assistant = true
-					return nil
-				case "uuid":
-					return d.StringVar(&rec.id, 256)
-				case "model":
-					return d.StringVar(&rec.model, 256)
-				case "timestamp":
-					return transcript.ReadTime(d, &rec.ts)
-				case "message":
-					if opt.Last == "" {
-						return d.Skip()
-					}
-					if ok, err := d.Is('{'); !ok {
-						return err
-					}
-					return d.Object(func(key []byte) error {
-						if string(key) != "parts" {
-							return d.Skip()
-						}
-						if ok, err := d.Is('['); !ok {
-							return err
-						}
-						return d.Array(func() error {
-							if ok, err := d.Is('{'); !ok {
-								return err
-							}
-							return d.Object(func(key []byte) error {
-								if string(key) != "text" {
-									return d.Skip()
-								}
-								if ok, err := d.Is('"'); !ok {
-									return err
-								}
-								tail.Reset()
-								err := d.StringTo(tail.Write)
-								if tail.Ends() {
-									rec.sawLast = true
-								}
-								return err
-							})
-						})
-					})
-				case "usageMetadata":
-					var err error
-					rec.hasUsage, err = transcript.ReadCounts(d, scratch[:0], map[string]*int64{
-						"promptTokenCount":        &rec.prompt,
-						"cachedContentTokenCount": &rec.cached,
-						"candidatesTokenCount":    &rec.candidates,
-						"thoughtsTokenCount":      &rec.thoughts,
-					})
-					return err
-				}
-				return d.Skip()
-			})
-			if err == nil {
-				err = d.EndLine()
-			}
-			return err
-		})
+		sc.rec = record{}
+		more, ok, err := transcript.NextLine(sc.d, base, &res, errSkip, sc.line)
 		if !more {
 			return res, err
 		}
+		rec := sc.rec
 		if !ok {
 			rec = record{}
 		}
@@ -134,4 +60,101 @@ func ScanUsage(r io.Reader, base int64, opt transcript.Options) (transcript.Resu
 				Input: max(0, rec.prompt-rec.cached), CacheRead: rec.cached, Output: rec.candidates + rec.thoughts}})
 		}
 	}
+}
+
+// usageScanner reads one record of the chat file at a time (ScanUsage).
+type usageScanner struct {
+	d       *jsonstream.Reader
+	opt     transcript.Options
+	tail    *transcript.Tail
+	rec     record
+	scratch []byte
+}
+
+// line reads one record into sc.rec.
+func (sc *usageScanner) line() error {
+	err := sc.d.Object(sc.field)
+	if err == nil {
+		err = sc.d.EndLine()
+	}
+	return err
+}
+
+// field reads one field of a record: an assistant's, with its id, model, time, the text
+// of its parts (whether it ends the host's last message) and its usage; any other record
+// is skipped.
+func (sc *usageScanner) field(key []byte) error {
+	d, rec := sc.d, &sc.rec
+	switch string(key) {
+	case "type":
+		if ok, err := d.Is('"'); !ok {
+			return err
+		}
+		v, err := d.String(sc.scratch[:0], 256)
+		sc.scratch = v
+		if err != nil {
+			return err
+		}
+		if string(v) != "assistant" {
+			return errSkip
+		}
+		rec.assistant = true
+		return nil
+	case "uuid":
+		return d.StringVar(&rec.id, 256)
+	case "model":
+		return d.StringVar(&rec.model, 256)
+	case "timestamp":
+		return transcript.ReadTime(d, &rec.ts)
+	case "message":
+		if sc.opt.Last == "" {
+			return d.Skip()
+		}
+		return sc.parts()
+	case "usageMetadata":
+		var err error
+		rec.hasUsage, err = transcript.ReadCounts(d, sc.scratch[:0], map[string]*int64{
+			"promptTokenCount":        &rec.prompt,
+			"cachedContentTokenCount": &rec.cached,
+			"candidatesTokenCount":    &rec.candidates,
+			"thoughtsTokenCount":      &rec.thoughts,
+		})
+		return err
+	}
+	return d.Skip()
+}
+
+// parts reads a message's parts' texts, for whether one ends the host's last message.
+func (sc *usageScanner) parts() error {
+	d := sc.d
+	if ok, err := d.Is('{'); !ok {
+		return err
+	}
+	return d.Object(func(key []byte) error {
+		if string(key) != "parts" {
+			return d.Skip()
+		}
+		if ok, err := d.Is('['); !ok {
+			return err
+		}
+		return d.Array(func() error {
+			if ok, err := d.Is('{'); !ok {
+				return err
+			}
+			return d.Object(func(key []byte) error {
+				if string(key) != "text" {
+					return d.Skip()
+				}
+				if ok, err := d.Is('"'); !ok {
+					return err
+				}
+				sc.tail.Reset()
+				err := d.StringTo(sc.tail.Write)
+				if sc.tail.Ends() {
+					sc.rec.sawLast = true
+				}
+				return err
+			})
+		})
+	})
 }
