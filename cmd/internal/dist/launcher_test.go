@@ -144,7 +144,12 @@ func TestLauncherRace(t *testing.T) {
 		if failed > 0 {
 			t.Errorf("%s: %d of 20 processes did not answer as the native binary", name, failed)
 		}
-		// Each later run is the native binary's, its output and exit code passed on.
+		// The command on PATH is now run by the system with the native binary, and each run
+		// is the binary's, its output and exit code passed on.
+		real, _ := filepath.EvalSymlinks(w.native)
+		if b, _ := os.ReadFile(w.onPath); !strings.HasPrefix(string(b), "#!"+real+" "+inject.NPMShebang+"\n") {
+			t.Errorf("%s: the command on PATH starts %q", name, b[:min(len(b), 200)])
+		}
 		out, err := exec.Command(w.onPath, "nosuchcommand").CombinedOutput()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), `unknown command "nosuchcommand"`) {
 			t.Errorf("%s: the exit code and output are not the binary's: %v\n%s", name, err, out)
