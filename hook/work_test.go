@@ -157,3 +157,30 @@ func TestWroteFiles(t *testing.T) {
 		t.Error("a completed write did not count")
 	}
 }
+
+// A PATH that names the project's bin/ first: the git the agent wrote there never runs; the
+// work tree is read with the git found past it (issue 36: a bin/git planted by the agent's
+// sandboxed shell ran at the next stop, outside the sandbox).
+func TestPlantedGitOnPath(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v: %s", err, out)
+	}
+	ran := filepath.Join(t.TempDir(), "ran")
+	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "git"), []byte("#!/bin/sh\n: > '"+ran+"'\nexit 1\n"), 0o755)
+	path := filepath.Join(dir, "bin") + string(os.PathListSeparator) + "bin" + string(os.PathListSeparator) + os.Getenv("PATH")
+	t.Setenv("PATH", path)
+	env := Env{Store: state.NewStore(t.TempDir()), Now: func() time.Time { return t0 }}
+	l := loop(func(l *state.Loop) { l.Cwd, l.MaxStalls, l.Checkpoint = filepath.Join(dir), 3, true })
+	t.Chdir(dir)
+	armWork(context.Background(), env, &l)
+	o := observed{Observation: Observation{Logged: []state.ToolUse{{ToolUseID: "a"}}}}
+	recordWork(env, &l, &o)
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("the project's bin/git ran")
+	}
+	if len(o.Tree) != 40 || l.Work.Head == "" || o.note != "" {
+		t.Errorf("the work tree was not recorded with the git past bin/: tree %q, head %q, note %q", o.Tree, l.Work.Head, o.note)
+	}
+}
