@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/proc"
+	"github.com/ralph-loop/ralph-loop/hook/program"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -55,7 +56,10 @@ type Env struct {
 	HookStamp    func(host, projectDir string) string
 	// Notify, if set, shows the user a notification outside the host (--notify) and says
 	// how ("notify-send", "bell"); nil: none is shown.
-	Notify func(title, body string) (string, error)
+	Notify func(title, body string, find program.Finder) (string, error)
+	// Programs, if set, finds the programs a hook runs for a loop whose project is in dirs
+	// (tests: a git of theirs in a temporary directory); nil: program.For, on $PATH.
+	Programs func(dirs []string) program.Finder
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook/program"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -28,6 +29,12 @@ func gitWrapper(t *testing.T, delay string) string {
 	return log
 }
 
+// pathPrograms finds programs on $PATH outside the loop's project only: the tests' git
+// wrappers live in temporary directories, which a hook skips.
+func pathPrograms(dirs []string) program.Finder {
+	return program.Finder{Path: os.Getenv("PATH"), Skip: dirs}
+}
+
 // The stall breaker alone runs no git when a loop is armed: the first stop after a tool call
 // finds the work tree and records it. A work tree that then takes longer to read than a stop
 // may wait is read no more for the loop: the stop goes on without it (noted), and the stall
@@ -37,7 +44,7 @@ func TestWorkTreeReadAtStops(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Skipf("git init: %v: %s", err, out)
 	}
-	env := Env{Store: state.NewStore(t.TempDir()), Now: func() time.Time { return t0 }}
+	env := Env{Store: state.NewStore(t.TempDir()), Now: func() time.Time { return t0 }, Programs: pathPrograms}
 	l := loop(func(l *state.Loop) { l.Cwd, l.MaxStalls = dir, 3 })
 	runs := gitWrapper(t, "0")
 	armWork(context.Background(), env, &l)

@@ -317,6 +317,9 @@ type Work struct {
 	// Repo is the top of the git work tree the loop runs in ("" when it is not in one, or
 	// git could not be used there: then only tool calls tell progress).
 	Repo string `json:"repo,omitempty"`
+	// GitDir is the work tree's git directory, where checkpoint refs go ("" in a loop
+	// armed before it was recorded: found again from Repo).
+	GitDir string `json:"git_dir,omitempty"`
 	// Objects is the repository's object directory, which the loop's own objects (without
 	// checkpoints) are read over.
 	Objects string `json:"objects,omitempty"`

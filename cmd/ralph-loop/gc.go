@@ -50,14 +50,16 @@ func gcCommand() *cli.Command {
 // cannot change, is named in a warning; gc goes on.
 func gcCheckpoints(ctx context.Context, cmd *cli.Command, loops []state.Loop, verb string, dryRun bool) {
 	for _, l := range loops {
-		repo, prefix := worktree.Repo{Top: l.Work.Repo}, worktree.RefPrefix+l.LoopID+"/"
+		prefix := worktree.RefPrefix + l.LoopID + "/"
 		var n int
-		var err error
-		if dryRun {
+		repo, err := loopRepo(l)
+		switch {
+		case err != nil:
+		case dryRun:
 			var refs [][2]string
 			refs, err = worktree.Refs(ctx, repo, prefix)
 			n = len(refs)
-		} else {
+		default:
 			n, err = worktree.DeleteRefs(ctx, repo, prefix)
 		}
 		if err != nil {

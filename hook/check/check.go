@@ -105,7 +105,7 @@ func runOne(ctx context.Context, command string, n int, opt Options) Result {
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "sh", "-c", command)
+	cmd := exec.CommandContext(cctx, shell, "-c", command)
 	cmd.Dir = opt.Dir
 	cmd.Stdout, cmd.Stderr = log, log
 	configure(cmd)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,24 +96,28 @@ func TestNoPlantedProgramRuns(t *testing.T) {
 	plantedPrograms(t, r, home, ran)
 	ctx := context.Background()
 	for _, objects := range []string{filepath.Join(root, "objects"), ""} {
-		s := Store{Index: filepath.Join(t.TempDir(), "index"), Objects: objects}
+		s := Store{GitDir: filepath.Join(t.TempDir(), "git"), Index: filepath.Join(t.TempDir(), "index"), Objects: objects}
 		tree, err := Snapshot(ctx, r, s)
 		if err != nil {
-			t.Logf("Snapshot (objects %q): %v", objects, err)
-			continue
+			t.Fatalf("Snapshot (objects %q): %v", objects, err)
 		}
 		if objects != "" {
 			continue
 		}
-		c := commitAt(t, ctx, r, Ref("L1", 0), tree, Head(ctx, r))
-		if c == "" {
-			continue
+		c := commitAt(t, ctx, r, s.GitDir, Ref("L1", 0), tree, Head(ctx, r))
+		if refs, err := Refs(ctx, r, RefPrefix); err != nil || len(refs) != 1 {
+			t.Errorf("Refs = %q, %v", refs, err)
 		}
-		Refs(ctx, r, RefPrefix)
-		Stat(ctx, r, c)
+		if stat, err := Stat(ctx, r, c); err != nil || !strings.Contains(stat, "a.txt") {
+			t.Errorf("Stat = %q, %v", stat, err)
+		}
 		var patch bytes.Buffer
-		Diff(ctx, r, "", c, &patch)
-		DeleteRefs(ctx, r, RefPrefix)
+		if err := Diff(ctx, r, "", c, &patch); err != nil || !strings.Contains(patch.String(), "+changed a.txt") {
+			t.Errorf("Diff = %q, %v", patch.String(), err)
+		}
+		if n, err := DeleteRefs(ctx, r, RefPrefix); n != 1 || err != nil {
+			t.Errorf("DeleteRefs = %d, %v", n, err)
+		}
 	}
 	entries, _ := os.ReadDir(ran)
 	var names []string
@@ -124,17 +127,34 @@ func TestNoPlantedProgramRuns(t *testing.T) {
 	if len(names) > 0 {
 		t.Errorf("programs the agent could have named ran: %s", strings.Join(names, ", "))
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 }
 
 // commitAt makes a checkpoint commit of tree.
-func commitAt(t *testing.T, ctx context.Context, r Repo, ref, tree, parent string) string {
+func commitAt(t *testing.T, ctx context.Context, r Repo, gitDir, ref, tree, parent string) string {
 	t.Helper()
-	c, err := Commit(ctx, r, ref, tree, parent, "ralph-loop: test", time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
+	c, err := Commit(ctx, r, gitDir, ref, tree, parent, "ralph-loop: test", time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC))
 	if err != nil {
-		t.Logf("Commit: %v", err)
+		t.Fatalf("Commit: %v", err)
 	}
 	return c
+}
+
+// What git ignores for the user is ignored: the user's global exclude file
+// (core.excludesFile of ~/.gitconfig), read as data.
+func TestSnapshotUserExcludes(t *testing.T) {
+	r, _ := repo(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\texcludesFile = ~/global-ignore\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "global-ignore"), []byte("*.swp\n"), 0o644)
+	s := Store{GitDir: filepath.Join(t.TempDir(), "git"), Index: filepath.Join(t.TempDir(), "index"), Objects: filepath.Join(t.TempDir(), "objects")}
+	t0, err := Snapshot(context.Background(), r, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(r.Top, "a.txt.swp"), []byte("swap\n"), 0o644)
+	if t1, err := Snapshot(context.Background(), r, s); err != nil || t1 != t0 {
+		t.Errorf("a file the user's exclude file ignores changed the tree: %s, %v", t1, err)
+	}
 }
