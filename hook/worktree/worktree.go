@@ -127,7 +127,7 @@ type Store struct {
 // Snapshot writes the work tree's files (every file git does not ignore, tracked or not)
 // as a tree and returns its id. Only the store's files are written.
 func Snapshot(ctx context.Context, r Repo, s Store) (string, error) {
-	if err := prepare(ctx, r, s.GitDir); err != nil {
+	if err := prepare(r, s.GitDir); err != nil {
 		return "", err
 	}
 	os.Remove(s.Index + ".lock") // left by a snapshot that was killed; the caller holds the loop's lock
@@ -178,7 +178,7 @@ func Head(ctx context.Context, r Repo) string {
 // ralph-loop at when, in the repository's objects, names it ref, and returns its id. The
 // commit is made with a git directory of ralph-loop's own at gitDir.
 func Commit(ctx context.Context, r Repo, gitDir, ref, tree, parent, message string, when time.Time) (string, error) {
-	if err := prepare(ctx, r, gitDir); err != nil {
+	if err := prepare(r, gitDir); err != nil {
 		return "", err
 	}
 	date := fmt.Sprintf("%d +0000", when.Unix())
@@ -258,7 +258,7 @@ func scratch(ctx context.Context, r Repo, w io.Writer, args ...string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if err := prepare(ctx, r, dir); err != nil {
+	if err := prepare(r, dir); err != nil {
 		return err
 	}
 	cmd, err := command(ctx, r, []string{"GIT_DIR=" + dir, "GIT_OBJECT_DIRECTORY=" + r.Objects}, args...)
@@ -336,8 +336,8 @@ func output(cmd *exec.Cmd, stdin io.Reader, args []string) (string, error) {
 // objects (new objects go where the caller says), hooks (none), info/exclude (the
 // repository's, copied at each call, as data), and a config of ralph-loop's: the
 // repository's object format, no file system monitor, untracked cache or split index, and
-// as the exclude file the user's global one (what git would read; "" when there is none).
-func prepare(ctx context.Context, r Repo, dir string) error {
+// as the exclude file the user's global one (what git would read).
+func prepare(r Repo, dir string) error {
 	if dir == "" {
 		return errors.New("no git directory of ralph-loop's to record the work tree with")
 	}
@@ -364,7 +364,7 @@ func prepare(ctx context.Context, r Repo, dir string) error {
 				fmt.Fprintf(&b, "\t%s = %s\n", k, v)
 			}
 		}
-		if x := userExcludes(ctx, r); x != "" {
+		if x := userExcludes(); x != "" {
 			fmt.Fprintf(&b, "\texcludesFile = %s\n", quote(x))
 		}
 		b.WriteString("[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n")
@@ -416,28 +416,62 @@ func repoConfig(r Repo) map[string]string {
 }
 
 // userExcludes is the exclude file git reads for the user: core.excludesFile of the user's
-// configuration, else $XDG_CONFIG_HOME/git/ignore. Reading a config runs
-// no program; the value is used as a path.
-func userExcludes(ctx context.Context, r Repo) string {
-	if r.Git != "" {
-		cmd := exec.CommandContext(ctx, r.Git, "config", "--global", "--path", "--get", "core.excludesFile")
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "GIT_") {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
-		cmd.Dir = "/"
-		if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) != "" {
-			return strings.TrimSpace(string(out))
+// configuration (~/.gitconfig, then $XDG_CONFIG_HOME/git/config, the later one winning as
+// git reads them), else $XDG_CONFIG_HOME/git/ignore. The files are read as data, without
+// git: a value is only a path.
+func userExcludes() string {
+	home := os.Getenv("HOME")
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	var files []string // in the order git reads them: a later value wins
+	if xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	x := ""
+	for _, f := range files {
+		if v := configValue(f, "core.excludesfile"); v != "" {
+			x = v
 		}
 	}
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-		return filepath.Join(x, "git", "ignore")
-	}
-	if h := os.Getenv("HOME"); h != "" {
-		return filepath.Join(h, ".config", "git", "ignore")
+	switch {
+	case strings.HasPrefix(x, "~/") && home != "":
+		return filepath.Join(home, x[2:])
+	case x != "" && filepath.IsAbs(x):
+		return x
+	case xdg != "":
+		return filepath.Join(xdg, "git", "ignore")
 	}
 	return ""
+}
+
+// configValue is the last value of key (section.name, lower-case) in the git config file
+// at path, "" when it has none: a plain reading of the file's lines (no includes), as data.
+func configValue(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	v := ""
+	section := ""
+	sc := bufio.NewScanner(io.LimitReader(f, 1<<20))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			section = strings.ToLower(strings.Trim(line, "[] \t"))
+			continue
+		}
+		k, val, ok := strings.Cut(line, "=")
+		if ok && section+"."+strings.ToLower(strings.TrimSpace(k)) == key {
+			v = strings.Trim(strings.TrimSpace(val), `"`)
+		}
+	}
+	return v
 }
 
 // quote is s as a git config value.

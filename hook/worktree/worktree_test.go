@@ -244,3 +244,21 @@ func TestFindLinkedAndSHA256(t *testing.T) {
 		t.Errorf("sha256: Commit: %v", err)
 	}
 }
+
+// BenchmarkFirstRead measures the first stop of a loop that reads the work tree: the work
+// tree found, and its first snapshot in a fresh store.
+func BenchmarkFirstRead(b *testing.B) {
+	r, _ := repo(b)
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		dir := b.TempDir()
+		f, err := Find(r.Top)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Git = r.Git
+		if _, err := Snapshot(ctx, f, Store{GitDir: filepath.Join(dir, "git"), Index: filepath.Join(dir, "index"), Objects: filepath.Join(dir, "objects")}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
