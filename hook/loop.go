@@ -118,8 +118,10 @@ type ArmRequest struct {
 	// Settings is what in the host's settings decides what it runs and how, as it is now
 	// (see Hooks.Settings; nil: not known).
 	Settings []state.Setting
-	// Sandbox is the host's sandbox for the agent's shell (see state.Loop.Sandbox).
-	Sandbox string
+	// Sandbox is the host's sandbox for the agent's shell (see state.Loop.Sandbox), and
+	// SandboxRoots what it lets the agent write.
+	Sandbox      string
+	SandboxRoots *state.SandboxRoots
 	// HookBinaries are the programs the host's hooks run, as read now (nil: not read).
 	HookBinaries *state.HookBinaries
 }
@@ -180,8 +182,10 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		Owner:        req.Owner,
 		Settings:     req.Settings,
 		Sandbox:      req.Sandbox,
+		SandboxRoots: req.SandboxRoots,
 		HookBinaries: req.HookBinaries,
 	}
+	l.Sandbox = wallChecks(ctx, env, &l)
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent
 	}

@@ -13,6 +13,9 @@ import (
 // names bin/ or node_modules/.bin first must not hand the hook a git the agent wrote.
 func programsFor(env Env, l *state.Loop) program.Finder {
 	dirs := []string{l.Cwd, l.Work.Repo}
+	if r := l.SandboxRoots; r != nil {
+		dirs = append(dirs, r.Writable...)
+	}
 	if env.Programs != nil {
 		return env.Programs(dirs)
 	}

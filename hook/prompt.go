@@ -274,7 +274,7 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	if err := e.budgetArmable(req.Config); err != nil {
 		return blockPrompt(inject.ArgError(err, e.facts.Words))
 	}
-	req.Settings, req.Sandbox = Settings(e.facts, e.ev.TranscriptPath, Trusted(e.env.Store, e.facts))
+	req.Settings, req.Sandbox, req.SandboxRoots = Settings(e.facts, e.ev.TranscriptPath, Trusted(e.env.Store, e.facts))
 	res, err := Arm(ctx, e.env, req)
 	if err != nil {
 		msg := inject.ArmFailed(err)

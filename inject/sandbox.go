@@ -24,6 +24,12 @@ func SandboxUnsupported(goos string) string {
 	return "the host has no sandbox on " + goos
 }
 
+// SandboxChecksOutside is why a host's sandbox is not a wall around the loop: its checks,
+// which run what the agent wrote, cannot run in the same sandbox here.
+func SandboxChecksOutside(why string) string {
+	return "the loop's checks cannot run in the sandbox here (" + why + ")"
+}
+
 // SandboxPolicyOff is why a host's sandbox is off by the session's own policy (Codex's
 // danger-full-access, also set by --dangerously-bypass-approvals-and-sandbox).
 func SandboxPolicyOff(policy string) string {

@@ -1,6 +1,8 @@
 package claude
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -69,9 +71,29 @@ func SandboxState(getenv func(string) string, project string) (st string, enable
 	return state.SandboxOn, true
 }
 
-func sandboxState(getenv func(string) string, project string) string {
-	st, _ := SandboxState(getenv, project)
-	return st
+// sandboxState is the session's sandbox as Facts.Sandbox says it: on only where none of
+// the trusted paths, nor Claude Code's settings files and transcripts, lies where its
+// sandbox lets the agent write; and what it lets it write.
+func sandboxState(getenv func(string) string, project string, trusted []string) (string, *state.SandboxRoots) {
+	st, enabled := SandboxState(getenv, project)
+	if !enabled {
+		return st, nil
+	}
+	r := Roots(getenv, project)
+	if st != state.SandboxOn {
+		return st, r
+	}
+	kept := append([]string{}, trusted...)
+	if dir, err := userDir(getenv); err == nil {
+		kept = append(kept, filepath.Join(dir, "settings.json"), filepath.Join(dir, "projects"))
+	}
+	if project != "" {
+		kept = append(kept, filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json"))
+	}
+	if p := r.Exposes(kept...); p != "" {
+		return inject.SandboxWritable(p), r
+	}
+	return st, r
 }
 
 // sandboxSettings are Claude Code's sandbox settings, merged over its settings files: a
@@ -80,6 +102,10 @@ func sandboxState(getenv func(string) string, project string) string {
 type sandboxSettings struct {
 	enabled, wayOut, failIfUnavailable *bool
 	noWayOut, excluded                 bool
+	// writable and readOnly are the paths the settings add to what the sandbox lets the
+	// agent's shell write (sandbox.filesystem.allowWrite, permissions.additionalDirectories)
+	// and keep it from writing (sandbox.filesystem.denyWrite, the paths of Edit deny rules).
+	writable, readOnly []string
 }
 
 func readSandbox(getenv func(string) string, project string) sandboxSettings {
@@ -95,6 +121,7 @@ func readSandbox(getenv func(string) string, project string) sandboxSettings {
 			continue // dropped by Claude Code
 		}
 		root, _ := v.(map[string]any)
+		sb.addPaths(root, f, getenv, project)
 		m, _ := root["sandbox"].(map[string]any)
 		if m == nil {
 			continue
@@ -116,6 +143,116 @@ func readSandbox(getenv func(string) string, project string) sandboxSettings {
 		}
 	}
 	return sb
+}
+
+// addPaths adds the paths a settings file f gives the sandbox to write, and takes away.
+// A path the rules of Claude Code's do not make certain counts only where it keeps more
+// from the agent: a relative one in a deny list is taken both from the project and from
+// the settings file's directory, and one in a grant is not taken.
+func (sb *sandboxSettings) addPaths(root map[string]any, f settingsFile, getenv func(string) string, project string) {
+	home := getenv("HOME")
+	strs := func(v any) []string {
+		l, _ := v.([]any)
+		var out []string
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	// paths resolves a path of the settings: "//abs" and "/abs" (absolute in the sandbox's
+	// lists; "/p" in a permission rule is relative to the settings file), "~/p", and a
+	// relative one, without globs but a trailing "/**".
+	paths := func(p string, rule, grant bool) []string {
+		p = strings.TrimSuffix(strings.TrimSuffix(p, "/**"), "**")
+		if p == "" || strings.ContainsAny(p, "*?[{") {
+			return nil
+		}
+		switch {
+		case strings.HasPrefix(p, "//"):
+			return []string{filepath.Clean(p[1:])}
+		case strings.HasPrefix(p, "~/"):
+			if home == "" {
+				return nil
+			}
+			return []string{filepath.Join(home, p[2:])}
+		case strings.HasPrefix(p, "/") && !rule:
+			return []string{filepath.Clean(p)}
+		case grant:
+			return nil
+		}
+		base := []string{filepath.Dir(filepath.Dir(f.path))} // the project of .claude/settings.json; ~ for the user's
+		if project != "" {
+			base = append(base, project)
+		}
+		var out []string
+		for _, b := range base {
+			out = append(out, filepath.Join(b, strings.TrimPrefix(p, "/")))
+		}
+		return out
+	}
+	if m, _ := root["sandbox"].(map[string]any); m != nil {
+		if fsys, _ := m["filesystem"].(map[string]any); fsys != nil {
+			for _, p := range strs(fsys["allowWrite"]) {
+				sb.writable = append(sb.writable, paths(p, false, true)...)
+			}
+			for _, p := range strs(fsys["denyWrite"]) {
+				sb.readOnly = append(sb.readOnly, paths(p, false, false)...)
+			}
+		}
+	}
+	if perms, _ := root["permissions"].(map[string]any); perms != nil {
+		for _, p := range strs(perms["additionalDirectories"]) {
+			sb.writable = append(sb.writable, paths(p, false, true)...)
+		}
+		for _, r := range strs(perms["deny"]) {
+			for _, tool := range []string{"Edit(", "Write("} {
+				if inner, ok := strings.CutPrefix(r, tool); ok && strings.HasSuffix(inner, ")") {
+					sb.readOnly = append(sb.readOnly, paths(strings.TrimSuffix(inner, ")"), true, false)...)
+				}
+			}
+		}
+	}
+}
+
+// keptByClaude are the paths of a project Claude Code's sandbox keeps read-only itself
+// (seen on 2.1.332, bubblewrap's mounts), with .git/hooks and .git/config, which it keeps
+// unless allowGitConfig.
+var keptByClaude = []string{".claude", ".mcp.json", ".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc",
+	".zprofile", ".profile", ".ripgreprc", ".vscode", ".idea", ".git/hooks", ".git/config"}
+
+// Roots are what Claude Code's sandbox lets the agent's shell write in project, as its
+// settings say (seen on 2.1.332, bubblewrap's mounts): the project, its temporary
+// directory ($CLAUDE_CODE_TMPDIR, else claude-<uid> in $TMPDIR or /tmp), /dev/shm, the npm
+// log directory, and what the settings add; read-only inside them, what the settings
+// deny and what it keeps itself.
+func Roots(getenv func(string) string, project string) *state.SandboxRoots {
+	return roots(getenv, project, readSandbox(getenv, project))
+}
+
+func roots(getenv func(string) string, project string, sb sandboxSettings) *state.SandboxRoots {
+	tmp := getenv("CLAUDE_CODE_TMPDIR")
+	if tmp == "" {
+		base := getenv("TMPDIR")
+		if base == "" {
+			base = "/tmp"
+		}
+		tmp = filepath.Join(base, fmt.Sprintf("claude-%d", os.Getuid()))
+	}
+	r := &state.SandboxRoots{Writable: []string{tmp, "/dev/shm"}}
+	if project != "" {
+		r.Writable = append([]string{project}, r.Writable...)
+		for _, k := range keptByClaude {
+			r.ReadOnly = append(r.ReadOnly, filepath.Join(project, filepath.FromSlash(k)))
+		}
+	}
+	if home := getenv("HOME"); home != "" {
+		r.Writable = append(r.Writable, filepath.Join(home, ".npm", "_logs"))
+	}
+	r.Writable = append(r.Writable, sb.writable...)
+	r.ReadOnly = append(r.ReadOnly, sb.readOnly...)
+	return r
 }
 
 // sandboxSpec is what install --sandbox writes at a scope: the sandbox on, with no way out
