@@ -2,11 +2,11 @@ package claude
 
 import (
 	"fmt"
-	"slices"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/hook/install"
