@@ -24,9 +24,11 @@
 package guard
 
 import (
+	"bufio"
+	"io"
 	"os"
-	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/inject"
@@ -168,9 +170,7 @@ func newGuard(cfg Config) *guard {
 	if g.user == "" {
 		// $USER unset in the hook (and so in the agent's shell): chown to the user is
 		// still known by the name of the process's user.
-		if u, err := user.Current(); err == nil {
-			g.user = u.Username
-		}
+		g.user = userName(os.Getuid())
 	}
 	return g
 }
@@ -562,4 +562,24 @@ func repoRoot(dir string) string {
 		}
 		d = parent
 	}
+}
+
+// userName is the name /etc/passwd gives uid ("" when it has none: a directory service's
+// user). It is read as a file, as os/user does without cgo (which the static binary
+// leaves out).
+func userName(uid int) string {
+	f, err := os.Open("/etc/passwd")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	id := strconv.Itoa(uid)
+	sc := bufio.NewScanner(io.LimitReader(f, 4<<20))
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), ":")
+		if len(fields) > 2 && fields[2] == id && fields[0] != "" {
+			return fields[0]
+		}
+	}
+	return ""
 }
