@@ -268,15 +268,11 @@ func (sb *sandboxSettings) addPaths(root map[string]any, f settingsFile, getenv 
 var keptByClaude = []string{".claude", ".mcp.json", ".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc",
 	".zprofile", ".profile", ".ripgreprc", ".vscode", ".idea", ".git/hooks", ".git/config"}
 
-// Roots are what Claude Code's sandbox lets the agent's shell write in project, as its
-// settings say (seen on 2.1.332, bubblewrap's mounts): the project, its temporary
+// roots are what Claude Code's sandbox lets the agent's shell write in project, as its
+// settings sb say (seen on 2.1.332, bubblewrap's mounts): the project, its temporary
 // directory ($CLAUDE_CODE_TMPDIR, else claude-<uid> in $TMPDIR or /tmp), /dev/shm, the npm
 // log directory, and what the settings add; read-only inside them, what the settings
 // deny and what it keeps itself.
-func Roots(getenv func(string) string, project string) *state.SandboxRoots {
-	return roots(getenv, project, readSandbox(getenv, project))
-}
-
 func roots(getenv func(string) string, project string, sb sandboxSettings) *state.SandboxRoots {
 	tmp := getenv("CLAUDE_CODE_TMPDIR")
 	if tmp == "" {
