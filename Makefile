@@ -1,5 +1,5 @@
 # ralph-loop. "make demo" plays a scripted session through the real Claude Code CLI;
-# "make test" runs every test. See README.md.
+# "make test" runs the fast hermetic tests, "make test-all" every test. See README.md.
 
 GO        ?= go
 # One version story (cmd/ralph-loop/version.go): the version is the one Go gives the commit
@@ -19,7 +19,7 @@ STATICCHECK_VERSION := v0.8.2
 
 CLAUDE_CODE := @anthropic-ai/claude-code@2.1.332
 
-.PHONY: all build install dist release-test test unit e2e demo bench stress lint fuzz generate clean
+.PHONY: all build install dist test e2e release-test test-all tiers unit hosts release demo bench stress lint fuzz generate clean
 
 all: build
 
@@ -35,85 +35,100 @@ install:
 	  echo "make install: $$bin is not on PATH, so \"ralph-loop\" is not found: add it (export PATH=\"$$bin:\$$PATH\" in your shell's profile), or run $$bin/ralph-loop install";; \
 	esac
 
-# Release artefacts in dist/, offline (docs/release.md): GoReleaser (pinned, built once into
-# GORELEASER_BIN) builds the static, stripped, reproducible binaries of every target, their
-# archives and checksums.txt; then the npm packages (dist/npm/) at the same version.
-# GORELEASER_FLAGS="-f FILE" runs another configuration (the tests' one-target quick path).
-dist: build $(GORELEASER_BIN)
+# Release artefacts in dist/, offline (docs/release.md): first the check that a release
+# version is the plugin manifests' (seconds, before minutes of building); then GoReleaser
+# (pinned, built once into GORELEASER_BIN) builds the static, stripped, reproducible binaries
+# of every target, their archives and checksums.txt; then the npm packages (dist/npm/) at the
+# same version. GORELEASER_FLAGS="-f FILE" runs another configuration (the tests' one-target
+# quick path).
+dist: build
 	@set -e; v="$(VERSION)"; [ -n "$$v" ] || v=$$($(BIN) version --short); \
 	echo "make dist: version $$v"; \
+	$(GO) run ./cmd/internal/dist -check -version "$$v"; \
+	$(MAKE) --no-print-directory $(GORELEASER_BIN); \
 	RALPH_VERSION="$$v" RALPH_SOURCE="$(strip $(SOURCE))" RALPH_TIME=$$(git log -1 --format=%ct) RALPH_DATE=$$(git log -1 --format=%cI) \
 	  "$(GORELEASER_BIN)" release --snapshot --clean --skip=publish $(GORELEASER_FLAGS); \
 	$(GO) run ./cmd/internal/dist -dir dist -version "$$v"
 
-# Unit tests and the fuzz seed corpora with -race, the testscript scripts (testdata/script)
-# without (see unit); beside them the real-CLI suite of every host when npm can reach the
-# registry to install the pinned CLIs (or CLAUDE_BIN names a claude $(CLAUDE_CODE) binary):
-# the unit tests are work for the CPU while the CLIs' suites wait on them. The tests run with a
-# temporary directory of their own, which must be empty, with nothing running from it,
-# when they end (named without "ralph-loop": tests check that no text of ralph-loop's reaches
-# a model, and the model sees the session's directory); the last lines are one per host and
-# "N passed, N failed, N skipped".
+# The tiers (docs/testing.md). "make test" is the hermetic tier a maintainer runs on every
+# edit: go vet, the unit tests and fuzz seed corpora with -race, the testscript scripts
+# (testdata/script); no network, no npm, no host CLI, no GoReleaser. "make e2e" runs each
+# host's real CLI, offline against a scripted fake of its model API; "make release-test"
+# builds the release with GoReleaser and installs it as a user would; "make test-all" runs
+# the three (CI runs them all: .ci/run). Each runs its tests with a temporary directory of
+# its own, which must be empty, with nothing running from it, when they end (named without
+# "ralph-loop": tests check that no text of ralph-loop's reaches a model, and the model sees
+# the session's directory); the last lines are one per suite and "N passed, N failed, N
+# skipped".
 test:
-	@echo "make test: unit tests (-race) and script tests, beside them each host's real CLI, offline against a scripted fake of its model API; the unit tests' report follows the real CLIs'."
-	@echo "make test: the first run fetches the nine host CLIs with npm into $${XDG_CACHE_HOME:-$$HOME/.cache}/ralph-loop-e2e (about 2.5 GB, through npm's cache in ~/.npm, about 0.8 GB more) and the Go modules of go.mod; later runs fetch nothing."
+	@echo "make test: go vet, the unit tests (-race) and the script tests: no network, no host CLI. Each host's real CLI: make e2e; the release: make release-test; everything: make test-all."
+	@$(MAKE) --no-print-directory tiers TIERS=unit
+
+e2e:
+	@echo "make e2e: each host's real CLI, offline against a scripted fake of its model API. The first run installs the nine CLIs with npm into $${RALPH_LOOP_E2E_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ralph-loop-e2e} (about 2.5 GB, through npm's cache in ~/.npm, about 0.8 GB more); the sandbox tests install bubblewrap and socat with apt-get when they are missing (as root; with sudo only when it needs no password; else those tests are skipped, saying how to run them)."
+	@$(MAKE) --no-print-directory tiers TIERS=hosts
+
+release-test:
+	@echo "make release-test: GoReleaser $(GORELEASER) (built once into $(GORELEASER_BIN)), make dist for all six targets, then the release installed as a user would (npm, the archive, go install) and run with the real Claude Code."
+	@$(MAKE) --no-print-directory tiers TIERS=release
+
+test-all:
+	@echo "make test-all: make test, make e2e and make release-test, one after the other."
+	@$(MAKE) --no-print-directory tiers TIERS="unit hosts release"
+
+# tiers runs the suites named in TIERS with their temporary directory and tally, then says
+# what was left behind and the counts.
+TIERS ?= unit
+tiers:
 	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/make-test.XXXXXX") || exit 1; \
-	tally=$$tmp.tally; unit=$$tmp.unit; rc=0; \
-	if [ -n "$$CLAUDE_BIN" ] || { command -v npm >/dev/null 2>&1 && npm view --fetch-retries=0 $(CLAUDE_CODE) version >/dev/null 2>&1; }; then \
-	  TMPDIR=$$tmp TALLY=$$tally $(MAKE) --no-print-directory unit > $$unit 2>&1 & pid=$$!; \
-	  TMPDIR=$$tmp TALLY=$$tally $(MAKE) --no-print-directory e2e || rc=1; \
-	  wait $$pid || rc=1; cat $$unit; \
-	else \
-	  TMPDIR=$$tmp TALLY=$$tally $(MAKE) --no-print-directory unit || rc=1; \
-	  echo "make test: SKIPPED the end-to-end suite: npm is missing or cannot reach the registry to install $(CLAUDE_CODE)"; \
-	fi; \
+	tally=$$tmp.tally; rc=0; \
+	for t in $(TIERS); do TMPDIR=$$tmp TALLY=$$tally $(MAKE) --no-print-directory $$t || rc=1; done; \
 	$(GO) run ./cmd/internal/testsum -leftovers $$tmp || rc=1; \
 	$(GO) run ./cmd/internal/testsum -report $$tally || rc=1; \
-	rm -rf $$tmp $$tally $$unit; exit $$rc
+	rm -rf $$tmp $$tally; exit $$rc
 
-# TALLY (set by "make test") collects the counts for the summary.
+# TALLY (set by tiers) collects the counts for the summary.
 TALLY ?= /dev/null
 
 # The testscript scripts (cmd/ralph-loop's TestScripts) run without -race: they run the
 # command as a host does, about a thousand processes whose code runs on one goroutine but
 # for state.acquire's wait for a lock, which state's own tests run with -race. Race-built,
 # the scripts took three times the CPU (305 s against 106 s), for no race they could see.
+# The real-CLI and release packages (cmd/internal/e2e/...) are left out: they only skip here.
 unit:
 	$(GO) vet ./...
-	{ GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -json -skip '^TestScripts$$' ./...; \
+	@pkgs=$$($(GO) list ./... | grep -v '/cmd/internal/e2e'); \
+	{ GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -json -skip '^TestScripts$$' $$pkgs; \
 	  $(GO) test -count=1 -json -run '^TestScripts$$' ./cmd/ralph-loop; } \
 	  | $(GO) run ./cmd/internal/testsum -as "unit and script tests" -tally $(TALLY)
 
 $(GORELEASER_BIN):
 	GOBIN="$(dir $@)" $(GO) install $(GORELEASER)
 
-# The release suite with make dist for all six targets, as a release builds them ("make test"
-# builds linux/amd64 only; CI runs this after it).
-release-test:
-	RALPH_E2E=1 RALPH_DIST_FULL=1 $(GO) test -count=1 -timeout 30m -v ./cmd/internal/e2e/release/
+# The release suite with make dist for all six targets, as a release builds them.
+release: $(GORELEASER_BIN)
+	RALPH_E2E=1 RALPH_DIST_FULL=1 $(GO) test -count=1 -timeout 30m -json ./cmd/internal/e2e/release/ \
+	  | $(GO) run ./cmd/internal/testsum -skips -tally $(TALLY)
 
 # The real host CLIs (Claude Code, Gemini CLI, ...), offline, each against a scripted fake of
 # its model API (installed once into the user cache with npm; a host whose CLI cannot be
-# installed is skipped with one line saying so): one package per host in
-# cmd/internal/e2e/<host> (Claude Code's in cmd/internal/e2e/claude), one host alone with
+# installed is skipped with one line saying so; without npm, or an npm that cannot reach its
+# registry, the whole suite is skipped with one line saying so, unless CLAUDE_BIN names a
+# claude $(CLAUDE_CODE) binary): one package per host in cmd/internal/e2e/<host> (Claude
+# Code's in cmd/internal/e2e/claude), one host alone with
 # RALPH_E2E=1 go test ./cmd/internal/e2e/claude/. Two hosts' suites run at once (E2E_P), the
-# longest first (E2E_HOSTS): at four on two cores (beside the unit tests) the whole run took
-# longer in CPU (35 against 29 minutes) and TUI tests failed on load. Within a host's suite
-# the tests run beside each other (e2e.Suite.Need), as go test's -parallel allows. Beside them GoReleaser is built
-# (once: minutes of CPU on a cold cache), then the release suite runs; its report follows.
+# longest first (E2E_HOSTS): at four on two cores the whole run took longer in CPU (35
+# against 29 minutes) and TUI tests failed on load. Within a host's suite the tests run beside
+# each other (e2e.Suite.Need), as go test's -parallel allows.
 E2E_P     ?= 2
 E2E_HOSTS := claude kilo opencode qwen gemini droid copilot codex pi
-e2e:
-	@rel=$$(mktemp "$${TMPDIR:-/tmp}/release.XXXXXX") || exit 1; rc=0; \
-	{ $(MAKE) --no-print-directory $(GORELEASER_BIN) && \
-	  RALPH_E2E=1 $(GO) test -count=1 -timeout 30m -json ./cmd/internal/e2e/release/; } > $$rel 2>&1 & pid=$$!; \
+hosts:
+	@if [ -z "$$CLAUDE_BIN" ] && ! { command -v npm >/dev/null 2>&1 && npm view --fetch-retries=0 $(CLAUDE_CODE) version >/dev/null 2>&1; }; then \
+	  echo "make e2e: SKIPPED the real-CLI suite: npm is missing or cannot reach the registry to install $(CLAUDE_CODE)"; exit 0; fi; \
 	pkgs=$$(for h in $(E2E_HOSTS); do echo ./cmd/internal/e2e/$$h; done; \
 	  $(GO) list ./cmd/internal/e2e/... | grep -v -e '/release$$' $(foreach h,$(E2E_HOSTS),-e '/e2e/$(h)$$')); \
 	RALPH_E2E=1 $(GO) test -p $(E2E_P) -count=1 -timeout 30m -json $$pkgs \
-	  | $(GO) run ./cmd/internal/testsum -skips -tally $(TALLY) || rc=1; \
-	wait $$pid || rc=1; \
-	$(GO) run ./cmd/internal/testsum -skips -tally $(TALLY) < $$rel || rc=1; rm -f $$rel; \
-	exit $$rc
+	  | $(GO) run ./cmd/internal/testsum -skips -tally $(TALLY)
 
 # One scripted session through the real Claude Code CLI, with a readable timeline.
 demo:

@@ -399,9 +399,9 @@ func OwnerRunning(l *state.Loop) bool { return l.Owner != nil && proc.Alive(owne
 func Authority(l *state.Loop) string {
 	switch {
 	case !proc.Supported:
-		return inject.AuthoritySpelling("this system's process table cannot be read")
+		return inject.AuthorityGuard(inject.NoProcessTable)
 	case l.Owner == nil:
-		return inject.AuthoritySpelling("no hook of its session has run since it was armed, so its host process is not known yet")
+		return inject.AuthorityGuard(inject.HostNotKnownYet)
 	}
 	return inject.AuthorityProcess(l.Owner.Comm, l.Owner.PID)
 }

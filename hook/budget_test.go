@@ -10,8 +10,10 @@ import (
 
 // TestDecideBudget: a token or cost budget ends the loop BUDGET_EXHAUSTED at the first stop
 // where what was used reaches it; one not reached changes nothing; a model with no known
-// price pauses a loop with a cost budget for the user's price, and never counts as free; a
-// record no reply can be is not counted; a promise still wins.
+// price never counts as free; a
+// record no reply can be is not counted; a promise still wins. A model with no known price
+// counts at the highest prices known (never as free), or, where the user's own settings ask
+// for it, pauses the loop for the user's price.
 func TestDecideBudget(t *testing.T) {
 	opus := func(in, out int64) []spend.Record {
 		return []spend.Record{{Model: "claude-opus-5-5", Tokens: spend.Tokens{Input: in, Output: out}}}
@@ -39,7 +41,12 @@ func TestDecideBudget(t *testing.T) {
 			Observation{Usage: opus(100_000, 10_000)}, Continue, "", 110_000},
 		{"the host's cost counts", loop(func(l *state.Loop) { l.MaxCost = 2 }),
 			Observation{Usage: []spend.Record{{Model: "fake", Tokens: spend.Tokens{Input: 5}, Cost: 2, HasCost: true}}}, Budget, "$2.00", 5},
-		{"unknown model under a cost budget", loop(func(l *state.Loop) { l.MaxCost = 100 }),
+		{"unknown model under a cost budget: counted at the highest prices, the loop goes on", loop(func(l *state.Loop) { l.MaxCost = 100 }),
+			Observation{Usage: []spend.Record{{Model: "mystery", Tokens: spend.Tokens{Input: 5}}}}, Continue, "", 5},
+		{"unknown model under a cost budget, its bound reached", loop(func(l *state.Loop) { l.MaxCost = 1 }),
+			Observation{Usage: []spend.Record{{Model: "mystery", Tokens: spend.Tokens{Input: 100_000, Output: 10_000}}}}, Budget,
+			"at most $2.25 with mystery counted at the highest prices ralph-loop knows", 110_000},
+		{"unknown model under a cost budget, the user's settings pause it", loop(func(l *state.Loop) { l.MaxCost = 100; l.Unpriced = state.UnpricedPause }),
 			Observation{Usage: []spend.Record{{Model: "mystery", Tokens: spend.Tokens{Input: 5}}}}, PausedForPrice, "", 5},
 		{"unknown model under a cost budget, the token budget reached", loop(func(l *state.Loop) { l.MaxCost = 100; l.MaxTokens = 5 }),
 			Observation{Usage: []spend.Record{{Model: "mystery", Tokens: spend.Tokens{Input: 5}}}}, Budget, "the token budget of 5 was reached", 5},

@@ -68,6 +68,10 @@ type Observation struct {
 	Logged []state.ToolUse
 	// ToolIDs are tool calls read from the transcript; ids already counted are ignored.
 	ToolIDs []string
+	// Record says which record a tool call must be in to count (see ToolRecord): for
+	// RecordBoth, the tool log's and the transcript's (ToolIDs); for RecordShown, the
+	// transcript's; for RecordNone, either.
+	Record ToolRecord
 	// BlockCap is the host's limit on consecutive blocks (0: none); whether tool calls
 	// between the blocks reset the host's count is Words.Cap.CountsTools.
 	BlockCap int
@@ -118,107 +122,182 @@ func (o Observation) checksPassed(l *state.Loop) bool {
 // Decide is the stop decision: a pure function of the loop (which must be active) and what
 // was observed. It returns the verdict and the loop as it must be saved.
 //
-// A promise made with enough work (or accepted by the no-work policy) ends the loop, even in
-// its last iteration, once the loop's checks (if any) have passed: without their results the
-// verdict is NeedChecks and nothing but the tool count changes. Otherwise the loop ends at its
-// iteration limit, when its token or cost budget is reached, when its time budget has run out, when the iteration had no model reply at
-// all, or where the host would override one more block; else the stop is blocked and the next
-// iteration begins. Output that could not be read to its end (Observation.Unread) ends the
-// loop neither by its promise nor by its budget: only the limits and the host's cap do.
+// First the accounting (account: the tool calls, the model's usage, the stall breaker's
+// progress); then a promise whose checks have not run yet waits for them (NeedChecks, and
+// nothing but the accounting changes); then the first of the loop's endings that applies
+// ends (or pauses) it, in the order of the table endings; else the stop is blocked and the
+// next iteration begins (block).
 func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
-	l.ToolIDs = slices.Clone(l.ToolIDs)
-	before := l.ToolCalls
-	l.CountToolCalls(o.Logged)
-	for _, id := range o.ToolIDs {
-		l.AddToolCall(id)
+	c := account(&l, o)
+	if c.promised && len(l.Checks) > 0 && o.Checks == nil {
+		return NeedChecks, l
 	}
+	for _, end := range endings {
+		if why, ok := end.when(&l, &o, c); ok {
+			end.apply(&l, o.Now, why)
+			return end.verdict, l
+		}
+	}
+	return block(&l, o, c), l
+}
+
+// counted is what the accounting found that the decision turns on.
+type counted struct {
+	// work: the loop has made --min-tool-calls tool calls; early: its iteration is before
+	// --min-iterations; unread: the iteration's output could not be read to its end.
+	work, early, unread bool
+	// promised: the marker came, with the work it needs (or the no-work policy accepts it),
+	// read whole, from --min-iterations on.
+	promised bool
+}
+
+// account counts what the iteration used into the loop: its tool calls (countCalls: by the
+// host's own record where it keeps one; each id once), the model's usage (what the host recorded, priced),
+// and what the stall breaker keeps of its progress.
+func account(l *state.Loop, o Observation) counted {
+	before := l.ToolCalls
+	countCalls(l, o)
 	l.UpdatedAt = o.Now
 	l.LastSeenAt = o.Now
-	var counted []spend.Record
+	var used []spend.Record
 	var uncounted []string
-	l.Ledger, counted, uncounted = l.Ledger.Screen(o.Usage, l.StartedAt, o.Now)
-	l.Spent = l.Spent.Add(counted, l.Prices)
+	l.Ledger, used, uncounted = l.Ledger.Screen(o.Usage, l.StartedAt, o.Now)
+	l.Spent = l.Spent.Add(used, l.Prices)
 	if len(uncounted) > 0 {
 		l.Pending = slices.Clone(l.Pending)
 		for _, why := range uncounted {
 			l.Pending = append(l.Pending, state.Pending{At: o.Now, What: state.ActUncounted, Why: why})
 		}
 	}
-	observeWork(&l, o, l.ToolCalls-before)
-	work := l.ToolCalls >= l.MinToolCalls
-	early := l.Iteration < l.MinIterations
-	unread := o.Unread != ""
-	promised := o.Found && !unread && !early && (work || l.OnPromiseNoWork != state.NoWorkReject)
-	if promised && len(l.Checks) > 0 && o.Checks == nil {
-		return NeedChecks, l
-	}
-	if promised && (len(l.Checks) == 0 || o.checksPassed(&l)) {
-		noWork := ""
-		if !work {
-			noWork = l.OnPromiseNoWork
+	observeWork(l, o, l.ToolCalls-before)
+	c := counted{work: l.ToolCalls >= l.MinToolCalls, early: l.Iteration < l.MinIterations, unread: o.Unread != ""}
+	c.promised = o.Found && !c.unread && !c.early && (c.work || l.OnPromiseNoWork != state.NoWorkReject)
+	return c
+}
+
+// countCalls counts the tool calls o shows into l, each once by its id, from the records
+// o.Record says a call must be in.
+func countCalls(l *state.Loop, o Observation) {
+	l.ToolIDs = slices.Clone(l.ToolIDs)
+	switch o.Record {
+	case RecordBoth:
+		l.CountRecorded(o.Logged, o.ToolIDs)
+	case RecordShown:
+		l.CountShown(o.Logged, o.ToolIDs)
+	default:
+		l.CountToolCalls(o.Logged)
+		for _, id := range o.ToolIDs {
+			l.AddToolCall(id)
 		}
-		reason := inject.EndAccepted(len(l.Checks), noWork)
-		if !work {
-			l.Warnings = append(slices.Clone(l.Warnings), reason)
-		}
-		l.Finish(state.PromiseAccepted, state.ByPromise, reason, o.Now)
-		l.Told = true
-		l.LastAction = state.ActAccepted
-		return Accept, l
 	}
-	if why := overBudget(&l); why != "" && !unread {
-		l.Finish(state.BudgetExhausted, state.ByLimit, why, o.Now)
-		l.LastAction = state.ActBudget
-		l.Told = true
-		return Budget, l
+}
+
+// ending is one way a stop ends the loop (or pauses it: status ""). when says whether it
+// applies, and why; it may update the loop (the stall breaker's count) as it looks.
+type ending struct {
+	verdict Verdict
+	status  state.Status
+	by      string
+	action  string
+	when    func(l *state.Loop, o *Observation, c counted) (why string, ok bool)
+}
+
+// endings are the ways a stop ends the loop, in the order they are tried: the promise
+// first (even in the last iteration), then the budgets, the limits, what the host did,
+// the stall breaker, and the host's cap on blocks. Output that could not be read to its end
+// (Observation.Unread) ends the loop neither by its promise nor by its budget, nor pauses
+// it: only the limits and the host's cap do.
+var endings = [...]ending{
+	{Accept, state.PromiseAccepted, state.ByPromise, state.ActAccepted, accepted},
+	{Budget, state.BudgetExhausted, state.ByLimit, state.ActBudget, overBudget},
+	{PausedForPrice, "", "", state.ActPaused, unpriced},
+	{MaxIterations, state.MaxIterationsReached, state.ByLimit, state.ActMax, lastIteration},
+	{TimeBudget, state.TimeBudgetExhausted, state.ByLimit, state.ActTimeBudget, outOfTime},
+	{NoProgress, state.NoProgress, state.ByHost, state.ActNoProgress, noReply},
+	{Stalled, state.NoProgress, state.ByLimit, state.ActNoProgress, stalledOut},
+	{CutByHost, state.CutByHost, state.ByHost, state.ActCutByHost, atHostCap},
+}
+
+// apply ends the loop as e says (a pause only stops the host's count of blocks: the stop
+// ends the host's turn).
+func (e ending) apply(l *state.Loop, now time.Time, why string) {
+	l.LastAction = e.action
+	if e.status == "" {
+		l.BlocksSinceTool, l.BlocksInTurn = 0, 0
+		return
 	}
-	if l.MaxCost > 0 && !l.Spent.CostKnown() && !unread {
-		l.BlocksSinceTool, l.BlocksInTurn = 0, 0 // the stop ends the host's turn
-		l.LastAction = state.ActPaused
-		return PausedForPrice, l
+	l.Finish(e.status, e.by, why, now)
+	l.Told = true
+}
+
+// accepted: the promise, with its checks passed. Accepted without the work it needs (the
+// no-work policy allows it), the loop keeps a warning saying so.
+func accepted(l *state.Loop, o *Observation, c counted) (string, bool) {
+	if !c.promised || len(l.Checks) > 0 && !o.checksPassed(l) {
+		return "", false
 	}
-	if l.Iteration >= l.MaxIterations {
-		l.Finish(state.MaxIterationsReached, state.ByLimit, inject.EndMaxIterations, o.Now)
-		l.LastAction = state.ActMax
-		l.Told = true
-		return MaxIterations, l
+	noWork := ""
+	if !c.work {
+		noWork = l.OnPromiseNoWork
 	}
-	if l.MaxTime > 0 && o.Now.Sub(l.StartedAt) >= time.Duration(l.MaxTime) {
-		l.Finish(state.TimeBudgetExhausted, state.ByLimit, inject.EndTimeBudget(time.Duration(l.MaxTime)), o.Now)
-		l.LastAction = state.ActTimeBudget
-		l.Told = true
-		return TimeBudget, l
+	why := inject.EndAccepted(len(l.Checks), noWork)
+	if !c.work {
+		l.Warnings = append(slices.Clone(l.Warnings), why)
 	}
-	if o.NoReply && !unread {
-		l.Finish(state.NoProgress, state.ByHost, inject.NoProgressReason(o.Words), o.Now)
-		l.LastAction = state.ActNoProgress
-		l.Told = true
-		return NoProgress, l
+	return why, true
+}
+
+// unpriced: a cost budget with a model whose price is not known pauses the loop for the
+// user's price, where the user's own settings ask for it ("unpriced": "pause"). Otherwise
+// the model's tokens count at the highest prices known (overBudget): a line naming an
+// unknown model is one the agent can write, and must not let its stops through.
+func unpriced(l *state.Loop, _ *Observation, c counted) (string, bool) {
+	return "", l.MaxCost > 0 && !l.Spent.CostKnown() && l.Unpriced == state.UnpricedPause && !c.unread
+}
+
+func lastIteration(l *state.Loop, _ *Observation, _ counted) (string, bool) {
+	return inject.EndMaxIterations, l.Iteration >= l.MaxIterations
+}
+
+func outOfTime(l *state.Loop, o *Observation, _ counted) (string, bool) {
+	return inject.EndTimeBudget(time.Duration(l.MaxTime)), l.MaxTime > 0 && o.Now.Sub(l.StartedAt) >= time.Duration(l.MaxTime)
+}
+
+// noReply: the iteration had no model reply at all (a host whose stop can come without one).
+func noReply(_ *state.Loop, o *Observation, c counted) (string, bool) {
+	return inject.NoProgressReason(o.Words), o.NoReply && !c.unread
+}
+
+// stalledOut: the --max-stalls-th iteration in a row without progress (stalled counts it).
+func stalledOut(l *state.Loop, _ *Observation, _ counted) (string, bool) {
+	if !stalled(l) {
+		return "", false
 	}
-	if stalled(&l) {
-		l.Finish(state.NoProgress, state.ByLimit, inject.EndStalled(&l), o.Now)
-		l.LastAction = state.ActNoProgress
-		l.Told = true
-		return Stalled, l
-	}
+	return inject.EndStalled(l), true
+}
+
+// atHostCap: the host would override one more block. Its count is of blocks since a tool
+// call, or in the turn where tool calls do not reset it, or the host's own (HostBlocks),
+// whichever is higher.
+func atHostCap(l *state.Loop, o *Observation, _ counted) (string, bool) {
 	blocks := l.BlocksSinceTool
 	if o.Words.Cap.CountsTools {
 		blocks = l.BlocksInTurn
 	}
 	blocks = max(blocks, o.HostBlocks)
-	if o.BlockCap > 0 && blocks >= o.BlockCap {
-		l.Finish(state.CutByHost, state.ByHost, inject.CutReason(o.Words, o.BlockCap), o.Now)
-		l.LastAction = state.ActCutByHost
-		l.Told = true
-		return CutByHost, l
-	}
+	return inject.CutReason(o.Words, o.BlockCap), o.BlockCap > 0 && blocks >= o.BlockCap
+}
+
+// block blocks the stop: the next iteration begins. The verdict says what the promise
+// lacked, if one came: a passing check, the iteration (--min-iterations), or the work.
+func block(l *state.Loop, o Observation, c counted) Verdict {
 	v := Continue
 	switch {
-	case promised:
+	case c.promised:
 		v = ContinueCheckFailed
-	case o.Found && !unread && (work || l.OnPromiseNoWork != state.NoWorkReject):
+	case o.Found && !c.unread && (c.work || l.OnPromiseNoWork != state.NoWorkReject):
 		v = ContinueEarly // all it lacks is the iteration
-	case o.Found && !unread:
+	case o.Found && !c.unread:
 		v = ContinueNoWork
 	}
 	l.Iteration++
@@ -226,21 +305,24 @@ func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	l.BlocksInTurn++
 	l.WindowStart = o.Now
 	l.LastAction = state.ActBlocked
-	return v, l
+	return v
 }
 
-// overBudget says why the loop's token or cost budget ends it, or "" when it does not. A
-// cost budget with a model whose price is not known pauses the loop before (its tokens are
-// never taken as free, and a line naming a model the table lacks is one the agent can write).
-func overBudget(l *state.Loop) string {
+// overBudget: the loop's token or cost budget is reached. A model whose price is not known
+// counts at the highest prices known (spend.Spent.Bound: never as free), unless the user's
+// settings pause the loop for its price instead (unpriced).
+func overBudget(l *state.Loop, _ *Observation, c counted) (string, bool) {
 	s := l.Spent
 	switch {
+	case c.unread:
 	case l.MaxTokens > 0 && s.Total() >= l.MaxTokens:
-		return inject.EndTokens(l.MaxTokens, s)
+		return inject.EndTokens(l.MaxTokens, s), true
 	case l.MaxCost > 0 && s.CostKnown() && s.CostUSD >= l.MaxCost:
-		return inject.EndCost(l.MaxCost, s)
+		return inject.EndCost(l.MaxCost, s), true
+	case l.MaxCost > 0 && !s.CostKnown() && l.Unpriced != state.UnpricedPause && s.Bound(l.Prices) >= l.MaxCost:
+		return inject.EndCostBound(l.MaxCost, s, s.Bound(l.Prices)), true
 	}
-	return ""
+	return "", false
 }
 
 // observeWork keeps what a stop saw of the work for the stall breaker: whether the

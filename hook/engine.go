@@ -13,13 +13,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// Slash commands the engine handles in the user's prompts.
-const (
-	CommandLoop   = "/ralph-loop"
-	CommandULW    = "/ulw-loop"
-	CommandCancel = "/cancel-ralph"
-)
-
 // Handle answers one hook event of host h read from stdin: the reply goes to stdout in the
 // host's protocol, errors to env.Stderr, and the exit code is returned. Malformed input is
 // an error the host reports without blocking anything; every other failure lets the agent
@@ -43,6 +36,9 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 		e.ev.TranscriptPath = env.Store.SaidPath(ev.SessionID)
 	}
 	rep := e.handle(ctx)
+	if e.inflight != nil {
+		defer e.inflight() // once the reply is written: a stop killed before that went undecided
+	}
 	if e.badInput {
 		return 1
 	}
@@ -87,12 +83,14 @@ type engine struct {
 	// unseen says why whether the sender runs below the loop's host cannot be told (see
 	// standUnseen).
 	unseen string
+	// inflight clears this stop's mark in flight (see markInFlight); nil: none was made.
+	inflight func()
 }
 
 func (e *engine) handle(ctx context.Context) Reply {
 	switch e.ev.Kind {
 	case Prompt, Stop, SessionStart:
-		if n := e.fallback(ctx); n != "" {
+		if n := joinNotices(e.fallback(ctx), e.undecided(ctx)); n != "" {
 			r := e.handleKind(ctx)
 			r.Notice = joinNotices(n, r.Notice)
 			return r

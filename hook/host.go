@@ -253,16 +253,15 @@ type Transcript struct {
 	// in the transcript alone, so a stop before the transcript shows the last message has
 	// not read all of it.
 	LastMessagePart bool
-	// Tools: tool calls are also read from the transcript (each counted once, by its id,
-	// whichever reports it first). Hosts that report every call that ran through a tool
-	// event leave it off: a call only the transcript shows never ran (the host refused it,
-	// e.g. an unknown tool), and is no work.
-	Tools bool
+	// Record says what the transcript records of the tool calls, and so what makes a call
+	// count: the tool log is a file anything the agent runs can append to, the transcript
+	// is the host's own record.
+	Record ToolRecord
 	// ToolLogLags: the tool hook that logs the calls that ran runs in the background (the
 	// host does not wait for it: Claude Code's PostToolUse, installed "async"), so a stop
 	// may come before a call of its turn is logged. A call the transcript shows that the
 	// log does not hold yet is waited for (Env.ToolWait) only where counting it could change
-	// the decision; otherwise the next stop counts it. Tools must be off.
+	// the decision; otherwise the next stop counts it. Record must be RecordBoth.
 	ToolLogLags bool
 	// StopsWithoutReply: the host can fire its stop hook with no model reply since the last
 	// one (Gemini CLI does after its loop detector aborts a turn, answering every block at
@@ -280,6 +279,23 @@ type Transcript struct {
 	// token and cost budgets are refused at arming with it.
 	NoUsage string
 }
+
+// ToolRecord is what a host's transcript records of the agent's tool calls (Transcript.Record).
+type ToolRecord int
+
+const (
+	// RecordNone: the transcript does not record the calls by the ids the tool hooks log
+	// (or the host keeps none): the tool log counts them.
+	RecordNone ToolRecord = iota
+	// RecordBoth: the transcript shows every call by the id the tool hooks log, calls the
+	// host refused before they ran included (an unknown tool fires no tool hook): a call
+	// counts once both show it (state.Loop.CountRecorded). Until the transcript has been
+	// read for the loop (a session with no transcript file), the tool log counts.
+	RecordBoth
+	// RecordShown: the transcript shows every call that ran: its calls count, the tool log
+	// only marks those the guard denied (state.Loop.CountShown).
+	RecordShown
+)
 
 // transcript is the host's Transcript facts (the zero Transcript when it keeps none).
 func (f Facts) transcript() Transcript {

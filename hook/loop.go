@@ -60,6 +60,9 @@ type Env struct {
 	// Programs, if set, finds the programs a hook runs for a loop whose project is in dirs
 	// (tests: a git of theirs in a temporary directory); nil: program.For, on $PATH.
 	Programs func(dirs []string) program.Finder
+	// UserSettings is the user's own settings file (args.UserSettings: the prices of
+	// models, what an unpriced model does); "": none.
+	UserSettings string
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines
@@ -150,7 +153,8 @@ func duplicate(l *state.Loop, key string, started time.Time) bool {
 	return key != "" && l.LastKey == key && started.Before(l.LastKeyAt)
 }
 
-// Arm starts a loop in a session, replacing any loop the session had.
+// Arm starts a loop in a session, replacing any loop the session had: the loop as the
+// request makes it (newLoop), saved under the session's lock (armIn).
 func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 	env.defaults()
 	now := env.Now()
@@ -161,6 +165,28 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 	if err := promise.Validate(req.Config.CompletionPromise); err != nil {
 		return res, err
 	}
+	l := newLoop(req, now)
+	l.Sandbox = wallChecks(ctx, env, &l)
+	var err error
+	res.Quarantined, err = update(ctx, env, req.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur != nil && cur.Status == state.Active && duplicate(cur, req.Key, req.Started) {
+			res.Duplicate, l = true, *cur
+			return nil, nil
+		}
+		replaced, err := armIn(ctx, env, tx, cur, &l, req, now)
+		res.Replaced = replaced
+		if err != nil {
+			return nil, err
+		}
+		return &l, nil
+	})
+	res.Loop = l
+	return res, err
+}
+
+// newLoop is the loop a request arms, at iteration 1 (or where a resumed loop ended), its
+// transcript read from where it ends now: everything in it is from before the loop.
+func newLoop(req ArmRequest, now time.Time) state.Loop {
 	l := state.Loop{
 		LoopID:       state.NewLoopID(now),
 		SessionID:    req.SessionID,
@@ -185,11 +211,10 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		SandboxRoots: req.SandboxRoots,
 		HookBinaries: req.HookBinaries,
 	}
-	l.Sandbox = wallChecks(ctx, env, &l)
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent
+		l.Resumes = r.LoopID
 	}
-	// Armed from the prompt hook: everything in the transcript now is from before the loop.
 	if req.TranscriptPath != "" {
 		if fi, err := os.Stat(req.TranscriptPath); err == nil && fi.Mode().IsRegular() {
 			l.Transcript.Offset = fi.Size()
@@ -197,50 +222,49 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 			l.Transcript.Offset = 0
 		}
 	}
-	var err error
-	res.Quarantined, err = update(ctx, env, req.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
-		if cur != nil && cur.Status == state.Active && duplicate(cur, req.Key, req.Started) {
-			res.Duplicate, l = true, *cur
-			return nil, nil
+	return l
+}
+
+// armIn puts loop l in the session's place of cur, within the session's transaction: the
+// tool log starts again, an active loop cur is ended as replaced (and returned), the work
+// tree is recorded for checkpoints, and a long task goes to a file of its own.
+func armIn(ctx context.Context, env Env, tx *state.Tx, cur, l *state.Loop, req ArmRequest, now time.Time) (*state.Loop, error) {
+	// Tool calls logged before now belong to earlier loops, which are over.
+	if err := tx.ResetToolLog(); err != nil {
+		return nil, err
+	}
+	l.ToolsOffset = 0
+	if cur != nil && sameHost(cur.Owner, req.Owner) {
+		// What the host kept of a settings file whose change it was told to refuse
+		// lasts as long as the host runs, across its loops.
+		l.SettingsRefused = cur.SettingsRefused
+	}
+	var replaced *state.Loop
+	if cur != nil && cur.Status == state.Active {
+		cur.Finish(state.Superseded, state.ByNewLoop, "replaced by a new loop", now)
+		cur.Told = true
+		cur.UpdatedAt = now
+		cur.LastAction = state.ActSuperseded
+		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActSuperseded,
+			Reason: inject.ReasonReplaced(l.LoopID)})
+		r := *cur
+		replaced = &r
+	}
+	armWork(ctx, env, l)
+	if len(l.Task) > inject.MaxTaskInline {
+		path, err := tx.WriteTaskFile(l.LoopID, l.Task)
+		if err != nil {
+			return replaced, err
 		}
-		// Tool calls logged before now belong to earlier loops, which are over.
-		if err := tx.ResetToolLog(); err != nil {
-			return nil, err
-		}
-		l.ToolsOffset = 0
-		if cur != nil && sameHost(cur.Owner, req.Owner) {
-			// What the host kept of a settings file whose change it was told to refuse
-			// lasts as long as the host runs, across its loops.
-			l.SettingsRefused = cur.SettingsRefused
-		}
-		if cur != nil && cur.Status == state.Active {
-			cur.Finish(state.Superseded, state.ByNewLoop, "replaced by a new loop", now)
-			cur.Told = true
-			cur.UpdatedAt = now
-			cur.LastAction = state.ActSuperseded
-			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActSuperseded,
-				Reason: inject.ReasonReplaced(l.LoopID)})
-			replaced := *cur
-			res.Replaced = &replaced
-		}
-		armWork(ctx, env, &l)
-		if len(l.Task) > inject.MaxTaskInline {
-			path, err := tx.WriteTaskFile(l.LoopID, l.Task)
-			if err != nil {
-				return nil, err
-			}
-			l.TaskFile = path
-		}
-		resumed := ""
-		if req.Resume != nil {
-			resumed = req.Resume.LoopID
-		}
-		tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActArmed, Reason: inject.ReasonArmed(&l, resumed),
-			Checkpoint: l.Work.Head})
-		return &l, nil
-	})
-	res.Loop = l
-	return res, err
+		l.TaskFile = path
+	}
+	resumed := ""
+	if req.Resume != nil {
+		resumed = req.Resume.LoopID
+	}
+	tx.Record(state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActArmed, Reason: inject.ReasonArmed(l, resumed),
+		Checkpoint: l.Work.Head})
+	return replaced, nil
 }
 
 // Cancel ends a session's active loop: by says who asked (state.ByUser, ByTerminal,

@@ -16,47 +16,6 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// Command is a loop command found in a prompt: which one, and the text after it.
-type Command struct {
-	Name, Rest string
-}
-
-// ParseCommand finds the loop command a prompt holds, at its start (after blanks). ok is
-// false when the prompt is no loop command. looksLike reports a prompt that holds a loop
-// command somewhere it was not recognised (e.g. inside a wrapper of the host's that is
-// not known), so that it is never passed on silently unarmed.
-func ParseCommand(prompt string) (c Command, ok, looksLike bool) {
-	p := strings.TrimLeft(prompt, " \t\r\n")
-	if name, rest, ok := splitCommand(p); ok {
-		return Command{Name: name, Rest: rest}, true, false
-	}
-	if strings.HasPrefix(p, "<") {
-		// A wrapper (with more than the command in it, or of a kind not known).
-		if _, after, ok := strings.Cut(p, ">"); ok {
-			if _, _, ok := splitCommand(strings.TrimLeft(after, " \t\r\n")); ok {
-				return Command{}, false, true
-			}
-		}
-	}
-	for _, line := range strings.Split(p, "\n") {
-		line = strings.TrimLeft(line, " \t\r>")
-		if _, _, ok := splitCommand(line); ok && strings.HasPrefix(p, "<") {
-			return Command{}, false, true
-		}
-	}
-	return Command{}, false, false
-}
-
-// splitCommand returns the loop command that starts p and the text after it.
-func splitCommand(p string) (cmd, rest string, ok bool) {
-	for _, c := range []string{CommandLoop, CommandULW, CommandCancel} {
-		if r, ok := strings.CutPrefix(p, c); ok && (r == "" || strings.ContainsRune(" \t\r\n", rune(r[0]))) {
-			return c, r, true
-		}
-	}
-	return "", "", false
-}
-
 // command finds the loop command in a prompt of the host's (see Commands.Text).
 func (e *engine) command(prompt string) (c Command, ok, looksLike bool) {
 	if e.facts.Commands.Text != nil {
@@ -173,11 +132,11 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 }
 
 // price answers the user's prompt to a loop paused for a model's price (PausedForPrice):
-// the prices are read again from the project's settings, and the tokens held for the models
-// that now have one are counted. It returns what to tell the user.
+// the prices are read again from the user's own settings, and the tokens held for the
+// models that now have one are counted. It returns what to tell the user.
 func (e *engine) price(tx *state.Tx, l *state.Loop, now time.Time) string {
-	cfg, err := args.Resolve(args.Parsed{}, e.facts.ProjectDir)
-	if err != nil {
+	var cfg state.Config
+	if err := e.userPrices(&cfg); err != nil {
 		return inject.StillPaused(l, e.facts.Words, err)
 	}
 	prices := maps.Clone(l.Prices)
@@ -208,23 +167,51 @@ func (e *engine) price(tx *state.Tx, l *state.Loop, now time.Time) string {
 
 func blockPrompt(reason string) Reply { return Reply{Block: true, Reason: reason} }
 
+// arm starts a loop from the command the user typed (rest: its arguments): the request
+// (armRequest), the loop (Arm), and what the user and the agent are told (armReply).
 func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
+	req, refused := e.armRequest(rest, mode)
+	if refused != nil {
+		return *refused
+	}
+	res, err := Arm(ctx, e.env, req)
+	if err != nil {
+		msg := inject.ArmFailed(err)
+		if errors.Is(err, state.ErrUnverified) {
+			msg = inject.ArmUnverified(err, e.facts.Words)
+		}
+		fmt.Fprintln(e.env.Stderr, msg)
+		return blockPrompt(msg)
+	}
+	if res.Duplicate {
+		return Reply{} // the hook that armed it answers
+	}
+	return e.armReply(res)
+}
+
+// armRequest reads the command's arguments into the request for a new loop (or the
+// session's last one, resumed), or the reply that refuses it, saying why.
+func (e *engine) armRequest(rest, mode string) (ArmRequest, *Reply) {
+	refuse := func(msg string) (ArmRequest, *Reply) {
+		r := blockPrompt(msg)
+		return ArmRequest{}, &r
+	}
 	words, err := args.Split(rest)
 	var p args.Parsed
 	if err == nil {
 		p, err = args.Parse(words, args.Options{})
 	}
 	if errors.Is(err, args.ErrHelp) {
-		return blockPrompt(inject.Help(e.facts.Words))
+		return refuse(inject.Help(e.facts.Words))
 	}
 	if err != nil {
-		return blockPrompt(inject.ArgError(err, e.facts.Words))
+		return refuse(inject.ArgError(err, e.facts.Words))
 	}
 	if e.ev.CannotLoop != "" {
-		return blockPrompt(inject.CannotLoop(e.ev.CannotLoop))
+		return refuse(inject.CannotLoop(e.ev.CannotLoop))
 	}
 	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
-		return blockPrompt(inject.NothingStarted(err))
+		return refuse(inject.NothingStarted(err))
 	}
 	req := ArmRequest{
 		SessionID:      e.ev.SessionID,
@@ -241,55 +228,83 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 		req.Owner = ownerOf(c)
 	}
 	if p.Resume {
-		old, iteration, err := e.resumable(p)
-		if err != nil {
-			return blockPrompt(inject.ArgError(err, e.facts.Words))
-		}
-		req.Config, req.Resume, req.Iteration = old.Config, old, iteration
-		req.Config.Mode = old.Mode
-		if mode == state.ModeULW {
-			req.Config.Mode = mode
-		}
-		if req.Config, err = args.Over(req.Config, p); err != nil {
-			return blockPrompt(inject.ArgError(err, e.facts.Words))
-		}
-		if iteration > req.Config.MaxIterations {
-			return blockPrompt(inject.ArgError(fmt.Errorf("the last loop used all its %d iterations: give it more with --max-iterations N (more than %d)",
-				old.MaxIterations, iteration-1), e.facts.Words))
-		}
-		req.ArmedBy = "resume"
+		err = e.resumeConfig(&req, p, mode)
 	} else {
-		p.Config.Mode = mode
-		dir := e.ev.Cwd
-		if dir == "" {
-			dir = e.facts.ProjectDir
-		}
-		if err := args.ReadTask(&p, dir); err != nil {
-			return blockPrompt(inject.ArgError(err, e.facts.Words))
-		}
-		if req.Config, err = args.Resolve(p, e.facts.ProjectDir); err != nil {
-			return blockPrompt(inject.ArgError(err, e.facts.Words))
-		}
+		err = e.newConfig(&req, p, mode)
 	}
-	if err := e.budgetArmable(req.Config); err != nil {
-		return blockPrompt(inject.ArgError(err, e.facts.Words))
+	if err == nil {
+		err = e.budgetArmable(req.Config)
+	}
+	if err != nil {
+		return refuse(inject.ArgError(err, e.facts.Words))
 	}
 	req.Settings, req.Sandbox, req.SandboxRoots = Settings(e.facts, e.ev.TranscriptPath, Trusted(e.env.Store, e.facts))
-	res, err := Arm(ctx, e.env, req)
+	return req, nil
+}
+
+// newConfig is a new loop's configuration: the flags over the project's settings, the task
+// read from its file where --task-file names one.
+func (e *engine) newConfig(req *ArmRequest, p args.Parsed, mode string) error {
+	p.Config.Mode = mode
+	dir := e.ev.Cwd
+	if dir == "" {
+		dir = e.facts.ProjectDir
+	}
+	if err := args.ReadTask(&p, dir); err != nil {
+		return err
+	}
+	c, err := args.Resolve(p, e.facts.ProjectDir)
+	req.Config = c
 	if err != nil {
-		msg := inject.ArmFailed(err)
-		if errors.Is(err, state.ErrUnverified) {
-			msg = inject.ArmUnverified(err, e.facts.Words)
-		}
-		fmt.Fprintln(e.env.Stderr, msg)
-		return blockPrompt(msg)
+		return err
 	}
-	if res.Duplicate {
-		return Reply{} // the hook that armed it answers
+	return e.userPrices(&req.Config)
+}
+
+// userPrices sets the loop's prices, and what a model without one does, from the user's
+// own settings (never a project's: see args.UserSettings).
+func (e *engine) userPrices(c *state.Config) error {
+	c.Prices, c.Unpriced = nil, ""
+	if e.env.UserSettings == "" {
+		return nil
 	}
+	var err error
+	c.Prices, c.Unpriced, err = args.UserSettings(e.env.UserSettings)
+	return err
+}
+
+// resumeConfig is the configuration of the session's last loop, resumed (--resume) where it
+// ended, with the flags typed now over it.
+func (e *engine) resumeConfig(req *ArmRequest, p args.Parsed, mode string) error {
+	old, iteration, err := e.resumable(p)
+	if err != nil {
+		return err
+	}
+	req.Config, req.Resume, req.Iteration = old.Config, old, iteration
+	req.Config.Mode = old.Mode
+	if mode == state.ModeULW {
+		req.Config.Mode = mode
+	}
+	if req.Config, err = args.Over(req.Config, p); err != nil {
+		return err
+	}
+	if err := e.userPrices(&req.Config); err != nil {
+		return err
+	}
+	if iteration > req.Config.MaxIterations {
+		return fmt.Errorf("the last loop used all its %d iterations: give it more with --max-iterations N (more than %d)",
+			old.MaxIterations, iteration-1)
+	}
+	req.ArmedBy = "resume"
+	return nil
+}
+
+// armReply tells the user that the loop is armed (its limits, what protects it, a goal of
+// the host's own that is active too) and gives the agent the task and its contract.
+func (e *engine) armReply(res Armed) Reply {
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
 	if e.facts.Sandbox != nil {
-		notice += inject.WallNotice(&res.Loop, proc.Supported, e.facts.Words)
+		notice += inject.ProtectionNotice(&res.Loop, proc.Supported, e.facts.Words)
 	}
 	if g, ok := e.facts.transcript().Read.(GoalReader); ok && e.ev.TranscriptPath != "" {
 		if goal, active := g.ActiveGoal(e.ev.TranscriptPath); active {
@@ -329,7 +344,7 @@ func (e *engine) budgetArmable(c state.Config) error {
 		}
 		if _, ok := spend.Lookup(m, c.Prices); !ok {
 			return fmt.Errorf("--%s: this session uses %s, which has no known price (see \"ralph-loop prices\"; set one under %q in %s)",
-				args.FlagMaxCost, m, args.SettingPrices, args.ProjectSettings)
+				args.FlagMaxCost, m, args.SettingPrices, args.UserSettingsName)
 		}
 	}
 	return nil

@@ -153,12 +153,16 @@ func (e *engine) guardConfig(l *state.Loop) guard.Config {
 }
 
 // protected are the paths kept like the state directory: ralph-loop's keep of the loop's
-// state, the host's hook files, and the binaries its hooks run (moved, removed or made
+// state, the user's own settings (the prices of models, whether an unpriced one pauses a
+// loop), the host's hook files, and the binaries its hooks run (moved, removed or made
 // unrunnable, they would leave the loop to the hooks' command line alone).
 func (e *engine) protected(l *state.Loop) []string {
 	var p []string
 	if k := e.env.Store.KeepDir(); k != "" {
 		p = append(p, k)
+	}
+	if e.env.UserSettings != "" {
+		p = append(p, e.env.UserSettings)
 	}
 	if e.facts.Hooks.Files != nil {
 		p = append(p, e.facts.Hooks.Files()...)

@@ -200,11 +200,8 @@ func newToolCalls(l *state.Loop, o Observation) int {
 	if len(o.Logged) == 0 && len(o.ToolIDs) == 0 {
 		return 0
 	}
-	c := state.Loop{ToolCalls: l.ToolCalls, ToolIDs: slices.Clone(l.ToolIDs)}
-	c.CountToolCalls(o.Logged)
-	for _, id := range o.ToolIDs {
-		c.AddToolCall(id)
-	}
+	c := state.Loop{ToolCalls: l.ToolCalls, ToolIDs: l.ToolIDs, Unshown: l.Unshown, Unlogged: l.Unlogged}
+	countCalls(&c, o)
 	return c.ToolCalls - l.ToolCalls
 }
 

@@ -211,30 +211,56 @@ func QueuedCancelNotSent(l *state.Loop, w Words) string {
 		"the loop goes on at iteration %d/%d (type %s to end it)", w.cancel(), l.Iteration, l.MaxIterations, w.cancel())
 }
 
-// EndedBy says who or what ended a loop (state.Loop.EndedBy), for status and log.
-func EndedBy(by string) string {
-	switch by {
+// EndedBy says who or what ended a loop (state.Loop.EndedBy, read with its status), for
+// status and log.
+func EndedBy(l *state.Loop) string {
+	switch l.EndedBy {
 	case state.ByPromise:
 		return "ralph-loop, accepting the agent's promise"
 	case state.ByLimit:
-		return "its limit (iterations or time)"
+		switch l.Status {
+		case state.MaxIterationsReached:
+			return "its iteration limit (--max-iterations)"
+		case state.TimeBudgetExhausted:
+			return "its time budget (--max-time)"
+		case state.BudgetExhausted:
+			return "its token or cost budget (--max-tokens, --max-cost)"
+		case state.NoProgress:
+			return "the stall breaker (--max-stalls): too many iterations in a row without progress"
+		}
+		return "one of its limits"
 	case state.ByHost:
+		if l.Status == state.NoProgress {
+			return "the host, which ended an iteration without a reply from the model"
+		}
 		return "the host's cap on blocked stops"
 	case state.ByUser:
-		return "the user, typing the cancel command in the session"
+		return "you, typing the cancel command in the session"
 	case state.ByTerminal:
-		return "\"ralph-loop cancel\" run outside the session (a terminal)"
+		return "you, with \"ralph-loop cancel\" in a terminal"
 	case state.ByInside:
-		return "\"ralph-loop cancel\" run inside the session (where who runs it cannot be told)"
+		return "\"ralph-loop cancel\" run inside the session (a tool call or a shell escape, not the cancel command)"
 	case state.ByCommand:
-		return "\"ralph-loop cancel\", run where ralph-loop could not tell whether it was inside the session"
+		return "\"ralph-loop cancel\", run by a program without a terminal (" + notSeen + ")"
 	case state.ByNewLoop:
 		return "a new loop armed in the session"
 	case state.BySessionEnd:
 		return "the session's end"
 	}
-	return by
+	return l.EndedBy
 }
+
+// notSeen is why ralph-loop cannot tell whether a cancel run without a terminal came from
+// the agent: the session's host was not known yet, or the process table cannot be read.
+const notSeen = "ralph-loop could not see whether the agent started it"
+
+// The end reasons of a loop cancelled with "ralph-loop cancel" (state.ByTerminal,
+// ByInside, ByCommand).
+const (
+	EndCancelTerminal = "you cancelled it with ralph-loop cancel in a terminal"
+	EndCancelInside   = "cancelled with ralph-loop cancel run inside the session (a tool call or a shell escape)"
+	EndCancelCommand  = "cancelled with ralph-loop cancel, run by a program without a terminal (" + notSeen + ")"
+)
 
 // AuthorityProcess says that a loop is guarded by who asks: only its host (comm, pid) sends
 // its events, and nothing below that host ends it.
@@ -243,8 +269,15 @@ func AuthorityProcess(comm string, pid int) string {
 		"(the agent's shell, a host the agent starts) can end, restart or unhook it", comm, pid)
 }
 
-// AuthoritySpelling says that who asks cannot be told for a loop, and why: only the guard's
-// reading of the agent's commands stands between the agent and the loop.
-func AuthoritySpelling(why string) string {
-	return "the guard's reading of the agent's commands only (" + why + ")"
+// Why who runs a command cannot be told for a loop (AuthorityGuard).
+const (
+	NoProcessTable  = "this system's process table cannot be read"
+	HostNotKnownYet = "no hook of its session has run since it was armed, so its host process is not known yet"
+)
+
+// AuthorityGuard says that who asks cannot be told for a loop, and why: only ralph-loop's
+// check of each command the agent runs (the guard) stands between the agent and the loop.
+func AuthorityGuard(why string) string {
+	return "you, and the agent by any command that ralph-loop's check of each command misses (who runs a command " +
+		"cannot be told here: " + why + ")"
 }

@@ -70,8 +70,8 @@ func GuardTooComplex(w Words) string {
 		"loop is active, every command is checked; only the user ends the loop: %s).", w.cancel())
 }
 
-// GuardProtected denies changing a path kept for the loop besides its state directory:
-// ralph-loop's keep of the loop's state, or the host's hook configuration.
+// GuardProtected denies changing a path the loop depends on besides its state directory:
+// ralph-loop's copies of the loop's state, or the host's hook configuration.
 func GuardProtected(path, dir string, w Words) string {
 	return fmt.Sprintf("ralph-loop: %s keeps this loop going (with its state in %s): changing, moving or deleting it, or a "+
 		"directory above it, is denied while the loop is active. Keep working on the task; only the user can end the loop "+

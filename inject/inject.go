@@ -372,7 +372,7 @@ func PausedForPrice(l *state.Loop, w Words) string {
 	return fmt.Sprintf("ralph-loop: loop paused at iteration %d/%d: %s has no known price, so the cost budget of %s cannot be kept "+
 		"(so far: %s). Set its price under %q in %s (USD per million tokens: input, cache_write, cache_read, output), then send "+
 		"any message to go on; %s ends the loop", l.Iteration, l.MaxIterations, strings.Join(l.Spent.Unpriced, ", "),
-		spend.Dollars(l.MaxCost), l.Spent, args.SettingPrices, args.ProjectSettings, w.cancel())
+		spend.Dollars(l.MaxCost), l.Spent, args.SettingPrices, args.UserSettingsName, w.cancel())
 }
 
 // PriceResumed tells the user that the prices they set counted the tokens the loop held.
@@ -388,7 +388,7 @@ func StillPaused(l *state.Loop, w Words, err error) string {
 		return fmt.Sprintf("ralph-loop: the loop is still paused: its prices could not be read (%v); fix the file, or type %s", err, w.cancel())
 	}
 	return fmt.Sprintf("ralph-loop: the loop is still paused: %s has no known price (set one under %q in %s, or type %s)",
-		strings.Join(l.Spent.Unpriced, ", "), args.SettingPrices, args.ProjectSettings, w.cancel())
+		strings.Join(l.Spent.Unpriced, ", "), args.SettingPrices, args.UserSettingsName, w.cancel())
 }
 
 // BlockNotice is the short line shown to the user when a stop is blocked.
@@ -635,15 +635,15 @@ func resumeHint(l *state.Loop, w Words) string {
 // terminal or from inside the session, the session's end, or anything else.
 func EndedUnseen(l *state.Loop, w Words) string {
 	if l.Unverified != "" {
-		return fmt.Sprintf("ralph-loop: this session's loop, whose state could not be verified, was ended at %s by %s", clock(l.EndedAt), EndedBy(l.EndedBy))
+		return fmt.Sprintf("ralph-loop: this session's loop, whose state could not be verified, was ended at %s by %s", clock(l.EndedAt), EndedBy(l))
 	}
 	at := fmt.Sprintf("at iteration %d/%d (%s)", l.Iteration, l.MaxIterations, clock(l.EndedAt))
 	switch {
 	case l.EndedBy == state.ByTerminal:
-		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l, w)
+		return "ralph-loop: you cancelled this session's loop with \"ralph-loop cancel\" in a terminal " + at + resumeHint(l, w)
 	case l.EndedBy == state.ByCommand:
-		return "ralph-loop: this session's loop was cancelled with \"ralph-loop cancel\", run where ralph-loop could not tell whether it was " +
-			"inside this session (a tool call or a shell command, not " + w.cancel() + ") or outside it, " + at + resumeHint(l, w)
+		return "ralph-loop: this session's loop was cancelled by \"ralph-loop cancel\", run by a program without a terminal " +
+			"(" + notSeen + "; not " + w.cancel() + ") " + at + resumeHint(l, w)
 	case l.EndedBy == state.ByInside:
 		return "ralph-loop: this session's loop was cancelled by \"ralph-loop cancel\" run inside this session (a tool call or a shell command, not " +
 			w.cancel() + ") " + at + resumeHint(l, w)

@@ -39,10 +39,16 @@ func BinaryGone(display, binary string) string {
 
 // FallbackBlock is the reason a stop is blocked with, for the agent.
 func FallbackBlock(prog string) string {
-	return "ralph-loop: this session's loop is still active, but its hooks cannot run " + prog +
+	return "ralph-loop: this session's loop is still active, but " + FallbackMark + " " + prog +
 		" (it is missing or not executable: moved, removed or changed), so nothing can check that the task is done and the loop goes on. " +
 		"Do not try to end the loop: tell the user that ralph-loop must be put back, and go on with the task."
 }
+
+// FallbackMark is in every stop the hooks' command line blocks by itself (FallbackBlock):
+// the host records the reason in its transcript, which is how ralph-loop, once it runs
+// again, knows the hooks saw it missing (hook's fallback). Plain ASCII words, so that every
+// host's transcript holds them as they are.
+const FallbackMark = "its hooks cannot run"
 
 // FallbackNotice tells the user why the stops are blocked and what to do.
 func FallbackNotice(display, prog string) string {
@@ -81,4 +87,17 @@ func FallbackCancelRefused(l *state.Loop, w Words) string {
 	return fmt.Sprintf("ralph-loop: a cancel recorded in this session's state directory while ralph-loop could run was not the hooks' "+
 		"(something inside the session wrote it): refused; the loop goes on (iteration %d/%d). To end it, type %s",
 		l.Iteration, l.MaxIterations, w.cancel())
+}
+
+// MissedNotice tells the user that stops of the loop went through with no decision of
+// ralph-loop's (n of them: their hook was killed before it answered, by something other
+// than ralph-loop), and that the loop goes on.
+func MissedNotice(l *state.Loop, n int, w Words) string {
+	what := "the last stop"
+	if n > 1 {
+		what = fmt.Sprintf("%d stops", n)
+	}
+	return fmt.Sprintf("ralph-loop: %s of this loop went through with no decision: the hook was killed before it answered, "+
+		"not by ralph-loop (something in the session kills its processes?). The loop goes on (iteration %d/%d) and its next stop is "+
+		"blocked; %s ends it", what, l.Iteration, l.MaxIterations, w.cancel())
 }

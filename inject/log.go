@@ -161,6 +161,13 @@ func EndCost(max float64, s spend.Spent) string {
 	return fmt.Sprintf("the cost budget of %s was reached without the promise: %s", spend.Dollars(max), s)
 }
 
+// EndCostBound is why a loop ended when what it spent, with the tokens of models of no known
+// price counted at the highest prices known, reached its cost budget.
+func EndCostBound(max float64, s spend.Spent, bound float64) string {
+	return fmt.Sprintf("the cost budget of %s was reached without the promise: %s; at most %s with %s counted at the highest prices ralph-loop knows",
+		spend.Dollars(max), s, spend.Dollars(bound), strings.Join(s.Unpriced, ", "))
+}
+
 // ReasonPausedPrice is for a stop let through because a model used has no known price
 // under a cost budget: the loop waits for the user's price.
 func ReasonPausedPrice(l *state.Loop) string {
@@ -279,6 +286,26 @@ func NoteToolsNotLogged(n int, d time.Duration) string {
 func UnreadCut(read, max int64) string {
 	return fmt.Sprintf("the transcript grew by more than one stop reads (%s read, at most %s), so the rest is read at the next stop",
 		Bytes(read), Bytes(max))
+}
+
+// UnreadMissed says why a stop is blocked after stops that went through with no decision of
+// ralph-loop's (n of them: their hook was killed before it answered).
+func UnreadMissed(n int) string {
+	what := "a stop"
+	if n > 1 {
+		what = fmt.Sprintf("%d stops", n)
+	}
+	return what + " before this one went through with no decision of ralph-loop's (its hook was killed before it answered), so " +
+		"the work of that turn was never checked"
+}
+
+// ReasonMissed is the log line for stops found to have gone through with no decision.
+func ReasonMissed(n int) string {
+	what := "a stop"
+	if n > 1 {
+		what = fmt.Sprintf("%d stops", n)
+	}
+	return what + " went through with no decision: the hook was killed before it answered (not by ralph-loop); the next stop is blocked"
 }
 
 // UnreadBack says why a stop's transcript was not read: it could not be read back to where

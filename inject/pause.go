@@ -97,9 +97,35 @@ func Interrupted(l *state.Loop, w Words) string {
 	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: you interrupted the turn%s", l.Iteration, l.MaxIterations, resumeHint(l, w))
 }
 
-// NotifyTitle is a notification's title: how the loop ended, or that it paused.
+// NotifyTitle is a notification's title: how the loop ended, or that it paused, in words
+// (the body gives the details).
 func NotifyTitle(l *state.Loop) string {
-	return "ralph-loop: " + string(l.Shown())
+	what := "the loop ended"
+	switch l.Shown() {
+	case state.PromiseAccepted:
+		what = "task done"
+	case state.MaxIterationsReached:
+		what = "out of iterations, task not done"
+	case state.TimeBudgetExhausted:
+		what = "out of time, task not done"
+	case state.BudgetExhausted:
+		what = "out of budget, task not done"
+	case state.NoProgress:
+		what = "stopped without progress, task not done"
+	case state.CutByHost:
+		what = "the host ended the loop, task not done"
+	case state.Cancelled:
+		what = "loop cancelled"
+	case state.SessionEnded:
+		what = "the session ended, task not done"
+	case state.Superseded:
+		what = "replaced by a new loop"
+	case state.Paused:
+		what = "loop paused"
+	case state.Active:
+		what = "loop running"
+	}
+	return "ralph-loop: " + what
 }
 
 // NotifyBody is a notification's text: at which iteration, what it spent, why, and the

@@ -7,7 +7,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// Why a host's sandbox is not a wall around ralph-loop's files (state.Loop.Sandbox).
+// Why a host's sandbox does not protect ralph-loop's files (state.Loop.Sandbox).
 const (
 	SandboxOff      = "the sandbox is off"
 	SandboxWayOut   = "the agent's commands may leave the sandbox (allowUnsandboxedCommands is not false)"
@@ -42,51 +42,106 @@ func SandboxPolicyOff(policy string) string {
 	return "the session runs without the sandbox (" + policy + ")"
 }
 
-// SandboxWritable is why a host's sandbox is not a wall: it lets the agent's commands write
-// a path ralph-loop trusts.
+// SandboxWritable is why a host's sandbox does not protect ralph-loop's files: it lets the
+// agent's commands write a path ralph-loop trusts.
 func SandboxWritable(path string) string {
 	return "the sandbox lets the agent's commands write " + path
 }
 
-// The walls around a loop's files, the strongest first (state.Loop.Wall).
+// What protects a loop's files from the agent's own processes, the strongest first (status
+// --json's "protection").
 const (
-	WallSandbox  = "sandbox"
-	WallProcess  = "process table"
-	WallSpelling = "spelling only"
+	// ProtectedBySandbox: the host's sandbox; the agent's commands cannot write
+	// ralph-loop's files.
+	ProtectedBySandbox = "sandbox"
+	// ProtectedByProcess: no sandbox; ralph-loop tells the agent's processes from the
+	// user's by the process table, refuses their loop commands and puts its files back.
+	ProtectedByProcess = "process"
+	// ProtectedByGuard: no sandbox, and who runs a command cannot be told: only the guard's
+	// check of each command the agent runs.
+	ProtectedByGuard = "guard"
 )
 
-// Wall names the strongest wall in force around a loop: the host's sandbox (the agent's
-// processes cannot write ralph-loop's files), the process table (who asks is told by
-// process; what the agent's processes write is put back or refused), or the guard's reading
-// of commands only. why says why a stronger one is not.
-func Wall(l *state.Loop, processTable bool) (wall, why string) {
+// Protection says what protects a loop's files from the agent's processes: the host's
+// sandbox, ralph-loop by process (who asks is told by the process table; what the agent's
+// processes write is put back or refused), or the guard's check of each command alone. why
+// says why the sandbox does not.
+func Protection(l *state.Loop, processTable bool) (level, why string) {
 	switch {
 	case l.Sandbox == state.SandboxOn:
-		return WallSandbox, ""
+		return ProtectedBySandbox, ""
 	case l.Owner != nil && processTable:
-		return WallProcess, l.Sandbox
+		return ProtectedByProcess, l.Sandbox
 	}
-	return WallSpelling, l.Sandbox
+	return ProtectedByGuard, l.Sandbox
 }
 
-// WallNotice is the arming notice's word on the wall around the loop, for a host with a
-// sandbox.
-func WallNotice(l *state.Loop, processTable bool, w Words) string {
-	wall, why := Wall(l, processTable)
-	switch wall {
-	case WallSandbox:
-		return fmt.Sprintf(". %s's sandbox keeps the agent's commands away from the loop's files", w.display())
-	case WallProcess:
-		return fmt.Sprintf(". Walls: %s, so the process table and the guard keep the agent away from the loop's files%s", sandboxWhy(why), w.sandboxHint())
+// ProtectionNotice is what the arming notice says of what protects the loop's files, for a
+// host with a sandbox.
+func ProtectionNotice(l *state.Loop, processTable bool, w Words) string {
+	level, why := Protection(l, processTable)
+	switch level {
+	case ProtectedBySandbox:
+		return fmt.Sprintf(". %s's sandbox stops the agent's commands from changing the loop's files", w.display())
+	case ProtectedByProcess:
+		return fmt.Sprintf(". No sandbox protects the loop's files (%s): ralph-loop refuses loop commands from the agent and "+
+			"puts its files back, but a script the agent runs can still change them%s", w.noSandboxWhy(why), w.sandboxHint())
 	}
-	return fmt.Sprintf(". Walls: %s, so only the guard's reading of commands keeps the agent away from the loop's files%s", sandboxWhy(why), w.sandboxHint())
+	return fmt.Sprintf(". No sandbox protects the loop's files (%s), and ralph-loop cannot tell the agent's commands from yours "+
+		"here: only its check of each command the agent runs stands in the way%s", w.noSandboxWhy(why), w.sandboxHint())
 }
 
-func sandboxWhy(why string) string {
-	if why == "" {
-		return "the sandbox is not known to be on"
+// ProtectionLine is how status and doctor say what protects an active loop's files.
+func ProtectionLine(l *state.Loop, processTable bool, w Words) string {
+	level, why := Protection(l, processTable)
+	switch level {
+	case ProtectedBySandbox:
+		return w.display() + "'s sandbox: the agent's commands cannot change ralph-loop's files"
+	case ProtectedByProcess:
+		return "ralph-loop alone, no sandbox (" + w.noSandboxWhy(why) + "): it refuses loop commands from the agent's " +
+			"processes and puts its files back when they change"
 	}
-	return why
+	return "ralph-loop's check of each command the agent runs, alone: no sandbox (" + w.noSandboxWhy(why) + "), and " +
+		"ralph-loop cannot tell the agent's processes from yours here"
+}
+
+// Unprotected says, for a loop no sandbox protects, what a script of the agent's can still
+// do, and what would stop it.
+func Unprotected(w Words) string {
+	s := "a script the agent writes and then runs (ralph-loop checks only the command that starts it) can still do what " +
+		"you can: rewrite or delete ralph-loop's state, its copies and its key, replace the binary the hooks run, turn " +
+		"the hooks off in " + w.display() + "'s settings, or detach itself and run \"ralph-loop cancel\", which then " +
+		"looks like yours; "
+	if w.SandboxOn == "" {
+		return s + w.display() + " has no sandbox ralph-loop can use to stop that"
+	}
+	return s + w.display() + "'s sandbox stops that (" + w.SandboxOn + "): the agent's commands then run where those " +
+		"files are read-only"
+}
+
+// DoctorSandbox is doctor's line on the host's sandbox for the agent's shell: on (st is
+// state.SandboxOn), or why not and what that leaves open.
+func DoctorSandbox(st string, w Words) string {
+	if st == state.SandboxOn {
+		return "sandbox: on: the agent's commands cannot change ralph-loop's files"
+	}
+	s := "sandbox: " + st + ": a script the agent runs can change ralph-loop's files (its state, the binary the hooks run, " +
+		w.display() + "'s settings) and so end a loop unseen"
+	if w.SandboxOn != "" {
+		s += "; " + w.SandboxOn + ", and those files are then read-only to the agent's commands"
+	}
+	return s
+}
+
+// noSandboxWhy says why no sandbox protects a loop's files ("" from the loop: not known).
+func (w Words) noSandboxWhy(why string) string {
+	switch {
+	case why != "":
+		return why
+	case w.SandboxOn == "":
+		return w.display() + " has no sandbox ralph-loop can use"
+	}
+	return "the sandbox is not known to be on"
 }
 
 // sandboxHint says how to turn the host's sandbox on.
@@ -102,8 +157,8 @@ func (w Words) sandboxHint() string {
 const SandboxSays = "--sandbox: Claude Code will run each of the agent's shell commands in its sandbox (bubblewrap on Linux, " +
 	"Seatbelt on macOS): they write nothing outside the project and the session's temporary directory, reach the network " +
 	"only through Claude Code's proxy, and cannot ask to leave the sandbox; Claude Code will not start where the sandbox " +
-	"cannot (Linux needs the bubblewrap and socat packages). ralph-loop's state, its keep, the binary the hooks run, Claude " +
-	"Code's settings files and its session transcripts are denied to those commands and to Claude Code's file tools. " +
+	"cannot (Linux needs the bubblewrap and socat packages). ralph-loop's state, its copies of the loops and their key, the binary " +
+	"the hooks run, Claude Code's settings files and its session transcripts are denied to those commands and to Claude Code's file tools. " +
 	"ralph-loop uninstall takes this out again"
 
 // SandboxNotShared is the note for a file of ralph-loop's that a shared settings file

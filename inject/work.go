@@ -2,8 +2,10 @@ package inject
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
+	"github.com/ralph-loop/ralph-loop/hook/args"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -95,6 +97,37 @@ func armedExtras(l *state.Loop) string {
 	}
 	if l.Notify {
 		s += "; you will be notified when it ends"
+	}
+	return s + fromProject(l)
+}
+
+// fromProject names the loop's settings a project's settings file gave (a file anyone
+// working in the project can write, the agent too), each with the file, and the user's own
+// settings such a file holds that are not used there (the prices of models). Checks are
+// named with their file where they are listed.
+func fromProject(l *state.Loop) string {
+	var set, unused []string
+	keys := make([]string, 0, len(l.Sources))
+	for k := range l.Sources {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		src := l.Sources[k]
+		switch {
+		case src == "" || src == "default" || src == "flag" || k == "check":
+		case k == "prices" || k == "unpriced":
+			unused = append(unused, fmt.Sprintf("%q (%s)", k, src))
+		default:
+			set = append(set, fmt.Sprintf("--%s %s (%s)", k, args.Show(&l.Config, k), src))
+		}
+	}
+	var s string
+	if len(set) > 0 {
+		s += "; from the project's settings: " + strings.Join(set, ", ")
+	}
+	if len(unused) > 0 {
+		s += fmt.Sprintf("; not used: %s, which only your own settings (%s) set", strings.Join(unused, ", "), args.UserSettingsName)
 	}
 	return s
 }

@@ -7,7 +7,7 @@ import (
 
 func BenchmarkMatcher(b *testing.B) {
 	text := []byte(strings.Repeat("The parser returns an error when the input is empty; <promise>DON ", 1<<14))
-	m := NewMatcher("DONE")
+	m := newMatcher("DONE")
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

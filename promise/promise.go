@@ -151,9 +151,6 @@ type Matcher struct {
 	token string
 }
 
-// NewMatcher returns a Matcher for the marker of token, counted anywhere.
-func NewMatcher(token string) *Matcher { return NewMatcherMode(token, Anywhere) }
-
 // NewMatcherMode returns a Matcher for the marker of token, counted where mode says ("" is
 // Anywhere).
 func NewMatcherMode(token string, mode Mode) *Matcher {

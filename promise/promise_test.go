@@ -89,7 +89,7 @@ func TestMatcherSplits(t *testing.T) {
 		want := Contains(text, "DONE")
 		for i := 0; i <= len(text); i++ {
 			for j := i; j <= len(text); j++ {
-				m := NewMatcher("DONE")
+				m := newMatcher("DONE")
 				m.Write([]byte(text[:i]))
 				m.Write([]byte(text[i:j]))
 				m.Write([]byte(text[j:]))
@@ -103,7 +103,7 @@ func TestMatcherSplits(t *testing.T) {
 
 func TestMatcherByteAtATime(t *testing.T) {
 	text := strings.Repeat("<promise>DON", 50) + "<promise>DONE</promise>" + "tail"
-	m := NewMatcher("DONE")
+	m := newMatcher("DONE")
 	for i := 0; i < len(text); i++ {
 		m.Write([]byte{text[i]})
 	}
@@ -113,7 +113,7 @@ func TestMatcherByteAtATime(t *testing.T) {
 }
 
 func TestMatcherReset(t *testing.T) {
-	m := NewMatcher("DONE")
+	m := newMatcher("DONE")
 	m.Write([]byte("<promise>DO"))
 	m.Reset()
 	m.Write([]byte("NE</promise>"))
@@ -193,7 +193,7 @@ func TestOther(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("Other(%q) = %q, %v; want %q, %v", tt.text, got, ok, tt.want, tt.ok)
 		}
-		m := NewMatcher("BETA")
+		m := newMatcher("BETA")
 		for i := 0; i < len(tt.text); i++ {
 			m.Write([]byte{tt.text[i]})
 		}
@@ -228,3 +228,6 @@ func TestModeSplits(t *testing.T) {
 		}
 	}
 }
+
+// newMatcher is a Matcher for the marker of token, counted anywhere.
+func newMatcher(token string) *Matcher { return NewMatcherMode(token, Anywhere) }

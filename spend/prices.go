@@ -76,6 +76,24 @@ var table = []Entry{
 	{"gemini-2.5-flash", Price{0.30, 0.30, 0.03, 2.50}, "ai.google.dev/gemini-api/docs/pricing (text, image and video)"},
 }
 
+// Ceiling is the highest price of each kind of token in the table (and of the user's
+// overrides): a model with no known price costs at most this much, unless it costs more
+// than every model ralph-loop knows.
+func Ceiling(overrides map[string]Price) Price {
+	var c Price
+	up := func(p Price) {
+		c.Input, c.CacheWrite = max(c.Input, p.Input), max(c.CacheWrite, p.CacheWrite)
+		c.CacheRead, c.Output = max(c.CacheRead, p.CacheRead), max(c.Output, p.Output)
+	}
+	for _, e := range table {
+		up(e.Price)
+	}
+	for _, p := range overrides {
+		up(p)
+	}
+	return c
+}
+
 // Table returns the embedded price table, sorted by model.
 func Table() []Entry {
 	t := append([]Entry(nil), table...)

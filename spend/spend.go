@@ -78,6 +78,21 @@ func (s Spent) Empty() bool { return s.Total() == 0 && s.CostUSD == 0 && len(s.U
 // CostKnown reports whether CostUSD is the whole cost.
 func (s Spent) CostKnown() bool { return len(s.Unpriced) == 0 }
 
+// Bound is the most the spending can have cost: CostUSD, and the tokens held for models
+// without a price (Held) at the highest prices known (Ceiling). It is CostUSD when the cost
+// is known.
+func (s Spent) Bound(overrides map[string]Price) float64 {
+	b := s.CostUSD
+	if len(s.Held) == 0 {
+		return b
+	}
+	c := Ceiling(overrides)
+	for _, t := range s.Held {
+		b += c.Cost(t)
+	}
+	return b
+}
+
 // Add counts records in: each one's own cost when the host gave one, otherwise its tokens
 // at the model's price (overrides first, then the table). A record whose model has no
 // price adds its model to Unpriced.

@@ -120,6 +120,28 @@ func readAll(f *os.File, limit int64) ([]byte, error) {
 	}
 }
 
+// OpenRegular opens a file that must be a regular file (it may be reached through a
+// symbolic link) for reading, without waiting on a FIFO: for a host's transcript read in
+// pieces.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &NotRegularError{path, describe(fi)}
+	}
+	if err == nil {
+		err = clearNonBlock(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // ReadRegular reads a file that must be a regular file (it may be reached through a
 // symbolic link) of at most limit bytes, without waiting on a FIFO: for files a repository
 // or a person provides, such as settings. A missing file gives an error matching

@@ -134,7 +134,7 @@ func (s *Store) key(create bool) []byte {
 	paths := s.keyPaths()
 	switch {
 	case r.keep != nil:
-		s.warn(r.problem + "; the one in the keep stands")
+		s.warn(r.problem + "; the one in " + paths[0] + " stands")
 		if err := s.putKey(paths[1], r.keep, true); err != nil {
 			s.warn(err.Error())
 			return nil

@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,9 +127,13 @@ type Config struct {
 	// USD, from arming (0: none).
 	MaxTokens int64   `json:"max_tokens,omitempty"`
 	MaxCost   float64 `json:"max_cost,omitempty"`
-	// Prices are the user's prices by model (.ralph/settings.json "prices"), over the
-	// embedded table.
+	// Prices are the user's prices by model (the "prices" of the user's own settings), over
+	// the embedded table.
 	Prices map[string]spend.Price `json:"prices,omitempty"`
+	// Unpriced is what a model with no known price does under MaxCost: "" (its tokens count
+	// at the highest prices known: spend.Spent.Bound) or UnpricedPause (the loop waits for
+	// the user's price), as the user's own settings say.
+	Unpriced string `json:"unpriced,omitempty"`
 	// Checks must all exit 0 for a promise to be accepted.
 	Checks           []string `json:"checks,omitempty"`
 	CheckTimeout     Duration `json:"check_timeout"`
@@ -196,6 +201,9 @@ type Loop struct {
 	Host      string `json:"host"`
 	Cwd       string `json:"cwd"`
 	ArmedBy   string `json:"armed_by"` // "slash-command" or "start"
+	// Resumes is the loop this one picks up where it ended (--resume): the same loop
+	// going on, which status lists once.
+	Resumes string `json:"resumes,omitempty"`
 	Config
 	Status    Status `json:"status"`
 	Iteration int    `json:"iteration"` // the agent turn in progress, from 1
@@ -234,6 +242,20 @@ type Loop struct {
 	// ToolIDs are the most recent tool-use ids counted, to count each call once whichever of
 	// the hook events and the transcript reports it first.
 	ToolIDs []string `json:"tool_ids,omitempty"`
+	// Missed says why the loop's next stop is blocked whatever the agent's output holds: a
+	// stop before it went through with no decision (its hook was killed; see hook's
+	// undecided). The next decided stop clears it.
+	Missed string `json:"missed,omitempty"`
+	// Recorded: the host's transcript has been read for this loop. On a host whose
+	// transcript records every tool call by the id its tool hooks log, a call then counts
+	// only once the transcript shows it (CountRecorded); before (a session with no
+	// transcript file), the tool log alone counts.
+	Recorded bool `json:"recorded,omitempty"`
+	// Unshown are the calls the tool log holds that the transcript has not shown yet, and
+	// Unlogged the calls the transcript showed that the tool log does not hold yet (see
+	// CountRecorded): each waits for the other record.
+	Unshown  []string `json:"unshown,omitempty"`
+	Unlogged []string `json:"unlogged,omitempty"`
 	// BlocksSinceTool counts consecutive blocks of this turn without a tool call between
 	// them, which is what the host's block cap counts.
 	BlocksSinceTool int `json:"blocks_since_tool"`
@@ -494,6 +516,69 @@ func (l *Loop) markSeen(id string) {
 	}
 }
 
+// CountRecorded counts the tool calls that both the tool log (uses) and the host's own
+// record, its transcript (shown: the calls it showed since the last count), hold, each once
+// by its id. The tool log is a file anything the agent runs can append to; the transcript
+// shows what the host ran, and the log what ran through its tool hooks (a call the host
+// refused before it ran is in the transcript alone). A call one record holds waits, in
+// Unshown or Unlogged, for the other; a logged call without an id never counts; a denied
+// one never counts, whatever the transcript shows.
+func (l *Loop) CountRecorded(uses []ToolUse, shown []string) {
+	l.Unshown, l.Unlogged = slices.Clone(l.Unshown), slices.Clone(l.Unlogged)
+	for _, u := range uses {
+		if u.Denied && u.ToolUseID != "" {
+			l.markSeen(u.ToolUseID)
+		}
+	}
+	for _, u := range uses {
+		id := u.ToolUseID
+		switch {
+		case u.Denied || id == "" || slices.Contains(l.ToolIDs, id):
+		case slices.Contains(l.Unlogged, id):
+			l.Unlogged = slices.DeleteFunc(l.Unlogged, func(s string) bool { return s == id })
+			l.AddToolCall(id)
+		default:
+			l.Unshown = appendBounded(l.Unshown, id)
+		}
+	}
+	for _, id := range shown {
+		switch {
+		case id == "" || slices.Contains(l.ToolIDs, id):
+		case slices.Contains(l.Unshown, id):
+			l.Unshown = slices.DeleteFunc(l.Unshown, func(s string) bool { return s == id })
+			l.AddToolCall(id)
+		default:
+			l.Unlogged = appendBounded(l.Unlogged, id)
+		}
+	}
+}
+
+// CountShown counts the tool calls the host's transcript showed (shown), each once by its
+// id, for a host whose transcript records every call that ran: the tool log's calls only
+// mark the ones the guard denied, which never count.
+func (l *Loop) CountShown(uses []ToolUse, shown []string) {
+	for _, u := range uses {
+		if u.Denied && u.ToolUseID != "" {
+			l.markSeen(u.ToolUseID)
+		}
+	}
+	for _, id := range shown {
+		l.AddToolCall(id)
+	}
+}
+
+// appendBounded adds id to ids, once, keeping the latest MaxToolIDs.
+func appendBounded(ids []string, id string) []string {
+	if slices.Contains(ids, id) {
+		return ids
+	}
+	ids = append(ids, id)
+	if n := len(ids) - MaxToolIDs; n > 0 {
+		ids = append(ids[:0], ids[n:]...)
+	}
+	return ids
+}
+
 // CountToolCalls counts logged tool calls: denied ones are remembered, so that the
 // transcript's record of them does not count either, and the others counted once each.
 func (l *Loop) CountToolCalls(uses []ToolUse) {
@@ -508,6 +593,9 @@ func (l *Loop) CountToolCalls(uses []ToolUse) {
 		}
 	}
 }
+
+// UnpricedPause is Config.Unpriced for a loop that waits for the user's price.
+const UnpricedPause = "pause"
 
 // Who or what ended a loop (Loop.EndedBy).
 const (

@@ -72,3 +72,48 @@ func TestDeniedNeverCounts(t *testing.T) {
 		t.Fatalf("ToolCalls %d; a denied call counted when the transcript showed it", l.ToolCalls)
 	}
 }
+
+// TestCountRecorded: on a host whose transcript records every call, a call counts once
+// both records hold it, in whichever order they show it, across counts; a call only the
+// tool log holds (anything can append to it), one without an id, or one the guard denied
+// never counts.
+func TestCountRecorded(t *testing.T) {
+	type step struct {
+		logged []ToolUse
+		shown  []string
+		want   int
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"both at once", []step{{[]ToolUse{{ToolUseID: "a"}}, []string{"a"}, 1}}},
+		{"logged first, shown later", []step{{[]ToolUse{{ToolUseID: "a"}}, nil, 0}, {nil, []string{"a"}, 1}}},
+		{"shown first, logged later", []step{{nil, []string{"a"}, 0}, {[]ToolUse{{ToolUseID: "a"}}, nil, 1}}},
+		{"logged only (the agent's lines)", []step{{[]ToolUse{{ToolUseID: "f1"}, {ToolUseID: "f2"}}, nil, 0}, {nil, []string{"x"}, 0}}},
+		{"shown only (refused before it ran)", []step{{nil, []string{"a"}, 0}, {nil, nil, 0}}},
+		{"no id", []step{{[]ToolUse{{}}, []string{""}, 0}}},
+		{"denied", []step{{[]ToolUse{{ToolUseID: "d", Denied: true}}, []string{"d"}, 0}, {[]ToolUse{{ToolUseID: "d"}}, nil, 0}}},
+		{"reported twice", []step{{[]ToolUse{{ToolUseID: "a"}, {ToolUseID: "a"}}, []string{"a", "a"}, 1}, {[]ToolUse{{ToolUseID: "a"}}, []string{"a"}, 1}}},
+		{"many", []step{{[]ToolUse{{ToolUseID: "a"}, {ToolUseID: "b"}, {ToolUseID: "c"}}, []string{"c", "a"}, 2}, {nil, []string{"b", "z"}, 3}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var l Loop
+			for i, s := range tc.steps {
+				l.CountRecorded(s.logged, s.shown)
+				if l.ToolCalls != s.want {
+					t.Fatalf("after step %d: %d tool calls, want %d (unshown %v, unlogged %v)", i+1, l.ToolCalls, s.want, l.Unshown, l.Unlogged)
+				}
+			}
+		})
+	}
+}
+
+// TestCountShown: the transcript's calls count; the tool log only marks the denied ones.
+func TestCountShown(t *testing.T) {
+	var l Loop
+	l.CountShown([]ToolUse{{ToolUseID: "f1"}, {ToolUseID: "d", Denied: true}, {}}, []string{"a", "d", "a"})
+	if l.ToolCalls != 1 {
+		t.Fatalf("%d tool calls, want 1 (a)", l.ToolCalls)
+	}
+}

@@ -90,12 +90,17 @@ func cancelledBy(store *state.Store, id string) (by, why string) {
 	}
 	switch {
 	case proc.Supported && err == nil && l != nil && l.Owner != nil:
-		return state.ByTerminal, "cancelled with ralph-loop cancel"
+		return state.ByTerminal, inject.EndCancelTerminal
 	case insideSession(id):
 		// Where who runs it cannot be told, the session's variable is all there is to go on.
-		return state.ByInside, "cancelled with ralph-loop cancel run inside the session (a tool call or a shell escape)"
+		return state.ByInside, inject.EndCancelInside
+	case stdinTerminal():
+		// The loop's host is not known yet (no hook of its session has run since "ralph-loop
+		// start"), so no tool call of the agent has run since either (its tool hook would have
+		// named the host): typed in a terminal, by the user.
+		return state.ByTerminal, inject.EndCancelTerminal
 	}
-	return state.ByCommand, "cancelled with ralph-loop cancel, where ralph-loop could not tell whether it ran inside the session"
+	return state.ByCommand, inject.EndCancelCommand
 }
 
 // insideSession reports whether this process runs inside the agent session id: a host's

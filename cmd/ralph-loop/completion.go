@@ -106,3 +106,30 @@ func bashCompletionFirst(c *cli.Command) {
 		}
 	}
 }
+
+// unknownShell makes "ralph-loop completion SHELL" for a shell it has no script for (tcsh)
+// a usage error naming the shells it has, where urfave/cli said "No help topic for 'tcsh'";
+// without a shell it prints its help.
+func unknownShell(c *cli.Command) {
+	c.Action = func(_ context.Context, cmd *cli.Command) error {
+		if cmd.NArg() == 0 {
+			return cli.ShowSubcommandHelp(cmd)
+		}
+		var shells []string
+		for _, sub := range cmd.Commands {
+			if !sub.Hidden && sub.Name != "help" {
+				shells = append(shells, sub.Name)
+			}
+		}
+		return usageError{err: fmt.Errorf("no completion script for %q: ralph-loop has one for %s", cmd.Args().First(), orList(shells)),
+			cmd: commandName(cmd)}
+	}
+}
+
+// orList writes "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}

@@ -21,8 +21,8 @@ func diffCommand() *cli.Command {
 		Name:      "diff",
 		Usage:     "print what a loop's iterations changed in the work tree, from its checkpoints (--checkpoint)",
 		UsageText: "ralph-loop diff LOOP [N]",
-		Description: "LOOP is a loop's id (as status and log show it; a unique beginning of one will do) or a session's id " +
-			"(its last loop). With N, the patch of iteration N (against the checkpoint before it; 0 is the work tree " +
+		Description: "LOOP is a loop's id (as status and log show it) or a session's id (its last loop); a unique beginning " +
+			"of either will do. With N, the patch of iteration N (against the checkpoint before it; 0 is the work tree " +
 			"when the loop was armed, against HEAD); without it, the patch of the whole loop. Only for a loop armed " +
 			"with --checkpoint, whose commits are under refs/ralph-loop/LOOP/ in its repository: git can take you back " +
 			"to any of them (git restore --source=refs/ralph-loop/LOOP/N -- .).",
@@ -83,31 +83,58 @@ func diffCommand() *cli.Command {
 	}
 }
 
-// findLoop returns the loop whose id is id, or begins with it (only one may), or the last
-// loop of the session of that id.
+// findLoop returns the loop id names: a loop's id, a session's id (its last loop), or a
+// unique beginning of either, as status shows them. A beginning that names more than one
+// is an error listing them.
 func findLoop(store *state.Store, id string) (state.Loop, error) {
 	loops, readErr := allLoops(store)
-	var found []state.Loop
 	for _, l := range loops {
 		if l.LoopID == id {
 			return l, nil
 		}
-		if strings.HasPrefix(l.LoopID, id) {
-			found = append(found, l)
-		}
-	}
-	if len(found) == 1 {
-		return found[0], nil
-	}
-	if len(found) > 1 {
-		return state.Loop{}, usagef("%q is the beginning of %d loops' ids: give more of it", id, len(found))
 	}
 	if state.ValidSessionID(id) == nil {
 		if ls, err := store.Loops(id); err == nil && len(ls) > 0 {
 			return ls[0], nil
 		}
 	}
-	if readErr != nil {
+	// A beginning: of loops' ids, and of sessions' ids (each session its last loop).
+	type match struct {
+		loop state.Loop
+		what string
+	}
+	var found []match
+	seen := map[string]bool{}
+	add := func(l state.Loop, what string) {
+		if !seen[l.LoopID] {
+			seen[l.LoopID] = true
+			found = append(found, match{l, what})
+		}
+	}
+	last := map[string]bool{} // each session's last loop, the one its id names
+	for _, l := range loops {
+		if !last[l.SessionID] {
+			last[l.SessionID] = true
+			if strings.HasPrefix(l.SessionID, id) {
+				add(l, fmt.Sprintf("session %s (its last loop, %s)", l.SessionID, l.LoopID))
+			}
+		}
+	}
+	for _, l := range loops {
+		if strings.HasPrefix(l.LoopID, id) {
+			add(l, fmt.Sprintf("loop %s (session %s)", l.LoopID, l.SessionID))
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0].loop, nil
+	case len(found) > 1:
+		var names []string
+		for _, m := range found {
+			names = append(names, m.what)
+		}
+		return state.Loop{}, usagef("%q is the beginning of more than one: %s; give more of it", id, strings.Join(names, ", "))
+	case readErr != nil:
 		return state.Loop{}, readErr
 	}
 	return state.Loop{}, fmt.Errorf("no loop or session %q (ralph-loop status --all lists them)", id)

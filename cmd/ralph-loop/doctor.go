@@ -14,6 +14,7 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
+	"github.com/ralph-loop/ralph-loop/hook/proc"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -312,7 +313,11 @@ func (d *doctor) loopHere() {
 		n++
 		fmt.Fprintf(d.out, "loop here: %s session %s, iteration %d of %d, %s: %s\n", l.Host, l.SessionID, l.Iteration, l.MaxIterations,
 			statusWord(l, time.Now()), firstLine(l.Task, 60))
-		d.Say("strongest wall: %s", wallLine(&l))
+		w := loopWords(&l)
+		d.Say("protected by: %s", inject.ProtectionLine(&l, proc.Supported, w))
+		if level, _ := inject.Protection(&l, proc.Supported); level != inject.ProtectedBySandbox {
+			d.Say("still possible: %s", inject.Unprotected(w))
+		}
 	}
 	if n == 0 {
 		fmt.Fprintf(d.out, "loop here: none active in %s\n", d.dir)

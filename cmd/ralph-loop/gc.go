@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -39,17 +40,21 @@ func gcCommand() *cli.Command {
 			}
 			fmt.Fprintf(cmd.Root().Writer, "ralph-loop: %s %d finished loops older than %s (%d whole sessions, %.1f MB); active loops are never removed\n",
 				verb, res.Loops, cmd.String("older-than"), res.Sessions, float64(res.Bytes)/(1<<20))
-			gcCheckpoints(ctx, cmd, res.Checkpointed, verb, cmd.Bool("dry-run"))
+			removeCheckpoints(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, res.Checkpointed, verb, cmd.Bool("dry-run"))
 			return err
 		},
 	}
 }
 
-// gcCheckpoints removes the checkpoint refs (refs/ralph-loop/<loop>/) of the loops gc
-// removed, in each loop's repository, and says so. A repository that is gone, or that git
-// cannot change, is named in a warning; gc goes on.
-func gcCheckpoints(ctx context.Context, cmd *cli.Command, loops []state.Loop, verb string, dryRun bool) {
+// removeCheckpoints removes the checkpoint refs (refs/ralph-loop/<loop>/) of loops (those
+// gc or uninstall --purge removed), in each loop's repository, and says so on w. A
+// repository that is gone, or that git cannot change, is named in a warning on errW; the
+// others go on.
+func removeCheckpoints(ctx context.Context, w, errW io.Writer, loops []state.Loop, verb string, dryRun bool) {
 	for _, l := range loops {
+		if !l.Checkpoint || l.Work.Repo == "" {
+			continue
+		}
 		prefix := worktree.RefPrefix + l.LoopID + "/"
 		var n int
 		repo, err := loopRepo(l)
@@ -63,11 +68,11 @@ func gcCheckpoints(ctx context.Context, cmd *cli.Command, loops []state.Loop, ve
 			n, err = worktree.DeleteRefs(ctx, repo, prefix)
 		}
 		if err != nil {
-			fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: warning: the checkpoints of loop %s in %s: %s\n", l.LoopID, inject.Printable(l.Work.Repo), inject.Printable(err.Error()))
+			fmt.Fprintf(errW, "ralph-loop: warning: the checkpoints of loop %s in %s: %s\n", l.LoopID, inject.Printable(l.Work.Repo), inject.Printable(err.Error()))
 			continue
 		}
 		if n > 0 {
-			fmt.Fprintf(cmd.Root().Writer, "ralph-loop: %s %s (%s*) in %s\n", verb, inject.Plural(n, "checkpoint ref", "checkpoint refs"), prefix, inject.Printable(l.Work.Repo))
+			fmt.Fprintf(w, "ralph-loop: %s %s (%s*) in %s\n", verb, inject.Plural(n, "checkpoint ref", "checkpoint refs"), prefix, inject.Printable(l.Work.Repo))
 		}
 	}
 }

@@ -48,6 +48,7 @@ func hookEnvTo(stderr io.Writer) hook.Env {
 		},
 		HookBinaries: hookBinaries,
 		HookStamp:    hookStamp,
+		UserSettings: userSettings(),
 		Notify: func(title, body string, find program.Finder) (string, error) {
 			return notify.Default(find.Look).Send(context.Background(), title, body)
 		},

@@ -52,7 +52,7 @@ func installCommand(add bool) *cli.Command {
 	} else {
 		name, usage = "uninstall", "remove exactly what install added"
 		usageText = "ralph-loop uninstall [--host NAME] [--scope user|project|local] [--dir PATH] [--dry-run] [--purge]"
-		flags = append(flags, &cli.BoolFlag{Name: "purge", Usage: "also remove the backups, and once no install is left the loops' state: all ralph-loop keeps on this machine"})
+		flags = append(flags, &cli.BoolFlag{Name: "purge", Usage: "also remove the backups, and once no install is left the loops' state and checkpoints: everything ralph-loop stores on this machine"})
 		desc = "Takes out, at the scope given, exactly what install added and nothing else: ralph-loop's hook entries " +
 			"(known by their command line, wherever the binary has moved since), the settings install set if they " +
 			"still hold its value, the command files it wrote if unchanged, and the files and directories it created; " +
@@ -169,7 +169,7 @@ func installCommand(add bool) *cli.Command {
 				}
 			}
 			if !add && !cmd.Bool("dry-run") && failed == nil {
-				return leftBehind(cmd.Root().Writer, purge)
+				return leftBehind(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, purge)
 			}
 			return failed
 		},

@@ -196,6 +196,12 @@ func stateDir() string {
 	return filepath.Join(xdg.StateHome, "ralph-loop")
 }
 
+// userSettings is the user's own settings file: $XDG_CONFIG_HOME/ralph-loop/settings.json
+// (the prices of models; see args.UserSettings).
+func userSettings() string {
+	return filepath.Join(xdg.ConfigHome, "ralph-loop", "settings.json")
+}
+
 // keepDir is where ralph-loop keeps its own copy of every loop and the key that signs
 // them: $XDG_DATA_HOME/ralph-loop, out of the way of what happens to the state directory.
 func keepDir() string {
@@ -286,6 +292,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 			addExamples([]*cli.Command{c})
 			c.OnUsageError = onUsageError
 			bashCompletionFirst(c)
+			unknownShell(c)
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {

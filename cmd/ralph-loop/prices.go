@@ -18,11 +18,14 @@ import (
 func pricesCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "prices",
-		Usage:     "show the prices --max-cost counts with: the embedded table, dated, and this project's own",
+		Usage:     "show the prices --max-cost counts with: the embedded table, dated, and your own",
 		UsageText: "ralph-loop prices",
 		Description: "USD per million tokens. A model is priced by its name as the host records it, without a provider prefix " +
-			"or a dated suffix. Set a price (or override one) under \"prices\" in .ralph/settings.json: " +
-			`{"prices": {"MODEL": {"input": 4, "cache_write": 5, "cache_read": 0.2, "output": 20}}}.`,
+			"or a dated suffix. Set a price (or override one) under \"prices\" in your own settings, " + args.UserSettingsName +
+			` ($XDG_CONFIG_HOME/ralph-loop/settings.json): {"prices": {"MODEL": {"input": 4, "cache_write": 5, "cache_read": 0.2, "output": 20}}}. ` +
+			"A project's .ralph/settings.json never sets a price: the agent can write it. A model with no known price counts, " +
+			`under --max-cost, at the highest price of each kind below, unless your settings say {"unpriced": "pause"}: then the loop ` +
+			"waits for your price.",
 		OnUsageError: onUsageError,
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.NArg() > 0 {
@@ -38,8 +41,7 @@ func pricesCommand() *cli.Command {
 			for _, e := range spend.Table() {
 				row(e.Model, e.Price, e.Source)
 			}
-			cwd, _ := os.Getwd()
-			cfg, err := args.Resolve(args.Parsed{}, projectDir(cwd))
+			prices, _, err := args.UserSettings(userSettings())
 			if err != nil {
 				tw.Flush()
 				if errors.Is(err, args.ErrSetting) {
@@ -47,14 +49,15 @@ func pricesCommand() *cli.Command {
 				}
 				return err
 			}
-			models := make([]string, 0, len(cfg.Prices))
-			for m := range cfg.Prices {
+			models := make([]string, 0, len(prices))
+			for m := range prices {
 				models = append(models, m)
 			}
 			sort.Strings(models)
 			for _, m := range models {
-				row(m, cfg.Prices[m], "this project's settings")
+				row(m, prices[m], "your settings ("+args.UserSettingsName+")")
 			}
+			row("(no known price)", spend.Ceiling(prices), "the highest of each kind above: what an unpriced model counts at")
 			return tw.Flush()
 		},
 	}

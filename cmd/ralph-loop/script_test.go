@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -456,6 +457,9 @@ func fixturePayload(argv []string) error {
 		return err
 	}
 	for _, kv := range argv[2:] {
+		if kv == "notranscript" {
+			continue
+		}
 		if k, raw, ok := strings.Cut(kv, ":="); ok && !strings.Contains(k, "=") {
 			var v any
 			if err := json.Unmarshal([]byte(raw), &v); err != nil {
@@ -485,7 +489,22 @@ func fixturePayload(argv []string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(argv[1], out, 0o644)
+	if err := os.WriteFile(argv[1], out, 0o644); err != nil {
+		return err
+	}
+	// Claude Code writes a call's tool_use block to the transcript before it runs the call
+	// (and so before its PostToolUse hook): a tool call's payload comes with that line, so
+	// that the call is in the host's record as in the tool log, when the script names the
+	// transcript ("notranscript" leaves it out, for a call the transcript does not show).
+	named := slices.ContainsFunc(argv[2:], func(kv string) bool { return strings.HasPrefix(kv, "transcript_path=") })
+	if strings.HasPrefix(argv[0], "PostToolUse") && named && !slices.Contains(argv[2:], "notranscript") {
+		path, _ := m["transcript_path"].(string)
+		id, _ := m["tool_use_id"].(string)
+		if path != "" && id != "" {
+			return fixtureLine([]string{path, "tool", id})
+		}
+	}
+	return nil
 }
 
 func atoi(s string) int {

@@ -77,10 +77,45 @@ func fixtureHost(dir string) error {
 
 // standinRun runs one hook or tool call as the host does.
 func standinRun(req standinRequest) standinReply {
+	var rep standinReply
 	if req.Kind == "installed" {
-		return standinInstalled(req)
+		rep = standinInstalled(req)
+	} else {
+		rep = standinHook(req, "")
 	}
-	return standinHook(req, "")
+	if req.Kind != "tool" {
+		recordFeedback(req.Arg, rep)
+	}
+	return rep
+}
+
+// recordFeedback writes what Claude Code writes into the session's transcript when a Stop
+// hook blocks the stop: a user line (isMeta) "Stop hook feedback:" with the reason, before
+// the model's next request. payload is the event's input file.
+func recordFeedback(payload string, rep standinReply) {
+	data, err := os.ReadFile(payload)
+	if err != nil {
+		return
+	}
+	var ev struct {
+		Event      string `json:"hook_event_name"`
+		Transcript string `json:"transcript_path"`
+	}
+	var out struct {
+		Decision, Reason string
+	}
+	if json.Unmarshal(data, &ev) != nil || ev.Event != "Stop" || ev.Transcript == "" ||
+		json.Unmarshal([]byte(strings.TrimSpace(rep.Stdout)), &out) != nil || out.Decision != "block" {
+		return
+	}
+	line, _ := json.Marshal(map[string]any{"type": "user", "isMeta": true, "timestamp": time.Now().UTC().Format(time.RFC3339Nano),
+		"message": map[string]any{"role": "user", "content": "Stop hook feedback:\n" + out.Reason}})
+	f, err := os.OpenFile(ev.Transcript, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	f.Write(append(line, '\n'))
+	f.Close()
 }
 
 // claudeSettings is what the stand-ins read of Claude Code's settings: each event's hooks'

@@ -53,6 +53,9 @@ func startCommand() *cli.Command {
 				return err
 			}
 			cfg, err := args.Resolve(p, project)
+			if err == nil {
+				cfg.Prices, cfg.Unpriced, err = args.UserSettings(userSettings())
+			}
 			if errors.Is(err, args.ErrSetting) {
 				return usageError{err: err} // exit 2, as the same value given as a flag
 			}

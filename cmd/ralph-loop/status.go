@@ -57,6 +57,7 @@ type loopView struct {
 	CheckHint         string            `json:"check_hint,omitempty"`
 	Sources           map[string]string `json:"sources,omitempty"`
 	ArmedBy           string            `json:"armed_by"`
+	Resumes           string            `json:"resumes,omitempty"`
 	StartedAt         time.Time         `json:"started_at"`
 	UpdatedAt         time.Time         `json:"updated_at"`
 	LastSeenAt        time.Time         `json:"last_seen_at"`
@@ -67,11 +68,11 @@ type loopView struct {
 	// told for this loop ("process" or why only the guard's reading of commands is left).
 	Owner     *ownerView `json:"owner,omitempty"`
 	Authority string     `json:"authority,omitempty"`
-	// Wall, for an active loop, is the strongest wall in force around its files
-	// ("sandbox", "process table", "spelling only"), and Sandbox why it is not the host's
-	// sandbox, when it is not.
-	Wall    string `json:"wall,omitempty"`
-	Sandbox string `json:"sandbox,omitempty"`
+	// Protection, for an active loop, is what protects its files from the agent's own
+	// processes ("sandbox", "process", "guard": inject.Protection), and Sandbox why the
+	// host's sandbox does not, when it does not.
+	Protection string `json:"protection,omitempty"`
+	Sandbox    string `json:"sandbox,omitempty"`
 	// HooksSilent, for an active loop, says since when its session's transcript has grown
 	// with no hook of it running (its hooks were turned off).
 	HooksSilent string   `json:"hooks_silent,omitempty"`
@@ -138,7 +139,7 @@ func view(store *state.Store, l state.Loop) loopView {
 		SessionID: l.SessionID, LoopID: l.LoopID, Host: l.Host, Cwd: l.Cwd, Task: l.Task, TaskFile: l.TaskFile,
 		Status: l.Status, Iteration: l.Iteration, MaxIterations: l.MaxIterations, ToolCalls: l.ToolCalls,
 		MinToolCalls: l.MinToolCalls, CompletionPromise: l.CompletionPromise, OnPromiseNoWork: l.OnPromiseNoWork,
-		ArmedBy: l.ArmedBy, StartedAt: l.StartedAt, UpdatedAt: l.UpdatedAt, LastSeenAt: l.LastSeenAt,
+		ArmedBy: l.ArmedBy, Resumes: l.Resumes, StartedAt: l.StartedAt, UpdatedAt: l.UpdatedAt, LastSeenAt: l.LastSeenAt,
 		EndedAt: l.EndedAt, EndReason: l.EndReason, EndedBy: l.EndedBy, Warnings: l.Warnings, Unverified: l.Unverified,
 		Mode: mode(l), Checks: l.Checks, CheckHint: l.CheckHint, Sources: l.Sources,
 		Tokens: l.Spent.Total(), Unpriced: l.Spent.Unpriced, MaxTokens: l.MaxTokens, MaxCost: l.MaxCost,
@@ -161,7 +162,7 @@ func view(store *state.Store, l state.Loop) loopView {
 	}
 	if l.Status == state.Active {
 		v.Authority = hook.Authority(&l)
-		v.Wall, v.Sandbox = inject.Wall(&l, proc.Supported)
+		v.Protection, v.Sandbox = inject.Protection(&l, proc.Supported)
 		if since, ok := hook.HooksSilent(store, &l, time.Now()); ok {
 			v.HooksSilent = since.Round(time.Second).String()
 		}
@@ -275,7 +276,11 @@ func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
 	fmt.Fprintln(tw, "SESSION\tSTATUS\tITERATION\tTOOLS\tSPENT\tUPDATED\tTASK")
 	now := time.Now()
 	finished, hidden := 0, 0
+	resumed := resumedLoops(loops)
 	for _, l := range loops {
+		if resumed[l.LoopID] {
+			continue // the loop that picked it up is its row
+		}
 		if l.Status != state.Active {
 			if finished++; finished > recentLimit && !all {
 				hidden++
@@ -290,6 +295,18 @@ func listStatus(w io.Writer, store *state.Store, asJSON, all bool) error {
 		fmt.Fprintf(w, "(%d older loops not shown: ralph-loop status --all)\n", hidden)
 	}
 	return readErr
+}
+
+// resumedLoops are the loops another loop of their session picked up with --resume: the
+// same loop going on, shown once, as the loop that goes on.
+func resumedLoops(loops []state.Loop) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range loops {
+		if l.Resumes != "" {
+			out[l.Resumes] = true
+		}
+	}
+	return out
 }
 
 func statusWord(l state.Loop, now time.Time) string {
@@ -404,7 +421,7 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 		row("ended", l.EndReason)
 	}
 	if l.EndedBy != "" {
-		row("ended by", inject.EndedBy(l.EndedBy))
+		row("ended by", inject.EndedBy(&l))
 	}
 	if l.Unverified != "" {
 		row("unverified", l.Unverified)
@@ -418,7 +435,11 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 			row("host process", fmt.Sprintf("%s (pid %d, %s)", l.Owner.Comm, l.Owner.PID, run))
 		}
 		row("who may end it", hook.Authority(&l))
-		row("strongest wall", wallLine(&l))
+		w := loopWords(&l)
+		row("protected by", inject.ProtectionLine(&l, proc.Supported, w))
+		if level, _ := inject.Protection(&l, proc.Supported); level != inject.ProtectedBySandbox {
+			row("still possible", inject.Unprotected(w))
+		}
 		if since, ok := hook.HooksSilent(store, &l, now); ok {
 			row("warning", strings.TrimPrefix(inject.HooksSilent(l.SessionID, age(since)), "ralph-loop: "))
 		}
@@ -482,8 +503,13 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	if len(loops) > 1 {
 		fmt.Fprintln(w, "earlier loops in this session")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		resumed := resumedLoops(loops)
 		for _, o := range loops[1:] {
-			fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\n", o.StartedAt.Local().Format("2006-01-02 15:04"), o.Status, o.Iteration, o.MaxIterations, firstLine(o.Task, 50))
+			status := string(o.Status)
+			if resumed[o.LoopID] {
+				status += " (picked up by --resume)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%s\n", o.StartedAt.Local().Format("2006-01-02 15:04"), status, o.Iteration, o.MaxIterations, firstLine(o.Task, 50))
 		}
 		tw.Flush()
 	}
@@ -536,12 +562,11 @@ func eventSpent(e state.Event) string {
 	return s + "]"
 }
 
-// wallLine says which wall keeps the agent away from a loop's files, and why no stronger
-// one does.
-func wallLine(l *state.Loop) string {
-	wall, why := inject.Wall(l, proc.Supported)
-	if why == "" || wall == inject.WallSandbox {
-		return wall
+// loopWords are the texts' facts of a loop's host (a host this ralph-loop does not know
+// gets its name alone).
+func loopWords(l *state.Loop) inject.Words {
+	if h, ok := hosts.Lookup(l.Host); ok {
+		return h.Facts(os.Getenv, l.Cwd).Words
 	}
-	return wall + " (" + why + ")"
+	return inject.Words{Name: l.Host, Display: l.Host}
 }

@@ -1,19 +1,23 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/ralph-loop/ralph-loop/hook/worktree"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // What uninstall leaves on the machine, and --purge, which takes it out: the backups of the
 // user's files (under the state directory's install/), the loops' state (the state
-// directory) and ralph-loop's own copies of the loops with their key (the keep directory).
+// directory), ralph-loop's own copies of the loops with their key (the data directory), and
+// the checkpoints of loops armed with --checkpoint (refs/ralph-loop/<loop>/ in each loop's
+// repository).
 
 // purgeAllowed refuses --purge while a loop is active: its state is what keeps it going,
 // and only the user ends a loop.
@@ -36,12 +40,15 @@ func purgeAllowed() error {
 }
 
 // leftBehind says, after uninstall, what stays and how to remove it; with purge it removes
-// the backups, and everything else too once no install of any host is left.
-func leftBehind(w io.Writer, purge bool) error {
+// the backups, and everything else too once no install of any host is left: the loops'
+// state and their checkpoints in the repositories they record.
+func leftBehind(ctx context.Context, w, errW io.Writer, purge bool) error {
 	dir, keep := stateDir(), keepDir()
 	installs, _ := filepath.Glob(filepath.Join(dir, "install", "*", "record.json"))
+	loops, _ := allLoops(newStore())
 	if purge {
 		if len(installs) == 0 {
+			removeCheckpoints(ctx, w, errW, loops, "removed", false)
 			var gone []string
 			for _, d := range []string{dir, keep} {
 				if exists(d) {
@@ -73,20 +80,49 @@ func leftBehind(w io.Writer, purge bool) error {
 	if n := countBackups(dir); n > 0 {
 		kept = append(kept, fmt.Sprintf("%s of your files in %s", inject.Plural(n, "backup", "backups"), filepath.Join(dir, "install")))
 	}
-	var loops []string
+	var where []string
 	if hasLoopState(dir) {
-		loops = append(loops, dir)
+		where = append(where, dir)
 	}
 	if exists(keep) {
-		loops = append(loops, keep)
+		where = append(where, keep)
 	}
-	if len(loops) > 0 {
-		kept = append(kept, "the loops' state in "+strings.Join(loops, " and "))
+	if len(where) > 0 {
+		kept = append(kept, "the loops' state in "+strings.Join(where, " and "))
 	}
+	kept = append(kept, checkpointsLeft(ctx, loops)...)
 	if len(kept) > 0 {
 		fmt.Fprintf(w, "ralph-loop: kept: %s; ralph-loop uninstall --purge removes them\n", strings.Join(kept, ", "))
 	}
 	return nil
+}
+
+// checkpointsLeft says, per repository, how many checkpoint refs the loops left there.
+func checkpointsLeft(ctx context.Context, loops []state.Loop) []string {
+	n := map[string]int{}
+	var repos []string
+	for _, l := range loops {
+		if !l.Checkpoint || l.Work.Repo == "" {
+			continue
+		}
+		repo, err := loopRepo(l)
+		if err != nil {
+			continue
+		}
+		refs, err := worktree.Refs(ctx, repo, worktree.RefPrefix+l.LoopID+"/")
+		if err != nil || len(refs) == 0 {
+			continue
+		}
+		if n[l.Work.Repo] == 0 {
+			repos = append(repos, l.Work.Repo)
+		}
+		n[l.Work.Repo] += len(refs)
+	}
+	var out []string
+	for _, r := range repos {
+		out = append(out, fmt.Sprintf("%s (%s) in %s", inject.Plural(n[r], "checkpoint ref", "checkpoint refs"), worktree.RefPrefix, inject.Printable(r)))
+	}
+	return out
 }
 
 // recordDirs are the install record directories under the state directory.

@@ -160,54 +160,14 @@ func Parse(words []Word, opt Options) (Parsed, error) {
 				flags = false
 				continue
 			}
-			name, value, hasValue := strings.Cut(w.Text, "=")
-			if name == "--help" || name == "-h" {
-				return p, ErrHelp
+			used, err := p.flag(words[i:], opt)
+			if err != nil {
+				return p, err
 			}
-			key := strings.TrimPrefix(name, "--")
-			f, ok := lookup(key, opt)
-			if !strings.HasPrefix(name, "--") || !ok {
-				if s := suggest(strings.TrimLeft(name, "-"), opt); s != "" {
-					return p, fmt.Errorf("unknown flag %s (did you mean --%s?)", name, s)
-				}
-				return p, fmt.Errorf("unknown flag %s (quote task words that start with '-')", name)
+			for _, v := range words[i+1 : i+used] {
+				newline = newline || v.NewlineBefore
 			}
-			if p.Given[key] && !f.Repeatable {
-				return p, fmt.Errorf("%s is given twice", name)
-			}
-			if f.Arg == "" {
-				// A switch; one that settings can turn on can be turned off again with
-				// --name=false.
-				if hasValue && f.NoSettings {
-					return p, fmt.Errorf("%s takes no value", name)
-				}
-				if err := f.set(&p, value); err != nil {
-					return p, fmt.Errorf("%s: %w", name, err)
-				}
-				if !f.NoSettings {
-					if value == "" {
-						value = "true"
-					}
-					p.values = append(p.values, [2]string{key, value})
-				}
-				p.Given[key] = true
-				continue
-			}
-			if !hasValue {
-				if i+1 == len(words) {
-					return p, fmt.Errorf("%s needs a value", name)
-				}
-				i++
-				value = words[i].Text
-				newline = newline || words[i].NewlineBefore
-			}
-			if err := f.set(&p, value); err != nil {
-				return p, fmt.Errorf("%s: %w", name, err)
-			}
-			if !f.NoSettings {
-				p.values = append(p.values, [2]string{key, value})
-			}
-			p.Given[key] = true
+			i += used - 1
 			continue
 		}
 		if task.Len() > 0 {
@@ -221,20 +181,65 @@ func Parse(words []Word, opt Options) (Parsed, error) {
 		newline = false
 	}
 	p.Config.Task = task.String()
-	typed := strings.TrimSpace(p.Config.Task) != ""
-	if p.Resume {
-		if typed || p.TaskFile != "" {
-			return p, errors.New("--resume takes no task: it picks up the last loop's")
+	return p, p.checkTask()
+}
+
+// flag reads the flag words[0] names, with its value (in the word or the next one), into
+// p, and returns how many words it took.
+func (p *Parsed) flag(words []Word, opt Options) (used int, err error) {
+	name, value, hasValue := strings.Cut(words[0].Text, "=")
+	if name == "--help" || name == "-h" {
+		return 0, ErrHelp
+	}
+	key := strings.TrimPrefix(name, "--")
+	f, ok := lookup(key, opt)
+	if !strings.HasPrefix(name, "--") || !ok {
+		if s := suggest(strings.TrimLeft(name, "-"), opt); s != "" {
+			return 0, fmt.Errorf("unknown flag %s (did you mean --%s?)", name, s)
 		}
-		return p, nil
+		return 0, fmt.Errorf("unknown flag %s (quote task words that start with '-')", name)
 	}
-	if typed && p.TaskFile != "" {
-		return p, fmt.Errorf("a task and --%s are given: the task comes from one or the other", FlagTaskFile)
+	if p.Given[key] && !f.Repeatable {
+		return 0, fmt.Errorf("%s is given twice", name)
 	}
-	if !typed && p.TaskFile == "" {
-		return p, errors.New("no task given")
+	used = 1
+	switch {
+	case f.Arg == "" && hasValue && f.NoSettings:
+		return 0, fmt.Errorf("%s takes no value", name)
+	case f.Arg != "" && !hasValue && len(words) == 1:
+		return 0, fmt.Errorf("%s needs a value", name)
+	case f.Arg != "" && !hasValue:
+		value, used = words[1].Text, 2
 	}
-	return p, nil
+	if err := f.set(p, value); err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	if !f.NoSettings {
+		// A switch that settings can turn on can be turned off again with --name=false.
+		if f.Arg == "" && value == "" {
+			value = "true"
+		}
+		p.values = append(p.values, [2]string{key, value})
+	}
+	p.Given[key] = true
+	return used, nil
+}
+
+// checkTask checks that the task comes from one place: typed, or --task-file, or (with
+// --resume) the last loop's.
+func (p *Parsed) checkTask() error {
+	typed := strings.TrimSpace(p.Config.Task) != ""
+	switch {
+	case p.Resume && (typed || p.TaskFile != ""):
+		return errors.New("--resume takes no task: it picks up the last loop's")
+	case p.Resume:
+		return nil
+	case typed && p.TaskFile != "":
+		return fmt.Errorf("a task and --%s are given: the task comes from one or the other", FlagTaskFile)
+	case !typed && p.TaskFile == "":
+		return errors.New("no task given")
+	}
+	return nil
 }
 
 // MaxTaskFile bounds the file --task-file reads.

@@ -351,8 +351,9 @@ func TestParseBudgetFlags(t *testing.T) {
 	}
 }
 
-// TestResolvePrices: "prices" in the settings sets the user's prices; a bad one names the
-// file and the model.
+// TestResolvePrices: a project's "prices" (a file the agent can write) sets no price, and is
+// named as not used; the user's own settings set them (UserSettings), with what an unpriced
+// model does. A bad one names the file and the model, wherever it is.
 func TestResolvePrices(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, ".ralph"), 0o755)
@@ -361,10 +362,29 @@ func TestResolvePrices(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(`{"max-cost": "2.5", "prices": {"my-model": {"input": 1, "cache_write": 1.25, "cache_read": 0.1, "output": 5}}}`)
+	write(`{"max-cost": "2.5", "unpriced": "pause", "prices": {"my-model": {"input": 1, "cache_write": 1.25, "cache_read": 0.1, "output": 5}}}`)
 	c, err := Resolve(Parsed{}, dir)
-	if err != nil || c.MaxCost != 2.5 || c.Prices["my-model"].Output != 5 || c.Prices["my-model"].CacheRead != 0.1 {
+	if err != nil || c.MaxCost != 2.5 || len(c.Prices) != 0 || c.Unpriced != "" || c.Sources["prices"] != ProjectSettings || c.Sources["unpriced"] != ProjectSettings {
 		t.Fatalf("got %+v, %v", c, err)
+	}
+	user := filepath.Join(dir, "settings.json")
+	os.WriteFile(user, []byte(`{"version": 1, "unpriced": "pause", "prices": {"my-model": {"input": 1, "cache_write": 1.25, "cache_read": 0.1, "output": 5}}}`), 0o644)
+	prices, unpriced, err := UserSettings(user)
+	if err != nil || prices["my-model"].Output != 5 || prices["my-model"].CacheRead != 0.1 || unpriced != UnpricedPause {
+		t.Fatalf("UserSettings: got %v %q %v", prices, unpriced, err)
+	}
+	if p, u, err := UserSettings(filepath.Join(dir, "none.json")); err != nil || p != nil || u != "" {
+		t.Fatalf("no user settings: got %v %q %v", p, u, err)
+	}
+	for in, want := range map[string]string{
+		`{"max-iterations": 3}`: `unknown setting "max-iterations"`,
+		`{"unpriced": "free"}`:  `"unpriced" must be "bound" or "pause"`,
+		`{"prices": 3}`:         `"prices" must be an object of models`,
+	} {
+		os.WriteFile(user, []byte(in), 0o644)
+		if _, _, err := UserSettings(user); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), user) {
+			t.Errorf("user settings %s: got %v, want %q", in, err, want)
+		}
 	}
 	for in, want := range map[string]string{
 		`{"prices": 3}`:                   `"prices" must be an object of models`,

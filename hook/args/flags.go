@@ -134,7 +134,7 @@ var Flags = []Flag{
 			return spend.Count(c.MaxTokens)
 		}},
 	{Name: FlagMaxCost, Arg: "USD", Default: "none", Usage: "cost budget from now in USD, e.g. 5 or 0.75",
-		Doc: "budget in USD from arming (`5`, `0.75`): the host's own cost where it records one, else the model's tokens at its price (`ralph-loop prices`; a model with no known price is never counted as free: the loop pauses for your price). At the first stop after it is reached, the loop ends `BUDGET_EXHAUSTED`. See \"Budgets\".",
+		Doc: "budget in USD from arming (`5`, `0.75`): the host's own cost where it records one, else the model's tokens at its price (`ralph-loop prices`; a model with no known price is never counted as free: it counts at the highest price known). At the first stop after it is reached, the loop ends `BUDGET_EXHAUSTED`. See \"Budgets\".",
 		set: func(p *Parsed, v string) (err error) { p.Config.MaxCost, err = dollars(v); return },
 		show: func(c *state.Config) string {
 			if c.MaxCost == 0 {

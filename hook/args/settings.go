@@ -51,7 +51,6 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 	var merged map[string]any
 	origin := map[string]string{} // the file each key comes from
 	at := map[string]string{}     // and where in it: NAME:LINE:COLUMN
-	var err error
 	for _, name := range []string{ProjectSettings, LocalSettings} {
 		layer, where, err := readSettings(filepath.Join(projectDir, name), name)
 		if err != nil {
@@ -77,10 +76,14 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 			}
 			continue
 		}
-		if k == SettingPrices {
-			if cfg.Prices, err = prices(merged[k]); err != nil {
+		if k == SettingPrices || k == SettingUnpriced {
+			// The user's own settings alone say what a model costs (UserSettings): a
+			// project's file is one the agent can write. Still checked, and named as
+			// not used when the loop is armed.
+			if err := checkUserSetting(k, merged[k]); err != nil {
 				return cfg, settingError{at[k], err}
 			}
+			cfg.Sources[k] = origin[k]
 			continue
 		}
 		if err := applySetting(&cfg, k, merged[k]); err != nil {
@@ -102,6 +105,79 @@ func Resolve(p Parsed, projectDir string) (state.Config, error) {
 	return cfg, validate(cfg)
 }
 
+// UserSettingsName names the user's own settings file for people.
+const UserSettingsName = "~/.config/ralph-loop/settings.json"
+
+// UserSettings reads the user's own settings file at path ($XDG_CONFIG_HOME/ralph-loop/
+// settings.json; a missing file is no settings): the prices of models ("prices") and what
+// an unpriced model does to a cost budget ("unpriced"). They are the user's alone: a
+// project's settings, which the agent can write, never say what a model costs nor pause a
+// loop. Any other key is an error, naming the file.
+func UserSettings(path string) (prices map[string]spend.Price, unpriced string, err error) {
+	name := path
+	m, where, err := readSettings(path, name)
+	if err != nil {
+		return nil, "", err
+	}
+	for k, v := range m {
+		at := where[k]
+		if at == "" {
+			at = name
+		}
+		switch k {
+		case "version":
+			if n, ok := v.(json.Number); !ok || n.String() != "1" {
+				return nil, "", settingError{at, errors.New(`"version" must be 1`)}
+			}
+		case SettingPrices:
+			if prices, err = priceSetting(v); err != nil {
+				return nil, "", settingError{at, err}
+			}
+		case SettingUnpriced:
+			if unpriced, err = unpricedSetting(v); err != nil {
+				return nil, "", settingError{at, err}
+			}
+		default:
+			return nil, "", settingError{at, fmt.Errorf("unknown setting %q (your own settings hold %q and %q; the loop flags go in a project's %s)",
+				k, SettingPrices, SettingUnpriced, ProjectSettings)}
+		}
+	}
+	return prices, unpriced, nil
+}
+
+// checkUserSetting checks a setting of the user's own that a project's file holds.
+func checkUserSetting(k string, v any) error {
+	var err error
+	if k == SettingPrices {
+		_, err = priceSetting(v)
+	} else {
+		_, err = unpricedSetting(v)
+	}
+	return err
+}
+
+// SettingUnpriced is the user's setting of what a model with no known price does under a
+// cost budget: "bound" (the default: its tokens count at the highest prices ralph-loop
+// knows, so the budget is never overrun, and the loop goes on) or "pause" (the loop waits
+// for the user's price, letting the stop through).
+const SettingUnpriced = "unpriced"
+
+// Values of SettingUnpriced (state.Config.Unpriced).
+const (
+	UnpricedBound = "bound"
+	UnpricedPause = state.UnpricedPause
+)
+
+func unpricedSetting(v any) (string, error) {
+	switch v {
+	case UnpricedBound:
+		return "", nil
+	case UnpricedPause:
+		return UnpricedPause, nil
+	}
+	return "", fmt.Errorf("%q must be %q or %q", SettingUnpriced, UnpricedBound, UnpricedPause)
+}
+
 // SettingPrices is the settings' key for the user's prices, by model: {"prices": {"MODEL":
 // {"input": 4, "cache_write": 5, "cache_read": 0.2, "output": 20}}}, USD per million tokens,
 // over the embedded table (ralph-loop prices).
@@ -110,8 +186,8 @@ const SettingPrices = "prices"
 // priceKinds are the four prices each model of "prices" must have.
 var priceKinds = []string{"input", "cache_write", "cache_read", "output"}
 
-// prices reads the "prices" setting.
-func prices(v any) (map[string]spend.Price, error) {
+// priceSetting reads the "prices" setting.
+func priceSetting(v any) (map[string]spend.Price, error) {
 	models, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("%q must be an object of models, each {%s}", SettingPrices, strings.Join(priceKinds, ", "))

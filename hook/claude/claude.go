@@ -62,7 +62,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// PostToolUseFailure; an unknown tool fires neither and is only in the transcript,
 		// refused ("No such tool available").
 		// PostToolUse is installed async.
-		Transcript: &hook.Transcript{Read: Transcript{claudeshape.Scan}, Lags: true, LastMessagePart: true, ToolLogLags: true},
+		Transcript: &hook.Transcript{Read: Transcript{claudeshape.Scan}, Lags: true, LastMessagePart: true, Record: hook.RecordBoth, ToolLogLags: true},
 		// The TUI shows no systemMessage of SessionStart on --continue or --resume (seen
 		// with 2.1.330; on a fresh start it does).
 		ResumeNoticeHidden: true,

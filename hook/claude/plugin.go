@@ -23,8 +23,10 @@ import (
 // (PluginSum), oldest first, by its path in the repository. Claude Code updates an installed
 // plugin only when the version it finds differs from its own (2.1.330 keeps each version in
 // a directory of its own), so every change to the plugin's files needs a new version:
-// "make generate" adds one when the files' sum is not the last line's, and the tests fail
-// until it has.
+// "make generate" adds one (the last one's patch plus one) when the files' sum is not the
+// last line's, and the tests fail until it has. The plugin's version is the version of the
+// release that ships it (docs/release.md): to release another, a maintainer gives it to the
+// plugin first (WithPluginVersion, "go run ./cmd/internal/generate -plugin-version X.Y.Z").
 const PluginVersionsFile = "hook/claude/plugin-versions.txt"
 
 //go:embed plugin-versions.txt
@@ -46,10 +48,11 @@ var pluginVersion = lazy.Value[string]{Make: func() string {
 type PluginRelease struct{ Version, Sum string }
 
 // ParsePluginReleases reads PluginVersionsFile: "VERSION SUM" lines ("#" starts a comment),
-// versions 1.0.N going up, no sum twice.
+// versions X.Y.Z going up. Two versions may have the same files: a release given another
+// number than the files' last (WithPluginVersion), or files changed back.
 func ParsePluginReleases(data []byte) ([]PluginRelease, error) {
 	var out []PluginRelease
-	last := -1
+	var last [3]int
 	for i, line := range strings.Split(string(data), "\n") {
 		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -58,41 +61,68 @@ func ParsePluginReleases(data []byte) ([]PluginRelease, error) {
 		if len(f) != 2 {
 			return nil, fmt.Errorf("line %d: want VERSION SUM", i+1)
 		}
-		n, err := patchOf(f[0])
-		if err != nil || n <= last {
+		v, err := ParseVersion(f[0])
+		if err != nil || len(out) > 0 && !later(v, last) {
 			return nil, fmt.Errorf("line %d: version %q does not follow the one before", i+1, f[0])
 		}
-		if slices.ContainsFunc(out, func(r PluginRelease) bool { return r.Sum == f[1] }) {
-			return nil, fmt.Errorf("line %d: the sum of an earlier version", i+1)
-		}
-		last = n
+		last = v
 		out = append(out, PluginRelease{f[0], f[1]})
 	}
 	return out, nil
 }
 
-// patchOf is N of a version 1.0.N.
-func patchOf(v string) (int, error) {
-	rest, ok := strings.CutPrefix(v, "1.0.")
-	n, err := strconv.Atoi(rest)
-	if !ok || err != nil || n < 0 || strconv.Itoa(n) != rest {
-		return 0, fmt.Errorf("version %q is not 1.0.N", v)
+// ParseVersion reads a release version X.Y.Z (numbers without leading zeros, nothing more).
+func ParseVersion(s string) ([3]int, error) {
+	var v [3]int
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return v, fmt.Errorf("version %q is not X.Y.Z", s)
 	}
-	return n, nil
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || strconv.Itoa(n) != p {
+			return v, fmt.Errorf("version %q is not X.Y.Z", s)
+		}
+		v[i] = n
+	}
+	return v, nil
 }
 
+// later reports whether version a comes after b.
+func later(a, b [3]int) bool { return slices.Compare(a[:], b[:]) > 0 }
+
 // NextPluginRelease is the release the plugin's files, of sum, belong to: the last one if
-// they have its sum, otherwise a new one (added true) with the next version.
+// they have its sum, otherwise a new one (added true) with the next version (the last one's
+// patch plus one).
 func NextPluginRelease(releases []PluginRelease, sum string) (r PluginRelease, added bool) {
-	if n := len(releases); n > 0 && releases[n-1].Sum == sum {
+	n := len(releases)
+	if n > 0 && releases[n-1].Sum == sum {
 		return releases[n-1], false
 	}
-	next := 0
-	if n := len(releases); n > 0 {
-		p, _ := patchOf(releases[n-1].Version)
-		next = p + 1
+	if n == 0 {
+		return PluginRelease{Version: "1.0.0", Sum: sum}, true
 	}
-	return PluginRelease{Version: "1.0." + strconv.Itoa(next), Sum: sum}, true
+	v, _ := ParseVersion(releases[n-1].Version)
+	return PluginRelease{Version: fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2]+1), Sum: sum}, true
+}
+
+// WithPluginVersion returns PluginVersionsFile's text (versions) with version added for the
+// plugin's files of sum, for a release of that number: it must come after the last one.
+func WithPluginVersion(versions []byte, version, sum string) ([]byte, error) {
+	releases, err := ParsePluginReleases(versions)
+	if err != nil {
+		return nil, err
+	}
+	v, err := ParseVersion(version)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(releases); n > 0 {
+		if last, _ := ParseVersion(releases[n-1].Version); !later(v, last) {
+			return nil, fmt.Errorf("the plugin is at %s already: a new version must come after it", releases[n-1].Version)
+		}
+	}
+	return append(bytes.TrimRight(versions, "\n"), []byte("\n"+version+" "+sum+"\n")...), nil
 }
 
 // PluginSum is the sha256 of the plugin's files (and the marketplace's), their version

@@ -99,9 +99,11 @@ func TestParsePluginReleases(t *testing.T) {
 		{"ok", "# c\n1.0.2 sha256:a\n1.0.3 sha256:b\n", ""},
 		{"down", "1.0.3 sha256:a\n1.0.2 sha256:b\n", "does not follow"},
 		{"same", "1.0.2 sha256:a\n1.0.2 sha256:b\n", "does not follow"},
-		{"not 1.0.N", "2.0.0 sha256:a\n", "does not follow"},
+		{"a release's number", "1.0.5 sha256:a\n1.2.0 sha256:a\n1.2.1 sha256:b\n", ""},
+		{"down in minor", "1.2.0 sha256:a\n1.1.9 sha256:b\n", "does not follow"},
+		{"not X.Y.Z", "1.0 sha256:a\n", "does not follow"},
+		{"pre-release", "1.0.3-rc1 sha256:a\n", "does not follow"},
 		{"leading zero", "1.0.02 sha256:a\n", "does not follow"},
-		{"sum again", "1.0.2 sha256:a\n1.0.3 sha256:a\n", "the sum of an earlier version"},
 		{"three fields", "1.0.2 sha256:a x\n", "want VERSION SUM"},
 	} {
 		_, err := ParsePluginReleases([]byte(c.text))
@@ -115,5 +117,23 @@ func TestParsePluginReleases(t *testing.T) {
 	}
 	if r, added := NextPluginRelease(rs, "sha256:b"); !added || r.Version != "1.0.3" {
 		t.Errorf("new sum: %v %v, want 1.0.3, added", r, added)
+	}
+	// A release of another number: given to the plugin, its files unchanged; the next
+	// change of the files raises its patch.
+	text, err := WithPluginVersion([]byte("1.0.2 sha256:a\n"), "1.2.0", "sha256:a")
+	if err != nil || string(text) != "1.0.2 sha256:a\n1.2.0 sha256:a\n" {
+		t.Fatalf("WithPluginVersion: %q, %v", text, err)
+	}
+	rs, _ = ParsePluginReleases(text)
+	if r, added := NextPluginRelease(rs, "sha256:a"); added || r.Version != "1.2.0" {
+		t.Errorf("after a release's number: %v %v, want 1.2.0, not added", r, added)
+	}
+	if r, _ := NextPluginRelease(rs, "sha256:c"); r.Version != "1.2.1" {
+		t.Errorf("a change after a release's number: %v, want 1.2.1", r)
+	}
+	for _, v := range []string{"1.0.2", "1.0.1", "2.0", "v2.0.0"} {
+		if _, err := WithPluginVersion([]byte("1.0.2 sha256:a\n"), v, "sha256:a"); err == nil {
+			t.Errorf("WithPluginVersion %s after 1.0.2: no error", v)
+		}
 	}
 }

@@ -373,8 +373,8 @@ func sandboxOn(getenv func(string) string, project string) bool {
 	return enabled
 }
 
-// SandboxReport reports, for doctor, Claude Code's sandbox for the agent's shell, the
-// strongest wall around ralph-loop's files: on, off (and how to turn it on), or on in the
+// SandboxReport reports, for doctor, Claude Code's sandbox for the agent's shell, the best
+// protection of ralph-loop's files: on, off (and how to turn it on), or on in the
 // settings but unable to start here, which is a problem: Claude Code then runs every command
 // outside it, or refuses to start.
 func (Host) SandboxReport(r install.Report, getenv func(string) string, dir string, trusted []string) {
@@ -384,10 +384,5 @@ func (Host) SandboxReport(r install.Report, getenv func(string) string, dir stri
 		r.Problem("%s: its sandbox is on in its settings, but %s: until then it runs the agent's commands outside it, or does not start (failIfUnavailable)", Installer.Title, missing)
 		return
 	}
-	switch st {
-	case state.SandboxOn:
-		r.Say("sandbox: on: the agent's commands cannot write ralph-loop's files")
-	default:
-		r.Say("sandbox: %s: the agent's commands are kept from ralph-loop's files by the process table and the guard only (ralph-loop install --sandbox turns it on)", st)
-	}
+	r.Say("%s", inject.DoctorSandbox(st, Words))
 }

@@ -97,7 +97,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		// The rollout holds the turn's last message when the Stop hook starts (seen on
 		// 0.169.0), and every tool call by its call id: file edits with apply_patch are
 		// counted from it, whichever tool events Codex fires for them.
-		Transcript: &hook.Transcript{Read: Transcript{Scan}, Tools: true},
+		Transcript: &hook.Transcript{Read: Transcript{Scan}, Record: hook.RecordShown},
 		CLI:        "codex",
 		SessionEnv: SessionEnv,
 		Sandbox: func(transcript string, trusted []string) (string, *state.SandboxRoots) {

@@ -74,7 +74,7 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		StopTimeout: func() time.Duration { return stopTimeout(getenv, cwd) },
 		ProjectDir:  cwd,
 		// postToolUse has no id: every call is counted by the transcript's toolCallId.
-		Transcript: &hook.Transcript{Read: Transcript, Lags: true, Tools: true},
+		Transcript: &hook.Transcript{Read: Transcript, Lags: true, Record: hook.RecordShown},
 		CLI:        "copilot",
 	}
 }

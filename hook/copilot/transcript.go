@@ -76,94 +76,111 @@ var wanted = [][]byte{
 // first agentStop hook.start line read does not count (it is the end of an iteration already
 // decided, which reached the file late): a marker in it is reported as LateFound.
 func scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
-	res := transcript.Result{Offset: base}
-	u := transcript.NewDedup(opt.UsageSeen)
+	sc := scanner{res: transcript.Result{Offset: base}, u: transcript.NewDedup(opt.UsageSeen), opt: opt, skipText: opt.SkipToUser}
 	br := bufio.NewReaderSize(r, 64<<10)
-	skipText := opt.SkipToUser
 	var line []byte
 	for {
-		res.Skipping = skipText
-		line = line[:0]
-		long, complete := false, false
-		for {
-			chunk, err := br.ReadSlice('\n')
-			if !long {
-				if len(line)+len(chunk) > maxLine {
-					long, line = true, line[:0]
-				} else {
-					line = append(line, chunk...)
-				}
-			}
-			base += int64(len(chunk))
-			if err == nil {
-				complete = true
-				break
-			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			if err == io.EOF {
-				return res, nil // an incomplete last line is read again next time
-			}
-			return res, err
+		sc.res.Skipping = sc.skipText
+		var long, complete bool
+		var err error
+		line, long, complete, err = readLine(br, line[:0], &base)
+		if err != nil || !complete {
+			return sc.res, err // an incomplete last line is read again next time
 		}
-		if !complete {
-			return res, nil
-		}
-		res.Lines++
-		res.Offset = base
+		sc.res.Lines++
+		sc.res.Offset = base
 		if long || !isWanted(line) {
 			continue
 		}
 		var ev event
 		if err := json.Unmarshal(line, &ev); err != nil {
-			res.Bad++
+			sc.res.Bad++
 			continue
 		}
-		switch ev.Type {
-		case "assistant.message":
-			if !transcript.After(ev.Timestamp, opt.TextAfter) {
-				continue
+		sc.take(&ev)
+	}
+}
+
+// readLine reads the next line into line (cut to nothing, and long set, past maxLine),
+// advancing base by what it read. complete is false at the end of what is written (an
+// incomplete last line is read again next time).
+func readLine(br *bufio.Reader, line []byte, base *int64) (_ []byte, long, complete bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			if len(line)+len(chunk) > maxLine {
+				long, line = true, line[:0]
+			} else {
+				line = append(line, chunk...)
 			}
-			if skipText {
-				res.LateFound = res.LateFound || promise.ContainsMode(ev.Data.Content, opt.Token, opt.Mode)
-				continue
-			}
-			if promise.ContainsMode(ev.Data.Content, opt.Token, opt.Mode) {
-				res.Found = true
-			}
-			if o, ok := promise.Other(ev.Data.Content, opt.Token); ok && !res.HasOther {
-				res.Other, res.HasOther = o, true
-			}
-		case "tool.execution_complete":
-			// A call that ran counts, failed or not; one a hook (or the user) denied did
-			// not run.
-			denied := !ev.Data.Success && strings.HasPrefix(ev.Data.Error.Message, "Denied")
-			if ev.Data.ToolCallID != "" && !denied && transcript.After(ev.Timestamp, opt.ToolsAfter) {
-				res.ToolIDs = append(res.ToolIDs, ev.Data.ToolCallID)
-			}
-		case "session.usage_record":
-			x := ev.Data.Usage
-			t := spend.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}
-			if transcript.After(ev.Timestamp, opt.ToolsAfter) && t.Valid() && x.Input >= 0 {
-				u.Add(&res, ev.ID, spend.Record{Model: x.Model, At: ev.Timestamp, Tokens: t})
-			}
-		case "user.message":
-			// Typed while the agent worked, Copilot CLI hands a prompt to the agent within
-			// the turn ("steering") and never to userPromptSubmitted. Only a loop command
-			// matters here (the agent has the rest): /cancel-ralph so typed is reported
-			// as queued, so that the stop is let through for the user to confirm it.
-			if ev.Data.Delivery == "steering" && isLoopCommand(ev.Data.Content) {
-				res.Queue = append(res.Queue, transcript.QueueOp{Op: "enqueue", Content: strings.TrimSpace(ev.Data.Content)})
-			}
-		case "hook.start":
-			if ev.Data.HookType != "agentStop" {
-				continue
-			}
-			skipText = false
-			if opt.Last != "" && ev.Data.Input.Timestamp.String() == opt.Last {
-				res.SawLast = true
-			}
+		}
+		*base += int64(len(chunk))
+		switch {
+		case err == nil:
+			return line, long, true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		case err == io.EOF:
+			return line, long, false, nil
+		default:
+			return line, long, false, err
+		}
+	}
+}
+
+// scanner is what a scan keeps between the events it reads.
+type scanner struct {
+	res      transcript.Result
+	u        *transcript.Dedup
+	opt      transcript.Options
+	skipText bool
+}
+
+// take adds what one event says to the scan's result.
+func (sc *scanner) take(ev *event) {
+	res, opt := &sc.res, sc.opt
+	switch ev.Type {
+	case "assistant.message":
+		if !transcript.After(ev.Timestamp, opt.TextAfter) {
+			return
+		}
+		if sc.skipText {
+			res.LateFound = res.LateFound || promise.ContainsMode(ev.Data.Content, opt.Token, opt.Mode)
+			return
+		}
+		if promise.ContainsMode(ev.Data.Content, opt.Token, opt.Mode) {
+			res.Found = true
+		}
+		if o, ok := promise.Other(ev.Data.Content, opt.Token); ok && !res.HasOther {
+			res.Other, res.HasOther = o, true
+		}
+	case "tool.execution_complete":
+		// A call that ran counts, failed or not; one a hook (or the user) denied did
+		// not run.
+		denied := !ev.Data.Success && strings.HasPrefix(ev.Data.Error.Message, "Denied")
+		if ev.Data.ToolCallID != "" && !denied && transcript.After(ev.Timestamp, opt.ToolsAfter) {
+			res.ToolIDs = append(res.ToolIDs, ev.Data.ToolCallID)
+		}
+	case "session.usage_record":
+		x := ev.Data.Usage
+		t := spend.Tokens{Input: max(0, x.Input-x.CacheRead), CacheWrite: x.CacheWrite, CacheRead: x.CacheRead, Output: x.Output}
+		if transcript.After(ev.Timestamp, opt.ToolsAfter) && t.Valid() && x.Input >= 0 {
+			sc.u.Add(res, ev.ID, spend.Record{Model: x.Model, At: ev.Timestamp, Tokens: t})
+		}
+	case "user.message":
+		// Typed while the agent worked, Copilot CLI hands a prompt to the agent within
+		// the turn ("steering") and never to userPromptSubmitted. Only a loop command
+		// matters here (the agent has the rest): /cancel-ralph so typed is reported
+		// as queued, so that the stop is let through for the user to confirm it.
+		if ev.Data.Delivery == "steering" && isLoopCommand(ev.Data.Content) {
+			res.Queue = append(res.Queue, transcript.QueueOp{Op: "enqueue", Content: strings.TrimSpace(ev.Data.Content)})
+		}
+	case "hook.start":
+		if ev.Data.HookType != "agentStop" {
+			return
+		}
+		sc.skipText = false
+		if opt.Last != "" && ev.Data.Input.Timestamp.String() == opt.Last {
+			res.SawLast = true
 		}
 	}
 }

@@ -100,8 +100,8 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 			Lags: false,
 			// Tool calls are counted from AfterTool alone: the transcript records a call the
 			// CLI refused (unknown tool, denied by a hook) like one that ran, with status
-			// "error".
-			Tools: false,
+			// "error", and AfterTool carries no id to match it by.
+			Record: hook.RecordNone,
 			// After its loop detector aborts a turn, Gemini CLI answers each block with
 			// another AfterAgent and no model call.
 			StopsWithoutReply: true,

@@ -66,7 +66,7 @@ type Trusting interface {
 	Trust(r install.Report, getenv func(string) string, dir string, found []install.Found)
 }
 
-// Sandboxed is a host with a sandbox of its own for the agent's shell, the strongest wall
+// Sandboxed is a host with a sandbox of its own for the agent's shell, the best protection
 // around ralph-loop's files: doctor reports whether it is on for dir, and keeps the trusted
 // paths (ralph-loop's state, its keep, its binary) out of the agent's reach.
 type Sandboxed interface {

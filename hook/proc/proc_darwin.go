@@ -88,8 +88,5 @@ func ReadStdin() Stdin {
 // LockHolders cannot be read on macOS.
 func LockHolders(dev, ino uint64) ([]int, error) { return nil, ErrUnsupported }
 
-// Exe cannot be read on macOS without libproc.
-func Exe(pid int) (string, error) { return "", ErrUnsupported }
-
 // fd0 cannot be read on macOS: the host is taken to be the hook's parent, past shells.
 func fd0(pid int) string { return "" }

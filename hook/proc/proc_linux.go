@@ -276,9 +276,6 @@ func sameDevIno(field string, major, minor uint32, ino uint64) bool {
 	return err1 == nil && err2 == nil && err3 == nil && uint32(ma) == major && uint32(mi) == minor && in == ino
 }
 
-// Exe returns the path of the program a process runs.
-func Exe(pid int) (string, error) { return os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe") }
-
 // fd0 names what a process's standard input is ("pipe:[123]", "socket:[456]", a path), ""
 // when it cannot be read.
 func fd0(pid int) string {

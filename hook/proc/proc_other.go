@@ -28,7 +28,4 @@ func ReadStdin() Stdin { return Stdin{Kind: "other"} }
 // LockHolders cannot be read here.
 func LockHolders(dev, ino uint64) ([]int, error) { return nil, ErrUnsupported }
 
-// Exe cannot be read here.
-func Exe(pid int) (string, error) { return "", ErrUnsupported }
-
 func fd0(pid int) string { return "" }

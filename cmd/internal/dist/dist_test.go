@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -68,4 +70,93 @@ func names(fs []File) []string {
 		out = append(out, f.Name)
 	}
 	return out
+}
+
+// repoRoot is the repository, from this package's directory.
+const repoRoot = "../../.."
+
+// TestArchiveReadme: the release archive holds a README written for it
+// (cmd/internal/dist/archive-readme.md, as README.md) and the docs (docs/*.md); the README runs
+// nothing that needs a clone (make), and every relative link in it and in the docs names a
+// file the archive holds.
+func TestArchiveReadme(t *testing.T) {
+	cfg, err := os.ReadFile(filepath.Join(repoRoot, ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"- src: cmd/internal/dist/archive-readme.md\n        dst: README.md\n", "- src: docs/*.md\n", "- src: LICENSE\n"} {
+		if !strings.Contains(string(cfg), want) {
+			t.Errorf(".goreleaser.yaml does not ship %q", want)
+		}
+	}
+	holds := map[string]bool{"README.md": true, "LICENSE": true}
+	docs, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if len(docs) == 0 {
+		t.Fatal("no docs/*.md")
+	}
+	md := map[string]string{"README.md": filepath.Join("cmd", "internal", "dist", "archive-readme.md")}
+	for _, d := range docs {
+		name := "docs/" + filepath.Base(d)
+		holds[name] = true
+		md[name] = filepath.Join("docs", filepath.Base(d))
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for name, file := range md {
+		data, err := os.ReadFile(filepath.Join(repoRoot, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(data), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") {
+				continue
+			}
+			if p := path.Clean(path.Join(path.Dir(name), target)); !holds[p] {
+				t.Errorf("%s (%s in the archive) links to %s, which the archive does not hold", file, name, m[1])
+			}
+		}
+		if name == "README.md" && regexp.MustCompile(`(?m)^\s+make `).Match(data) {
+			t.Errorf("%s runs make, which needs a clone, not the archive", file)
+		}
+	}
+}
+
+// TestInstallOffersEveryArtefact: README.md and docs/install.md offer every way a release
+// ships the binary: the Linux packages, the Homebrew formula and the Scoop manifest of
+// .goreleaser.yaml, by the commands that install them.
+func TestInstallOffersEveryArtefact(t *testing.T) {
+	cfg, err := os.ReadFile(filepath.Join(repoRoot, ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repoOf := func(section string) (owner, name string) {
+		i := strings.Index(string(cfg), "\n"+section+":")
+		m := regexp.MustCompile(`repository: \{ owner: ([\w-]+), name: ([\w-]+) \}`).FindStringSubmatch(string(cfg[max(i, 0):]))
+		if i < 0 || m == nil {
+			t.Fatalf(".goreleaser.yaml has no %s with a repository", section)
+		}
+		return m[1], m[2]
+	}
+	owner, tap := repoOf("brews")
+	bucketOwner, bucket := repoOf("scoops")
+	if !strings.Contains(string(cfg), "formats: [deb, rpm]") {
+		t.Fatal(".goreleaser.yaml: nfpms no longer makes deb and rpm: say what it makes in docs/install.md")
+	}
+	install, _ := os.ReadFile(filepath.Join(repoRoot, "docs", "install.md"))
+	for _, want := range []string{
+		"brew install " + owner + "/" + strings.TrimPrefix(tap, "homebrew-") + "/ralph-loop",
+		"scoop bucket add ralph-loop https://github.com/" + bucketOwner + "/" + bucket,
+		"scoop install ralph-loop",
+		"ralph-loop_VERSION_linux_amd64.deb", "ralph-loop_VERSION_linux_amd64.rpm",
+	} {
+		if !strings.Contains(string(install), want) {
+			t.Errorf("docs/install.md does not offer %q", want)
+		}
+	}
+	readme, _ := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	for _, want := range []string{"`.deb`", "`.rpm`", "brew install " + owner + "/" + strings.TrimPrefix(tap, "homebrew-") + "/ralph-loop", "Scoop"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README.md does not offer %q", want)
+		}
+	}
 }

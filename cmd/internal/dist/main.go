@@ -3,7 +3,8 @@
 // (inject.NPMPackage), whose optionalDependencies are one package per platform carrying
 // os/cpu and the native binary, the way esbuild and Biome ship theirs. At a release version
 // (no pre-release, no "+dirty") it first checks that the Claude Code plugin manifests say the
-// same version. "make dist" runs it after GoReleaser.
+// same version. "make dist" runs it with -check before GoReleaser (that check alone, so that a
+// release refused costs seconds, not the build), and without it after.
 package main
 
 import (
@@ -15,20 +16,23 @@ import (
 func main() {
 	dir := flag.String("dir", "dist", "GoReleaser's output directory")
 	version := flag.String("version", "", "the release's version (without the v)")
+	check := flag.Bool("check", false, "only check that the plugin manifests carry a release version")
 	flag.Parse()
-	if err := run(*dir, *version, "."); err != nil {
+	err := fmt.Errorf("no -version")
+	if *version != "" {
+		err = checkManifests(".", *version)
+	}
+	if !*check && err == nil {
+		err = run(*dir, *version, ".")
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dist: error:", err)
 		os.Exit(1)
 	}
 }
 
+// run writes the npm packages of version (checked already) from the binaries in dir.
 func run(dir, version, repo string) error {
-	if version == "" {
-		return fmt.Errorf("no -version")
-	}
-	if err := checkManifests(repo, version); err != nil {
-		return err
-	}
 	bins, err := binaries(dir)
 	if err != nil {
 		return err

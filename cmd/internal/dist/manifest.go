@@ -24,7 +24,9 @@ func checkManifests(repo, version string) error {
 		}
 		for _, v := range vs {
 			if v != version {
-				return fmt.Errorf("%s says version %q, the release is %s: set it there (docs/release.md)", m, v, version)
+				return fmt.Errorf("%s says version %q, the release is %s: a release carries the plugin's version; release %s, "+
+					"or give the plugin %s first: go run ./cmd/internal/generate -plugin-version %s, and commit (docs/release.md)",
+					m, v, version, v, version, version)
 			}
 		}
 	}

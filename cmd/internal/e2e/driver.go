@@ -109,11 +109,11 @@ type Loop struct {
 	Checkpoints *struct {
 		Repo, Refs, Last string
 	} `json:"checkpoints"`
-	// Wall is the strongest wall around the loop's files; Sandbox why it is not the host's
-	// sandbox.
-	Wall    string `json:"wall"`
-	Sandbox string `json:"sandbox"`
-	Events  []struct {
+	// Protection is what protects the loop's files from the agent's processes; Sandbox why
+	// the host's sandbox does not.
+	Protection string `json:"protection"`
+	Sandbox    string `json:"sandbox"`
+	Events     []struct {
 		Iteration int    `json:"iteration"`
 		Action    string `json:"action"`
 		Reason    string `json:"reason"`

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,11 +41,15 @@ func Refused(t testing.TB, project string, n int) {
 }
 
 // NeedSandbox skips t unless the suite s can run and this machine can run a host's sandbox
-// (see Sandbox); t fails if the sandbox's packages are missing and cannot be installed.
+// (see Sandbox); t fails if the sandbox's packages are missing and cannot be installed
+// as root (not root, it skips saying how to install them).
 func NeedSandbox(t *testing.T, s *Suite) {
 	t.Helper()
 	s.Need(t)
 	skip, err := Sandbox(context.Background(), os.Stderr)
+	if nr := (errNotRoot{}); errors.As(err, &nr) {
+		t.Skip("SKIPPED: " + nr.how)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,3 +108,36 @@ func TestWithFlagTable(t *testing.T) {
 		t.Error("a document without a flag table was accepted")
 	}
 }
+
+// TestPluginVersion: -plugin-version gives the plugin a release's number: the versions file
+// gains it, and the manifests generate writes say it. A number that does not come after the
+// plugin's is refused, and changes nothing.
+func TestPluginVersion(t *testing.T) {
+	tmp := t.TempDir()
+	for _, name := range []string{claude.PluginVersionsFile, usageDoc} {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(tmp, filepath.Dir(filepath.FromSlash(name))), 0o755)
+		os.WriteFile(filepath.Join(tmp, filepath.FromSlash(name)), data, 0o644)
+	}
+	if err := pluginVersion(tmp, claude.PluginVersion()); err == nil {
+		t.Errorf("-plugin-version %s, the plugin's own: no error", claude.PluginVersion())
+	}
+	if err := pluginVersion(tmp, "99.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	files, _, err := generated(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{".claude-plugin/marketplace.json", claude.PluginDir + "/.claude-plugin/plugin.json"} {
+		if !strings.Contains(string(files[m]), `"version": "99.0.0"`) {
+			t.Errorf("%s after -plugin-version 99.0.0:\n%s", m, files[m])
+		}
+	}
+	if v := string(files[claude.PluginVersionsFile]); !strings.HasSuffix(v, "\n99.0.0 "+claude.PluginSum()+"\n") {
+		t.Errorf("%s after -plugin-version 99.0.0 ends:\n%s", claude.PluginVersionsFile, v)
+	}
+}

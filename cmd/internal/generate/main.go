@@ -3,7 +3,8 @@
 // flag table of docs/usage.md (hook/args.Markdown). When the plugin's files change, it gives
 // them a new version, adding a line to hook/claude/plugin-versions.txt (a record kept, not
 // generated: a version once given stays). generate_test.go fails when one of them is
-// stale, or not marked as generated.
+// stale, or not marked as generated. With -plugin-version X.Y.Z it first gives the plugin that
+// version, for a release of that number (docs/release.md).
 //
 // The marks: the flag table has a "Code generated ... DO NOT EDIT." comment above it;
 // the plugin's files cannot carry one (JSON has no comments, and a command file's text goes
@@ -23,16 +24,39 @@ import (
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/hook/args"
+	"github.com/ralph-loop/ralph-loop/hook/claude"
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 )
 
 func main() {
 	root := flag.String("root", ".", "the repository's root")
+	version := flag.String("plugin-version", "", "give the Claude Code plugin this version X.Y.Z first, for a release of that number")
 	flag.Parse()
+	if *version != "" {
+		if err := pluginVersion(*root, *version); err != nil {
+			fmt.Fprintln(os.Stderr, "generate:", err)
+			os.Exit(1)
+		}
+	}
 	if err := generate(*root); err != nil {
 		fmt.Fprintln(os.Stderr, "generate:", err)
 		os.Exit(1)
 	}
+}
+
+// pluginVersion adds version to the plugin's versions (claude.PluginVersionsFile) for its
+// files as they are now; generate then writes the manifests with it.
+func pluginVersion(root, version string) error {
+	path := filepath.Join(root, filepath.FromSlash(claude.PluginVersionsFile))
+	versions, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	text, err := claude.WithPluginVersion(versions, version, claude.PluginSum())
+	if err != nil {
+		return fmt.Errorf("%s: %w", claude.PluginVersionsFile, err)
+	}
+	return os.WriteFile(path, text, 0o644)
 }
 
 // Header is the line that marks a generated file or section, where its format allows one.

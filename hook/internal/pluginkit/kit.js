@@ -63,10 +63,14 @@ const activeSessions = (cwd) => {
       }
     })
   return {
+    // active: any of ralph-loop's records says the session's loop may be active: its
+    // marker, its loop file, ralph-loop's copy of it or of the marker in the keep (see
+    // loopOf). The marker alone would let a script of the agent's that removes it end the
+    // loop's stops unasked.
     active: async (id) => {
       activeDir ??= askActiveDir()
       const dir = (activeDirSeen = await activeDir)
-      return !dir || !SESSION_ID.test(id) || id === "." || id === ".." || existsSync(join(dir, id))
+      return !dir || !SESSION_ID.test(id) || id === "." || id === ".." || existsSync(join(dir, id)) || loopOf(id, dir) !== null
     },
     dir: () => activeDirSeen,
   }
@@ -126,17 +130,21 @@ const xdg = (name, dflt) => {
   return existsSync(linux) ? linux : join(homedir(), "Library", "Application Support", "ralph-loop")
 }
 
-// loopOf is the session's loop as its files say when ralph-loop cannot be asked (activeDir:
-// where ralph-loop said it marks active sessions, "" if it did not): its directory,
-// iteration and limit (the defaults when no loop file says), or null when nothing says a
-// loop is active.
+// loopOf is the session's loop as its files say (activeDir: where ralph-loop said it marks
+// active sessions, "" if it did not): its directory, iteration and limit (the defaults when
+// no loop file says), or null when nothing says a loop is active: not its loop file, nor
+// ralph-loop's copy of it or of its marker in the keep, nor its marker.
 const loopOf = (id, activeDir) => {
   if (!SESSION_ID.test(id ?? "") || id === "." || id === "..") return null
   const state = activeDir ? dirname(activeDir) : xdg("XDG_STATE_HOME", ".local/state")
   const files = [join(state, "sessions", id, "loop.json")]
+  let witnessed = false
   try {
     const loops = join(xdg("XDG_DATA_HOME", ".local/share"), "loops")
-    for (const d of readdirSync(loops)) files.push(join(loops, d, id + ".json"))
+    for (const d of readdirSync(loops)) {
+      files.push(join(loops, d, id + ".json"))
+      witnessed ||= existsSync(join(loops, d, id + ".active"))
+    }
   } catch {}
   let on = null
   for (const f of files) {
@@ -145,7 +153,7 @@ const loopOf = (id, activeDir) => {
       if (l.status === "ACTIVE") { on = l; break }
     } catch {}
   }
-  if (!on && !existsSync(join(state, "active", id))) return null
+  if (!on && !witnessed && !existsSync(join(state, "active", id))) return null
   const num = (v) => (Number.isSafeInteger(v) && v >= 0 ? v : null)
   const max = num(on?.max_iterations), iteration = num(on?.iteration)
   return { dir: join(state, "sessions", id), max: max ?? FALLBACK.maxIterations, iteration: max === null ? 0 : iteration ?? 0 }

@@ -202,7 +202,7 @@ func TestNotify(t *testing.T) {
 	})
 	expectLoop(t, loopOf(t, env, res.SessionID), "PROMISE_ACCEPTED", 1, 1)
 	got := e2e.Read(t, notified)
-	contains(t, "the notification", string(got), "--app-name=ralph-loop\n--\nralph-loop: PROMISE_ACCEPTED\n",
+	contains(t, "the notification", string(got), "--app-name=ralph-loop\n--\nralph-loop: task done\n",
 		"iteration 1/5, 1 tool call, spent ", " tokens", ": promise found\nMake x.txt\n")
 	if strings.Count(string(got), "ralph-loop: ") != 1 {
 		t.Errorf("notified more than once: %q", got)

@@ -70,12 +70,12 @@ func TestSandboxKeepsTheFiles(t *testing.T) {
 		t.Errorf("the binary the hooks run: %q, %v", out, err)
 	}
 	if _, err := os.Stat(filepath.Join(env.Home, ".local", "share", "ralph-loop", "key")); err != nil {
-		t.Errorf("the keep's key: %v", err)
+		t.Errorf("the copy of the key: %v", err)
 	}
-	if l.Wall != "" && l.Wall != "sandbox" {
-		t.Errorf("wall %q (%s), want sandbox", l.Wall, l.Sandbox)
+	if l.Protection != "" && l.Protection != "sandbox" {
+		t.Errorf("protection %q (%s), want sandbox", l.Protection, l.Sandbox)
 	}
-	if !hasNotice(res, "sandbox keeps the agent's commands away from the loop's files") {
+	if !hasNotice(res, "Claude Code's sandbox stops the agent's commands from changing the loop's files") {
 		t.Errorf("the arming notice did not name the sandbox: %q", res.Notices())
 	}
 	left := false
@@ -125,11 +125,11 @@ func TestSandboxUserScopeEveryProject(t *testing.T) {
 			t.Errorf("the Write tool wrote %s", f)
 		}
 	}
-	if !hasNotice(res, "sandbox keeps the agent's commands away from the loop's files") {
+	if !hasNotice(res, "Claude Code's sandbox stops the agent's commands from changing the loop's files") {
 		t.Errorf("the arming notice did not name the sandbox: %q", res.Notices())
 	}
-	if l.Wall != "" && l.Wall != "sandbox" {
-		t.Errorf("wall %q (%s), want sandbox", l.Wall, l.Sandbox)
+	if l.Protection != "" && l.Protection != "sandbox" {
+		t.Errorf("protection %q (%s), want sandbox", l.Protection, l.Sandbox)
 	}
 	out, _ := env.RalphLoopCmd(context.Background(), "doctor", "--dir", env.Project)
 	if !strings.Contains(out, "sandbox: on") {

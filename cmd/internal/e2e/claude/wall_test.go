@@ -77,8 +77,8 @@ S="$XDG_STATE_HOME/ralph-loop"
 	if out, err := exec.Command(env.RalphLoop, "version").Output(); err != nil || !strings.Contains(string(out), "ralph-loop") {
 		t.Errorf("the binary the hooks run: %q, %v", out, err)
 	}
-	if l.Wall != "" && l.Wall != "sandbox" {
-		t.Errorf("wall %q (%s), want sandbox", l.Wall, l.Sandbox)
+	if l.Protection != "" && l.Protection != "sandbox" {
+		t.Errorf("protection %q (%s), want sandbox", l.Protection, l.Sandbox)
 	}
 }
 

@@ -95,8 +95,8 @@ func sandboxEnv(t *testing.T, script Script) (*Env, string) {
 	return env, bin
 }
 
-// armedSandbox is the loop's own record of Codex's sandbox at arming (status names the wall
-// only while a loop is active).
+// armedSandbox is the loop's own record of Codex's sandbox at arming (status names what
+// protects a loop only while it is active).
 func armedSandbox(t *testing.T, env *Env, session string) string {
 	t.Helper()
 	var rec struct {

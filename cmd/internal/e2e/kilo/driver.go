@@ -19,16 +19,6 @@ type (
 	Loop   = opencode.Loop
 )
 
-// NewEnv lays out an Env for Kilo under root.
-func NewEnv(root, kilo, ralphLoop string) (*Env, error) {
-	e, err := opencode.NewEnv(root, kilo, ralphLoop)
-	if err != nil {
-		return nil, err
-	}
-	e.Flavor = Kilo
-	return e, nil
-}
-
 var (
 	Text  = opencode.Text
 	Shell = opencode.Shell

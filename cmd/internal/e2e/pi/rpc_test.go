@@ -259,6 +259,31 @@ func TestMessageWhileWorking(t *testing.T) {
 	}
 }
 
+// A script of the agent's removes the session's active marker, which the extension looks
+// for before it asks ralph-loop: the extension still asks at the stop (the loop file, and
+// ralph-loop's copy of it, say the loop is active), so the stop is blocked and the loop goes
+// on to the promise, instead of staying ACTIVE with nobody asked.
+func TestMarkerRemoved(t *testing.T) {
+	e := bare(t)
+	if _, err := e.Install(context.Background(), "user"); err != nil {
+		t.Fatal(err)
+	}
+	active := filepath.Join(e.State, "ralph-loop", "active")
+	w := start(t, e, Script{Turns: []Turn{
+		Write("Tidying up.", filepath.Join(e.Project, "tidy.sh"), "rm -f "+active+"/*\n"),
+		Shell("Running it.", "sh tidy.sh"),
+		Text("Done for now."),
+		Shell("", "echo hi > x.txt"),
+		Text("<promise>DONE</promise>"),
+	}})
+	w.send(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`, w.ended)
+	expectLoop(t, onlyLoop(t, w.Env), "PROMISE_ACCEPTED", 2, 3)
+	if c := w.rpc.Fake.Continuations(); len(c) != 1 {
+		t.Fatalf("%d continuations, want 1", len(c))
+	}
+	readFile(t, filepath.Join(w.Project, "x.txt"), "hi\n")
+}
+
 // A session without a loop is left alone: nothing said, no continuation, no state; and its
 // tool calls and stops run no ralph-loop at all (the extension finds no active marker for
 // the session), which a ralph-loop that logs its runs shows.

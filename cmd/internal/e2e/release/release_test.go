@@ -1,8 +1,8 @@
 // Package release tests what a release ships, as a user gets it: make dist's archives and
 // checksums, and the npm packages installed with the real npm from a registry on 127.0.0.1
 // into a fresh prefix with no Go on PATH, then the demo's loop through the real Claude Code
-// with only what npm installed, and a session after npm rm -g. It is part of the real-CLI
-// suite (RALPH_E2E=1, make e2e).
+// with only what npm installed, and a session after npm rm -g. It is the release suite
+// (make release-test; on its own, RALPH_E2E=1 go test ./cmd/internal/e2e/release/).
 //
 // make dist builds one target here (linux/amd64, GoReleaser with .goreleaser.yaml narrowed
 // to it) unless RALPH_DIST_FULL=1, which builds all six as a release does.
@@ -21,8 +21,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,7 +141,7 @@ func oneTarget() (string, error) {
 func need(t *testing.T) {
 	t.Helper()
 	if os.Getenv("RALPH_E2E") != "1" {
-		t.Skip("end-to-end test of the release (make dist, npm, the real Claude Code): run with RALPH_E2E=1 (make e2e)")
+		t.Skip("end-to-end test of the release (make dist, npm, the real Claude Code): run with RALPH_E2E=1 (make release-test)")
 	}
 	if skipWhy != "" {
 		t.Skip("SKIPPED: " + skipWhy)
@@ -156,10 +159,12 @@ func targets() []string {
 	return []string{"linux_amd64", "linux_arm64", "darwin_amd64", "darwin_arm64", "windows_amd64", "windows_arm64"}
 }
 
-// make dist: an archive per target with the binary, LICENSE and README.md (and a .deb and an
-// .rpm for linux), each in checksums.txt with the right checksum; a Homebrew formula (and with
-// the Windows archives a Scoop manifest); the linux amd64 binary is static, stripped and
-// prints the version.
+// make dist: an archive per target with the binary, LICENSE, the README written for the
+// archive and the docs it links to (every link in them resolves inside the archive), and a
+// .deb (in section utils) and an .rpm for linux, each in checksums.txt with the right
+// checksum; a Homebrew formula (and with the Windows archives a Scoop manifest) whose URLs
+// name the release of this version (not v0.0.0 at a commit without a tag); the linux amd64
+// binary is static, stripped and prints the version.
 func TestDist(t *testing.T) {
 	need(t)
 	dist := filepath.Join(repo, "dist")
@@ -184,7 +189,10 @@ func TestDist(t *testing.T) {
 		}
 		if strings.HasPrefix(tg, "linux") {
 			for _, pkg := range []string{".deb", ".rpm"} {
-				checkSum(t, dist, "ralph-loop_"+version+"_"+tg+pkg, sums)
+				data := checkSum(t, dist, "ralph-loop_"+version+"_"+tg+pkg, sums)
+				if pkg == ".deb" && data != nil {
+					checkDebControl(t, data)
+				}
 			}
 		}
 		name := "ralph-loop_" + version + "_" + tg + ext
@@ -193,11 +201,15 @@ func TestDist(t *testing.T) {
 			continue
 		}
 		files := untar(t, data)
-		for _, want := range []string{"ralph-loop", "LICENSE", "README.md"} {
+		for _, want := range []string{"ralph-loop", "LICENSE", "README.md", "docs/usage.md", "docs/install.md"} {
 			if _, ok := files[want]; !ok {
 				t.Errorf("%s lacks %s (has %v)", name, want, keys(files))
 			}
 		}
+		if readme, err := os.ReadFile(filepath.Join(repo, "cmd", "internal", "dist", "archive-readme.md")); err != nil || !bytes.Equal(files["README.md"], readme) {
+			t.Errorf("%s: README.md is not the archive's README (cmd/internal/dist/archive-readme.md): %v", name, err)
+		}
+		checkLinks(t, name, files)
 		if tg == "linux_amd64" && runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
 			checkBinary(t, files["ralph-loop"])
 		}
@@ -209,9 +221,14 @@ func TestDist(t *testing.T) {
 	if full {
 		manifests = append(manifests, "scoop/ralph-loop.json")
 	}
+	url := "https://github.com/ralph-loop/ralph-loop/releases/download/v" + version + "/ralph-loop_" + version + "_"
 	for _, m := range manifests {
-		if b, err := os.ReadFile(filepath.Join(dist, m)); err != nil || !strings.Contains(string(b), version) {
-			t.Errorf("%s: %v (or it does not name version %s)", m, err, version)
+		b, err := os.ReadFile(filepath.Join(dist, m))
+		if err != nil || !strings.Contains(string(b), url) {
+			t.Errorf("%s: %v (or it does not point at the release of version %s: %s…)", m, err, version, url)
+		}
+		if strings.Contains(string(b), "/download/v0.0.0/") && version != "0.0.0" {
+			t.Errorf("%s points at v0.0.0 for version %s", m, version)
 		}
 	}
 }
@@ -279,6 +296,88 @@ func checkBinary(t *testing.T, bin []byte) {
 	}
 	if !strings.HasPrefix(string(out), "ralph-loop "+version+"\ncommit ") || !strings.Contains(string(out), "\nbuilt ") {
 		t.Errorf("ralph-loop version printed:\n%s", out)
+	}
+}
+
+// linkRE finds a Markdown link's target.
+var linkRE = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// checkLinks: every relative link of the archive's Markdown files names a file the archive
+// holds (the archive has no repository around it).
+func checkLinks(t *testing.T, archive string, files map[string][]byte) {
+	t.Helper()
+	for name, data := range files {
+		if !strings.HasSuffix(name, ".md") {
+			continue
+		}
+		for _, m := range linkRE.FindAllStringSubmatch(string(data), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			p := path.Clean(path.Join(path.Dir(name), target))
+			if _, ok := files[p]; !ok {
+				t.Errorf("%s: %s links to %s, which the archive does not hold", archive, name, m[1])
+			}
+		}
+	}
+}
+
+// checkDebControl: the .deb's control file names its section (dpkg and apt show an empty
+// "Section:" otherwise).
+func checkDebControl(t *testing.T, deb []byte) {
+	t.Helper()
+	control, err := debControl(deb)
+	if err != nil {
+		t.Errorf("the .deb: %v", err)
+		return
+	}
+	if !regexp.MustCompile(`(?m)^Section: utils$`).MatchString(control) || !regexp.MustCompile(`(?m)^Priority: optional$`).MatchString(control) {
+		t.Errorf("the .deb's control file has no section utils and priority optional:\n%s", control)
+	}
+}
+
+// debControl reads the control file of a .deb: an ar archive whose control.tar.gz holds it.
+func debControl(deb []byte) (string, error) {
+	const magic = "!<arch>\n"
+	if !bytes.HasPrefix(deb, []byte(magic)) {
+		return "", fmt.Errorf("not an ar archive")
+	}
+	for b := deb[len(magic):]; len(b) >= 60; {
+		name := strings.TrimRight(strings.TrimSpace(string(b[:16])), "/")
+		size, err := strconv.Atoi(strings.TrimSpace(string(b[48:58])))
+		if err != nil || 60+size > len(b) {
+			return "", fmt.Errorf("a bad ar member header")
+		}
+		body := b[60 : 60+size]
+		if name == "control.tar.gz" {
+			for member, data := range untarBytes(body) {
+				if path.Base(member) == "control" {
+					return string(data), nil
+				}
+			}
+			return "", fmt.Errorf("control.tar.gz has no control file")
+		}
+		b = b[60+size+size%2:]
+	}
+	return "", fmt.Errorf("no control.tar.gz")
+}
+
+// untarBytes reads a .tar.gz, nil if it cannot.
+func untarBytes(tgz []byte) map[string][]byte {
+	gz, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return nil
+	}
+	tr := tar.NewReader(gz)
+	out := map[string][]byte{}
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			return out
+		}
+		b, _ := io.ReadAll(tr)
+		out[h.Name] = b
 	}
 }
 

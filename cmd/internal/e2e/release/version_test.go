@@ -15,7 +15,7 @@ import (
 // it too (TestDist, TestNPMInstall).
 func TestVersionEverywhere(t *testing.T) {
 	if os.Getenv("RALPH_E2E") != "1" {
-		t.Skip("builds ralph-loop three ways from a clone: run with RALPH_E2E=1 (make e2e)")
+		t.Skip("builds ralph-loop three ways from a clone: run with RALPH_E2E=1 (make release-test)")
 	}
 	if repo == "" {
 		t.Skip("no repository: " + skipWhy)
@@ -56,4 +56,21 @@ func sh(t *testing.T, dir, name string, args ...string) string {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, errb.String())
 	}
 	return out.String()
+}
+
+// make dist of a release version the plugin manifests do not carry is refused before
+// anything is built: in seconds, not after GoReleaser's minutes (here GoReleaser is a
+// program that fails, so a dist that reached it says something else).
+func TestDistRefusesVersionFirst(t *testing.T) {
+	need(t)
+	cmd := exec.Command("make", "dist", "VERSION=99.99.99", "GORELEASER_BIN=/bin/false", "BIN="+filepath.Join(t.TempDir(), "ralph-loop"))
+	cmd.Dir = repo
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("make dist VERSION=99.99.99 went through:\n%s", out)
+	}
+	if !strings.Contains(string(out), `the release is 99.99.99: a release carries the plugin's version`) ||
+		!strings.Contains(string(out), "go run ./cmd/internal/generate -plugin-version 99.99.99") {
+		t.Errorf("make dist VERSION=99.99.99 did not refuse on the plugin's version first:\n%s", out)
+	}
 }
