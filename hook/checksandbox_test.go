@@ -13,10 +13,10 @@ import (
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
-// A loop names the host's sandbox as its wall only where its checks can run in it: not
+// A loop names the host's sandbox as what protects it only where its checks can run in it: not
 // where the sandbox's program is missing, or found only in the project (a bwrap the agent
-// wrote into bin/, first on PATH, is no wall); a loop without checks needs none.
-func TestWallChecks(t *testing.T) {
+// wrote into bin/, first on PATH, is none); a loop without checks needs none.
+func TestSandboxClaim(t *testing.T) {
 	proj := t.TempDir()
 	os.MkdirAll(filepath.Join(proj, "bin"), 0o755)
 	os.WriteFile(filepath.Join(proj, "bin", "bwrap"), []byte("#!/bin/sh\nexec \"$@\"\n"), 0o755)
@@ -40,19 +40,19 @@ func TestWallChecks(t *testing.T) {
 	} {
 		l := armed(c.checks...)
 		env := Env{Store: store, Programs: find(c.path)}
-		if got := wallChecks(context.Background(), env, &l); got == state.SandboxOn || !strings.Contains(got, "checks cannot run in the sandbox") {
+		if got := sandboxClaim(context.Background(), env, &l); got == state.SandboxOn || !strings.Contains(got, "checks cannot run in the sandbox") {
 			t.Errorf("%s: %q, want the checks named as outside the sandbox", c.name, got)
 		}
 	}
 	l := armed()
-	if got := wallChecks(context.Background(), Env{Store: store, Programs: find(t.TempDir())}, &l); got != state.SandboxOn {
+	if got := sandboxClaim(context.Background(), Env{Store: store, Programs: find(t.TempDir())}, &l); got != state.SandboxOn {
 		t.Errorf("no checks: %q, want on", got)
 	}
 	if _, err := exec.LookPath(runnerName()); err != nil {
 		t.Skip("SKIPPED: the rest needs " + runnerName())
 	}
 	l = armed("true")
-	if got := wallChecks(context.Background(), Env{Store: store, Programs: find(os.Getenv("PATH"))}, &l); got != state.SandboxOn {
+	if got := sandboxClaim(context.Background(), Env{Store: store, Programs: find(os.Getenv("PATH"))}, &l); got != state.SandboxOn {
 		t.Errorf("with %s: %q, want on", runnerName(), got)
 	}
 }

@@ -166,7 +166,7 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		return res, err
 	}
 	l := newLoop(req, now)
-	l.Sandbox = wallChecks(ctx, env, &l)
+	l.Sandbox = sandboxClaim(ctx, env, &l)
 	var err error
 	res.Quarantined, err = update(ctx, env, req.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur != nil && cur.Status == state.Active && duplicate(cur, req.Key, req.Started) {

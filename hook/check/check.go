@@ -59,8 +59,8 @@ type Options struct {
 	LogPrefix string
 	// TailChars is how much of the output's end Result.Tail keeps.
 	TailChars int
-	// Wall, when set, is the sandbox the checks run in (the agent's shell's); nil: none.
-	Wall *Wall
+	// Sandbox, when set, is the sandbox the checks run in (the agent's shell's); nil: none.
+	Sandbox *Sandbox
 }
 
 // Run runs the commands in order until one fails, and returns the results of those that
@@ -108,8 +108,8 @@ func runOne(ctx context.Context, command string, n int, opt Options) Result {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, shell, "-c", command)
-	if opt.Wall != nil {
-		if opt.Wall.Runner == "" {
+	if opt.Sandbox != nil {
+		if opt.Sandbox.Runner == "" {
 			r.Failure = "not run: its sandbox cannot start: " + unavailable()
 			return r
 		}
@@ -119,7 +119,7 @@ func runOne(ctx context.Context, command string, n int, opt Options) Result {
 			return r
 		}
 		defer os.RemoveAll(tmp)
-		c, closeFiles, err := opt.Wall.command(cctx, command, opt.Dir, tmp)
+		c, closeFiles, err := opt.Sandbox.command(cctx, command, opt.Dir, tmp)
 		if err != nil {
 			r.Failure = fmt.Sprintf("not run: its sandbox: %v", err)
 			return r

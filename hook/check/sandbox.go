@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 )
 
-// Wall is the sandbox a loop's checks run in when the host runs the agent's shell in one:
+// Sandbox is the sandbox a loop's checks run in when the host runs the agent's shell in one:
 // the same roots (state.SandboxRoots), so that a check, which runs what the agent wrote
 // (a test script, a Makefile, go test), does no more than the agent's own shell may. A
 // check writes only in the writable roots, with the read-only paths inside them (the
@@ -16,7 +16,7 @@ import (
 // socket (a session bus or a daemon would run what it asks outside), and starts no
 // process outside (a session and a process namespace of its own). Linux: bubblewrap, as
 // Claude Code and Codex run the agent's shell; macOS: sandbox-exec (Seatbelt).
-type Wall struct {
+type Sandbox struct {
 	// Writable are the directories the checks may write; ReadOnly the paths inside them
 	// they may not.
 	Writable, ReadOnly []string
@@ -25,10 +25,10 @@ type Wall struct {
 	Runner string
 }
 
-// Unavailable says why checks cannot run in the wall here ("" when they can): the system
+// Unavailable says why checks cannot run in the sandbox here ("" when they can): the system
 // has no sandbox ralph-loop can run, its program is missing, or it cannot start (a kernel
 // that refuses namespaces). It runs the sandbox once, with nothing in it.
-func (w Wall) Unavailable(ctx context.Context) string {
+func (w Sandbox) Unavailable(ctx context.Context) string {
 	if w.Runner == "" {
 		return unavailable()
 	}

@@ -10,7 +10,7 @@ import (
 // project's tests have not run it on macOS.)
 func TestSeatbelt(t *testing.T) {
 	dir, tmp := t.TempDir(), t.TempDir()
-	p := seatbelt(Wall{Writable: []string{dir}, ReadOnly: []string{dir}}, tmp)
+	p := seatbelt(Sandbox{Writable: []string{dir}, ReadOnly: []string{dir}}, tmp)
 	for _, want := range []string{"(deny network*)", "(deny file-write*)", "(allow file-write*", "(subpath \"" + tmp} {
 		if !strings.Contains(p, want) {
 			t.Errorf("profile lacks %q:\n%s", want, p)

@@ -13,14 +13,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Runner is the program the checks' wall runs them with.
+// Runner is the program the checks' sandbox runs them with.
 const Runner = "bwrap"
 
 func unavailable() string {
 	return "bubblewrap (bwrap) is not installed outside the project (apt-get install bubblewrap)"
 }
 
-// command is the check's shell command line run by bubblewrap in the wall, in dir, with
+// command is the check's shell command line run by bubblewrap in the sandbox, in dir, with
 // tmp as its temporary directory; closeFiles closes what was handed to it (the seccomp
 // filter). The file system is the system's, read-only, with the writable roots and tmp
 // bound writable and the read-only paths bound read-only over them; new user, process,
@@ -29,7 +29,7 @@ func unavailable() string {
 // to undo a mount (bubblewrap 0.8 and later), and a seccomp filter that refuses to make a
 // Unix socket (the file system's sockets, a session bus or a container daemon, are out of
 // reach; socketpair is not a socket anyone else holds).
-func (w Wall) command(ctx context.Context, command, dir, tmp string) (*exec.Cmd, func(), error) {
+func (w Sandbox) command(ctx context.Context, command, dir, tmp string) (*exec.Cmd, func(), error) {
 	args := []string{"--new-session", "--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
 		"--unshare-cgroup-try", "--unshare-net"}
 	if disablesUserns(w.Runner) {

@@ -10,15 +10,15 @@ import (
 	"testing"
 )
 
-// testWall is a wall whose writable root is the check's directory, with a read-only
+// testSandbox is a sandbox whose writable root is the check's directory, with a read-only
 // directory inside it, or the test skips (saying why) where bubblewrap cannot run.
-func testWall(t *testing.T, o Options) *Wall {
+func testSandbox(t *testing.T, o Options) *Sandbox {
 	t.Helper()
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		t.Skip("SKIPPED: bubblewrap is not installed (the e2e suites install it: apt-get install bubblewrap)")
 	}
-	w := &Wall{Writable: []string{o.Dir}, ReadOnly: []string{filepath.Join(o.Dir, "kept")}, Runner: bwrap}
+	w := &Sandbox{Writable: []string{o.Dir}, ReadOnly: []string{filepath.Join(o.Dir, "kept")}, Runner: bwrap}
 	os.MkdirAll(filepath.Join(o.Dir, "kept"), 0o755)
 	if why := w.Unavailable(context.Background()); why != "" {
 		t.Skip("SKIPPED: " + why)
@@ -26,13 +26,13 @@ func testWall(t *testing.T, o Options) *Wall {
 	return w
 }
 
-// A check in the wall writes its directory and its own temporary directory, and nothing
+// A check in the sandbox writes its directory and its own temporary directory, and nothing
 // else: not a read-only path inside its directory, not a file beside it (ralph-loop's
 // state), not /tmp; it reaches no server on this machine, over TCP or a Unix socket; a
 // check that passes passes.
-func TestWall(t *testing.T) {
+func TestSandbox(t *testing.T) {
 	o := opts(t)
-	o.Wall = testWall(t, o)
+	o.Sandbox = testSandbox(t, o)
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "state"), []byte("kept\n"), 0o600)
 	tcp, err := net.Listen("tcp", "127.0.0.1:0")
@@ -52,7 +52,7 @@ func TestWall(t *testing.T) {
 		`echo ok > "$TMPDIR/t" || exit 11`,
 		`try 'echo x > kept/x'`,
 		`try 'echo x > ` + filepath.Join(outside, "state") + `'`,
-		`try 'echo x > /tmp/check-wall-test-$$'`,
+		`try 'echo x > /tmp/check-sandbox-test-$$'`,
 		`try 'python3 -c "import socket; socket.create_connection((\"127.0.0.1\", ` + tcp.Addr().(*net.TCPAddr).AddrPort().String()[len("127.0.0.1:"):] + `), 2)"'`,
 		`try 'python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"` + sock + `\")"'`,
 		`try 'exec 3<>` + sock + `'`,
@@ -66,7 +66,7 @@ func TestWall(t *testing.T) {
 	out, _ := os.ReadFile(filepath.Join(o.Dir, "attack.log"))
 	errs, _ := os.ReadFile(filepath.Join(o.Dir, "errors.txt"))
 	if strings.Contains(string(out), "DID") || strings.Count(string(out), "refused") != 6 {
-		t.Errorf("the check did what its wall must refuse:\n%s\nerrors:\n%s", out, errs)
+		t.Errorf("the check did what its sandbox must refuse:\n%s\nerrors:\n%s", out, errs)
 	}
 	if data, _ := os.ReadFile(filepath.Join(outside, "state")); string(data) != "kept\n" {
 		t.Errorf("the state beside the check: %q", data)

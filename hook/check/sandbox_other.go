@@ -9,11 +9,11 @@ import (
 	"runtime"
 )
 
-// Runner is the program the checks' wall runs them with: none here.
+// Runner is the program the checks' sandbox runs them with: none here.
 const Runner = ""
 
 func unavailable() string { return "ralph-loop has no sandbox for the checks on " + runtime.GOOS }
 
-func (w Wall) command(ctx context.Context, command, dir, tmp string) (*exec.Cmd, func(), error) {
+func (w Sandbox) command(ctx context.Context, command, dir, tmp string) (*exec.Cmd, func(), error) {
 	return nil, nil, errors.New(unavailable())
 }

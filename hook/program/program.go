@@ -3,7 +3,7 @@
 // project directory first (bin/, node_modules/.bin, a direnv layout) must not hand the hook
 // a git the agent wrote there. Relative entries and directories every user may write
 // (/tmp, /dev/shm) are passed over too. Without the host's sandbox the agent writes what the
-// user writes, and no wall is claimed; with it, the roots it leaves writable are skipped.
+// user writes, and the sandbox is not said to protect a loop; with it, the roots it leaves writable are skipped.
 package program
 
 import (
