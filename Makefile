@@ -23,14 +23,15 @@ CLAUDE_CODE := @anthropic-ai/claude-code@2.1.332
 
 all: build
 
+# ralph-loop and, beside it, its dashboard (ralph-loop watch runs bin/ralph-loop-watch).
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/ralph-loop
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(dir $(BIN)) ./cmd/ralph-loop ./cmd/ralph-loop-watch
 
 # Says where the binary went and whether that directory is on PATH.
 install:
-	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ralph-loop ./cmd/ralph-loop-watch
 	@bin=$$($(GO) env GOBIN); [ -n "$$bin" ] || bin=$$($(GO) env GOPATH | cut -d: -f1)/bin; \
-	echo "make install: installed $$bin/ralph-loop"; \
+	echo "make install: installed $$bin/ralph-loop and its dashboard $$bin/ralph-loop-watch"; \
 	case ":$$PATH:" in *":$$bin:"*) ;; *) \
 	  echo "make install: $$bin is not on PATH, so \"ralph-loop\" is not found: add it (export PATH=\"$$bin:\$$PATH\" in your shell's profile), or run $$bin/ralph-loop install";; \
 	esac
@@ -146,6 +147,9 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) mod tidy -diff
+	@# The hook script (hook/install/hook.sh, and the plugin's copy): POSIX sh, as the hosts run it.
+	@command -v shellcheck >/dev/null 2>&1 || { echo "make lint: shellcheck is not installed: apt-get install shellcheck (.ci/run installs it)"; exit 1; }
+	shellcheck -s sh hook/install/hook.sh plugins/ralph-loop/hooks/ralph-loop.sh
 	@# The binary builds where the process table is read another way (macOS) or not at all.
 	@for os in darwin freebsd windows; do GOOS=$$os GOARCH=amd64 $(GO) build -o /dev/null ./cmd/ralph-loop || exit 1; done
 

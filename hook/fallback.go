@@ -36,12 +36,12 @@ func Encode(h Host, ev install.Event, r install.Reply) install.Encoded {
 	return install.Encoded{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 }
 
-// fallback takes what the hooks' command line left in the session's directory while it
-// could not run ralph-loop (see hook/install's command.go) and the session's loop was
+// fallback takes what the hooks' script left in the session's directory while the hooks
+// could not run ralph-loop (see hook/install's hook.sh) and the session's loop was
 // active, and returns what the user is to be told. The user's /cancel-ralph it recorded
 // ends the loop as the user's cancel only when the hooks saw ralph-loop missing: it was
 // recorded while this loop ran, the host's own record (its transcript, since the loop's last
-// decision) shows a stop the command line blocked because it could not run ralph-loop
+// decision) shows a stop the hooks' script blocked because they could not run ralph-loop
 // (hooksSawItGone), and the ralph-loop running now changed after the cancel (moved,
 // removed or made unrunnable, and back). Otherwise it is not taken on its word (anything
 // the agent runs can write the file, and touch the binary): it is refused and logged, and
@@ -82,7 +82,7 @@ func (e *engine) fallback(ctx context.Context) string {
 }
 
 // hooksSawItGone reports whether the host's transcript, from where the loop's last decision
-// read it, records a stop the hooks' command line blocked by itself because it could not
+// read it, records a stop the hooks' script blocked by itself because the hooks could not
 // run ralph-loop (its reason holds inject.FallbackMark; the host writes a blocked stop's
 // reason into the transcript as the agent's next message). At most fallbackRead bytes are
 // searched; a host that keeps no transcript ralph-loop reads records none.

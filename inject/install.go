@@ -13,6 +13,28 @@ func NotInstalledHere(display string) string {
 		"loops (/ralph-loop) are off until you install it (" + GetIt + ")"
 }
 
+// HooksFindNone is the one line a hook command line prints, at the events that tell the
+// user, when it finds neither ralph-loop nor the hook script that answers in its place (a
+// teammate's machine without ralph-loop): short, for it is written into every such line.
+func HooksFindNone() string {
+	return "ralph-loop: not installed here, so /ralph-loop is off (npm install -g " + NPMPackage + ")"
+}
+
+// AfterInstall tells the user, after an install that changed something, what makes the
+// hooks take effect, then how to start a loop (arm: the host's /ralph-loop): a new session
+// of a host that reads its settings at start; a restart (or its reload command) of one whose
+// hooks are a plugin or an extension of its own (kind), which it loads at start.
+func AfterInstall(display, kind, reload, arm string) string {
+	start := "Start a new " + display + " session (settings are read at start)"
+	switch {
+	case kind != "" && reload != "":
+		start = "Restart " + display + ", or type " + reload + " in it (it loads " + kind + "s at start)"
+	case kind != "":
+		start = "Restart " + display + " (it loads " + kind + "s at start)"
+	}
+	return start + ", then type: " + arm + ` "TASK" --max-iterations 20`
+}
+
 // NPMPackage is the npm package that installs ralph-loop's native binary
 // (npm install -g @ralph-loop/cli); the per-platform packages are named after it
 // (@ralph-loop/cli-linux-x64, ...).
@@ -44,7 +66,7 @@ func FallbackBlock(prog string) string {
 		"Do not try to end the loop: tell the user that ralph-loop must be put back, and go on with the task."
 }
 
-// FallbackMark is in every stop the hooks' command line blocks by itself (FallbackBlock):
+// FallbackMark is in every stop the hooks' script blocks by itself (FallbackBlock):
 // the host records the reason in its transcript, which is how ralph-loop, once it runs
 // again, knows the hooks saw it missing (hook's fallback). Plain ASCII words, so that every
 // host's transcript holds them as they are.

@@ -7,11 +7,24 @@ import (
 	"time"
 )
 
-// What the hooks' command line leaves in a session's directory while it cannot run
-// ralph-loop and the session's loop is active (see hook/install's command.go): the user's
+// What the hooks' script leaves in a session's directory while ralph-loop cannot run and
+// the session's loop is active (see hook/install's hook.sh): the user's
 // /cancel-ralph, as the empty file cancel-typed, and one empty file fallback-stop.N for each
 // stop it blocked. They are written in POSIX sh without ralph-loop, so nothing proves who
 // wrote them: the hook judges them (see hook's fallback).
+
+// ScriptLines are the lines of a loop file (loop.json, and the keep's copy) that the hooks'
+// script reads with grep and sed while ralph-loop cannot run (hook/install's hook.sh):
+// whether the loop is active, and how many of its iterations it has used. They are how the
+// loop file's encoding (json.MarshalIndent, two spaces) writes those fields of Loop, one a
+// line at the top level; a change to the encoding that changes them must change the script
+// too, and the tests fail until it has (TestScriptLines here, TestScriptReadsLoopLines in
+// hook/install). %d is a number.
+var ScriptLines = struct{ Active, MaxIterations, Iteration string }{
+	Active:        `  "status": "ACTIVE",`,
+	MaxIterations: `  "max_iterations": %d,`,
+	Iteration:     `  "iteration": %d,`,
+}
 
 const (
 	cancelTypedFile  = "cancel-typed"

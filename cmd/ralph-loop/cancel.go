@@ -57,10 +57,9 @@ func cancelCommand() *cli.Command {
 					// there, as for status (exit 1; a typed id may be wrong).
 					return fmt.Errorf("session %s has no ralph loop", id)
 				}
-				by, why := cancelledBy(env.Store, id)
-				l, err := hook.Cancel(ctx, env, id, by, why, false)
+				l, err := cancelSession(ctx, env, id)
 				if err != nil {
-					return fmt.Errorf("cancel the loop of session %s: %w", id, err)
+					return err
 				}
 				if l != nil {
 					n++
@@ -77,6 +76,18 @@ func cancelCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// cancelSession ends session id's active loop as "ralph-loop cancel" does, once the command
+// was let through (refuseInside), saying who ended it as far as ralph-loop can tell. It
+// returns the loop as it ended, nil when it was not active.
+func cancelSession(ctx context.Context, env hook.Env, id string) (*state.Loop, error) {
+	by, why := cancelledBy(env.Store, id)
+	l, err := hook.Cancel(ctx, env, id, by, why, false)
+	if err != nil {
+		return nil, fmt.Errorf("cancel the loop of session %s: %w", id, err)
+	}
+	return l, nil
 }
 
 // cancelledBy says who cancels session id's loop with this command, as far as ralph-loop can

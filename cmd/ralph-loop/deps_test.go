@@ -21,3 +21,18 @@ func TestStaticBinary(t *testing.T) {
 		}
 	}
 }
+
+// The dashboard's terminal UI libraries stay in its own program (cmd/ralph-loop-watch):
+// linked here they would initialise in every hook process, and bring cgo in through
+// os/user (docs/performance.md, "The dashboard apart").
+func TestNoDashboardLibraries(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "charm.land/") || strings.HasPrefix(p, "github.com/charmbracelet/") || p == "github.com/xo/terminfo" {
+			t.Errorf("ralph-loop depends on %s", p)
+		}
+	}
+}

@@ -83,6 +83,7 @@ type doctor struct {
 	color    bool
 	problems []string
 	versions map[string]string // binary path -> its version (or "" when it does not run)
+	scripts  map[string]bool   // the hosts whose hook script was looked at
 }
 
 func (d *doctor) paint(code, s string) string {
@@ -174,12 +175,17 @@ func (d *doctor) host(inst *install.Target, found []install.Found) (hooked bool)
 	}
 	if len(found) == 0 {
 		if inst.Scopes[0].Settings == "" {
-			// opencode, Kilo: the hooks are a plugin file, which doctor does not read.
+			// opencode, Kilo, pi: the hooks are a plugin's or an extension's file, which
+			// doctor does not read.
+			kind := "a " + inst.FilesKind
+			if strings.HasPrefix(inst.FilesKind, "e") {
+				kind = "an " + inst.FilesKind
+			}
 			if ps := plugins(inst, d.dir, d.getenv); len(ps) > 0 {
-				d.Say("hooks: a plugin, %s; doctor does not check what it runs", strings.Join(ps, ", "))
+				d.Say("hooks: %s, %s; doctor does not check what it runs", kind, strings.Join(ps, ", "))
 				return true
 			}
-			d.Say("hooks: a plugin (ralph-loop install --host %s writes it); doctor does not check it", inst.Name)
+			d.Say("hooks: %s (ralph-loop install --host %s writes it); doctor does not check it", kind, inst.Name)
 			return false
 		}
 		if !hooked {
@@ -193,6 +199,7 @@ func (d *doctor) host(inst *install.Target, found []install.Found) (hooked bool)
 			own = append(own, f.Scope.Name)
 		}
 		d.hooks(inst, f)
+		d.script(inst, f)
 	}
 	if len(own) > 1 {
 		d.Problem("%s: ralph-loop's hooks are installed at %s scope at once, so every event is handled %d times: keep one (ralph-loop uninstall --host %s --scope %s)",
@@ -269,6 +276,33 @@ func (d *doctor) hooks(inst *install.Target, f install.Found) {
 	}
 }
 
+// script reports the host's hook script, which the hooks of this version's form (marked
+// install.Mark) read when ralph-loop cannot run: missing, or not this ralph-loop's, it is a
+// problem (a loop's stops would be let through then).
+func (d *doctor) script(inst *install.Target, f install.Found) {
+	marked := false
+	for _, c := range f.Commands {
+		marked = marked || strings.HasSuffix(c, " "+install.Mark)
+	}
+	if !marked || d.scripts[inst.Name] {
+		return
+	}
+	if d.scripts == nil {
+		d.scripts = map[string]bool{}
+	}
+	d.scripts[inst.Name] = true
+	path := install.ScriptPath(keepDir(), inst.Name)
+	data, err := os.ReadFile(path)
+	switch {
+	case err != nil:
+		d.Problem("%s: the hooks' script %s, which answers when ralph-loop cannot run, is missing: run ralph-loop install --host %s --scope %s",
+			inst.Title, path, inst.Name, f.Scope.Name)
+	case string(data) != inst.Script():
+		d.Problem("%s: the hooks' script %s is not this ralph-loop's: run ralph-loop install --host %s --scope %s",
+			inst.Title, path, inst.Name, f.Scope.Name)
+	}
+}
+
 // version runs a binary's "version --short" (once per binary).
 func (d *doctor) version(bin string) (string, bool) {
 	if d.versions == nil {
@@ -287,15 +321,26 @@ func (d *doctor) version(bin string) (string, bool) {
 	return v, v != ""
 }
 
-// cliVersion is the first line a host CLI prints for --version.
+// cliVersion is the first line a host CLI prints for --version: on its standard output, or
+// where it prints nothing there, on its standard error (pi, whose input is not a terminal
+// here, prints it there).
 func cliVersion(ctx context.Context, cli string) string {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, cli, "--version").Output()
+	c := exec.CommandContext(ctx, cli, "--version")
+	var errOut strings.Builder
+	c.Stderr = &errOut
+	out, err := c.Output()
 	if err != nil {
 		return "(its --version failed)"
 	}
+	if strings.TrimSpace(string(out)) == "" {
+		out = []byte(errOut.String())
+	}
 	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if line == "" {
+		return "(its --version printed nothing)"
+	}
 	return inject.Printable(line)
 }
 

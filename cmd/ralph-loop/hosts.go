@@ -15,5 +15,14 @@ func lookupHost(name string) (hook.Host, error) {
 	if h, ok := hosts.Lookup(name); ok {
 		return h, nil
 	}
-	return nil, usagef("unknown host %q: supported hosts are: %s", name, hostNames())
+	return nil, unknownHost(name, hosts.Names())
+}
+
+// unknownHost is the usage error for a host name that is none of names, with the nearest
+// one's when the typo is small, as for commands and flags.
+func unknownHost(name string, names []string) error {
+	if best := nearest(strings.ToLower(name), names); best != "" {
+		return usagef("unknown host %q (did you mean %q?): supported hosts are: %s", name, best, strings.Join(names, ", "))
+	}
+	return usagef("unknown host %q: supported hosts are: %s", name, strings.Join(names, ", "))
 }

@@ -99,8 +99,19 @@ func installCommand(add bool) *cli.Command {
 						targets = append(targets, h)
 					}
 				}
-				if len(targets) == 0 {
+				if len(targets) == 0 && add {
 					return fmt.Errorf("found no supported agent CLI on this machine (looked for: %s); name one with --host", installerNames())
+				}
+				if len(targets) == 0 {
+					// Nothing installed, nothing to take out: done (usage.md's exit codes).
+					fmt.Fprintf(cmd.Root().Writer, "ralph-loop: nothing to uninstall: no install is recorded on this machine and no supported agent CLI is found (looked for: %s)\n", installerNames())
+					if !cmd.Bool("purge") || cmd.Bool("dry-run") {
+						return nil
+					}
+					if err := purgeAllowed(); err != nil {
+						return err
+					}
+					return leftBehind(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, true)
 				}
 			} else {
 				h, ok := hosts.Installer(cmd.String("host"))
@@ -108,7 +119,11 @@ func installCommand(add bool) *cli.Command {
 					return fmt.Errorf("ralph-loop cannot %s itself for host %q (no installer); see the README for its setup", name, cmd.String("host"))
 				}
 				if !ok {
-					return usagef("unknown host %q: supported hosts are: %s", cmd.String("host"), installerNames())
+					var names []string
+					for _, h := range hosts.Installers() {
+						names = append(names, h.Name)
+					}
+					return unknownHost(cmd.String("host"), names)
 				}
 				targets = append(targets, h)
 			}
@@ -460,6 +475,9 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 			continue
 		}
 		fmt.Fprintf(w, "  %s\n", c.Describe())
+		for _, what := range c.What {
+			fmt.Fprintf(w, "            %s\n", what) // under the path: one line per change in the file
+		}
 		if dry && !c.Dir && c.Action != "unchanged" {
 			w.Write(unifiedDiff(c))
 		}
@@ -492,7 +510,7 @@ func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error
 			if hh, ok := hosts.Lookup(h.Name); ok {
 				arm = hh.Facts(os.Getenv, "").Words.Arm()
 			}
-			fmt.Fprintf(w, "Start a new %s session (settings are read at start), then type: %s \"TASK\" --max-iterations 20\n", h.Title, arm)
+			fmt.Fprintln(w, inject.AfterInstall(h.Title, h.FilesKind, h.Reload, arm))
 		}
 	}
 	return nil

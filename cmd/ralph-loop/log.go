@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/ralph-loop/ralph-loop/hook/worktree"
+	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -179,11 +180,7 @@ func follow(ctx context.Context, w io.Writer, store *state.Store, id string) err
 			// One more read: the final events may have come with the status.
 			_, err := printLog(w, store, id, n)
 			if err == nil {
-				spent := ""
-				if !l.Spent.Empty() {
-					spent = "; spent " + l.Spent.String()
-				}
-				fmt.Fprintf(w, "loop ended: %s at iteration %d/%d (%s)%s\n", l.Status, l.Iteration, l.MaxIterations, l.EndReason, spent)
+				fmt.Fprintln(w, inject.LoopEnded(l))
 			}
 			return err
 		}

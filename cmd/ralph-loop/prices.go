@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"text/tabwriter"
@@ -64,11 +63,3 @@ func pricesCommand() *cli.Command {
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// projectDir is the project whose settings apply here: $CLAUDE_PROJECT_DIR, or cwd.
-func projectDir(cwd string) string {
-	if d := os.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-		return d
-	}
-	return cwd
-}

@@ -74,6 +74,7 @@ var Installer = &install.Target{
 	SandboxOn:   sandboxOn,
 	SandboxSays: inject.SandboxSays,
 	Encode:      encode,
+	PluginRoot:  "CLAUDE_PLUGIN_ROOT",
 }
 
 // Installer returns Claude Code's installer.

@@ -149,9 +149,10 @@ const PluginDir = "plugins/ralph-loop"
 // PluginFiles are the files of ralph-loop's Claude Code plugin and of the marketplace that
 // lists it, by their path in the repository. The plugin's hooks are the ones a project-scope
 // install writes: they run the ralph-loop found on PATH (which leaves every event to any other
-// set of ralph-loop's hooks in the settings, so none runs twice), and on a machine without one they
-// do nothing but tell the user once, at the session's start (and when a prompt names
-// ralph), how to install it. A plugin cannot set Claude Code's environment, so the block cap
+// set of ralph-loop's hooks in the settings, so none runs twice), and on a machine without one
+// the hook script the plugin ships (install.PluginScript), which blocks the stops of a loop
+// still active and otherwise does nothing but tell the user once, at the session's start (and
+// when a prompt names ralph), how to install it. A plugin cannot set Claude Code's environment, so the block cap
 // stays at Claude Code's default of 8 blocks without a tool call in between.
 func PluginFiles() map[string][]byte { return PluginFilesAt(PluginVersion()) }
 
@@ -176,6 +177,7 @@ func PluginFilesAt(version string) map[string][]byte {
 		"license":     "MIT",
 	})
 	files[path.Join(PluginDir, "hooks/hooks.json")] = pluginHooks()
+	files[path.Join(PluginDir, install.PluginScript)] = []byte(Installer.Script())
 	for _, cf := range inject.CommandsFor("claude") {
 		files[path.Join(PluginDir, "commands", cf.Name)] = []byte(cf.Content)
 	}

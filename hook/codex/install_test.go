@@ -42,7 +42,7 @@ func TestInstallTrustSymlink(t *testing.T) {
 	}
 	for _, dir := range []string{filepath.Join(link, ".codex"), filepath.Join(resolved, ".codex")} {
 		key := TrustKey(filepath.Join(dir, "hooks.json"), "Stop", 0, 0)
-		want := TrustHash(Handler{Event: "Stop", Command: install.BinaryCommand(Installer, Installer.Events[4], "/opt/bin/ralph-loop"), Timeout: StopTimeoutSeconds})
+		want := TrustHash(Handler{Event: "Stop", Command: install.BinaryCommand(Installer, Installer.Events[4], "/opt/bin/ralph-loop", ""), Timeout: StopTimeoutSeconds})
 		if h[key] != want {
 			t.Errorf("%s: trusted %q, want %q\n%s", key, h[key], want, config)
 		}

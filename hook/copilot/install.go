@@ -3,7 +3,6 @@ package copilot
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
@@ -63,27 +62,8 @@ var Installer = &install.Target{
 		return files
 	},
 	Extra:      trustNote,
-	Legacy:     legacyCommand,
 	Encode:     encode,
 	SessionKey: "sessionId",
-}
-
-// legacyCommand is the command line earlier versions wrote: install's earlier one, except
-// that the line that told a machine without ralph-loop how to get it exited 2, since
-// Copilot CLI shows a hook's stderr only then (and exit 2 blocks nothing). Install's own
-// now says everything through Encode.
-func legacyCommand(c install.CommandSpec) string {
-	cmd := install.LegacyCommand(c)
-	if install.IsHookCommand(cmd, Name) {
-		return cmd
-	}
-	switch c.Event.Notice {
-	case install.Always:
-		return strings.TrimSuffix(cmd, "; exit 0") + "; exit 2"
-	case install.IfRalph:
-		return strings.Replace(cmd, ";; esac; exit 0", "; exit 2;; esac; exit 0", 1)
-	}
-	return cmd
 }
 
 // Installer returns Copilot CLI's installer.

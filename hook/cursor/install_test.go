@@ -89,7 +89,7 @@ func TestInstallUser(t *testing.T) {
 	for _, ev := range Installer.Events {
 		list := f.Hooks[ev.Name]
 		last := list[len(list)-1]
-		if last["command"] != install.BinaryCommand(Installer, ev, "/opt/bin/ralph-loop") {
+		if last["command"] != install.BinaryCommand(Installer, ev, "/opt/bin/ralph-loop", "") {
 			t.Errorf("%s: %v; want ralph-loop's entry last", ev.Name, list)
 		}
 		switch ev.Name {
@@ -161,7 +161,7 @@ func TestInstallProject(t *testing.T) {
 		t.Fatalf("stop: %v", stop)
 	}
 	cmd, _ := stop[0]["command"].(string)
-	if !strings.HasPrefix(cmd, "command -v ralph-loop ") || !strings.Contains(cmd, "RALPH_LOOP_SCOPE=project exec ralph-loop hook --host cursor") {
+	if !strings.HasPrefix(cmd, "b= e=stop; command -v ralph-loop ") || !strings.Contains(cmd, "RALPH_LOOP_SCOPE=project exec ralph-loop hook --host cursor") {
 		t.Errorf("project command %q", cmd)
 	}
 	if prompt, _ := f.Hooks["beforeSubmitPrompt"][0]["command"].(string); !strings.Contains(prompt, "*ralph*") || !strings.Contains(prompt, ">&2") {

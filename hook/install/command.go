@@ -23,139 +23,94 @@ func DefaultCommand(c CommandSpec) string {
 	if c.Portable {
 		return PortableCommandAt(c.Target, c.Event, c.Scope)
 	}
-	return BinaryCommand(c.Target, c.Event, c.Binary)
+	return BinaryCommand(c.Target, c.Event, c.Binary, c.Script)
 }
 
-// A hook's command line is POSIX sh, as the hosts run them. It runs ralph-loop with exec (the
-// host then talks to ralph-loop itself), and when it cannot (the binary removed, moved or
-// made unrunnable; a machine without ralph-loop) it answers the event itself, in the host's
-// protocol (Target.Encode), without ralph-loop:
+// Mark ends every hook command line install writes, saying what it is: install and
+// uninstall know their lines by it (as pre-commit knows its hook by its "# ID:" line),
+// whatever the line holds, now or in a later version.
+const Mark = "# ralph-loop hook"
+
+// A hook's command line is POSIX sh, as the hosts run them, and short: it runs ralph-loop
+// with exec (the host then talks to ralph-loop itself), and when it cannot (the binary
+// removed, moved or made unrunnable; a machine without ralph-loop), it reads the host's hook
+// script (Script, hook.sh) with ".", which answers the event in the host's protocol: for a
+// session whose loop is active a stop is blocked, the user's /cancel-ralph recorded and let
+// through; for any other session nothing, but telling the user at the events that ask for
+// it (Event.Notice) that ralph-loop is missing. A tool event's line reads the script first:
+// with no active loop on this machine it ends there, having started no process.
 //
-//   - for a session whose loop is active (its marker in the state directory's active/, or
-//     its loop file or ralph-loop's copy of it in the keep saying ACTIVE), a stop is blocked
-//     with the reason and how to fix it, at most as many times as the loop has iterations
-//     left (counted in the session's fallback-stop.N files); the user's /cancel-ralph is
-//     recorded in the session's cancel-typed file, which lets its stops through and which
-//     the next ralph-loop run takes as the user's cancel (hook.Fallback); a settings change
-//     is refused (ConfigChange) and a prompt or a session's start is told why;
-//   - for any other session it does nothing (no hook error, no block), telling the user at
-//     the events that ask for it (Event.Notice) that ralph-loop is missing.
-//
-// A tool event first looks for an active loop's marker on this machine, and with none it
-// never starts ralph-loop: a tool call of a session without a loop costs a directory read.
-// A marker removed by the agent only skips the tool hooks until the loop's next stop, which
-// always runs ralph-loop (and blocks: see hook's stop).
+// The line sets b (the binary's path, "" for the one on PATH), e (the event) and s (the
+// script), and ends with Mark. Without the script, a line answers as ralph-loop would with
+// no loop: it lets everything through, telling the user at the events that ask for it that
+// no ralph-loop can run (inject.HooksFindNone).
 
 // BinaryCommand is the hook command line at the user's own scopes: it runs the binary at its
-// absolute path, and once that cannot run, answers as above; for a session without a loop,
-// that tells the user at the events that ask for it that ralph-loop is gone and how to get
-// it back or remove the hooks.
-func BinaryCommand(inst *Target, ev Event, binary string) string {
-	q := args.Quote(binary)
-	run := "[ -f " + q + " ] && [ -x " + q + " ] && exec " + q + " hook --host " + inst.Name + "; "
-	return inst.line(ev, run, binary, inject.BinaryGone(inst.Title, binary))
+// absolute path, and once that cannot run, the host's hook script at its absolute path
+// (install writes it there: ScriptPath).
+func BinaryCommand(inst *Target, ev Event, binary, script string) string {
+	run := `[ -f "$b" ] && [ -x "$b" ] && exec "$b" hook --host ` + inst.Name + "; "
+	return inst.line(ev, "b="+args.Quote(binary), run, "s="+args.Quote(script)+"; ")
 }
 
 // PortableCommandAt is the hook command line for files used on other machines, at a shared
 // scope of the host's: it runs the ralph-loop found on PATH, and on a machine without one
-// answers as above; for a session without a loop, that tells the user once how to get it at
-// the events that ask for it. It sets ScopeEnv to the scope, so that the hook defers to
-// ralph-loop's hooks in the machine's own settings (see Defers). Install writes it at shared
-// scopes.
+// the host's hook script in ralph-loop's keep, where install on that machine wrote it (or
+// the one in the plugin, at ScopePlugin). It sets ScopeEnv to the scope, so that the hook
+// defers to ralph-loop's hooks in the machine's own settings (see Defers). Install writes it
+// at shared scopes.
 func PortableCommandAt(inst *Target, ev Event, scope string) string {
-	return portable(inst, ev, scope)
-}
-
-// portableRun is how the portable command runs ralph-loop.
-const portableRun = "command -v ralph-loop >/dev/null 2>&1 && "
-
-func portable(inst *Target, ev Event, scope string) string {
 	env := ""
 	if scope != "" {
 		env = ScopeEnv + "=" + scope + " "
 	}
 	run := portableRun + env + "exec ralph-loop hook --host " + inst.Name + "; "
-	return inst.line(ev, run, "ralph-loop (on PATH)", inject.NotInstalledHere(inst.Title))
+	// ralph-loop's keep, where ralph-loop keeps it: $XDG_DATA_HOME/ralph-loop, else
+	// ~/.local/share/ralph-loop, or on macOS ~/Library/Application Support/ralph-loop. A
+	// relative $XDG_DATA_HOME (which ralph-loop ignores) is passed over: it would name a
+	// directory of the project's, which the agent can write.
+	find := `for d in "${XDG_DATA_HOME:-$HOME/.local/share}" ~/Library/Application\ Support; do case $d in /*) s=$d/ralph-loop/hooks/` +
+		inst.Name + `.sh; [ -f "$s" ] && . "$s";; esac; done; `
+	if scope == ScopePlugin && inst.PluginRoot != "" {
+		find = `s="${` + inst.PluginRoot + `}/` + PluginScript + `"; `
+	}
+	return inst.line(ev, "b=", run, find)
 }
 
-// skipWithoutLoop ends a tool event's command line at once, reading its input away, when no
-// session on this machine has an active loop (no marker in the state directory's active/:
-// $XDG_STATE_HOME, or where ralph-loop keeps it without one on Linux and on macOS).
-const skipWithoutLoop = `l(){ for f in "$1"/active/* "$1"/active/.[!.]* "$1"/active/..?*; do [ -e "$f" ] && return; done; return 1; }; ` +
-	`case $XDG_STATE_HOME in /*) l "$XDG_STATE_HOME/ralph-loop";; *) l "$HOME/.local/state/ralph-loop" || l "$HOME/Library/Application Support/ralph-loop";; esac || exec cat >/dev/null; `
+// portableRun is how the portable command runs ralph-loop.
+const portableRun = "command -v ralph-loop >/dev/null && "
 
-// line is a hook command line: run (which execs ralph-loop when it can), then the answer of
-// its own. prog names ralph-loop for people; missing is what a session without a loop is
-// told at the events that ask for it.
-func (inst *Target) line(ev Event, run, prog, missing string) string {
-	var b strings.Builder
-	if ev.Kind == ToolEvent {
-		b.WriteString(skipWithoutLoop)
+// line is a hook command line: the assignment of b, then run (which execs ralph-loop when
+// it can) and the script (find sets s, and may read it itself), in the order the event
+// needs, then what it answers without either.
+func (inst *Target) line(ev Event, bin, run, find string) string {
+	head := bin + " e=" + args.Quote(ev.Name)
+	read := `[ -f "$s" ] && . "$s"; `
+	if strings.Contains(find, ". \"$s\"") {
+		read = ""
 	}
-	b.WriteString(run)
-	if ev.Kind == ToolEvent || ev.Kind == OtherEvent && ev.Notice == Silent {
-		b.WriteString("exec cat >/dev/null")
-		return b.String()
+	if rest, ok := strings.CutPrefix(find, "s="); ok {
+		// s set in the first assignments: "b=… e=… s=…; "
+		head += " s=" + strings.TrimSuffix(rest, "; ")
+		find = ""
 	}
-	key := inst.SessionKey
-	if key == "" {
-		key = "session_id"
+	head += "; "
+	switch {
+	case ev.Kind == ToolEvent:
+		return head + find + read + run + "exec cat >/dev/null " + Mark
+	case ev.Kind == OtherEvent && ev.Notice == Silent:
+		return bin + " e=" + args.Quote(ev.Name) + "; " + run + "exec cat >/dev/null " + Mark
 	}
-	// The session, its loop's state directory (d) and whether its loop is active (a), and
-	// the loop file that says so (f).
-	b.WriteString(`in=$(cat); s=; case $in in *'"` + key + `"'*) s=${in#*'"` + key + `"'}; s=${s#*'"'}; s=${s%%'"'*};; esac; ` +
-		`case $s in .|..|*[!A-Za-z0-9._-]*) s=;; esac; ` +
-		`case $XDG_STATE_HOME in /*) r=$XDG_STATE_HOME;; *) r=$HOME/.local/state; [ -d "$r/ralph-loop" ] || r="$HOME/Library/Application Support";; esac; ` +
-		`case $XDG_DATA_HOME in /*) k=$XDG_DATA_HOME;; *) k=$HOME/.local/share; [ -d "$k/ralph-loop" ] || k="$HOME/Library/Application Support";; esac; ` +
-		`r=$r/ralph-loop; d=$r/sessions/$s; f=; a=; if [ -n "$s" ]; then ` +
-		`for f in "$d/loop.json" "$k"/ralph-loop/loops/*/"$s.json"; do grep -qs '^  "status": "ACTIVE",$' "$f" && break; f=; done; ` +
-		`[ -n "$f" ] || [ -e "$r/active/$s" ] && a=1; fi; `)
-	say := func(r Reply) string { return inst.answer(ev, r) }
-	switch ev.Kind {
-	case StopEvent:
-		b.WriteString(`if [ -n "$a" ]; then [ -e "$d/cancel-typed" ] && exit 0; m=; i=; ` +
-			`[ -n "$f" ] && { m=$(sed -n 's/^  "max_iterations": \([0-9]*\),$/\1/p' "$f"); i=$(sed -n 's/^  "iteration": \([0-9]*\),$/\1/p' "$f"); }; ` +
-			`case $m/$i in *[!0-9/]*|/*|*/) m=` + DefaultMaxIterations() + `; i=0;; esac; ` +
-			`set -- "$d"/fallback-stop.*; n=$#; [ -e "$1" ] || n=0; ` +
-			`if [ $((i + n)) -lt "$m" ]; then (umask 077; mkdir -p "$d" && set -C && : >"$d/fallback-stop.$n") 2>/dev/null; ` +
-			say(Reply{Block: true, Reason: inject.FallbackBlock(prog), Notice: inject.FallbackNotice(inst.Title, prog)}) + `; fi; ` +
-			say(Reply{Notice: inject.FallbackLimit(inst.Title, prog)}) + `; fi; `)
-	case PromptEvent:
-		b.WriteString(`if [ -n "$a" ]; then case $in in ` + cancelTyped + `) (umask 077; mkdir -p "$d" && set -C && : >"$d/cancel-typed") 2>/dev/null; ` +
-			say(Reply{Block: true, Reason: inject.FallbackCancelled(prog)}) + `;; esac; [ -e "$d/cancel-typed" ] && exit 0; ` +
-			say(Reply{Notice: inject.FallbackNotice(inst.Title, prog)}) + `; fi; `)
-	case ConfigEvent:
-		b.WriteString(`[ -n "$a" ] && ! [ -e "$d/cancel-typed" ] && { ` + say(Reply{Block: true, Reason: inject.FallbackConfig(inst.Title, prog)}) + `; }; `)
-	default:
-		b.WriteString(`[ -n "$a" ] && ! [ -e "$d/cancel-typed" ] && { ` + say(Reply{Notice: inject.FallbackNotice(inst.Title, prog)}) + `; }; `)
-	}
+	// (Without "exit 0" where the line's last command is an echo that exits 0.)
+	tail := "exit 0 "
+	missing := strings.TrimSuffix(inst.answer(ev, Reply{Notice: inject.HooksFindNone()}), "; exit 0")
 	switch ev.Notice {
 	case Always:
-		b.WriteString(say(Reply{Notice: missing}))
+		tail = "cat >/dev/null; " + missing + " "
 	case IfRalph:
-		b.WriteString(`case $in in *ralph*) ` + say(Reply{Notice: missing}) + `;; esac; exit 0`)
-	default:
-		b.WriteString("exit 0")
+		tail = "case $(cat) in *ralph*) " + missing + ";; esac "
 	}
-	return b.String()
-}
-
-// cancelTyped are the case patterns of a prompt event's input that carries the user's
-// /cancel-ralph in any host's form: typed (also Codex's $cancel-ralph and Claude Code's
-// plugin namespace), as a command file's tag (Gemini CLI, Cursor, Factory Droid) or as
-// Copilot CLI's skill invocation.
-const cancelTyped = `*'prompt":"/cancel-ralph'*|*'prompt": "/cancel-ralph'*|*'prompt":"$cancel-ralph'*|*'prompt": "$cancel-ralph'*|` +
-	`*'prompt":"/ralph-loop:cancel-ralph'*|*'prompt": "/ralph-loop:cancel-ralph'*|*'[ralph-loop command /cancel-ralph]'*|` +
-	`*'invoked the \"/cancel-ralph\" skill'*`
-
-// DefaultMaxIterations is --max-iterations' default, for a loop whose file cannot be read.
-func DefaultMaxIterations() string {
-	for _, f := range args.Flags {
-		if f.Name == args.FlagMaxIterations {
-			return f.Default
-		}
-	}
-	return "25"
+	return head + run + find + read + tail + Mark
 }
 
 // answer is the shell that prints r as the host's hook does and exits.
@@ -167,13 +122,26 @@ func (inst *Target) answer(ev Event, r Reply) string {
 		e.Stderr = strings.TrimSpace(r.Reason + "\n" + r.Notice)
 	}
 	var parts []string
-	if e.Stdout != "" {
+	switch line, ok := strings.CutSuffix(e.Stdout, "\n"); {
+	case ok && !strings.ContainsAny(line, "\\\n") && !strings.HasPrefix(line, "-"):
+		parts = append(parts, "echo "+args.Quote(line)) // (echo reads a backslash in some shells)
+	case e.Stdout != "":
 		parts = append(parts, "printf '%s' "+args.Quote(e.Stdout))
 	}
 	if e.Stderr != "" {
 		parts = append(parts, "printf '%s\\n' "+args.Quote(strings.TrimSuffix(e.Stderr, "\n"))+" >&2")
 	}
 	return strings.Join(append(parts, fmt.Sprintf("exit %d", e.Code)), "; ")
+}
+
+// DefaultMaxIterations is --max-iterations' default, for a loop whose file cannot be read.
+func DefaultMaxIterations() string {
+	for _, f := range args.Flags {
+		if f.Name == args.FlagMaxIterations {
+			return f.Default
+		}
+	}
+	return "25"
 }
 
 // HookBinary is the program a hook command line of ralph-loop's runs: the binary of
@@ -184,40 +152,48 @@ func HookBinary(cmd, host string) (string, bool) {
 		w, _ := args.Split(cmd)
 		return w[0].Text, true
 	}
-	rest := strings.TrimPrefix(cmd, skipWithoutLoop)
-	if strings.HasPrefix(rest, portableRun) || strings.HasPrefix(cmd, "command -v ralph-loop ") {
-		return "ralph-loop", true
+	if strings.HasSuffix(cmd, " "+Mark) {
+		if b, ok := lineBinary(cmd); ok {
+			if b == "" {
+				return "ralph-loop", true
+			}
+			return b, true
+		}
 	}
-	if b, ok := commandBinary(cmd, host); ok {
-		return b, true
-	}
-	return legacyBinary(cmd, host)
+	return earlierBinary(cmd, host)
 }
 
-// commandBinary is the binary of a BinaryCommand line for the host, from any event.
-func commandBinary(cmd, host string) (string, bool) {
-	rest, ok := strings.CutPrefix(strings.TrimPrefix(cmd, skipWithoutLoop), "[ -f ")
+// lineBinary is the binary a command line of this version's names in its first assignment,
+// "b=PATH " ("" for the portable command's "b= ").
+func lineBinary(cmd string) (string, bool) {
+	rest, ok := strings.CutPrefix(cmd, "b=")
 	if !ok {
 		return "", false
 	}
-	q, _, ok := strings.Cut(rest, " ] && [ -x ")
-	if !ok {
-		return "", false
+	if strings.HasPrefix(rest, " e=") {
+		return "", true
 	}
-	w, err := args.Split(q)
-	if err != nil || len(w) != 1 || !strings.HasPrefix(rest, q+" ] && [ -x "+q+" ] && exec "+q+" hook --host "+host+"; ") {
-		return "", false
+	for i := 0; i < len(rest); i++ {
+		j := strings.Index(rest[i:], " e=")
+		if j < 0 {
+			break
+		}
+		q := rest[:i+j]
+		if w, err := args.Split(q); err == nil && len(w) == 1 && args.Quote(w[0].Text) == q {
+			return w[0].Text, true
+		}
+		i += j
 	}
-	return w[0].Text, true
+	return "", false
 }
 
 // commandFor is the command line of the host's hooks for an event.
-func (inst *Target) commandFor(ev Event, binary string, scope Scope) string {
+func (inst *Target) commandFor(ev Event, binary, script string, scope Scope) string {
 	mk := inst.Command
 	if mk == nil {
 		mk = DefaultCommand
 	}
-	return mk(CommandSpec{Target: inst, Event: ev, Binary: binary, Portable: scope.Shared, Scope: scope.Name})
+	return mk(CommandSpec{Target: inst, Event: ev, Binary: binary, Script: script, Portable: scope.Shared, Scope: scope.Name})
 }
 
 // IsHookCommand reports whether a command line runs ralph-loop's hook for the named host
@@ -233,55 +209,21 @@ func IsHookCommand(cmd, host string) bool {
 		w[1].Text == "hook" && w[2].Text == "--host" && w[3].Text == host
 }
 
-// Ours reports whether a hook command line is ralph-loop's for this host: the binary's
-// hook command from any path, the command line install writes (or an earlier version
-// wrote) for any of the host's events, binary or portable, or a command line a record says
-// install wrote.
+// Ours reports whether a hook command line is ralph-loop's for this host: one install writes
+// (it ends with Mark and runs the host's hook), the binary's hook command from any path, a
+// command line an earlier version wrote (see legacy.go), or one a record says install wrote.
 func (inst *Target) Ours(cmd string, rec *Record) bool {
+	if strings.HasSuffix(cmd, " "+Mark) && strings.Contains(cmd, " hook --host "+inst.Name+"; ") {
+		return true
+	}
 	if IsHookCommand(cmd, inst.Name) {
 		return true
 	}
-	if rec != nil {
-		for _, c := range rec.Commands {
-			if c == cmd {
-				return true
-			}
-		}
+	if rec != nil && slices.Contains(rec.Commands, cmd) {
+		return true
 	}
-	notices := []NoticeWhen{Silent, Always, IfRalph}
-	if bin, ok := commandBinary(cmd, inst.Name); ok {
-		for _, ev := range inst.Events {
-			if cmd == inst.commandFor(ev, bin, Scope{}) {
-				return true
-			}
-		}
-	}
-	if bin, ok := legacyBinary(cmd, inst.Name); ok {
-		for _, n := range notices {
-			if cmd == inst.legacyFor(Event{Notice: n}, bin, Scope{}) {
-				return true
-			}
-		}
-	}
-	scopes := []Scope{{Shared: true}, {Name: ScopePlugin, Shared: true}}
-	for _, s := range inst.Scopes {
-		if s.Shared {
-			scopes = append(scopes, s)
-		}
-	}
-	for _, s := range scopes {
-		for _, ev := range inst.Events {
-			if cmd == inst.commandFor(ev, "", s) || cmd == inst.legacyFor(ev, "", s) {
-				return true
-			}
-		}
-		for _, n := range notices {
-			if cmd == inst.legacyFor(Event{Notice: n}, "", s) {
-				return true
-			}
-		}
-	}
-	return false
+	_, ok := earlierBinary(cmd, inst.Name)
+	return ok
 }
 
 // ScopeEnv is set by the portable command to the (shared) scope it was installed at.

@@ -86,7 +86,11 @@ func replaceFile(path string, old, data []byte, perm fs.FileMode) (err error) {
 		return err
 	}
 	dir := filepath.Dir(real)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dirPerm := fs.FileMode(0o755)
+	if perm&0o077 == 0 {
+		dirPerm = 0o700 // a private file's directories (the hook script's, in ralph-loop's keep) are private too
+	}
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(real)+".*.tmp")

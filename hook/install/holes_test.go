@@ -102,7 +102,7 @@ func TestUninstallRenamedBinary(t *testing.T) {
 	do(t, h, o, true)
 	o.Binary = "/usr/bin/other"
 	do(t, h, o, true)
-	if s := settingsOf(t, path); strings.Contains(s, "/opt/tools/rl") || strings.Count(s, "exec /usr/bin/other hook") != len(h.Events) {
+	if s := settingsOf(t, path); strings.Contains(s, "/opt/tools/rl") || strings.Count(s, "b=/usr/bin/other ") != len(h.Events) {
 		t.Errorf("reinstall from another path:\n%s", s)
 	}
 }

@@ -70,6 +70,11 @@ type Target struct {
 	// for the hooks' command (opencode's plugin, which runs ralph-loop itself). A name may
 	// hold a subdirectory ("plugins/ralph-loop.js").
 	Files func(c CommandSpec) []File
+	// FilesKind is what the host calls the files of Files through which it runs ralph-loop's
+	// hooks, for people: "plugin" (opencode's), "extension" (pi's); "" for a host whose hooks
+	// are in its settings. Reload is the host's command that loads them again in a running
+	// session ("" for none: the host is restarted).
+	FilesKind, Reload string
 	// FileBinary reads the program one of Files names, as written (opencode's plugin runs
 	// ralph-loop itself, from the path it holds), for the guard to keep (see Binaries). nil:
 	// none names one.
@@ -99,10 +104,10 @@ type Target struct {
 	// SessionKey is the field of the host's hook input that holds the session id ("":
 	// "session_id").
 	SessionKey string
-	// Legacy, for a host whose earlier command lines differed from install's own earlier
-	// form, makes those (Copilot CLI's exit 2 for its notices), so that install and
-	// uninstall still know them (nil: LegacyCommand).
-	Legacy func(c CommandSpec) string
+	// PluginRoot, for a host whose plugins can carry hooks (Claude Code), is the variable
+	// that names a plugin's directory in its hooks' command lines (CLAUDE_PLUGIN_ROOT): the
+	// plugin's lines read the hook script the plugin ships (PluginScript) from there.
+	PluginRoot string
 }
 
 // Reply is what a hook's command line answers by itself, without ralph-loop: block (a stop
@@ -249,6 +254,9 @@ type CommandSpec struct {
 	Event  Event
 	// Binary is the absolute path of ralph-loop (not for a Shared scope).
 	Binary string
+	// Script is the absolute path of the host's hook script (not for a Shared scope; "" for
+	// none).
+	Script string
 	// Portable: the scope is shared; the command finds ralph-loop on PATH.
 	Portable bool
 	// Scope is the scope's name.

@@ -93,7 +93,7 @@ func TestJSONKeepsOrderAndValues(t *testing.T) {
 
 func opts(t *testing.T, scope, dir string) Options {
 	home := t.TempDir()
-	return Options{Scope: scope, Dir: dir, Binary: "/bin/ralph-loop", StateDir: filepath.Join(home, "state"), Now: time.Now(),
+	return Options{Scope: scope, Dir: dir, Binary: "/bin/ralph-loop", StateDir: filepath.Join(home, "state"), KeepDir: filepath.Join(home, "keep"), Now: time.Now(),
 		Getenv: func(k string) string {
 			if k == "HOME" {
 				return home
@@ -202,5 +202,40 @@ func TestDirFromEnv(t *testing.T) {
 	want, _ := filepath.Abs("rel/x")
 	if d, err := DirFromEnv(getenv, "X_HOME", ".x"); err != nil || d != want {
 		t.Errorf("X_HOME=rel/x: %q, %v; want %q", d, err, want)
+	}
+}
+
+// The host's hook script is written into ralph-loop's keep (private, as the keep is) by an
+// install at any scope, kept while an install at another scope runs it, and removed with the
+// directories install made for it by the last uninstall.
+func TestHookScriptWritten(t *testing.T) {
+	dir := t.TempDir()
+	h := testHost()
+	o := opts(t, ScopeUser, dir)
+	script := ScriptPath(o.KeepDir, h.Name)
+	do(t, h, o, true)
+	if data, err := os.ReadFile(script); err != nil || string(data) != h.Script() {
+		t.Fatalf("script not written: %v", err)
+	}
+	for _, p := range []string{script, filepath.Dir(script), o.KeepDir} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s: %v, %v; want private", p, fi.Mode().Perm(), err)
+		}
+	}
+	p := o
+	p.Scope = ScopeProject
+	p.Force = true
+	do(t, h, p, true)
+	do(t, h, o, false)
+	if _, err := os.Stat(script); err != nil {
+		t.Fatalf("uninstall at user scope removed the script the project's hooks run: %v", err)
+	}
+	os.WriteFile(script, []byte("# an earlier version's\n"), 0o600)
+	if pl := do(t, h, p, true); !pl.Changed() {
+		t.Error("install did not bring an earlier script up to date")
+	}
+	do(t, h, p, false)
+	if _, err := os.Stat(o.KeepDir); !os.IsNotExist(err) {
+		t.Errorf("the last uninstall left %s: %v", o.KeepDir, err)
 	}
 }

@@ -55,14 +55,20 @@ func parseDoc(data []byte, syn Syntax, title string) (*jsonDoc, any, error) {
 	}
 	tree, err := hujson.Parse(append([]byte(nil), data...))
 	if err != nil {
-		return nil, nil, errors.New(strings.TrimPrefix(err.Error(), "hujson: "))
+		var line, col int
+		msg := strings.TrimPrefix(err.Error(), "hujson: ")
+		if n, _ := fmt.Sscanf(msg, "line %d, column %d:", &line, &col); n == 2 {
+			_, rest, _ := strings.Cut(msg, ": ")
+			return nil, nil, &docError{at: fmt.Sprintf("%d:%d", line, col), msg: rest}
+		}
+		return nil, nil, errors.New(msg)
 	}
-	comments, commas := extras(&tree)
-	if comments && !syn.Comments {
-		return nil, nil, fmt.Errorf("it has comments, which %s does not read", title)
+	comment, comma := extrasAt(data)
+	if comment >= 0 && !syn.Comments {
+		return nil, nil, &docError{at: lineCol(data, comment), msg: "a comment, which " + title + " does not read"}
 	}
-	if commas && !syn.Commas {
-		return nil, nil, fmt.Errorf("it has a comma after the last member of an object or list, which %s does not read", title)
+	if comma >= 0 && !syn.Commas {
+		return nil, nil, &docError{at: lineCol(data, comma), msg: "a comma after the last member of an object or list, which " + title + " does not read"}
 	}
 	d.root = tree
 	v, err := plainValue(data)
@@ -79,33 +85,97 @@ func parseDoc(data []byte, syn Syntax, title string) (*jsonDoc, any, error) {
 	return d, v, nil
 }
 
-// extras reports whether a value has comments and whether it has trailing commas.
-func extras(v *hujson.Value) (comments, commas bool) {
-	comments = !v.BeforeExtra.IsStandard() || !v.AfterExtra.IsStandard()
-	check := func(after hujson.Extra, last *hujson.Value) {
-		comments = comments || !after.IsStandard()
-		commas = commas || last != nil && last.AfterExtra != nil
-	}
-	switch t := v.Value.(type) {
-	case *hujson.Object:
-		var last *hujson.Value
-		for i := range t.Members {
-			c1, t1 := extras(&t.Members[i].Name)
-			c2, t2 := extras(&t.Members[i].Value)
-			comments, commas = comments || c1 || c2, commas || t1 || t2
-			last = &t.Members[i].Value
+// extrasAt finds, in JSON that parsed (comments and trailing commas allowed), the byte
+// offset of its first comment and of its first comma after the last member of an object or
+// list (-1 for none).
+func extrasAt(data []byte) (comment, comma int) {
+	comment, comma = -1, -1
+	lastComma := -1 // a comma with only white space and comments after it so far
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			lastComma = -1
+		case c == '/' && i+1 < len(data) && (data[i+1] == '/' || data[i+1] == '*'):
+			if comment < 0 {
+				comment = i
+			}
+			end := []byte("\n")
+			if data[i+1] == '*' {
+				end = []byte("*/")
+			}
+			j := bytes.Index(data[i+2:], end)
+			if j < 0 {
+				return comment, comma
+			}
+			i += 2 + j + len(end) - 1
+		case c == ',':
+			lastComma = i
+		case c == '}' || c == ']':
+			if lastComma >= 0 && comma < 0 {
+				comma = lastComma
+			}
+			lastComma = -1
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		default:
+			lastComma = -1
 		}
-		check(t.AfterExtra, last)
-	case *hujson.Array:
-		var last *hujson.Value
-		for i := range t.Elements {
-			c, tc := extras(&t.Elements[i])
-			comments, commas = comments || c, commas || tc
-			last = &t.Elements[i]
-		}
-		check(t.AfterExtra, last)
 	}
-	return comments, commas
+	return comment, comma
+}
+
+// docError is a fault of a settings file at a place in it (at: LINE:COLUMN, from 1, the
+// column in bytes), as .ralph/settings.json's are said.
+type docError struct {
+	at, msg string
+}
+
+func (e *docError) Error() string { return e.at + ": " + e.msg }
+
+// lineCol is "LINE:COLUMN" (from 1; the column in bytes) of a byte offset in data.
+func lineCol(data []byte, off int) string {
+	off = min(max(off, 0), len(data))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	return fmt.Sprintf("%d:%d", line, col)
+}
+
+// shapeError is a value of the settings at a key path that is not of the kind install needs
+// there (an object, a list).
+type shapeError struct {
+	path []string
+	want string
+}
+
+func (e *shapeError) Error() string {
+	return fmt.Sprintf("%s is not a JSON %s", strings.Join(e.path, "."), e.want)
+}
+
+// offsetOf is the byte offset of the value at a key path in the file as it was read (-1
+// when there is none).
+func (d *jsonDoc) offsetOf(path []string) int {
+	v := &d.root
+	for _, key := range path {
+		o, ok := v.Value.(*hujson.Object)
+		if !ok {
+			return -1
+		}
+		var next *hujson.Value
+		for i := range o.Members {
+			if name, ok := o.Members[i].Name.Value.(hujson.Literal); ok && name.String() == key {
+				next = &o.Members[i].Value // the last of a key given twice, as the value has it
+			}
+		}
+		if next == nil {
+			return -1
+		}
+		v = next
+	}
+	return v.StartOffset
 }
 
 // plainValue decodes JSON that may hold comments, trailing commas or a BOM.

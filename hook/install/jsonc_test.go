@@ -2,6 +2,7 @@ package install
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/tailscale/hujson"
@@ -43,10 +44,10 @@ func FuzzEditInPlace(f *testing.F) {
 			t.Fatalf("parseDoc read it but plainValue does not: %v", err)
 		}
 		rec := &Record{Kept: h.present(obj)}
-		if _, err := h.addHooks(obj, "/bin/ralph-loop", Scope{Name: ScopeUser}, rec); err != nil {
+		if _, _, err := h.addHooks(obj, "/bin/ralph-loop", "/keep/hooks/claude.sh", Scope{Name: ScopeUser}, rec, nil); err != nil {
 			return
 		}
-		if err := h.addSettings(obj, rec); err != nil {
+		if _, err := h.addSettings(obj, rec); err != nil {
 			return
 		}
 		doc.patch(orig, obj)
@@ -99,4 +100,26 @@ func emptyOnLines(v hujson.Value) bool {
 	}
 	walk(&v)
 	return found
+}
+
+// A settings file install cannot use is refused with where the fault is, FILE:LINE:COLUMN
+// (the column in bytes, from 1), as .ralph/settings.json's faults are said.
+func TestSettingsErrorsSayWhere(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{`{"a": 1,, }`, ":1:9: not valid JSON (invalid character ','"},
+		{"{\n  \"a\": 1,\n  \"b\": [1, 2,]\n}", ":3:13: not valid JSON (a comma after the last member of an object or list, which Test Host does not read)"},
+		{"{\n  \"a\": \"x // y\",\n  // mine\n  \"b\": 1\n}", ":3:3: not valid JSON (a comment, which Test Host does not read)"},
+		{"\n  [1]", ":2:3: the settings are not a JSON object"},
+		{"{\n  \"hooks\": 3}", ":2:12: hooks is not a JSON object"},
+		{`{"hooks": {"Stop": {}}}`, ":1:20: hooks.Stop is not a JSON array"},
+		{`{"env": []}`, ":1:9: env is not a JSON object"},
+	} {
+		dir := t.TempDir()
+		h := testHost()
+		path := localSettings(t, dir, c.text)
+		_, err := h.Do(t.Context(), opts(t, ScopeLocal, dir), true, false)
+		if err == nil || !strings.Contains(err.Error(), path+c.want) {
+			t.Errorf("%q: %v, want %q", c.text, err, path+c.want)
+		}
+	}
 }

@@ -2,14 +2,17 @@ package install
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -50,7 +53,10 @@ type Change struct {
 	// nothing is saved). Apply sets the final name.
 	Backup string
 	Note   string
-	Perm   fs.FileMode
+	// What says what the change does in the file, one line each ("adds ralph-loop's hooks
+	// for 10 events", "keeps your Stop timeout of 1800 s").
+	What []string
+	Perm fs.FileMode
 	// Old is the content the plan was made from (nil: the file did not exist). Apply
 	// writes only over that content; a file changed since is planned again.
 	Old []byte
@@ -237,7 +243,7 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 			return p, err
 		}
 	} else if install {
-		p.Command = inst.commandFor(Event{}, o.Binary, t.scope)
+		p.Command = inst.commandFor(Event{}, o.Binary, inst.scriptPath(o), t.scope)
 	}
 
 	if t.commands != "" && (inst.Commands != nil || inst.Files != nil) {
@@ -272,6 +278,23 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 			}
 			p.Changes = append(p.Changes, c)
 		}
+	}
+	if script := inst.scriptPath(o); script != "" && t.settings != "" {
+		others, otherDirs := inst.otherInstalls(o, t)
+		c, err := scriptChange(script, inst.Script(), install, others[script].scope)
+		if err != nil {
+			return p, err
+		}
+		if install {
+			newRec.Files[script] = hashOf([]byte(inst.Script()))
+			for _, d := range otherDirs {
+				// made by another scope's install for the script: this one's to remove too
+				if rel, err := filepath.Rel(d, script); err == nil && filepath.IsLocal(rel) {
+					newRec.Dirs = addUnique(newRec.Dirs, d)
+				}
+			}
+		}
+		p.Changes = append(p.Changes, c)
 	}
 	if inst.Extra != nil {
 		var content []byte
@@ -331,12 +354,25 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 	var doc *jsonDoc
 	if len(bytes.TrimSpace(bytes.TrimPrefix(old, bom))) > 0 {
 		if doc, root, err = parseDoc(old, inst.Syntax, inst.Title); err != nil {
+			if de, ok := err.(*docError); ok {
+				return nil, false, fmt.Errorf("read %s:%s: not valid JSON (%s); fix or move it and run again", t.settings, de.at, de.msg)
+			}
 			return nil, false, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", t.settings, err)
 		}
 	}
 	obj, ok := root.(*object)
 	if !ok {
-		return nil, false, fmt.Errorf("read %s: the settings are not a JSON object", t.settings)
+		return nil, false, fmt.Errorf("read %s:%s: the settings are not a JSON object", t.settings, lineCol(bytes.TrimPrefix(old, bom), doc.root.StartOffset))
+	}
+	// where says an error about the shape of the settings at its place in the file.
+	where := func(verb string, err error) error {
+		var se *shapeError
+		if errors.As(err, &se) && doc != nil {
+			if off := doc.offsetOf(se.path); off >= 0 {
+				return fmt.Errorf("%s %s:%s: %w", verb, t.settings, lineCol(bytes.TrimPrefix(old, bom), off), err)
+			}
+		}
+		return fmt.Errorf("%s %s: %w", verb, t.settings, err)
 	}
 	before := encodeJSON(obj)
 	var orig any
@@ -347,9 +383,10 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 	if install && rec == nil {
 		newRec.Kept = inst.present(obj)
 	}
+	prior := inst.ourHooks(obj, rec)
 	had, err := inst.removeHooks(obj, rec, !install)
 	if err != nil {
-		return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
+		return nil, false, where("update", err)
 	}
 	if install && !had {
 		where, note := inst.hooksElsewhere(o, t)
@@ -361,19 +398,31 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 			p.Notes = append(p.Notes, note)
 		}
 	}
+	var what []string
 	if install {
-		if p.Command, err = inst.addHooks(obj, o.Binary, t.scope, newRec); err != nil {
-			return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
+		if p.Command, what, err = inst.addHooks(obj, o.Binary, inst.scriptPath(o), t.scope, newRec, prior); err != nil {
+			return nil, false, where("update", err)
 		}
-		if err := inst.addSettings(obj, newRec); err != nil {
-			return nil, false, fmt.Errorf("update %s: %w", t.settings, err)
+		set, err := inst.addSettings(obj, newRec)
+		if err != nil {
+			return nil, false, where("update", err)
 		}
-		if err := inst.addSandbox(o, t, obj, newRec, p); err != nil {
-			return nil, false, err
+		what = append(what, set...)
+		sb, err := inst.addSandbox(o, t, obj, newRec, p)
+		if err != nil {
+			return nil, false, where("update", err)
 		}
+		what = append(what, sb...)
 	} else {
-		p.Notes = append(p.Notes, inst.removeSettings(obj, rec)...)
-		inst.removeSandbox(obj, rec)
+		if len(prior) > 0 {
+			what = append(what, fmt.Sprintf("takes out ralph-loop's hooks for %s", events(len(prior))))
+		}
+		notes, removed := inst.removeSettings(obj, rec)
+		p.Notes = append(p.Notes, notes...)
+		what = append(what, removed...)
+		if n := inst.removeSandbox(obj, rec); n > 0 {
+			what = append(what, fmt.Sprintf("takes out the %d sandbox settings and deny entries install added", n))
+		}
 		for _, c := range inst.lookalikes(obj) {
 			p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
 		}
@@ -395,6 +444,14 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 	if sc.Action == "update" && after == nil {
 		// What is left is empty: nothing of the user's to back up.
 		sc.Action, sc.Backup = "remove", ""
+	}
+	if sc.Action != "unchanged" {
+		sc.What = what
+		if old != nil && perm&0o200 == 0 {
+			// The user's way of saying "leave it": never replaced behind their back.
+			return nil, false, fmt.Errorf("%s is read-only (mode %04o): make it writable (chmod u+w %s) and run again, or change it by hand",
+				t.settings, perm, t.settings)
+		}
 	}
 	if sc.Action == "create" {
 		newRec.Created = addUnique(newRec.Created, t.settings)
@@ -566,6 +623,42 @@ func commandChange(path string, cf File, install bool, rec *Record, other otherI
 	return c, nil
 }
 
+// scriptPath is where install writes the host's hook script ("" for a host whose hooks run
+// no command line of install's, or without a keep).
+func (inst *Target) scriptPath(o Options) string {
+	if o.KeepDir == "" || inst.Encode == nil {
+		return ""
+	}
+	return ScriptPath(o.KeepDir, inst.Name)
+}
+
+// scriptChange plans the host's hook script: written as this ralph-loop has it (the file is
+// ralph-loop's own, in its keep: an earlier version's is replaced without a backup), and
+// removed by uninstall unless another scope's install on this machine (other) still runs it.
+func scriptChange(path, content string, install bool, other string) (Change, error) {
+	c := Change{Path: path, Perm: 0o600}
+	old, _, err := readFile(path)
+	if err != nil {
+		return c, err
+	}
+	c.Old = old
+	switch {
+	case install && old == nil:
+		c.Action, c.Content = "create", []byte(content)
+	case install && string(old) == content:
+		c.Action = "unchanged"
+	case install:
+		c.Action, c.Content = "update", []byte(content)
+	case old == nil:
+		c.Action = "unchanged"
+	case other != "":
+		c.Action, c.Note = "unchanged", "kept: the "+other+"-scope install uses it too"
+	default:
+		c.Action = "remove"
+	}
+	return c, nil
+}
+
 // otherInstall is another scope's install that records a file as its own: the scope's name
 // ("" for none) and the hash of what it wrote.
 type otherInstall struct{ scope, hash string }
@@ -622,44 +715,148 @@ func objectAt(o *object, path []string, create bool) (*object, error) {
 		}
 		n, ok := v.(*object)
 		if !ok {
-			return nil, fmt.Errorf("%q is not a JSON object", strings.Join(path[:i+1], "."))
+			return nil, &shapeError{path: slices.Clone(path[:i+1]), want: "object"}
 		}
 		cur = n
 	}
 	return cur, nil
 }
 
-func (inst *Target) addHooks(root *object, binary string, scope Scope, rec *Record) (string, error) {
+// ourHook is ralph-loop's hook for an event as the settings held it before install changed
+// them: the index in the event's list of the first element that held it, its command line
+// and its timeout (in the host's unit; 0: none).
+type ourHook struct {
+	at      int
+	cmd     string
+	timeout float64
+}
+
+// ourHooks finds ralph-loop's hooks in the settings, by event.
+func (inst *Target) ourHooks(root *object, rec *Record) map[string]ourHook {
+	out := map[string]ourHook{}
+	hooks, _ := objectAt(root, inst.hooksPath(), false)
+	if hooks == nil {
+		return out
+	}
+	key := inst.TimeoutKey
+	if key == "" {
+		key = "timeout"
+	}
+	for _, name := range hooks.keys {
+		list, _ := hooks.vals[name].([]any)
+		for i, g := range list {
+			entries := []any{g}
+			if inst.Shape == Nested {
+				if o, ok := g.(*object); ok {
+					entries, _ = o.vals["hooks"].([]any)
+				}
+			}
+			for _, e := range entries {
+				o, ok := e.(*object)
+				if !ok || !inst.ourEntry(o, rec) {
+					continue
+				}
+				h := ourHook{at: i}
+				for _, k := range inst.commandKeys() {
+					if c, ok := o.vals[k].(string); ok {
+						h.cmd = c
+					}
+				}
+				if n, ok := o.vals[key].(json.Number); ok {
+					h.timeout, _ = n.Float64()
+				}
+				out[name] = h
+				break
+			}
+			if _, found := out[name]; found {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// events is "1 event" or "N events".
+func events(n int) string {
+	if n == 1 {
+		return "1 event"
+	}
+	return fmt.Sprintf("%d events", n)
+}
+
+// addHooks adds ralph-loop's hook for each event, where its earlier one was (prior) or else
+// after the user's own, keeping a timeout the user raised. It returns the command line the
+// hooks run and what it changed, one line each.
+func (inst *Target) addHooks(root *object, binary, script string, scope Scope, rec *Record, prior map[string]ourHook) (string, []string, error) {
 	hooks, err := objectAt(root, inst.hooksPath(), true)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	entry := inst.Entry
 	if entry == nil {
 		entry = DefaultEntry
 	}
+	var what []string
+	added, replaced := 0, 0
 	for _, ev := range inst.Events {
 		var list []any
 		if v, ok := hooks.get(ev.Name); ok && v != nil {
 			if list, ok = v.([]any); !ok {
-				return "", fmt.Errorf("%s is not a JSON array", strings.Join(append(slices.Clone(inst.hooksPath()), ev.Name), "."))
+				return "", nil, &shapeError{path: append(slices.Clone(inst.hooksPath()), ev.Name), want: "array"}
 			}
 		}
-		cmd := inst.commandFor(ev, binary, scope)
+		cmd := inst.commandFor(ev, binary, script, scope)
 		rec.addCommand(cmd)
-		e := fieldsObject(entry(ev, cmd, int64(ev.Timeout/inst.unit())))
-		if inst.Shape == Flat {
-			hooks.set(ev.Name, append(list, e))
-			continue
+		timeout := int64(ev.Timeout / inst.unit())
+		was, had := prior[ev.Name]
+		switch {
+		case !had:
+			added++
+		case was.cmd != cmd:
+			replaced++
 		}
-		g := newObject()
-		if ev.Matcher != "" {
-			g.set("matcher", ev.Matcher)
+		if had && was.timeout > float64(timeout) {
+			// The user raised it (ralph-loop's own warning tells them to): theirs stays.
+			timeout = int64(math.Ceil(was.timeout))
+			what = append(what, fmt.Sprintf("keeps your %s timeout of %s (ralph-loop writes %s)", ev.Name, inst.seconds(timeout), inst.seconds(int64(ev.Timeout/inst.unit()))))
+		} else if had && was.timeout > 0 && was.timeout < float64(timeout) {
+			what = append(what, fmt.Sprintf("%s timeout %s raised to %s (less cuts the hook short)", ev.Name, inst.seconds(int64(math.Ceil(was.timeout))), inst.seconds(timeout)))
 		}
-		g.set("hooks", []any{e})
-		hooks.set(ev.Name, append(list, g))
+		e := fieldsObject(entry(ev, cmd, timeout))
+		var item any = e
+		if inst.Shape != Flat {
+			g := newObject()
+			if ev.Matcher != "" {
+				g.set("matcher", ev.Matcher)
+			}
+			g.set("hooks", []any{e})
+			item = g
+		}
+		if had && was.at <= len(list) {
+			// Where it was: the elements before it held none of ralph-loop's, and are all there.
+			list = slices.Insert(slices.Clone(list), was.at, item)
+		} else {
+			list = append(list, item)
+		}
+		hooks.set(ev.Name, list)
 	}
-	return inst.commandFor(Event{}, binary, scope), nil
+	if added > 0 {
+		what = append([]string{fmt.Sprintf("adds ralph-loop's hooks for %s", events(added))}, what...)
+	}
+	if replaced > 0 {
+		run := "the ralph-loop on PATH"
+		if !scope.Shared {
+			run = binary
+		}
+		what = append([]string{fmt.Sprintf("replaces ralph-loop's hooks for %s (now running %s)", events(replaced), run)}, what...)
+	}
+	return inst.commandFor(Event{}, binary, script, scope), what, nil
+}
+
+// seconds says a timeout in the host's unit in seconds ("900 s").
+func (inst *Target) seconds(n int64) string {
+	d := time.Duration(n) * inst.unit()
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 // present lists the key paths of the objects and lists install adds to that the settings
@@ -790,12 +987,14 @@ func (inst *Target) withoutOurs(g any, rec *Record) (keep any, changed bool) {
 	return n, true
 }
 
-// addSettings sets each of the host's settings that the file does not set, recording it.
-func (inst *Target) addSettings(root *object, rec *Record) error {
+// addSettings sets each of the host's settings that the file does not set, recording it,
+// and says which it set.
+func (inst *Target) addSettings(root *object, rec *Record) ([]string, error) {
+	var what []string
 	for _, s := range inst.Settings {
 		parent, err := objectAt(root, s.Path[:len(s.Path)-1], true)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		key := s.Path[len(s.Path)-1]
 		if cur, ok := parent.get(key); ok {
@@ -807,16 +1006,16 @@ func (inst *Target) addSettings(root *object, rec *Record) error {
 		parent.set(key, s.Value)
 		rec.Set = slices.DeleteFunc(rec.Set, func(x Setting) bool { return slices.Equal(x.Path, s.Path) })
 		rec.Set = append(rec.Set, s)
+		what = append(what, "sets "+strings.Join(s.Path, "."))
 	}
 	// Objects left empty by an earlier objectAt (a setting already set) are not created.
-	return nil
+	return what, nil
 }
 
 // removeSettings removes the settings the record says install set, if they still have the
 // value install gave them, and the objects that leaves empty. It returns notes on what it
-// kept.
-func (inst *Target) removeSettings(root *object, rec *Record) []string {
-	var notes []string
+// kept, and what it took out.
+func (inst *Target) removeSettings(root *object, rec *Record) (notes, removed []string) {
 	for _, s := range inst.Settings {
 		parent, err := objectAt(root, s.Path[:len(s.Path)-1], false)
 		if err != nil || parent == nil {
@@ -836,6 +1035,7 @@ func (inst *Target) removeSettings(root *object, rec *Record) []string {
 			continue
 		}
 		parent.del(key)
+		removed = append(removed, "takes out "+strings.Join(s.Path, "."))
 		for i := len(s.Path) - 1; i > 0; i-- {
 			o, _ := objectAt(root, s.Path[:i], false)
 			if o == nil || len(o.keys) > 0 || rec.kept(s.Path[:i]...) {
@@ -845,7 +1045,7 @@ func (inst *Target) removeSettings(root *object, rec *Record) []string {
 			up.del(s.Path[i-1])
 		}
 	}
-	return notes
+	return notes, removed
 }
 
 // lookalikes lists the hook command lines left that mention ralph-loop's hook for this

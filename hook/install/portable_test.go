@@ -7,18 +7,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
-// runHook runs a hook command line with sh -c, as the hosts do, with PATH set to path and
-// input on stdin.
-func runHook(t *testing.T, cmd, path, input string) (stdout, stderr string, code int) {
+// runHook runs a hook command line with sh -c, as the hosts do, with PATH set to path, HOME
+// to home and input on stdin.
+func runHook(t *testing.T, cmd, path, home, input string) (stdout, stderr string, code int) {
 	t.Helper()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("no sh")
 	}
 	c := exec.Command(sh, "-c", cmd)
-	c.Env = []string{"PATH=" + path, "HOME=" + t.TempDir()}
+	c.Env = []string{"PATH=" + path, "HOME=" + home}
 	c.Stdin = strings.NewReader(input)
 	var o, e bytes.Buffer
 	c.Stdout, c.Stderr = &o, &e
@@ -66,20 +68,36 @@ func withoutBinary(t *testing.T) (catDir string, h *Target, cases []noticeCase) 
 
 // The portable command of a committed settings file: on a machine without ralph-loop it
 // exits 0 (no hook error, no block), printing the one line only at a session's start and at
-// a prompt that names ralph; with ralph-loop on PATH it runs it with the event on stdin.
+// a prompt that names ralph (its hook script's words where install ran on this machine, its
+// own short line on a machine that never had ralph-loop); with ralph-loop on PATH it runs it
+// with the event on stdin.
 func TestPortableCommand(t *testing.T) {
 	catDir, h, cases := withoutBinary(t)
-	for _, tc := range cases {
-		cmd := PortableCommandAt(h, tc.ev, "project")
-		out, errOut, code := runHook(t, cmd, catDir, tc.input)
-		if code != 0 || errOut != "" {
-			t.Errorf("%s without ralph-loop: exit %d, stderr %q", tc.ev.Name, code, errOut)
+	home := t.TempDir()
+	script := ScriptPath(filepath.Join(home, ".local", "share", "ralph-loop"), h.Name)
+	os.MkdirAll(filepath.Dir(script), 0o700)
+	for _, withScript := range []bool{true, false} {
+		if withScript {
+			os.WriteFile(script, []byte(h.Script()), 0o600)
+		} else {
+			os.Remove(script)
 		}
-		if got := strings.Contains(out, "not on this machine's PATH"); got != tc.wantNotice {
-			t.Errorf("%s without ralph-loop: stdout %q, want notice %v", tc.ev.Name, out, tc.wantNotice)
-		}
-		if tc.wantNotice && strings.Count(out, "\n") != 1 {
-			t.Errorf("%s: notice is not one line: %q", tc.ev.Name, out)
+		for _, tc := range cases {
+			cmd := PortableCommandAt(h, tc.ev, "project")
+			out, errOut, code := runHook(t, cmd, catDir, home, tc.input)
+			if code != 0 || errOut != "" {
+				t.Errorf("%s without ralph-loop (script: %v): exit %d, stderr %q", tc.ev.Name, withScript, code, errOut)
+			}
+			got := strings.Contains(out, "not on this machine's PATH")
+			if !withScript {
+				got = strings.Contains(out, quoteJSON(inject.HooksFindNone()))
+			}
+			if got != tc.wantNotice {
+				t.Errorf("%s without ralph-loop (script: %v): stdout %q, want notice %v", tc.ev.Name, withScript, out, tc.wantNotice)
+			}
+			if tc.wantNotice && strings.Count(out, "\n") != 1 {
+				t.Errorf("%s: notice is not one line: %q", tc.ev.Name, out)
+			}
 		}
 	}
 
@@ -89,7 +107,7 @@ func TestPortableCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "ralph-loop"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, _, code := runHook(t, PortableCommandAt(h, Event{Name: "SessionStart", Notice: Always}, "project"), bin+string(os.PathListSeparator)+catDir, `{"e":1}`)
+	out, _, code := runHook(t, PortableCommandAt(h, Event{Name: "SessionStart", Notice: Always}, "project"), bin+string(os.PathListSeparator)+catDir, home, `{"e":1}`)
 	if code != 0 || out != "args: hook --host claude scope: project\n{\"e\":1}" {
 		t.Errorf("with ralph-loop: exit %d, stdout %q", code, out)
 	}

@@ -41,17 +41,20 @@ type SandboxInput struct {
 }
 
 // addSandbox adds what the host's Sandbox says to the settings root: its On settings with
-// --sandbox, its Deny entries with --sandbox or when the host's sandbox is on already.
-func (inst *Target) addSandbox(o Options, t target, root *object, rec *Record, p *Plan) error {
+// --sandbox, its Deny entries with --sandbox or when the host's sandbox is on already. It
+// says what it changed.
+func (inst *Target) addSandbox(o Options, t target, root *object, rec *Record, p *Plan) ([]string, error) {
 	if inst.Sandbox == nil {
 		if o.Sandbox {
-			return fmt.Errorf("%s has no sandbox ralph-loop can turn on", inst.Title)
+			return nil, fmt.Errorf("%s has no sandbox ralph-loop can turn on", inst.Title)
 		}
-		return nil
+		return nil, nil
 	}
 	if !o.Sandbox && (inst.SandboxOn == nil || !inst.SandboxOn(t.getenv, t.projectDir)) {
-		return nil
+		return nil, nil
 	}
+	var what []string
+	denied := 0
 	sb := inst.Sandbox(SandboxInput{Scope: t.scope, ProjectDir: t.projectDir, UserDir: t.userDir, Getenv: t.getenv,
 		Binary: o.Binary, StateDir: o.StateDir, KeepDir: o.KeepDir})
 	p.Notes = append(p.Notes, sb.Notes...)
@@ -59,12 +62,12 @@ func (inst *Target) addSandbox(o Options, t target, root *object, rec *Record, p
 		for _, s := range sb.On {
 			parent, err := inst.made(root, s.Path[:len(s.Path)-1], rec)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			key := s.Path[len(s.Path)-1]
 			if cur, ok := parent.get(key); ok {
 				if !sameJSON(cur, s.Value) {
-					return fmt.Errorf("%s sets %s to %s, and --sandbox sets it to %s: change it there, or install without --sandbox",
+					return nil, fmt.Errorf("%s sets %s to %s, and --sandbox sets it to %s: change it there, or install without --sandbox",
 						t.settings, strings.Join(s.Path, "."), bytes.TrimSpace(encodeJSON(cur)), bytes.TrimSpace(encodeJSON(s.Value)))
 				}
 				continue
@@ -72,12 +75,13 @@ func (inst *Target) addSandbox(o Options, t target, root *object, rec *Record, p
 			parent.set(key, s.Value)
 			rec.Set = slices.DeleteFunc(rec.Set, func(x Setting) bool { return slices.Equal(x.Path, s.Path) })
 			rec.Set = append(rec.Set, s)
+			what = append(what, "sets "+strings.Join(s.Path, ".")+" to "+string(bytes.TrimSpace(encodeJSON(s.Value))))
 		}
 	}
 	for _, e := range sb.Deny {
 		parent, err := inst.made(root, e.Path[:len(e.Path)-1], rec)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		key := e.Path[len(e.Path)-1]
 		cur, ok := parent.get(key)
@@ -87,15 +91,19 @@ func (inst *Target) addSandbox(o Options, t target, root *object, rec *Record, p
 		}
 		list, isList := cur.([]any)
 		if !isList {
-			return fmt.Errorf("%s: %s is not a list", t.settings, strings.Join(e.Path, "."))
+			return nil, &shapeError{path: slices.Clone(e.Path), want: "array"}
 		}
 		if slices.ContainsFunc(list, func(v any) bool { return v == e.Value }) {
 			continue // there already: the user's, or added before (and recorded then)
 		}
 		parent.set(key, append(list, e.Value))
 		rec.Added = append(rec.Added, e)
+		denied++
 	}
-	return nil
+	if denied > 0 {
+		what = append(what, fmt.Sprintf("adds %d entries that keep the agent's shell and file tools off ralph-loop's files", denied))
+	}
+	return what, nil
 }
 
 // made returns the object at path, creating what is missing and recording it as made by
@@ -114,10 +122,10 @@ func (inst *Target) made(root *object, path []string, rec *Record) (*object, err
 // removeSandbox takes out what install added for the sandbox, as the record says: the
 // entries it added (if still there), the settings it set that are not the host's usual
 // ones (if they still hold its value), and then the objects and lists it made that this
-// leaves empty.
-func (inst *Target) removeSandbox(root *object, rec *Record) {
+// leaves empty. It returns how many entries and settings it took out.
+func (inst *Target) removeSandbox(root *object, rec *Record) (n int) {
 	if rec == nil {
-		return
+		return 0
 	}
 	for _, e := range rec.Added {
 		parent, err := objectAt(root, e.Path[:len(e.Path)-1], false)
@@ -131,6 +139,7 @@ func (inst *Target) removeSandbox(root *object, rec *Record) {
 		}
 		if i := slices.IndexFunc(list, func(v any) bool { return v == e.Value }); i >= 0 {
 			parent.set(key, slices.Delete(slices.Clone(list), i, i+1))
+			n++
 		}
 	}
 	for _, s := range rec.Set {
@@ -143,6 +152,7 @@ func (inst *Target) removeSandbox(root *object, rec *Record) {
 		}
 		if cur, ok := parent.get(s.Path[len(s.Path)-1]); ok && sameJSON(cur, s.Value) {
 			parent.del(s.Path[len(s.Path)-1])
+			n++
 		}
 	}
 	made := slices.Clone(rec.Made)
@@ -164,4 +174,5 @@ func (inst *Target) removeSandbox(root *object, rec *Record) {
 			}
 		}
 	}
+	return n
 }

@@ -53,6 +53,7 @@ func newInstaller(w inject.Words, cli, dir string, userDir func(func(string) str
 			return []install.File{{Name: PluginFile, Content: plugin(w, c.Binary, c.Scope, c.Portable), Mark: pluginMark}}
 		},
 		FileBinary: install.ScriptBinary(pluginMark),
+		FilesKind:  "plugin",
 		Command: func(c install.CommandSpec) string {
 			if c.Portable {
 				return "ralph-loop hook --host " + w.Name

@@ -41,6 +41,8 @@ var Installer = &install.Target{
 		return []install.File{{Name: ExtensionFile, Content: Extension(c.Binary, c.Scope, c.Portable), Mark: extensionMark}}
 	},
 	FileBinary: fileBinary,
+	FilesKind:  "extension",
+	Reload:     "/reload",
 	Command: func(c install.CommandSpec) string {
 		if c.Portable {
 			return "ralph-loop hook --host " + Name

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -46,21 +50,62 @@ func TestCheckManifests(t *testing.T) {
 }
 
 // The npm packages: the main one names every platform package at the same version; a
-// platform package carries os, cpu and the executable binary.
+// platform package carries os, cpu and the executable binaries, ralph-loop and its
+// dashboard; a platform without the dashboard is an error; the launcher copies the
+// dashboard beside itself.
 func TestPackages(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte("readme"), 0o644)
 	os.WriteFile(filepath.Join(dir, "LICENSE"), []byte("license"), 0o644)
 	os.WriteFile(filepath.Join(dir, "bin"), []byte("\x7fELF"), 0o755)
-	files, err := Packages("1.2.3", map[string]string{"linux_amd64": "bin"}, dir)
+	os.WriteFile(filepath.Join(dir, "dash"), []byte("\x7fELF dashboard"), 0o755)
+	files, err := Packages("1.2.3", map[string]map[string]string{"linux_amd64": {"ralph-loop": "bin", "ralph-loop-watch": "dash"}}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) != 2 || files[0].Name != "ralph-loop-cli-linux-x64-1.2.3.tgz" || files[1].Name != "ralph-loop-cli-1.2.3.tgz" {
 		t.Fatalf("files: %v", names(files))
 	}
+	platform := untar(t, files[0].Data)
+	for name, want := range map[string]string{"package/bin/ralph-loop": "\x7fELF", "package/bin/ralph-loop-watch": "\x7fELF dashboard"} {
+		if got, ok := platform[name]; !ok || got.data != want || got.mode != 0o755 {
+			t.Errorf("%s in the platform package: %+v (present %v), want %q, mode 0755", name, got, ok, want)
+		}
+	}
+	// The launcher runs the binary where it is, beside the dashboard (see TestLauncherRace).
 	if _, err := Packages("1.2.3", nil, dir); err == nil {
 		t.Error("no binaries: no error")
+	}
+	if _, err := Packages("1.2.3", map[string]map[string]string{"linux_amd64": {"ralph-loop": "bin"}}, dir); err == nil ||
+		!strings.Contains(err.Error(), "no ralph-loop-watch for linux_amd64") {
+		t.Errorf("no dashboard: %v", err)
+	}
+}
+
+type tarEntry struct {
+	data string
+	mode int64
+}
+
+// untar reads a gzipped tarball.
+func untar(t *testing.T, tgz []byte) map[string]tarEntry {
+	t.Helper()
+	gz, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	out := map[string]tarEntry{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(tr)
+		out[h.Name] = tarEntry{string(b), h.Mode}
 	}
 }
 

@@ -46,7 +46,7 @@ func newLauncherWorld(t *testing.T, native []byte, version string) *launcherWorl
 	root := t.TempDir()
 	w := &launcherWorld{prefix: root}
 	w.pkg = filepath.Join(root, "lib", "node_modules", inject.NPMPackage)
-	w.native = filepath.Join(w.pkg, "node_modules", plat.Name(), "bin", plat.Exe())
+	w.native = filepath.Join(w.pkg, "node_modules", plat.Name(), "bin", plat.Exe("ralph-loop"))
 	w.onPath = filepath.Join(root, "bin", "ralph-loop")
 	for path, f := range map[string]struct {
 		data []byte

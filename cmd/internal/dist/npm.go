@@ -35,13 +35,17 @@ var Platforms = []Platform{
 // Name is the platform package's name: @ralph-loop/cli-linux-x64.
 func (p Platform) Name() string { return inject.NPMPackage + "-" + p.OS + "-" + p.CPU }
 
-// Exe is the binary's file name in the package.
-func (p Platform) Exe() string {
+// Exe is a program's file name in the package: ralph-loop, or its dashboard
+// (inject.DashboardProgram).
+func (p Platform) Exe(program string) string {
 	if p.OS == "win32" {
-		return "ralph-loop.exe"
+		return program + ".exe"
 	}
-	return "ralph-loop"
+	return program
 }
+
+// Programs are the binaries a platform package carries, by GoReleaser's build id.
+var Programs = []string{"ralph-loop", inject.DashboardProgram}
 
 // File is one tarball.
 type File struct {
@@ -54,41 +58,56 @@ func TarballName(pkg, version string) string {
 	return strings.ReplaceAll(strings.TrimPrefix(pkg, "@"), "/", "-") + "-" + version + ".tgz"
 }
 
-// binaries reads GoReleaser's artifacts.json: the binary built for each GOOS_GOARCH.
-func binaries(dir string) (map[string]string, error) {
+// binaries reads GoReleaser's artifacts.json: each build's binary for each GOOS_GOARCH, by
+// the build's id (ralph-loop, ralph-loop-watch).
+func binaries(dir string) (map[string]map[string]string, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "artifacts.json"))
 	if err != nil {
 		return nil, fmt.Errorf("read GoReleaser's artifacts (run make dist): %w", err)
 	}
 	var arts []struct {
 		Type, Path, Goos, Goarch string
+		Extra                    struct{ ID string }
 	}
 	if err := json.Unmarshal(data, &arts); err != nil {
 		return nil, fmt.Errorf("%s/artifacts.json: %w", dir, err)
 	}
-	out := map[string]string{}
+	out := map[string]map[string]string{}
 	for _, a := range arts {
 		if a.Type == "Binary" {
-			out[a.Goos+"_"+a.Goarch] = a.Path
+			t := a.Goos + "_" + a.Goarch
+			if out[t] == nil {
+				out[t] = map[string]string{}
+			}
+			out[t][a.Extra.ID] = a.Path
 		}
 	}
 	return out, nil
 }
 
-// Packages makes the tarballs: a platform package for each platform with a binary in bins
-// (GOOS_GOARCH -> path), and the main package, whose optionalDependencies name them all.
-func Packages(version string, bins map[string]string, repo string) ([]File, error) {
+// Packages makes the tarballs: a platform package for each platform with binaries in bins
+// (GOOS_GOARCH -> build id -> path), with every one of Programs, and the main package, whose
+// optionalDependencies name them all.
+func Packages(version string, bins map[string]map[string]string, repo string) ([]File, error) {
 	var files []File
 	opt := map[string]string{}
 	for _, p := range Platforms {
 		opt[p.Name()] = version
-		path, ok := bins[p.GOOS+"_"+p.GOARC]
+		built, ok := bins[p.GOOS+"_"+p.GOARC]
 		if !ok {
 			continue
 		}
-		bin, err := os.ReadFile(filepath.Join(repo, path))
-		if err != nil {
-			return nil, err
+		entries := map[string]entry{}
+		for _, prog := range Programs {
+			path, ok := built[prog]
+			if !ok {
+				return nil, fmt.Errorf("GoReleaser built no %s for %s_%s", prog, p.GOOS, p.GOARC)
+			}
+			bin, err := os.ReadFile(filepath.Join(repo, path))
+			if err != nil {
+				return nil, err
+			}
+			entries["bin/"+p.Exe(prog)] = entry{data: bin, mode: 0o755}
 		}
 		pj := ordered{
 			{"name", p.Name()}, {"version", version},
@@ -97,10 +116,8 @@ func Packages(version string, bins map[string]string, repo string) ([]File, erro
 			{"os", []string{p.OS}}, {"cpu", []string{p.CPU}},
 			{"preferUnplugged", true},
 		}
-		tgz, err := tarball(map[string]entry{
-			"package.json":   {data: pj.json(), mode: 0o644},
-			"bin/" + p.Exe(): {data: bin, mode: 0o755},
-		})
+		entries["package.json"] = entry{data: pj.json(), mode: 0o644}
+		tgz, err := tarball(entries)
 		if err != nil {
 			return nil, err
 		}

@@ -30,10 +30,12 @@ func InstallClaude(ctx context.Context, log io.Writer) (string, error) {
 	return InstallNPM(ctx, Claude, log)
 }
 
-// BuildRalphLoop builds the ralph-loop binary into dir.
+// BuildRalphLoop builds the ralph-loop binary into dir, and beside it its dashboard
+// (ralph-loop-watch), as a user installs them.
 func BuildRalphLoop(ctx context.Context, dir string) (string, error) {
 	out := filepath.Join(dir, "ralph-loop")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "github.com/ralph-loop/ralph-loop/cmd/ralph-loop")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator),
+		"github.com/ralph-loop/ralph-loop/cmd/ralph-loop", "github.com/ralph-loop/ralph-loop/cmd/ralph-loop-watch")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

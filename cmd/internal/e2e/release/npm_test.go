@@ -113,6 +113,13 @@ func TestNPMInstall(t *testing.T) {
 	if got := strings.TrimSpace(w.run(t, root, "ralph-loop", "version", "--short")); got != version {
 		t.Errorf("ralph-loop version --short: %q, want %q", got, version)
 	}
+	// And the dashboard of "ralph-loop watch" beside the native binary, where watch looks
+	// for it.
+	dash := exec.Command(filepath.Join(filepath.Dir(w.runsNative(t, real)), inject.DashboardProgram))
+	if out, err := dash.CombinedOutput(); dash.ProcessState == nil || dash.ProcessState.ExitCode() != 2 ||
+		!strings.Contains(string(out), inject.DashboardAlone) {
+		t.Errorf("the dashboard beside the native ralph-loop, run alone: %v %s", err, out)
+	}
 
 	env, err := e2e.NewEnv(filepath.Join(root, "claude"), claudeBin, onPath)
 	if err != nil {
@@ -214,8 +221,8 @@ func TestNPMLauncher(t *testing.T) {
 }
 
 // runsNative checks that the command at path is run by the system with this platform's
-// native binary, which npm installed: "#!<binary> --npm-shebang".
-func (w *npmWorld) runsNative(t *testing.T, path string) {
+// native binary, which npm installed: "#!<binary> --npm-shebang"; it returns the binary.
+func (w *npmWorld) runsNative(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -225,11 +232,12 @@ func (w *npmWorld) runsNative(t *testing.T, path string) {
 	interp, ok := strings.CutSuffix(strings.TrimPrefix(line, "#!"), " "+inject.NPMShebang)
 	if !ok || !strings.HasPrefix(line, "#!") || !strings.HasPrefix(interp, filepath.Join(w.prefix, "lib", "node_modules", inject.NPMPackage)+"/") {
 		t.Errorf("the command on PATH (%s) is not run with the native binary npm installed: it starts %q", path, b[:min(len(b), 200)])
-		return
+		return ""
 	}
 	if head, err := os.ReadFile(interp); err != nil || !bytes.HasPrefix(head, []byte("\x7fELF")) {
 		t.Errorf("%s, which runs the command on PATH, is not a native binary: %v", interp, err)
 	}
+	return interp
 }
 
 // Twenty ralph-loops started together right after npm install -g, and again right after npm

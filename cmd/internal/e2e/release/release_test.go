@@ -123,7 +123,7 @@ func oneTarget() (string, error) {
 		if !strings.Contains(s, old) {
 			return "", fmt.Errorf(".goreleaser.yaml has no %q to narrow", old)
 		}
-		s = strings.Replace(s, old, repl, 1)
+		s = strings.ReplaceAll(s, old, repl) // every build's
 	}
 	// No Windows archive, so no Scoop manifest.
 	if i, j := strings.Index(s, "\nscoops:"), strings.Index(s, "\nbrews:"); i >= 0 && j > i {
@@ -201,7 +201,7 @@ func TestDist(t *testing.T) {
 			continue
 		}
 		files := untar(t, data)
-		for _, want := range []string{"ralph-loop", "LICENSE", "README.md", "docs/usage.md", "docs/install.md"} {
+		for _, want := range []string{"ralph-loop", "ralph-loop-watch", "LICENSE", "README.md", "docs/usage.md", "docs/install.md"} {
 			if _, ok := files[want]; !ok {
 				t.Errorf("%s lacks %s (has %v)", name, want, keys(files))
 			}
