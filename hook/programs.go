@@ -9,8 +9,8 @@ import (
 
 // programsFor finds the programs a hook runs for the loop l (git, a notifier, bubblewrap):
 // on PATH, outside its project (its directory and its work tree) and the roots the host's
-// sandbox lets the agent write (see package program). A PATH that
-// names bin/ or node_modules/.bin first must not hand the hook a git the agent wrote.
+// sandbox lets the agent write (see package program). A PATH that names bin/ or
+// node_modules/.bin first must not hand the hook a git the agent wrote.
 func programsFor(env Env, l *state.Loop) program.Finder {
 	dirs := []string{l.Cwd, l.Work.Repo}
 	if r := l.SandboxRoots; r != nil {
