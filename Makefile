@@ -154,21 +154,25 @@ lint:
 	@for os in darwin freebsd windows; do GOOS=$$os GOARCH=amd64 $(GO) build -o /dev/null ./cmd/ralph-loop || exit 1; done
 
 # The reliability tests at full size: 200+ hook processes at once across 10 sessions, 500
-# hooks killed with SIGKILL mid-flight, and every hook and command run against FIFOs, links,
-# directories and hard links planted at every state path ("make test" runs them small).
+# hooks killed with SIGKILL mid-flight, 400 writers of the loop file killed mid-write, and
+# every hook and command run against FIFOs, links, directories and hard links planted at
+# every state path ("make test" runs them small).
 stress:
 	RALPH_STRESS=1 $(GO) test -count=1 -v -run 'TestConcurrentHooks|TestCrashConsistency|TestPlantedFiles' ./cmd/ralph-loop/
 	RALPH_STRESS=1 $(GO) test -count=1 -v -run 'TestConcurrentWriterStress' ./hook/install/
+	RALPH_STRESS=1 $(GO) test -count=1 -v -run 'TestKillDuringWrite' ./state/
 
 # Whole-process runs of the built hook (cases of issue #5, transcripts up to 1 GB in a
 # temporary directory), then the matcher's and the scanner's Go benchmarks; then the real
 # hosts: the same 10-iteration loop on each host's real CLI (offline, as make e2e runs them),
 # every hook process timed, and on Claude Code against a minimal sh Stop hook (and the
-# official plugin's stop-hook.sh, if RALPH_BENCH_OFFICIAL names a copy of it).
+# official plugin's stop-hook.sh, if RALPH_BENCH_OFFICIAL names a copy of it), BENCH_ROUNDS
+# rounds, the hook sets taking turns in both orders (an even number).
+BENCH_ROUNDS ?= 6
 bench: build
 	$(GO) run ./cmd/internal/bench -bin $(BIN)
 	$(GO) test -run '^$$' -bench . -benchtime 20x -count 3 ./promise/ ./hook/internal/claudeshape/ ./hook/proc/
-	$(GO) run ./cmd/internal/bench hosts
+	$(GO) run ./cmd/internal/bench hosts $(BENCH_ROUNDS)
 
 # Every fuzz target for FUZZTIME each; crashers land in <pkg>/testdata/fuzz/<Target>/.
 fuzz:

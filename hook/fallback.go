@@ -4,37 +4,9 @@ import (
 	"bytes"
 	"context"
 
-	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
 )
-
-// Encode is a host's protocol for what its hooks' command line answers by itself when it
-// cannot run ralph-loop (install.Target.Encode): the reply encoded by the host's own
-// Encode, for an event of the kind the installer names. A host's installer names a function
-// of its own that calls it, so that the installer is data laid out by the linker, not built
-// at every start of the program.
-func Encode(h Host, ev install.Event, r install.Reply) install.Encoded {
-	var kind Kind
-	switch ev.Kind {
-	case install.SessionEvent:
-		kind = SessionStart
-	case install.PromptEvent:
-		kind = Prompt
-	case install.ToolEvent:
-		kind = ToolUsed
-	case install.StopEvent:
-		kind = Stop
-	case install.ConfigEvent:
-		kind = ConfigChange
-	}
-	var out, errOut bytes.Buffer
-	code, err := h.Encode(&out, &errOut, Event{Kind: kind, Name: ev.Name}, Reply{Block: r.Block, Reason: r.Reason, Notice: r.Notice})
-	if err != nil { // a buffer never fails
-		panic(err)
-	}
-	return install.Encoded{Stdout: out.String(), Stderr: errOut.String(), Code: code}
-}
 
 // fallback takes what the hooks' script left in the session's directory while the hooks
 // could not run ralph-loop (see hook/install's hook.sh) and the session's loop was

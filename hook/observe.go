@@ -185,7 +185,9 @@ func (o *observed) readTranscript(env Env, facts Facts, l *state.Loop, ev Event,
 	}
 	o.take(&res, facts, missing)
 	if facts.transcript().Lags && waitFor != "" && !res.SawLast && !res.Cut {
-		if o.waitCouldChange(l, ev, textHere, facts.transcript().ToolLogLags) {
+		// A transcript file that does not exist yet tells nothing of the calls it lacks.
+		behind := !missing && o.behindTools(l)
+		if o.waitCouldChange(l, ev, textHere, facts.transcript().ToolLogLags, behind) {
 			missing = o.catchUp(env, facts, path, opt, now, &res, missing)
 		} else if !missing {
 			o.note, o.lagging = inject.NoteLate, true
@@ -285,6 +287,11 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 		o.ToolIDs = res.ToolIDs
 	}
 	o.seenTools = res.ToolIDs
+	if res.FailedStops > 0 && o.Unread == "" {
+		// The host recorded a stop hook of ours that failed (killed, or an error) since the
+		// last decision: that stop went through undecided, and this one is blocked.
+		o.Unread = inject.UnreadMissed(res.FailedStops)
+	}
 	o.pos.Offset, o.pos.InLine = res.Offset, res.InLine
 	o.sawLast = res.SawLast
 	o.queued = res.Queued()
@@ -307,6 +314,11 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 //     the agent's: a marker there ends it accepted instead, and no later stop could count it;
 //   - the stop would be blocked, and either the host hands over no text at all (the agent's
 //     text is only in the transcript), or the last turn's usage could reach the loop's budget;
+//   - the stop would be blocked without the marker, a marker would change that, and the
+//     transcript is known to lack text of the agent's (behind): it does not show a tool call
+//     the tool hooks logged in this iteration (behindTools), and the host writes its
+//     transcript in order, so the text the agent wrote before that call is not in it yet
+//     either (the agent says it is done, then runs one more command, then ends its turn);
 //   - the promise would be rejected for too little work while the host logs tool calls in
 //     the background (Transcript.ToolLogLags): the turn's calls may be in the part not
 //     written yet, and awaitTools waits for those the transcript shows.
@@ -314,20 +326,46 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 // Otherwise the stop is decided at once. The tool calls come from the tool hooks, the
 // promise from the host's last message; a block without it, when the host hands over only
 // the end of the agent's output (Transcript.LastMessagePart), says so to the agent, and a marker
-// in the rest counts at the next stop (state.TranscriptPos.LateMarker). The late turn's
-// usage is counted when it appears (the next stop, or the next event once the loop has
-// ended: see settle), so the totals stay exact.
-func (o *observed) waitCouldChange(l *state.Loop, ev Event, textHere, toolsLate bool) bool {
+// in the rest counts at the next stop (state.TranscriptPos.LateMarker): that is left only
+// for text the agent wrote in its last reply before the text the host handed over, after
+// its last tool call, which neither the host's event nor the tool log tells of. The late
+// turn's usage is counted when it appears (the next stop, or the next event once the loop
+// has ended: see settle), so the totals stay exact.
+func (o *observed) waitCouldChange(l *state.Loop, ev Event, textHere, toolsLate, behind bool) bool {
 	v, after := wouldDecide(l, o.Observation)
 	switch v {
 	case ContinueNoWork:
 		return toolsLate || ev.LastMessage == "" || withinReach(&after)
 	case Continue:
-		return ev.LastMessage == "" || withinReach(&after)
+		return ev.LastMessage == "" || withinReach(&after) || textHere && behind && o.markerWouldChange(l, v)
 	case Accept, NeedChecks, ContinueCheckFailed:
 		return false
 	}
 	return textHere && !o.Found
+}
+
+// behindTools reports whether the tool log holds a call of this iteration (a completed one,
+// or one the guard denied) that the transcript did not show: the transcript is behind on
+// the agent's output up to that call. A call whose id the loop counted at an earlier stop
+// is not this iteration's.
+func (o *observed) behindTools(l *state.Loop) bool {
+	for _, u := range o.Logged {
+		id := u.ToolUseID
+		if id == "" || strings.HasPrefix(id, "srvtoolu_") || slices.Contains(o.seenTools, id) || slices.Contains(l.ToolIDs, id) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// markerWouldChange reports whether the marker, found in what the transcript does not show
+// yet, would change the verdict v.
+func (o *observed) markerWouldChange(l *state.Loop, v Verdict) bool {
+	with := o.Observation
+	with.Found = true
+	w, _ := wouldDecide(l, with)
+	return w != v
 }
 
 // withinReach reports whether one more reply could reach the loop's token or cost budget:

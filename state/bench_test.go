@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -40,5 +41,46 @@ func BenchmarkPeekActive(b *testing.B) {
 		if l, err := s2.Peek("s1"); l == nil || err != nil {
 			b.Fatal(l, err)
 		}
+	}
+}
+
+// Reading, writing and signing a loop file of a real loop's size (the fields a loop of
+// Claude Code has after a few iterations).
+func benchLoopFile(b *testing.B) []byte {
+	data, err := os.ReadFile(filepath.Join("testdata", "loop.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+func BenchmarkDecodeLoop(b *testing.B) {
+	data := benchLoopFile(b)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := decodeLoop("loop.json", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEncodeLoop(b *testing.B) {
+	l, err := decodeLoop("loop.json", benchLoopFile(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := marshalIndent(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkVerifyLoop(b *testing.B) {
+	data := benchLoopFile(b)
+	key := make([]byte, 32)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		signedBy(key, data)
 	}
 }

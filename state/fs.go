@@ -290,17 +290,26 @@ func writeFileAtomic(path string, data []byte) error {
 // synced and renamed over path, then the directory is synced. On any error the temp file is
 // removed and path is left as it was.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	return writeAtomicFunc(path, perm, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+	return writeAtomic(path, data, perm, true)
 }
 
 // failWrite, set by tests, makes the atomic write of a path fail as a full disk would.
 var failWrite func(path string) error
 
-// writeAtomicFunc is WriteFileAtomic with the content written by write.
-func writeAtomicFunc(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
+// writeAtomic writes data to a temp file in path's directory and renames it over path:
+// whatever happens to the process, path is the old file or the new one, never a part of
+// one. With sync, the new file (and the rename) is on the disk when it returns; without,
+// a crash of the machine (a power cut, not a process's) may leave the old file, or on some
+// file systems an empty one: for files with a copy elsewhere (see Store.save).
+func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
+	return writeAtomicFunc(path, perm, sync, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomicFunc is writeAtomic with the content written by write.
+func writeAtomicFunc(path string, perm os.FileMode, sync bool, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -326,8 +335,10 @@ func writeAtomicFunc(path string, perm os.FileMode, write func(io.Writer) error)
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp, err)
+	if sync {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", tmp, err)
+		}
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp, err)
@@ -335,28 +346,16 @@ func writeAtomicFunc(path string, perm os.FileMode, write func(io.Writer) error)
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("rename %s: %w", tmp, err)
 	}
+	if !sync {
+		return nil
+	}
 	return syncDir(dir)
 }
 
 // writeAtomicNoSync replaces path with data like WriteFileAtomic, without waiting for the
 // disk: for copies that a later write supersedes.
-func writeAtomicNoSync(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err = errors.Join(werr, cerr); err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+func writeAtomicNoSync(path string, data []byte) error {
+	return writeAtomic(path, data, 0o600, false)
 }
 
 // syncDir makes a rename in dir durable.

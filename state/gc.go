@@ -151,7 +151,7 @@ func (s *Store) pruneEvents(id string, gone map[string]bool) error {
 		return nil
 	}
 	defer f.Close()
-	return writeAtomicFunc(path, 0o600, func(w io.Writer) error {
+	return writeAtomicFunc(path, 0o600, true, func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		err := eachLine(f, func(line []byte, long, end bool) error {
 			if !long {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // The keep is ralph-loop's own record of every loop it wrote, out of the way of what
@@ -226,7 +227,7 @@ func sum(key, data []byte) string {
 // sign encodes l as a loop file: its JSON, then the MAC of those bytes.
 func (s *Store) sign(l *Loop) ([]byte, error) {
 	l.Version = Version
-	data, err := json.MarshalIndent(l, "", "  ")
+	data, err := marshalIndent(l)
 	if err != nil {
 		return nil, fmt.Errorf("encode state of session %s: %w", l.SessionID, err)
 	}
@@ -265,6 +266,63 @@ func signedBy(key, data []byte) string {
 		return "ok"
 	}
 	return "bad"
+}
+
+// A hook reads its session's loop at its first look (Peek) and again under the lock
+// (Update), and the loop file and the keep's copy are the same bytes: what was verified and
+// read once is not again, in the same process. memo keeps it by the files' bytes (a file
+// that changed meanwhile is read anew).
+type memo struct {
+	mu    sync.Mutex        // a store may be used by goroutines at once
+	loops map[string]*Loop  // decodeLoop's loops (never handed out: callers get a copy)
+	key   string            // the key macs were checked with
+	macs  map[string]string // signedBy's answers
+}
+
+// signedBy is signedBy(key, data), each answer given once.
+func (s *Store) signedBy(key, data []byte) string {
+	m := &s.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.macs == nil || m.key != string(key) {
+		m.macs, m.key = map[string]string{}, string(key)
+	}
+	if v, ok := m.macs[string(data)]; ok {
+		return v
+	}
+	v := signedBy(key, data)
+	m.macs[string(data)] = v
+	return v
+}
+
+// decodeLoop is decodeLoop(path, data), each file's bytes read once: the loop returned is
+// the caller's own.
+func (s *Store) decodeLoop(path string, data []byte) (*Loop, error) {
+	m := &s.memo
+	m.mu.Lock()
+	l, ok := m.loops[string(data)]
+	m.mu.Unlock()
+	if ok {
+		return l.clone(), nil
+	}
+	l, err := decodeLoop(path, data)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	if m.loops == nil {
+		m.loops = map[string]*Loop{}
+	}
+	m.loops[string(data)] = l
+	m.mu.Unlock()
+	return l.clone(), nil
+}
+
+// clone is a deep copy of l: nothing the two hold is shared.
+func (l *Loop) clone() *Loop {
+	c := new(Loop)
+	clone(c, l)
+	return c
 }
 
 // Repair says what was wrong with a session's loop file and what stands in for it.
@@ -329,11 +387,11 @@ func (s *Store) readWitnesses(id string, key []byte) witnessed {
 			continue // none, or the empty marker of a ralph-loop without a keep (or before one)
 		}
 		out.n++
-		if err != nil || key == nil || signedBy(key, data) != "ok" {
+		if err != nil || key == nil || s.signedBy(key, data) != "ok" {
 			continue
 		}
 		var w witness
-		if json.Unmarshal(data, &w) != nil || w.SessionID != id || w.LoopID == "" {
+		if unmarshal(data, &w) != nil || w.SessionID != id || w.LoopID == "" {
 			continue
 		}
 		if out.w != nil && (out.w.LoopID != w.LoopID || !sameOwner(out.w.Owner, w.Owner)) {
@@ -375,7 +433,7 @@ func (s *Store) writeWitnesses(l *Loop) {
 		}
 		return
 	}
-	data, err := json.MarshalIndent(witness{Version: Version, SessionID: l.SessionID, LoopID: l.LoopID, Owner: l.Owner}, "", "  ")
+	data, err := marshalIndent(&witness{Version: Version, SessionID: l.SessionID, LoopID: l.LoopID, Owner: l.Owner})
 	if err != nil {
 		return
 	}
@@ -439,7 +497,7 @@ func (s *Store) check(id string) (checked, error) {
 	data, lerr := readFile(path)
 	var l *Loop
 	if lerr == nil && data != nil {
-		l, lerr = decodeLoop(path, data)
+		l, lerr = s.decodeLoop(path, data)
 		if lerr == nil && l.SessionID != id {
 			lerr = fmt.Errorf("%w: %s names session %s", ErrCorrupt, path, l.SessionID)
 		}
@@ -453,7 +511,7 @@ func (s *Store) check(id string) (checked, error) {
 		return checked{}, nil // no loop: the first look of most sessions costs this much
 	}
 	key := s.key(false)
-	if errors.Is(lerr, ErrVersion) && key != nil && signedBy(key, data) == "ok" {
+	if errors.Is(lerr, ErrVersion) && key != nil && s.signedBy(key, data) == "ok" {
 		// A newer ralph-loop's: not ours to judge, but not taken as the end of an active
 		// loop either.
 		if wit := s.readWitnesses(id, key); wit.n > 0 {
@@ -461,10 +519,10 @@ func (s *Store) check(id string) (checked, error) {
 		}
 		return checked{}, lerr
 	}
-	lOK := l != nil && lerr == nil && key != nil && signedBy(key, data) == "ok"
+	lOK := l != nil && lerr == nil && key != nil && s.signedBy(key, data) == "ok"
 	var c *Loop
-	if cerr == nil && cdata != nil && key != nil && signedBy(key, cdata) == "ok" {
-		if cl, err := decodeLoop(cpath, cdata); err == nil && cl.SessionID == id {
+	if cerr == nil && cdata != nil && key != nil && s.signedBy(key, cdata) == "ok" {
+		if cl, err := s.decodeLoop(cpath, cdata); err == nil && cl.SessionID == id {
 			c = cl
 		}
 	}
@@ -509,7 +567,7 @@ func (s *Store) check(id string) (checked, error) {
 			return checked{}, lerr
 		case data == nil:
 			return checked{}, nil
-		case signedBy(key, data) == "unsigned" || key == nil:
+		case s.signedBy(key, data) == "unsigned" || key == nil:
 			// Written before loop files were signed (or by a ralph-loop without a keep, or
 			// all keys are gone): taken as it is, and signed at the next write.
 			return checked{loop: l}, nil
@@ -600,8 +658,9 @@ func readFile(path string) ([]byte, error) {
 	return data, nil
 }
 
-// keepCopy writes the keep's copy of a loop file just written. It is not synced: after a
-// power cut it may be a write behind the loop file, which is then the newer of the two.
+// keepCopy writes the keep's copy of a loop file just written. It is not synced, nor is the
+// loop file (see save): after a crash of the machine either may be some writes behind the
+// other, and the newer that verifies stands.
 func (s *Store) keepCopy(id string, data []byte) {
 	if s.keepDir == "" {
 		return

@@ -13,7 +13,9 @@
 //	trash/                                  sessions gc is removing
 //
 // Directories are 0700 and files 0600. Whole files are replaced atomically (temp file,
-// fsync, rename, fsync of the directory). Every file is opened without following symlinks,
+// rename); the key, the task files and the history are synced first (fsync, then of the
+// directory), the loop file is not: it has a verified copy in the keep (see Store.save).
+// Every file is opened without following symlinks,
 // without waiting on a FIFO, and used only if it is a regular file (see openState); what
 // was planted in place of a log, the lock or a directory is moved aside to
 // <name>.refused-<time>.
@@ -175,21 +177,21 @@ func DefaultConfig() Config {
 type Duration time.Duration
 
 // MarshalJSON writes the duration as a string.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+func (v Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(v).String()) }
 
 // UnmarshalJSON reads a string such as "45m", or a number of nanoseconds.
-func (d *Duration) UnmarshalJSON(b []byte) error {
+func (v *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		var n int64
 		if err := json.Unmarshal(b, &n); err != nil {
 			return err
 		}
-		*d = Duration(n)
+		*v = Duration(n)
 		return nil
 	}
-	v, err := time.ParseDuration(s)
-	*d = Duration(v)
+	t, err := time.ParseDuration(s)
+	*v = Duration(t)
 	return err
 }
 

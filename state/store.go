@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,8 @@ type Store struct {
 	// keyRead, ring: the two copies of the key, as read once (see keys).
 	keyRead bool
 	ring    keyring
+	// memo: what this process read of the state files already (see memo).
+	memo memo
 	// LockWait bounds the wait for a session lock.
 	LockWait time.Duration
 	// Warn, if set, is told in one line of what the store repaired on its own: a file planted
@@ -138,30 +141,77 @@ func readLoop(path string) (*Loop, error) {
 	return decodeLoop(path, data)
 }
 
+// decodeLoop reads a loop file: ErrVersion when its version is not this ralph-loop's (told
+// first, whatever else is wrong with it), ErrCorrupt when it cannot be read as a loop.
 func decodeLoop(path string, data []byte) (*Loop, error) {
-	var head struct {
-		Version *int `json:"version"`
-	}
 	if len(data) > maxStateFile {
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrCorrupt, path, maxStateFile)
 	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
-	}
-	if head.Version == nil {
-		return nil, fmt.Errorf("%w: %s has no version", ErrCorrupt, path)
-	}
-	if *head.Version != Version {
-		return nil, fmt.Errorf("%w: %s has version %d, this ralph-loop reads version %d", ErrVersion, path, *head.Version, Version)
-	}
 	var l Loop
-	if err := json.Unmarshal(data, &l); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	var version versionField
+	fs := listOf(&l)
+	fs[0].v = &version // "version", told apart: a null, or none, is no version
+	d := &decoder{data: data}
+	d.space()
+	err := objectOf(listed(fs)).decode(d)
+	if d.space(); err == nil && d.pos < len(d.data) {
+		err = d.syntax("after the top-level value")
 	}
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	case version.err != nil:
+		return nil, fmt.Errorf("%w: %s: version: %v", ErrCorrupt, path, version.err)
+	case !version.set:
+		return nil, fmt.Errorf("%w: %s has no version", ErrCorrupt, path)
+	case version.n != Version:
+		return nil, fmt.Errorf("%w: %s has version %d, this ralph-loop reads version %d", ErrVersion, path, version.n, Version)
+	case d.typeErr != nil:
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, d.typeErr)
+	}
+	l.Version = version.n
 	if l.SessionID == "" || l.LoopID == "" || l.Status == "" {
 		return nil, fmt.Errorf("%w: %s lacks session_id, loop_id or status", ErrCorrupt, path)
 	}
 	return &l, nil
+}
+
+// versionField reads a file's version as a *int would be read: a null (the last one given)
+// means none.
+type versionField struct {
+	n   int
+	set bool
+	err error
+}
+
+func (v *versionField) encode(e *encoder) error { return (*jsonInt)(&v.n).encode(e) }
+func (v *versionField) empty() bool             { return false }
+func (v *versionField) zero() bool              { return false }
+func (v *versionField) copyTo(dst jsonValue)    { *dst.(*versionField) = *v }
+func (v *versionField) decode(d *decoder) error {
+	if null, err := d.null(); null || err != nil {
+		v.set = false
+		return err
+	}
+	if c := d.next(); c != '-' && (c < '0' || c > '9') {
+		start := d.pos
+		if err := d.skip(); err != nil {
+			return err
+		}
+		v.err = fmt.Errorf("cannot read %.40s as a number", d.data[start:d.pos])
+		return nil
+	}
+	s, err := d.number()
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		v.err = err
+		return nil
+	}
+	v.n, v.set = n, true
+	return nil
 }
 
 // Tx is one locked read-modify-write of a session.
@@ -502,7 +552,11 @@ func (s *Store) save(l *Loop) error {
 	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
 		s.moveAside(path, &NotRegularError{path, describe(fi)}) // a rename cannot replace it
 	}
-	if err := writeFileAtomic(path, data); err != nil {
+	// Not synced: a crash of the process leaves the old file or the new one (the rename is
+	// atomic), and one of the machine the file as it was some writes ago, or torn, with the
+	// keep's copy (equally unsynced) beside it. See "What a crash can lose" in
+	// docs/how-it-works.md.
+	if err := writeAtomicNoSync(path, data); err != nil {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	s.keepCopy(l.SessionID, data)
@@ -524,7 +578,7 @@ func (s *Store) archive(l *Loop) (string, error) {
 	if err := s.ensureDir(dir); err != nil {
 		return "", err
 	}
-	data, err := json.MarshalIndent(l, "", "  ")
+	data, err := marshalIndent(l)
 	if err != nil {
 		return "", fmt.Errorf("encode state of session %s: %w", l.SessionID, err)
 	}
@@ -535,7 +589,7 @@ func (s *Store) archive(l *Loop) (string, error) {
 func (s *Store) appendEvents(id string, events []Event) error {
 	var buf []byte
 	for _, e := range events {
-		line, err := json.Marshal(e)
+		line, err := marshal(&e)
 		if err != nil {
 			return fmt.Errorf("encode event: %w", err)
 		}

@@ -3,7 +3,6 @@ package state
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +43,7 @@ func (s *Store) LogToolUse(id string, u ToolUse) error {
 		return err
 	}
 	u.Version = Version
-	line, err := json.Marshal(u)
+	line, err := marshal(&u)
 	if err != nil {
 		return fmt.Errorf("encode tool use: %w", err)
 	}
@@ -103,7 +102,7 @@ func (s *Store) ToolUses(l *Loop) ([]ToolUse, int64, error) {
 		}
 		off += int64(len(line))
 		var u ToolUse
-		if json.Unmarshal(bytes.TrimSpace(line), &u) == nil && u.LoopID == l.LoopID {
+		if unmarshal(bytes.TrimSpace(line), &u) == nil && u.LoopID == l.LoopID {
 			uses = append(uses, u)
 		}
 	}

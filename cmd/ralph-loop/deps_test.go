@@ -36,3 +36,23 @@ func TestNoDashboardLibraries(t *testing.T) {
 		}
 	}
 }
+
+// The engine knows no installer and no host (docs/architecture.md): what a hook command
+// line answers by itself is bridged by hook/internal/hookline, which the hosts' installers
+// call.
+func TestEngineImportsNoInstallerNorHost(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/ralph-loop/ralph-loop/hook").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		rest, ok := strings.CutPrefix(p, "github.com/ralph-loop/ralph-loop/hook/")
+		if !ok {
+			continue
+		}
+		switch rest {
+		case "install", "hosts", "claude", "codex", "copilot", "cursor", "droid", "gemini", "opencode", "pi", "qwen":
+			t.Errorf("package hook depends on hook/%s", rest)
+		}
+	}
+}

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/hookline"
+
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -160,7 +161,7 @@ func ignored(dir string) bool {
 	return exec.Command("git", "-C", dir, "check-ignore", "-q", ".claude/settings.local.json").Run() == nil
 }
 
-// encode is what the hooks' command line answers by itself (hook.Encode).
+// encode is what the hooks' command line answers by itself (hookline.Encode).
 func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hook.Encode(Host{}, ev, r)
+	return hookline.Encode(Host{}, ev, r)
 }

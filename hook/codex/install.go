@@ -11,7 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/hookline"
+
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -182,7 +183,7 @@ func projectTrusted(config, dir string) bool {
 	return false
 }
 
-// encode is what the hooks' command line answers by itself (hook.Encode).
+// encode is what the hooks' command line answers by itself (hookline.Encode).
 func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hook.Encode(Host{}, ev, r)
+	return hookline.Encode(Host{}, ev, r)
 }

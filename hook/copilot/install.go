@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/hookline"
+
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -96,7 +97,7 @@ func (Host) Trust(r install.Report, _ func(string) string, _ string, found []ins
 	install.TrustAsked(r, Installer, found)
 }
 
-// encode is what the hooks' command line answers by itself (hook.Encode).
+// encode is what the hooks' command line answers by itself (hookline.Encode).
 func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hook.Encode(Host{}, ev, r)
+	return hookline.Encode(Host{}, ev, r)
 }

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/hookline"
+
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -141,7 +142,7 @@ func Trusted(path, dir string) bool {
 	return trusted
 }
 
-// encode is what the hooks' command line answers by itself (hook.Encode).
+// encode is what the hooks' command line answers by itself (hookline.Encode).
 func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hook.Encode(Host{}, ev, r)
+	return hookline.Encode(Host{}, ev, r)
 }

@@ -99,7 +99,7 @@ type Target struct {
 	Notice func(text string) string
 	// Encode is the host's protocol, for what a hook's command line answers by itself when
 	// it cannot run ralph-loop (see command.go): a reply to an event, as the host's hook
-	// prints it. Every host with hook entries has one (hook.Encode).
+	// prints it. Every host with hook entries has one (hookline.Encode).
 	Encode func(ev Event, r Reply) Encoded
 	// SessionKey is the field of the host's hook input that holds the session id ("":
 	// "session_id").

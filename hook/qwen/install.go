@@ -3,7 +3,8 @@ package qwen
 import (
 	"time"
 
-	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/hookline"
+
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -67,7 +68,7 @@ func userDir(getenv func(string) string) (string, error) {
 	return install.DirFromEnv(getenv, "QWEN_HOME", ".qwen")
 }
 
-// encode is what the hooks' command line answers by itself (hook.Encode).
+// encode is what the hooks' command line answers by itself (hookline.Encode).
 func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hook.Encode(Host{}, ev, r)
+	return hookline.Encode(Host{}, ev, r)
 }

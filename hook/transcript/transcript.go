@@ -85,6 +85,9 @@ type Result struct {
 	// HasOther.
 	Other    string
 	HasOther bool
+	// FailedStops counts the stops whose hook of ralph-loop's the host recorded as failed
+	// (killed, or exited with an error): the host let them through with no decision.
+	FailedStops int
 	// Queue records what the host did with prompts the user typed while the agent was
 	// working (it queues them until the turn ends), in order; Queued replays it.
 	Queue []QueueOp
@@ -119,6 +122,7 @@ func (r *Result) Merge(later Result) {
 	r.LateFound = r.LateFound || later.LateFound
 	r.Skipping = later.Skipping
 	r.Queue = append(r.Queue, later.Queue...)
+	r.FailedStops += later.FailedStops
 	if !r.HasOther && later.HasOther {
 		r.Other, r.HasOther = later.Other, true
 	}

@@ -3,6 +3,9 @@ package claudeshape
 import (
 	"errors"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/internal/jsonstream"
@@ -42,6 +45,9 @@ func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, e
 		}
 		if ln.queueOp != "" {
 			res.Queue = append(res.Queue, transcript.QueueOp{Op: ln.queueOp, Content: ln.queued})
+		}
+		if ln.failedStop {
+			res.FailedStops++
 		}
 		if s.user {
 			skipText = false
@@ -88,6 +94,11 @@ type lineResult struct {
 	// A queue-operation line: its operation and content.
 	queue           bool
 	queueOp, queued string
+	// A system line (system); of a stop's hooks (stop_hook_summary), which are ralph-loop's
+	// (ours) and which failed (failed), by index; failedStop: one of ours failed.
+	system       bool
+	ours, failed []int
+	failedStop   bool
 	// The model reply's id, model and usage (hasUsage).
 	msgID, model string
 	tokens       spend.Tokens
@@ -113,7 +124,7 @@ type scanner struct {
 // line reads one line. Claude Code writes "type" after "message" on assistant lines, so
 // what a line says is only kept once its end shows it is the agent's.
 func (s *scanner) line() (lineResult, error) {
-	s.ln = lineResult{tools: s.ln.tools[:0]}
+	s.ln = lineResult{tools: s.ln.tools[:0], ours: s.ln.ours[:0], failed: s.ln.failed[:0]}
 	err := s.d.Object(func(key []byte) error {
 		switch string(key) {
 		case "type":
@@ -135,6 +146,10 @@ func (s *scanner) line() (lineResult, error) {
 				return nil
 			case "user":
 				s.user = true
+			case "system":
+				// Only a stop_hook_summary line is read (see hookSummary).
+				s.ln.system = true
+				return nil
 			}
 			return errSkip
 		case "operation", "content":
@@ -175,6 +190,18 @@ func (s *scanner) line() (lineResult, error) {
 		case "attachment", "toolUseResult":
 			// Only on attachment and tool-result lines, which can be huge.
 			return errSkip
+		case "subtype":
+			v, err := s.d.String(s.scratch[:0], 32)
+			s.scratch = v
+			if err == nil && (!s.ln.system || string(v) != "stop_hook_summary") {
+				return errSkip
+			}
+			return err
+		case "hookInfos", "failedHookErrorIndexes":
+			if !s.ln.system {
+				return s.d.Skip()
+			}
+			return s.hookSummary(string(key))
 		}
 		return s.d.Skip()
 	})
@@ -187,7 +214,56 @@ func (s *scanner) line() (lineResult, error) {
 	if s.ln.byRole && s.ln.roleAssistant {
 		s.ln.assistant = true
 	}
+	if s.ln.system {
+		for _, i := range s.ln.failed {
+			if slices.Contains(s.ln.ours, i) {
+				s.ln.failedStop = true
+			}
+		}
+	}
 	return s.ln, s.d.EndLine()
+}
+
+// HookMark ends every hook command line ralph-loop's install writes (install.Mark).
+const HookMark = "# ralph-loop hook"
+
+// hookSummary reads what Claude Code records of a stop's hooks (a system line of subtype
+// stop_hook_summary): which of its hooks are ralph-loop's (hookInfos: their commands end
+// with HookMark), and which failed (failedHookErrorIndexes: killed, or exited with another
+// code than 0 or 2), so that a stop of ralph-loop's that failed (the host let it through
+// with no decision) is found.
+func (s *scanner) hookSummary(key string) error {
+	if ok, err := s.d.Is('['); !ok {
+		return err
+	}
+	i := 0
+	return s.d.Array(func() error {
+		defer func() { i++ }()
+		if key == "failedHookErrorIndexes" {
+			v, err := s.d.Number(s.scratch[:0])
+			s.scratch = v
+			if n, perr := strconv.Atoi(string(v)); err == nil && perr == nil {
+				s.ln.failed = append(s.ln.failed, n)
+			}
+			return err
+		}
+		if ok, err := s.d.Is('{'); !ok {
+			return err
+		}
+		return s.d.Object(func(k []byte) error {
+			if string(k) != "command" {
+				return s.d.Skip()
+			}
+			var cmd string
+			if err := s.d.StringVar(&cmd, 8192); err != nil {
+				return err
+			}
+			if strings.HasSuffix(strings.TrimSpace(cmd), HookMark) {
+				s.ln.ours = append(s.ln.ours, i)
+			}
+			return nil
+		})
+	})
 }
 
 // assistantOrSkip reads a "type" or "role" value: errSkip unless it is "assistant".

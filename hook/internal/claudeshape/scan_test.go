@@ -2,11 +2,13 @@ package claudeshape
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -322,3 +324,42 @@ func TestLateText(t *testing.T) {
 		t.Errorf("the rest: %+v %v; want the late marker and the next iteration's", more, err)
 	}
 }
+
+// TestFailedStops: what Claude Code 2.1.332 records of a stop's hooks (a system line of
+// subtype stop_hook_summary; this test's lines are shaped on one captured when a process of
+// the agent's SIGKILLed ralph-loop's Stop hook): a failed hook of ralph-loop's (its command
+// ends with the install mark) is a stop that went through undecided; one that did not fail,
+// another program's that failed, and other system lines are not.
+func TestFailedStops(t *testing.T) {
+	ours := `b= e=Stop; command -v ralph-loop >/dev/null && exec ralph-loop hook --host claude; exit 0 # ralph-loop hook`
+	summary := func(cmds []string, failed string) string {
+		var infos []string
+		for _, c := range cmds {
+			infos = append(infos, `{"command":`+quote(c)+`,"durationMs":40}`)
+		}
+		return `{"parentUuid":"p","isSidechain":false,"type":"system","subtype":"stop_hook_summary","hookCount":` + itoa(len(cmds)) +
+			`,"hookInfos":[` + strings.Join(infos, ",") + `],"hookErrors":["Failed with non-blocking status code: No stderr output"],` +
+			`"failedHookErrorIndexes":` + failed + `,"hookAdditionalContext":[],"preventedContinuation":false,"stopReason":"","hasOutput":false,` +
+			`"level":"suggestion","timestamp":"` + ts1 + `","uuid":"u"}` + "\n"
+	}
+	for _, tc := range []struct {
+		name string
+		in   string
+		want int
+	}{
+		{"ours failed", summary([]string{ours}, "[0]"), 1},
+		{"ours answered", summary([]string{ours}, "[]"), 0},
+		{"another hook failed", summary([]string{"python3 lint.py", ours}, "[0]"), 0},
+		{"ours failed beside another", summary([]string{"python3 lint.py", ours}, "[1]"), 1},
+		{"two stops", summary([]string{ours}, "[0]") + summary([]string{ours}, "[0]"), 2},
+		{"another system line", `{"type":"system","subtype":"local_command","content":"x","failedHookErrorIndexes":[0],"hookInfos":[{"command":` + quote(ours) + `}]}` + "\n", 0},
+	} {
+		if got := scanString(t, tc.in, transcript.Options{Token: "DONE"}).FailedStops; got != tc.want {
+			t.Errorf("%s: %d failed stops, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -23,7 +23,8 @@ import (
 // on a registry and its license does not let it be kept here); ralph-loop, as install
 // writes its hooks; and, when RALPH_BENCH_BEFORE names another ralph-loop binary (an
 // earlier build, at an absolute path ending in /ralph-loop), that one installed the same
-// way, to compare a change in one run. It reports what Claude Code waited on hooks per
+// way, to compare a change in one run. The sets take turns in both orders (reversed every
+// other round; give an even RALPH_BENCH_ROUNDS). It reports what Claude Code waited on hooks per
 // iteration (not the hooks it runs in the background, "async"), and on the Stop hook alone
 // (medians), the CPU time of all of them, and, for ralph-loop, at how many stops the
 // transcript did not show the last message yet.
@@ -90,7 +91,17 @@ func TestHookTime(t *testing.T) {
 	stop, stopCPU := make([][]float64, len(sets)), make([][]float64, len(sets))
 	lagged, stops := make([]int, len(sets)), make([]int, len(sets))
 	for round := 0; round < e2e.BenchRounds(); round++ {
-		for i, s := range sets {
+		// Each set runs in every slot of a round: the order is reversed every other round,
+		// so that no set always runs just after the same one (or first, on a cold cache).
+		order := make([]int, len(sets))
+		for i := range order {
+			order[i] = i
+			if round%2 == 1 {
+				order[i] = len(sets) - 1 - i
+			}
+		}
+		for _, i := range order {
+			s := sets[i]
 			bin := suite.RalphLoop
 			if s.bin != "" {
 				bin = s.bin

@@ -298,6 +298,30 @@ func TestPromiseDetection(t *testing.T) {
 	}
 }
 
+// 5a. The agent says it is done, then runs one more command, then ends its turn: "All set.
+// <promise>DONE</promise>", `ls`, "Finished.". Claude Code hands the Stop hook only
+// "Finished." and writes the turn's lines to the transcript in batches, so the stop may start
+// before the first reply is in it; the tool log holds the `ls` call, which the transcript
+// does not show yet, so the stop knows the transcript lacks the text before it, waits for
+// it, and ends the loop at this stop: never a block, never a model turn more. (Run it many
+// times: go test -run '^TestPromiseBeforeLastCall$' -count 50.)
+func TestPromiseBeforeLastCall(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, e2e.Session{
+		Script: e2e.Script{Turns: []e2e.Turn{
+			{Blocks: []e2e.Block{{Type: "text", Text: "All set. <promise>DONE</promise>"}, {Type: "tool_use", Name: "Bash", Input: map[string]any{"command": "ls"}}}},
+			e2e.Text("Finished."),
+		}, WhenDone: e2e.Text("Nothing more.")},
+		Prompts: []string{`/ralph-loop "List the files" --max-iterations 3`},
+	})
+	l := loopOf(t, env, res.SessionID)
+	if f := res.Feedback(); len(f) > 0 {
+		t.Fatalf("the stop was blocked, the promise seen late (a model turn more): %q\nevents:\n%s", f, eventReasons(l))
+	}
+	expectLoop(t, l, "PROMISE_ACCEPTED", 1, 1)
+	t.Logf("events:\n%s", eventReasons(l))
+}
+
 // eventReasons joins the reasons of a loop's events, one a line.
 func eventReasons(l e2e.Loop) string {
 	var b strings.Builder
