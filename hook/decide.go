@@ -48,11 +48,24 @@ const (
 	// known price, so its --max-cost cannot be kept until the user gives one (the next
 	// prompt of theirs reads it from the settings); the iteration is not used up.
 	PausedForPrice
+	// Wait lets the stop through without ending the loop: the host runs work in the
+	// background (or has a wake-up scheduled) and wakes the session when it ends; the
+	// iteration is not used up and no stall is counted.
+	Wait
+	// ContinueBusy blocks: the promise came while the host still runs the agent's work in
+	// the background, whose result is not in.
+	ContinueBusy
+	// ContinueOverdue blocks: the host's background work has run longer than --max-wait.
+	ContinueOverdue
 )
 
 // Blocks reports whether the verdict blocks the stop: the loop goes on.
 func (v Verdict) Blocks() bool {
-	return v == Continue || v == ContinueNoWork || v == ContinueCheckFailed || v == ContinueEarly
+	switch v {
+	case Continue, ContinueNoWork, ContinueCheckFailed, ContinueEarly, ContinueBusy, ContinueOverdue:
+		return true
+	}
+	return false
 }
 
 // Observation is what a stop hook saw of the iteration that just ended.
@@ -104,6 +117,9 @@ type Observation struct {
 	// transcript grew by more than one stop reads): the stop is blocked, whatever was
 	// found, unless the loop ends at its limits or the host's cap.
 	Unread string
+	// Background is the work the host runs in the background for the session, or a
+	// wake-up it has scheduled (Event.Background).
+	Background []state.Task
 }
 
 // checksPassed reports whether every check ran and passed.
@@ -123,10 +139,10 @@ func (o Observation) checksPassed(l *state.Loop) bool {
 // was observed. It returns the verdict and the loop as it must be saved.
 //
 // First the accounting (account: the tool calls, the model's usage, the stall breaker's
-// progress); then a promise whose checks have not run yet waits for them (NeedChecks, and
-// nothing but the accounting changes); then the first of the loop's endings that applies
-// ends (or pauses) it, in the order of the table endings; else the stop is blocked and the
-// next iteration begins (block).
+// progress, the host's background work); then a promise whose checks have not run yet
+// waits for them (NeedChecks, and nothing but the accounting changes); then the first of
+// the loop's endings that applies ends (or pauses, or waits) it, in the order of the table
+// endings; else the stop is blocked and the next iteration begins (block).
 func Decide(l state.Loop, o Observation) (Verdict, state.Loop) {
 	c := account(&l, o)
 	if c.promised && len(l.Checks) > 0 && o.Checks == nil {
@@ -147,8 +163,13 @@ type counted struct {
 	// --min-iterations; unread: the iteration's output could not be read to its end.
 	work, early, unread bool
 	// promised: the marker came, with the work it needs (or the no-work policy accepts it),
-	// read whole, from --min-iterations on.
+	// read whole, from --min-iterations on, and no work of the agent's runs in the
+	// background.
 	promised bool
+	// busy: the host runs work in the background (or has a wake-up scheduled); overdue
+	// are the tasks of it that have run longer than --max-wait.
+	busy    bool
+	overdue []state.Task
 }
 
 // account counts what the iteration used into the loop: its tool calls (countCalls: by the
@@ -170,8 +191,12 @@ func account(l *state.Loop, o Observation) counted {
 		}
 	}
 	observeWork(l, o, l.ToolCalls-before)
+	track(l, o.Background, o.Now)
 	c := counted{work: l.ToolCalls >= l.MinToolCalls, early: l.Iteration < l.MinIterations, unread: o.Unread != ""}
-	c.promised = o.Found && !c.unread && !c.early && (c.work || l.OnPromiseNoWork != state.NoWorkReject)
+	c.busy, c.overdue = len(l.Background) > 0, overdue(l, o.Now)
+	// A demanding user takes no "done" while the agent's build still runs: its result is
+	// not in (see block, ContinueBusy).
+	c.promised = o.Found && !c.unread && !c.early && !c.busy && (c.work || l.OnPromiseNoWork != state.NoWorkReject)
 	return c
 }
 
@@ -192,8 +217,37 @@ func countCalls(l *state.Loop, o Observation) {
 	}
 }
 
-// ending is one way a stop ends the loop (or pauses it: status ""). when says whether it
-// applies, and why; it may update the loop (the stall breaker's count) as it looks.
+// track keeps, in the loop, the work the host reports in flight (busy), each task with when
+// a stop first saw it: the time of the stop that saw it first of those in a row that did.
+func track(l *state.Loop, busy []state.Task, now time.Time) {
+	var tasks []state.Task
+	for _, t := range busy {
+		t.Since = now
+		if i := slices.IndexFunc(l.Background, t.Same); i >= 0 {
+			t.Since = l.Background[i].Since
+		}
+		tasks = append(tasks, t)
+	}
+	l.Background = tasks
+}
+
+// overdue are the loop's background tasks that have run longer than its --max-wait.
+func overdue(l *state.Loop, now time.Time) []state.Task {
+	if l.MaxWait <= 0 {
+		return nil
+	}
+	var late []state.Task
+	for _, t := range l.Background {
+		if now.Sub(t.Since) >= time.Duration(l.MaxWait) {
+			late = append(late, t)
+		}
+	}
+	return late
+}
+
+// ending is one way a stop ends the loop (or lets it through with the loop going on:
+// status ""). when says whether it applies, and why; it may update the loop (the stall
+// breaker's count, the wait's start) as it looks.
 type ending struct {
 	verdict Verdict
 	status  state.Status
@@ -203,23 +257,26 @@ type ending struct {
 }
 
 // endings are the ways a stop ends the loop, in the order they are tried: the promise
-// first (even in the last iteration), then the budgets, the limits, what the host did,
-// the stall breaker, and the host's cap on blocks. Output that could not be read to its end
-// (Observation.Unread) ends the loop neither by its promise nor by its budget, nor pauses
-// it: only the limits and the host's cap do.
+// first (even in the last iteration), then the budgets and the time, the wait with the
+// host's background work (which uses no iteration, so the loop's last one waits too), the
+// iteration limit, what the host did, the stall breaker, and the host's cap on blocks.
+// Output that could not be read to its end (Observation.Unread) ends the loop neither by
+// its promise nor by its budget, nor pauses it or waits: only the limits and the host's
+// cap do.
 var endings = [...]ending{
 	{Accept, state.PromiseAccepted, state.ByPromise, state.ActAccepted, accepted},
 	{Budget, state.BudgetExhausted, state.ByLimit, state.ActBudget, overBudget},
 	{PausedForPrice, "", "", state.ActPaused, unpriced},
-	{MaxIterations, state.MaxIterationsReached, state.ByLimit, state.ActMax, lastIteration},
 	{TimeBudget, state.TimeBudgetExhausted, state.ByLimit, state.ActTimeBudget, outOfTime},
+	{Wait, "", "", state.ActWaiting, waiting},
+	{MaxIterations, state.MaxIterationsReached, state.ByLimit, state.ActMax, lastIteration},
 	{NoProgress, state.NoProgress, state.ByHost, state.ActNoProgress, noReply},
 	{Stalled, state.NoProgress, state.ByLimit, state.ActNoProgress, stalledOut},
 	{CutByHost, state.CutByHost, state.ByHost, state.ActCutByHost, atHostCap},
 }
 
-// apply ends the loop as e says (a pause only stops the host's count of blocks: the stop
-// ends the host's turn).
+// apply ends the loop as e says (a pause or a wait only stops the host's count of blocks:
+// the stop ends the host's turn).
 func (e ending) apply(l *state.Loop, now time.Time, why string) {
 	l.LastAction = e.action
 	if e.status == "" {
@@ -253,6 +310,21 @@ func accepted(l *state.Loop, o *Observation, c counted) (string, bool) {
 // unknown model is one the agent can write, and must not let its stops through.
 func unpriced(l *state.Loop, _ *Observation, c counted) (string, bool) {
 	return "", l.MaxCost > 0 && !l.Spent.CostKnown() && l.Unpriced == state.UnpricedPause && !c.unread
+}
+
+// waiting: the host runs work in the background (or has a wake-up scheduled), none of it
+// longer than --max-wait, and the agent ended its turn without the promise: it waits for
+// the work, which the host wakes the session for. The stop is let through, its iteration
+// goes on at the wake-up, and the stall breaker counts nothing. Output that could not be
+// read to its end (or a stop before that went through undecided) is blocked instead.
+func waiting(l *state.Loop, o *Observation, c counted) (string, bool) {
+	if !c.busy || len(c.overdue) > 0 || o.Found || c.unread {
+		return "", false
+	}
+	if l.LastAction != state.ActWaiting {
+		l.WaitSince = o.Now
+	}
+	return "", true
 }
 
 func lastIteration(l *state.Loop, _ *Observation, _ counted) (string, bool) {
@@ -289,10 +361,16 @@ func atHostCap(l *state.Loop, o *Observation, _ counted) (string, bool) {
 }
 
 // block blocks the stop: the next iteration begins. The verdict says what the promise
-// lacked, if one came: a passing check, the iteration (--min-iterations), or the work.
+// lacked, if one came: a passing check, the iteration (--min-iterations), the work, or
+// the end of the agent's background work; or that background work has run past
+// --max-wait.
 func block(l *state.Loop, o Observation, c counted) Verdict {
 	v := Continue
 	switch {
+	case len(c.overdue) > 0:
+		v = ContinueOverdue
+	case o.Found && c.busy && !c.unread:
+		v = ContinueBusy
 	case c.promised:
 		v = ContinueCheckFailed
 	case o.Found && !c.unread && (c.work || l.OnPromiseNoWork != state.NoWorkReject):

@@ -21,6 +21,9 @@ func Handle(ctx context.Context, env Env, h Host, stdin io.Reader, stdout io.Wri
 	env.defaults()
 	start := env.Now()
 	ev, err := h.Decode(stdin)
+	if err != nil && env.Borrowed && errors.Is(err, ErrInput) {
+		return 0 // another program's event (Env.Borrowed)
+	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, inject.Error(err))
 		return 1

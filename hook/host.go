@@ -134,6 +134,16 @@ type Event struct {
 	// stop event says so (Stop; Cursor's loop_count), for its cap on them; 0 when it does
 	// not.
 	HostBlocks int
+	// Background is the work the host runs in the background for the session, or a
+	// wake-up it has scheduled, as it reports them at a stop (Stop; Claude Code's
+	// background_tasks and session_crons, Qwen Code's): such a stop waits with the host,
+	// which wakes the session when the work ends. Only work in flight is listed.
+	Background []state.Task
+
+	// Goal is the host's own goal for the session, as the event reports it (Prompt; Kilo
+	// Code's /goal, from the session's metadata; nil: none), for a host whose transcript
+	// does not show it (see GoalReader).
+	Goal *HostGoal
 
 	// Model is the model the session uses, when the host's event names it (Codex): the
 	// model of usage records that name none, and known at arming for --max-cost.
@@ -350,6 +360,17 @@ func (s *Server) ports() []string {
 	return s.Ports
 }
 
+// HostGoal is the host's own goal for a session (Claude Code's /goal, Codex's goals, Qwen
+// Code's and Kilo Code's /goal), which keeps the agent going too: a loop armed beside one
+// would push the agent twice, and the arming notice says so.
+type HostGoal struct {
+	// Text is the goal's objective ("" when the host names none).
+	Text string
+	// Paused: the host has paused it (Kilo Code pauses its goal for any message or
+	// command that comes, the loop's command too); it goes on when the user resumes it.
+	Paused bool
+}
+
 // GoalReader is a TranscriptReader that can tell the host's own built-in goal for the session
 // (Claude Code's /goal, Codex's goals): it keeps the agent going too, so a loop armed
 // beside one would push the agent twice, and the arming notice says so.
@@ -357,6 +378,14 @@ type GoalReader interface {
 	// ActiveGoal returns the goal the transcript at path shows active, and whether there
 	// is one.
 	ActiveGoal(path string) (string, bool)
+}
+
+// BackgroundReader is a TranscriptReader that can tell work the host runs in the
+// background for the session that its stop event does not list (Qwen Code's background
+// shells): a stop waits with it as with Event.Background.
+type BackgroundReader interface {
+	// Background returns the work in flight for the session whose transcript is at path.
+	Background(path, session string) []state.Task
 }
 
 // TranscriptReader reads a host's transcript.

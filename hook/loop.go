@@ -63,6 +63,11 @@ type Env struct {
 	// UserSettings is the user's own settings file (args.UserSettings: the prices of
 	// models, what an unpriced model does); "": none.
 	UserSettings string
+	// Borrowed: another program runs this host's hooks, with input of its own (Grok Build
+	// runs the hooks of Claude Code's and Cursor's settings and sets GROK_HOOK_EVENT for
+	// them): input that is not a usable event of the host is not for ralph-loop, and is
+	// passed over without a word (exit 0). An event of the host's is answered as ever.
+	Borrowed bool
 }
 
 // DefaultCatchUp is the default of Env.CatchUp. Claude Code was seen writing the last lines
@@ -127,6 +132,9 @@ type ArmRequest struct {
 	SandboxRoots *state.SandboxRoots
 	// HookBinaries are the programs the host's hooks run, as read now (nil: not read).
 	HookBinaries *state.HookBinaries
+	// Pending are what the user is to be told at the loop's first stop, for a host that
+	// does not show the arming notice.
+	Pending []state.Pending
 }
 
 // Armed is the outcome of Arm.
@@ -210,6 +218,7 @@ func newLoop(req ArmRequest, now time.Time) state.Loop {
 		Sandbox:      req.Sandbox,
 		SandboxRoots: req.SandboxRoots,
 		HookBinaries: req.HookBinaries,
+		Pending:      req.Pending,
 	}
 	if r := req.Resume; r != nil {
 		l.Iteration, l.ToolCalls, l.ToolIDs, l.Spent = req.Iteration, r.ToolCalls, r.ToolIDs, r.Spent

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -61,11 +62,17 @@ func observe(env Env, facts Facts, l *state.Loop, ev Event, now time.Time) obser
 			BlockCap:   facts.BlockCap,
 			HostBlocks: ev.HostBlocks,
 			Words:      facts.Words,
+			Background: ev.Background,
 		},
 		pos: l.Transcript,
 	}
 	if l.Recorded {
 		o.Record = facts.transcript().Record
+	}
+	if r, ok := facts.transcript().Read.(BackgroundReader); ok {
+		if path := cmp.Or(ev.TranscriptPath, l.Transcript.Path); path != "" {
+			o.Background = append(slices.Clip(o.Background), r.Background(path, ev.SessionID)...)
+		}
 	}
 	o.Other, o.HasOther = promise.Other(last, l.CompletionPromise)
 	if l.Missed != "" {
@@ -140,7 +147,8 @@ func (o *observed) unlogged(l *state.Loop) []string {
 func wouldDecide(l *state.Loop, o Observation) (Verdict, state.Loop) { return Decide(*l, o) }
 
 // toolsWouldChange reports whether the tool calls ids, once logged, would change the stop's
-// verdict (speculatively: wouldDecide), or the verdict without them lets the stop through.
+// verdict (speculatively: wouldDecide), or the verdict without them lets the stop through
+// other than to wait with the host (whose wake-up comes with a stop that counts them).
 func (o *observed) toolsWouldChange(l *state.Loop, ids []string) bool {
 	without, _ := wouldDecide(l, o.Observation)
 	with := o.Observation
@@ -149,7 +157,7 @@ func (o *observed) toolsWouldChange(l *state.Loop, ids []string) bool {
 		with.Logged = append(with.Logged, state.ToolUse{LoopID: l.LoopID, ToolUseID: id})
 	}
 	v, _ := wouldDecide(l, with)
-	return v != without || !without.Blocks()
+	return v != without || !without.Blocks() && without != Wait
 }
 
 // readTranscript adds what the transcript holds since the last decision: the promise in
@@ -323,6 +331,10 @@ func (o *observed) take(res *transcript.Result, facts Facts, missing bool) {
 //     the background (Transcript.ToolLogLags): the turn's calls may be in the part not
 //     written yet, and awaitTools waits for those the transcript shows.
 //
+// A stop that waits with the host's background work (Wait) is not worth it: a marker in
+// the rest would not count while the work runs (ContinueBusy, which would only block the
+// agent's wait), and the wake-up's stop reads on from here.
+//
 // Otherwise the stop is decided at once. The tool calls come from the tool hooks, the
 // promise from the host's last message; a block without it, when the host hands over only
 // the end of the agent's output (Transcript.LastMessagePart), says so to the agent, and a marker
@@ -338,7 +350,7 @@ func (o *observed) waitCouldChange(l *state.Loop, ev Event, textHere, toolsLate,
 		return toolsLate || ev.LastMessage == "" || withinReach(&after)
 	case Continue:
 		return ev.LastMessage == "" || withinReach(&after) || textHere && behind && o.markerWouldChange(l, v)
-	case Accept, NeedChecks, ContinueCheckFailed:
+	case Accept, NeedChecks, ContinueCheckFailed, ContinueBusy, ContinueOverdue, Wait:
 		return false
 	}
 	return textHere && !o.Found

@@ -104,6 +104,14 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActMessage,
 				Reason: inject.ReasonQueuedCancelNotSent})
 		}
+		if cur.Waiting() {
+			// The loop waited with the host for its background work: this is the host's
+			// wake-up turn (Claude Code's task notification) or the user's message, and the
+			// iteration goes on in it.
+			cur.LastAction = state.ActWoken
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActWoken,
+				Reason: inject.ReasonWoken(now.Sub(cur.WaitSince))})
+		}
 		if e.ev.InTurn || e.ev.Turn != "" && e.ev.Turn == cur.Turn {
 			// Typed while the agent worked, in the running turn: the host queues it and
 			// hands it to the agent within the turn (at its next tool result) or, if the
@@ -174,6 +182,10 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	if refused != nil {
 		return *refused
 	}
+	goal := e.goalNote()
+	if goal != "" && e.facts.Words.HidesPromptNotice {
+		req.Pending = append(req.Pending, state.Pending{At: e.env.Now(), What: state.PendingGoal, Why: goal})
+	}
 	res, err := Arm(ctx, e.env, req)
 	if err != nil {
 		msg := inject.ArmFailed(err)
@@ -186,7 +198,32 @@ func (e *engine) arm(ctx context.Context, rest, mode string) Reply {
 	if res.Duplicate {
 		return Reply{} // the hook that armed it answers
 	}
-	return e.armReply(res)
+	r := e.armReply(res)
+	if goal != "" {
+		r.Notice += ". " + goal
+	}
+	return r
+}
+
+// goalNote says what the arming notice says of the host's own goal for the session (see
+// HostGoal), "" when there is none: one the host's record shows active (Claude Code's
+// /goal, Codex's goals, Qwen Code's /goal: GoalReader), or one the event reports (Kilo
+// Code's /goal: Event.Goal). Where the host does not show the arming notice, the loop's
+// first stop says it.
+func (e *engine) goalNote() string {
+	g := e.ev.Goal
+	if r, ok := e.facts.transcript().Read.(GoalReader); ok && e.ev.TranscriptPath != "" && g == nil {
+		if text, active := r.ActiveGoal(e.ev.TranscriptPath); active {
+			g = &HostGoal{Text: text}
+		}
+	}
+	switch {
+	case g == nil:
+		return ""
+	case g.Paused:
+		return inject.GoalPaused(g.Text, e.facts.Words)
+	}
+	return inject.GoalActive(g.Text, e.facts.Words)
 }
 
 // armRequest reads the command's arguments into the request for a new loop (or the
@@ -299,17 +336,12 @@ func (e *engine) resumeConfig(req *ArmRequest, p args.Parsed, mode string) error
 	return nil
 }
 
-// armReply tells the user that the loop is armed (its limits, what protects it, a goal of
-// the host's own that is active too) and gives the agent the task and its contract.
+// armReply tells the user that the loop is armed (its limits, what protects it) and gives
+// the agent the task and its contract.
 func (e *engine) armReply(res Armed) Reply {
 	notice := inject.Armed(&res.Loop, res.Replaced, e.facts.Words, e.facts.BlockCap, e.stopTimeout())
 	if e.facts.Sandbox != nil {
 		notice += inject.ProtectionNotice(&res.Loop, proc.Supported, e.facts.Words)
-	}
-	if g, ok := e.facts.transcript().Read.(GoalReader); ok && e.ev.TranscriptPath != "" {
-		if goal, active := g.ActiveGoal(e.ev.TranscriptPath); active {
-			notice += ". " + inject.GoalActive(goal, e.facts.Words)
-		}
 	}
 	if res.Quarantined != "" {
 		notice += inject.Quarantined(res.Quarantined)

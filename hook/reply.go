@@ -25,9 +25,13 @@ func (e *engine) stopReply(d stopDecision) Reply {
 	}
 	after, w := &d.after, e.facts.Words
 	switch d.verdict {
-	case Continue, ContinueNoWork, ContinueCheckFailed, ContinueEarly:
+	case Continue, ContinueNoWork, ContinueCheckFailed, ContinueEarly, ContinueBusy, ContinueOverdue:
 		why := inject.Why{Kind: inject.BlockNoPromise, Check: failedCheck(d.checks), Resumed: d.resumed}
 		switch {
+		case d.verdict == ContinueOverdue:
+			why.Kind, why.Late, why.At = inject.BlockOverdue, overdue(after, after.UpdatedAt), after.UpdatedAt
+		case d.verdict == ContinueBusy:
+			why.Kind = inject.BlockBusy
 		case d.verdict == ContinueNoWork:
 			why.Kind = inject.BlockNoWork
 		case d.verdict == ContinueEarly:
@@ -72,6 +76,8 @@ func (e *engine) stopReply(d stopDecision) Reply {
 		return Reply{Notice: join(inject.BudgetOut(after))}
 	case PausedForPrice:
 		return Reply{Notice: join(inject.PausedForPrice(after, w))}
+	case Wait:
+		return Reply{Notice: join(inject.Waiting(after, w))}
 	case CutByHost:
 		return Reply{Notice: join(inject.CutByHost(after, w, e.facts.BlockCap))}
 	case NoProgress:
@@ -98,6 +104,10 @@ func (e *engine) blockAnyway(l *state.Loop, d stopDecision, err error) Reply {
 			why.Kind = inject.BlockNoWork
 		case ContinueEarly:
 			why.Kind = inject.BlockEarly
+		case ContinueBusy:
+			why.Kind = inject.BlockBusy
+		case ContinueOverdue:
+			why.Kind, why.Late, why.At = inject.BlockOverdue, overdue(&d.after, d.after.UpdatedAt), d.after.UpdatedAt
 		}
 		return Reply{Block: true, Reason: inject.Continuation(&d.after, why, w), Notice: n}
 	}
@@ -153,6 +163,12 @@ func eventReason(v Verdict, l *state.Loop, checks []check.Result) string {
 		return inject.ReasonEarly(l)
 	case PausedForPrice:
 		return inject.ReasonPausedPrice(l)
+	case Wait:
+		return inject.ReasonWaiting(l)
+	case ContinueBusy:
+		return inject.ReasonBusy(l)
+	case ContinueOverdue:
+		return inject.ReasonOverdue(l, overdue(l, l.UpdatedAt))
 	}
 	return inject.ReasonEnded(l, v == Accept)
 }

@@ -76,7 +76,7 @@ func (e *engine) stop(ctx context.Context) Reply {
 		}
 	}
 	r := e.stopReply(d)
-	if !d.verdict.Blocks() {
+	if !d.verdict.Blocks() && d.verdict != Wait {
 		e.notify(&d.after)
 	}
 	return r
@@ -237,14 +237,17 @@ func (e *engine) queuedByUser(d *stopDecision, cur *state.Loop, queued []string)
 }
 
 // writeStop writes what the decision makes besides the loop itself: the iteration's
-// checkpoint (with --checkpoint), and the event log's lines (usage that could not be
-// counted, then the decision).
+// checkpoint (with --checkpoint; a wait ends no iteration), and the event log's lines
+// (usage that could not be counted, then the decision).
 func (e *engine) writeStop(tx *state.Tx, cur *state.Loop, d *stopDecision, o *observed, start time.Time) {
 	for _, why := range d.uncounted {
 		tx.Record(state.Event{At: start, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActUncounted,
 			Reason: inject.ReasonUncounted(why)})
 	}
-	checkpoint := recordCheckpoint(e.env, &d.after, cur.Iteration, o.Tree)
+	checkpoint := ""
+	if d.verdict != Wait {
+		checkpoint = recordCheckpoint(e.env, &d.after, cur.Iteration, o.Tree)
+	}
 	tx.Record(spentIn(state.Event{At: start, LoopID: d.after.LoopID, Iteration: cur.Iteration, Action: d.after.LastAction, Reason: d.why,
 		Checkpoint: checkpoint}, cur.Spent, d.after.Spent))
 }

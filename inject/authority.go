@@ -69,8 +69,11 @@ func Untraced(err error) string {
 // its state put back after something else changed it, attempts from inside refused.
 func Pending(ps []state.Pending, w Words) string {
 	var restored, refused, settings, uncounted []string
+	var goal []string
 	for _, p := range ps {
 		switch p.What {
+		case state.PendingGoal:
+			goal = append(goal, p.Why)
 		case state.ActRestored:
 			restored = append(restored, p.Why)
 		case state.ActRefused:
@@ -100,6 +103,7 @@ func Pending(ps []state.Pending, w Words) string {
 			"is kept on the host's own figures (ralph-loop log shows each)", Plural(len(uncounted), "usage record", "usage records"),
 			cutUnits(strings.Join(uncounted, "; "), 600)))
 	}
+	parts = append(parts, goal...)
 	if len(parts) == 0 {
 		return ""
 	}

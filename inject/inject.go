@@ -264,6 +264,11 @@ const (
 	// BlockUnread: the iteration's output could not be read to its end (Why.Unread says
 	// why), so it could not be checked.
 	BlockUnread
+	// BlockBusy: the promise came while work the host runs in the background (the loop's
+	// Background) is not done.
+	BlockBusy
+	// BlockOverdue: background work (Why.Late) has run longer than the loop's --max-wait.
+	BlockOverdue
 )
 
 // Why says why a stop was blocked: one of the Block kinds, with the failed check
@@ -279,6 +284,9 @@ type Why struct {
 	// Partial (BlockNoPromise): the stop read only part of the agent's output (the host
 	// hands over the end of it, and its transcript did not show the rest yet).
 	Partial bool
+	// Late are the background tasks that have run past --max-wait at At (BlockOverdue).
+	Late []state.Task
+	At   time.Time
 }
 
 // EscapedNote tells the agent, in a host that escapes the block reason (EscapesMarkup), how
@@ -328,6 +336,10 @@ func Continuation(l *state.Loop, w Why, words Words) string {
 		b.WriteString("ralph-loop could not update this loop's state (the user is told why), so nothing you output was judged this time.\n")
 	case BlockUnread:
 		fmt.Fprintf(&b, "your output could not be checked: %s. It is read on at your next stop; a completion marker of this iteration does not count.\n", w.Unread)
+	case BlockBusy:
+		busy(&b, l, words)
+	case BlockOverdue:
+		overdue(&b, l, w.Late, w.At)
 	case BlockNoPromise:
 		if w.Partial {
 			b.WriteString("the completion marker was not in the part of your output ralph-loop could read (the host's transcript " +
@@ -410,6 +422,12 @@ func BlockNotice(l *state.Loop, w Why) string {
 	}
 	if why == BlockUnread {
 		return fmt.Sprintf("ralph-loop: iteration %d/%d: stop blocked, the agent's output could not be checked: %s", l.Iteration, l.MaxIterations, w.Unread)
+	}
+	if why == BlockBusy {
+		return BusyNotice(l)
+	}
+	if why == BlockOverdue {
+		return OverdueNotice(l, w.Late)
 	}
 	if w.Resumed {
 		return fmt.Sprintf("ralph-loop: iteration %d/%d: the loop resumes after your message", l.Iteration, l.MaxIterations)

@@ -152,7 +152,8 @@ func ReasonNotified(how string, err error) string {
 }
 
 // GoalActive is the arming notice's warning when the host shows its own goal active in the
-// session (Claude Code's /goal, Codex's goals): both would keep the agent going.
+// session (Claude Code's /goal, Codex's goals, Qwen Code's and Kilo Code's /goal): both
+// would keep the agent going.
 func GoalActive(goal string, w Words) string {
 	g := ""
 	if goal != "" {
@@ -160,4 +161,16 @@ func GoalActive(goal string, w Words) string {
 	}
 	return fmt.Sprintf("Note: this session also has %s's own goal active%s, which keeps the agent going too: the agent would be pushed twice. "+
 		"Clear it with /goal clear, or end this loop with %s", w.display(), g, w.cancel())
+}
+
+// GoalPaused is the arming notice's warning when the host's own goal for the session is
+// paused (Kilo Code pauses it for any message or command, the loop's too): resumed, it would
+// keep the agent going beside the loop.
+func GoalPaused(goal string, w Words) string {
+	g := ""
+	if goal != "" {
+		g = fmt.Sprintf(" (%q)", firstLine(Printable(goal), 120))
+	}
+	return fmt.Sprintf("Note: this session also has %s's own goal%s, paused: /goal resume would set it going beside this loop, "+
+		"which would push the agent twice. Clear it with /goal clear, or end this loop first with %s", w.display(), g, w.cancel())
 }

@@ -13,6 +13,7 @@ func (l *Loop) jsonFields(fs *fields) {
 	fs.add("host", (*jsonString)(&l.Host), always)
 	fs.add("cwd", (*jsonString)(&l.Cwd), always)
 	fs.add("armed_by", (*jsonString)(&l.ArmedBy), always)
+	fs.add("resumes", (*jsonString)(&l.Resumes), omitEmpty)
 	l.Config.jsonFields(fs)
 	fs.add("status", (*jsonString)(&l.Status), always)
 	fs.add("iteration", (*jsonInt)(&l.Iteration), always)
@@ -32,6 +33,10 @@ func (l *Loop) jsonFields(fs *fields) {
 	fs.add("tools_offset", (*jsonInt64)(&l.ToolsOffset), always)
 	fs.add("window_start", (*jsonTime)(&l.WindowStart), always)
 	fs.add("tool_ids", (*jsonStrings)(&l.ToolIDs), omitEmpty)
+	fs.add("missed", (*jsonString)(&l.Missed), omitEmpty)
+	fs.add("recorded", (*jsonBool)(&l.Recorded), omitEmpty)
+	fs.add("unshown", (*jsonStrings)(&l.Unshown), omitEmpty)
+	fs.add("unlogged", (*jsonStrings)(&l.Unlogged), omitEmpty)
 	fs.add("blocks_since_tool", (*jsonInt)(&l.BlocksSinceTool), always)
 	fs.add("blocks_in_turn", (*jsonInt)(&l.BlocksInTurn), omitEmpty)
 	fs.add("yielded", (*jsonBool)(&l.Yielded), omitEmpty)
@@ -51,6 +56,16 @@ func (l *Loop) jsonFields(fs *fields) {
 	fs.add("hook_binaries", ptr[HookBinaries]{&l.HookBinaries, func(h *HookBinaries) fielder { return h }}, omitEmpty)
 	fs.add("pause", ptr[Pause]{&l.Pause, func(p *Pause) fielder { return p }}, omitEmpty)
 	fs.add("work", objectOf(&l.Work), omitZero)
+	fs.add("background", slice[Task]{&l.Background, func(t *Task) fielder { return t }}, omitEmpty)
+	fs.add("wait_since", (*jsonTime)(&l.WaitSince), omitZero)
+}
+
+func (t *Task) jsonFields(fs *fields) {
+	fs.add("id", (*jsonString)(&t.ID), always)
+	fs.add("kind", (*jsonString)(&t.Kind), omitEmpty)
+	fs.add("name", (*jsonString)(&t.Name), omitEmpty)
+	fs.add("command", (*jsonString)(&t.Command), omitEmpty)
+	fs.add("since", (*jsonTime)(&t.Since), omitZero)
 }
 
 func (c *Config) jsonFields(fs *fields) {
@@ -65,6 +80,7 @@ func (c *Config) jsonFields(fs *fields) {
 	fs.add("max_tokens", (*jsonInt64)(&c.MaxTokens), omitEmpty)
 	fs.add("max_cost", (*jsonFloat)(&c.MaxCost), omitEmpty)
 	fs.add("prices", structMap[spend.Price]{&c.Prices, func(p *spend.Price) fielder { return (*priceJSON)(p) }}, omitEmpty)
+	fs.add("unpriced", (*jsonString)(&c.Unpriced), omitEmpty)
 	fs.add("checks", (*jsonStrings)(&c.Checks), omitEmpty)
 	fs.add("check_timeout", &c.CheckTimeout, always)
 	fs.add("check_output_chars", (*jsonInt)(&c.CheckOutputChars), always)
@@ -72,6 +88,7 @@ func (c *Config) jsonFields(fs *fields) {
 	fs.add("task_from", (*jsonString)(&c.TaskFrom), omitEmpty)
 	fs.add("min_iterations", (*jsonInt)(&c.MinIterations), omitEmpty)
 	fs.add("max_stalls", (*jsonInt)(&c.MaxStalls), omitEmpty)
+	fs.add("max_wait", &c.MaxWait, omitEmpty)
 	fs.add("checkpoint", (*jsonBool)(&c.Checkpoint), omitEmpty)
 	fs.add("notify", (*jsonBool)(&c.Notify), omitEmpty)
 	fs.add("sources", (*jsonStrMap)(&c.Sources), omitEmpty)

@@ -105,6 +105,7 @@ const (
 	DefaultCheckTimeout      = 120 * time.Second
 	DefaultCheckOutputChars  = 4000
 	DefaultMaxStalls         = 5
+	DefaultMaxWait           = 30 * time.Minute
 )
 
 // Loop modes.
@@ -149,6 +150,9 @@ type Config struct {
 	// MaxStalls ends the loop NO_PROGRESS after that many iterations in a row without
 	// progress (0: never).
 	MaxStalls int `json:"max_stalls,omitempty"`
+	// MaxWait bounds how long the loop waits with the host for work it runs in the
+	// background: a stop whose background work has run longer is blocked (0: no bound).
+	MaxWait Duration `json:"max_wait,omitempty"`
 	// Checkpoint: the work tree is recorded at every iteration's end, as a git commit under
 	// refs/ralph-loop/<loop>/<n>.
 	Checkpoint bool `json:"checkpoint,omitempty"`
@@ -170,6 +174,7 @@ func DefaultConfig() Config {
 		CheckTimeout:      Duration(DefaultCheckTimeout),
 		CheckOutputChars:  DefaultCheckOutputChars,
 		MaxStalls:         DefaultMaxStalls,
+		MaxWait:           Duration(DefaultMaxWait),
 	}
 }
 
@@ -321,7 +326,33 @@ type Loop struct {
 	Pause *Pause `json:"pause,omitempty"`
 	// Work is what the stall breaker (MaxStalls) and the checkpoints keep between stops.
 	Work Work `json:"work,omitzero"`
+	// Background is the work the host reported in flight at the last stop, each task with
+	// when a stop first saw it; WaitSince, while the loop waits with the host for it (its
+	// LastAction is ActWaiting), is when the wait began.
+	Background []Task    `json:"background,omitempty"`
+	WaitSince  time.Time `json:"wait_since,omitzero"`
 }
+
+// Task is work the host runs in the background for the session (a shell command, a
+// subagent, a monitor) or a wake-up it has scheduled (a cron), as its stop event reports it.
+type Task struct {
+	ID string `json:"id"`
+	// Kind is the host's word for what it is ("shell", "subagent", …; KindCron for a
+	// scheduled wake-up).
+	Kind string `json:"kind,omitempty"`
+	// Name is its description (a cron's: the prompt it will send), Command the shell line
+	// it runs (a cron's: its schedule).
+	Name    string `json:"name,omitempty"`
+	Command string `json:"command,omitempty"`
+	// Since is when a stop first saw it in flight.
+	Since time.Time `json:"since,omitzero"`
+}
+
+// KindCron is Task.Kind for a wake-up the host has scheduled.
+const KindCron = "cron"
+
+// Waiting reports whether the active loop waits with the host for its background work.
+func (l *Loop) Waiting() bool { return l.Status == Active && l.LastAction == ActWaiting }
 
 // HookBinaries are the programs the host's hooks ran when they were recorded, with a
 // fingerprint of the files (and $PATH) they were read from: while the files are as they
@@ -392,6 +423,10 @@ type Setting struct {
 // PendingSettings is Pending.What for a settings change of the host's that was refused.
 const PendingSettings = "settings"
 
+// PendingGoal is Pending.What for what the arming notice said of the host's own goal, in a
+// host that does not show the arming notice: Why is the note.
+const PendingGoal = "goal"
+
 // SandboxOn is Loop.Sandbox for a loop whose host ran the agent's shell in its sandbox, with
 // no way out of it, when the loop was armed.
 const SandboxOn = "on"
@@ -431,7 +466,8 @@ func (r *SandboxRoots) Exposes(paths ...string) string {
 // Pending is something that happened to a loop that the user has not been told yet.
 type Pending struct {
 	At time.Time `json:"at"`
-	// What is ActRestored (the state was put back from the keep), PendingSettings (a change
+	// What is ActRestored (the state was put back from the keep), PendingGoal (the host's
+	// own goal was active at arming), PendingSettings (a change
 	// of the host's settings refused: whoever made it, the agent or not) or ActRefused (an attempt
 	// from inside the session, refused).
 	What string `json:"what"`
@@ -663,6 +699,8 @@ const (
 	ActBudget     = "budget"       // --max-tokens or --max-cost ended the loop
 	ActPaused     = "paused"       // the loop waits for the user: the host's model provider refused a turn, or a cost budget waits for a model's price
 	ActResumed    = "resumed"      // a paused loop goes on
+	ActWaiting    = "waiting"      // a stop let through while the host runs work in the background: no iteration used, the loop goes on when the host wakes the session
+	ActWoken      = "woken"        // a prompt came after a wait: the host's wake-up (or the user's message); the loop goes on
 	ActInterrupt  = "interrupted"  // the user interrupted the turn (Codex's Interrupt): the loop ended
 	ActNotified   = "notified"     // a notification said the loop ended or paused (--notify)
 	ActUncounted  = "not_counted"  // a usage record the host could not have written, not counted
@@ -690,4 +728,13 @@ func resolved(path string) string {
 		}
 		rest = filepath.Join(filepath.Base(d), rest)
 	}
+}
+
+// Same reports whether t is the task o: the same id, or, for a task the host gave no id,
+// the same kind, name and command.
+func (t Task) Same(o Task) bool {
+	if t.ID != "" || o.ID != "" {
+		return t.ID == o.ID && t.Kind == o.Kind
+	}
+	return t.Kind == o.Kind && t.Name == o.Name && t.Command == o.Command
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // paragraph returns the paragraph of doc (blank-line separated) that starts with start.
@@ -47,7 +48,8 @@ func TestUsageJSONKeys(t *testing.T) {
 			t.Errorf("docs/usage.md does not name status --json's key %q", k)
 		}
 	}
-	for _, typ := range []reflect.Type{reflect.TypeOf(eventView{}), reflect.TypeOf(pauseView{}), reflect.TypeOf(ownerView{}), reflect.TypeOf(checkpointsView{})} {
+	for _, typ := range []reflect.Type{reflect.TypeOf(eventView{}), reflect.TypeOf(pauseView{}), reflect.TypeOf(ownerView{}), reflect.TypeOf(checkpointsView{}),
+		reflect.TypeOf(waitView{}), reflect.TypeOf(state.Task{})} {
 		for _, k := range jsonKeys(typ) {
 			if !regexp.MustCompile(`\{[^}]*"` + k + `"[^}]*\}`).MatchString(p) {
 				t.Errorf("docs/usage.md does not name status --json's key %q (of %s)", k, typ.Name())

@@ -52,8 +52,15 @@ func hookEnvTo(stderr io.Writer) hook.Env {
 		Notify: func(title, body string, find program.Finder) (string, error) {
 			return notify.Default(find.Look).Send(context.Background(), title, body)
 		},
+		Borrowed: os.Getenv(grokHookEvent) != "",
 	}
 }
+
+// grokHookEvent is set by Grok Build (xAI) for the hooks it runs: by default it runs those
+// of ~/.claude/settings.json and ~/.cursor/hooks.json, ralph-loop's among them, with input of
+// its own (camelCase, no hook_event_name) that ralph-loop does not take (see
+// hook.Env.Borrowed). Claude Code and Cursor never set it.
+const grokHookEvent = "GROK_HOOK_EVENT"
 
 // hookBinaries are the programs the host's hooks run (its settings at every scope), and
 // this one, for the guard to keep.

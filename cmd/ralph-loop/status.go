@@ -101,8 +101,17 @@ type loopView struct {
 	WorkTree string `json:"work_tree,omitempty"`
 	Notify   bool   `json:"notify,omitempty"`
 	// Pause, for a PAUSED loop, says why, since when and until when.
-	Pause  *pauseView   `json:"pause,omitempty"`
-	Events *[]eventView `json:"events,omitempty"`
+	Pause *pauseView `json:"pause,omitempty"`
+	// Wait, for an active loop that waits with the host for its background work, says
+	// since when and for what; MaxWait is --max-wait ("" with none).
+	Wait    *waitView    `json:"wait,omitempty"`
+	MaxWait string       `json:"max_wait,omitempty"`
+	Events  *[]eventView `json:"events,omitempty"`
+}
+
+type waitView struct {
+	Since time.Time    `json:"since"`
+	On    []state.Task `json:"on"`
 }
 
 type checkpointsView struct {
@@ -156,6 +165,12 @@ func view(store *state.Store, l state.Loop) loopView {
 	}
 	if p := l.Pause; p != nil && l.Paused() {
 		v.Pause = &pauseView{At: p.At, Error: p.Error, Why: p.Why, Until: p.Until}
+	}
+	if l.Waiting() {
+		v.Wait = &waitView{Since: l.WaitSince, On: l.Background}
+	}
+	if l.MaxWait > 0 {
+		v.MaxWait = time.Duration(l.MaxWait).String()
 	}
 	if l.Owner != nil {
 		v.Owner = &ownerView{PID: l.Owner.PID, Program: l.Owner.Comm, Running: hook.OwnerRunning(&l)}
@@ -319,6 +334,9 @@ func statusWord(l state.Loop, now time.Time) string {
 	if l.Status == state.Active && now.Sub(l.LastSeenAt) > idleAfter {
 		return fmt.Sprintf("ACTIVE (idle %s)", age(now.Sub(l.LastSeenAt)))
 	}
+	if l.Waiting() {
+		return "ACTIVE (waiting)"
+	}
 	return string(l.Status)
 }
 
@@ -416,6 +434,9 @@ func sessionStatus(w io.Writer, store *state.Store, id string, asJSON bool) erro
 	row("status", statusWord(l, now))
 	if l.Paused() {
 		row("paused", inject.PausedStatus(l.Pause))
+	}
+	if l.Waiting() {
+		row("waiting", inject.WaitingStatus(&l, now))
 	}
 	if l.EndReason != "" {
 		row("ended", l.EndReason)

@@ -294,6 +294,7 @@ const (
 	FlagCheckHint         = "check-hint"
 	FlagMinIterations     = "min-iterations"
 	FlagMaxStalls         = "max-stalls"
+	FlagMaxWait           = "max-wait"
 	FlagCheckpoint        = "checkpoint"
 	FlagNotify            = "notify"
 	FlagTaskFile          = "task-file"

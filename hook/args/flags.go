@@ -151,6 +151,23 @@ var Flags = []Flag{
 			}
 			return fmt.Sprint(c.MaxStalls)
 		}},
+	{Name: FlagMaxWait, Arg: "D", Default: "30m", Usage: "how long the loop waits with the host for its background work (0: no bound)",
+		Doc: "while the host runs work in the background (a command started with `run_in_background`, a background subagent, a scheduled wake-up) and says so at a stop, the stop is let through without using an iteration or counting a stall, and the loop goes on when the host wakes the session; a stop whose background work has run longer than this is blocked, and the agent is told which task to check or stop. `0` waits without a bound; `--max-time` still applies. See \"Background work\".",
+		set: func(p *Parsed, v string) error {
+			if v == "0" {
+				p.Config.MaxWait = 0
+				return nil
+			}
+			d, err := ParseDuration(v)
+			p.Config.MaxWait = state.Duration(d)
+			return err
+		},
+		show: func(c *state.Config) string {
+			if c.MaxWait == 0 {
+				return "none"
+			}
+			return time.Duration(c.MaxWait).String()
+		}},
 	{Name: FlagCheckpoint, Default: "off", Usage: "record the work tree at every iteration's end as a git commit of ralph-loop's own",
 		Doc:  "record the work tree at every iteration's end (and at arming) as a commit under `refs/ralph-loop/<loop>/<n>`, leaving your branch, index and stash alone: `ralph-loop log` shows what each iteration changed, `ralph-loop diff` the patch. Only in a git work tree (the arming notice says when it is not). See \"Checkpoints\".",
 		set:  func(p *Parsed, v string) (err error) { p.Config.Checkpoint, err = onOff(v); return },

@@ -108,6 +108,9 @@ func stopTimeout(getenv func(string) string, project string) time.Duration {
 // /goal (ActiveGoal).
 type Transcript struct{ transcript.Reader }
 
+// endedStatuses are the words for a background task that has ended.
+var endedStatuses = []string{"completed", "failed", "killed", "stopped", "cancelled", "error"}
+
 // writeTools are Claude Code's tools that write files.
 var writeTools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}
 
@@ -124,6 +127,10 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
 	case "Stop":
 		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
+		// background_tasks lists only work in flight ("running/pending + backgrounded", its
+		// schema says; [] once a task has ended, seen with 2.1.332): a status that says it
+		// ended is taken at its word all the same.
+		ev.Background = claudeshape.Background(&in, func(status string) bool { return !slices.Contains(endedStatuses, status) })
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
 		if in.Event == "PostToolUse" && slices.Contains(writeTools, in.ToolName) {

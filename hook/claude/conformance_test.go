@@ -16,6 +16,12 @@ func (f fixture) Said(s hosttest.Session, text, toolID string) {
 		"message": map[string]any{"role": "assistant", "content": hosttest.ClaudeBlocks(text, toolID, "Bash")}})
 }
 
+// Busy is a stop while a command runs in the background, as captured from Claude Code
+// 2.1.332.
+func (f fixture) Busy(s hosttest.Session, last string) []byte {
+	return f.Base("Stop.background.json", s, map[string]any{"last_assistant_message": last})
+}
+
 func TestConformance(t *testing.T) {
 	hosttest.Run(t, fixture{hosttest.NewClaude(t, Host{}, "Bash", map[string]string{"CLAUDE_PROJECT_DIR": ""})})
 }

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
@@ -252,8 +253,8 @@ func Unsigil(prompt string) string {
 // output is Codex's hook output object. Codex refuses fields an event does not know, so
 // each event gets only its own.
 type (
-	output   = wire.Output
-	specific = wire.Specific
+	output   = claudeshape.Output
+	specific = claudeshape.Specific
 )
 
 // Encode writes the reply as Codex's hook output JSON with exit code 0 (nothing at all for
@@ -275,5 +276,5 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	case rep.Context != "" && (ev.Kind == hook.Prompt || ev.Kind == hook.SessionStart):
 		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
 	}
-	return wire.WriteOutput(w, out)
+	return claudeshape.WriteOutput(w, out)
 }

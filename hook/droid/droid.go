@@ -19,7 +19,6 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -99,7 +98,7 @@ var writeTools = []string{"Create", "Edit"}
 
 // input is a Factory Droid hook event: Claude Code's fields, with ApplyPatch's patch.
 type input struct {
-	wire.Input
+	claudeshape.Input
 	Patch string
 }
 
@@ -120,9 +119,9 @@ func patchText(in string) string {
 // Decode reads one Factory Droid hook event.
 func (Host) Decode(r io.Reader) (hook.Event, error) {
 	var in input
-	spec := wire.InputSpec(&in.Input)
+	spec := claudeshape.InputSpec(&in.Input)
 	spec.Objects["tool_input"].Loose["input"] = &in.Patch
-	if err := wire.DecodeInput(r, &in.Input, spec); err != nil {
+	if err := claudeshape.DecodeWith(r, &in.Input, spec); err != nil {
 		return hook.Event{}, err
 	}
 	ev := hook.Event{Name: in.Event, SessionID: in.SessionID, Cwd: in.Cwd, TranscriptPath: in.TranscriptPath, Key: in.Key}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook"
+	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
@@ -113,11 +114,11 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 }
 
 // Input is the part of a Gemini CLI hook event that ralph-loop uses: Claude Code's field
-// names (wire.Input; the shell tool's dir_path too), and how AfterTool's tool_response
+// names (claudeshape.Input; the shell tool's dir_path too), and how AfterTool's tool_response
 // starts. prompt_response is never read: it joins the streamed chunks and accumulates over
 // continuations, so it holds earlier iterations' text.
 type Input struct {
-	wire.Input
+	claudeshape.Input
 	// ToolOutput and ToolDisplay are the first wire.MaxHead bytes of AfterTool's
 	// tool_response: its llmContent (what the model gets) and returnDisplay (what the user
 	// is shown), when they are text.
@@ -128,9 +129,9 @@ type Input struct {
 // hook.ErrInput.
 func DecodeInput(r io.Reader) (Input, error) {
 	var in Input
-	spec := wire.InputSpec(&in.Input)
+	spec := claudeshape.InputSpec(&in.Input)
 	spec.Objects["tool_response"] = &wire.Spec{Heads: map[string]*string{"llmContent": &in.ToolOutput, "returnDisplay": &in.ToolDisplay}}
-	err := wire.DecodeInput(r, &in.Input, spec)
+	err := claudeshape.DecodeWith(r, &in.Input, spec)
 	return in, err
 }
 
@@ -207,8 +208,8 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 
 // output is Gemini CLI's hook output object.
 type (
-	output   = wire.Output
-	specific = wire.Specific
+	output   = claudeshape.Output
+	specific = claudeshape.Specific
 )
 
 // Encode writes the reply as Gemini CLI's hook output JSON, exit code 0: a block is
@@ -230,5 +231,5 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Context != "" && !rep.Block {
 		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
 	}
-	return wire.WriteOutput(w, out)
+	return claudeshape.WriteOutput(w, out)
 }

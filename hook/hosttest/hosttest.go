@@ -55,6 +55,13 @@ type StderrReplier interface {
 	ReplyStderr(kind hook.Kind, stdout, stderr []byte, code int) (Reply, error)
 }
 
+// Waiter is a Fixture whose host reports at a stop the work it runs in the background
+// (Claude Code's and Qwen Code's background_tasks): Busy is a stop with such work in flight,
+// from a payload of the host's with it, last its final message.
+type Waiter interface {
+	Busy(s Session, last string) []byte
+}
+
 // Session is one session of a test.
 type Session struct {
 	ID         string
@@ -92,6 +99,7 @@ var Behaviours = []Behaviour{
 	{"bad input", badInput},
 	{"bounded read", boundedRead},
 	{"transcript hole", transcriptHole},
+	{"waits with the host", waitsWithHost},
 }
 
 // Run runs every behaviour against one host, as subtests named host/behaviour.
@@ -196,6 +204,42 @@ func iterationLimit(t *testing.T, f Fixture) {
 		}
 	}
 	w.expect(s, state.MaxIterationsReached, 2, 0)
+}
+
+// waitsWithHost: a stop while the host runs work in the background is let through,
+// using no iteration, and the loop waits; the promise while the work runs is not taken;
+// the stop after the work ends is decided as any other.
+func waitsWithHost(t *testing.T, f Fixture) {
+	wf, ok := f.(Waiter)
+	if !ok {
+		t.Skipf("%s reports no background work at a stop", f.Host().Name())
+	}
+	w := newWorld(t, f)
+	s := w.session("s10")
+	w.reply(hook.Prompt, f.Prompt(s, `/ralph-loop "Build it" --max-iterations 3`))
+	if in := f.ToolUsed(s, "call_b1"); in != nil {
+		w.reply(hook.ToolUsed, in)
+	}
+	w.said(s, "The build runs in the background.", "call_b1")
+	r := w.reply(hook.Stop, wf.Busy(s, "The build runs in the background."))
+	if r.Block || !strings.Contains(r.Notice, "iteration 1/3 waits with") {
+		t.Fatalf("a stop while the build runs: %+v; want it let through, saying the loop waits", r)
+	}
+	w.expect(s, state.Active, 1, 1)
+	if l := w.Loop(s.ID); !l.Waiting() || len(l.Background) == 0 {
+		t.Errorf("the loop does not wait: %s, background %+v", l.LastAction, l.Background)
+	}
+	w.said(s, "Done. <promise>DONE</promise>", "")
+	r = w.reply(hook.Stop, wf.Busy(s, "Done. <promise>DONE</promise>"))
+	if !r.Block || !strings.Contains(r.Reason, "while work still runs in the background") {
+		t.Fatalf("the promise while the build runs: %+v; want a block saying why", r)
+	}
+	w.expect(s, state.Active, 2, 1)
+	w.said(s, "Built. <promise>DONE</promise>", "")
+	if r := w.reply(hook.Stop, f.Stop(s, "Built. <promise>DONE</promise>")); r.Block {
+		t.Fatalf("the promise once the build ended was blocked: %q", r.Reason)
+	}
+	w.expect(s, state.PromiseAccepted, 2, 1)
 }
 
 // cancel: /cancel-ralph ends the loop and says so; the next stop goes through.

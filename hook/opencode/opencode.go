@@ -152,6 +152,12 @@ type input struct {
 	// Busy: the prompt came while the agent worked (chat.message); opencode hands it to
 	// the agent within the turn.
 	Busy bool `json:"busy"`
+	// Goal is the host's own goal for the session, active or paused
+	// (command.execute.before: Kilo's /goal, from the session's metadata).
+	Goal *struct {
+		Text   string `json:"text"`
+		Paused bool   `json:"paused"`
+	} `json:"goal"`
 	// Messages are the agent's messages of the iteration (session.idle).
 	Messages []message `json:"messages"`
 	// Tool calls.
@@ -219,6 +225,9 @@ func (h Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Usage = iterationUsage(in.Messages)
 	case hookCommand:
 		ev.Kind, ev.Prompt = hook.Prompt, in.Prompt
+		if in.Goal != nil {
+			ev.Goal = &hook.HostGoal{Text: in.Goal.Text, Paused: in.Goal.Paused}
+		}
 	case hookMessage:
 		// A blocked stop's continuation comes back as a user message: the same turn going
 		// on, not the user's prompt.

@@ -114,6 +114,20 @@ export const RalphLoop = async (ctx) => {
     }
   }
 
+  // The host's own goal for the session, active or paused (Kilo's /goal keeps it in the
+  // session's metadata, "kilo.goal": {text, status, active}, and pauses it for any message
+  // or command that comes, this one too); undefined when none, or when the session cannot
+  // be read. A loop beside it would push the agent twice.
+  const goalOf = async (id) => {
+    try {
+      const g = (await client.session.get({ path: { id } })).data?.metadata?.["kilo.goal"]
+      if (g?.active !== true && g?.status !== "paused") return undefined
+      return { text: String(g.text ?? ""), paused: g.active !== true }
+    } catch {
+      return undefined
+    }
+  }
+
   const sessions = new Map()
   const session = (id) => {
     if (!sessions.has(id)) sessions.set(id, { busy: false, deciding: false, again: false, error: null, unfinished: false })
@@ -195,7 +209,8 @@ export const RalphLoop = async (ctx) => {
       if (!acts() || !COMMANDS.includes(input.command)) return
       expanded.add(input.sessionID)
       const prompt = `/${input.command} ${input.arguments ?? ""}`.trim()
-      const reply = await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: true })
+      const goal = input.command === "cancel-ralph" ? undefined : await goalOf(input.sessionID)
+      const reply = await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: true, goal })
       // The command's template is for the agent: shown as the user's message it read as their
       // own words. It reaches the model marked synthetic (which the TUI does not show), after
       // the command as the user typed it.

@@ -18,7 +18,6 @@ import (
 
 	"github.com/ralph-loop/ralph-loop/hook"
 	"github.com/ralph-loop/ralph-loop/hook/internal/claudeshape"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/inject"
 )
 
@@ -117,7 +116,7 @@ func projectDir(getenv func(string) string, cwd string) string {
 // input is the part of a Qwen Code hook event that ralph-loop uses: Claude Code's fields
 // and Qwen Code's own.
 type input struct {
-	wire.Input
+	claudeshape.Input
 	// SubmittedPrompt is the user's prompt as typed; only the prompt the user submitted
 	// carries it (not the sends after tool results or continuations).
 	SubmittedPrompt string
@@ -131,12 +130,13 @@ type input struct {
 // decodeInput reads one event object from r, with Qwen Code's fields beside Claude Code's.
 func decodeInput(r io.Reader) (input, error) {
 	var in input
-	spec := wire.InputSpec(&in.Input)
+	spec := claudeshape.InputSpec(&in.Input)
 	spec.Strings["submitted_prompt"] = &in.SubmittedPrompt
 	spec.Strings["tool_call_id"] = &in.ToolCallID
 	spec.Strings["command_name"] = &in.CommandName
 	spec.Strings["command_args"] = &in.CommandArgs
-	err := wire.DecodeInput(r, &in.Input, spec)
+	in.CronsField(spec)
+	err := claudeshape.DecodeWith(r, &in.Input, spec)
 	return in, err
 }
 
@@ -175,6 +175,9 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		}
 	case "Stop":
 		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
+		// background_tasks lists Qwen Code's background subagents, finished ones too (its
+		// background shells are not in it: see Transcript.Background).
+		ev.Background = claudeshape.Background(&in.Input, func(status string) bool { return status == "running" })
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, id
 		if in.Event == "PostToolUse" && slices.Contains(writeTools, in.ToolName) {

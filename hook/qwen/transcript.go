@@ -19,7 +19,11 @@ import (
 // tool hook. Qwen Code may write a turn's record after its Stop hook has started: a record
 // whose text part ends the Stop event's last message shows the file has caught up
 // (Result.SawLast). Every other record is skipped undecoded.
-var Transcript = transcript.Reader(ScanUsage)
+var Transcript = chat{transcript.Reader(ScanUsage)}
+
+// chat reads Qwen Code's chat recording (ScanUsage), the session's /goal (ActiveGoal) and
+// its background shells (Background).
+type chat struct{ transcript.Reader }
 
 var errSkip = errors.New("not an assistant record")
 

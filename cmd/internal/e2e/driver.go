@@ -106,6 +106,14 @@ type Loop struct {
 		Why   string     `json:"why"`
 		Until *time.Time `json:"until"`
 	} `json:"pause"`
+	// Wait, for an active loop that waits with the host for its background work, is since
+	// when and for what.
+	Wait *struct {
+		Since time.Time `json:"since"`
+		On    []struct {
+			ID, Kind, Name, Command string
+		} `json:"on"`
+	} `json:"wait"`
 	MaxStalls   int `json:"max_stalls"`
 	Stalls      int `json:"stalls"`
 	Checkpoints *struct {

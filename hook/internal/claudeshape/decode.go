@@ -4,12 +4,8 @@ import (
 	"io"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
+	"github.com/ralph-loop/ralph-loop/state"
 )
-
-// Input is the part of a Claude Code hook event that ralph-loop uses (wire.Input: Qwen Code,
-// Factory Droid and Gemini CLI use the same field names).
-type Input = wire.Input
 
 // DecodeInput reads one event object from r. Fields it does not use (tool inputs and
 // responses, which can be huge) are skipped without being held in memory. Known fields of
@@ -17,7 +13,7 @@ type Input = wire.Input
 // wrapping hook.ErrInput.
 func DecodeInput(r io.Reader) (Input, error) {
 	var in Input
-	err := wire.DecodeInput(r, &in, nil)
+	err := DecodeWith(r, &in, nil)
 	return in, err
 }
 
@@ -36,4 +32,29 @@ func Event(in *Input) hook.Event {
 		ev.Kind, ev.Error, ev.LastMessage = hook.Failed, in.Error, in.FailureMessage()
 	}
 	return ev
+}
+
+// Background is the work in the background and the wake-ups scheduled that a Stop event of
+// this shape reports (background_tasks, session_crons), as the engine's tasks: the tasks
+// whose status inFlight takes (a host may list finished ones too), and every cron.
+func Background(in *Input, inFlight func(status string) bool) []state.Task {
+	var out []state.Task
+	for _, t := range in.Tasks {
+		if !inFlight(t.Status) {
+			continue
+		}
+		kind := t.Type
+		if kind == "" && t.AgentType != "" {
+			kind = "subagent"
+		}
+		name := t.Description
+		if name == "" {
+			name = t.AgentType
+		}
+		out = append(out, state.Task{ID: t.ID, Kind: kind, Name: name, Command: t.Command})
+	}
+	for _, c := range in.Crons {
+		out = append(out, state.Task{ID: c.ID, Kind: state.KindCron, Name: c.Prompt, Command: c.Schedule})
+	}
+	return out
 }

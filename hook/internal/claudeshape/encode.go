@@ -4,13 +4,6 @@ import (
 	"io"
 
 	"github.com/ralph-loop/ralph-loop/hook"
-	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
-)
-
-// output is Claude Code's hook output object.
-type (
-	output   = wire.Output
-	specific = wire.Specific
 )
 
 // Encode writes the reply as Claude Code's hook output JSON (exit code 0; nothing at all
@@ -19,15 +12,15 @@ func Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	if rep.Empty() {
 		return 0, nil
 	}
-	out := output{SystemMessage: rep.Notice}
+	out := Output{SystemMessage: rep.Notice}
 	if rep.Block {
 		out.Decision, out.Reason = "block", rep.Reason
 	}
 	switch {
 	case rep.Deny:
-		out.HookSpecificOutput = &specific{HookEventName: ev.Name, PermissionDecision: "deny", PermissionDecisionReason: rep.DenyReason}
+		out.HookSpecificOutput = &Specific{HookEventName: ev.Name, PermissionDecision: "deny", PermissionDecisionReason: rep.DenyReason}
 	case rep.Context != "":
-		out.HookSpecificOutput = &specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
+		out.HookSpecificOutput = &Specific{HookEventName: ev.Name, AdditionalContext: rep.Context}
 	}
-	return wire.WriteOutput(w, out)
+	return WriteOutput(w, out)
 }

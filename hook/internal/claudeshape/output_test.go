@@ -1,11 +1,13 @@
-package wire
+package claudeshape
 
 import (
 	"bytes"
 	"testing"
+
+	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 )
 
-// WriteOutput writes the reply by hand; FuzzWriteOutput holds it to WriteJSON's bytes
+// WriteOutput writes the reply by hand; FuzzWriteOutput holds it to wire.WriteJSON's bytes
 // (encoding/json, without HTML escaping) for any text in any field.
 func FuzzWriteOutput(f *testing.F) {
 	for _, s := range []string{"", "ralph-loop: iteration 2/25. <promise>DONE</promise> & more", "tab\there\nline \"quoted\" \\ back",
@@ -23,7 +25,7 @@ func FuzzWriteOutput(f *testing.F) {
 			t.Fatal(err)
 		}
 		if out != (Output{}) {
-			if err := WriteJSON(&want, out); err != nil {
+			if err := wire.WriteJSON(&want, out); err != nil {
 				t.Fatal(err)
 			}
 		}
