@@ -241,9 +241,10 @@ type Facts struct {
 	// Sandbox, for a host that can run the agent's shell in a sandbox of its own, says
 	// whether it does for the session whose transcript is given: state.SandboxOn when every
 	// shell call runs in it with no way out and none of the trusted paths (ralph-loop's
-	// state, its keep, its binary, the host's hook files) within its reach, else why not
-	// (nil: the host has no sandbox).
-	Sandbox func(transcript string, trusted []string) string
+	// state, its keep, its binary, the host's hook files and settings) within its reach,
+	// else why not; and what it lets the agent's shell write (nil: no sandbox, or not
+	// known). nil: the host has no sandbox.
+	Sandbox func(transcript string, trusted []string) (string, *state.SandboxRoots)
 	// Commands are how a host hands over the loop commands the user types, for a host that
 	// has ways of its own (the zero Commands: none, they come as typed in the prompt event).
 	Commands Commands

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/hook/proc"
+	"github.com/ralph-loop/ralph-loop/hook/program"
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/promise"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -55,7 +56,10 @@ type Env struct {
 	HookStamp    func(host, projectDir string) string
 	// Notify, if set, shows the user a notification outside the host (--notify) and says
 	// how ("notify-send", "bell"); nil: none is shown.
-	Notify func(title, body string) (string, error)
+	Notify func(title, body string, find program.Finder) (string, error)
+	// Programs, if set, finds the programs a hook runs for a loop whose project is in dirs
+	// (tests: a git of theirs in a temporary directory); nil: program.For, on $PATH.
+	Programs func(dirs []string) program.Finder
 	// UserSettings is the user's own settings file (args.UserSettings: the prices of
 	// models, what an unpriced model does); "": none.
 	UserSettings string
@@ -122,8 +126,10 @@ type ArmRequest struct {
 	// Settings is what in the host's settings decides what it runs and how, as it is now
 	// (see Hooks.Settings; nil: not known).
 	Settings []state.Setting
-	// Sandbox is the host's sandbox for the agent's shell (see state.Loop.Sandbox).
-	Sandbox string
+	// Sandbox is the host's sandbox for the agent's shell (see state.Loop.Sandbox), and
+	// SandboxRoots what it lets the agent write.
+	Sandbox      string
+	SandboxRoots *state.SandboxRoots
 	// HookBinaries are the programs the host's hooks run, as read now (nil: not read).
 	HookBinaries *state.HookBinaries
 	// Pending are what the user is to be told at the loop's first stop, for a host that
@@ -168,6 +174,7 @@ func Arm(ctx context.Context, env Env, req ArmRequest) (Armed, error) {
 		return res, err
 	}
 	l := newLoop(req, now)
+	l.Sandbox = sandboxClaim(ctx, env, &l)
 	var err error
 	res.Quarantined, err = update(ctx, env, req.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur != nil && cur.Status == state.Active && duplicate(cur, req.Key, req.Started) {
@@ -209,6 +216,7 @@ func newLoop(req ArmRequest, now time.Time) state.Loop {
 		Owner:        req.Owner,
 		Settings:     req.Settings,
 		Sandbox:      req.Sandbox,
+		SandboxRoots: req.SandboxRoots,
 		HookBinaries: req.HookBinaries,
 		Pending:      req.Pending,
 	}

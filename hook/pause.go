@@ -167,7 +167,7 @@ func (e *engine) notify(l *state.Loop) {
 	if l == nil || !l.Notify || e.env.Notify == nil {
 		return
 	}
-	how, err := e.env.Notify(inject.NotifyTitle(l), inject.NotifyBody(l))
+	how, err := e.env.Notify(inject.NotifyTitle(l), inject.NotifyBody(l), e.programs(l))
 	_ = e.env.Store.AppendEvent(l.SessionID, state.Event{At: e.env.Now(), LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActNotified,
 		Reason: inject.ReasonNotified(how, err)})
 }

@@ -8,17 +8,17 @@ import (
 )
 
 // Settings reads, for a loop being armed in the session whose transcript is given, what in
-// the host's settings decides what it runs and how, and its sandbox (see Hooks.Settings,
-// Facts.Sandbox). What cannot be read now is left out: every later change is then refused,
-// as one that cannot be told.
-func Settings(f Facts, transcript string, trusted []string) (settings []state.Setting, sandbox string) {
+// the host's settings decides what it runs and how, and its sandbox and what that lets the
+// agent write (see Hooks.Settings, Facts.Sandbox). What cannot be read now is left out:
+// every later change is then refused, as one that cannot be told.
+func Settings(f Facts, transcript string, trusted []string) (settings []state.Setting, sandbox string, roots *state.SandboxRoots) {
 	if f.Hooks.Settings != nil {
 		settings, _ = f.Hooks.Settings()
 	}
 	if f.Sandbox != nil {
-		sandbox = f.Sandbox(transcript, trusted)
+		sandbox, roots = f.Sandbox(transcript, trusted)
 	}
-	return settings, sandbox
+	return settings, sandbox, roots
 }
 
 // settingsChange compares the host's settings now with those in force when the loop was

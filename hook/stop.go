@@ -322,5 +322,6 @@ func (e *engine) runChecks(ctx context.Context, l *state.Loop, start time.Time) 
 		Deadline:  time.Now().Add(timeout - 10*time.Second - e.env.Now().Sub(start)),
 		LogPrefix: prefix,
 		TailChars: l.CheckOutputChars,
+		Sandbox:   stopSandbox(e.env, l),
 	})
 }

@@ -35,7 +35,7 @@ func workStore(env Env, l *state.Loop) (worktree.Store, error) {
 	if err != nil {
 		return worktree.Store{}, err
 	}
-	s := worktree.Store{Index: filepath.Join(dir, "index")}
+	s := worktree.Store{GitDir: filepath.Join(dir, "git"), Index: filepath.Join(dir, "index")}
 	if !l.Checkpoint {
 		s.Objects = filepath.Join(dir, "objects")
 	}
@@ -61,9 +61,26 @@ func snapshot(ctx context.Context, env Env, l *state.Loop, r worktree.Repo, time
 // read again for the loop.
 var errSlow = errors.New("the work tree is too slow to read")
 
-// repoOf is the loop's git work tree, as arming found it.
-func repoOf(l *state.Loop) worktree.Repo {
-	return worktree.Repo{Top: l.Work.Repo, Objects: l.Work.Objects}
+// repoOf is the loop's git work tree, as it was found, with the git to run there.
+func repoOf(env Env, l *state.Loop) worktree.Repo {
+	r := worktree.Repo{Top: l.Work.Repo, GitDir: l.Work.GitDir, Objects: l.Work.Objects}
+	if r.GitDir == "" && r.Top != "" {
+		if f, err := worktree.Find(r.Top); err == nil {
+			r.GitDir = f.GitDir // a loop armed by an older ralph-loop
+		}
+	}
+	r.Git, _ = findGit(env, l)
+	return r
+}
+
+// findGit finds the git the hooks run for the loop: on PATH, outside its project and what
+// the agent may write (see programsFor).
+func findGit(env Env, l *state.Loop) (string, error) {
+	git, err := programsFor(env, l).Look("git")
+	if err != nil {
+		return "", fmt.Errorf("%w (%v)", worktree.ErrNoGit, err)
+	}
+	return git, nil
 }
 
 // armWork, for a loop with checkpoints, finds its git work tree and records it as it is at
@@ -75,7 +92,7 @@ func armWork(ctx context.Context, env Env, l *state.Loop) {
 	if !l.Checkpoint {
 		return
 	}
-	r, ok := findWork(ctx, l)
+	r, ok := findWork(env, l)
 	if !ok {
 		return
 	}
@@ -87,7 +104,12 @@ func armWork(ctx context.Context, env Env, l *state.Loop) {
 	}
 	l.Work.Tree = tree
 	if l.Checkpoint {
-		c, err := worktree.Commit(ctx, r, worktree.Ref(l.LoopID, 0), tree, worktree.Head(ctx, r), inject.CheckpointMessage(l, 0), env.Now())
+		s, err := workStore(env, l)
+		if err != nil {
+			l.Work.Note = inject.NoteTreeFailed(err)
+			return
+		}
+		c, err := worktree.Commit(ctx, r, s.GitDir, worktree.Ref(l.LoopID, 0), tree, worktree.Head(ctx, r), inject.CheckpointMessage(l, 0), env.Now())
 		if err != nil {
 			l.Work.Note = inject.NoteTreeFailed(err)
 			return
@@ -96,15 +118,19 @@ func armWork(ctx context.Context, env Env, l *state.Loop) {
 	}
 }
 
-// findWork finds the loop's git work tree and keeps it in l.Work, or says in l.Work.Note
-// why there is none.
-func findWork(ctx context.Context, l *state.Loop) (worktree.Repo, bool) {
-	r, err := worktree.Find(ctx, l.Cwd)
+// findWork finds the loop's git work tree (without running git) and the git to record it
+// with, and keeps them in l.Work, or says in l.Work.Note why there is none.
+func findWork(env Env, l *state.Loop) (worktree.Repo, bool) {
+	r, err := worktree.Find(l.Cwd)
+	if err == nil {
+		l.Work.Repo = r.Top // the project the git must be outside of
+		r.Git, err = findGit(env, l)
+	}
 	if err != nil {
-		l.Work.Note = inject.NoteNoWorkTree(l.Cwd, err)
+		l.Work = state.Work{Note: inject.NoteNoWorkTree(l.Cwd, err)}
 		return r, false
 	}
-	l.Work.Repo, l.Work.Objects = r.Top, r.Objects
+	l.Work.Repo, l.Work.GitDir, l.Work.Objects = r.Top, r.GitDir, r.Objects
 	return r, true
 }
 
@@ -120,15 +146,17 @@ func recordWork(env Env, l *state.Loop, o *observed) {
 	if !need {
 		return
 	}
-	r := repoOf(l)
+	var r worktree.Repo
 	if l.Work.Repo == "" {
 		if l.Work.Note != "" || l.Checkpoint {
 			return // looked for before: none, or too slow
 		}
 		var ok bool
-		if r, ok = findWork(context.Background(), l); !ok {
+		if r, ok = findWork(env, l); !ok {
 			return
 		}
+	} else {
+		r = repoOf(env, l)
 	}
 	tree, err := snapshot(context.Background(), env, l, r, stopTreeTimeout)
 	if err != nil {
@@ -197,7 +225,12 @@ func recordCheckpoint(env Env, l *state.Loop, n int, tree string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), stopTreeTimeout)
 	defer cancel()
-	c, err := worktree.Commit(ctx, repoOf(l), worktree.Ref(l.LoopID, n), tree, l.Work.Head, inject.CheckpointMessage(l, n), env.Now())
+	s, err := workStore(env, l)
+	if err != nil {
+		l.Work.Note = inject.NoteTreeFailed(err)
+		return ""
+	}
+	c, err := worktree.Commit(ctx, repoOf(env, l), s.GitDir, worktree.Ref(l.LoopID, n), tree, l.Work.Head, inject.CheckpointMessage(l, n), env.Now())
 	if err != nil {
 		l.Work.Note = inject.NoteTreeFailed(err)
 		return ""

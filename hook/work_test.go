@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ralph-loop/ralph-loop/hook/program"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -28,6 +29,12 @@ func gitWrapper(t *testing.T, delay string) string {
 	return log
 }
 
+// pathPrograms finds programs on $PATH outside the loop's project only: the tests' git
+// wrappers live in temporary directories, which a hook skips.
+func pathPrograms(dirs []string) program.Finder {
+	return program.Finder{Path: os.Getenv("PATH"), Skip: dirs}
+}
+
 // The stall breaker alone runs no git when a loop is armed: the first stop after a tool call
 // finds the work tree and records it. A work tree that then takes longer to read than a stop
 // may wait is read no more for the loop: the stop goes on without it (noted), and the stall
@@ -37,7 +44,7 @@ func TestWorkTreeReadAtStops(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Skipf("git init: %v: %s", err, out)
 	}
-	env := Env{Store: state.NewStore(t.TempDir()), Now: func() time.Time { return t0 }}
+	env := Env{Store: state.NewStore(t.TempDir()), Now: func() time.Time { return t0 }, Programs: pathPrograms}
 	l := loop(func(l *state.Loop) { l.Cwd, l.MaxStalls = dir, 3 })
 	runs := gitWrapper(t, "0")
 	armWork(context.Background(), env, &l)
@@ -155,5 +162,32 @@ func TestWroteFiles(t *testing.T) {
 	}
 	if !wroteFiles([]state.ToolUse{{ToolUseID: "a"}, {ToolUseID: "b", Wrote: true}}) {
 		t.Error("a completed write did not count")
+	}
+}
+
+// A PATH that names the project's bin/ first: the git the agent wrote there never runs; the
+// work tree is read with the git found past it (issue 36: a bin/git planted by the agent's
+// sandboxed shell ran at the next stop, outside the sandbox).
+func TestPlantedGitOnPath(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v: %s", err, out)
+	}
+	ran := filepath.Join(t.TempDir(), "ran")
+	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "git"), []byte("#!/bin/sh\n: > '"+ran+"'\nexit 1\n"), 0o755)
+	path := filepath.Join(dir, "bin") + string(os.PathListSeparator) + "bin" + string(os.PathListSeparator) + os.Getenv("PATH")
+	t.Setenv("PATH", path)
+	env := Env{Store: state.NewStore(t.TempDir()), Now: func() time.Time { return t0 }}
+	l := loop(func(l *state.Loop) { l.Cwd, l.MaxStalls, l.Checkpoint = filepath.Join(dir), 3, true })
+	t.Chdir(dir)
+	armWork(context.Background(), env, &l)
+	o := observed{Observation: Observation{Logged: []state.ToolUse{{ToolUseID: "a"}}}}
+	recordWork(env, &l, &o)
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("the project's bin/git ran")
+	}
+	if len(o.Tree) != 40 || l.Work.Head == "" || o.note != "" {
+		t.Errorf("the work tree was not recorded with the git past bin/: tree %q, head %q, note %q", o.Tree, l.Work.Head, o.note)
 	}
 }

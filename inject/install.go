@@ -40,6 +40,11 @@ func AfterInstall(display, kind, reload, arm string) string {
 // (@ralph-loop/cli-linux-x64, ...).
 const NPMPackage = "@ralph-loop/cli"
 
+// NPMShebang is the argument the command of the npm package hands the native binary when
+// the system runs the binary as that command's interpreter ("#!<binary> --npm-shebang", the
+// command's path after it): see cmd/internal/dist's launcher.
+const NPMShebang = "--npm-shebang"
+
 // GetIt is how to get ralph-loop, the ways README's install section lists, in brief.
 const GetIt = "npm install -g " + NPMPackage + ", a release archive from https://github.com/ralph-loop/ralph-loop/releases, " +
 	"or go install github.com/ralph-loop/ralph-loop/cmd/ralph-loop@latest"

@@ -24,6 +24,18 @@ func SandboxUnsupported(goos string) string {
 	return "the host has no sandbox on " + goos
 }
 
+// SandboxToolsWrite is why a host's sandbox does not protect a loop: the host's file tools,
+// which run outside it, may write a path ralph-loop trusts (no deny rule names it).
+func SandboxToolsWrite(path string) string {
+	return "Claude Code's file tools may write " + path + " (no Edit deny rule names it; ralph-loop install --sandbox adds them)"
+}
+
+// SandboxChecksOutside is why a host's sandbox does not protect the loop: its checks,
+// which run what the agent wrote, cannot run in the same sandbox here.
+func SandboxChecksOutside(why string) string {
+	return "the loop's checks cannot run in the sandbox here (" + why + ")"
+}
+
 // SandboxPolicyOff is why a host's sandbox is off by the session's own policy (Codex's
 // danger-full-access, also set by --dangerously-bypass-approvals-and-sandbox).
 func SandboxPolicyOff(policy string) string {

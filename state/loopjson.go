@@ -52,6 +52,7 @@ func (l *Loop) jsonFields(fs *fields) {
 	fs.add("settings", slice[Setting]{&l.Settings, func(s *Setting) fielder { return s }}, omitEmpty)
 	fs.add("settings_refused", (*jsonStrings)(&l.SettingsRefused), omitEmpty)
 	fs.add("sandbox", (*jsonString)(&l.Sandbox), omitEmpty)
+	fs.add("sandbox_roots", ptr[SandboxRoots]{&l.SandboxRoots, func(r *SandboxRoots) fielder { return r }}, omitEmpty)
 	fs.add("hook_binaries", ptr[HookBinaries]{&l.HookBinaries, func(h *HookBinaries) fielder { return h }}, omitEmpty)
 	fs.add("pause", ptr[Pause]{&l.Pause, func(p *Pause) fielder { return p }}, omitEmpty)
 	fs.add("work", objectOf(&l.Work), omitZero)
@@ -93,6 +94,11 @@ func (c *Config) jsonFields(fs *fields) {
 	fs.add("sources", (*jsonStrMap)(&c.Sources), omitEmpty)
 }
 
+func (r *SandboxRoots) jsonFields(fs *fields) {
+	fs.add("writable", (*jsonStrings)(&r.Writable), omitEmpty)
+	fs.add("read_only", (*jsonStrings)(&r.ReadOnly), omitEmpty)
+}
+
 func (h *HookBinaries) jsonFields(fs *fields) {
 	fs.add("stamp", (*jsonString)(&h.Stamp), always)
 	fs.add("paths", (*jsonStrings)(&h.Paths), omitEmpty)
@@ -107,6 +113,7 @@ func (p *Pause) jsonFields(fs *fields) {
 
 func (w *Work) jsonFields(fs *fields) {
 	fs.add("repo", (*jsonString)(&w.Repo), omitEmpty)
+	fs.add("git_dir", (*jsonString)(&w.GitDir), omitEmpty)
 	fs.add("objects", (*jsonString)(&w.Objects), omitEmpty)
 	fs.add("tree", (*jsonString)(&w.Tree), omitEmpty)
 	fs.add("head", (*jsonString)(&w.Head), omitEmpty)

@@ -24,7 +24,9 @@ package state
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ralph-loop/ralph-loop/spend"
@@ -309,6 +311,10 @@ type Loop struct {
 	// Sandbox is the host's sandbox for the agent's shell when the loop was armed:
 	// SandboxOn, or why it was off ("": not known).
 	Sandbox string `json:"sandbox,omitempty"`
+	// SandboxRoots are what the host's sandbox let the agent's shell write when the loop was
+	// armed (nil: no sandbox, or not known): the loop's checks run in the same wall, and the
+	// programs a hook runs are never found there.
+	SandboxRoots *SandboxRoots `json:"sandbox_roots,omitempty"`
 	// HookBinaries are the programs the host's hooks run, as read from its settings when
 	// the loop was armed (or at a later stop, when they had changed), for the guard to keep
 	// without reading every settings file at each tool call (nil: not recorded).
@@ -372,6 +378,9 @@ type Work struct {
 	// Repo is the top of the git work tree the loop runs in ("" when it is not in one, or
 	// git could not be used there: then only tool calls tell progress).
 	Repo string `json:"repo,omitempty"`
+	// GitDir is the work tree's git directory, where checkpoint refs go ("" in a loop
+	// armed before it was recorded: found again from Repo).
+	GitDir string `json:"git_dir,omitempty"`
 	// Objects is the repository's object directory, which the loop's own objects (without
 	// checkpoints) are read over.
 	Objects string `json:"objects,omitempty"`
@@ -421,6 +430,38 @@ const PendingGoal = "goal"
 // SandboxOn is Loop.Sandbox for a loop whose host ran the agent's shell in its sandbox, with
 // no way out of it, when the loop was armed.
 const SandboxOn = "on"
+
+// SandboxRoots are the parts of the file system a host's sandbox lets the agent's shell
+// write: everything else it reads only.
+type SandboxRoots struct {
+	// Writable are the directories the agent's commands may write.
+	Writable []string `json:"writable,omitempty"`
+	// ReadOnly are paths inside those that it may not (the sandbox's deny list).
+	ReadOnly []string `json:"read_only,omitempty"`
+}
+
+// Exposes returns the first of paths the roots let the agent write ("" when none): in a
+// writable root, and not in a read-only path. A path and each root are compared as written
+// and with their symbolic links resolved.
+func (r *SandboxRoots) Exposes(paths ...string) string {
+	if r == nil {
+		return ""
+	}
+	in := func(p string, dirs []string) bool {
+		for _, d := range dirs {
+			if d != "" && (within(p, d) || within(resolved(p), resolved(d))) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range paths {
+		if p != "" && in(p, r.Writable) && !in(p, r.ReadOnly) {
+			return p
+		}
+	}
+	return ""
+}
 
 // Pending is something that happened to a loop that the user has not been told yet.
 type Pending struct {
@@ -668,6 +709,26 @@ const (
 	// ActUnverified: a stop blocked because the active loop's state could not be verified.
 	ActUnverified = "unverified"
 )
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolved is path with the symbolic links in its longest existing part followed.
+func resolved(path string) string {
+	rest := ""
+	for d := filepath.Clean(path); ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Clean(path)
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
+}
 
 // Same reports whether t is the task o: the same id, or, for a task the host gave no id,
 // the same kind, name and command.

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/ralph-loop/ralph-loop/hook/program"
 	"github.com/ralph-loop/ralph-loop/hook/worktree"
 	"github.com/ralph-loop/ralph-loop/state"
 )
@@ -47,7 +50,10 @@ func diffCommand() *cli.Command {
 				}
 				return fmt.Errorf("loop %s kept no checkpoints: %s", l.LoopID, why)
 			}
-			repo := worktree.Repo{Top: l.Work.Repo}
+			repo, err := loopRepo(l)
+			if err != nil {
+				return err
+			}
 			refs, err := worktree.Refs(ctx, repo, worktree.RefPrefix+l.LoopID+"/")
 			if err != nil {
 				return err
@@ -132,4 +138,23 @@ func findLoop(store *state.Store, id string) (state.Loop, error) {
 		return state.Loop{}, readErr
 	}
 	return state.Loop{}, fmt.Errorf("no loop or session %q (ralph-loop status --all lists them)", id)
+}
+
+// loopRepo is the git work tree a loop recorded, found again without git, with the git to
+// run there: on PATH outside the loop's project, as the hooks find it (see package program). Its git reads no configuration the agent could have
+// written (see package worktree).
+func loopRepo(l state.Loop) (worktree.Repo, error) {
+	r, err := worktree.Find(l.Work.Repo)
+	if err == nil && r.Top != filepath.Clean(l.Work.Repo) {
+		err = worktree.ErrNotRepo
+	}
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", l.Work.Repo, err)
+	}
+	git, err := program.For(os.Getenv, l.Cwd, l.Work.Repo).Look("git")
+	if err != nil {
+		return r, fmt.Errorf("%w (%v)", worktree.ErrNoGit, err)
+	}
+	r.Git = git
+	return r, nil
 }

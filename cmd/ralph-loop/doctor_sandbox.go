@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/ralph-loop/ralph-loop/hook/hosts"
 	"github.com/ralph-loop/ralph-loop/hook/install"
 )
@@ -9,7 +11,11 @@ import (
 func (d *doctor) sandbox(inst *install.Target) {
 	if hh, ok := hosts.Lookup(inst.Name); ok {
 		if sb, ok := hh.(hosts.Sandboxed); ok {
-			sb.SandboxReport(d, d.getenv, d.dir)
+			trusted := []string{stateDir(), keepDir()}
+			if exe, err := os.Executable(); err == nil {
+				trusted = append(trusted, exe)
+			}
+			sb.SandboxReport(d, d.getenv, d.dir, trusted)
 		}
 	}
 }

@@ -55,14 +55,16 @@ func removeCheckpoints(ctx context.Context, w, errW io.Writer, loops []state.Loo
 		if !l.Checkpoint || l.Work.Repo == "" {
 			continue
 		}
-		repo, prefix := worktree.Repo{Top: l.Work.Repo}, worktree.RefPrefix+l.LoopID+"/"
+		prefix := worktree.RefPrefix + l.LoopID + "/"
 		var n int
-		var err error
-		if dryRun {
+		repo, err := loopRepo(l)
+		switch {
+		case err != nil:
+		case dryRun:
 			var refs [][2]string
 			refs, err = worktree.Refs(ctx, repo, prefix)
 			n = len(refs)
-		} else {
+		default:
 			n, err = worktree.DeleteRefs(ctx, repo, prefix)
 		}
 		if err != nil {

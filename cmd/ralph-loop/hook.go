@@ -18,6 +18,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/install"
 	"github.com/ralph-loop/ralph-loop/hook/notify"
 	"github.com/ralph-loop/ralph-loop/hook/proc"
+	"github.com/ralph-loop/ralph-loop/hook/program"
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -48,8 +49,8 @@ func hookEnvTo(stderr io.Writer) hook.Env {
 		HookBinaries: hookBinaries,
 		HookStamp:    hookStamp,
 		UserSettings: userSettings(),
-		Notify: func(title, body string) (string, error) {
-			return notify.Default().Send(context.Background(), title, body)
+		Notify: func(title, body string, find program.Finder) (string, error) {
+			return notify.Default(find.Look).Send(context.Background(), title, body)
 		},
 		Borrowed: os.Getenv(grokHookEvent) != "",
 	}

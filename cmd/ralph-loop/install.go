@@ -295,7 +295,7 @@ func stablePath(exe, arg0, path string) string {
 		if c == real {
 			continue
 		}
-		if r, err := filepath.EvalSymlinks(c); err == nil && r == real {
+		if r, err := filepath.EvalSymlinks(c); err == nil && (r == real || npmCommandOf(r, real)) {
 			return c
 		}
 	}
@@ -303,6 +303,26 @@ func stablePath(exe, arg0, path string) string {
 		return c
 	}
 	return exe
+}
+
+// npmCommandOf reports whether the file at path is the npm package's command once its first
+// run made it a script of the native binary real ("#!<real> --npm-shebang", see
+// cmd/internal/dist): the command that runs this binary, which an upgrade leaves in place.
+func npmCommandOf(path, real string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	line, _, ok := strings.Cut(string(head[:n]), "\n")
+	interp, ok2 := strings.CutSuffix(strings.TrimPrefix(line, "#!"), " "+inject.NPMShebang)
+	if !ok || !ok2 || !strings.HasPrefix(line, "#!") {
+		return false
+	}
+	r, err := filepath.EvalSymlinks(interp)
+	return err == nil && r == real
 }
 
 // shellLinkResolved is path with the link of one shell's own that it goes through resolved:

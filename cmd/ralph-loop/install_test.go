@@ -3,7 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/ralph-loop/ralph-loop/inject"
 )
 
 // The path the hooks name for the running binary, in the layouts of the package managers
@@ -49,6 +52,15 @@ func TestStablePath(t *testing.T) {
 	scoop := file("scoop/apps/ralph-loop/1.0.0/ralph-loop")
 	link("1.0.0", "scoop/apps/ralph-loop/current")
 	gobin := file("go/bin/ralph-loop")
+	// npm's global install once the launcher's first run made it a script of the platform
+	// package's binary: the system runs the binary with the command's path as arg0.
+	native := file("npm/lib/node_modules/@ralph-loop/cli/node_modules/@ralph-loop/cli-linux-x64/bin/ralph-loop")
+	command := filepath.Join(root, "npm/lib/node_modules/@ralph-loop/cli/bin/ralph-loop")
+	os.MkdirAll(filepath.Dir(command), 0o755)
+	if err := os.WriteFile(command, []byte("#!"+native+" "+inject.NPMShebang+"\n\"use strict\";\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	npmBin := link("../lib/node_modules/@ralph-loop/cli/bin/ralph-loop", "npm/bin/ralph-loop")
 
 	for _, c := range []struct {
 		name, exe, arg0, path, want string
@@ -61,6 +73,9 @@ func TestStablePath(t *testing.T) {
 		{"scoop's shim runs current", scoop, at("scoop/apps/ralph-loop/current/ralph-loop"), "", at("scoop/apps/ralph-loop/current/ralph-loop")},
 		{"scoop, by the versioned path", scoop, scoop, "", at("scoop/apps/ralph-loop/current/ralph-loop")},
 		{"go install", gobin, "ralph-loop", at("go/bin"), gobin},
+		{"npm's command run by the system with the native binary", native, npmBin, at("npm/bin"), npmBin},
+		{"npm's command, found on PATH", native, native, at("npm/bin"), npmBin},
+		{"npm's native binary run by its path", native, native, "", native},
 	} {
 		if got := stablePath(c.exe, c.arg0, c.path); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
@@ -80,6 +95,21 @@ func TestNodeVersion(t *testing.T) {
 	} {
 		if m, v := nodeVersion(c.path, c.nvmDir); m != c.manager || v != c.version {
 			t.Errorf("%s: got %q %q, want %q %q", c.path, m, v, c.manager, c.version)
+		}
+	}
+}
+
+// The npm command's script runs the native binary with the command's path and arguments
+// after --npm-shebang: ralph-loop reads them as if run by that path.
+func TestShebangArgs(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"/n/ralph-loop", inject.NPMShebang, "/p/bin/ralph-loop", "status", "--json"}, []string{"/p/bin/ralph-loop", "status", "--json"}},
+		{[]string{"/n/ralph-loop", inject.NPMShebang, "/p/bin/ralph-loop"}, []string{"/p/bin/ralph-loop"}},
+		{[]string{"ralph-loop", "status"}, []string{"ralph-loop", "status"}},
+		{[]string{"ralph-loop", inject.NPMShebang}, []string{"ralph-loop", inject.NPMShebang}},
+	} {
+		if got := shebangArgs(c.in); strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
 		}
 	}
 }

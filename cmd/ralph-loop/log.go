@@ -117,7 +117,11 @@ func printStat(w io.Writer, l state.Loop, e state.Event) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	stat, err := worktree.Stat(ctx, worktree.Repo{Top: l.Work.Repo}, e.Checkpoint)
+	repo, err := loopRepo(l)
+	stat := ""
+	if err == nil {
+		stat, err = worktree.Stat(ctx, repo, e.Checkpoint)
+	}
 	switch {
 	case err != nil:
 		fmt.Fprintf(w, "%scheckpoint %s: %v\n", pad, short, err)

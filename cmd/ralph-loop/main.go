@@ -38,7 +38,18 @@ type exitError int
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 func main() {
+	os.Args = shebangArgs(os.Args)
 	os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// shebangArgs are the arguments of a ralph-loop the system ran as the interpreter of the npm
+// package's command ("#!<this binary> --npm-shebang", see cmd/internal/dist): that command's
+// path, as it was run, then its arguments. Any other argv is as it is.
+func shebangArgs(argv []string) []string {
+	if len(argv) >= 3 && argv[1] == inject.NPMShebang {
+		return append([]string{argv[2]}, argv[3:]...)
+	}
+	return argv
 }
 
 // run is main without the process: it returns the exit code.

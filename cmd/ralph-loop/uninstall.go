@@ -105,7 +105,11 @@ func checkpointsLeft(ctx context.Context, loops []state.Loop) []string {
 		if !l.Checkpoint || l.Work.Repo == "" {
 			continue
 		}
-		refs, err := worktree.Refs(ctx, worktree.Repo{Top: l.Work.Repo}, worktree.RefPrefix+l.LoopID+"/")
+		repo, err := loopRepo(l)
+		if err != nil {
+			continue
+		}
+		refs, err := worktree.Refs(ctx, repo, worktree.RefPrefix+l.LoopID+"/")
 		if err != nil || len(refs) == 0 {
 			continue
 		}

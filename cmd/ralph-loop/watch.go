@@ -378,7 +378,11 @@ func (w *watcher) diffstat(l *state.Loop, commit string) string {
 	s := ""
 	if l.Work.Repo != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		stat, err := worktree.Stat(ctx, worktree.Repo{Top: l.Work.Repo}, commit)
+		repo, err := loopRepo(*l)
+		stat := ""
+		if err == nil {
+			stat, err = worktree.Stat(ctx, repo, commit)
+		}
 		cancel()
 		if err != nil {
 			s = err.Error()

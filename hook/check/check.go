@@ -59,6 +59,8 @@ type Options struct {
 	LogPrefix string
 	// TailChars is how much of the output's end Result.Tail keeps.
 	TailChars int
+	// Sandbox, when set, is the sandbox the checks run in (the agent's shell's); nil: none.
+	Sandbox *Sandbox
 }
 
 // Run runs the commands in order until one fails, and returns the results of those that
@@ -105,7 +107,26 @@ func runOne(ctx context.Context, command string, n int, opt Options) Result {
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "sh", "-c", command)
+	cmd := exec.CommandContext(cctx, shell, "-c", command)
+	if opt.Sandbox != nil {
+		if opt.Sandbox.Runner == "" {
+			r.Failure = "not run: its sandbox cannot start: " + unavailable()
+			return r
+		}
+		tmp, err := os.MkdirTemp("", "check-")
+		if err != nil {
+			r.Failure = fmt.Sprintf("not run: make its temporary directory: %v", err)
+			return r
+		}
+		defer os.RemoveAll(tmp)
+		c, closeFiles, err := opt.Sandbox.command(cctx, command, opt.Dir, tmp)
+		if err != nil {
+			r.Failure = fmt.Sprintf("not run: its sandbox: %v", err)
+			return r
+		}
+		defer closeFiles()
+		cmd = c
+	}
 	cmd.Dir = opt.Dir
 	cmd.Stdout, cmd.Stderr = log, log
 	configure(cmd)

@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// shell runs each check: the system's, by its path, never a sh found on a PATH that may
+// name the project's bin/ first.
+const shell = "/bin/sh"
+
 // configure runs the check in a process group of its own, killed whole on timeout.
 func configure(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

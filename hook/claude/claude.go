@@ -69,8 +69,10 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		CLI:                "claude",
 		SessionEnv:         SessionEnv,
 		Hooks:              hook.Hooks{Settings: func() ([]state.Setting, error) { return SettingsView(getenv, project) }},
-		Sandbox:            func(string, []string) string { return sandboxState(getenv, project) },
-		Commands:           hook.Commands{Text: CommandText},
+		Sandbox: func(_ string, trusted []string) (string, *state.SandboxRoots) {
+			return sandboxState(getenv, project, trusted)
+		},
+		Commands: hook.Commands{Text: CommandText},
 	}
 }
 

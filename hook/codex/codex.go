@@ -32,6 +32,7 @@ import (
 	"github.com/ralph-loop/ralph-loop/hook/internal/wire"
 	"github.com/ralph-loop/ralph-loop/hook/transcript"
 	"github.com/ralph-loop/ralph-loop/inject"
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // DefaultModel is the model Codex CLI 0.169.0 asks its provider for when config.toml names none (seen against a local server): the price table must know it.
@@ -100,7 +101,9 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		Transcript: &hook.Transcript{Read: Transcript{Scan}, Record: hook.RecordShown},
 		CLI:        "codex",
 		SessionEnv: SessionEnv,
-		Sandbox:    func(transcript string, trusted []string) string { return sandboxState(transcript, trusted, getenv) },
+		Sandbox: func(transcript string, trusted []string) (string, *state.SandboxRoots) {
+			return sandboxState(transcript, trusted, getenv)
+		},
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/ralph-loop/ralph-loop/inject"
 	"github.com/ralph-loop/ralph-loop/state"
@@ -30,52 +28,131 @@ type sandboxPolicy struct {
 	ExcludeSlashTmp     bool     `json:"exclude_slash_tmp"`
 }
 
-// sandboxState says whether the session of the rollout at path runs the agent's shell in
-// Codex's sandbox with none of the trusted paths that exist writable: state.SandboxOn, else
-// why not ("" when the rollout does not say).
-func sandboxState(path string, trusted []string, getenv func(string) string) string {
-	p, cwd, ok := lastPolicy(path)
-	if !ok {
-		return ""
-	}
-	switch p.Type {
-	case "read-only":
-		return state.SandboxOn
-	case "workspace-write":
-		writable := append([]string{cwd}, p.WritableRoots...)
-		if !p.ExcludeSlashTmp {
-			writable = append(writable, "/tmp")
-		}
-		if t := getenv("TMPDIR"); t != "" && !p.ExcludeTmpdirEnvVar {
-			writable = append(writable, t)
-		}
-		for _, t := range trusted {
-			if _, err := os.Lstat(t); err != nil {
-				continue // a hook file of a scope the hooks are not at
-			}
-			for _, w := range writable {
-				if w != "" && within(t, w) {
-					return inject.SandboxWritable(t)
-				}
-			}
-		}
-		return state.SandboxOn
-	case "":
-		return ""
-	}
-	return inject.SandboxPolicyOff(p.Type)
+// permissionProfile is a turn_context's permission_profile (seen on 0.171.0, beside
+// sandbox_policy): the file system's entries, each a path (or a special place: the root,
+// /tmp, $TMPDIR) with the access the agent's shell has to it.
+type permissionProfile struct {
+	FileSystem *struct {
+		Type    string `json:"type"`
+		Entries []struct {
+			Path struct {
+				Type  string `json:"type"`
+				Path  string `json:"path"`
+				Value struct {
+					Kind string `json:"kind"`
+				} `json:"value"`
+			} `json:"path"`
+			Access string `json:"access"`
+		} `json:"entries"`
+	} `json:"file_system"`
 }
 
-// lastPolicy finds the last turn_context line in the end of the rollout.
-func lastPolicy(path string) (p sandboxPolicy, cwd string, ok bool) {
+// turnContext is what a turn_context line says of the turn's sandbox.
+type turnContext struct {
+	Cwd        string             `json:"cwd"`
+	Policy     sandboxPolicy      `json:"sandbox_policy"`
+	Permission *permissionProfile `json:"permission_profile"`
+}
+
+// sandboxState says whether the session of the rollout at path runs the agent's shell in
+// Codex's sandbox with none of the trusted paths that exist writable: state.SandboxOn, else
+// why not ("" when the rollout does not say); and what it lets the agent's shell write.
+func sandboxState(path string, trusted []string, getenv func(string) string) (string, *state.SandboxRoots) {
+	tc, ok := lastTurnContext(path)
+	if !ok {
+		return "", nil
+	}
+	r, why := roots(tc, getenv)
+	if why != "" {
+		return why, nil
+	}
+	if r == nil {
+		return "", nil
+	}
+	var present []string
+	for _, t := range trusted {
+		if _, err := os.Lstat(t); err == nil {
+			present = append(present, t) // a hook file of a scope the hooks are not at is not counted
+		}
+	}
+	if p := r.Exposes(present...); p != "" {
+		return inject.SandboxWritable(p), r
+	}
+	return state.SandboxOn, r
+}
+
+// roots are what the turn's sandbox lets the agent's shell write, from its permission
+// profile where the rollout has one, else from its sandbox policy; why says why there is no
+// sandbox to speak of (nil roots and "": the rollout does not say).
+func roots(tc turnContext, getenv func(string) string) (r *state.SandboxRoots, why string) {
+	tmpdir := getenv("TMPDIR")
+	switch tc.Policy.Type {
+	case "read-only", "workspace-write", "":
+	default:
+		return nil, inject.SandboxPolicyOff(tc.Policy.Type)
+	}
+	if p := tc.Permission; p != nil && p.FileSystem != nil {
+		if p.FileSystem.Type != "restricted" {
+			return nil, inject.SandboxPolicyOff(p.FileSystem.Type)
+		}
+		r = &state.SandboxRoots{}
+		for _, e := range p.FileSystem.Entries {
+			var at string
+			switch e.Path.Type {
+			case "path":
+				at = e.Path.Path
+			case "special":
+				switch e.Path.Value.Kind {
+				case "root":
+					at = "/"
+				case "slash_tmp":
+					at = "/tmp"
+				case "tmpdir":
+					at = tmpdir
+				default:
+					if e.Access == "write" {
+						return nil, inject.SandboxWritable(e.Path.Value.Kind)
+					}
+				}
+			}
+			if at == "" {
+				continue
+			}
+			switch {
+			case e.Access == "write":
+				r.Writable = append(r.Writable, at)
+			case e.Path.Type == "path":
+				r.ReadOnly = append(r.ReadOnly, at) // kept from the agent inside a writable root
+			}
+		}
+		return r, ""
+	}
+	switch tc.Policy.Type {
+	case "read-only":
+		return &state.SandboxRoots{}, ""
+	case "workspace-write":
+		r = &state.SandboxRoots{Writable: append([]string{tc.Cwd}, tc.Policy.WritableRoots...)}
+		if !tc.Policy.ExcludeSlashTmp {
+			r.Writable = append(r.Writable, "/tmp")
+		}
+		if tmpdir != "" && !tc.Policy.ExcludeTmpdirEnvVar {
+			r.Writable = append(r.Writable, tmpdir)
+		}
+		return r, ""
+	}
+	return nil, ""
+}
+
+// lastTurnContext finds the last turn_context line in the end of the rollout.
+func lastTurnContext(path string) (tc turnContext, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return p, "", false
+		return tc, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return p, "", false
+		return tc, false
 	}
 	start := fi.Size() - rolloutTail
 	if start < 0 {
@@ -83,7 +160,7 @@ func lastPolicy(path string) (p sandboxPolicy, cwd string, ok bool) {
 	}
 	data, err := io.ReadAll(io.NewSectionReader(f, start, fi.Size()-start))
 	if err != nil {
-		return p, "", false
+		return tc, false
 	}
 	lines := bytes.Split(data, []byte("\n"))
 	for i := len(lines) - 1; i >= 0; i-- {
@@ -91,33 +168,12 @@ func lastPolicy(path string) (p sandboxPolicy, cwd string, ok bool) {
 			continue
 		}
 		var l struct {
-			Type    string `json:"type"`
-			Payload struct {
-				Cwd           string        `json:"cwd"`
-				SandboxPolicy sandboxPolicy `json:"sandbox_policy"`
-			} `json:"payload"`
+			Type    string      `json:"type"`
+			Payload turnContext `json:"payload"`
 		}
 		if json.Unmarshal(lines[i], &l) == nil && l.Type == "turn_context" {
-			return l.Payload.SandboxPolicy, l.Payload.Cwd, true
+			return l.Payload, true
 		}
 	}
-	return p, "", false
-}
-
-// within reports whether path is dir or inside it, resolving symbolic links where they
-// exist.
-func within(path, dir string) bool {
-	resolve := func(p string) string {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return r
-		}
-		return filepath.Clean(p)
-	}
-	for _, pair := range [][2]string{{filepath.Clean(path), filepath.Clean(dir)}, {resolve(path), resolve(dir)}} {
-		rel, err := filepath.Rel(pair[1], pair[0])
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
+	return tc, false
 }

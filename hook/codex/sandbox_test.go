@@ -28,10 +28,23 @@ func TestSandboxState(t *testing.T) {
 	}
 	trusted := []string{filepath.Join(home, ".local", "state", "ralph-loop"), filepath.Join(home, ".local", "share", "ralph-loop")}
 	hooks := filepath.Join(work, ".codex", "hooks.json")
-	for _, p := range append(trusted, hooks, filepath.Join(dir, "tmp", "bin", "ralph-loop")) {
+	for _, p := range append(trusted, hooks, filepath.Join(dir, "tmp", "bin", "ralph-loop"), filepath.Join(work, "ralph-loop")) {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// profile is a turn_context of 0.171.0's shape: the workspace and $TMPDIR writable, its
+	// .git, .agents and .codex read-only, and /tmp writable when slashTmp.
+	profile := func(cwd string, slashTmp bool) string {
+		entries := `{"path":{"type":"special","value":{"kind":"root"}},"access":"read"},{"path":{"type":"path","path":"` + cwd + `"},"access":"write"},` +
+			`{"path":{"type":"special","value":{"kind":"tmpdir"}},"access":"write"},`
+		if slashTmp {
+			entries += `{"path":{"type":"special","value":{"kind":"slash_tmp"}},"access":"write"},`
+		}
+		entries += `{"path":{"type":"path","path":"` + cwd + `/.git"},"access":"read","missing_path_behavior":"skip"},` +
+			`{"path":{"type":"path","path":"` + cwd + `/.codex"},"access":"read","missing_path_behavior":"skip"}`
+		return `{"timestamp":"2026-12-06T02:13:19.247Z","type":"turn_context","payload":{"cwd":"` + cwd + `","permission_profile":{"type":"managed",` +
+			`"file_system":{"type":"restricted","entries":[` + entries + `]},"network":"restricted"},"sandbox_policy":{"type":"workspace-write","exclude_slash_tmp":false}}}`
 	}
 	cases := []struct {
 		name, rollout string
@@ -49,6 +62,11 @@ func TestSandboxState(t *testing.T) {
 		{"workspace-write over $TMPDIR", turn(`{"type":"workspace-write","exclude_slash_tmp":true}`), []string{filepath.Join(dir, "tmp", "bin", "ralph-loop")}, "the sandbox lets the agent's commands write"},
 		{"the last turn counts", turn(`{"type":"read-only"}`) + "\n" + turn(`{"type":"danger-full-access"}`), trusted, "the session runs without the sandbox"},
 		{"no turn_context", `{"type":"session_meta","payload":{}}`, trusted, ""},
+		// 0.171.0 writes a permission profile beside the policy: its entries decide, and
+		// the paths it keeps read-only in the workspace (.codex) are not the agent's.
+		{"permission profile", profile(work, false), append(trusted, hooks), state.SandboxOn},
+		{"permission profile over /tmp", profile(work, true), trusted, "the sandbox lets the agent's commands write " + trusted[0]},
+		{"permission profile over a file of the workspace", profile(work, false), append(trusted, filepath.Join(work, "ralph-loop")), "the sandbox lets the agent's commands write " + filepath.Join(work, "ralph-loop")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,7 +77,7 @@ func TestSandboxState(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got := sandboxState(path, c.trusted, getenv)
+			got, _ := sandboxState(path, c.trusted, getenv)
 			if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
 				t.Errorf("got %q, want %q", got, c.want)
 			}

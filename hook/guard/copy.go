@@ -19,7 +19,7 @@ func (s *shell) chown(c *cmdline, args []field) {
 	owner, files := ops[0], ops[1:]
 	user, _, _ := strings.Cut(owner.text, ":")
 	if owner.exact() && s.g.user != "" && (user == s.g.user || user == strconv.Itoa(os.Getuid())) {
-		s.paths(c, files, inside)
+		s.paths(c, files, inDir)
 		return
 	}
 	s.paths(c, files, inside|above)
@@ -300,7 +300,9 @@ func (s *shell) chmod(c *cmdline, args []field) {
 		s.paths(c, files, inside|above)
 		return
 	}
-	s.paths(c, files, inside)
+	// A mode that keeps the owner's access changes nothing a binary or a hook file needs
+	// (chmod +x ~/.local/bin/*); in the state directory or the keep, nothing is changed.
+	s.paths(c, files, inDir)
 }
 
 // keepsOwner reports whether a chmod mode leaves the owner read, write and search access:

@@ -19,7 +19,7 @@ var denyCopy = []string{
 	`chmod -R 000 ~/.local`,
 	`chown -R nobody ~/.local/state`,
 	`chown -R nobody ~`,
-	`chown -R root:root ~`,
+	`chown -R daemon:daemon ~`,
 	`chown -R $USER ~/.local/state/ralph-loop/sessions/s1/loop.json`,
 	// find's name filters that may match a file of ralph-loop's, or that -delete escapes.
 	`ln -sf /dev/null ~/.local/state/ralph-loop/sessions/s1/loop.json`,

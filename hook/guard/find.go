@@ -2,6 +2,7 @@ package guard
 
 import (
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -123,11 +124,18 @@ func (s *shell) find(c *cmdline, args []field) {
 				k++
 			}
 			for _, r := range roots {
+				// What {} names: any path under the root, unless the name tests on every
+				// way to this action spare ralph-loop's names (then a path that is none
+				// of its files, nor above one).
+				match, glob := unknownMark, true
+				if s.rel(r)&inside == 0 && s.findSpares(r, expr, j) {
+					match, glob = sparedMark, r.glob
+				}
 				var cmd []field
 				for _, a := range expr[j+1 : k] {
 					if strings.Contains(a.text, "{}") {
-						a.text = strings.ReplaceAll(a.text, "{}", strings.TrimRight(r.text, "/")+"/"+unknownMark)
-						a.glob = a.glob || r.glob
+						a.text = strings.ReplaceAll(a.text, "{}", strings.TrimRight(r.text, "/")+"/"+match)
+						a.glob = a.glob || glob && r.glob
 					}
 					cmd = append(cmd, a)
 				}
@@ -161,7 +169,7 @@ func (s *shell) findReaches(root field, expr []field) bool {
 		}
 	}
 	if depth < 0 || !root.exact() {
-		return !s.findSpares(expr)
+		return !s.findSpares(root, expr, -1)
 	}
 	for _, p := range s.abs(root.text) {
 		for _, k := range s.g.kept {
@@ -175,19 +183,25 @@ func (s *shell) findReaches(root field, expr []field) bool {
 	return false
 }
 
-// findSpares reports whether a find expression's -delete can reach no file of ralph-loop's
-// under a root above them: on every way to -delete, a -name or -iname test that no name of
-// ralph-loop's matches (find ~ -name '.DS_Store' -delete, \( -name '*.pyc' -o -name
-// __pycache__ \) -delete). ralph-loop's names are those under the kept paths now (and the
-// directories down to them), and those it makes; past a bound on how many there are, or on
-// an expression it cannot read, it cannot tell: false.
-func (s *shell) findSpares(expr []field) bool {
-	names, ok := s.keptNames()
+// sparedMark stands for what find's {} names when its name tests spare every file of
+// ralph-loop's: a name none of them has.
+const sparedMark = "\x01find-match"
+
+// findSpares reports whether a find expression's action can reach no file of ralph-loop's
+// under root, a directory above them: on every way to the action, a -name or -iname test
+// that no name of ralph-loop's matches (find ~ -name '.DS_Store' -delete, \( -name '*.pyc'
+// -o -name __pycache__ \) -delete, -name __pycache__ -exec rm -rf {} +). The action is the
+// expression's -delete (action < 0), or its -exec (and the like) at that index. A
+// directory matched holds none of ralph-loop's files either: the names of the directories
+// down to them are among ralph-loop's. Past a bound on how many names there are, or on an
+// expression it cannot read, it cannot tell: false.
+func (s *shell) findSpares(root field, expr []field, action int) bool {
+	names, ok := s.keptNames(root)
 	if !ok {
 		return false
 	}
 	for _, n := range names {
-		p := &findParser{expr: expr, name: n}
+		p := &findParser{expr: expr, name: n, action: action}
 		_, may := p.list()
 		if p.bad || p.i < len(expr) || may {
 			return false
@@ -196,15 +210,25 @@ func (s *shell) findSpares(expr []field) bool {
 	return true
 }
 
-// madeNames are names of files and directories ralph-loop makes (some only now and then).
+// madeNames are names of files and directories ralph-loop makes in its state directory
+// (some only now and then).
 var madeNames = []string{"ralph-loop", "sessions", "active", "history", "checks", "trash", "install", "backups", "loops",
 	"loop.json", "loop.lock", "events.jsonl", "tools.jsonl", "said.jsonl", "record.json", "key", "cancel-typed",
 	"fallback-stop.0", "task-0.md", "0-iteration-1-check-1.log", "loop.json.refused-0", ".loop.json.0.tmp", ".key.0.tmp",
 	"settings.json.0.bak", "0.json", "state", "share", ".local"}
 
-// keptNames are the names of everything under the kept paths and of the directories from
-// the home down to them, and the names ralph-loop makes; ok is false past 4096 of them.
-func (s *shell) keptNames() (names []string, ok bool) {
+// keepNames are the names ralph-loop makes in a kept directory other than the state
+// directory (the keep: its key, and a copy and a witness of each loop, in a directory per
+// state directory).
+var keepNames = []string{"ralph-loop", "loops", "key", ".key.0.tmp", "0.json", "0.active", ".0.json.0.tmp", "0"}
+
+// keptNames are the names find from root may meet on its way to a file of ralph-loop's:
+// of the kept paths under root (and the protected files not made yet), of the directories
+// from root down to them, of everything in them, and the names ralph-loop makes in them
+// (madeNames in the state directory, keepNames in another kept directory, none in a kept
+// file: a binary). A root that is not one known path counts as the home directory, above
+// every kept path. ok is false past 4096 names.
+func (s *shell) keptNames(root field) (names []string, ok bool) {
 	seen := map[string]bool{}
 	add := func(n string) {
 		if !seen[n] {
@@ -212,18 +236,59 @@ func (s *shell) keptNames() (names []string, ok bool) {
 			names = append(names, n)
 		}
 	}
-	for _, n := range madeNames {
-		add(n)
+	var tops []string
+	if root.exact() {
+		for _, p := range s.abs(root.text) {
+			tops = append(tops, filepath.Clean(p), s.g.resolve(p))
+		}
 	}
-	if s.g.sessionID != "" {
+	// top is the root that holds path k ("" when none does).
+	top := func(k string) (string, bool) {
+		if tops == nil {
+			return s.g.home, true
+		}
+		for _, t := range tops {
+			if within(k, t) {
+				return t, true
+			}
+		}
+		return "", false
+	}
+	// down adds the names of k and of the directories above it, up to top.
+	down := func(k, top string) {
+		for d := k; d != "/" && d != "." && (top == "" || within(d, top)); d = filepath.Dir(d) {
+			add(filepath.Base(d))
+		}
+	}
+	if tops == nil && s.g.sessionID != "" {
 		add(s.g.sessionID)
 	}
 	count := 0
 	for _, k := range s.g.kept {
-		for d := k; d != "/" && d != "." && (s.g.home == "" || within(d, s.g.home)); d = filepath.Dir(d) {
-			add(filepath.Base(d))
+		t, ok := top(k)
+		if !ok {
+			continue
 		}
-		err := filepath.WalkDir(k, func(_ string, e fs.DirEntry, err error) error {
+		down(k, t)
+		fi, err := os.Lstat(k)
+		switch {
+		case tops == nil || s.g.isState(k):
+			for _, n := range madeNames {
+				add(n)
+			}
+			if s.g.sessionID != "" {
+				add(s.g.sessionID)
+			}
+		case err == nil && fi.IsDir():
+			for _, n := range keepNames {
+				add(n)
+			}
+			if s.g.sessionID != "" {
+				add(s.g.sessionID + ".json")
+				add(s.g.sessionID + ".active")
+			}
+		}
+		err = filepath.WalkDir(k, func(_ string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
@@ -237,6 +302,11 @@ func (s *shell) keptNames() (names []string, ok bool) {
 			return nil, false
 		}
 	}
+	for _, a := range s.g.absent {
+		if t, ok := top(a); ok {
+			down(a, t)
+		}
+	}
 	return names, true
 }
 
@@ -247,6 +317,9 @@ type findParser struct {
 	i    int
 	name string
 	bad  bool
+	// action is the index in expr of the -exec (or the like) whose running is asked
+	// about; < 0: -delete's.
+	action int
 }
 
 // outcome is the results an expression may have: bit 1 true, bit 2 false.
@@ -375,15 +448,16 @@ func (p *findParser) primary() (outcome, bool) {
 		}
 		return maybeFalse, false
 	case t == "-delete":
-		return either, true
+		return either, p.action < 0
 	case t == "-false":
 		return maybeFalse, false
 	case t == "-exec" || t == "-execdir" || t == "-ok" || t == "-okdir":
+		at := p.i - 1
 		for p.i < len(p.expr) && p.peek() != ";" && p.peek() != "+" {
 			p.i++
 		}
 		p.i++
-		return either, false
+		return either, at == p.action
 	}
 	if n, ok := findArgs.Get()[t]; ok {
 		p.i += n

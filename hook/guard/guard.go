@@ -24,8 +24,11 @@
 package guard
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/ralph-loop/ralph-loop/inject"
@@ -86,8 +89,8 @@ type Config struct {
 	// and no directory above them deleted or moved (the keep, the host's hook files, the
 	// binaries the hooks run).
 	Protected []string
-	// User is the user's name ($USER as the hook sees it): chown to the user changes
-	// nothing for ralph-loop.
+	// User is the user's name ($USER as the hook sees it; "": the name of the process's
+	// user): chown to the user changes nothing for ralph-loop.
 	User string
 	// Path is $PATH as the hook sees it (the agent's shell has the same): $(command -v X)
 	// and $(which X) are X found there.
@@ -120,6 +123,8 @@ type guard struct {
 	// kept are the state directory and the other protected paths, as given and resolved;
 	// absent are protected files that do not exist, only kept from being written.
 	kept, absent []string
+	// files are the kept paths that are not directories.
+	files map[string]bool
 	// resolved remembers resolve's answers during one check.
 	resolved map[string]string
 	// hit is the protected path a call was last found to touch (see note).
@@ -151,9 +156,21 @@ func newGuard(cfg Config) *guard {
 			continue
 		}
 		g.kept = append(g.kept, p)
-		if r := resolve(p); r != p {
+		r := resolve(p)
+		if r != p {
 			g.kept = append(g.kept, r)
 		}
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			if g.files == nil {
+				g.files = map[string]bool{}
+			}
+			g.files[p], g.files[r] = true, true
+		}
+	}
+	if g.user == "" {
+		// $USER unset in the hook (and so in the agent's shell): chown to the user is
+		// still known by the name of the process's user.
+		g.user = userName(os.Getuid())
 	}
 	return g
 }
@@ -250,10 +267,17 @@ func PatchFiles(patch string) []string {
 type rel int
 
 const (
-	// inside: the state directory or a path in it.
+	// inside: the state directory or a path in it (or a protected path, or one in it).
 	inside rel = 1 << iota
 	// above: a directory the state directory is in.
 	above
+	// inDir, with inside: the path is in the state directory or a protected directory, or
+	// is one of them.
+	inDir
+	// onFile, with inside: the path is a protected file (a binary the hooks run, a hook
+	// file), which a change of its owner or of modes that keep the owner's access leaves
+	// as it works.
+	onFile
 )
 
 // relation says how the absolute path p, as written and resolved, stands to the state
@@ -264,7 +288,7 @@ func (g *guard) relation(p string) rel {
 		for _, s := range g.kept {
 			switch {
 			case within(q, s):
-				r |= inside
+				r |= inside | g.kind(s)
 				g.note(s)
 			case within(s, q):
 				r |= above
@@ -273,12 +297,21 @@ func (g *guard) relation(p string) rel {
 		}
 		for _, s := range g.absent {
 			if q == s {
-				r |= inside
+				r |= inside | onFile
 				g.note(s)
 			}
 		}
 	}
 	return r
+}
+
+// kind is how a path inside the kept path s stands to it: in a directory (inDir), or the
+// protected file itself (onFile).
+func (g *guard) kind(s string) rel {
+	if g.files[s] {
+		return onFile
+	}
+	return inDir
 }
 
 // note remembers the protected path a call was last found to touch, for the message of a
@@ -308,6 +341,9 @@ func (g *guard) patternRelation(pat string) rel {
 	for _, p := range pats {
 		for _, s := range g.kept {
 			if m := matchRelation(p, s, g.dotglob); m != 0 {
+				if m&inside != 0 {
+					m |= g.kind(s)
+				}
 				r |= m
 				g.note(s)
 			}
@@ -526,4 +562,24 @@ func repoRoot(dir string) string {
 		}
 		d = parent
 	}
+}
+
+// userName is the name /etc/passwd gives uid ("" when it has none: a directory service's
+// user). It is read as a file, as os/user does without cgo (which the static binary
+// leaves out).
+func userName(uid int) string {
+	f, err := os.Open("/etc/passwd")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	id := strconv.Itoa(uid)
+	sc := bufio.NewScanner(io.LimitReader(f, 4<<20))
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), ":")
+		if len(fields) > 2 && fields[2] == id && fields[0] != "" {
+			return fields[0]
+		}
+	}
+	return ""
 }

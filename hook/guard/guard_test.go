@@ -36,7 +36,7 @@ var homeNames = []string{plainHome: "plain home", linkedHome: "linked home", lin
 func newGuardWorld(t testing.TB, mode int) guardWorld {
 	root := t.TempDir()
 	real := filepath.Join(root, "real", "home")
-	for _, d := range []string{".git", "project/.git", "scratch", ".local/state/ralph-loop/sessions/s1", ".local/share", "bin"} {
+	for _, d := range []string{".git", "project/.git", "scratch", ".local/state/ralph-loop/sessions/s1", ".local/share/ralph-loop/loops", ".local/bin", "bin"} {
 		if err := os.MkdirAll(filepath.Join(real, d), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -45,6 +45,13 @@ func newGuardWorld(t testing.TB, mode int) guardWorld {
 		if err := os.WriteFile(filepath.Join(real, ".local/state/ralph-loop/sessions/s1", f), []byte("{}\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// The binary the hooks run, and the keep, where a user's are.
+	if err := os.WriteFile(filepath.Join(real, ".local/bin/ralph-loop"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, ".local/share/ralph-loop/key"), []byte("k\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	real, _ = filepath.EvalSymlinks(real)
 	// A link to ralph-loop under another name, as an agent could have made in an earlier call.
@@ -78,6 +85,15 @@ func testJudge(stateDir, home, stateHome string) func(Action) string {
 	return func(a Action) string { return Check(cfg, a) }
 }
 
+// tableJudge is testJudge with what the engine keeps besides the state directory (the keep,
+// and the binary the hooks run in ~/.local/bin), for user as $USER ("": unset).
+func (w guardWorld) tableJudge(user string) func(Action) string {
+	cfg := Config{StateDir: w.state, Home: w.home, StateHome: w.stateHome, CLI: "claude", SessionEnv: "CLAUDE_CODE_SESSION_ID", SessionID: "s1", User: user,
+		Protected: []string{filepath.Join(w.home, ".local", "share", "ralph-loop"), filepath.Join(w.home, ".local", "bin", "ralph-loop")},
+		Path:      filepath.Join(w.home, ".local", "bin") + ":/usr/bin:/bin"}
+	return func(a Action) string { return Check(cfg, a) }
+}
+
 func (w guardWorld) expand(s string) string {
 	return strings.NewReplacer("{H}", w.home, "{R}", w.real).Replace(s)
 }
@@ -86,26 +102,36 @@ func (w guardWorld) bash(cmd string) Action {
 	return Action{Kind: Run, Tool: "Bash", Command: w.expand(cmd), Dir: filepath.Join(w.home, "project")}
 }
 
-// TestGuardTable runs the table of denied and allowed commands under each kind of home.
+// TestGuardTable runs the table of denied and allowed commands under each kind of home, with
+// the keep and the binary the hooks run kept as the engine keeps them, and with $USER set
+// and unset.
 func TestGuardTable(t *testing.T) {
-	for mode, name := range homeNames {
-		w := newGuardWorld(t, mode)
-		judge := testJudge(w.state, w.home, w.stateHome)
-		failed := 0
-		for _, c := range append(append([]string{}, denyCommands...), stillDenied...) {
-			if got := judge(w.bash(c)); got == "" {
-				failed++
-				t.Errorf("%s: %q allowed, want denied", name, c)
-			}
+	for mode, home := range homeNames {
+		for _, user := range []string{"me", ""} {
+			name := home + ", $USER " + map[string]string{"me": "set", "": "unset"}[user]
+			w := newGuardWorld(t, mode)
+			tableRows(t, name, w, w.tableJudge(user))
 		}
-		for _, c := range append(append([]string{}, allowCommands...), stillAllowed...) {
-			if got := judge(w.bash(c)); got != "" {
-				failed++
-				t.Errorf("%s: %q denied (%s), want allowed", name, c, got)
-			}
-		}
-		t.Logf("%s: %d deny rows, %d allow rows, %d wrong", name, len(denyCommands), len(allowCommands), failed)
 	}
+}
+
+// tableRows runs the table's rows through judge.
+func tableRows(t *testing.T, name string, w guardWorld, judge func(Action) string) {
+	t.Helper()
+	failed := 0
+	for _, c := range append(append([]string{}, denyCommands...), stillDenied...) {
+		if got := judge(w.bash(c)); got == "" {
+			failed++
+			t.Errorf("%s: %q allowed, want denied", name, c)
+		}
+	}
+	for _, c := range append(append([]string{}, allowCommands...), stillAllowed...) {
+		if got := judge(w.bash(c)); got != "" {
+			failed++
+			t.Errorf("%s: %q denied (%s), want allowed", name, c, got)
+		}
+	}
+	t.Logf("%s: %d deny rows, %d allow rows, %d wrong", name, len(denyCommands), len(allowCommands), failed)
 }
 
 // TestGuardServerTable runs the server tables, and allowCommands, for opencode.
@@ -507,8 +533,8 @@ func TestGuardBinaries(t *testing.T) {
 	w := newGuardWorld(t, plainHome)
 	bin := filepath.Join(w.home, ".local", "bin", "ralph-loop")
 	real := filepath.Join(w.home, "Cellar", "ralph-loop", "1.0.0", "bin", "ralph-loop")
-	os.MkdirAll(filepath.Dir(bin), 0o755)
 	os.MkdirAll(filepath.Dir(real), 0o755)
+	os.Remove(bin) // the world's own, a file: here a link
 	if err := os.WriteFile(real, []byte("x"), 0o755); err != nil {
 		t.Fatal(err)
 	}

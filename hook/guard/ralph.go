@@ -61,6 +61,11 @@ func (s *shell) goTool(c *cmdline, args []field) {
 // status, log, gc, version and --help read. A run whose XDG_STATE_HOME (or HOME) points
 // at another state directory does not touch this loop (developing ralph-loop under a loop).
 func (s *shell) ralph(c *cmdline, args []field) {
+	// --npm-shebang PATH first: ralph-loop run as the interpreter of the npm package's
+	// command, with that command's path (see cmd/internal/dist); the rest are its arguments.
+	if len(args) >= 2 && args[0].text == inject.NPMShebang {
+		args = args[2:]
+	}
 	sub := ""
 	// help, version and dry are the values of --help, --version and --dry-run: like the CLI
 	// (urfave/cli), a flag given more than once takes its last value, so "--help

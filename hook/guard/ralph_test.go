@@ -8,6 +8,8 @@ var denyRalph = []string{
 	`ralph-loop cancel --session s1`,
 	`/usr/local/bin/ralph-loop cancel --all`,
 	`./bin/ralph-loop cancel --all`,
+	// The native binary run as the npm command's interpreter (#!<binary> --npm-shebang).
+	`ralph-loop --npm-shebang /usr/lib/node_modules/@ralph-loop/cli/bin/ralph-loop cancel --all`,
 	`RL=ralph-loop; $RL cancel --all`,
 	`ralph-loop start --session s1 -- new task`,
 	`ralph-loop uninstall --host claude`,
@@ -73,6 +75,7 @@ var denyRalph = []string{
 var allowRalph = []string{
 	`ralph-loop status`,
 	`ralph-loop status --json`,
+	`ralph-loop --npm-shebang /usr/lib/node_modules/@ralph-loop/cli/bin/ralph-loop status`,
 	`ralph-loop status --session s1`,
 	`ralph-loop log`,
 	`ralph-loop log --session s1`,

@@ -67,9 +67,10 @@ type Trusting interface {
 }
 
 // Sandboxed is a host with a sandbox of its own for the agent's shell, the best protection
-// around ralph-loop's files: doctor reports whether it is on for dir.
+// around ralph-loop's files: doctor reports whether it is on for dir, and keeps the trusted
+// paths (ralph-loop's state, its keep, its binary) out of the agent's reach.
 type Sandboxed interface {
-	SandboxReport(r install.Report, getenv func(string) string, dir string)
+	SandboxReport(r install.Report, getenv func(string) string, dir string, trusted []string)
 }
 
 // HookEnver is a host that gives its hooks an environment of its own (Claude Code passes its

@@ -3,6 +3,7 @@ package hosttest
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -31,7 +32,8 @@ type Engine struct {
 func NewEngine(t testing.TB, host hook.Host) *Engine {
 	dir := t.TempDir()
 	return &Engine{T: t, Host: host, Dir: dir, Store: state.NewStore(filepath.Join(dir, "state", "ralph-loop")),
-		Env: map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_STATE_HOME": filepath.Join(dir, "state")},
+		// PATH as the test's: a hook finds the programs it runs (git) there.
+		Env: map[string]string{"HOME": filepath.Join(dir, "home"), "XDG_STATE_HOME": filepath.Join(dir, "state"), "PATH": os.Getenv("PATH")},
 		Now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
 }
 

@@ -27,11 +27,12 @@ type System struct {
 	Timeout time.Duration
 }
 
-// Default is the machine ralph-loop runs on.
-func Default() System {
+// Default is the machine ralph-loop runs on, finding its programs with lookPath (a hook's:
+// outside the project, see package program).
+func Default(lookPath func(string) (string, error)) System {
 	return System{
 		GOOS:     runtime.GOOS,
-		LookPath: exec.LookPath,
+		LookPath: lookPath,
 		Run: func(ctx context.Context, path string, args ...string) error {
 			cmd := exec.CommandContext(ctx, path, args...)
 			if out, err := cmd.CombinedOutput(); err != nil {

@@ -16,7 +16,8 @@ import (
 // staged change, and returns it with git run in it.
 func repo(t testing.TB) (Repo, func(args ...string) string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
 		t.Skip("git is not installed")
 	}
 	dir := t.TempDir()
@@ -42,10 +43,11 @@ func repo(t testing.TB) (Repo, func(args ...string) string) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Find(context.Background(), filepath.Join(dir, "sub"))
+	r, err := Find(filepath.Join(dir, "sub"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.Git = gitPath
 	return r, git
 }
 
@@ -62,12 +64,13 @@ func TestFind(t *testing.T) {
 	if r.GitDir != filepath.Join(r.Top, ".git") || r.Objects != filepath.Join(r.Top, ".git", "objects") || top == "" {
 		t.Errorf("Find = %+v", r)
 	}
-	if _, err := Find(context.Background(), t.TempDir()); !errors.Is(err, ErrNotRepo) {
+	if _, err := Find(t.TempDir()); !errors.Is(err, ErrNotRepo) {
 		t.Errorf("Find outside a repository: %v, want ErrNotRepo", err)
 	}
-	t.Setenv("PATH", t.TempDir())
-	if _, err := Find(context.Background(), r.Top); !errors.Is(err, ErrNoGit) {
-		t.Errorf("Find without git: %v, want ErrNoGit", err)
+	noGit := r
+	noGit.Git = ""
+	if _, err := Snapshot(context.Background(), noGit, Store{GitDir: filepath.Join(t.TempDir(), "git"), Index: filepath.Join(t.TempDir(), "index")}); !errors.Is(err, ErrNoGit) {
+		t.Errorf("Snapshot without git: %v, want ErrNoGit", err)
 	}
 }
 
@@ -78,7 +81,7 @@ func TestSnapshot(t *testing.T) {
 	ctx := context.Background()
 	index, _ := os.ReadFile(filepath.Join(r.GitDir, "index"))
 	head := git("rev-parse", "HEAD")
-	s := Store{Index: filepath.Join(t.TempDir(), "index"), Objects: filepath.Join(t.TempDir(), "objects")}
+	s := Store{GitDir: filepath.Join(t.TempDir(), "git"), Index: filepath.Join(t.TempDir(), "index"), Objects: filepath.Join(t.TempDir(), "objects")}
 	snap := func() string {
 		t.Helper()
 		tree, err := Snapshot(ctx, r, s)
@@ -136,20 +139,20 @@ func TestSnapshot(t *testing.T) {
 func TestCommit(t *testing.T) {
 	r, git := repo(t)
 	ctx := context.Background()
-	s := Store{Index: filepath.Join(t.TempDir(), "index")}
+	s := Store{GitDir: filepath.Join(t.TempDir(), "git"), Index: filepath.Join(t.TempDir(), "index")}
 	when := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	t0, err := Snapshot(ctx, r, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	head := Head(ctx, r)
-	c0, err := Commit(ctx, r, Ref("L1", 0), t0, head, "ralph-loop: loop L1 armed", when)
+	c0, err := Commit(ctx, r, s.GitDir, Ref("L1", 0), t0, head, "ralph-loop: loop L1 armed", when)
 	if err != nil {
 		t.Fatal(err)
 	}
 	write(t, r.Top, "a.txt", "one\ntwo\n")
 	t1, _ := Snapshot(ctx, r, s)
-	c1, err := Commit(ctx, r, Ref("L1", 1), t1, c0, "ralph-loop: loop L1 iteration 1", when)
+	c1, err := Commit(ctx, r, s.GitDir, Ref("L1", 1), t1, c0, "ralph-loop: loop L1 iteration 1", when)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +174,7 @@ func TestCommit(t *testing.T) {
 	if err := Diff(ctx, r, c0, c1, &patch); err != nil || !strings.Contains(patch.String(), "+two") {
 		t.Errorf("Diff c0 c1 = %q, %v", patch.String(), err)
 	}
-	if _, err := Commit(ctx, r, Ref("L2", 0), t0, "", "other", when); err != nil {
+	if _, err := Commit(ctx, r, s.GitDir, Ref("L2", 0), t0, "", "other", when); err != nil {
 		t.Fatal(err)
 	}
 	refs, _ := Refs(ctx, r, RefPrefix+"L1/")
@@ -193,11 +196,68 @@ func TestCommit(t *testing.T) {
 // changed.
 func BenchmarkSnapshot(b *testing.B) {
 	r, _ := repo(b)
-	s := Store{Index: filepath.Join(b.TempDir(), "index"), Objects: filepath.Join(b.TempDir(), "objects")}
+	s := Store{GitDir: filepath.Join(b.TempDir(), "git"), Index: filepath.Join(b.TempDir(), "index"), Objects: filepath.Join(b.TempDir(), "objects")}
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		os.WriteFile(filepath.Join(r.Top, "a.txt"), []byte(strings.Repeat("x", i)), 0o644)
 		if _, err := Snapshot(ctx, r, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A linked work tree (its .git a file naming its git directory, the objects in the common
+// one) and a repository of SHA-256 objects are found without git and recorded.
+func TestFindLinkedAndSHA256(t *testing.T) {
+	r, git := repo(t)
+	linked := filepath.Join(t.TempDir(), "linked")
+	git("worktree", "add", "-q", linked)
+	l, err := Find(filepath.Join(linked))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Top != linked || l.GitDir != filepath.Join(r.GitDir, "worktrees", "linked") || l.Objects != r.Objects {
+		t.Errorf("linked: %+v (main %+v)", l, r)
+	}
+	l.Git = r.Git
+	s := Store{GitDir: filepath.Join(t.TempDir(), "git"), Index: filepath.Join(t.TempDir(), "index"), Objects: filepath.Join(t.TempDir(), "objects")}
+	if tree, err := Snapshot(context.Background(), l, s); err != nil || len(tree) != 40 {
+		t.Errorf("linked: Snapshot = %q, %v", tree, err)
+	}
+
+	dir := t.TempDir()
+	if out, err := exec.Command(r.Git, "init", "-q", "--object-format=sha256", dir).CombinedOutput(); err != nil {
+		t.Skipf("git init --object-format=sha256: %v: %s", err, out)
+	}
+	write(t, dir, "a.txt", "one\n")
+	r256, err := Find(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r256.Git = r.Git
+	s = Store{GitDir: filepath.Join(t.TempDir(), "git"), Index: filepath.Join(t.TempDir(), "index")}
+	tree, err := Snapshot(context.Background(), r256, s)
+	if err != nil || len(tree) != 64 {
+		t.Fatalf("sha256: Snapshot = %q, %v", tree, err)
+	}
+	if _, err := Commit(context.Background(), r256, s.GitDir, Ref("L", 0), tree, "", "m", time.Now()); err != nil {
+		t.Errorf("sha256: Commit: %v", err)
+	}
+}
+
+// BenchmarkFirstRead measures the first stop of a loop that reads the work tree: the work
+// tree found, and its first snapshot in a fresh store.
+func BenchmarkFirstRead(b *testing.B) {
+	r, _ := repo(b)
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		dir := b.TempDir()
+		f, err := Find(r.Top)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Git = r.Git
+		if _, err := Snapshot(ctx, f, Store{GitDir: filepath.Join(dir, "git"), Index: filepath.Join(dir, "index"), Objects: filepath.Join(dir, "objects")}); err != nil {
 			b.Fatal(err)
 		}
 	}

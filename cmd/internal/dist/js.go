@@ -39,48 +39,67 @@ module.exports = { binaryPath };
 `)
 }
 
-// launcherJS is the command npm puts on PATH. At its first run it puts the native binary
-// itself in its place (esbuild's way, without an install script: npm 11 warns of every
-// package with one, and may not run it), once the binary has shown it runs and is this
-// package's version, so that a hook costs no node process; then it runs the binary. On
-// Windows, where npm's shims run node on this file, and when anything goes wrong, it stays
-// and runs the binary each time. It prints nothing of its own but a failure to run the
-// binary: a hook's stdout is its host's protocol.
-const launcherJS = `#!/usr/bin/env node
+// launcherJS is the command npm puts on PATH. At its first run it makes itself a script
+// that the system runs with the native binary as its interpreter ("#!<binary>
+// --npm-shebang", then this same launcher), once that script has shown it runs and answers
+// with this package's version, so that a hook costs no node process (esbuild's way of
+// putting the binary in place, without an install script: npm 11 warns of every package
+// with one, and may not run it). It never copies the binary over itself: a ralph-loop
+// started at that moment has had the system read the file's first line, and has node read
+// the rest; node would find the binary and fail with a SyntaxError (issue 36). The file is
+// at every moment a script node runs (node skips a first "#!" line). On Windows, where
+// npm's shims run node on this file, where the binary's path cannot be a "#!" line (a
+// space in it) and when anything goes wrong, it stays and runs the binary each time. It
+// prints nothing of its own but a failure to run the binary: a hook's stdout is its host's
+// protocol.
+var launcherJS = strings.ReplaceAll(`#!/usr/bin/env node
 "use strict";
-// ralph-loop's launcher: at its first run it puts this platform's native binary in its
-// place, so that later runs cost no node process; it runs the binary.
+// ralph-loop's launcher: at its first run it makes this file a script the system runs with
+// this platform's native binary, so that later runs cost no node process; it runs the
+// binary.
 const fs = require("fs");
-const path = require("path");
 const { spawnSync, execFileSync } = require("child_process");
 const { binaryPath } = require("../lib.js");
 
-// replace copies the native binary over this file, once it answers with this package's
-// version, and its dashboard (ralph-loop watch runs DASHBOARD beside ralph-loop) beside
-// it; it returns the file to run: this one, now native, or the binary where it is.
+const SHEBANG = "NPMSHEBANG";
+
+// replace makes this file "#!<bin> NPMSHEBANG" followed by this launcher, once that
+// answers with this package's version. It returns the binary to run now.
 function replace(bin) {
   if (process.platform === "win32") {
     return bin;
   }
+  let tmp;
   try {
-    const want = require("../package.json").version;
-    const got = execFileSync(bin, ["version", "--short"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    if (got !== want) {
+    const self = fs.realpathSync(__filename);
+    const src = fs.readFileSync(self, "utf8");
+    if (!src.startsWith("#!/usr/bin/env node\n")) {
+      return bin; // replaced already: node runs it only when it started just before
+    }
+    const real = fs.realpathSync(bin);
+    if (/\s/.test(real)) {
       return bin;
     }
-    const self = fs.realpathSync(__filename);
-    const dash = path.join(path.dirname(self), "DASHBOARD");
-    fs.copyFileSync(path.join(path.dirname(bin), "DASHBOARD"), dash + ".tmp-" + process.pid);
-    fs.chmodSync(dash + ".tmp-" + process.pid, 0o755);
-    fs.renameSync(dash + ".tmp-" + process.pid, dash);
-    const tmp = self + ".tmp-" + process.pid;
-    fs.copyFileSync(bin, tmp);
+    tmp = self + ".tmp-" + process.pid;
+    fs.writeFileSync(tmp, "#!" + real + " " + SHEBANG + "\n" + src.slice(src.indexOf("\n") + 1), { mode: 0o755 });
     fs.chmodSync(tmp, 0o755);
-    fs.renameSync(tmp, self);
-    return self;
+    // The system must run it with the binary (a "#!" line too long for it would not), and
+    // the binary must be this package's version.
+    const want = require("../package.json").version;
+    const got = execFileSync(tmp, ["version", "--short"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    if (got === want) {
+      fs.renameSync(tmp, self);
+      tmp = undefined;
+    }
   } catch (e) {
-    return bin;
+    // It stays the launcher.
   }
+  if (tmp !== undefined) {
+    try {
+      fs.unlinkSync(tmp);
+    } catch (e) {}
+  }
+  return bin;
 }
 
 let bin;
@@ -99,4 +118,4 @@ if (r.signal) {
   process.kill(process.pid, r.signal);
 }
 process.exit(r.status === null ? 1 : r.status);
-`
+`, "NPMSHEBANG", inject.NPMShebang)

@@ -128,7 +128,7 @@ func Packages(version string, bins map[string]map[string]string, repo string) ([
 	}
 	main := map[string]entry{
 		"package.json":   {data: mainPackageJSON(version, opt), mode: 0o644},
-		"bin/ralph-loop": {data: []byte(strings.ReplaceAll(launcherJS, "DASHBOARD", inject.DashboardProgram)), mode: 0o755},
+		"bin/ralph-loop": {data: []byte(launcherJS), mode: 0o755},
 		"lib.js":         {data: []byte(libJS()), mode: 0o644},
 	}
 	for _, name := range []string{"README.md", "LICENSE"} {

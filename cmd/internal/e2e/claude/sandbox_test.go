@@ -92,3 +92,47 @@ func TestSandboxKeepsTheFiles(t *testing.T) {
 		t.Error("the call outside the sandbox wrote the state")
 	}
 }
+
+// install --sandbox at user scope, run in another directory, covers every project: in this
+// one the agent's Write tool (which runs outside the sandbox) cannot create the project's
+// settings that would turn the hooks off, ralph-loop's project settings, or a git hook the
+// user's git would run; doctor here says the sandbox is on. (Before issue 36 the rules named
+// only the directory install ran in: here the Write tool wrote .claude/settings.json and
+// .claude/settings.local.json with disableAllHooks, and doctor said "sandbox: on".)
+func TestSandboxUserScopeEveryProject(t *testing.T) {
+	e2e.NeedSandbox(t, &suite)
+	env := bareEnv(t)
+	elsewhere := t.TempDir()
+	if _, err := env.RalphLoopCmd(context.Background(), "install", "--sandbox", "--scope", "user", "--dir", elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	gitRepo(t, env)
+	off := "{\"disableAllHooks\": true}\n"
+	files := map[string]string{
+		".claude/settings.json":       off,
+		".claude/settings.local.json": off,
+		".ralph/settings.local.json":  "{\"max-stalls\": 1}\n",
+		".git/hooks/pre-commit":       "#!/bin/sh\nralph-loop cancel --all\n",
+		".git/config":                 "[core]\n\thooksPath = /tmp\n",
+	}
+	var writes []e2e.Turn
+	for f, content := range files {
+		writes = append(writes, e2e.Tool("Write it.", "Write", map[string]any{"file_path": filepath.Join(env.Project, f), "content": content}))
+	}
+	res, l := attackThenUserCancel(t, env, writes)
+	for f, content := range files {
+		if data, err := os.ReadFile(filepath.Join(env.Project, f)); err == nil && string(data) == content {
+			t.Errorf("the Write tool wrote %s", f)
+		}
+	}
+	if !hasNotice(res, "Claude Code's sandbox stops the agent's commands from changing the loop's files") {
+		t.Errorf("the arming notice did not name the sandbox: %q", res.Notices())
+	}
+	if l.Protection != "" && l.Protection != "sandbox" {
+		t.Errorf("protection %q (%s), want sandbox", l.Protection, l.Sandbox)
+	}
+	out, _ := env.RalphLoopCmd(context.Background(), "doctor", "--dir", env.Project)
+	if !strings.Contains(out, "sandbox: on") {
+		t.Errorf("doctor in the project:\n%s", out)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e"
@@ -106,21 +107,15 @@ func TestNPMInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Its first run puts the native binary in the launcher's place.
+	// Its first run makes it a script the system runs with the native binary.
 	w.run(t, root, "ralph-loop", "version")
-	head := make([]byte, 4)
-	if f, err := os.Open(real); err == nil {
-		f.Read(head)
-		f.Close()
-	}
-	if string(head) != "\x7fELF" {
-		t.Errorf("the ralph-loop on PATH (%s) is not the native binary: it starts %q", real, head)
-	}
+	w.runsNative(t, real)
 	if got := strings.TrimSpace(w.run(t, root, "ralph-loop", "version", "--short")); got != version {
 		t.Errorf("ralph-loop version --short: %q, want %q", got, version)
 	}
-	// And the dashboard of "ralph-loop watch" beside it, where watch looks for it.
-	dash := exec.Command(filepath.Join(filepath.Dir(real), inject.DashboardProgram))
+	// And the dashboard of "ralph-loop watch" beside the native binary, where watch looks
+	// for it.
+	dash := exec.Command(filepath.Join(filepath.Dir(w.runsNative(t, real)), inject.DashboardProgram))
 	if out, err := dash.CombinedOutput(); dash.ProcessState == nil || dash.ProcessState.ExitCode() != 2 ||
 		!strings.Contains(string(out), inject.DashboardAlone) {
 		t.Errorf("the dashboard beside the native ralph-loop, run alone: %v %s", err, out)
@@ -219,11 +214,75 @@ func TestNPMLauncher(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(out, `unknown command "nosuchcommand"`) {
 		t.Errorf("the launcher does not pass on the exit code and output: %v\n%s", err, out)
 	}
-	if b, _ := os.ReadFile(onPath); !strings.HasPrefix(string(b), "\x7fELF") {
-		t.Errorf("after its first run, the command on PATH is not the native binary: %q", b[:min(len(b), 20)])
-	}
+	w.runsNative(t, onPath)
 	if got := strings.TrimSpace(w.run(t, root, "ralph-loop", "version", "--short")); got != version {
 		t.Errorf("ralph-loop version --short: %q, want %q", got, version)
+	}
+}
+
+// runsNative checks that the command at path is run by the system with this platform's
+// native binary, which npm installed: "#!<binary> --npm-shebang"; it returns the binary.
+func (w *npmWorld) runsNative(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	interp, ok := strings.CutSuffix(strings.TrimPrefix(line, "#!"), " "+inject.NPMShebang)
+	if !ok || !strings.HasPrefix(line, "#!") || !strings.HasPrefix(interp, filepath.Join(w.prefix, "lib", "node_modules", inject.NPMPackage)+"/") {
+		t.Errorf("the command on PATH (%s) is not run with the native binary npm installed: it starts %q", path, b[:min(len(b), 200)])
+		return ""
+	}
+	if head, err := os.ReadFile(interp); err != nil || !bytes.HasPrefix(head, []byte("\x7fELF")) {
+		t.Errorf("%s, which runs the command on PATH, is not a native binary: %v", interp, err)
+	}
+	return interp
+}
+
+// Twenty ralph-loops started together right after npm install -g, and again right after npm
+// installs it again over itself (an upgrade's files), all answer as the native binary
+// does: the launcher never puts in its place a file node cannot run (issue 36: a node
+// SyntaxError, 5 of 5 at a 20 ms gap, a Stop hook of an active loop among them).
+func TestNPMStartedTogether(t *testing.T) {
+	need(t)
+	root := t.TempDir()
+	w := newNPMWorld(t, root)
+	onPath := filepath.Join(w.prefix, "bin", "ralph-loop")
+	for _, install := range [][]string{{"install", "-g", inject.NPMPackage}, {"install", "-g", "--force", inject.NPMPackage}} {
+		w.run(t, root, "npm", install...)
+		if b, _ := os.ReadFile(onPath); !strings.HasPrefix(string(b), "#!/usr/bin/env node") {
+			t.Fatalf("after npm %s, the command on PATH is not the launcher: %q", strings.Join(install, " "), b[:min(len(b), 40)])
+		}
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		outs := make([]string, 20)
+		for i := range outs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				out, err := w.try(root, "ralph-loop", "version", "--short")
+				outs[i] = strings.TrimSpace(out)
+				if err != nil {
+					outs[i] += " (" + err.Error() + ")"
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		failed := 0
+		for i, got := range outs {
+			if got != version {
+				if failed++; failed <= 3 {
+					t.Errorf("after npm %s: process %d of 20 printed %q", strings.Join(install, " "), i, got[:min(len(got), 300)])
+				}
+			}
+		}
+		if failed > 0 {
+			t.Errorf("after npm %s: %d of 20 processes did not answer as the native binary", strings.Join(install, " "), failed)
+		}
+		w.runsNative(t, onPath)
 	}
 }
 
