@@ -304,7 +304,9 @@ func TestNPXInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(settings), "_npx") || !strings.Contains(string(settings), "exec "+real+" hook --host claude;") {
+	// The hook line names the binary it runs first: "b=PATH e=EVENT …; … exec \"$b\" hook --host claude; … # ralph-loop hook".
+	if strings.Contains(string(settings), "_npx") || !strings.Contains(string(settings), "b="+real+" ") ||
+		!strings.Contains(string(settings), `exec \"$b\" hook --host claude;`) {
 		t.Errorf("the hooks do not run the installed ralph-loop (%s):\n%s", real, settings)
 	}
 	if got := strings.TrimSpace(w.run(t, root, "ralph-loop", "version", "--short")); got != version {
