@@ -18,8 +18,8 @@ const turnTokens = 2300
 
 // TestBudget: on the real Codex CLI, a loop that never promises ends BUDGET_EXHAUSTED at the
 // stop where what the rollout's token_usage_record lines say reaches the budget: by tokens
-// at the third iteration (6,900 >= 5,000); by cost at the fourth, priced with the project's
-// "prices" for the model Codex names ($0.0215 a turn, $0.086 >= $0.08). A budget never
+// at the third iteration (6,900 >= 5,000); by cost at the fourth, priced with the user's own
+// "prices" (~/.config/ralph-loop/settings.json) for the model Codex names ($0.0215 a turn, $0.086 >= $0.08). A budget never
 // reached changes nothing. A cost budget for a model with no known price is refused at
 // arming: Codex names the model in the prompt's event.
 func TestBudget(t *testing.T) {
@@ -38,8 +38,9 @@ func TestBudget(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			env := newEnv(t, Script{WhenDone: Text("Still thinking."), Usage: &perTurn})
 			if c.settings != "" {
-				os.MkdirAll(filepath.Join(env.Project, ".ralph"), 0o755)
-				if err := os.WriteFile(filepath.Join(env.Project, ".ralph", "settings.json"), []byte(c.settings), 0o644); err != nil {
+				dir := filepath.Join(env.Home, ".config", "ralph-loop")
+				os.MkdirAll(dir, 0o700)
+				if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(c.settings), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
