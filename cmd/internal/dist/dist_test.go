@@ -56,6 +56,8 @@ func TestCheckManifests(t *testing.T) {
 func TestPackages(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte("readme"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "cmd", "internal", "dist"), 0o755)
+	os.WriteFile(filepath.Join(dir, "cmd", "internal", "dist", "npm-readme.md"), []byte("npm readme"), 0o644)
 	os.WriteFile(filepath.Join(dir, "LICENSE"), []byte("license"), 0o644)
 	os.WriteFile(filepath.Join(dir, "bin"), []byte("\x7fELF"), 0o755)
 	os.WriteFile(filepath.Join(dir, "dash"), []byte("\x7fELF dashboard"), 0o755)
@@ -203,5 +205,31 @@ func TestInstallOffersEveryArtefact(t *testing.T) {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README.md does not offer %q", want)
 		}
+	}
+}
+
+// TestNPMReadme: the npm package's README is written for npm's users: it says how to
+// install and use ralph-loop, and names no command a developer of ralph-loop runs (make).
+func TestNPMReadme(t *testing.T) {
+	data, err := os.ReadFile("npm-readme.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if regexp.MustCompile(`(?m)^\s+make `).Match(data) || !strings.Contains(string(data), "npx @ralph-loop/cli install") {
+		t.Errorf("npm-readme.md is not a README for npm's users:\n%s", data)
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{"README.md": "developer readme", "LICENSE": "license", "cmd/internal/dist/npm-readme.md": string(data)} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "bin"), []byte("\x7fELF"), 0o755)
+	os.WriteFile(filepath.Join(dir, "dash"), []byte("\x7fELF"), 0o755)
+	files, err := Packages("1.2.3", map[string]map[string]string{"linux_amd64": {"ralph-loop": "bin", "ralph-loop-watch": "dash"}}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := untar(t, files[len(files)-1].Data)["package/README.md"].data; got != string(data) {
+		t.Errorf("the package's README.md is %.80q, want npm-readme.md", got)
 	}
 }

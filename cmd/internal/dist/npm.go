@@ -131,8 +131,10 @@ func Packages(version string, bins map[string]map[string]string, repo string) ([
 		"bin/ralph-loop": {data: []byte(launcherJS), mode: 0o755},
 		"lib.js":         {data: []byte(libJS()), mode: 0o644},
 	}
-	for _, name := range []string{"README.md", "LICENSE"} {
-		b, err := os.ReadFile(filepath.Join(repo, name))
+	// The package's README is written for npm's users (the repository's starts with the
+	// commands a developer of ralph-loop runs).
+	for name, src := range map[string]string{"README.md": filepath.Join("cmd", "internal", "dist", "npm-readme.md"), "LICENSE": "LICENSE"} {
+		b, err := os.ReadFile(filepath.Join(repo, src))
 		if err != nil {
 			return nil, err
 		}
