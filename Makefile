@@ -19,7 +19,7 @@ STATICCHECK_VERSION := v0.8.2
 
 CLAUDE_CODE := @anthropic-ai/claude-code@2.1.332
 
-.PHONY: all build install dist test e2e release-test test-all tiers unit hosts release demo bench stress lint fuzz generate clean
+.PHONY: all build install dist test e2e release-test test-all tiers unit js hosts release demo bench stress lint fuzz generate clean
 
 all: build
 
@@ -66,8 +66,8 @@ test:
 	@$(MAKE) --no-print-directory tiers TIERS=unit
 
 e2e:
-	@echo "make e2e: each host's real CLI, offline against a scripted fake of its model API. The first run installs the nine CLIs with npm into $${RALPH_LOOP_E2E_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ralph-loop-e2e} (about 2.5 GB, through npm's cache in ~/.npm, about 0.8 GB more); the sandbox tests install bubblewrap and socat with apt-get when they are missing (as root; with sudo only when it needs no password; else those tests are skipped, saying how to run them)."
-	@$(MAKE) --no-print-directory tiers TIERS=hosts
+	@echo "make e2e: each host's real CLI, offline against a scripted fake of its model API, and the plugins' JavaScript under node. The first run installs the nine CLIs with npm into $${RALPH_LOOP_E2E_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/ralph-loop-e2e} (about 2.5 GB, through npm's cache in ~/.npm, about 0.8 GB more); the sandbox tests install bubblewrap and socat with apt-get when they are missing (as root; with sudo only when it needs no password; else those tests are skipped, saying how to run them)."
+	@$(MAKE) --no-print-directory tiers TIERS="js hosts"
 
 release-test:
 	@echo "make release-test: GoReleaser $(GORELEASER) (built once into $(GORELEASER_BIN)), make dist for all six targets, then the release installed as a user would (npm, the archive, go install) and run with the real Claude Code."
@@ -75,7 +75,7 @@ release-test:
 
 test-all:
 	@echo "make test-all: make test, make e2e and make release-test, one after the other."
-	@$(MAKE) --no-print-directory tiers TIERS="unit hosts release"
+	@$(MAKE) --no-print-directory tiers TIERS="unit js hosts release"
 
 # tiers runs the suites named in TIERS with their temporary directory and tally, then says
 # what was left behind and the counts.
@@ -102,6 +102,13 @@ unit:
 	{ GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -json -skip '^TestScripts$$' $$pkgs; \
 	  $(GO) test -count=1 -json -run '^TestScripts$$' ./cmd/ralph-loop; } \
 	  | $(GO) run ./cmd/internal/testsum -as "unit and script tests" -tally $(TALLY)
+
+# The JavaScript that install writes (opencode's and Kilo Code's plugin, pi's extension, the
+# npm launcher) run under node: with the real CLIs' tier, so that make test starts no node.
+JS_TESTS := TestPluginNode|TestPluginSyntax|TestExtensionSyntax|TestLauncherRace
+js:
+	RALPH_JS=1 $(GO) test -count=1 -json -run '^($(JS_TESTS))$$' ./hook/opencode ./hook/pi ./cmd/internal/dist \
+	  | $(GO) run ./cmd/internal/testsum -skips -as "plugins under node" -tally $(TALLY)
 
 $(GORELEASER_BIN):
 	GOBIN="$(dir $@)" $(GO) install $(GORELEASER)

@@ -167,6 +167,7 @@ func TestEncode(t *testing.T) {
 // The plugin install writes is a JavaScript module node accepts, with every placeholder
 // filled, at both scopes (skipped where node is not installed).
 func TestPluginSyntax(t *testing.T) {
+	needJS(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed")

@@ -29,8 +29,10 @@ printf '%s' "$STUB_REPLY"
 `
 
 // TestPluginNode runs plugin.js's own unit tests (plugin.test.mjs) under node --test, on the
-// plugin as install writes it. It skips where node is not installed (CI has it).
+// plugin as install writes it. It runs in make e2e's tier (RALPH_JS=1: make test starts no
+// node), and skips where node is not installed.
 func TestPluginNode(t *testing.T) {
+	needJS(t)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: plugin.js's unit tests (plugin.test.mjs) not run")
@@ -65,5 +67,14 @@ func TestPluginNode(t *testing.T) {
 				t.Fatalf("node --test ran no test, or failed one:\n%s", out)
 			}
 		})
+	}
+}
+
+// needJS skips t unless the JavaScript tests are asked for (RALPH_JS=1, as make e2e does):
+// the hermetic tier (make test) starts no node process.
+func needJS(t *testing.T) {
+	t.Helper()
+	if os.Getenv("RALPH_JS") != "1" {
+		t.Skip("the JavaScript tests run with RALPH_JS=1 (make e2e)")
 	}
 }

@@ -181,6 +181,15 @@ func TestExtension(t *testing.T) {
 	if line == nil || json.Unmarshal([]byte(line[1]), &m) != nil || len(m) != 3 {
 		t.Errorf("the commands: %q", line)
 	}
+}
+
+// TestExtensionSyntax: the extension install writes is a module node accepts. It runs in make
+// e2e's tier (RALPH_JS=1: make test starts no node), and skips where node is not installed.
+func TestExtensionSyntax(t *testing.T) {
+	if os.Getenv("RALPH_JS") != "1" {
+		t.Skip("the JavaScript tests run with RALPH_JS=1 (make e2e)")
+	}
+	src := Extension("/opt/bin/ralph-loop", "user", false)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: the extension's syntax is not checked")
