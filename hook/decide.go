@@ -183,7 +183,16 @@ func account(l *state.Loop, o Observation) counted {
 	var used []spend.Record
 	var uncounted []string
 	l.Ledger, used, uncounted = l.Ledger.Screen(o.Usage, l.StartedAt, o.Now)
+	was := l.Spent.Unpriced
 	l.Spent = l.Spent.Add(used, l.Prices)
+	if l.MaxCost > 0 && l.Unpriced != state.UnpricedPause {
+		// The user is told once of each model the budget counts at the highest prices.
+		for _, m := range l.Spent.Unpriced {
+			if !slices.Contains(was, m) {
+				l.Pending = append(slices.Clone(l.Pending), state.Pending{At: o.Now, What: state.PendingUnpriced, Why: m})
+			}
+		}
+	}
 	if len(uncounted) > 0 {
 		l.Pending = slices.Clone(l.Pending)
 		for _, why := range uncounted {

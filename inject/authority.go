@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ralph-loop/ralph-loop/hook/args"
+
 	"github.com/ralph-loop/ralph-loop/state"
 )
 
@@ -68,7 +70,7 @@ func Untraced(err error) string {
 // Pending tells the user what happened to the session's loop since they last heard from it:
 // its state put back after something else changed it, attempts from inside refused.
 func Pending(ps []state.Pending, w Words) string {
-	var restored, refused, settings, uncounted []string
+	var restored, refused, settings, uncounted, unpriced []string
 	var goal []string
 	for _, p := range ps {
 		switch p.What {
@@ -82,6 +84,8 @@ func Pending(ps []state.Pending, w Words) string {
 			settings = append(settings, p.Why)
 		case state.ActUncounted:
 			uncounted = append(uncounted, p.Why)
+		case state.PendingUnpriced:
+			unpriced = append(unpriced, p.Why)
 		}
 	}
 	var parts []string
@@ -102,6 +106,10 @@ func Pending(ps []state.Pending, w Words) string {
 		parts = append(parts, fmt.Sprintf("not counted: %s the host could not have written (%s), so the loop's budget "+
 			"is kept on the host's own figures (ralph-loop log shows each)", Plural(len(uncounted), "usage record", "usage records"),
 			cutUnits(strings.Join(uncounted, "; "), 600)))
+	}
+	if len(unpriced) > 0 {
+		parts = append(parts, fmt.Sprintf("%s no known price: the cost budget counts its tokens at the highest prices ralph-loop knows "+
+			"(\"ralph-loop prices\") until you set one under %q in %s", strings.Join(unpriced, ", "), "prices", args.UserSettingsName))
 	}
 	parts = append(parts, goal...)
 	if len(parts) == 0 {

@@ -423,6 +423,10 @@ type Setting struct {
 // PendingSettings is Pending.What for a settings change of the host's that was refused.
 const PendingSettings = "settings"
 
+// PendingUnpriced is Pending.What for a model with no known price that a cost budget counts
+// at the highest prices known: Why is the model.
+const PendingUnpriced = "unpriced"
+
 // PendingGoal is Pending.What for what the arming notice said of the host's own goal, in a
 // host that does not show the arming notice: Why is the note.
 const PendingGoal = "goal"
