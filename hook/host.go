@@ -71,6 +71,12 @@ const (
 	// Interrupted: the user interrupted the agent's turn (Esc, Ctrl-C), and no stop comes
 	// for it (Codex's Interrupt).
 	Interrupted
+	// Halted: the host ended the agent's turn itself, with no stop, and the loop waits for
+	// the user's next prompt, which goes on with it: the user stopped the agent
+	// (Event.Interrupted: pi's, opencode's and Kilo Code's Esc), or the turn ended on an
+	// error the host showed (Event.Error, its name for it where it gives one). The reply
+	// tells the user the loop is still active, and how to go on or end it.
+	Halted
 )
 
 // ToolKind says what a tool call does, for the guard (see package guard).
@@ -161,8 +167,12 @@ type Event struct {
 	Rejected bool
 	// Interrupted: the user stopped the call (ToolUsed: Gemini CLI's Esc while a command
 	// runs), and the host ends the turn there without a stop event. The loop ends with it,
-	// as the user's cancel.
+	// as the user's cancel. On Halted: the user stopped the turn (Esc).
 	Interrupted bool
+	// Aborted: the user stopped the call before it finished (ToolUsed: Esc while a command
+	// runs, on a host whose loop goes on after it): it did not do its work, and is not
+	// counted towards --min-tool-calls.
+	Aborted bool
 
 	// Source is how the session started (SessionStart): startup, resume, clear, compact;
 	// for ConfigChange, which settings changed (user_settings, project_settings, …).
@@ -172,7 +182,8 @@ type Event struct {
 	// Reason is why the session ended (SessionEnd).
 	Reason string
 	// Error is the host's word for why the model's provider refused the turn (Failed:
-	// "rate_limit", "overloaded", "billing_error", …; "" when it gives none).
+	// "rate_limit", "overloaded", "billing_error", …; "" when it gives none), or the
+	// host's name for the error a turn ended on (Halted).
 	Error string
 }
 

@@ -9,8 +9,12 @@
 //     the stop decision when the session goes idle after being busy, and continues it with
 //     client.session.promptAsync, whose text reaches the model as a plain user message.
 //   - After a model error opencode goes idle twice with no busy between, and event hooks run
-//     concurrently: the plugin acts only on an idle that follows a busy, one at a time, and
-//     not at all on a turn that ended on an error or an interrupt.
+//     concurrently: the plugin acts only on an idle that follows a busy, one at a time. A
+//     turn that ended on an error or an interrupt (session.error before the idle; Esc is a
+//     MessageAbortedError) is no stop: the plugin passes it on as session.error, and the
+//     loop waits for the user's next message.
+//   - A shell command the user stops (Esc) still fires tool.execute.after: its output ends
+//     with opencode's "User aborted the command", and it has no exit status.
 //   - opencode keeps no transcript a hook can read: the plugin hands over the turn's messages
 //     (from the first after the last stop's), text parts only. A message the user sends
 //     while a turn runs is handed to the agent at its next step, within the turn.
@@ -120,6 +124,7 @@ func serverPorts(u string) []string {
 // Hooks, as the plugin names the events it passes on.
 const (
 	hookIdle        = "session.idle"
+	hookError       = "session.error" // the turn ended on an error or an interrupt: no stop
 	hookDeleted     = "session.deleted"
 	hookCommand     = "command.execute.before"
 	hookMessage     = "chat.message"
@@ -129,9 +134,17 @@ const (
 	unknownToolName = "invalid" // what opencode runs for a call to a tool it does not have
 )
 
+// abortedError is the name of the error a turn the user stopped (Esc) ends on.
+const abortedError = "MessageAbortedError"
+
+// abortedEnd ends the output of a shell command the user stopped (Esc), as opencode 1.18.33
+// and Kilo 7.7.9 write it after the command's own output; the command was killed, so it
+// has no exit status (Call.Failed).
+const abortedEnd = "<shell_metadata>\nUser aborted the command\n</shell_metadata>"
+
 // Events are the events the plugin passes on ("ralph-loop hook --help" lists them).
 func (Host) Events() []string {
-	return []string{hookMessage, hookCommand, hookToolBefore, hookToolAfter, hookIdle, hookDeleted}
+	return []string{hookMessage, hookCommand, hookToolBefore, hookToolAfter, hookIdle, hookError, hookDeleted}
 }
 
 // writeTools are opencode's tools that write the file at args.filePath.
@@ -154,6 +167,9 @@ type input struct {
 	Busy bool `json:"busy"`
 	// Messages are the agent's messages of the iteration (session.idle).
 	Messages []message `json:"messages"`
+	// Error is the name of the error a turn ended on (session.error): MessageAbortedError
+	// when the user stopped it (Esc).
+	Error string `json:"error"`
 	// Tool calls.
 	pluginkit.Call
 }
@@ -246,6 +262,14 @@ func (h Host) Decode(r io.Reader) (hook.Event, error) {
 			return hook.Event{}, err
 		}
 		ev.Rejected = in.Tool == unknownToolName
+		ev.Aborted = in.Tool == shellTool && in.Failed && strings.HasSuffix(strings.TrimRight(in.Tail, "\n"), abortedEnd)
+	case hookError:
+		ev.Kind = hook.Halted
+		if in.Error == abortedError {
+			ev.Interrupted = true
+		} else {
+			ev.Error = in.Error
+		}
 	case hookDeleted:
 		ev.Kind, ev.Reason = hook.SessionEnd, "deleted"
 	}

@@ -78,6 +78,17 @@ func TestDecodeCaptures(t *testing.T) {
 			}
 		}},
 		{"session.deleted.json", hook.SessionEnd, nil},
+		// Esc in the TUI: the turn ends on an interrupt, no stop; the stopped call did no work.
+		{"session.error.aborted.json", hook.Halted, func(t *testing.T, ev hook.Event) {
+			if !ev.Interrupted || ev.Error != "" {
+				t.Errorf("interrupted %v, error %q; want the user's Esc", ev.Interrupted, ev.Error)
+			}
+		}},
+		{"tool.execute.after.aborted.json", hook.ToolUsed, func(t *testing.T, ev hook.Event) {
+			if ev.ToolUseID != "call_fake_1" || !ev.Aborted {
+				t.Errorf("call %q, aborted %v; want the call stopped", ev.ToolUseID, ev.Aborted)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -92,6 +103,31 @@ func TestDecodeCaptures(t *testing.T) {
 				tt.check(t, ev)
 			}
 		})
+	}
+}
+
+// A call is taken for stopped by the user only as opencode reports one: a shell command with
+// no exit status whose output ends with opencode's words; an error of another name is a
+// halt of the turn, not the user's.
+func TestDecodeStopped(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		aborted  bool
+	}{
+		{"killed, opencode's words", `{"failed":true,"tail":"x\n\n<shell_metadata>\nUser aborted the command\n</shell_metadata>"}`, true},
+		{"the words printed by a command that exited", `{"failed":false,"tail":"<shell_metadata>\nUser aborted the command\n</shell_metadata>"}`, false},
+		{"killed by the timeout", `{"failed":true,"tail":"<shell_metadata>\nshell tool terminated command after exceeding timeout 120000 ms.\n</shell_metadata>"}`, false},
+		{"another tool", `{"failed":true,"tool":"read","tail":"<shell_metadata>\nUser aborted the command\n</shell_metadata>"}`, false},
+	} {
+		in := `{"hook":"tool.execute.after","sessionID":"s","tool":"bash","callID":"c",` + strings.TrimPrefix(c.in, "{")
+		ev, err := Host{}.Decode(strings.NewReader(in))
+		if err != nil || ev.Aborted != c.aborted {
+			t.Errorf("%s: aborted %v (%v), want %v", c.name, ev.Aborted, err, c.aborted)
+		}
+	}
+	ev, err := Host{}.Decode(strings.NewReader(`{"hook":"session.error","sessionID":"s","error":"APIError"}`))
+	if err != nil || ev.Kind != hook.Halted || ev.Interrupted || ev.Error != "APIError" {
+		t.Errorf("a model error: %+v (%v); want a halt on the error", ev, err)
 	}
 }
 
@@ -231,7 +267,7 @@ func TestServerPorts(t *testing.T) {
 // Kilo's plugin is opencode's: every event it sent under Kilo 7.7.7 decodes as the event of
 // the same name captured under opencode, and Kilo's names are its own.
 func TestKiloCaptures(t *testing.T) {
-	for _, c := range hosttest.LoadAll(t, "../../testdata/kilo/*.json", 13) {
+	for _, c := range hosttest.LoadAll(t, "../../testdata/kilo/*.json", 15) {
 		f, b := c.Path, c.Data
 		name := filepath.Base(f)
 		ev, err := Kilo.Decode(bytes.NewReader(b))

@@ -139,8 +139,12 @@ export const RalphLoop = async (ctx) => {
     s.deciding = true
     try {
       // A turn that ended on an error or an interrupt (Esc) is not a stop (opencode shows the
-      // error): a loop waits for the user's next message, as when Claude Code's turn fails.
-      if (error) return
+      // error): a loop waits for the user's next message, as when Claude Code's turn fails,
+      // and ralph-loop tells the user so.
+      if (error) {
+        if (await active(id)) show(await ask({ hook: "session.error", sessionID: id, directory, error }))
+        return
+      }
       const res = await client.session.messages({ path: { id } })
       const messages = res.data ?? []
       // Only an idle after the agent's last message ended its turn is a stop. Kilo's TUI goes
@@ -221,9 +225,12 @@ export const RalphLoop = async (ctx) => {
       show(reply)
       if (reply.deny) throw new Error(reply.deny)
     },
-    "tool.execute.after": async (input) => {
+    "tool.execute.after": async (input, output) => {
       if (!acts() || !(await active(input.sessionID))) return
-      const logged = ask({ hook: "tool.execute.after", sessionID: input.sessionID, directory, tool: input.tool, callID: input.callID }).then(show).catch(() => {})
+      // How it ended: a shell command with no exit status was killed, and the end of its
+      // output says whether the user stopped it (Esc): such a call did no work.
+      const call = { tool: input.tool, callID: input.callID, failed: output?.metadata?.exit === null, tail: tail(output?.output) }
+      const logged = ask({ hook: "tool.execute.after", sessionID: input.sessionID, directory, ...call }).then(show).catch(() => {})
       logging.add(logged)
       logged.finally(() => logging.delete(logged))
     },

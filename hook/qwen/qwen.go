@@ -177,6 +177,8 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Kind, ev.LastMessage = hook.Stop, in.LastAssistantMessage
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, id
+		// A call the user stopped (Esc) did no work: it is not counted.
+		ev.Aborted = in.Event == "PostToolUseFailure" && in.Interrupt
 		if in.Event == "PostToolUse" && slices.Contains(writeTools, in.ToolName) {
 			ev.ToolKind = hook.WriteTool
 		}

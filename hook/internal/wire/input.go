@@ -30,6 +30,9 @@ type Input struct {
 	// Unsandboxed: the shell tool's call asks to run outside the host's sandbox (Claude
 	// Code's dangerouslyDisableSandbox).
 	Unsandboxed bool
+	// Interrupt: the tool call failed because the user stopped it (PostToolUseFailure's
+	// is_interrupt).
+	Interrupt bool
 	// Key identifies the input (a hash of its bytes).
 	Key string
 }
@@ -53,6 +56,9 @@ func InputSpec(in *Input) *Spec {
 			"file_path":              &in.ConfigFile,
 		},
 		Bools: map[string]*bool{"stop_hook_active": &in.StopHookActive},
+		// A call taken for stopped is not counted: whatever the flag holds, only false or
+		// null keeps it counted.
+		Flags: map[string]*bool{"is_interrupt": &in.Interrupt},
 		// StopFailure's error is a word; other events may carry an "error" of their own
 		// shape (a tool's failure), which is no reason to refuse them.
 		Loose: map[string]*string{"error": &in.Error, "error_details": &in.ErrorDetails},
