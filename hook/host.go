@@ -204,6 +204,11 @@ type Reply struct {
 	// Failed: ralph-loop could not do its job for this event (it said why on stderr and in
 	// Notice); the host should treat it as a hook error that blocks nothing.
 	Failed bool
+	// Answered, with Block on a Prompt: the prompt was a loop command ralph-loop answered in
+	// full (the cancel), and Reason is its answer, not a refusal: nothing of it is for the
+	// agent. A host drops it without a model turn where it can, and shows the answer as
+	// such where it labels a blocked prompt an error.
+	Answered bool
 }
 
 // Empty reports whether the reply says and changes nothing.

@@ -378,6 +378,13 @@ func (e *engine) cancel(ctx context.Context) Reply {
 	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
 		return blockPrompt(inject.Error(err))
 	}
+	r := e.cancelAnswer(ctx)
+	r.Reason, r.Answered = inject.Answer(r.Reason, e.facts.Words), true
+	return r
+}
+
+// cancelAnswer is /cancel-ralph's answer: the loop it ended, or what became of the last one.
+func (e *engine) cancelAnswer(ctx context.Context) Reply {
 	l, err := Cancel(ctx, e.env, e.ev.SessionID, state.ByUser, "cancelled with "+CommandCancel, true)
 	if err != nil {
 		msg := inject.CancelFailed(err)

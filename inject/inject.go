@@ -52,6 +52,14 @@ type Words struct {
 	// calls it an error ("Stop hook error" in Qwen Code's TUI), "" when it does not: the
 	// first block's notice says it is not one.
 	BlockLabel string
+	// AnswerLabel is how the host labels a prompt that a hook blocked when it shows the
+	// user the hook's answer ("Agent execution blocked" in Gemini CLI, "UserPromptExpansion
+	// blocked" in Qwen Code), "" when it shows it as an answer: ralph-loop answers the cancel
+	// so (nothing of it may reach the model), and the answer says the label is no error.
+	AnswerLabel string
+	// LabelsPrompts: the host follows a blocked prompt with BlockLabel too (Gemini CLI's
+	// failure note follows every block of a prompt).
+	LabelsPrompts bool
 	// SteersCommands: a command typed while the agent works goes to the agent within the
 	// turn, never to the prompt hook (Copilot CLI), so a cancel so typed must be typed again
 	// once the turn has ended.
@@ -691,6 +699,22 @@ func StillActive(l *state.Loop, w Words) string {
 func CommandNotRecognised(w Words) string {
 	return "ralph-loop: this prompt holds a loop command inside text " + w.display() + " put around it, so nothing was started; " +
 		"type the command again at the start of the prompt (a long task can be kept in a file and the task can name it)"
+}
+
+// Answer is ralph-loop's answer to a loop command it handled in full (the cancel), as the
+// host shows it: where it labels it a blocked prompt (Words.AnswerLabel, and the line it
+// adds after a block, Words.BlockLabel, with Words.LabelsPrompts), it says those are the
+// way the answer is shown, not an error, and that nothing went to the model.
+func Answer(answer string, w Words) string {
+	if w.AnswerLabel == "" {
+		return answer
+	}
+	labels := fmt.Sprintf("%q", w.AnswerLabel)
+	if w.LabelsPrompts && w.BlockLabel != "" {
+		labels += fmt.Sprintf(" and %q", w.BlockLabel)
+	}
+	return fmt.Sprintf("%s (ralph-loop answered %s itself, and nothing went to the model: %s labels such an answer %s, which is no error)",
+		answer, w.cancel(), w.display(), labels)
 }
 
 // NothingToCancel is the reason shown when /cancel-ralph finds no active loop.

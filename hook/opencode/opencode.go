@@ -307,6 +307,10 @@ type Output struct {
 	// Replace replaces the prompt's text: a refused prompt, which the agent is asked to
 	// explain to the user instead.
 	Replace *string `json:"replace,omitempty"`
+	// Drop: the command (command.execute.before) is answered in full by the notice (the
+	// cancel): the plugin stops it before opencode makes it a message, so nothing of it
+	// reaches the model, which a prompt sent as text cannot be.
+	Drop bool `json:"drop,omitempty"`
 	pluginkit.Reply
 }
 
@@ -314,6 +318,11 @@ type Output struct {
 func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	var out Output
 	switch {
+	case rep.Block && ev.Kind == hook.Prompt && rep.Answered && ev.Name == hookCommand && ev.CannotLoop == "":
+		// The cancel, run as a command in the TUI or a server: dropped before it becomes a
+		// message, its answer shown as a toast.
+		out.Drop = true
+		rep.Notice = joinLines(rep.Notice, rep.Reason)
 	case rep.Block && ev.Kind == hook.Prompt:
 		// opencode cannot drop a prompt: the agent is asked to pass the reason on.
 		s := inject.RelayRefusal(rep.Reason)
@@ -326,4 +335,12 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	}
 	out.Reply = pluginkit.ReplyOf(ev, rep)
 	return pluginkit.Write(w, out)
+}
+
+// joinLines joins two notices, either of which may be empty.
+func joinLines(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + " " + b
 }

@@ -175,6 +175,7 @@ func TestDecodeBadInput(t *testing.T) {
 func TestEncode(t *testing.T) {
 	stop := hook.Event{Kind: hook.Stop}
 	prompt := hook.Event{Kind: hook.Prompt}
+	command := hook.Event{Kind: hook.Prompt, Name: hookCommand}
 	tool := hook.Event{Kind: hook.ToolCheck}
 	tests := []struct {
 		name string
@@ -190,6 +191,16 @@ func TestEncode(t *testing.T) {
 		{"denied", tool, hook.Reply{Deny: true, DenyReason: "no"}, `{"deny":"no"}` + "\n"},
 		{"failed", stop, hook.Reply{Notice: "ralph-loop: error: x", Failed: true}, `{"error":"ralph-loop: error: x"}` + "\n"},
 		{"a deny on a stop is nothing", stop, hook.Reply{Deny: true, DenyReason: "no"}, ""},
+		// The cancel's answer: the command is dropped before it becomes a message, the
+		// answer a toast; typed as text (chat.message), or under "opencode run", it cannot be.
+		{"cancel answered", command, hook.Reply{Block: true, Reason: "ralph loop cancelled at iteration 2/5", Answered: true},
+			`{"drop":true,"notice":"ralph loop cancelled at iteration 2/5"}` + "\n"},
+		{"cancel answered as text", prompt, hook.Reply{Block: true, Reason: "no active ralph loop in this session", Answered: true},
+			`{"replace":` + hosttest.JSON(inject.RelayRefusal("no active ralph loop in this session")) + `,"notice":"no active ralph loop in this session"}` + "\n"},
+		{"cancel answered under run", hook.Event{Kind: hook.Prompt, Name: hookCommand, CannotLoop: "run"}, hook.Reply{Block: true, Reason: "x", Answered: true},
+			`{"replace":` + hosttest.JSON(inject.RelayRefusal("x")) + `,"notice":"x"}` + "\n"},
+		{"a refused command is relayed", command, hook.Reply{Block: true, Reason: "bad flag"},
+			`{"replace":` + hosttest.JSON(inject.RelayRefusal("bad flag")) + `,"notice":"bad flag"}` + "\n"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer

@@ -200,6 +200,13 @@ export const RalphLoop = async (ctx) => {
       expanded.add(input.sessionID)
       const prompt = `/${input.command} ${input.arguments ?? ""}`.trim()
       const reply = await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: true })
+      if (reply.drop) {
+        // Answered in full (the cancel): thrown here, the command ends before it becomes a
+        // message, and nothing of it reaches the model.
+        expanded.delete(input.sessionID)
+        show(reply)
+        throw new Error(reply.notice)
+      }
       // The command's template is for the agent: shown as the user's message it read as their
       // own words. It reaches the model marked synthetic (which the TUI does not show), after
       // the command as the user typed it.

@@ -233,6 +233,19 @@ test("a turn of an active loop that ended on Esc or an error is no stop: ralph-l
   w.done()
 })
 
+test("a command ralph-loop answers in full (the cancel) is dropped: it throws before it becomes a message", async () => {
+  const w = await world()
+  process.env.STUB_REPLY = JSON.stringify({ drop: true, notice: "ralph loop cancelled at iteration 2/5" })
+  const parts = [{ type: "text", text: "The ralph-loop hook handles /cancel-ralph" }]
+  await assert.rejects(w.hooks["command.execute.before"]({ command: "cancel-ralph", sessionID: "ses_c", arguments: "" }, { parts }), /cancelled/)
+  assert.deepEqual(w.calls.toasts, ["ralph loop cancelled at iteration 2/5"])
+  // The session's next message is the user's own, not the command's expansion.
+  process.env.STUB_REPLY = "{}"
+  await w.hooks["chat.message"]({ sessionID: "ses_c" }, { parts: [{ type: "text", text: "hello" }] })
+  assert.equal(w.inputs().at(-1).prompt, "hello")
+  w.done()
+})
+
 test("a call's report says how it ended: a shell command stopped by Esc has no exit status", async () => {
   const w = await world()
   writeFileSync(join(w.active, "ses_a"), "")

@@ -60,6 +60,10 @@ var Words = inject.Words{
 	HidesPromptNotice:    true,              // a UserPromptSubmit systemMessage only goes to the debug log
 	QueuesCommands:       true,              // a slash command typed while the agent works waits for the turn's end
 	BlockLabel:           "Stop hook error", // what its TUI calls a block's reason
+	// A command its UserPromptExpansion hook blocks (or stops) is shown as an error,
+	// "UserPromptExpansion blocked: <reason>"; letting it through sends it to the model
+	// (0.24.4's slashCommandProcessor): the cancel is answered by a block that says so.
+	AnswerLabel: "UserPromptExpansion blocked",
 }
 
 // Facts states Qwen Code's facts for an event.
