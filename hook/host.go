@@ -253,6 +253,13 @@ type Facts struct {
 	// Commands are how a host hands over the loop commands the user types, for a host that
 	// has ways of its own (the zero Commands: none, they come as typed in the prompt event).
 	Commands Commands
+	// Halts, for a host that ends every turn with its stop event but the turns it halts
+	// itself with none, says how it halts them (Gemini CLI: its loop detector, on a turn
+	// whose last reply called a tool). A prompt of the user's, from the loop's own host
+	// process, while no stop came since the loop's last turn began, ends the loop
+	// NO_PROGRESS, saying so: the host halted that turn, and the loop does not go on with
+	// the user's prompt ("": such a prompt is the loop going on).
+	Halts string
 }
 
 // Transcript is a host's record of the agent's turns and what the engine must know to read

@@ -599,6 +599,19 @@ func NoProgress(l *state.Loop, w Words) string {
 		NoProgressReason(w), resumeHint(l, w))
 }
 
+// EndHalted is the end reason of a loop whose last turn the host halted with no stop (how:
+// the host's words for it), seen at the user's next prompt.
+func EndHalted(w Words, how string) string {
+	return fmt.Sprintf("%s ended the loop's last turn with no stop (%s), so the loop does not go on with the next prompt", w.display(), how)
+}
+
+// NoProgressHalted is the notice shown when the user's prompt finds the loop's last turn
+// halted by the host (EndHalted): the loop has ended, and the prompt is answered on its own.
+func NoProgressHalted(l *state.Loop, w Words) string {
+	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d without the promise: %s; this message is answered on its own%s",
+		l.Iteration, l.MaxIterations, l.EndReason, resumeHint(l, w))
+}
+
 // CommandInterrupted is the notice shown when the user stopped a command of the loop
 // (Gemini CLI's Esc), which ended the turn and with it the loop.
 func CommandInterrupted(l *state.Loop, w Words) string {

@@ -117,6 +117,11 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		CLI: "gemini",
 		// GEMINI_SESSION_ID is set for hooks only, not in the shell tool's environment.
 		SessionEnv: "",
+		// Every turn ends with AfterAgent (with no reply after an interrupt or the loop
+		// detector's halt of a text reply) but one its loop detector halts on a tool call:
+		// the call is left pending, and GeminiClient.fireAfterAgentHookSafe fires nothing
+		// for a turn with pending calls (0.61.0's bundle).
+		Halts: "its loop detector halted it: \"A potential loop was detected\"",
 	}
 }
 
