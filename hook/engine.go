@@ -130,6 +130,8 @@ func (e *engine) handleKind(ctx context.Context) Reply {
 		return e.failed(ctx)
 	case Interrupted:
 		return e.interrupted(ctx)
+	case Halted:
+		return e.halted(ctx)
 	}
 	return Reply{}
 }

@@ -71,6 +71,12 @@ const (
 	// Interrupted: the user interrupted the agent's turn (Esc, Ctrl-C), and no stop comes
 	// for it (Codex's Interrupt).
 	Interrupted
+	// Halted: the host ended the agent's turn itself, with no stop, and the loop waits for
+	// the user's next prompt, which goes on with it: the user stopped the agent
+	// (Event.Interrupted: pi's, opencode's and Kilo Code's Esc), or the turn ended on an
+	// error the host showed (Event.Error, its name for it where it gives one). The reply
+	// tells the user the loop is still active, and how to go on or end it.
+	Halted
 )
 
 // ToolKind says what a tool call does, for the guard (see package guard).
@@ -171,8 +177,12 @@ type Event struct {
 	Rejected bool
 	// Interrupted: the user stopped the call (ToolUsed: Gemini CLI's Esc while a command
 	// runs), and the host ends the turn there without a stop event. The loop ends with it,
-	// as the user's cancel.
+	// as the user's cancel. On Halted: the user stopped the turn (Esc).
 	Interrupted bool
+	// Aborted: the user stopped the call before it finished (ToolUsed: Esc while a command
+	// runs, on a host whose loop goes on after it): it did not do its work, and is not
+	// counted towards --min-tool-calls.
+	Aborted bool
 
 	// Source is how the session started (SessionStart): startup, resume, clear, compact;
 	// for ConfigChange, which settings changed (user_settings, project_settings, …).
@@ -182,7 +192,8 @@ type Event struct {
 	// Reason is why the session ended (SessionEnd).
 	Reason string
 	// Error is the host's word for why the model's provider refused the turn (Failed:
-	// "rate_limit", "overloaded", "billing_error", …; "" when it gives none).
+	// "rate_limit", "overloaded", "billing_error", …; "" when it gives none), or the
+	// host's name for the error a turn ended on (Halted).
 	Error string
 }
 
@@ -203,6 +214,11 @@ type Reply struct {
 	// Failed: ralph-loop could not do its job for this event (it said why on stderr and in
 	// Notice); the host should treat it as a hook error that blocks nothing.
 	Failed bool
+	// Answered, with Block on a Prompt: the prompt was a loop command ralph-loop answered in
+	// full (the cancel), and Reason is its answer, not a refusal: nothing of it is for the
+	// agent. A host drops it without a model turn where it can, and shows the answer as
+	// such where it labels a blocked prompt an error.
+	Answered bool
 }
 
 // Empty reports whether the reply says and changes nothing.
@@ -248,6 +264,13 @@ type Facts struct {
 	// Commands are how a host hands over the loop commands the user types, for a host that
 	// has ways of its own (the zero Commands: none, they come as typed in the prompt event).
 	Commands Commands
+	// Halts, for a host that ends every turn with its stop event but the turns it halts
+	// itself with none, says how it halts them (Gemini CLI: its loop detector, on a turn
+	// whose last reply called a tool). A prompt of the user's, from the loop's own host
+	// process, while no stop came since the loop's last turn began, ends the loop
+	// NO_PROGRESS, saying so: the host halted that turn, and the loop does not go on with
+	// the user's prompt ("": such a prompt is the loop going on).
+	Halts string
 }
 
 // Transcript is a host's record of the agent's turns and what the engine must know to read

@@ -152,6 +152,52 @@ func (e *engine) interrupted(ctx context.Context) Reply {
 	return Reply{Notice: inject.Interrupted(done, e.facts.Words)}
 }
 
+// halted answers a turn the host ended with no stop (Halted: the user's Esc, an error it
+// showed, its loop detector): nothing is decided, the iteration is not used up, and the
+// loop waits for the user's next prompt, which goes on with it. The log and the user are
+// told, the user with how to end the loop. The host's count of blocks starts again with
+// the next turn.
+func (e *engine) halted(ctx context.Context) Reply {
+	if !e.session() {
+		return Reply{}
+	}
+	l, out := e.active()
+	if l == nil {
+		return orEmpty(out)
+	}
+	if e.unverified != nil {
+		return Reply{} // a loop that cannot be verified is told of at its next stop
+	}
+	st := e.judge(l)
+	if st.refused() {
+		e.notTaken("halted turn")
+		return Reply{}
+	}
+	w := e.facts.Words
+	var after *state.Loop
+	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
+		if cur == nil || cur.Status != state.Active || cur.Paused() || duplicate(cur, e.ev.Key, e.began()) {
+			return nil, nil
+		}
+		e.claim(cur, st)
+		now := e.env.Now()
+		cur.LastKey, cur.LastKeyAt, cur.LastSeenAt, cur.UpdatedAt = e.ev.Key, now, now, now
+		cur.BlocksSinceTool, cur.BlocksInTurn = 0, 0
+		cur.LastAction = state.ActTurnEnded
+		tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActTurnEnded,
+			Reason: inject.ReasonHalted(e.ev.Interrupted, e.ev.Error)})
+		after = cur
+		return cur, nil
+	})
+	if err != nil {
+		return e.stateError(err)
+	}
+	if after == nil {
+		return Reply{}
+	}
+	return Reply{Notice: inject.Halted(after, e.ev.Interrupted, e.ev.Error, w)}
+}
+
 // resumePaused takes the user's prompt in a session whose loop is paused: the loop goes on
 // with it. It is called inside the session's transaction; it returns the user's notice.
 func (e *engine) resumePaused(tx *state.Tx, cur *state.Loop, now time.Time) string {

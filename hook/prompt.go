@@ -78,10 +78,13 @@ func (e *engine) prompt(ctx context.Context) Reply {
 
 // userTurn takes a prompt of the user's in a session whose loop is active: a new turn, so
 // the host's count of consecutive blocks starts again. If the last turn ended on a block,
-// the host ended it (an interruption, an API error or its block cap): the log says so.
+// the host ended it (an interruption, an API error or its block cap): the log says so. On
+// a host that halts turns with no stop (Facts.Halts), a turn of the loop that no stop ended
+// was halted: the loop ends there (haltedTurn).
 func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 	now := e.env.Now()
 	var notice []string
+	var ended *state.Loop
 	_, err := update(ctx, e.env, e.ev.SessionID, func(tx *state.Tx, cur *state.Loop) (*state.Loop, error) {
 		if cur == nil || cur.Status != state.Active {
 			return nil, nil
@@ -122,6 +125,15 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 			cur.LastSeenAt = now
 			return cur, nil
 		}
+		if e.haltedTurn(cur, st) {
+			why := inject.EndHalted(e.facts.Words, e.facts.Halts)
+			cur.Finish(state.NoProgress, state.ByHost, why, now)
+			cur.LastAction, cur.Told = state.ActNoProgress, true
+			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActNoProgress, Reason: why})
+			notice = append(notice, inject.NoProgressHalted(cur, e.facts.Words))
+			ended = cur
+			return cur, nil
+		}
 		if cur.LastAction == state.ActBlocked {
 			tx.Record(state.Event{At: now, LoopID: cur.LoopID, Iteration: cur.Iteration, Action: state.ActTurnEnded,
 				Reason: inject.ReasonTurnEnded})
@@ -136,7 +148,16 @@ func (e *engine) userTurn(ctx context.Context, st standing) Reply {
 	if err != nil {
 		return e.stateError(err)
 	}
+	e.notify(ended)
 	return Reply{Notice: strings.Join(notice, " ")}
+}
+
+// haltedTurn reports whether the loop's last turn, which had no stop, was one the host
+// halted itself (Facts.Halts): the user's prompt comes from the loop's own host process
+// (not a new one that resumed the session) after a turn of the loop (its first, or one a
+// block began) that no stop ended.
+func (e *engine) haltedTurn(cur *state.Loop, st standing) bool {
+	return e.facts.Halts != "" && st != standNew && (cur.LastAction == state.ActArmed || cur.LastAction == state.ActBlocked)
 }
 
 // price answers the user's prompt to a loop paused for a model's price (PausedForPrice):
@@ -410,6 +431,13 @@ func (e *engine) cancel(ctx context.Context) Reply {
 	if err := state.ValidSessionID(e.ev.SessionID); err != nil {
 		return blockPrompt(inject.Error(err))
 	}
+	r := e.cancelAnswer(ctx)
+	r.Reason, r.Answered = inject.Answer(r.Reason, e.facts.Words), true
+	return r
+}
+
+// cancelAnswer is /cancel-ralph's answer: the loop it ended, or what became of the last one.
+func (e *engine) cancelAnswer(ctx context.Context) Reply {
 	l, err := Cancel(ctx, e.env, e.ev.SessionID, state.ByUser, "cancelled with "+CommandCancel, true)
 	if err != nil {
 		msg := inject.CancelFailed(err)

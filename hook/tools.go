@@ -38,11 +38,12 @@ func (e *engine) toolUsed(ctx context.Context) Reply {
 	}
 	e.env.Store.Touch(e.ev.SessionID)
 	// Appended to the tool log without the lock: parallel tool calls run their hooks at
-	// once, and the next stop decision counts them. A call the host refused before it ran
-	// is logged as denied: it never counts, even when the transcript shows it. A call of a
-	// tool that writes files is logged as such: the stall breaker counts it as progress
-	// without asking git.
-	u := state.ToolUse{LoopID: l.LoopID, ToolUseID: e.ev.ToolUseID, Denied: e.ev.Rejected, Wrote: writes(e.ev.ToolKind) && !e.ev.Rejected}
+	// once, and the next stop decision counts them. A call the host refused before it ran,
+	// or one the user stopped before it finished, is logged as denied: it did no work, and
+	// never counts, even when the transcript shows it. A call of a tool that writes files is
+	// logged as such: the stall breaker counts it as progress without asking git.
+	none := e.ev.Rejected || e.ev.Aborted
+	u := state.ToolUse{LoopID: l.LoopID, ToolUseID: e.ev.ToolUseID, Denied: none, Wrote: writes(e.ev.ToolKind) && !none}
 	if err := e.env.Store.LogToolUse(e.ev.SessionID, u); err != nil {
 		return e.fail(inject.Error(err))
 	}

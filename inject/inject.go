@@ -52,6 +52,14 @@ type Words struct {
 	// calls it an error ("Stop hook error" in Qwen Code's TUI), "" when it does not: the
 	// first block's notice says it is not one.
 	BlockLabel string
+	// AnswerLabel is how the host labels a prompt that a hook blocked when it shows the
+	// user the hook's answer ("Agent execution blocked" in Gemini CLI, "UserPromptExpansion
+	// blocked" in Qwen Code), "" when it shows it as an answer: ralph-loop answers the cancel
+	// so (nothing of it may reach the model), and the answer says the label is no error.
+	AnswerLabel string
+	// LabelsPrompts: the host follows a blocked prompt with BlockLabel too (Gemini CLI's
+	// failure note follows every block of a prompt).
+	LabelsPrompts bool
 	// SteersCommands: a command typed while the agent works goes to the agent within the
 	// turn, never to the prompt hook (Copilot CLI), so a cancel so typed must be typed again
 	// once the turn has ended.
@@ -609,6 +617,19 @@ func NoProgress(l *state.Loop, w Words) string {
 		NoProgressReason(w), resumeHint(l, w))
 }
 
+// EndHalted is the end reason of a loop whose last turn the host halted with no stop (how:
+// the host's words for it), seen at the user's next prompt.
+func EndHalted(w Words, how string) string {
+	return fmt.Sprintf("%s ended the loop's last turn with no stop (%s), so the loop does not go on with the next prompt", w.display(), how)
+}
+
+// NoProgressHalted is the notice shown when the user's prompt finds the loop's last turn
+// halted by the host (EndHalted): the loop has ended, and the prompt is answered on its own.
+func NoProgressHalted(l *state.Loop, w Words) string {
+	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d without the promise: %s; this message is answered on its own%s",
+		l.Iteration, l.MaxIterations, l.EndReason, resumeHint(l, w))
+}
+
 // CommandInterrupted is the notice shown when the user stopped a command of the loop
 // (Gemini CLI's Esc), which ended the turn and with it the loop.
 func CommandInterrupted(l *state.Loop, w Words) string {
@@ -709,6 +730,22 @@ func StillActive(l *state.Loop, w Words) string {
 func CommandNotRecognised(w Words) string {
 	return "ralph-loop: this prompt holds a loop command inside text " + w.display() + " put around it, so nothing was started; " +
 		"type the command again at the start of the prompt (a long task can be kept in a file and the task can name it)"
+}
+
+// Answer is ralph-loop's answer to a loop command it handled in full (the cancel), as the
+// host shows it: where it labels it a blocked prompt (Words.AnswerLabel, and the line it
+// adds after a block, Words.BlockLabel, with Words.LabelsPrompts), it says those are the
+// way the answer is shown, not an error, and that nothing went to the model.
+func Answer(answer string, w Words) string {
+	if w.AnswerLabel == "" {
+		return answer
+	}
+	labels := fmt.Sprintf("%q", w.AnswerLabel)
+	if w.LabelsPrompts && w.BlockLabel != "" {
+		labels += fmt.Sprintf(" and %q", w.BlockLabel)
+	}
+	return fmt.Sprintf("%s (ralph-loop answered %s itself, and nothing went to the model: %s labels such an answer %s, which is no error)",
+		answer, w.cancel(), w.display(), labels)
 }
 
 // NothingToCancel is the reason shown when /cancel-ralph finds no active loop.

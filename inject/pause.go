@@ -8,7 +8,7 @@ import (
 )
 
 // The texts of a paused loop (the model's provider refused a turn), of a turn the user
-// interrupted, and of the notifications (--notify).
+// interrupted or the host halted, and of the notifications (--notify).
 
 // failureWords are the hosts' words for a refused turn, as people read them (a list, not a
 // map: data the linker lays out rather than a table built at every start).
@@ -95,6 +95,32 @@ func EndInterrupted(w Words) string {
 // Interrupted is the user's line when interrupting a turn ended the loop.
 func Interrupted(l *state.Loop, w Words) string {
 	return fmt.Sprintf("ralph-loop: loop ended at iteration %d/%d: you interrupted the turn%s", l.Iteration, l.MaxIterations, resumeHint(l, w))
+}
+
+// haltWhat says what ended a loop's turn without a stop (a Halted event): the user's Esc
+// (interrupted), or an error (kind: the host's name for it, "" when it gives none). who is
+// the user as the text names them.
+func haltWhat(interrupted bool, kind, who string) string {
+	switch {
+	case interrupted:
+		return who + " stopped the agent (Esc)"
+	case kind != "":
+		return "the turn ended on an error (" + Printable(firstLine(kind, 80)) + ")"
+	}
+	return "the turn ended on an error"
+}
+
+// Halted is the user's line when the host ended a turn of an active loop without a stop
+// (see haltWhat): no stop came, so the loop waits, and the user's next message goes on
+// with it.
+func Halted(l *state.Loop, interrupted bool, kind string, w Words) string {
+	return fmt.Sprintf("ralph-loop: %s; the loop is still active at iteration %d/%d and goes on with your next message (%s ends it)",
+		haltWhat(interrupted, kind, "you"), l.Iteration, l.MaxIterations, w.cancel())
+}
+
+// ReasonHalted is for a turn the host ended without a stop.
+func ReasonHalted(interrupted bool, kind string) string {
+	return haltWhat(interrupted, kind, "the user") + ", with no stop; the loop goes on with the user's next prompt"
 }
 
 // NotifyTitle is a notification's title: how the loop ended, or that it paused, in words

@@ -689,7 +689,7 @@ const (
 	ActSuperseded = "superseded"
 	ActEnded      = "session_ended"
 	ActCutByHost  = "cut_by_host"
-	ActTurnEnded  = "turn_ended" // the host ended a turn the hook had blocked
+	ActTurnEnded  = "turn_ended" // the host ended a turn of the loop without a stop (the user's Esc, an error, its block cap)
 	ActDenied     = "denied"     // the guard refused a tool call of the agent
 	ActChecking   = "checking"   // a promise came: the checks run
 	ActCheck      = "check"      // one check's result

@@ -21,8 +21,8 @@ type ToolUse struct {
 	Version   int    `json:"version"`
 	LoopID    string `json:"loop_id"`
 	ToolUseID string `json:"tool_use_id"`
-	// Denied marks a call the guard refused: it never counts, even when the transcript
-	// shows it.
+	// Denied marks a call that did no work: one the guard or the host refused, or one the
+	// user stopped before it finished. It never counts, even when the transcript shows it.
 	Denied bool `json:"denied,omitempty"`
 	// Wrote marks a call of a tool that writes files (an edit, a write, a patch) and
 	// completed: the stall breaker counts it as progress without reading the work tree.

@@ -68,7 +68,7 @@ var Flags = []Flag{
 		},
 		show: func(c *state.Config) string { return string(promiseMode(c)) }},
 	{Name: FlagMinToolCalls, Arg: "N", Default: "1", Usage: "tool calls required before the promise counts",
-		Doc:  "tool calls the agent must have made since the loop started before the promise counts; 0 allowed.",
+		Doc:  "tool calls the agent must have made since the loop started before the promise counts (a call you stopped with Esc is none); 0 allowed.",
 		set:  func(p *Parsed, v string) (err error) { p.Config.MinToolCalls, err = count(v, 0, MaxCount); return },
 		show: func(c *state.Config) string { return fmt.Sprint(c.MinToolCalls) }},
 	{Name: FlagOnPromiseNoWork, Arg: "MODE", Default: "reject", Usage: "a promise before that: reject, warn or accept",

@@ -133,6 +133,8 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Background = claudeshape.Background(&in, func(status string) bool { return !slices.Contains(endedStatuses, status) })
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, in.ToolUseID
+		// A call the user stopped (Esc) did no work: it is not counted.
+		ev.Aborted = in.Event == "PostToolUseFailure" && in.Interrupt
 		if in.Event == "PostToolUse" && slices.Contains(writeTools, in.ToolName) {
 			ev.ToolKind = hook.WriteTool // it completed (a failure fires PostToolUseFailure)
 		}

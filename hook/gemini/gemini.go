@@ -52,6 +52,14 @@ var Words = inject.Words{
 	// interactiveCli-*.js). The first block's notice says it is the loop going on (Facts
 	// drops the note when the settings set ui.errorVerbosity to "full").
 	BlockLabel: FailureNote,
+	// A prompt a hook blocks is shown as a warning, "Agent execution blocked: <reason>",
+	// then the FailureNote. The other way to end a prompt without a model call, continue
+	// false ("Agent execution stopped", an info line), adds the prompt (the cancel's command
+	// text) to the chat history the model reads at the next prompt
+	// (GeminiClient.sendMessageStream in 0.61.0's bundle), so the cancel is answered by a
+	// block, whose reason says it is no error.
+	AnswerLabel:   "Agent execution blocked",
+	LabelsPrompts: true,
 }
 
 // FailureNote is the start of the line Gemini CLI's TUI adds after a prompt's first blocked
@@ -110,6 +118,11 @@ func (Host) Facts(getenv func(string) string, cwd string) hook.Facts {
 		CLI: "gemini",
 		// GEMINI_SESSION_ID is set for hooks only, not in the shell tool's environment.
 		SessionEnv: "",
+		// Every turn ends with AfterAgent (with no reply after an interrupt or the loop
+		// detector's halt of a text reply) but one its loop detector halts on a tool call:
+		// the call is left pending, and GeminiClient.fireAfterAgentHookSafe fires nothing
+		// for a turn with pending calls (0.61.0's bundle).
+		Halts: "its loop detector halted it: \"A potential loop was detected\"",
 	}
 }
 

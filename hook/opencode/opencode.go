@@ -9,8 +9,12 @@
 //     the stop decision when the session goes idle after being busy, and continues it with
 //     client.session.promptAsync, whose text reaches the model as a plain user message.
 //   - After a model error opencode goes idle twice with no busy between, and event hooks run
-//     concurrently: the plugin acts only on an idle that follows a busy, one at a time, and
-//     not at all on a turn that ended on an error or an interrupt.
+//     concurrently: the plugin acts only on an idle that follows a busy, one at a time. A
+//     turn that ended on an error or an interrupt (session.error before the idle; Esc is a
+//     MessageAbortedError) is no stop: the plugin passes it on as session.error, and the
+//     loop waits for the user's next message.
+//   - A shell command the user stops (Esc) still fires tool.execute.after: its output ends
+//     with opencode's "User aborted the command", and it has no exit status.
 //   - opencode keeps no transcript a hook can read: the plugin hands over the turn's messages
 //     (from the first after the last stop's), text parts only. A message the user sends
 //     while a turn runs is handed to the agent at its next step, within the turn.
@@ -120,6 +124,7 @@ func serverPorts(u string) []string {
 // Hooks, as the plugin names the events it passes on.
 const (
 	hookIdle        = "session.idle"
+	hookError       = "session.error" // the turn ended on an error or an interrupt: no stop
 	hookDeleted     = "session.deleted"
 	hookCommand     = "command.execute.before"
 	hookMessage     = "chat.message"
@@ -129,9 +134,17 @@ const (
 	unknownToolName = "invalid" // what opencode runs for a call to a tool it does not have
 )
 
+// abortedError is the name of the error a turn the user stopped (Esc) ends on.
+const abortedError = "MessageAbortedError"
+
+// abortedEnd ends the output of a shell command the user stopped (Esc), as opencode 1.18.33
+// and Kilo 7.7.9 write it after the command's own output; the command was killed, so it
+// has no exit status (Call.Failed).
+const abortedEnd = "<shell_metadata>\nUser aborted the command\n</shell_metadata>"
+
 // Events are the events the plugin passes on ("ralph-loop hook --help" lists them).
 func (Host) Events() []string {
-	return []string{hookMessage, hookCommand, hookToolBefore, hookToolAfter, hookIdle, hookDeleted}
+	return []string{hookMessage, hookCommand, hookToolBefore, hookToolAfter, hookIdle, hookError, hookDeleted}
 }
 
 // writeTools are opencode's tools that write the file at args.filePath.
@@ -160,6 +173,9 @@ type input struct {
 	} `json:"goal"`
 	// Messages are the agent's messages of the iteration (session.idle).
 	Messages []message `json:"messages"`
+	// Error is the name of the error a turn ended on (session.error): MessageAbortedError
+	// when the user stopped it (Esc).
+	Error string `json:"error"`
 	// Tool calls.
 	pluginkit.Call
 }
@@ -255,6 +271,14 @@ func (h Host) Decode(r io.Reader) (hook.Event, error) {
 			return hook.Event{}, err
 		}
 		ev.Rejected = in.Tool == unknownToolName
+		ev.Aborted = in.Tool == shellTool && in.Failed && strings.HasSuffix(strings.TrimRight(in.Tail, "\n"), abortedEnd)
+	case hookError:
+		ev.Kind = hook.Halted
+		if in.Error == abortedError {
+			ev.Interrupted = true
+		} else {
+			ev.Error = in.Error
+		}
 	case hookDeleted:
 		ev.Kind, ev.Reason = hook.SessionEnd, "deleted"
 	}
@@ -292,6 +316,10 @@ type Output struct {
 	// Replace replaces the prompt's text: a refused prompt, which the agent is asked to
 	// explain to the user instead.
 	Replace *string `json:"replace,omitempty"`
+	// Drop: the command (command.execute.before) is answered in full by the notice (the
+	// cancel): the plugin stops it before opencode makes it a message, so nothing of it
+	// reaches the model, which a prompt sent as text cannot be.
+	Drop bool `json:"drop,omitempty"`
 	pluginkit.Reply
 }
 
@@ -299,6 +327,11 @@ type Output struct {
 func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	var out Output
 	switch {
+	case rep.Block && ev.Kind == hook.Prompt && rep.Answered && ev.Name == hookCommand && ev.CannotLoop == "":
+		// The cancel, run as a command in the TUI or a server: dropped before it becomes a
+		// message, its answer shown as a toast.
+		out.Drop = true
+		rep.Notice = joinLines(rep.Notice, rep.Reason)
 	case rep.Block && ev.Kind == hook.Prompt:
 		// opencode cannot drop a prompt: the agent is asked to pass the reason on.
 		s := inject.RelayRefusal(rep.Reason)
@@ -311,4 +344,12 @@ func (Host) Encode(w, _ io.Writer, ev hook.Event, rep hook.Reply) (int, error) {
 	}
 	out.Reply = pluginkit.ReplyOf(ev, rep)
 	return pluginkit.Write(w, out)
+}
+
+// joinLines joins two notices, either of which may be empty.
+func joinLines(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + " " + b
 }

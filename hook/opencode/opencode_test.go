@@ -78,6 +78,17 @@ func TestDecodeCaptures(t *testing.T) {
 			}
 		}},
 		{"session.deleted.json", hook.SessionEnd, nil},
+		// Esc in the TUI: the turn ends on an interrupt, no stop; the stopped call did no work.
+		{"session.error.aborted.json", hook.Halted, func(t *testing.T, ev hook.Event) {
+			if !ev.Interrupted || ev.Error != "" {
+				t.Errorf("interrupted %v, error %q; want the user's Esc", ev.Interrupted, ev.Error)
+			}
+		}},
+		{"tool.execute.after.aborted.json", hook.ToolUsed, func(t *testing.T, ev hook.Event) {
+			if ev.ToolUseID != "call_fake_1" || !ev.Aborted {
+				t.Errorf("call %q, aborted %v; want the call stopped", ev.ToolUseID, ev.Aborted)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -92,6 +103,31 @@ func TestDecodeCaptures(t *testing.T) {
 				tt.check(t, ev)
 			}
 		})
+	}
+}
+
+// A call is taken for stopped by the user only as opencode reports one: a shell command with
+// no exit status whose output ends with opencode's words; an error of another name is a
+// halt of the turn, not the user's.
+func TestDecodeStopped(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		aborted  bool
+	}{
+		{"killed, opencode's words", `{"failed":true,"tail":"x\n\n<shell_metadata>\nUser aborted the command\n</shell_metadata>"}`, true},
+		{"the words printed by a command that exited", `{"failed":false,"tail":"<shell_metadata>\nUser aborted the command\n</shell_metadata>"}`, false},
+		{"killed by the timeout", `{"failed":true,"tail":"<shell_metadata>\nshell tool terminated command after exceeding timeout 120000 ms.\n</shell_metadata>"}`, false},
+		{"another tool", `{"failed":true,"tool":"read","tail":"<shell_metadata>\nUser aborted the command\n</shell_metadata>"}`, false},
+	} {
+		in := `{"hook":"tool.execute.after","sessionID":"s","tool":"bash","callID":"c",` + strings.TrimPrefix(c.in, "{")
+		ev, err := Host{}.Decode(strings.NewReader(in))
+		if err != nil || ev.Aborted != c.aborted {
+			t.Errorf("%s: aborted %v (%v), want %v", c.name, ev.Aborted, err, c.aborted)
+		}
+	}
+	ev, err := Host{}.Decode(strings.NewReader(`{"hook":"session.error","sessionID":"s","error":"APIError"}`))
+	if err != nil || ev.Kind != hook.Halted || ev.Interrupted || ev.Error != "APIError" {
+		t.Errorf("a model error: %+v (%v); want a halt on the error", ev, err)
 	}
 }
 
@@ -139,6 +175,7 @@ func TestDecodeBadInput(t *testing.T) {
 func TestEncode(t *testing.T) {
 	stop := hook.Event{Kind: hook.Stop}
 	prompt := hook.Event{Kind: hook.Prompt}
+	command := hook.Event{Kind: hook.Prompt, Name: hookCommand}
 	tool := hook.Event{Kind: hook.ToolCheck}
 	tests := []struct {
 		name string
@@ -154,6 +191,16 @@ func TestEncode(t *testing.T) {
 		{"denied", tool, hook.Reply{Deny: true, DenyReason: "no"}, `{"deny":"no"}` + "\n"},
 		{"failed", stop, hook.Reply{Notice: "ralph-loop: error: x", Failed: true}, `{"error":"ralph-loop: error: x"}` + "\n"},
 		{"a deny on a stop is nothing", stop, hook.Reply{Deny: true, DenyReason: "no"}, ""},
+		// The cancel's answer: the command is dropped before it becomes a message, the
+		// answer a toast; typed as text (chat.message), or under "opencode run", it cannot be.
+		{"cancel answered", command, hook.Reply{Block: true, Reason: "ralph loop cancelled at iteration 2/5", Answered: true},
+			`{"drop":true,"notice":"ralph loop cancelled at iteration 2/5"}` + "\n"},
+		{"cancel answered as text", prompt, hook.Reply{Block: true, Reason: "no active ralph loop in this session", Answered: true},
+			`{"replace":` + hosttest.JSON(inject.RelayRefusal("no active ralph loop in this session")) + `,"notice":"no active ralph loop in this session"}` + "\n"},
+		{"cancel answered under run", hook.Event{Kind: hook.Prompt, Name: hookCommand, CannotLoop: "run"}, hook.Reply{Block: true, Reason: "x", Answered: true},
+			`{"replace":` + hosttest.JSON(inject.RelayRefusal("x")) + `,"notice":"x"}` + "\n"},
+		{"a refused command is relayed", command, hook.Reply{Block: true, Reason: "bad flag"},
+			`{"replace":` + hosttest.JSON(inject.RelayRefusal("bad flag")) + `,"notice":"bad flag"}` + "\n"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
@@ -233,7 +280,7 @@ func TestServerPorts(t *testing.T) {
 // the same name captured under opencode (one in a session with Kilo's own /goal, which
 // opencode has not, as the command's event, with the goal), and Kilo's names are its own.
 func TestKiloCaptures(t *testing.T) {
-	for _, c := range hosttest.LoadAll(t, "../../testdata/kilo/*.json", 14) {
+	for _, c := range hosttest.LoadAll(t, "../../testdata/kilo/*.json", 16) {
 		f, b := c.Path, c.Data
 		name := filepath.Base(f)
 		ev, err := Kilo.Decode(bytes.NewReader(b))

@@ -153,8 +153,12 @@ export const RalphLoop = async (ctx) => {
     s.deciding = true
     try {
       // A turn that ended on an error or an interrupt (Esc) is not a stop (opencode shows the
-      // error): a loop waits for the user's next message, as when Claude Code's turn fails.
-      if (error) return
+      // error): a loop waits for the user's next message, as when Claude Code's turn fails,
+      // and ralph-loop tells the user so.
+      if (error) {
+        if (await active(id)) show(await ask({ hook: "session.error", sessionID: id, directory, error }))
+        return
+      }
       const res = await client.session.messages({ path: { id } })
       const messages = res.data ?? []
       // Only an idle after the agent's last message ended its turn is a stop. Kilo's TUI goes
@@ -211,6 +215,13 @@ export const RalphLoop = async (ctx) => {
       const prompt = `/${input.command} ${input.arguments ?? ""}`.trim()
       const goal = input.command === "cancel-ralph" ? undefined : await goalOf(input.sessionID)
       const reply = await ask({ hook: "command.execute.before", sessionID: input.sessionID, directory, prompt, run: RUN, mentionsRalph: true, goal })
+      if (reply.drop) {
+        // Answered in full (the cancel): thrown here, the command ends before it becomes a
+        // message, and nothing of it reaches the model.
+        expanded.delete(input.sessionID)
+        show(reply)
+        throw new Error(reply.notice)
+      }
       // The command's template is for the agent: shown as the user's message it read as their
       // own words. It reaches the model marked synthetic (which the TUI does not show), after
       // the command as the user typed it.
@@ -236,9 +247,12 @@ export const RalphLoop = async (ctx) => {
       show(reply)
       if (reply.deny) throw new Error(reply.deny)
     },
-    "tool.execute.after": async (input) => {
+    "tool.execute.after": async (input, output) => {
       if (!acts() || !(await active(input.sessionID))) return
-      const logged = ask({ hook: "tool.execute.after", sessionID: input.sessionID, directory, tool: input.tool, callID: input.callID }).then(show).catch(() => {})
+      // How it ended: a shell command with no exit status was killed, and the end of its
+      // output says whether the user stopped it (Esc): such a call did no work.
+      const call = { tool: input.tool, callID: input.callID, failed: output?.metadata?.exit === null, tail: tail(output?.output) }
+      const logged = ask({ hook: "tool.execute.after", sessionID: input.sessionID, directory, ...call }).then(show).catch(() => {})
       logging.add(logged)
       logged.finally(() => logging.delete(logged))
     },

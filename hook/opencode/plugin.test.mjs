@@ -220,6 +220,45 @@ test("a turn that ended on an error is not a stop", async () => {
   w.done()
 })
 
+test("a turn of an active loop that ended on Esc or an error is no stop: ralph-loop is told, and says so", async () => {
+  const w = await world()
+  writeFileSync(join(w.active, "ses_j"), "")
+  process.env.STUB_REPLY = JSON.stringify({ notice: "ralph-loop: you stopped the agent (Esc)" })
+  await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_j", status: { type: "busy" } } } })
+  await w.hooks.event({ event: { type: "session.error", properties: { sessionID: "ses_j", error: { name: "MessageAbortedError" } } } })
+  await w.hooks.event({ event: { type: "session.status", properties: { sessionID: "ses_j", status: { type: "idle" } } } })
+  assert.deepEqual(w.inputs().map((i) => [i.hook, i.error]), [["session.error", "MessageAbortedError"]])
+  assert.deepEqual(w.calls.toasts, ["ralph-loop: you stopped the agent (Esc)"])
+  assert.deepEqual(w.calls.prompts, [], "no continuation")
+  w.done()
+})
+
+test("a command ralph-loop answers in full (the cancel) is dropped: it throws before it becomes a message", async () => {
+  const w = await world()
+  process.env.STUB_REPLY = JSON.stringify({ drop: true, notice: "ralph loop cancelled at iteration 2/5" })
+  const parts = [{ type: "text", text: "The ralph-loop hook handles /cancel-ralph" }]
+  await assert.rejects(w.hooks["command.execute.before"]({ command: "cancel-ralph", sessionID: "ses_c", arguments: "" }, { parts }), /cancelled/)
+  assert.deepEqual(w.calls.toasts, ["ralph loop cancelled at iteration 2/5"])
+  // The session's next message is the user's own, not the command's expansion.
+  process.env.STUB_REPLY = "{}"
+  await w.hooks["chat.message"]({ sessionID: "ses_c" }, { parts: [{ type: "text", text: "hello" }] })
+  assert.equal(w.inputs().at(-1).prompt, "hello")
+  w.done()
+})
+
+test("a call's report says how it ended: a shell command stopped by Esc has no exit status", async () => {
+  const w = await world()
+  writeFileSync(join(w.active, "ses_a"), "")
+  const out = "partial\n\n<shell_metadata>\nUser aborted the command\n</shell_metadata>"
+  await w.hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_a", callID: "c1" }, { output: out, metadata: { exit: null } })
+  await w.hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_a", callID: "c2" }, { output: "x".repeat(500), metadata: { exit: 0 } })
+  for (let i = 0; i < 1000 && w.inputs().length < 2; i++) await new Promise((r) => setTimeout(r, 5))
+  const [a, b] = w.inputs().sort((x, y) => x.callID.localeCompare(y.callID))
+  assert.deepEqual([a.failed, a.tail], [true, out])
+  assert.deepEqual([b.failed, b.tail.length], [false, 200])
+  w.done()
+})
+
 for (const how of ["moved", "made unrunnable"]) {
   test(`ralph-loop ${how} in an active loop: each stop continues the session with the reason, up to the loop's iterations`, async () => {
     const w = await world()

@@ -176,7 +176,11 @@ export default function (pi) {
   pi.on("tool_result", async (event, ctx) => {
     const b = base("tool_result", ctx)
     if (!(await active(b.sessionID))) return
-    const logged = ask(ctx, { ...b, tool: event.toolName, callID: event.toolCallId }).then((reply) => show(ctx, reply)).catch(() => {})
+    // How it ended: an error result whose end says it was aborted is a call the user stopped
+    // (Esc), which did no work.
+    const text = (Array.isArray(event.content) ? event.content : []).filter((c) => c.type === "text").map((c) => c.text).join("\n")
+    const call = { tool: event.toolName, callID: event.toolCallId, failed: event.isError === true, tail: tail(text) }
+    const logged = ask(ctx, { ...b, ...call }).then((reply) => show(ctx, reply)).catch(() => {})
     logging.add(logged)
     logged.finally(() => logging.delete(logged))
   })

@@ -158,7 +158,14 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 			ev.Kind, ev.Prompt, ev.InTurn = hook.Prompt, in.Prompt, in.Busy
 		}
 	case hookAgentEnd:
-		if stopped(in.Messages) {
+		switch end, ok := runEnd(in.Messages); {
+		case !ok:
+		case end == endAborted:
+			// Esc: no stop; the loop waits for the user's next message, who is told so.
+			ev.Kind, ev.Interrupted = hook.Halted, true
+		case end == endError:
+			ev.Kind = hook.Halted // pi shows the error
+		default:
 			ev.Kind, ev.Text, ev.HasText = hook.Stop, runText(in.Messages), true
 			ev.Usage = runUsage(in.Messages)
 		}
@@ -178,6 +185,7 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		if err := in.Used(&ev, in.Tool == "write" || in.Tool == "edit"); err != nil {
 			return hook.Event{}, err
 		}
+		ev.Aborted = aborted(in.Call)
 	case hookStart:
 		ev.Kind, ev.Source = hook.SessionStart, in.Reason
 	case hookCompact:
@@ -195,12 +203,39 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 	return ev, nil
 }
 
-// stopped reports whether a run's messages end a turn the agent finished: its last
-// assistant message did not end on an error or an interrupt (Esc).
-func stopped(ms []message) bool {
+// How a run's last assistant message ended (its stopReason), where that is no stop.
+const (
+	endAborted = "aborted" // the user stopped the agent (Esc)
+	endError   = "error"
+)
+
+// runEnd is the stopReason of a run's last assistant message (ok is false when it has
+// none). The run ends a turn the agent finished unless it ended on an error or an interrupt
+// (Esc).
+func runEnd(ms []message) (reason string, ok bool) {
 	for i := len(ms) - 1; i >= 0; i-- {
 		if ms[i].Role == "assistant" {
-			return ms[i].StopReason != "error" && ms[i].StopReason != "aborted"
+			return ms[i].StopReason, true
+		}
+	}
+	return "", false
+}
+
+// abortedEnds are how pi 0.73.1 ends the error result of a call the user stopped (Esc): its
+// bash tool's "Command aborted", the file tools' "Operation aborted", each on a line of its
+// own after whatever the call printed.
+var abortedEnds = []string{"Command aborted", "Operation aborted"}
+
+// aborted reports whether a call that ran was stopped by the user (Esc) before it finished:
+// an error result that ends with pi's words for it. A command cannot end an error result
+// so (pi's own status line comes after its output); at worst a call is not counted.
+func aborted(c pluginkit.Call) bool {
+	if !c.Failed {
+		return false
+	}
+	for _, end := range abortedEnds {
+		if c.Tail == end || strings.HasSuffix(c.Tail, "\n"+end) {
+			return true
 		}
 	}
 	return false

@@ -74,8 +74,18 @@ func TestDecode(t *testing.T) {
 				t.Errorf("usage %+v, want 4 priced replies", ev.Usage)
 			}
 		}},
-		// A run that ended on a model error (or on Esc) is not a stop.
-		{"agent_end.error.json", nil, hook.Ignored, nil},
+		// A run that ended on an error, or that the user stopped (Esc), is no stop: the loop
+		// waits for the user's next message, who is told so.
+		{"agent_end.error.json", nil, hook.Halted, func(t *testing.T, ev hook.Event) {
+			if ev.Interrupted || ev.HasText {
+				t.Errorf("interrupted %v, text %q; want the error's halt", ev.Interrupted, ev.Text)
+			}
+		}},
+		{"agent_end.aborted.json", nil, hook.Halted, func(t *testing.T, ev hook.Event) {
+			if !ev.Interrupted || ev.HasText {
+				t.Errorf("interrupted %v, text %q; want the user's Esc", ev.Interrupted, ev.Text)
+			}
+		}},
 		{"tool_call.json", nil, hook.ToolCheck, func(t *testing.T, ev hook.Event) {
 			if ev.ToolKind != hook.ShellTool || ev.Command != "echo hi > x.txt" || ev.ToolUseID == "" {
 				t.Errorf("%+v", ev)
@@ -97,8 +107,31 @@ func TestDecode(t *testing.T) {
 			}
 		}},
 		{"tool_result.json", nil, hook.ToolUsed, func(t *testing.T, ev hook.Event) {
-			if ev.ToolUseID != "call_fake_2" {
-				t.Errorf("tool use id %q", ev.ToolUseID)
+			if ev.ToolUseID != "call_fake_2" || ev.Aborted {
+				t.Errorf("tool use id %q, aborted %v", ev.ToolUseID, ev.Aborted)
+			}
+		}},
+		// Esc while the call ran: it did no work.
+		{"tool_result.aborted.json", nil, hook.ToolUsed, func(t *testing.T, ev hook.Event) {
+			if ev.ToolUseID != "call_fake_1" || !ev.Aborted {
+				t.Errorf("tool use id %q, aborted %v; want the call stopped", ev.ToolUseID, ev.Aborted)
+			}
+		}},
+		{"tool_result.aborted.json", map[string]any{"tail": "partial output\n\nOperation aborted"}, hook.ToolUsed, func(t *testing.T, ev hook.Event) {
+			if !ev.Aborted {
+				t.Error("a file tool's call stopped by Esc taken for one that did its work")
+			}
+		}},
+		// A command's own output, or a failure of its own, is no Esc: pi's status line comes
+		// after the output, and only an error result ends with it.
+		{"tool_result.aborted.json", map[string]any{"failed": false}, hook.ToolUsed, func(t *testing.T, ev hook.Event) {
+			if ev.Aborted {
+				t.Error("a call that succeeded, printing \"Command aborted\", taken for a stopped one")
+			}
+		}},
+		{"tool_result.aborted.json", map[string]any{"tail": "Command aborted\n\nCommand exited with code 1"}, hook.ToolUsed, func(t *testing.T, ev hook.Event) {
+			if ev.Aborted {
+				t.Error("a call that failed by itself taken for a stopped one")
 			}
 		}},
 		{"session_start.json", nil, hook.SessionStart, func(t *testing.T, ev hook.Event) {

@@ -59,6 +59,10 @@ var Words = inject.Words{
 	HidesPromptNotice:    true,              // a UserPromptSubmit systemMessage only goes to the debug log
 	QueuesCommands:       true,              // a slash command typed while the agent works waits for the turn's end
 	BlockLabel:           "Stop hook error", // what its TUI calls a block's reason
+	// A command its UserPromptExpansion hook blocks (or stops) is shown as an error,
+	// "UserPromptExpansion blocked: <reason>"; letting it through sends it to the model
+	// (0.24.4's slashCommandProcessor): the cancel is answered by a block that says so.
+	AnswerLabel: "UserPromptExpansion blocked",
 }
 
 // Facts states Qwen Code's facts for an event.
@@ -180,6 +184,8 @@ func (Host) Decode(r io.Reader) (hook.Event, error) {
 		ev.Background = claudeshape.Background(&in.Input, func(status string) bool { return status == "running" })
 	case "PostToolUse", "PostToolUseFailure":
 		ev.Kind, ev.ToolName, ev.ToolUseID = hook.ToolUsed, in.ToolName, id
+		// A call the user stopped (Esc) did no work: it is not counted.
+		ev.Aborted = in.Event == "PostToolUseFailure" && in.Interrupt
 		if in.Event == "PostToolUse" && slices.Contains(writeTools, in.ToolName) {
 			ev.ToolKind = hook.WriteTool
 		}

@@ -36,6 +36,9 @@ type Input struct {
 	// see CronsField): the work in the background and the wake-ups scheduled.
 	Tasks []Task
 	Crons []Cron
+	// Interrupt: the tool call failed because the user stopped it (PostToolUseFailure's
+	// is_interrupt).
+	Interrupt bool
 	// Key identifies the input (a hash of its bytes).
 	Key string
 }
@@ -76,6 +79,9 @@ func InputSpec(in *Input) *wire.Spec {
 			"file_path":              &in.ConfigFile,
 		},
 		Bools: map[string]*bool{"stop_hook_active": &in.StopHookActive},
+		// A call taken for stopped is not counted: whatever the flag holds, only false or
+		// null keeps it counted.
+		Flags: map[string]*bool{"is_interrupt": &in.Interrupt},
 		// StopFailure's error is a word; other events may carry an "error" of their own
 		// shape (a tool's failure), which is no reason to refuse them.
 		Loose: map[string]*string{"error": &in.Error, "error_details": &in.ErrorDetails},

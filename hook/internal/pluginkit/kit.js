@@ -5,6 +5,9 @@
 const TIMEOUT_MS = 10 * 1000
 // A session id that can name a file of the state directory (ralph-loop's own rule).
 const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/
+// The end of a tool call's result that is sent with its report (ralph-loop tells from it a
+// call the user stopped).
+const tail = (text) => String(text ?? "").slice(-__TAIL_MAX__)
 
 // runHook runs ralph-loop with one event (input, written to it as JSON) and returns its
 // reply ({} when it has nothing to say), {error} when it failed, or {cannotRun} when it could

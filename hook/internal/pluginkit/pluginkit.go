@@ -31,8 +31,8 @@ const Mark = "__KIT__\n"
 // with the kit in place of its Mark line and its placeholders filled in: __HOST__ (w.Name)
 // and __HOST_NAME__ (the same, bare, for comments), __BINARY__ (binary, or where portable
 // the ralph-loop on PATH), __SCOPE__, __MISSING__ (said once when the binary is not there),
-// __FALLBACK__ (the replies the plugin gives by itself, see fallbackReplies), and each of
-// more, as JSON.
+// __FALLBACK__ (the replies the plugin gives by itself, see fallbackReplies), __TAIL_MAX__
+// (TailMax), and each of more, as JSON.
 func Source(src string, h hook.Host, w inject.Words, binary, scope string, portable bool, more map[string]any) string {
 	prog := binary
 	if portable {
@@ -45,6 +45,7 @@ func Source(src string, h hook.Host, w inject.Words, binary, scope string, porta
 		"__MISSING__", js(inject.NotInstalledHere(w.Display)),
 		"__FALLBACK__", js(fallbackReplies(h, w, prog)),
 		"__HOST_NAME__", w.Name,
+		"__TAIL_MAX__", strconv.Itoa(TailMax),
 	}
 	for k, v := range more {
 		r = append(r, k, js(v))
@@ -152,7 +153,16 @@ type Call struct {
 	Tool   string          `json:"tool"`
 	CallID string          `json:"callID"`
 	Args   json.RawMessage `json:"args"`
+	// After it ran: Failed, the host reports that it did not complete (pi: an error result;
+	// opencode: a shell command with no exit status, killed), and Tail, the end of its
+	// result (at most TailMax characters), from which the host's package tells a call the
+	// user stopped (Esc), which did no work.
+	Failed bool   `json:"failed"`
+	Tail   string `json:"tail"`
 }
+
+// TailMax is the most of a call's result a plugin sends (Call.Tail).
+const TailMax = 200
 
 // Check makes ev the check of the call before it runs, and decodes its arguments into
 // args (the tools' arguments vary: what does not fit is left empty).

@@ -209,6 +209,42 @@ func TestTUIMessageWhileRunning(t *testing.T) {
 	})
 }
 
+// 2b. Esc while a command of the loop runs: Claude Code stops it and ends the turn with no
+// stop; the loop waits for the next prompt. The stopped call did no work: the promise at the
+// user's next message, with no other call made, is rejected for want of one. Claude Code
+// 2.1.332 fires no tool event for the stopped call ("No result recorded"), only the
+// transcript shows it, so it never counted (the stop waits for its PostToolUse, which never
+// comes); a PostToolUseFailure with is_interrupt would not count either.
+func TestTUIEscNotCounted(t *testing.T) {
+	env, tui := startTUI(t, e2e.Script{Turns: []e2e.Turn{
+		e2e.Bash("Working.", "touch started.txt && sleep 30"),
+		e2e.Text("It is done, I think. <promise>DONE</promise>"),
+		e2e.Bash("Doing it for real.", "echo hi > x.txt"),
+		e2e.Text("x.txt is written. <promise>DONE</promise>"),
+	}})
+	submit(t, tui, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
+	if !e2e.Until(2*time.Minute, func() bool { _, err := os.Stat(filepath.Join(env.Project, "started.txt")); return err == nil }) {
+		t.Fatal("the command did not start")
+	}
+	if err := tui.Keys(context.Background(), "Escape"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tui, "Interrupted")
+	submit(t, tui, "Is it done?")
+	l := waitLoop(t, env, "ended", func(l e2e.Loop) bool { return l.Status != "ACTIVE" })
+	e2e.ExpectLoop(t, l, "claude", "PROMISE_ACCEPTED", 2, 1)
+	rejected := false
+	for _, r := range tui.Fake.MainRequests() {
+		for _, m := range r.Messages() {
+			rejected = rejected || m.Role == "user" && strings.Contains(m.Text, "only 0 tool calls have been made")
+		}
+	}
+	if !rejected {
+		t.Error("the model was never told the promise lacked a tool call")
+	}
+	e2e.ReadFile(t, filepath.Join(env.Project, "x.txt"), "hi\n")
+}
+
 // 3 and 5. A whole long /ralph-loop command pasted: the TUI shows "[Pasted text #1 …]" and
 // hands the hook the command wrapped in <pasted_content>; the loop is armed with the task as
 // pasted. Each iteration the agent gets the whole task back, and the TUI shows the user the

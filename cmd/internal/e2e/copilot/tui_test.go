@@ -111,6 +111,31 @@ func TestTUICancelWhileWorking(t *testing.T) {
 	}
 }
 
+// Esc while a command of the loop runs: Copilot CLI stops it and ends the turn. The stopped
+// call did no work: the promise at the user's next message, with no other call made, is
+// rejected for want of one.
+func TestTUIEscNotCounted(t *testing.T) {
+	e := newEnv(t, "user")
+	u := startTUI(t, e, fakechat.Script{Turns: []fakechat.Turn{
+		Shell("Working.", "touch started.txt && sleep 300"),
+		fakechat.Text("It is done, I think. <promise>DONE</promise>"),
+		Shell("Doing it for real.", "echo hi > x.txt"),
+		fakechat.Text("x.txt is written. <promise>DONE</promise>"),
+	}})
+	u.Submit(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
+	if !e2e.Until(2*time.Minute, func() bool { _, err := os.Stat(filepath.Join(e.Project, "started.txt")); return err == nil }) {
+		t.Fatal("the command did not start")
+	}
+	u.interrupt(t)
+	u.Submit(t, "Is it done?")
+	l := e2e.WaitLoop(t, e, "ended", func(l Loop) bool { return l.Status != "ACTIVE" })
+	e2e.ExpectLoop(t, l, "copilot", "PROMISE_ACCEPTED", 2, 1)
+	if c := continuations(u.Fake); len(c) != 1 || !strings.Contains(c[0], "only 0 tool calls") {
+		t.Errorf("continuations %q; want one, rejecting the promise that came with no tool call", c)
+	}
+	e2e.ReadFile(t, filepath.Join(e.Project, "x.txt"), "hi\n")
+}
+
 // interrupt presses Esc twice, apart (as a user does: keys sent together read as one
 // escape sequence), until the TUI takes input.
 func (u *tui) interrupt(t *testing.T) {

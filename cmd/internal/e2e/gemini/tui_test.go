@@ -21,9 +21,9 @@ type tmuxTUI struct {
 	fake *Fake
 }
 
-// startTmuxTUI starts "gemini --yolo" in tmux in e's project, against a fake serving
+// startTmuxTUI starts "gemini --yolo ARGS" in tmux in e's project, against a fake serving
 // script, and waits until it takes input (see e2e.StartTUI).
-func startTmuxTUI(t *testing.T, e *Env, script Script) *tmuxTUI {
+func startTmuxTUI(t *testing.T, e *Env, script Script, args ...string) *tmuxTUI {
 	t.Helper()
 	fake, err := StartFake(script)
 	if err != nil {
@@ -31,7 +31,7 @@ func startTmuxTUI(t *testing.T, e *Env, script Script) *tmuxTUI {
 	}
 	t.Cleanup(func() { fake.Close() })
 	s := e2e.StartTUI(t, e, tmux.Options{Dir: e.Project, Env: append(e.environ(fake.URL), "TERM=xterm-256color"), Width: 160, Height: 60},
-		e.Gemini, "--yolo", "-m", Model)
+		append([]string{e.Gemini, "--yolo", "-m", Model}, args...)...)
 	u := &tmuxTUI{Session: s, fake: fake}
 	u.waitFor(t, "Type your message")
 	return u
@@ -211,6 +211,36 @@ func TestTUIEscDuringTool(t *testing.T) {
 	}
 	if !strings.Contains(tmux.Flat(u.waitFor(t, "loop cancelled at iteration 2/5")), "you pressed Esc while a command of the loop ran") {
 		t.Error("the user is not told the loop ended with the Esc")
+	}
+}
+
+// /cancel-ralph typed at the idle prompt of a session whose loop is active: the hook answers
+// it, and nothing goes to the model. Gemini CLI labels a prompt a hook answered "Agent
+// execution blocked", then "This request failed", and no hook output avoids that without
+// sending the prompt on: the answer says the cancel is done and those labels no error
+// (before, the screen read as a failure). The loop is left active as a dead terminal leaves
+// it (the CLI killed mid-loop), and the session resumed in the TUI.
+func TestTUICancel(t *testing.T) {
+	env := newEnv(t)
+	res := run(t, env, Run{
+		Prompt:   `/ralph-loop "Keep going" --max-iterations 10`,
+		Script:   Script{Turns: []Turn{Say("Working on it.")}, HoldFrom: 2},
+		KillWhen: func(f *Fake) bool { return len(f.MainRequests()) >= 2 },
+	})
+	if !res.Killed {
+		t.Fatalf("the run ended on its own (exit %d)", res.ExitCode)
+	}
+	u := startTmuxTUI(t, env, Script{Turns: []Turn{Say("This must not be asked.")}}, "--resume", "latest")
+	u.submit(t, "/cancel-ralph")
+	screen := tmux.Flat(u.waitFor(t, "ralph loop cancelled at iteration 2/10"))
+	done := `ralph loop cancelled at iteration 2/10 (ralph-loop answered /cancel-ralph itself, and nothing went to the model: ` +
+		`Gemini CLI labels such an answer "Agent execution blocked" and "This request failed", which is no error)`
+	if !strings.Contains(screen, done) {
+		t.Errorf("the cancel's answer does not say it is done; want %q", done)
+	}
+	expectLoop(t, loopOf(t, env, res.SessionID), "CANCELLED", 2, 0)
+	if n := len(u.fake.MainRequests()); n != 0 {
+		t.Errorf("%d model requests for /cancel-ralph, want none", n)
 	}
 }
 

@@ -345,17 +345,25 @@ func (s *Server) Prompt(ctx context.Context, id, text string) error {
 }
 
 // Command runs a command in the session as the TUI does for "/NAME ARGUMENTS". serve
-// answers it when the turn ends; the answer is not waited for.
-func (s *Server) Command(ctx context.Context, id, name, arguments string) {
-	go s.request(ctx, http.MethodPost, "/session/"+id+"/command", map[string]any{"command": name, "arguments": arguments}, nil)
+// answers it when the turn ends (at once when the plugin drops it); the answer is not
+// waited for, but the channel returned is closed when it comes.
+func (s *Server) Command(ctx context.Context, id, name, arguments string) <-chan struct{} {
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		s.request(ctx, http.MethodPost, "/session/"+id+"/command", map[string]any{"command": name, "arguments": arguments}, nil)
+	}()
+	return answered
 }
 
 // Settled waits until the session has gone idle after being busy (since a time) and has stayed idle for
-// settle, and done reports true (or the session has stayed idle for a minute); it returns
-// how many times the session went busy. done is what the caller waits for (a loop's end):
+// settle, and done reports true (or the session has stayed idle for a minute), or, for a
+// command the plugin may drop (dropped, closed once the command is answered; nil for a
+// prompt), the command is answered, the session has not gone busy for settle, and done
+// reports true; it returns how many times the session went busy. done is what the caller waits for (a loop's end):
 // the plugin's continuation follows an idle within milliseconds, but its decision can take
 // longer on a loaded machine.
-func (s *Server) Settled(ctx context.Context, id string, since time.Time, settle time.Duration, done func() bool) (turns int, err error) {
+func (s *Server) Settled(ctx context.Context, id string, since time.Time, settle time.Duration, done func() bool, dropped <-chan struct{}) (turns int, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	for {
@@ -379,6 +387,11 @@ func (s *Server) Settled(ctx context.Context, id string, since time.Time, settle
 		}
 		if idle := time.Since(at); busies > 0 && status == "idle" && (idle >= settle && done() || idle >= time.Minute) {
 			return busies, nil
+		}
+		// A command the plugin dropped (the cancel) never makes the session busy: it is
+		// answered at once.
+		if answered := closed(dropped); busies == 0 && answered && time.Since(since) >= settle && done() {
+			return 0, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -453,4 +466,17 @@ func (e *Env) RunCLI(ctx context.Context, script Script, args ...string) (string
 	cmd.Env = e.environ()
 	out, err := cmd.CombinedOutput()
 	return string(out), fake, err
+}
+
+// closed reports whether c is closed (a nil c never is).
+func closed(c <-chan struct{}) bool {
+	if c == nil {
+		return false
+	}
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }

@@ -250,7 +250,7 @@ func TestMessageWhileRunning(t *testing.T) {
 	if err := w.Srv.Prompt(ctx, id, "Also keep the README short."); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Srv.Settled(ctx, id, since, settle, w.Ended); err != nil {
+	if _, err := w.Srv.Settled(ctx, id, since, settle, w.Ended, nil); err != nil {
 		t.Fatal(err)
 	}
 	msgs, err := w.Srv.Messages(ctx, id)

@@ -105,12 +105,13 @@ func (w *World) Send(t *testing.T, id, prompt string, done func() bool) {
 	t.Helper()
 	ctx := context.Background()
 	before, since := len(w.Srv.Fake.MainRequests()), time.Now()
+	var answered <-chan struct{}
 	if name, args, ok := strings.Cut(strings.TrimPrefix(prompt, "!"), " "); strings.HasPrefix(prompt, "!/") && ok {
-		w.Srv.Command(ctx, id, strings.TrimPrefix(name, "/"), args)
+		answered = w.Srv.Command(ctx, id, strings.TrimPrefix(name, "/"), args)
 	} else if err := w.Srv.Prompt(ctx, id, prompt); err != nil {
 		t.Fatal(err)
 	}
-	turns, err := w.Srv.Settled(ctx, id, since, settle, done)
+	turns, err := w.Srv.Settled(ctx, id, since, settle, done, answered)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package pi
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -177,6 +178,48 @@ func TestTUICancelAndEsc(t *testing.T) {
 	if n := len(fake.MainRequests()); n != 3 {
 		t.Errorf("%d model requests after Esc, want 3 (nothing sent for the interrupted run)", n)
 	}
+}
+
+// Esc while a command of the loop runs: pi stops the command and ends the run, which is no
+// stop, so the loop stays ACTIVE and goes on with the user's next message. The screen says
+// so at once (it said nothing before), and the stopped call did no work: the promise at the
+// next message, with no other call made, is rejected for want of one (before, the stopped
+// call counted, and that promise ended the loop).
+func TestTUIEscThenMessage(t *testing.T) {
+	e := tuiEnv(t)
+	s, fake := tui(t, e, Script{Turns: []Turn{
+		Shell("Working.", "touch started.txt && sleep 300"),
+		Text("It is done, I think. <promise>DONE</promise>"),
+		Shell("Doing it for real.", "echo hi > x.txt"),
+		Text("x.txt is written. <promise>DONE</promise>"),
+	}})
+	ctx := context.Background()
+	enter(t, s, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
+	until(t, "the command to start", func() bool { _, err := os.Stat(filepath.Join(e.Project, "started.txt")); return err == nil })
+	// Esc, again if the TUI missed it (the screen is the only sign it took).
+	notice := "ralph-loop: you stopped the agent (Esc); the loop is still active at iteration 1/5 and goes on with your next message (/cancel-ralph ends it)"
+	var err error
+	for range 3 {
+		if err := s.Keys(ctx, "Escape"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err = s.WaitFor(ctx, notice, 30*time.Second); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Errorf("the screen does not say what became of the loop: %v", err)
+	}
+	if l := onlyLoop(t, e); l.Status != "ACTIVE" || l.ToolCalls != 0 {
+		t.Errorf("after Esc: loop %s with %d tool calls; want ACTIVE with none (the stopped call did no work)", l.Status, l.ToolCalls)
+	}
+	enter(t, s, "Is it done?")
+	until(t, "the loop to end", func() bool { return !loopIs(e, "ACTIVE")() })
+	expectLoop(t, onlyLoop(t, e), "PROMISE_ACCEPTED", 2, 1)
+	if c := fake.Continuations(); len(c) != 1 || !strings.Contains(c[0], "only 0 tool calls") {
+		t.Errorf("continuations %q; want one, rejecting the promise that came with no tool call", c)
+	}
+	readFile(t, filepath.Join(e.Project, "x.txt"), "hi\n")
 }
 
 // A long command pasted whole (pi shows a paste marker and hands the command the whole

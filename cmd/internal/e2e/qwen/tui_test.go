@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +81,9 @@ func TestTUIBlockedThenAccepted(t *testing.T) {
 // 2. /cancel-ralph typed while the agent works is held by Qwen Code until the turn ends,
 // which the loop does not let happen, and no file or hook shows it to ralph-loop. The way
 // that works, which the first block's notice names: Esc, then /cancel-ralph at the idle
-// prompt, which ends the loop without calling the model.
+// prompt, which ends the loop without calling the model. Qwen Code shows the answer as an
+// error ("✕ UserPromptExpansion blocked: …"), as it shows any command a hook answers: the
+// answer says it is done, and no error.
 func TestTUIEscThenCancel(t *testing.T) {
 	e := newEnv(t, "user")
 	u := startTUI(t, e, typing.Working(20))
@@ -93,7 +96,8 @@ func TestTUIEscThenCancel(t *testing.T) {
 	if l.Status != "CANCELLED" {
 		t.Errorf("loop %s at %d/8 (%s); want CANCELLED", l.Status, l.Iteration, l.EndReason)
 	}
-	screen := u.Await(t, fmt.Sprintf("ralph loop cancelled at iteration %d/8", l.Iteration))
+	screen := u.Await(t, fmt.Sprintf("ralph loop cancelled at iteration %d/8 (ralph-loop answered /cancel-ralph itself, and nothing went to the model: "+
+		`Qwen Code labels such an answer "UserPromptExpansion blocked", which is no error)`, l.Iteration))
 	e2e.NoScreenErrors(t, screen)
 	if os.Getenv("RALPH_TUI_SCREEN") != "" {
 		t.Logf("the screen:\n%s", tmux.Trim(screen))
@@ -117,6 +121,32 @@ func TestTUIEscThenMessage(t *testing.T) {
 	if l := e2e.WaitLoop(t, e, "active", func(l Loop) bool { return true }); l.Status != "ACTIVE" {
 		t.Errorf("loop %s (%s); want it going on", l.Status, l.EndReason)
 	}
+}
+
+// 3b. Esc while a command of the loop runs: Qwen Code stops it (PostToolUseFailure with
+// is_interrupt) and ends the turn with no stop. The stopped call did no work: the promise at
+// the user's next message, with no other call made, is rejected for want of one (before,
+// the stopped call counted, and that promise ended the loop).
+func TestTUIEscNotCounted(t *testing.T) {
+	e := newEnv(t, "user")
+	u := startTUI(t, e, fakechat.Script{Turns: []fakechat.Turn{
+		Shell("Working.", "touch started.txt && sleep 30"),
+		fakechat.Text("It is done, I think. <promise>DONE</promise>"),
+		Shell("Doing it for real.", "echo hi > x.txt"),
+		fakechat.Text("x.txt is written. <promise>DONE</promise>"),
+	}})
+	u.Submit(t, `/ralph-loop "Create x.txt containing hi" --max-iterations 5`)
+	if !e2e.Until(2*time.Minute, func() bool { _, err := os.Stat(filepath.Join(e.Project, "started.txt")); return err == nil }) {
+		t.Fatal("the command did not start")
+	}
+	u.esc(t)
+	u.Submit(t, "Is it done?")
+	l := e2e.WaitLoop(t, e, "ended", func(l Loop) bool { return l.Status != "ACTIVE" })
+	e2e.ExpectLoop(t, l, "qwen", "PROMISE_ACCEPTED", 2, 1)
+	if c := u.Fake.Continuations(); len(c) != 1 || !strings.Contains(c[0], "only 0 tool calls") {
+		t.Errorf("continuations %q; want one, rejecting the promise that came with no tool call", c)
+	}
+	e2e.ReadFile(t, filepath.Join(e.Project, "x.txt"), "hi\n")
 }
 
 // 4. A whole long /ralph-loop command pasted: Qwen Code shows "[Pasted Content N chars]"
