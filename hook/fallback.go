@@ -40,7 +40,7 @@ func (e *engine) fallback(ctx context.Context) string {
 	if !f.Cancel {
 		return ""
 	}
-	if e.env.BinaryChanged != nil && !f.CancelAt.Before(l.StartedAt) && e.hooksSawItGone(l) {
+	if e.env.BinaryChanged != nil && !f.CancelAt.Before(l.StartedAt) && (e.vouched(l) || e.hooksSawItGone(l)) {
 		if back, err := e.env.BinaryChanged(); err == nil && back.After(f.CancelAt) {
 			if done, err := Cancel(ctx, e.env, id, state.ByUser, inject.ReasonFallbackCancel, true); err == nil && done != nil {
 				return inject.FallbackCancelTaken(done)
@@ -51,6 +51,18 @@ func (e *engine) fallback(ctx context.Context) string {
 	_ = e.env.Store.AppendEvent(id, state.Event{At: now, LoopID: l.LoopID, Iteration: l.Iteration, Action: state.ActRefused,
 		Reason: inject.ReasonFallbackCancelRefused})
 	return inject.FallbackCancelRefused(l, e.facts.Words)
+}
+
+// vouched reports whether the event's plugin, in the loop's own host process, says it
+// answered the user's /cancel-ralph itself while it could not run ralph-loop (opencode's,
+// Kilo Code's and pi's keep no transcript ralph-loop reads): an event forged by a process
+// below the host is not the host's word.
+func (e *engine) vouched(l *state.Loop) bool {
+	if !e.ev.FallbackCancel {
+		return false
+	}
+	st := e.judge(l)
+	return st == standOwner || st == standNew
 }
 
 // hooksSawItGone reports whether the host's transcript, from where the loop's last decision

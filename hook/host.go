@@ -103,6 +103,11 @@ type Event struct {
 	Name      string
 	SessionID string
 	Cwd       string
+	// FallbackCancel: a plugin of ralph-loop's own, running in the host's process, says it
+	// answered the user's /cancel-ralph itself while it could not run ralph-loop (and
+	// recorded it in the session's cancel-typed): the host's own word that the hooks saw
+	// ralph-loop missing, taken only from the loop's host (see fallback).
+	FallbackCancel bool
 	// TranscriptPath is where the host keeps the session's transcript ("" if it gives
 	// none).
 	TranscriptPath string

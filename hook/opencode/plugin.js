@@ -59,8 +59,11 @@ export const RalphLoop = async (ctx) => {
   // When it cannot be run at all, the plugin answers by itself (fallback).
   const ask = async (event, timeout = TIMEOUT_MS) => {
     const env = { ...process.env, RALPH_LOOP_OPENCODE_SERVER: serverUrl() }
-    const reply = await runHook(event, timeout, { cwd: directory, env })
-    return reply.cannotRun ? fallback(event, reply.cannotRun) : reply
+    const { input, done } = vouch(event)
+    const reply = await runHook(input, timeout, { cwd: directory, env })
+    if (reply.cannotRun) return fallback(event, reply.cannotRun)
+    done()
+    return reply
   }
   const marked = activeSessions(directory)
   const active = marked.active
@@ -86,7 +89,7 @@ export const RalphLoop = async (ctx) => {
     if (event.hook === "session.idle") return cancelled ? {} : fallbackStop(loop)
     if (event.hook !== "chat.message" && event.hook !== "command.execute.before") return {}
     const prompt = (event.prompt ?? "").trim()
-    if (cancelTyped(loop, prompt)) return FALLBACK.cancelled
+    if (cancelTyped(loop, prompt, event.sessionID)) return FALLBACK.cancelled
     // The stop's own continuation comes back as a message: nothing more to say.
     if (cancelled || prompt === FALLBACK.stop.continue) return {}
     return FALLBACK.notice

@@ -41,9 +41,12 @@ export default function (pi) {
   // ask runs ralph-loop with one event and returns its reply ({} when it has nothing to
   // say). When it cannot be run at all, the extension answers by itself (fallback).
   const ask = async (ctx, event, timeout = TIMEOUT_MS) => {
-    const { mentionsRalph, ...input } = event
+    const { mentionsRalph, ...rest } = event
+    const { input, done } = vouch(rest)
     const reply = await runHook(input, timeout, { cwd: event.directory })
-    return reply.cannotRun ? fallback(ctx, event, reply.cannotRun) : reply
+    if (reply.cannotRun) return fallback(ctx, event, reply.cannotRun)
+    done()
+    return reply
   }
   const marked = activeSessions()
   const active = marked.active
@@ -71,7 +74,7 @@ export default function (pi) {
         return cancelled || !stopped(event.messages) ? {} : fallbackStop(loop)
       case "command":
       case "input":
-        if (cancelTyped(loop, event.prompt)) return FALLBACK.cancelled
+        if (cancelTyped(loop, event.prompt, event.sessionID)) return FALLBACK.cancelled
         return cancelled ? {} : FALLBACK.notice
       case "session_start":
         return cancelled ? {} : FALLBACK.notice

@@ -111,10 +111,24 @@ const fallbackStop = (loop) => {
 // cancelTyped reports whether prompt is the user's /cancel-ralph, and records it in the
 // session's cancel-typed file, which lets its stops end and which ralph-loop, once it runs
 // again, takes as the user's cancel.
-const cancelTyped = (loop, prompt) => {
+const cancelTyped = (loop, prompt, sessionID) => {
   if (!/^\/cancel-ralph(\s|$)/.test((prompt ?? "").trim())) return false
   mark(loop.dir, "cancel-typed")
+  typedWhileGone.add(sessionID)
   return true
+}
+
+// typedWhileGone are the sessions whose /cancel-ralph the plugin answered itself while it
+// could not run BINARY. Kept in the host's process, which nothing the agent runs can
+// write, they go with the next event ralph-loop gets (fallbackCancel), as the host's word
+// that the cancel in the session's cancel-typed is the user's (see vouch).
+const typedWhileGone = new Set()
+
+// vouch adds to an event for ralph-loop that the plugin answered the session's cancel
+// itself; done says that ralph-loop has run with it.
+const vouch = (event) => {
+  const input = typedWhileGone.has(event.sessionID) ? { ...event, fallbackCancel: true } : event
+  return { input, done: () => typedWhileGone.delete(event.sessionID) }
 }
 
 const mark = (dir, name) => {

@@ -146,6 +146,9 @@ type Head struct {
 	Hook      string `json:"hook"`
 	SessionID string `json:"sessionID"`
 	Directory string `json:"directory"`
+	// FallbackCancel: the plugin answered the user's /cancel-ralph itself while it could
+	// not run ralph-loop (hook.Event.FallbackCancel).
+	FallbackCancel bool `json:"fallbackCancel"`
 }
 
 // Call is a tool call as a plugin sends it, before it runs and after.
@@ -195,5 +198,5 @@ func Decode(r io.Reader, in any, head *Head) (hook.Event, error) {
 	if head.SessionID == "" {
 		return hook.Event{}, fmt.Errorf("%w: no sessionID", hook.ErrInput)
 	}
-	return hook.Event{Name: head.Hook, SessionID: head.SessionID, Cwd: head.Directory, Key: key}, nil
+	return hook.Event{Name: head.Hook, SessionID: head.SessionID, Cwd: head.Directory, Key: key, FallbackCancel: head.FallbackCancel}, nil
 }
