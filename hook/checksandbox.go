@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"os"
+	"path/filepath"
 
 	"github.com/ralph-loop/ralph-loop/hook/check"
 	"github.com/ralph-loop/ralph-loop/inject"
@@ -44,6 +45,9 @@ func checkSandbox(env Env, l *state.Loop) *check.Sandbox {
 	w.ReadOnly = append(w.ReadOnly, env.Store.Dir())
 	if k := env.Store.KeepDir(); k != "" {
 		w.ReadOnly = append(w.ReadOnly, k)
+	}
+	if env.UserSettings != "" {
+		w.ReadOnly = append(w.ReadOnly, filepath.Dir(env.UserSettings))
 	}
 	if b := l.HookBinaries; b != nil {
 		w.ReadOnly = append(w.ReadOnly, b.Paths...)

@@ -296,7 +296,7 @@ func (e *engine) armRequest(rest, mode string) (ArmRequest, *Reply) {
 	if err != nil {
 		return refuse(inject.ArgError(err, e.facts.Words))
 	}
-	req.Settings, req.Sandbox, req.SandboxRoots = Settings(e.facts, e.ev.TranscriptPath, Trusted(e.env.Store, e.facts))
+	req.Settings, req.Sandbox, req.SandboxRoots = Settings(e.facts, e.ev.TranscriptPath, Trusted(e.env.Store, e.facts, e.env.UserSettings))
 	return req, nil
 }
 

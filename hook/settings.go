@@ -50,9 +50,14 @@ func settingsChange(was, now []state.Setting) string {
 }
 
 // Trusted are the paths ralph-loop trusts: its state directory, its keep, the binary that
-// runs, and the host's hook files (Hooks.Files).
-func Trusted(store *state.Store, f Facts) []string {
+// runs, the host's hook files (Hooks.Files), and more (the user's own settings).
+func Trusted(store *state.Store, f Facts, more ...string) []string {
 	p := []string{store.Dir()}
+	for _, m := range more {
+		if m != "" {
+			p = append(p, m)
+		}
+	}
 	if k := store.KeepDir(); k != "" {
 		p = append(p, k)
 	}

@@ -11,7 +11,7 @@ import (
 func (d *doctor) sandbox(inst *install.Target) {
 	if hh, ok := hosts.Lookup(inst.Name); ok {
 		if sb, ok := hh.(hosts.Sandboxed); ok {
-			trusted := []string{stateDir(), keepDir()}
+			trusted := []string{stateDir(), keepDir(), userSettings()}
 			if exe, err := os.Executable(); err == nil {
 				trusted = append(trusted, exe)
 			}

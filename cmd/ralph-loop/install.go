@@ -141,7 +141,7 @@ func installCommand(add bool) *cli.Command {
 				return err
 			}
 			opt.Force = cmd.Bool("force")
-			opt.Sandbox, opt.KeepDir = sandbox, keepDir()
+			opt.Sandbox, opt.KeepDir, opt.ConfigDir = sandbox, keepDir(), filepath.Dir(userSettings())
 			purge := !add && cmd.Bool("purge")
 			if purge && !cmd.Bool("dry-run") {
 				if err := purgeAllowed(); err != nil {

@@ -73,7 +73,7 @@ func startCommand() *cli.Command {
 				Config:    cfg,
 				ArmedBy:   "start",
 			}
-			req.Settings, req.Sandbox, req.SandboxRoots = hook.Settings(facts, "", hook.Trusted(env.Store, facts))
+			req.Settings, req.Sandbox, req.SandboxRoots = hook.Settings(facts, "", hook.Trusted(env.Store, facts, env.UserSettings))
 			res, err := hook.Arm(ctx, env, req)
 			if err != nil {
 				return fmt.Errorf("start a loop in session %s: %w", session, err)

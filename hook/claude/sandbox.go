@@ -339,6 +339,9 @@ func sandboxSpec(x install.SandboxInput) install.Sandbox {
 	}
 	add(x.StateDir, true)
 	add(x.KeepDir, true)
+	if x.ConfigDir != "" {
+		add(x.ConfigDir, true)
+	}
 	if x.Binary != "" {
 		add(x.Binary, false)
 	}

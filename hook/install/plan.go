@@ -39,7 +39,10 @@ type Options struct {
 	// one of those files.
 	Sandbox bool
 	KeepDir string
-	Now     time.Time
+	// ConfigDir is the directory of the user's own settings of ralph-loop's (the prices of
+	// models): install --sandbox keeps it from the agent, as it keeps the state.
+	ConfigDir string
+	Now       time.Time
 }
 
 // Change is one file that install or uninstall writes or removes.

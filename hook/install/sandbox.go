@@ -36,8 +36,9 @@ type SandboxInput struct {
 	Getenv     func(string) string
 	// Binary is the ralph-loop the hooks run ("" at a shared scope: the one on PATH).
 	Binary string
-	// StateDir and KeepDir are ralph-loop's state directory and its keep.
-	StateDir, KeepDir string
+	// StateDir and KeepDir are ralph-loop's state directory and its keep; ConfigDir the
+	// directory of the user's own settings (the prices of models), which ralph-loop trusts.
+	StateDir, KeepDir, ConfigDir string
 }
 
 // addSandbox adds what the host's Sandbox says to the settings root: its On settings with
@@ -56,7 +57,7 @@ func (inst *Target) addSandbox(o Options, t target, root *object, rec *Record, p
 	var what []string
 	denied := 0
 	sb := inst.Sandbox(SandboxInput{Scope: t.scope, ProjectDir: t.projectDir, UserDir: t.userDir, Getenv: t.getenv,
-		Binary: o.Binary, StateDir: o.StateDir, KeepDir: o.KeepDir})
+		Binary: o.Binary, StateDir: o.StateDir, KeepDir: o.KeepDir, ConfigDir: o.ConfigDir})
 	p.Notes = append(p.Notes, sb.Notes...)
 	if o.Sandbox {
 		for _, s := range sb.On {
