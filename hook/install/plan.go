@@ -190,9 +190,6 @@ func (inst *Target) SettingsFile(scope, projectDir string, getenv func(string) s
 // Install plans adding ralph-loop to the host at a scope.
 func (inst *Target) Install(o Options) (*Plan, error) { return inst.plan(o, true) }
 
-// Uninstall plans removing what Install added.
-func (inst *Target) Uninstall(o Options) (*Plan, error) { return inst.plan(o, false) }
-
 func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 	t, err := inst.target(o)
 	if err != nil {

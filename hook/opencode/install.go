@@ -66,12 +66,6 @@ func newInstaller(w inject.Words, cli, dir string, userDir func(func(string) str
 // Installer returns the host's installer.
 func (h Host) Installer() *install.Target { return h.flavor().installer.Get() }
 
-// Plugin is opencode's plugin for a scope: it runs binary, or at a shared scope the
-// ralph-loop on PATH.
-func Plugin(binary, scope string, portable bool) string {
-	return plugin(Words, binary, scope, portable)
-}
-
 // plugin is the plugin's source for a host of opencode's family.
 func plugin(w inject.Words, binary, scope string, portable bool) string {
 	return pluginkit.Source(pluginSource, Host{}, w, binary, scope, portable, nil)
