@@ -69,7 +69,6 @@ var Installer = &install.Target{
 	},
 	Settings:    []install.Setting{{Path: []string{"env", BlockCapEnv}, Value: BlockCap}},
 	Commands:    func(string) []install.File { return install.CommandFiles(inject.CommandsFor("claude")) },
-	Notice:      install.SystemMessage,
 	Extra:       keepLocalOut,
 	Sandbox:     sandboxSpec,
 	SandboxOn:   sandboxOn,

@@ -61,7 +61,6 @@ var Installer = &install.Target{
 		}
 		return files
 	},
-	Notice: install.SystemMessage,
 	Extra:  trust,
 	Encode: encode,
 }

@@ -43,7 +43,6 @@ var Installer = &install.Target{
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
 	Commands: func(string) []install.File { return install.CommandFiles(inject.EchoedCommands("droid")) },
-	Notice:   install.SystemMessage,
 	Encode:   encode,
 }
 

@@ -62,7 +62,6 @@ var Installer = &install.Target{
 		}
 		return files
 	},
-	Notice: install.SystemMessage,
 	Extra:  trustNote,
 	Encode: encode,
 }

@@ -1,7 +1,6 @@
 package install
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,9 +93,6 @@ type Target struct {
 	// Detect reports whether the user has the host (nil: CLI on PATH, or the user
 	// configuration directory exists).
 	Detect func(getenv func(string) string) bool
-	// Notice makes what a hook prints on stdout to show text to the user, as the command
-	// lines of earlier versions did (see legacy.go; nil: the line went to stderr).
-	Notice func(text string) string
 	// Encode is the host's protocol, for what a hook's command line answers by itself when
 	// it cannot run ralph-loop (see command.go): a reply to an event, as the host's hook
 	// prints it. Every host with hook entries has one (hookline.Encode).
@@ -395,13 +391,6 @@ func DirFromEnv(getenv func(string) string, env string, elem ...string) (string,
 		return filepath.Abs(d)
 	}
 	return HomeDir(getenv, elem...)
-}
-
-// SystemMessage is a Host.Notice for the hosts that show the user a hook's
-// {"systemMessage": text}.
-func SystemMessage(text string) string {
-	b, _ := json.Marshal(map[string]string{"systemMessage": text}) // a string: never fails
-	return string(b)
 }
 
 // HookFiles are the files through which the host runs ralph-loop's hooks, at every scope it

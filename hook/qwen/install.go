@@ -56,7 +56,6 @@ var Installer = &install.Target{
 	},
 	Settings: []install.Setting{{Path: []string{BlockCapSetting}, Value: InstallBlockCap}},
 	Commands: func(string) []install.File { return install.CommandFiles(inject.CommandsFor(Name)) },
-	Notice:   install.SystemMessage,
 	Encode:   encode,
 }
 
