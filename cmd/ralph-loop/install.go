@@ -84,7 +84,7 @@ func installCommand(add bool) *cli.Command {
 			if sandbox && cmd.String("host") == "" {
 				// The host whose installer can turn a sandbox on (Claude Code).
 				for _, h := range hosts.Installers() {
-					if h.Sandbox != nil {
+					if _, ok := h.Host.(install.Sandboxer); ok {
 						if err := cmd.Set("host", h.Name); err != nil {
 							return err
 						}

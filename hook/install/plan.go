@@ -35,7 +35,7 @@ type Options struct {
 	// Force adds the hooks even when another scope of the host has them already.
 	Force bool
 	// Sandbox turns the host's sandbox for the agent's shell on at the scope, and puts
-	// ralph-loop's files out of its reach (Target.Sandbox). KeepDir is ralph-loop's keep,
+	// ralph-loop's files out of its reach (Sandboxer). KeepDir is ralph-loop's keep,
 	// one of those files.
 	Sandbox bool
 	KeepDir string
@@ -118,12 +118,10 @@ func (inst *Target) target(o Options) (target, error) {
 		return t, fmt.Errorf("unknown scope %q for %s: want %s", o.Scope, inst.Title, inst.ScopeNames())
 	}
 	t.scope = s
-	if inst.UserDir != nil {
-		if d, err := inst.UserDir(t.getenv); err == nil {
-			t.userDir = d
-		} else if s.Base == UserBase {
-			return t, fmt.Errorf("find %s's user configuration directory: %w", inst.Title, err)
-		}
+	if d, err := inst.Host.UserDir(t.getenv); err == nil {
+		t.userDir = d
+	} else if s.Base == UserBase {
+		return t, fmt.Errorf("find %s's user configuration directory: %w", inst.Title, err)
 	}
 	base := t.userDir
 	if s.Base == ProjectBase {
@@ -243,13 +241,15 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 		p.Command = inst.commandFor(Event{}, o.Binary, inst.scriptPath(o), t.scope)
 	}
 
-	if t.commands != "" && (inst.Commands != nil || inst.Files != nil) {
+	cmds, hasCmds := inst.Host.(CommandFiler)
+	plugin, hasPlugin := inst.Host.(PluginFiler)
+	if t.commands != "" && (hasCmds || hasPlugin) {
 		var files []File
-		if inst.Commands != nil {
-			files = inst.Commands(t.scope.Name)
+		if hasCmds {
+			files = cmds.Commands(t.scope.Name)
 		}
-		if inst.Files != nil {
-			files = append(files, inst.Files(CommandSpec{Target: inst, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
+		if hasPlugin {
+			files = append(files, plugin.Files(CommandSpec{Target: inst, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
 		}
 		others, otherDirs := inst.otherInstalls(o, t)
 		for _, cf := range files {
@@ -293,12 +293,12 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 		}
 		p.Changes = append(p.Changes, c)
 	}
-	if inst.Extra != nil {
+	if extra, ok := inst.Host.(Extender); ok {
 		var content []byte
 		if after != nil {
 			content = after
 		}
-		ex, err := inst.Extra(ExtraInput{Target: inst, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
+		ex, err := extra.Extra(ExtraInput{Target: inst, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
 			UserDir: t.userDir, ProjectDir: t.projectDir, Getenv: t.getenv, Record: rec, Now: o.Now})
 		if err != nil {
 			return p, err
@@ -570,7 +570,7 @@ func fileChange(path string, old, before, after []byte, perm fs.FileMode) Change
 	return c
 }
 
-// commandChange plans one command file (or another file of Files). A file is this scope's
+// commandChange plans one command file (or a file of a PluginFiler). A file is this scope's
 // to replace without a backup, or to remove, only when this scope's install wrote it (its
 // record says so) and it is unchanged since, or it holds exactly what this ralph-loop
 // writes. Uninstall keeps a file another scope's install on this machine uses too (Claude
@@ -623,7 +623,7 @@ func commandChange(path string, cf File, install bool, rec *Record, other otherI
 // scriptPath is where install writes the host's hook script ("" for a host whose hooks run
 // no command line of install's, or without a keep).
 func (inst *Target) scriptPath(o Options) string {
-	if o.KeepDir == "" || inst.Encode == nil {
+	if _, ok := inst.Host.(Encoder); o.KeepDir == "" || !ok {
 		return ""
 	}
 	return ScriptPath(o.KeepDir, inst.Name)
@@ -789,9 +789,9 @@ func (inst *Target) addHooks(root *object, binary, script string, scope Scope, r
 	if err != nil {
 		return "", nil, err
 	}
-	entry := inst.Entry
-	if entry == nil {
-		entry = DefaultEntry
+	entry := DefaultEntry
+	if m, ok := inst.Host.(EntryMaker); ok {
+		entry = m.Entry
 	}
 	var what []string
 	added, replaced := 0, 0
