@@ -215,8 +215,34 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 	if install && !t.scope.Shared && !filepath.IsAbs(o.Binary) {
 		return p, fmt.Errorf("binary path %q is not absolute", o.Binary)
 	}
+	newRec := nextRecord(inst.Name, t.scope.Name, p.Settings, rec, o.Now)
 
-	newRec := &Record{Host: inst.Name, Scope: t.scope.Name, Settings: p.Settings, Files: map[string]string{}, Extra: map[string]string{}}
+	var after []byte
+	if t.settings != "" {
+		var skipped bool
+		if after, skipped, err = inst.planSettings(o, t, p, rec, newRec, install); err != nil || skipped {
+			return p, err
+		}
+	} else if install {
+		p.Command = inst.commandFor(Event{}, o.Binary, inst.scriptPath(o), t.scope)
+	}
+	if err := inst.planFiles(o, t, p, rec, newRec, install); err != nil {
+		return p, err
+	}
+	if err := inst.planScript(o, t, p, newRec, install); err != nil {
+		return p, err
+	}
+	if err := inst.planExtra(o, t, p, rec, newRec, install, after); err != nil {
+		return p, err
+	}
+	p.finish(rec, newRec)
+	return p, nil
+}
+
+// nextRecord is the record an install at a scope starts from: the earlier one's (rec, nil
+// for none), but for the command lines and files it writes now.
+func nextRecord(host, scope, settings string, rec *Record, now time.Time) *Record {
+	newRec := &Record{Host: host, Scope: scope, Settings: settings, Files: map[string]string{}, Extra: map[string]string{}}
 	if rec != nil {
 		*newRec = *rec
 		newRec.Commands = nil // the commands written now
@@ -229,88 +255,106 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 			newRec.Extra = map[string]string{}
 		}
 	}
-	newRec.Updated = o.Now.UTC()
+	newRec.Updated = now.UTC()
+	return newRec
+}
 
-	var after []byte
-	if t.settings != "" {
-		var skipped bool
-		if after, skipped, err = inst.planSettings(o, t, p, rec, newRec, install); err != nil || skipped {
-			return p, err
-		}
-	} else if install {
-		p.Command = inst.commandFor(Event{}, o.Binary, inst.scriptPath(o), t.scope)
-	}
-
+// planFiles plans the host's command files and a PluginFiler's files.
+func (inst *Target) planFiles(o Options, t target, p *Plan, rec, newRec *Record, install bool) error {
 	cmds, hasCmds := inst.Host.(CommandFiler)
 	plugin, hasPlugin := inst.Host.(PluginFiler)
-	if t.commands != "" && (hasCmds || hasPlugin) {
-		var files []File
-		if hasCmds {
-			files = cmds.Commands(t.scope.Name)
-		}
-		if hasPlugin {
-			files = append(files, plugin.Files(CommandSpec{Target: inst, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
-		}
-		others, otherDirs := inst.otherInstalls(o, t)
-		for _, cf := range files {
-			path := filepath.Join(t.commands, cf.Name)
-			c, err := commandChange(path, cf, install, rec, others[path])
-			if err != nil {
-				return p, err
-			}
-			if install {
-				newRec.claim(path, cf, c, rec, others[path])
-			}
-			if c.Action == "create" {
-				newRec.Created = addUnique(newRec.Created, path)
-			}
-			if install && newRec.Files[path] != "" {
-				// A directory another scope's install made for a file both share is this
-				// one's to remove too, once nothing is left in it.
-				for _, d := range otherDirs {
-					if rel, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(rel) {
-						newRec.Dirs = addUnique(newRec.Dirs, d)
-					}
-				}
-			}
-			p.Changes = append(p.Changes, c)
-		}
+	if t.commands == "" || !hasCmds && !hasPlugin {
+		return nil
 	}
-	if script := inst.scriptPath(o); script != "" && t.settings != "" {
-		others, otherDirs := inst.otherInstalls(o, t)
-		c, err := scriptChange(script, inst.Script(), install, others[script].scope)
+	var files []File
+	if hasCmds {
+		files = cmds.Commands(t.scope.Name)
+	}
+	if hasPlugin {
+		files = append(files, plugin.Files(CommandSpec{Target: inst, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
+	}
+	others, otherDirs := inst.otherInstalls(o, t)
+	for _, cf := range files {
+		path := filepath.Join(t.commands, cf.Name)
+		c, err := commandChange(path, cf, install, rec, others[path])
 		if err != nil {
-			return p, err
+			return err
 		}
 		if install {
-			newRec.Files[script] = hashOf([]byte(inst.Script()))
+			newRec.claim(path, cf, c, rec, others[path])
+		}
+		if c.Action == "create" {
+			newRec.Created = addUnique(newRec.Created, path)
+		}
+		if install && newRec.Files[path] != "" {
+			// A directory another scope's install made for a file both share is this
+			// one's to remove too, once nothing is left in it.
 			for _, d := range otherDirs {
-				// made by another scope's install for the script: this one's to remove too
-				if rel, err := filepath.Rel(d, script); err == nil && filepath.IsLocal(rel) {
+				if rel, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(rel) {
 					newRec.Dirs = addUnique(newRec.Dirs, d)
 				}
 			}
 		}
 		p.Changes = append(p.Changes, c)
 	}
-	if extra, ok := inst.Host.(Extender); ok {
-		var content []byte
-		if after != nil {
-			content = after
-		}
-		ex, err := extra.Extra(ExtraInput{Target: inst, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
-			UserDir: t.userDir, ProjectDir: t.projectDir, Getenv: t.getenv, Record: rec, Now: o.Now})
-		if err != nil {
-			return p, err
-		}
-		for _, c := range ex {
-			if c.Action == "create" {
-				newRec.Created = addUnique(newRec.Created, c.Path)
-			}
-		}
-		p.Changes = append(p.Changes, ex...)
+	return nil
+}
+
+// planScript plans the host's hook script in ralph-loop's keep, for a host whose hooks are
+// entries of its settings.
+func (inst *Target) planScript(o Options, t target, p *Plan, newRec *Record, install bool) error {
+	script := inst.scriptPath(o)
+	if script == "" || t.settings == "" {
+		return nil
+	}
+	others, otherDirs := inst.otherInstalls(o, t)
+	c, err := scriptChange(script, inst.Script(), install, others[script].scope)
+	if err != nil {
+		return err
 	}
 	if install {
+		newRec.Files[script] = hashOf([]byte(inst.Script()))
+		for _, d := range otherDirs {
+			// made by another scope's install for the script: this one's to remove too
+			if rel, err := filepath.Rel(d, script); err == nil && filepath.IsLocal(rel) {
+				newRec.Dirs = addUnique(newRec.Dirs, d)
+			}
+		}
+	}
+	p.Changes = append(p.Changes, c)
+	return nil
+}
+
+// planExtra plans an Extender's changes, from the settings file as it will be (after; nil:
+// it will not exist).
+func (inst *Target) planExtra(o Options, t target, p *Plan, rec, newRec *Record, install bool, after []byte) error {
+	extra, ok := inst.Host.(Extender)
+	if !ok {
+		return nil
+	}
+	var content []byte
+	if after != nil {
+		content = after
+	}
+	ex, err := extra.Extra(ExtraInput{Target: inst, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
+		UserDir: t.userDir, ProjectDir: t.projectDir, Getenv: t.getenv, Record: rec, Now: o.Now})
+	if err != nil {
+		return err
+	}
+	for _, c := range ex {
+		if c.Action == "create" {
+			newRec.Created = addUnique(newRec.Created, c.Path)
+		}
+	}
+	p.Changes = append(p.Changes, ex...)
+	return nil
+}
+
+// finish completes the plan once its changes are known: an install's record gets the
+// directories its files create, an uninstall removes the ones it leaves empty; and each
+// backup gets its directory (the record's, or else beside the file).
+func (p *Plan) finish(rec, newRec *Record) {
+	if p.Install {
 		for _, c := range p.Changes {
 			if c.Action == "create" {
 				for _, d := range missingDirs(filepath.Dir(c.Path)) {
@@ -336,7 +380,6 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 			}
 		}
 	}
-	return p, nil
 }
 
 // planSettings plans the change to the hooks settings file: ralph-loop's hooks and settings
