@@ -386,38 +386,15 @@ func (p *Plan) finish(rec, newRec *Record) {
 // added (install) or removed. It returns what the file will hold (nil: it will not exist),
 // or skipped when install adds nothing because the hooks are at another scope already.
 func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Record, install bool) (after []byte, skipped bool, err error) {
-	old, perm, err := readFile(t.settings)
+	sd, err := inst.readSettings(t.settings)
 	if err != nil {
 		return nil, false, err
 	}
-	var root any = newObject()
-	var doc *jsonDoc
-	if len(bytes.TrimSpace(bytes.TrimPrefix(old, bom))) > 0 {
-		if doc, root, err = parseDoc(old, inst.Syntax, inst.Title); err != nil {
-			if de, ok := err.(*docError); ok {
-				return nil, false, fmt.Errorf("read %s:%s: not valid JSON (%s); fix or move it and run again", t.settings, de.at, de.msg)
-			}
-			return nil, false, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", t.settings, err)
-		}
-	}
-	obj, ok := root.(*object)
-	if !ok {
-		return nil, false, fmt.Errorf("read %s:%s: the settings are not a JSON object", t.settings, lineCol(bytes.TrimPrefix(old, bom), doc.root.StartOffset))
-	}
-	// where says an error about the shape of the settings at its place in the file.
-	where := func(verb string, err error) error {
-		var se *shapeError
-		if errors.As(err, &se) && doc != nil {
-			if off := doc.offsetOf(se.path); off >= 0 {
-				return fmt.Errorf("%s %s:%s: %w", verb, t.settings, lineCol(bytes.TrimPrefix(old, bom), off), err)
-			}
-		}
-		return fmt.Errorf("%s %s: %w", verb, t.settings, err)
-	}
+	obj := sd.obj
 	before := encodeJSON(obj)
 	var orig any
-	if doc != nil {
-		orig, _ = plainValue(old) // a second copy: obj is edited in place
+	if sd.doc != nil {
+		orig, _ = plainValue(sd.old) // a second copy: obj is edited in place
 	}
 
 	if install && rec == nil {
@@ -426,7 +403,7 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 	prior := inst.ourHooks(obj, rec)
 	had, err := inst.removeHooks(obj, rec, !install)
 	if err != nil {
-		return nil, false, where("update", err)
+		return nil, false, sd.where("update", err)
 	}
 	if install && !had {
 		where, note := inst.hooksElsewhere(o, t)
@@ -440,64 +417,137 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 	}
 	var what []string
 	if install {
-		if p.Command, what, err = inst.addHooks(obj, o.Binary, inst.scriptPath(o), t.scope, newRec, prior); err != nil {
-			return nil, false, where("update", err)
+		if what, err = inst.addOurs(o, t, p, obj, newRec, prior); err != nil {
+			return nil, false, sd.where("update", err)
 		}
-		set, err := inst.addSettings(obj, newRec)
-		if err != nil {
-			return nil, false, where("update", err)
-		}
-		what = append(what, set...)
-		sb, err := inst.addSandbox(o, t, obj, newRec, p)
-		if err != nil {
-			return nil, false, where("update", err)
-		}
-		what = append(what, sb...)
 	} else {
-		if len(prior) > 0 {
-			what = append(what, fmt.Sprintf("takes out ralph-loop's hooks for %s", events(len(prior))))
-		}
-		notes, removed := inst.removeSettings(obj, rec)
-		p.Notes = append(p.Notes, notes...)
-		what = append(what, removed...)
-		if n := inst.removeSandbox(obj, rec); n > 0 {
-			what = append(what, fmt.Sprintf("takes out the %d sandbox settings and deny entries install added", n))
-		}
-		for _, c := range inst.lookalikes(obj) {
-			p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
-		}
+		what = inst.takeOutOurs(p, obj, rec, prior)
 	}
 	after = encodeJSON(obj)
-	if doc != nil && !bytes.Equal(before, after) {
+	if sd.doc != nil && !bytes.Equal(before, after) {
 		// The file as the user wrote it, with only the difference patched in.
-		doc.patch(orig, obj)
-		after = doc.pack()
+		sd.doc.patch(orig, obj)
+		after = sd.doc.pack()
 	}
-	createdSettings := rec != nil && slices.Contains(rec.Created, t.settings)
+	sc, after, err := sd.change(before, after, what, install, rec, newRec)
+	if err != nil {
+		return nil, false, err
+	}
+	p.Changes = append(p.Changes, sc)
+	return after, false, nil
+}
+
+// settingsDoc is a hooks settings file as install read it: its content (old, nil if it
+// does not exist) and mode, its document as written (doc, nil for an empty file) and its
+// value, which the plan edits.
+type settingsDoc struct {
+	path string
+	old  []byte
+	perm fs.FileMode
+	doc  *jsonDoc
+	obj  *object
+}
+
+// readSettings reads the hooks settings file at path, which must hold a JSON object (in the
+// host's Syntax); a missing or empty file is an empty object.
+func (inst *Target) readSettings(path string) (*settingsDoc, error) {
+	old, perm, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var root any = newObject()
+	var doc *jsonDoc
+	if len(bytes.TrimSpace(bytes.TrimPrefix(old, bom))) > 0 {
+		if doc, root, err = parseDoc(old, inst.Syntax, inst.Title); err != nil {
+			if de, ok := err.(*docError); ok {
+				return nil, fmt.Errorf("read %s:%s: not valid JSON (%s); fix or move it and run again", path, de.at, de.msg)
+			}
+			return nil, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", path, err)
+		}
+	}
+	obj, ok := root.(*object)
+	if !ok {
+		return nil, fmt.Errorf("read %s:%s: the settings are not a JSON object", path, lineCol(bytes.TrimPrefix(old, bom), doc.root.StartOffset))
+	}
+	return &settingsDoc{path: path, old: old, perm: perm, doc: doc, obj: obj}, nil
+}
+
+// where says an error about the shape of the settings at its place in the file.
+func (sd *settingsDoc) where(verb string, err error) error {
+	var se *shapeError
+	if errors.As(err, &se) && sd.doc != nil {
+		if off := sd.doc.offsetOf(se.path); off >= 0 {
+			return fmt.Errorf("%s %s:%s: %w", verb, sd.path, lineCol(bytes.TrimPrefix(sd.old, bom), off), err)
+		}
+	}
+	return fmt.Errorf("%s %s: %w", verb, sd.path, err)
+}
+
+// addOurs adds ralph-loop's hooks, settings and sandbox entries to the settings root (an
+// install), and says what it changed.
+func (inst *Target) addOurs(o Options, t target, p *Plan, obj *object, newRec *Record, prior map[string]ourHook) (what []string, err error) {
+	if p.Command, what, err = inst.addHooks(obj, o.Binary, inst.scriptPath(o), t.scope, newRec, prior); err != nil {
+		return nil, err
+	}
+	set, err := inst.addSettings(obj, newRec)
+	if err != nil {
+		return nil, err
+	}
+	what = append(what, set...)
+	sb, err := inst.addSandbox(o, t, obj, newRec, p)
+	if err != nil {
+		return nil, err
+	}
+	return append(what, sb...), nil
+}
+
+// takeOutOurs takes out of the settings root what install added besides its hooks (an
+// uninstall: removeHooks has taken them out), and says what it changed.
+func (inst *Target) takeOutOurs(p *Plan, obj *object, rec *Record, prior map[string]ourHook) (what []string) {
+	if len(prior) > 0 {
+		what = append(what, fmt.Sprintf("takes out ralph-loop's hooks for %s", events(len(prior))))
+	}
+	notes, removed := inst.removeSettings(obj, rec)
+	p.Notes = append(p.Notes, notes...)
+	what = append(what, removed...)
+	if n := inst.removeSandbox(obj, rec); n > 0 {
+		what = append(what, fmt.Sprintf("takes out the %d sandbox settings and deny entries install added", n))
+	}
+	for _, c := range inst.lookalikes(obj) {
+		p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
+	}
+	return what
+}
+
+// change is the change to the settings file, from before (its value as encoded) to after;
+// what says what it does. It returns what the file will hold (nil: it will not exist): an
+// uninstall leaves no file that did not exist, and removes one install created that it
+// leaves empty. A read-only file is refused.
+func (sd *settingsDoc) change(before, after []byte, what []string, install bool, rec, newRec *Record) (Change, []byte, error) {
+	createdSettings := rec != nil && slices.Contains(rec.Created, sd.path)
 	switch {
-	case old == nil && !install:
+	case sd.old == nil && !install:
 		after = nil // nothing to uninstall from a file that does not exist
-	case !install && createdSettings && len(obj.keys) == 0:
+	case !install && createdSettings && len(sd.obj.keys) == 0:
 		after = nil // install created it: remove what is left empty
 	}
-	sc := fileChange(t.settings, old, before, after, perm)
+	sc := fileChange(sd.path, sd.old, before, after, sd.perm)
 	if sc.Action == "update" && after == nil {
 		// What is left is empty: nothing of the user's to back up.
 		sc.Action, sc.Backup = "remove", ""
 	}
 	if sc.Action != "unchanged" {
 		sc.What = what
-		if old != nil && perm&0o200 == 0 {
+		if sd.old != nil && sd.perm&0o200 == 0 {
 			// The user's way of saying "leave it": never replaced behind their back.
-			return nil, false, fmt.Errorf("%s is read-only (mode %04o): make it writable (chmod u+w %s) and run again, or change it by hand",
-				t.settings, perm, t.settings)
+			return sc, nil, fmt.Errorf("%s is read-only (mode %04o): make it writable (chmod u+w %s) and run again, or change it by hand",
+				sd.path, sd.perm, sd.path)
 		}
 	}
 	if sc.Action == "create" {
-		newRec.Created = addUnique(newRec.Created, t.settings)
+		newRec.Created = addUnique(newRec.Created, sd.path)
 	}
-	p.Changes = append(p.Changes, sc)
-	return after, false, nil
+	return sc, after, nil
 }
 
 // missingDirs lists dir and its parents that do not exist yet, deepest first.
