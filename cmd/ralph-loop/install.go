@@ -69,126 +69,131 @@ func installCommand(add bool) *cli.Command {
 		OnUsageError: onUsageError,
 		Flags:        flags,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.NArg() > 0 {
-				return usagef("%s takes no arguments", name)
-			}
-			var given string // --binary, checked once before anything is written
-			if add && cmd.String("binary") != "" {
-				var err error
-				if given, err = binaryPath(cmd.String("binary")); err != nil {
-					return err
-				}
-			}
-			var targets []*install.Target
-			sandbox := add && cmd.Bool("sandbox")
-			if sandbox && cmd.String("host") == "" {
-				// The host whose installer can turn a sandbox on (Claude Code).
-				for _, h := range hosts.Installers() {
-					if _, ok := h.Host.(install.Sandboxer); ok {
-						if err := cmd.Set("host", h.Name); err != nil {
-							return err
-						}
-						break
-					}
-				}
-			}
-			auto := cmd.String("host") == ""
-			if auto {
-				for _, h := range hosts.Installers() {
-					if h.Detected(os.Getenv) || !add && installed(h) {
-						targets = append(targets, h)
-					}
-				}
-				if len(targets) == 0 && add {
-					return fmt.Errorf("found no supported agent CLI on this machine (looked for: %s); name one with --host", installerNames())
-				}
-				if len(targets) == 0 {
-					// Nothing installed, nothing to take out: done (usage.md's exit codes).
-					fmt.Fprintf(cmd.Root().Writer, "ralph-loop: nothing to uninstall: no install is recorded on this machine and no supported agent CLI is found (looked for: %s)\n", installerNames())
-					if !cmd.Bool("purge") || cmd.Bool("dry-run") {
-						return nil
-					}
-					if err := purgeAllowed(); err != nil {
-						return err
-					}
-					return leftBehind(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, true)
-				}
-			} else {
-				h, ok := hosts.Installer(cmd.String("host"))
-				if _, known := hosts.Lookup(cmd.String("host")); known && !ok {
-					return fmt.Errorf("ralph-loop cannot %s itself for host %q (no installer); see the README for its setup", name, cmd.String("host"))
-				}
-				if !ok {
-					var names []string
-					for _, h := range hosts.Installers() {
-						names = append(names, h.Name)
-					}
-					return unknownHost(cmd.String("host"), names)
-				}
-				targets = append(targets, h)
-			}
-			scope := cmd.String("scope")
-			if scope == "" {
-				scope = install.ScopeUser
-			}
-			for _, h := range targets {
-				if _, ok := h.Scope(scope); !ok {
-					return usagef("unknown scope %q for %s: want %s", scope, h.Title, h.ScopeNames())
-				}
-			}
-			opt, err := installOptions(scope, cmd.String("dir"))
-			if err != nil {
-				return err
-			}
-			opt.Force = cmd.Bool("force")
-			opt.Sandbox, opt.KeepDir = sandbox, keepDir()
-			purge := !add && cmd.Bool("purge")
-			if purge && !cmd.Bool("dry-run") {
-				if err := purgeAllowed(); err != nil {
-					return err
-				}
-			}
-			var failed error
-			for _, h := range targets {
-				o := opt
-				if add {
-					if s, _ := h.Scope(scope); !s.Shared {
-						if o.Binary = given; given == "" {
-							if o.Binary, err = binaryPath(""); err != nil {
-								return err
-							}
-						}
-					}
-				}
-				if !cmd.Bool("dry-run") {
-					if err := refuseUnhook(ctx, h, scope, o.Dir); err != nil {
-						return err
-					}
-				}
-				if sandbox && h.SandboxSays != "" {
-					fmt.Fprintln(cmd.Root().Writer, h.SandboxSays)
-				}
-				plan, err := h.Do(ctx, o, add, cmd.Bool("dry-run"))
-				if err == nil {
-					err = report(cmd.Root().Writer, plan, cmd, auto)
-				}
-				if err == nil && plan.Skipped != "" {
-					failed = exitError(1) // not installed, though asked: not done
-				}
-				if err != nil {
-					if !auto {
-						return err
-					}
-					fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: error: %s: %v\n", h.Title, err)
-					failed = exitError(1)
-				}
-			}
-			if !add && !cmd.Bool("dry-run") && failed == nil {
-				return leftBehind(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, purge)
-			}
-			return failed
+			return installRun(ctx, cmd, add, name)
 		},
 	}
+}
+
+// installRun is install's (or uninstall's) action.
+func installRun(ctx context.Context, cmd *cli.Command, add bool, name string) error {
+	if cmd.NArg() > 0 {
+		return usagef("%s takes no arguments", name)
+	}
+	var given string // --binary, checked once before anything is written
+	if add && cmd.String("binary") != "" {
+		var err error
+		if given, err = binaryPath(cmd.String("binary")); err != nil {
+			return err
+		}
+	}
+	var targets []*install.Target
+	sandbox := add && cmd.Bool("sandbox")
+	if sandbox && cmd.String("host") == "" {
+		// The host whose installer can turn a sandbox on (Claude Code).
+		for _, h := range hosts.Installers() {
+			if _, ok := h.Host.(install.Sandboxer); ok {
+				if err := cmd.Set("host", h.Name); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	auto := cmd.String("host") == ""
+	if auto {
+		for _, h := range hosts.Installers() {
+			if h.Detected(os.Getenv) || !add && installed(h) {
+				targets = append(targets, h)
+			}
+		}
+		if len(targets) == 0 && add {
+			return fmt.Errorf("found no supported agent CLI on this machine (looked for: %s); name one with --host", installerNames())
+		}
+		if len(targets) == 0 {
+			// Nothing installed, nothing to take out: done (usage.md's exit codes).
+			fmt.Fprintf(cmd.Root().Writer, "ralph-loop: nothing to uninstall: no install is recorded on this machine and no supported agent CLI is found (looked for: %s)\n", installerNames())
+			if !cmd.Bool("purge") || cmd.Bool("dry-run") {
+				return nil
+			}
+			if err := purgeAllowed(); err != nil {
+				return err
+			}
+			return leftBehind(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, true)
+		}
+	} else {
+		h, ok := hosts.Installer(cmd.String("host"))
+		if _, known := hosts.Lookup(cmd.String("host")); known && !ok {
+			return fmt.Errorf("ralph-loop cannot %s itself for host %q (no installer); see the README for its setup", name, cmd.String("host"))
+		}
+		if !ok {
+			var names []string
+			for _, h := range hosts.Installers() {
+				names = append(names, h.Name)
+			}
+			return unknownHost(cmd.String("host"), names)
+		}
+		targets = append(targets, h)
+	}
+	scope := cmd.String("scope")
+	if scope == "" {
+		scope = install.ScopeUser
+	}
+	for _, h := range targets {
+		if _, ok := h.Scope(scope); !ok {
+			return usagef("unknown scope %q for %s: want %s", scope, h.Title, h.ScopeNames())
+		}
+	}
+	opt, err := installOptions(scope, cmd.String("dir"))
+	if err != nil {
+		return err
+	}
+	opt.Force = cmd.Bool("force")
+	opt.Sandbox, opt.KeepDir = sandbox, keepDir()
+	purge := !add && cmd.Bool("purge")
+	if purge && !cmd.Bool("dry-run") {
+		if err := purgeAllowed(); err != nil {
+			return err
+		}
+	}
+	var failed error
+	for _, h := range targets {
+		o := opt
+		if add {
+			if s, _ := h.Scope(scope); !s.Shared {
+				if o.Binary = given; given == "" {
+					if o.Binary, err = binaryPath(""); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if !cmd.Bool("dry-run") {
+			if err := refuseUnhook(ctx, h, scope, o.Dir); err != nil {
+				return err
+			}
+		}
+		if sandbox && h.SandboxSays != "" {
+			fmt.Fprintln(cmd.Root().Writer, h.SandboxSays)
+		}
+		plan, err := h.Do(ctx, o, add, cmd.Bool("dry-run"))
+		if err == nil {
+			err = report(cmd.Root().Writer, plan, cmd, auto)
+		}
+		if err == nil && plan.Skipped != "" {
+			failed = exitError(1) // not installed, though asked: not done
+		}
+		if err != nil {
+			if !auto {
+				return err
+			}
+			fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: error: %s: %v\n", h.Title, err)
+			failed = exitError(1)
+		}
+	}
+	if !add && !cmd.Bool("dry-run") && failed == nil {
+		return leftBehind(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, purge)
+	}
+	return failed
 }
 
 // installed reports whether install recorded an install for the host (uninstall acts on it
