@@ -184,18 +184,15 @@ func (s *Store) putKey(path string, k []byte, replace bool) error {
 	if replace {
 		return writeFileAtomic(path, []byte(hex.EncodeToString(k)+"\n"))
 	}
-	tmp, err := os.CreateTemp(dir, ".key.*.tmp")
+	tmp, err := WriteTemp(path, 0o600, true, func(w io.Writer) error {
+		_, err := io.WriteString(w, hex.EncodeToString(k)+"\n")
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("make the integrity key: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.WriteString(hex.EncodeToString(k) + "\n")
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return fmt.Errorf("make the integrity key %s: %w", path, err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("make the integrity key %s: %w", path, err)
 	}
 	return nil
