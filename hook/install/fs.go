@@ -104,12 +104,21 @@ func replaceFile(path string, old, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	if err := swapIn(path, tmp, real, old); err != nil {
-		os.Remove(tmp)
+		if !errors.As(err, new(keptError)) {
+			os.Remove(tmp)
+		}
 		return err
 	}
 	state.SyncDir(dir) // the file is in place: a directory that cannot be synced fails no install
 	return nil
 }
+
+// keptError is swapIn's error when the temp file holds another program's change that could
+// not be put back: the file stays, for the user to find (the error names it).
+type keptError struct{ err error }
+
+func (e keptError) Error() string { return e.err.Error() }
+func (e keptError) Unwrap() error { return e.err }
 
 // compareAndRename renames tmp over real if path still holds old.
 func compareAndRename(path, tmp, real string, old []byte) error {
