@@ -61,7 +61,9 @@ func (s *Store) copyPath(id string) string { return filepath.Join(s.copiesDir(),
 // keepWitnessPath is the keep's witness of a session's active loop.
 func (s *Store) keepWitnessPath(id string) string { return filepath.Join(s.copiesDir(), id+".active") }
 
-// CopiesDir is the keep's directory of this state directory's copies ("" with no keep).
+// CopiesDir is the keep's directory of this state directory's copies ("" with no keep). Only
+// tests call it: the scripts (cmd/ralph-loop) and hook's tear and plant files there, before
+// it exists too, so it cannot move into a test file of this package.
 func (s *Store) CopiesDir() string {
 	if s.keepDir == "" {
 		return ""
