@@ -70,11 +70,6 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("%q is not one of anywhere, line, end", s)
 }
 
-// Contains reports whether text holds the exact marker for token anywhere.
-func Contains(text, token string) bool {
-	return strings.Contains(text, Marker(token))
-}
-
 // ContainsMode reports whether text holds the exact marker for token where mode says it
 // counts. It is the definition the streaming Matcher follows.
 func ContainsMode(text, token string, mode Mode) bool {

@@ -231,3 +231,8 @@ func TestModeSplits(t *testing.T) {
 
 // newMatcher is a Matcher for the marker of token, counted anywhere.
 func newMatcher(token string) *Matcher { return NewMatcherMode(token, Anywhere) }
+
+// Contains reports whether text holds the exact marker for token anywhere.
+func Contains(text, token string) bool {
+	return strings.Contains(text, Marker(token))
+}

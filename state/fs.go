@@ -309,47 +309,61 @@ func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 }
 
 // writeAtomicFunc is writeAtomic with the content written by write.
-func writeAtomicFunc(path string, perm os.FileMode, sync bool, write func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+func writeAtomicFunc(path string, perm os.FileMode, sync bool, write func(io.Writer) error) error {
+	tmp, err := WriteTemp(path, perm, sync, write)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if failWrite != nil {
-		if err = failWrite(path); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if perm != 0o600 {
-		if err = f.Chmod(perm); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if sync {
-		if err = f.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", tmp, err)
-		}
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("rename %s: %w", tmp, err)
 	}
 	if !sync {
 		return nil
 	}
-	return syncDir(dir)
+	return SyncDir(filepath.Dir(path))
+}
+
+// WriteTemp is the first half of every atomic write of ralph-loop's: it writes a new file
+// beside path (".<name>.*.tmp" in its directory, which must exist), its content made by
+// write, with mode perm, and with sync on the disk when it returns. On any error it leaves
+// nothing. The caller puts it in place of path (os.Rename, then SyncDir for a durable
+// rename; install swaps it in only over the content it planned from) and removes it if
+// that fails.
+func WriteTemp(path string, perm os.FileMode, sync bool, write func(io.Writer) error) (tmp string, err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	name := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(name)
+		}
+	}()
+	if err = write(f); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	if failWrite != nil {
+		if err = failWrite(path); err != nil {
+			return "", fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if perm != 0o600 {
+		if err = f.Chmod(perm); err != nil {
+			return "", fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if sync {
+		if err = f.Sync(); err != nil {
+			return "", fmt.Errorf("sync %s: %w", name, err)
+		}
+	}
+	if err = f.Close(); err != nil {
+		return "", fmt.Errorf("close %s: %w", name, err)
+	}
+	return name, nil
 }
 
 // writeAtomicNoSync replaces path with data like WriteFileAtomic, without waiting for the
@@ -358,8 +372,8 @@ func writeAtomicNoSync(path string, data []byte) error {
 	return writeAtomic(path, data, 0o600, false)
 }
 
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
+// SyncDir makes a rename in dir durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("sync directory %s: %w", dir, err)

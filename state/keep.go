@@ -61,7 +61,9 @@ func (s *Store) copyPath(id string) string { return filepath.Join(s.copiesDir(),
 // keepWitnessPath is the keep's witness of a session's active loop.
 func (s *Store) keepWitnessPath(id string) string { return filepath.Join(s.copiesDir(), id+".active") }
 
-// CopiesDir is the keep's directory of this state directory's copies ("" with no keep).
+// CopiesDir is the keep's directory of this state directory's copies ("" with no keep). Only
+// tests call it: the scripts (cmd/ralph-loop) and hook's tear and plant files there, before
+// it exists too, so it cannot move into a test file of this package.
 func (s *Store) CopiesDir() string {
 	if s.keepDir == "" {
 		return ""
@@ -184,18 +186,15 @@ func (s *Store) putKey(path string, k []byte, replace bool) error {
 	if replace {
 		return writeFileAtomic(path, []byte(hex.EncodeToString(k)+"\n"))
 	}
-	tmp, err := os.CreateTemp(dir, ".key.*.tmp")
+	tmp, err := WriteTemp(path, 0o600, true, func(w io.Writer) error {
+		_, err := io.WriteString(w, hex.EncodeToString(k)+"\n")
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("make the integrity key: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.WriteString(hex.EncodeToString(k) + "\n")
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return fmt.Errorf("make the integrity key %s: %w", path, err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("make the integrity key %s: %w", path, err)
 	}
 	return nil

@@ -721,7 +721,7 @@ func (s *Store) Quarantine(id string, now time.Time) (string, error) {
 		return "", fmt.Errorf("move aside %s: %w", from, err)
 	}
 	s.dropCopy(id) // the user is told of the corrupt file already
-	return to, syncDir(filepath.Dir(from))
+	return to, SyncDir(filepath.Dir(from))
 }
 
 // Sessions lists the ids of all sessions that have a state directory, a copy or a witness

@@ -204,10 +204,7 @@ func scopeTarget(inst *install.Target, scope string, getenv func(string) string,
 	}
 	base := dir
 	if sc.Base == install.UserBase {
-		if inst.UserDir == nil {
-			return ""
-		}
-		d, err := inst.UserDir(getenv)
+		d, err := inst.Host.UserDir(getenv)
 		if err != nil {
 			return ""
 		}

@@ -371,7 +371,7 @@ func (d *doctor) loopHere() {
 
 // plugins are the host's plugin files (opencode's, Kilo's) that exist, at every scope.
 func plugins(inst *install.Target, dir string, getenv func(string) string) []string {
-	if len(inst.Scopes) == 0 || inst.Scopes[0].Settings != "" || inst.Files == nil {
+	if _, ok := inst.Host.(install.PluginFiler); len(inst.Scopes) == 0 || inst.Scopes[0].Settings != "" || !ok {
 		return nil
 	}
 	var out []string

@@ -30,6 +30,24 @@ func installerNames() string {
 	return strings.Join(names, ", ")
 }
 
+// installOptions are install's (or uninstall's) flags as given, and where it prints:
+// installCommand fills them from the command line, installRun does the work (gh's Options
+// and run function).
+type installOptions struct {
+	// Add: install (false: uninstall); Name is "install" or "uninstall", for messages.
+	Add  bool
+	Name string
+	// Host is --host ("": every host found); Scope --scope ("": user); Dir --dir ("": the
+	// current directory).
+	Host, Scope, Dir string
+	// Binary is --binary (install only: "" for this ralph-loop).
+	Binary         string
+	Force, Sandbox bool // install only
+	Purge          bool // uninstall only
+	DryRun         bool
+	Stdout, Stderr io.Writer
+}
+
 func installCommand(add bool) *cli.Command {
 	name, usage := "install", "add ralph-loop's hooks and slash commands to agent hosts' settings"
 	usageText := "ralph-loop install [--host NAME] [--scope user|project|local] [--dir PATH] [--binary PATH] [--sandbox] [--force] [--dry-run]"
@@ -72,123 +90,164 @@ func installCommand(add bool) *cli.Command {
 			if cmd.NArg() > 0 {
 				return usagef("%s takes no arguments", name)
 			}
-			var given string // --binary, checked once before anything is written
-			if add && cmd.String("binary") != "" {
-				var err error
-				if given, err = binaryPath(cmd.String("binary")); err != nil {
-					return err
-				}
-			}
-			var targets []*install.Target
-			sandbox := add && cmd.Bool("sandbox")
-			if sandbox && cmd.String("host") == "" {
-				// The host whose installer can turn a sandbox on (Claude Code).
-				for _, h := range hosts.Installers() {
-					if h.Sandbox != nil {
-						if err := cmd.Set("host", h.Name); err != nil {
-							return err
-						}
-						break
-					}
-				}
-			}
-			auto := cmd.String("host") == ""
-			if auto {
-				for _, h := range hosts.Installers() {
-					if h.Detected(os.Getenv) || !add && installed(h) {
-						targets = append(targets, h)
-					}
-				}
-				if len(targets) == 0 && add {
-					return fmt.Errorf("found no supported agent CLI on this machine (looked for: %s); name one with --host", installerNames())
-				}
-				if len(targets) == 0 {
-					// Nothing installed, nothing to take out: done (usage.md's exit codes).
-					fmt.Fprintf(cmd.Root().Writer, "ralph-loop: nothing to uninstall: no install is recorded on this machine and no supported agent CLI is found (looked for: %s)\n", installerNames())
-					if !cmd.Bool("purge") || cmd.Bool("dry-run") {
-						return nil
-					}
-					if err := purgeAllowed(); err != nil {
-						return err
-					}
-					return leftBehind(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, true)
-				}
-			} else {
-				h, ok := hosts.Installer(cmd.String("host"))
-				if _, known := hosts.Lookup(cmd.String("host")); known && !ok {
-					return fmt.Errorf("ralph-loop cannot %s itself for host %q (no installer); see the README for its setup", name, cmd.String("host"))
-				}
-				if !ok {
-					var names []string
-					for _, h := range hosts.Installers() {
-						names = append(names, h.Name)
-					}
-					return unknownHost(cmd.String("host"), names)
-				}
-				targets = append(targets, h)
-			}
-			scope := cmd.String("scope")
-			if scope == "" {
-				scope = install.ScopeUser
-			}
-			for _, h := range targets {
-				if _, ok := h.Scope(scope); !ok {
-					return usagef("unknown scope %q for %s: want %s", scope, h.Title, h.ScopeNames())
-				}
-			}
-			opt, err := installOptions(scope, cmd.String("dir"))
-			if err != nil {
-				return err
-			}
-			opt.Force = cmd.Bool("force")
-			opt.Sandbox, opt.KeepDir, opt.ConfigDir = sandbox, keepDir(), filepath.Dir(userSettings())
-			purge := !add && cmd.Bool("purge")
-			if purge && !cmd.Bool("dry-run") {
-				if err := purgeAllowed(); err != nil {
-					return err
-				}
-			}
-			var failed error
-			for _, h := range targets {
-				o := opt
-				if add {
-					if s, _ := h.Scope(scope); !s.Shared {
-						if o.Binary = given; given == "" {
-							if o.Binary, err = binaryPath(""); err != nil {
-								return err
-							}
-						}
-					}
-				}
-				if !cmd.Bool("dry-run") {
-					if err := refuseUnhook(ctx, h, scope, o.Dir); err != nil {
-						return err
-					}
-				}
-				if sandbox && h.SandboxSays != "" {
-					fmt.Fprintln(cmd.Root().Writer, h.SandboxSays)
-				}
-				plan, err := h.Do(ctx, o, add, cmd.Bool("dry-run"))
-				if err == nil {
-					err = report(cmd.Root().Writer, plan, cmd, auto)
-				}
-				if err == nil && plan.Skipped != "" {
-					failed = exitError(1) // not installed, though asked: not done
-				}
-				if err != nil {
-					if !auto {
-						return err
-					}
-					fmt.Fprintf(cmd.Root().ErrWriter, "ralph-loop: error: %s: %v\n", h.Title, err)
-					failed = exitError(1)
-				}
-			}
-			if !add && !cmd.Bool("dry-run") && failed == nil {
-				return leftBehind(ctx, cmd.Root().Writer, cmd.Root().ErrWriter, purge)
-			}
-			return failed
+			return installRun(ctx, installOptions{
+				Add: add, Name: name,
+				Host: cmd.String("host"), Scope: cmd.String("scope"), Dir: cmd.String("dir"),
+				Binary: cmd.String("binary"), Force: cmd.Bool("force"), Sandbox: add && cmd.Bool("sandbox"),
+				Purge: !add && cmd.Bool("purge"), DryRun: cmd.Bool("dry-run"),
+				Stdout: cmd.Root().Writer, Stderr: cmd.Root().ErrWriter,
+			})
 		},
 	}
+}
+
+// installRun installs (or uninstalls) at a scope of each host o names, or of every one found,
+// and reports what it did; after an uninstall, what is left behind (removed with --purge).
+func installRun(ctx context.Context, o installOptions) error {
+	var given string // --binary, checked once before anything is written
+	if o.Add && o.Binary != "" {
+		var err error
+		if given, err = binaryPath(o.Binary); err != nil {
+			return err
+		}
+	}
+	if o.Sandbox && o.Host == "" {
+		// The host whose installer can turn a sandbox on (Claude Code).
+		for _, h := range hosts.Installers() {
+			if _, ok := h.Host.(install.Sandboxer); ok {
+				o.Host = h.Name
+				break
+			}
+		}
+	}
+	auto := o.Host == ""
+	targets, err := installTargets(o)
+	if err != nil {
+		return err
+	}
+	if len(targets) == 0 { // (none for install is an error)
+		return nothingToUninstall(ctx, o)
+	}
+	if o.Scope == "" {
+		o.Scope = install.ScopeUser
+	}
+	for _, h := range targets {
+		if _, ok := h.Scope(o.Scope); !ok {
+			return usagef("unknown scope %q for %s: want %s", o.Scope, h.Title, h.ScopeNames())
+		}
+	}
+	opt, err := scopeOptions(o.Scope, o.Dir)
+	if err != nil {
+		return err
+	}
+	opt.Force = o.Force
+	opt.Sandbox, opt.KeepDir, opt.ConfigDir = o.Sandbox, keepDir(), filepath.Dir(userSettings())
+	if o.Purge && !o.DryRun {
+		if err := purgeAllowed(); err != nil {
+			return err
+		}
+	}
+	var failed error
+	for _, h := range targets {
+		hopt, err := hostOptions(ctx, o, h, opt, given)
+		if err != nil {
+			return err
+		}
+		skipped, err := installOne(ctx, o, h, hopt, auto)
+		if skipped {
+			failed = exitError(1) // not installed, though asked: not done
+		}
+		if err != nil {
+			if !auto {
+				return err
+			}
+			fmt.Fprintf(o.Stderr, "ralph-loop: error: %s: %v\n", h.Title, err)
+			failed = exitError(1)
+		}
+	}
+	if !o.Add && !o.DryRun && failed == nil {
+		return leftBehind(ctx, o.Stdout, o.Stderr, o.Purge)
+	}
+	return failed
+}
+
+// installTargets are the installers of the hosts o acts on: the one --host names, or without
+// it every host found (and for uninstall every one installed).
+func installTargets(o installOptions) ([]*install.Target, error) {
+	if o.Host == "" {
+		var targets []*install.Target
+		for _, h := range hosts.Installers() {
+			if h.Detected(os.Getenv) || !o.Add && installed(h) {
+				targets = append(targets, h)
+			}
+		}
+		if len(targets) == 0 && o.Add {
+			return nil, fmt.Errorf("found no supported agent CLI on this machine (looked for: %s); name one with --host", installerNames())
+		}
+		return targets, nil
+	}
+	h, ok := hosts.Installer(o.Host)
+	if _, known := hosts.Lookup(o.Host); known && !ok {
+		return nil, fmt.Errorf("ralph-loop cannot %s itself for host %q (no installer); see the README for its setup", o.Name, o.Host)
+	}
+	if !ok {
+		var names []string
+		for _, h := range hosts.Installers() {
+			names = append(names, h.Name)
+		}
+		return nil, unknownHost(o.Host, names)
+	}
+	return []*install.Target{h}, nil
+}
+
+// nothingToUninstall is uninstall's answer when no install is recorded and no host is
+// found: done, and with --purge whatever ralph-loop left on the machine is removed.
+func nothingToUninstall(ctx context.Context, o installOptions) error {
+	// Nothing installed, nothing to take out: done (usage.md's exit codes).
+	fmt.Fprintf(o.Stdout, "ralph-loop: nothing to uninstall: no install is recorded on this machine and no supported agent CLI is found (looked for: %s)\n", installerNames())
+	if !o.Purge || o.DryRun {
+		return nil
+	}
+	if err := purgeAllowed(); err != nil {
+		return err
+	}
+	return leftBehind(ctx, o.Stdout, o.Stderr, true)
+}
+
+// hostOptions are opt for one host: an install at a scope of this machine's own runs the
+// binary given (or this one). Unless it is a dry run, a change that would unhook a running
+// loop is refused.
+func hostOptions(ctx context.Context, o installOptions, h *install.Target, opt install.Options, given string) (install.Options, error) {
+	if o.Add {
+		if s, _ := h.Scope(o.Scope); !s.Shared {
+			if opt.Binary = given; given == "" {
+				var err error
+				if opt.Binary, err = binaryPath(""); err != nil {
+					return opt, err
+				}
+			}
+		}
+	}
+	if !o.DryRun {
+		if err := refuseUnhook(ctx, h, o.Scope, opt.Dir); err != nil {
+			return opt, err
+		}
+	}
+	return opt, nil
+}
+
+// installOne installs (or uninstalls) at one host's scope with opt, and reports it; brief
+// (several hosts): a plan that changed nothing is one line. skipped: an install added
+// nothing because the hooks are at another scope already.
+func installOne(ctx context.Context, o installOptions, h *install.Target, opt install.Options, brief bool) (skipped bool, err error) {
+	if o.Sandbox && h.SandboxSays != "" {
+		fmt.Fprintln(o.Stdout, h.SandboxSays)
+	}
+	plan, err := h.Do(ctx, opt, o.Add, o.DryRun)
+	if err == nil {
+		err = report(o.Stdout, plan, o.DryRun, brief)
+	}
+	return err == nil && plan.Skipped != "", err
 }
 
 // installed reports whether install recorded an install for the host (uninstall acts on it
@@ -198,7 +257,9 @@ func installed(inst *install.Target) bool {
 	return len(m) > 0
 }
 
-func installOptions(scope, dir string) (install.Options, error) {
+// scopeOptions are the install options for a scope and --dir (dir: "" for the current
+// directory), with the state directory.
+func scopeOptions(scope, dir string) (install.Options, error) {
 	opt := install.Options{Scope: scope, Now: time.Now(), Getenv: os.Getenv, StateDir: stateDir()}
 	if dir == "" {
 		var err error
@@ -441,13 +502,12 @@ var npxBinary string
 // report prints what a plan did (or would do, with --dry-run): every file it touched, one
 // a line, and what the user is to know; brief (several hosts): a plan that changed nothing
 // is one line.
-func report(w io.Writer, plan *install.Plan, cmd *cli.Command, brief bool) error {
+func report(w io.Writer, plan *install.Plan, dry, brief bool) error {
 	h, scope := plan.Target, plan.Scope.Name
 	verb := "installed"
 	if !plan.Install {
 		verb = "uninstalled"
 	}
-	dry := cmd.Bool("dry-run")
 	where := fmt.Sprintf("for %s (%s scope)", h.Title, scope)
 	if plan.Skipped != "" {
 		fmt.Fprintf(w, "ralph-loop: not installed %s: %s; nothing changed (--force adds a second set)\n", where, plan.Skipped)

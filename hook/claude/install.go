@@ -32,10 +32,10 @@ const StopTimeoutSeconds = 900
 // $CLAUDE_CONFIG_DIR) at user scope, .claude/settings.json (committed) at project scope,
 // .claude/settings.local.json at local scope, with the slash commands beside them.
 var Installer = &install.Target{
-	Name:    Name,
-	Title:   display,
-	CLI:     "claude",
-	UserDir: userDir,
+	Name:  Name,
+	Title: display,
+	CLI:   "claude",
+	Host:  installer{},
 	Scopes: []install.Scope{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", CommandsDir: "commands", Describe: "~/.claude"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".claude/settings.json", CommandsDir: ".claude/commands", Shared: true, Describe: ".claude/settings.json"},
@@ -68,18 +68,44 @@ var Installer = &install.Target{
 		{Name: "ConfigChange", Timeout: 10 * time.Second, Kind: install.ConfigEvent},
 	},
 	Settings:    []install.Setting{{Path: []string{"env", BlockCapEnv}, Value: BlockCap}},
-	Commands:    func(string) []install.File { return install.CommandFiles(inject.CommandsFor("claude")) },
-	Notice:      install.SystemMessage,
-	Extra:       keepLocalOut,
-	Sandbox:     sandboxSpec,
-	SandboxOn:   sandboxOn,
 	SandboxSays: inject.SandboxSays,
-	Encode:      encode,
 	PluginRoot:  "CLAUDE_PLUGIN_ROOT",
 }
 
 // Installer returns Claude Code's installer.
 func (Host) Installer() *install.Target { return Installer }
+
+// installer is Claude Code's code in its installer (Installer.Host): its slash commands, the
+// local settings kept out of git, its sandbox, and its protocol.
+type installer struct{}
+
+var (
+	_ install.CommandFiler = installer{}
+	_ install.Extender     = installer{}
+	_ install.Sandboxer    = installer{}
+	_ install.Encoder      = installer{}
+)
+
+func (installer) UserDir(getenv func(string) string) (string, error) { return userDir(getenv) }
+
+func (installer) Commands(string) []install.File {
+	return install.CommandFiles(inject.CommandsFor("claude"))
+}
+
+// Extra keeps the local settings out of git (keepLocalOut).
+func (installer) Extra(x install.ExtraInput) ([]install.Change, error) { return keepLocalOut(x) }
+
+// Sandbox is what install --sandbox writes (sandboxSpec).
+func (installer) Sandbox(x install.SandboxInput) install.Sandbox { return sandboxSpec(x) }
+
+func (installer) SandboxOn(getenv func(string) string, project string) bool {
+	return sandboxOn(getenv, project)
+}
+
+// Encode is what the hooks' command line answers by itself (hookline.Encode).
+func (installer) Encode(ev install.Event, r install.Reply) install.Encoded {
+	return hookline.Encode(Host{}, ev, r)
+}
 
 // userDir is Claude Code's user configuration directory: $CLAUDE_CONFIG_DIR, or ~/.claude.
 func userDir(getenv func(string) string) (string, error) {
@@ -159,9 +185,4 @@ func excludeFile(dir string) (path, prefix string) {
 // ignored reports whether git ignores the local settings file in dir already.
 func ignored(dir string) bool {
 	return exec.Command("git", "-C", dir, "check-ignore", "-q", ".claude/settings.local.json").Run() == nil
-}
-
-// encode is what the hooks' command line answers by itself (hookline.Encode).
-func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hookline.Encode(Host{}, ev, r)
 }

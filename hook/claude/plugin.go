@@ -146,17 +146,15 @@ func PluginSum() string {
 // (.claude-plugin/marketplace.json at the root).
 const PluginDir = "plugins/ralph-loop"
 
-// PluginFiles are the files of ralph-loop's Claude Code plugin and of the marketplace that
-// lists it, by their path in the repository. The plugin's hooks are the ones a project-scope
-// install writes: they run the ralph-loop found on PATH (which leaves every event to any other
-// set of ralph-loop's hooks in the settings, so none runs twice), and on a machine without one
-// the hook script the plugin ships (install.PluginScript), which blocks the stops of a loop
-// still active and otherwise does nothing but tell the user once, at the session's start (and
-// when a prompt names ralph), how to install it. A plugin cannot set Claude Code's environment, so the block cap
-// stays at Claude Code's default of 8 blocks without a tool call in between.
-func PluginFiles() map[string][]byte { return PluginFilesAt(PluginVersion()) }
-
-// PluginFilesAt are PluginFiles with the version given.
+// PluginFilesAt are the files of ralph-loop's Claude Code plugin at the version given, and
+// of the marketplace that lists it, by their path in the repository. The plugin's hooks are
+// the ones a project-scope install writes: they run the ralph-loop found on PATH (which
+// leaves every event to any other set of ralph-loop's hooks in the settings, so none runs
+// twice), and on a machine without one the hook script the plugin ships
+// (install.PluginScript), which blocks the stops of a loop still active and otherwise does
+// nothing but tell the user once, at the session's start (and when a prompt names ralph), how
+// to install it. A plugin cannot set Claude Code's environment, so the block cap stays at
+// Claude Code's default of 8 blocks without a tool call in between.
 func PluginFilesAt(version string) map[string][]byte {
 	const desc = "Keep the agent working on a task, in its current session, until it prints an exact completion promise after real work: /ralph-loop, /ulw-loop, /cancel-ralph"
 	files := map[string][]byte{}

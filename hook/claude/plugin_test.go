@@ -137,3 +137,6 @@ func TestParsePluginReleases(t *testing.T) {
 		}
 	}
 }
+
+// PluginFiles are the plugin's files at its version (PluginFilesAt).
+func PluginFiles() map[string][]byte { return PluginFilesAt(PluginVersion()) }

@@ -27,10 +27,10 @@ const StopTimeoutSeconds = 900
 // config.toml, written as Codex's own /hooks screen writes it: without it Codex skips the
 // hooks without a word.
 var Installer = &install.Target{
-	Name:    Name,
-	Title:   display,
-	CLI:     "codex",
-	UserDir: userDir,
+	Name:  Name,
+	Title: display,
+	CLI:   "codex",
+	Host:  installer{},
 	Scopes: []install.Scope{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "hooks.json", CommandsDir: "skills", Describe: "$CODEX_HOME (~/.codex)"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".codex/hooks.json", CommandsDir: ".codex/skills", Shared: true,
@@ -53,21 +53,40 @@ var Installer = &install.Target{
 		{Name: "SessionEnd", Timeout: 3 * time.Second},
 		{Name: "Interrupt", Timeout: 3 * time.Second},
 	},
-	Commands: func(string) []install.File {
-		var files []install.File
-		for _, s := range inject.Skills(Words) {
-			// The mark is the description line's start: a hint may follow it.
-			files = append(files, install.File{Name: filepath.Join(s.Name, "SKILL.md"), Content: s.Content, Mark: "\n" + s.Description})
-		}
-		return files
-	},
-	Notice: install.SystemMessage,
-	Extra:  trust,
-	Encode: encode,
 }
 
 // Installer returns Codex's installer.
 func (Host) Installer() *install.Target { return Installer }
+
+// installer is Codex's code in its installer (Installer.Host): its skills, the hooks'
+// trust, and its protocol.
+type installer struct{}
+
+var (
+	_ install.CommandFiler = installer{}
+	_ install.Extender     = installer{}
+	_ install.Encoder      = installer{}
+)
+
+func (installer) UserDir(getenv func(string) string) (string, error) { return userDir(getenv) }
+
+// Commands are the skills.
+func (installer) Commands(string) []install.File {
+	var files []install.File
+	for _, s := range inject.Skills(Words) {
+		// The mark is the description line's start: a hint may follow it.
+		files = append(files, install.File{Name: filepath.Join(s.Name, "SKILL.md"), Content: s.Content, Mark: "\n" + s.Description})
+	}
+	return files
+}
+
+// Extra keeps the hooks trusted (trust).
+func (installer) Extra(x install.ExtraInput) ([]install.Change, error) { return trust(x) }
+
+// Encode is what the hooks' command line answers by itself (hookline.Encode).
+func (installer) Encode(ev install.Event, r install.Reply) install.Encoded {
+	return hookline.Encode(Host{}, ev, r)
+}
 
 // userDir is Codex's configuration directory: $CODEX_HOME, or ~/.codex.
 func userDir(getenv func(string) string) (string, error) {
@@ -181,9 +200,4 @@ func projectTrusted(config, dir string) bool {
 		}
 	}
 	return false
-}
-
-// encode is what the hooks' command line answers by itself (hookline.Encode).
-func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hookline.Encode(Host{}, ev, r)
 }

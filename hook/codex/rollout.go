@@ -23,12 +23,6 @@ import (
 // model is named by the turn's "turn_context" line (payload "model"). Every other line
 // (events, tool outputs, which can be huge) is skipped unread.
 
-// ScanFile scans the rollout at path from offset (see transcript.ScanWith: a missing file
-// is an error wrapping fs.ErrNotExist, an offset past the end starts over).
-func ScanFile(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	return transcript.ScanWith(path, offset, opt, Scan)
-}
-
 // Scan reads rollout lines from r, whose first byte is at offset base of the file. Only
 // complete lines are consumed; a malformed line is counted and skipped.
 func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {

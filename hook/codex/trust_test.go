@@ -197,3 +197,9 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// ScanFile scans the rollout at path from offset (see transcript.ScanWith: a missing file
+// is an error wrapping fs.ErrNotExist, an offset past the end starts over).
+func ScanFile(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
+	return transcript.ScanWith(path, offset, opt, Scan)
+}

@@ -28,10 +28,10 @@ const ProjectHooks = ".github/hooks/ralph-loop.json"
 // TUI reaches userPromptSubmitted as the skill's invocation (see skillCommand); copilot -p
 // passes the typed text as it is.
 var Installer = &install.Target{
-	Name:    Name,
-	Title:   display,
-	CLI:     "copilot",
-	UserDir: userDir,
+	Name:  Name,
+	Title: display,
+	CLI:   "copilot",
+	Host:  installer{},
 	Scopes: []install.Scope{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", CommandsDir: "skills", Describe: "~/.copilot/settings.json"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ProjectHooks, CommandsDir: ".github/skills", Shared: true, Describe: ProjectHooks},
@@ -49,26 +49,49 @@ var Installer = &install.Target{
 		{Name: "agentStop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 		{Name: "sessionEnd", Timeout: 10 * time.Second},
 	},
-	TimeoutKey: "timeoutSec",
-	Entry: func(_ install.Event, command string, timeout int64) []install.Field {
-		return []install.Field{{Key: "type", Value: "command"}, {Key: "bash", Value: command}, {Key: "timeoutSec", Value: timeout}}
-	},
+	TimeoutKey:  "timeoutSec",
 	CommandKeys: []string{"bash"},
 	Settings:    []install.Setting{{Path: []string{"version"}, Value: 1}},
-	Commands: func(string) []install.File {
-		var files []install.File
-		for _, s := range inject.Skills(Words) {
-			files = append(files, install.File{Name: filepath.Join(s.Name, "SKILL.md"), Content: s.Content, Mark: "\n" + s.Description + "\n"})
-		}
-		return files
-	},
-	Extra:      trustNote,
-	Encode:     encode,
-	SessionKey: "sessionId",
+	SessionKey:  "sessionId",
 }
 
 // Installer returns Copilot CLI's installer.
 func (Host) Installer() *install.Target { return Installer }
+
+// installer is Copilot CLI's code in its installer (Installer.Host): its entries, its
+// skills, the note on trust, and its protocol.
+type installer struct{}
+
+var (
+	_ install.EntryMaker   = installer{}
+	_ install.CommandFiler = installer{}
+	_ install.Extender     = installer{}
+	_ install.Encoder      = installer{}
+)
+
+func (installer) UserDir(getenv func(string) string) (string, error) { return userDir(getenv) }
+
+// Entry is {"type": "command", "bash": …, "timeoutSec": …}.
+func (installer) Entry(_ install.Event, command string, timeout int64) []install.Field {
+	return []install.Field{{Key: "type", Value: "command"}, {Key: "bash", Value: command}, {Key: "timeoutSec", Value: timeout}}
+}
+
+// Commands are the skills.
+func (installer) Commands(string) []install.File {
+	var files []install.File
+	for _, s := range inject.Skills(Words) {
+		files = append(files, install.File{Name: filepath.Join(s.Name, "SKILL.md"), Content: s.Content, Mark: "\n" + s.Description + "\n"})
+	}
+	return files
+}
+
+// Extra tells of trust at a project install (trustNote).
+func (installer) Extra(x install.ExtraInput) ([]install.Change, error) { return trustNote(x) }
+
+// Encode is what the hooks' command line answers by itself (hookline.Encode).
+func (installer) Encode(ev install.Event, r install.Reply) install.Encoded {
+	return hookline.Encode(Host{}, ev, r)
+}
 
 // userDir is Copilot CLI's user directory: $COPILOT_HOME, or ~/.copilot.
 func userDir(getenv func(string) string) (string, error) {
@@ -95,9 +118,4 @@ func trustNote(x install.ExtraInput) ([]install.Change, error) {
 // Trust tells, for doctor, that the host runs a project's hooks only in a folder it trusts.
 func (Host) Trust(r install.Report, _ func(string) string, _ string, found []install.Found) {
 	install.TrustAsked(r, Installer, found)
-}
-
-// encode is what the hooks' command line answers by itself (hookline.Encode).
-func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hookline.Encode(Host{}, ev, r)
 }

@@ -31,10 +31,10 @@ const ProjectHooks = ".cursor/hooks.json"
 // directory beside hooks.json. The hooks run ralph-loop by an absolute path (user scope) or
 // from PATH (project scope), so the directory Cursor runs them from does not matter.
 var Installer = &install.Target{
-	Name:    Name,
-	Title:   display,
-	CLI:     "cursor-agent",
-	UserDir: userDir,
+	Name:  Name,
+	Title: display,
+	CLI:   "cursor-agent",
+	Host:  installer{},
 	Scopes: []install.Scope{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "hooks.json", CommandsDir: "commands", Describe: "~/.cursor/hooks.json"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ProjectHooks, CommandsDir: ".cursor/commands", Shared: true, Describe: ProjectHooks},
@@ -49,18 +49,37 @@ var Installer = &install.Target{
 		{Name: "stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 		{Name: "sessionEnd", Timeout: 10 * time.Second},
 	},
-	Entry:      entry,
 	Settings:   []install.Setting{{Path: []string{"version"}, Value: 1}},
-	Commands:   func(string) []install.File { return Files() },
-	Extra:      trustNote,
-	Detect:     detect,
-	Encode:     encode,
 	SessionKey: "conversation_id",
 }
 
-// entry is one hook entry: {"command", "matcher" (preToolUse), "timeout", "loop_limit"
+// installer is Cursor's code in its installer (Installer.Host): its entries, its command
+// files, the note on trust, how it is found, and its protocol.
+type installer struct{}
+
+var (
+	_ install.EntryMaker   = installer{}
+	_ install.CommandFiler = installer{}
+	_ install.Extender     = installer{}
+	_ install.Detector     = installer{}
+	_ install.Encoder      = installer{}
+)
+
+func (installer) UserDir(getenv func(string) string) (string, error) { return userDir(getenv) }
+
+func (installer) Commands(string) []install.File { return Files() }
+
+// Extra tells of trust at a project install (trustNote).
+func (installer) Extra(x install.ExtraInput) ([]install.Change, error) { return trustNote(x) }
+
+// Encode is what the hooks' command line answers by itself (hookline.Encode).
+func (installer) Encode(ev install.Event, r install.Reply) install.Encoded {
+	return hookline.Encode(Host{}, ev, r)
+}
+
+// Entry is one hook entry: {"command", "matcher" (preToolUse), "timeout", "loop_limit"
 // (stop)}.
-func entry(ev install.Event, command string, timeout int64) []install.Field {
+func (installer) Entry(ev install.Event, command string, timeout int64) []install.Field {
 	f := []install.Field{{Key: "command", Value: command}}
 	if ev.Matcher != "" {
 		f = append(f, install.Field{Key: "matcher", Value: ev.Matcher})
@@ -80,9 +99,9 @@ func userDir(getenv func(string) string) (string, error) {
 	return install.HomeDir(getenv, ".cursor")
 }
 
-// detect reports whether the user has Cursor: its CLI (cursor-agent) or the editor's
+// Detect reports whether the user has Cursor: its CLI (cursor-agent) or the editor's
 // command (cursor) on PATH, or ~/.cursor.
-func detect(getenv func(string) string) bool {
+func (installer) Detect(getenv func(string) string) bool {
 	for _, cli := range []string{"cursor-agent", "cursor"} {
 		if install.OnPath(cli, getenv("PATH")) {
 			return true
@@ -113,9 +132,4 @@ func trustNote(x install.ExtraInput) ([]install.Change, error) {
 // Trust tells, for doctor, that the host runs a project's hooks only in a folder it trusts.
 func (Host) Trust(r install.Report, _ func(string) string, _ string, found []install.Found) {
 	install.TrustAsked(r, Installer, found)
-}
-
-// encode is what the hooks' command line answers by itself (hookline.Encode).
-func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hookline.Encode(Host{}, ev, r)
 }

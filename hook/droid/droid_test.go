@@ -80,14 +80,14 @@ func TestTyped(t *testing.T) {
 // call, a block, three more calls, then a loop armed and cancelled): the agent's
 // text and tool calls are found, the user's and the hooks' lines are not the agent's.
 func TestTranscriptCaptured(t *testing.T) {
-	res, err := claudeshape.ScanFile("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "DONE"})
+	res, err := transcript.ScanWith("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "DONE"}, claudeshape.Scan)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Found || len(res.ToolIDs) != 4 || res.Bad != 0 {
 		t.Errorf("found %v, tool ids %q, bad lines %d; want the promise, 4 calls, none bad", res.Found, res.ToolIDs, res.Bad)
 	}
-	res, err = claudeshape.ScanFile("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "Fix the parser"})
+	res, err = transcript.ScanWith("../../testdata/droid/transcript.jsonl", 0, transcript.Options{Token: "Fix the parser"}, claudeshape.Scan)
 	if err != nil || res.Found {
 		t.Errorf("the user's prompt was read as the agent's: %v %v", res.Found, err)
 	}

@@ -18,10 +18,10 @@ const StopTimeoutSeconds = 900
 // (Markdown) in the commands directory beside them. The hooks files are keyed directly by
 // event name: a Claude-style {"hooks": {…}} wrapper loads nothing, without a word.
 var Installer = &install.Target{
-	Name:    Name,
-	Title:   display,
-	CLI:     "droid",
-	UserDir: userDir,
+	Name:  Name,
+	Title: display,
+	CLI:   "droid",
+	Host:  installer{},
 	Scopes: []install.Scope{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "hooks.json", CommandsDir: "commands", Describe: "~/.factory"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".factory/hooks.json", CommandsDir: ".factory/commands", Shared: true, Describe: ".factory/hooks.json"},
@@ -42,20 +42,32 @@ var Installer = &install.Target{
 		{Name: "Stop", Timeout: StopTimeoutSeconds * time.Second, Kind: install.StopEvent},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
-	Commands: func(string) []install.File { return install.CommandFiles(inject.EchoedCommands("droid")) },
-	Notice:   install.SystemMessage,
-	Encode:   encode,
 }
 
 // Installer returns Factory Droid's installer.
 func (Host) Installer() *install.Target { return Installer }
 
+// installer is Factory Droid's code in its installer (Installer.Host): its slash commands
+// and its protocol.
+type installer struct{}
+
+var (
+	_ install.CommandFiler = installer{}
+	_ install.Encoder      = installer{}
+)
+
+func (installer) UserDir(getenv func(string) string) (string, error) { return userDir(getenv) }
+
+func (installer) Commands(string) []install.File {
+	return install.CommandFiles(inject.EchoedCommands("droid"))
+}
+
+// Encode is what the hooks' command line answers by itself (hookline.Encode).
+func (installer) Encode(ev install.Event, r install.Reply) install.Encoded {
+	return hookline.Encode(Host{}, ev, r)
+}
+
 // userDir is Factory Droid's user configuration directory, ~/.factory.
 func userDir(getenv func(string) string) (string, error) {
 	return install.HomeDir(getenv, ".factory")
-}
-
-// encode is what the hooks' command line answers by itself (hookline.Encode).
-func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hookline.Encode(Host{}, ev, r)
 }

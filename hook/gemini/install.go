@@ -28,10 +28,10 @@ const StopTimeout = 900 * time.Second
 // side effect of installing a hook. It says whether the folder is trusted and, if not, what
 // the user does.
 var Installer = &install.Target{
-	Name:    Name,
-	Title:   display,
-	CLI:     "gemini",
-	UserDir: userDir,
+	Name:  Name,
+	Title: display,
+	CLI:   "gemini",
+	Host:  installer{},
 	Scopes: []install.Scope{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", CommandsDir: "commands", Describe: "~/.gemini"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".gemini/settings.json", CommandsDir: ".gemini/commands", Shared: true, Describe: ".gemini/settings.json"},
@@ -51,24 +51,46 @@ var Installer = &install.Target{
 		{Name: "AfterAgent", Timeout: StopTimeout, Kind: install.StopEvent},
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
-	Entry: func(_ install.Event, command string, timeout int64) []install.Field {
-		return []install.Field{{Key: "name", Value: "ralph-loop"}, {Key: "type", Value: "command"}, {Key: "command", Value: command}, {Key: "timeout", Value: timeout}}
-	},
-	Commands: func(string) []install.File {
-		var files []install.File
-		for _, cf := range inject.TOMLCommands() {
-			tag := inject.CommandTag("/" + strings.TrimSuffix(cf.Name, ".toml"))
-			files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: tag})
-		}
-		return files
-	},
-	Notice: install.SystemMessage,
-	Extra:  trustNote,
-	Encode: encode,
 }
 
 // Installer returns Gemini CLI's installer.
 func (Host) Installer() *install.Target { return Installer }
+
+// installer is Gemini CLI's code in its installer (Installer.Host): its entries, its
+// command files, the note on trust, and its protocol.
+type installer struct{}
+
+var (
+	_ install.EntryMaker   = installer{}
+	_ install.CommandFiler = installer{}
+	_ install.Extender     = installer{}
+	_ install.Encoder      = installer{}
+)
+
+func (installer) UserDir(getenv func(string) string) (string, error) { return userDir(getenv) }
+
+// Entry is {"name": "ralph-loop", "type": "command", "command": …, "timeout": …}.
+func (installer) Entry(_ install.Event, command string, timeout int64) []install.Field {
+	return []install.Field{{Key: "name", Value: "ralph-loop"}, {Key: "type", Value: "command"}, {Key: "command", Value: command}, {Key: "timeout", Value: timeout}}
+}
+
+// Commands are the command files, in TOML.
+func (installer) Commands(string) []install.File {
+	var files []install.File
+	for _, cf := range inject.TOMLCommands() {
+		tag := inject.CommandTag("/" + strings.TrimSuffix(cf.Name, ".toml"))
+		files = append(files, install.File{Name: cf.Name, Content: cf.Content, Mark: tag})
+	}
+	return files
+}
+
+// Extra says whether the folder is trusted (trustNote).
+func (installer) Extra(x install.ExtraInput) ([]install.Change, error) { return trustNote(x) }
+
+// Encode is what the hooks' command line answers by itself (hookline.Encode).
+func (installer) Encode(ev install.Event, r install.Reply) install.Encoded {
+	return hookline.Encode(Host{}, ev, r)
+}
 
 // userDir is Gemini CLI's user configuration directory, ~/.gemini.
 func userDir(getenv func(string) string) (string, error) {
@@ -140,9 +162,4 @@ func Trusted(path, dir string) bool {
 		}
 	}
 	return trusted
-}
-
-// encode is what the hooks' command line answers by itself (hookline.Encode).
-func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hookline.Encode(Host{}, ev, r)
 }

@@ -270,35 +270,8 @@ func (s *shell) keptNames(root field) (names []string, ok bool) {
 			continue
 		}
 		down(k, t)
-		fi, err := os.Lstat(k)
-		switch {
-		case tops == nil || s.g.isState(k):
-			for _, n := range madeNames {
-				add(n)
-			}
-			if s.g.sessionID != "" {
-				add(s.g.sessionID)
-			}
-		case err == nil && fi.IsDir():
-			for _, n := range keepNames {
-				add(n)
-			}
-			if s.g.sessionID != "" {
-				add(s.g.sessionID + ".json")
-				add(s.g.sessionID + ".active")
-			}
-		}
-		err = filepath.WalkDir(k, func(_ string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if count++; count > 4096 {
-				return fs.SkipAll
-			}
-			add(e.Name())
-			return nil
-		})
-		if err != nil || count > 4096 {
+		s.addMade(k, tops == nil, add)
+		if !walkNames(k, &count, add) {
 			return nil, false
 		}
 	}
@@ -308,6 +281,45 @@ func (s *shell) keptNames(root field) (names []string, ok bool) {
 		}
 	}
 	return names, true
+}
+
+// addMade adds the names ralph-loop makes in the kept path k: madeNames in the state
+// directory (or any, from the home directory), keepNames in another kept directory.
+func (s *shell) addMade(k string, home bool, add func(string)) {
+	fi, err := os.Lstat(k)
+	switch {
+	case home || s.g.isState(k):
+		for _, n := range madeNames {
+			add(n)
+		}
+		if s.g.sessionID != "" {
+			add(s.g.sessionID)
+		}
+	case err == nil && fi.IsDir():
+		for _, n := range keepNames {
+			add(n)
+		}
+		if s.g.sessionID != "" {
+			add(s.g.sessionID + ".json")
+			add(s.g.sessionID + ".active")
+		}
+	}
+}
+
+// walkNames adds the names of everything in k (and k's own), counting them: false past 4096
+// (count is the count so far) or when k cannot be walked.
+func walkNames(k string, count *int, add func(string)) bool {
+	err := filepath.WalkDir(k, func(_ string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if *count++; *count > 4096 {
+			return fs.SkipAll
+		}
+		add(e.Name())
+		return nil
+	})
+	return err == nil && *count <= 4096
 }
 
 // findParser evaluates a find expression for one name: which results it may have, and

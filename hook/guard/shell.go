@@ -259,19 +259,7 @@ func (s *shell) command(cmd syntax.Command, stdin *string) {
 		s.stmts(x.Cond, stdin)
 		s.stmts(x.Do, stdin)
 	case *syntax.ForClause:
-		if it, ok := x.Loop.(*syntax.WordIter); ok {
-			var vals []field
-			for _, w := range it.Items {
-				vals = append(vals, s.word(w)...)
-			}
-			if len(it.Items) == 0 {
-				vals = []field{{text: unknownMark, lead: true}}
-			}
-			s.vars[it.Name.Value] = capFields(vals)
-		} else {
-			s.walkSubst(x.Loop)
-		}
-		s.stmts(x.Do, stdin)
+		s.forClause(x, stdin)
 	case *syntax.CaseClause:
 		s.word(x.Word)
 		for _, it := range x.Items {
@@ -280,27 +268,7 @@ func (s *shell) command(cmd syntax.Command, stdin *string) {
 	case *syntax.FuncDecl:
 		s.stmt(x.Body, stdin)
 	case *syntax.DeclClause:
-		export := x.Variant.Value == "export"
-		for _, a := range x.Args {
-			if a.Naked && a.Value != nil && strings.HasPrefix(a.Value.Lit(), "-") {
-				export = export || strings.Contains(a.Value.Lit(), "x")
-				continue
-			}
-			if a.Name == nil {
-				continue
-			}
-			if export {
-				s.exported[a.Name.Value] = true
-			}
-			if !a.Naked {
-				s.assign(a)
-			} else if export {
-				if v, ok := s.vars[a.Name.Value]; ok && len(v) > 0 {
-					f := v[0]
-					s.env[a.Name.Value] = &f
-				}
-			}
-		}
+		s.declClause(x)
 	case *syntax.TimeClause:
 		s.stmt(x.Stmt, stdin)
 	case *syntax.CoprocClause:
@@ -308,6 +276,49 @@ func (s *shell) command(cmd syntax.Command, stdin *string) {
 	case nil:
 	default:
 		s.walkSubst(x)
+	}
+}
+
+// forClause reads a for loop: its variable holds the words it iterates over (any of them).
+func (s *shell) forClause(x *syntax.ForClause, stdin *string) {
+	if it, ok := x.Loop.(*syntax.WordIter); ok {
+		var vals []field
+		for _, w := range it.Items {
+			vals = append(vals, s.word(w)...)
+		}
+		if len(it.Items) == 0 {
+			vals = []field{{text: unknownMark, lead: true}}
+		}
+		s.vars[it.Name.Value] = capFields(vals)
+	} else {
+		s.walkSubst(x.Loop)
+	}
+	s.stmts(x.Do, stdin)
+}
+
+// declClause reads export, declare, local, readonly, typeset: the variables it assigns, and
+// those it exports (export, or -x) into the environment of the commands that follow.
+func (s *shell) declClause(x *syntax.DeclClause) {
+	export := x.Variant.Value == "export"
+	for _, a := range x.Args {
+		if a.Naked && a.Value != nil && strings.HasPrefix(a.Value.Lit(), "-") {
+			export = export || strings.Contains(a.Value.Lit(), "x")
+			continue
+		}
+		if a.Name == nil {
+			continue
+		}
+		if export {
+			s.exported[a.Name.Value] = true
+		}
+		if !a.Naked {
+			s.assign(a)
+		} else if export {
+			if v, ok := s.vars[a.Name.Value]; ok && len(v) > 0 {
+				f := v[0]
+				s.env[a.Name.Value] = &f
+			}
+		}
 	}
 }
 

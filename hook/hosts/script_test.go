@@ -29,7 +29,7 @@ const (
 // it, and names the program it runs.
 func TestHookLinesShort(t *testing.T) {
 	for _, h := range Installers() {
-		if h.Encode == nil {
+		if _, ok := h.Host.(install.Encoder); !ok {
 			continue // no command lines: a plugin or an extension of the host's own
 		}
 		longest := 0
@@ -117,7 +117,7 @@ func TestScriptsShellcheck(t *testing.T) {
 		t.Skip("shellcheck is not installed here (apt-get install shellcheck): the hosts' scripts are not checked")
 	}
 	for _, h := range Installers() {
-		if h.Encode == nil {
+		if _, ok := h.Host.(install.Encoder); !ok {
 			continue
 		}
 		path := filepath.Join(t.TempDir(), h.Name+".sh")

@@ -116,8 +116,8 @@ func (inst *Target) line(ev Event, bin, run, find string) string {
 // answer is the shell that prints r as the host's hook does and exits.
 func (inst *Target) answer(ev Event, r Reply) string {
 	var e Encoded
-	if inst.Encode != nil {
-		e = inst.Encode(ev, r)
+	if enc, ok := inst.Host.(Encoder); ok {
+		e = enc.Encode(ev, r)
 	} else {
 		e.Stderr = strings.TrimSpace(r.Reason + "\n" + r.Notice)
 	}
@@ -189,9 +189,9 @@ func lineBinary(cmd string) (string, bool) {
 
 // commandFor is the command line of the host's hooks for an event.
 func (inst *Target) commandFor(ev Event, binary, script string, scope Scope) string {
-	mk := inst.Command
-	if mk == nil {
-		mk = DefaultCommand
+	mk := DefaultCommand
+	if m, ok := inst.Host.(CommandMaker); ok {
+		mk = m.Command
 	}
 	return mk(CommandSpec{Target: inst, Event: ev, Binary: binary, Script: script, Portable: scope.Shared, Scope: scope.Name})
 }
@@ -317,7 +317,7 @@ func (inst *Target) entryCommands(path string, ours bool) []string {
 
 // Binaries are the programs ralph-loop's hooks in the host's settings files run, at every
 // scope (for a project's, projectDir's): the binary a command line names, or for a portable
-// one the ralph-loop found on PATH; and the ones the files of Files name (FileBinary).
+// one the ralph-loop found on PATH; and the ones a PluginFiler's files name (FileBinary).
 // Reading them costs no check of each command line against every form install writes: only
 // the forms' binaries are read.
 func (inst *Target) Binaries(getenv func(string) string, projectDir string) []string {
@@ -343,10 +343,10 @@ func (inst *Target) Binaries(getenv func(string) string, projectDir string) []st
 			}
 		}
 	}
-	if inst.FileBinary != nil {
+	if plugin, ok := inst.Host.(PluginFiler); ok {
 		for _, path := range inst.HookFiles(getenv, projectDir) {
 			if data, _, err := readFile(path); err == nil && len(data) <= maxFileBinary {
-				if b, ok := inst.FileBinary(data); ok {
+				if b, ok := plugin.FileBinary(data); ok {
 					add(b)
 				}
 			}
@@ -364,7 +364,7 @@ func (inst *Target) BinarySources(getenv func(string) string, projectDir string)
 			out = append(out, path)
 		}
 	}
-	if inst.FileBinary != nil {
+	if _, ok := inst.Host.(PluginFiler); ok {
 		out = append(out, inst.HookFiles(getenv, projectDir)...)
 	}
 	return out
@@ -373,25 +373,23 @@ func (inst *Target) BinarySources(getenv func(string) string, projectDir string)
 // maxFileBinary bounds the hook files FileBinary reads (opencode's plugin is 15 KB).
 const maxFileBinary = 1 << 20
 
-// ScriptBinary is a FileBinary for a JavaScript file of ralph-loop's (opencode's plugin,
-// pi's extension), known by mark: the program it runs, its "const BINARY = " JSON string at
-// the start of a line, an absolute path or "ralph-loop" (on PATH).
-func ScriptBinary(mark string) func(data []byte) (string, bool) {
-	return func(data []byte) (string, bool) {
-		s := string(data)
-		if !strings.Contains(s, mark) {
-			return "", false
-		}
-		_, rest, ok := strings.Cut(s, "\nconst BINARY = ")
-		if !ok {
-			return "", false
-		}
-		var b string
-		if err := json.NewDecoder(strings.NewReader(rest)).Decode(&b); err != nil || b == "" {
-			return "", false
-		}
-		return b, true
+// ScriptBinary is a PluginFiler's FileBinary for a JavaScript file of ralph-loop's (opencode's
+// plugin, pi's extension), known by mark: the program it runs, its "const BINARY = " JSON
+// string at the start of a line, an absolute path or "ralph-loop" (on PATH).
+func ScriptBinary(mark string, data []byte) (string, bool) {
+	s := string(data)
+	if !strings.Contains(s, mark) {
+		return "", false
 	}
+	_, rest, ok := strings.Cut(s, "\nconst BINARY = ")
+	if !ok {
+		return "", false
+	}
+	var b string
+	if err := json.NewDecoder(strings.NewReader(rest)).Decode(&b); err != nil || b == "" {
+		return "", false
+	}
+	return b, true
 }
 
 // lookPath is the executable named name in one of the directories of path ("" if none).

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // MaxFileSize is the largest settings or command file install reads (4 MiB): a file that is
@@ -78,9 +80,10 @@ func readFile(path string) ([]byte, fs.FileMode, error) {
 var errChanged = errors.New("another program changed it while install ran; run install again")
 
 // replaceFile writes data to path (through a link) if path still holds old (nil: does not
-// exist): a temp file in the same directory is written and synced, the file is compared
-// once more, then the temp file is renamed over it.
-func replaceFile(path string, old, data []byte, perm fs.FileMode) (err error) {
+// exist): a temp file in the same directory is written and synced (state.WriteTemp: the
+// user's settings are not rebuilt from anywhere), the file is compared once more, then the
+// temp file is swapped in and the directory synced.
+func replaceFile(path string, old, data []byte, perm fs.FileMode) error {
 	real, err := resolve(path)
 	if err != nil {
 		return err
@@ -93,38 +96,29 @@ func replaceFile(path string, old, data []byte, perm fs.FileMode) (err error) {
 	if err := os.MkdirAll(dir, dirPerm); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(real)+".*.tmp")
+	tmp, err := state.WriteTemp(real, perm, true, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
-	}
-	if err = swapIn(path, tmp, real, old); err != nil {
 		return err
 	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
+	if err := swapIn(path, tmp, real, old); err != nil {
+		if !errors.As(err, new(keptError)) {
+			os.Remove(tmp)
+		}
+		return err
 	}
+	state.SyncDir(dir) // the file is in place: a directory that cannot be synced fails no install
 	return nil
 }
+
+// keptError is swapIn's error when the temp file holds another program's change that could
+// not be put back: the file stays, for the user to find (the error names it).
+type keptError struct{ err error }
+
+func (e keptError) Error() string { return e.err.Error() }
+func (e keptError) Unwrap() error { return e.err }
 
 // compareAndRename renames tmp over real if path still holds old.
 func compareAndRename(path, tmp, real string, old []byte) error {

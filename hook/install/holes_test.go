@@ -56,7 +56,7 @@ func TestUninstallKeepsUsersSetting(t *testing.T) {
 func TestUninstallRemovesWhatInstallCreated(t *testing.T) {
 	h := testHost()
 	o := opts(t, ScopeUser, "")
-	user, _ := h.UserDir(o.Getenv)
+	user, _ := h.Host.UserDir(o.Getenv)
 	do(t, h, o, true)
 	if _, err := os.Stat(filepath.Join(user, "commands", "ralph-loop.md")); err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestBackupsUniqueAndOutside(t *testing.T) {
 func TestSymlinkedSettingsWrittenThrough(t *testing.T) {
 	h := testHost()
 	o := opts(t, ScopeUser, "")
-	user, _ := h.UserDir(o.Getenv)
+	user, _ := h.Host.UserDir(o.Getenv)
 	dots := t.TempDir()
 	target := filepath.Join(dots, "claude-settings.json")
 	os.WriteFile(target, []byte(`{"model": "x"}`), 0o644)

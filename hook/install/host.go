@@ -1,7 +1,6 @@
 package install
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,18 +18,20 @@ const (
 
 // Target describes how ralph-loop installs into one agent CLI: where its settings files are at
 // each scope, the shape of its hooks, the events, settings and command files ralph-loop
-// adds, and anything else the host needs (Extra). Each host package declares one; the
-// planner here knows no host.
+// adds, and anything else the host needs. Each host package declares one: its facts as
+// the fields here, its code as the methods of a value of its own (Host), which implements
+// the small interface Host and those of the optional ones below that it needs. The planner
+// here knows no host: it asserts the optional interfaces as it goes, as doctor asserts a
+// host's optional checks (hosts.Plugged, hosts.Trusting).
 type Target struct {
 	// Name is the host's name for --host and in "ralph-loop hook --host NAME".
 	Name string
 	// Title is the host's name for people ("Claude Code").
 	Title string
-	// CLI is the host's executable, looked for on PATH by the default Detect.
+	// CLI is the host's executable, looked for on PATH by the default Detected.
 	CLI string
-	// UserDir finds the host's user configuration directory from the environment
-	// ($CLAUDE_CONFIG_DIR, or ~/.claude). It is needed for user-scope files.
-	UserDir func(getenv func(string) string) (string, error)
+	// Host is the host's code (required).
+	Host Host
 	// Scopes are the scopes the host supports; the first is the default.
 	Scopes []Scope
 
@@ -51,56 +52,21 @@ type Target struct {
 	// entry field that holds it ("": "timeout"), read back by HookTimeout.
 	TimeoutUnit time.Duration
 	TimeoutKey  string
-	// Entry builds one hook entry for an event: its fields in order. command is the
-	// command line; timeout is Event.Timeout in TimeoutUnit. nil: DefaultEntry
-	// ({"type":"command","command":…,"timeout":…}).
-	Entry func(ev Event, command string, timeout int64) []Field
 	// CommandKeys are the entry fields that may hold the command line, used to recognise
 	// ralph-loop's entries (nil: "command").
 	CommandKeys []string
-	// Command makes the command line of the hooks (nil: DefaultCommand).
-	Command func(c CommandSpec) string
 
 	// Settings are set at their key path when the file does not set them already; install
 	// records which it set, and uninstall removes only those (if still unchanged).
 	Settings []Setting
-	// Commands are the command files for a scope, written into the scope's CommandsDir.
-	Commands func(scope string) []File
-	// Files are more files written into the scope's CommandsDir like command files, made
-	// for the hooks' command (opencode's plugin, which runs ralph-loop itself). A name may
-	// hold a subdirectory ("plugins/ralph-loop.js").
-	Files func(c CommandSpec) []File
-	// FilesKind is what the host calls the files of Files through which it runs ralph-loop's
-	// hooks, for people: "plugin" (opencode's), "extension" (pi's); "" for a host whose hooks
-	// are in its settings. Reload is the host's command that loads them again in a running
-	// session ("" for none: the host is restarted).
+	// FilesKind is what the host calls the files of its PluginFiler through which it runs
+	// ralph-loop's hooks, for people: "plugin" (opencode's), "extension" (pi's); "" for a
+	// host whose hooks are in its settings. Reload is the host's command that loads them
+	// again in a running session ("" for none: the host is restarted).
 	FilesKind, Reload string
-	// FileBinary reads the program one of Files names, as written (opencode's plugin runs
-	// ralph-loop itself, from the path it holds), for the guard to keep (see Binaries). nil:
-	// none names one.
-	FileBinary func(data []byte) (string, bool)
-
-	// Extra plans what the host needs beyond its hooks file and command files (Codex's
-	// trust entries in config.toml, Gemini's trusted folders). nil: nothing.
-	Extra func(x ExtraInput) ([]Change, error)
-	// Sandbox, for a host that can run the agent's shell in a sandbox of its own, says what
-	// turns it on at a scope and puts ralph-loop's files out of its reach (nil: none).
-	// SandboxOn reports whether it is on already, for a plain install to add the deny
-	// entries; SandboxSays tells the user, before install --sandbox writes anything, what
-	// the sandbox changes for their agent.
-	Sandbox     func(x SandboxInput) Sandbox
-	SandboxOn   func(getenv func(string) string, projectDir string) bool
+	// SandboxSays tells the user, before install --sandbox writes anything, what the
+	// sandbox of a Sandboxer changes for their agent.
 	SandboxSays string
-	// Detect reports whether the user has the host (nil: CLI on PATH, or the user
-	// configuration directory exists).
-	Detect func(getenv func(string) string) bool
-	// Notice makes what a hook prints on stdout to show text to the user, as the command
-	// lines of earlier versions did (see legacy.go; nil: the line went to stderr).
-	Notice func(text string) string
-	// Encode is the host's protocol, for what a hook's command line answers by itself when
-	// it cannot run ralph-loop (see command.go): a reply to an event, as the host's hook
-	// prints it. Every host with hook entries has one (hookline.Encode).
-	Encode func(ev Event, r Reply) Encoded
 	// SessionKey is the field of the host's hook input that holds the session id ("":
 	// "session_id").
 	SessionKey string
@@ -108,6 +74,72 @@ type Target struct {
 	// that names a plugin's directory in its hooks' command lines (CLAUDE_PLUGIN_ROOT): the
 	// plugin's lines read the hook script the plugin ships (PluginScript) from there.
 	PluginRoot string
+}
+
+// Host is a host's code in its installer (Target.Host): what every host has. What only
+// some have are the optional interfaces that follow, each asserted where the planner needs
+// it; a host package asserts the ones it means to implement (var _ install.Encoder = …).
+type Host interface {
+	// UserDir finds the host's user configuration directory from the environment
+	// ($CLAUDE_CONFIG_DIR, or ~/.claude). It is needed for user-scope files.
+	UserDir(getenv func(string) string) (string, error)
+}
+
+// Encoder is a host whose hooks are entries of its settings: Encode is its protocol, for
+// what a hook's command line answers by itself when it cannot run ralph-loop (see
+// command.go, and the hook script, Target.Script): a reply to an event, as the host's hook
+// prints it (hookline.Encode). A host without one writes no hook script.
+type Encoder interface {
+	Encode(ev Event, r Reply) Encoded
+}
+
+// EntryMaker is a host whose hook entries are not DefaultEntry's: Entry builds one for an
+// event, its fields in order. command is the command line; timeout is Event.Timeout in
+// TimeoutUnit.
+type EntryMaker interface {
+	Entry(ev Event, command string, timeout int64) []Field
+}
+
+// CommandMaker is a host whose hooks' command line is not DefaultCommand's.
+type CommandMaker interface {
+	Command(c CommandSpec) string
+}
+
+// CommandFiler is a host with command files (slash commands, skills): Commands are those
+// for a scope, written into the scope's CommandsDir.
+type CommandFiler interface {
+	Commands(scope string) []File
+}
+
+// PluginFiler is a host that runs ralph-loop's hooks through files of its own (opencode's
+// plugin, pi's extension, which run ralph-loop themselves; see Target.FilesKind). Files are
+// written into the scope's CommandsDir like command files, made for the hooks' command (a
+// name may hold a subdirectory: "plugins/ralph-loop.js"); FileBinary reads the program one
+// of them names, as written, for the guard to keep (see Binaries).
+type PluginFiler interface {
+	Files(c CommandSpec) []File
+	FileBinary(data []byte) (string, bool)
+}
+
+// Extender is a host that needs more than its hooks file and command files: Extra plans it
+// (Codex's trust entries in config.toml, Gemini's trusted folders).
+type Extender interface {
+	Extra(x ExtraInput) ([]Change, error)
+}
+
+// Sandboxer is a host that can run the agent's shell in a sandbox of its own: Sandbox says
+// what turns it on at a scope and puts ralph-loop's files out of its reach; SandboxOn
+// reports whether it is on already, for a plain install to add the deny entries (see
+// Target.SandboxSays).
+type Sandboxer interface {
+	Sandbox(x SandboxInput) Sandbox
+	SandboxOn(getenv func(string) string, projectDir string) bool
+}
+
+// Detector is a host found otherwise than by its CLI on PATH or its user configuration
+// directory: Detect reports whether the user has it.
+type Detector interface {
+	Detect(getenv func(string) string) bool
 }
 
 // Reply is what a hook's command line answers by itself, without ralph-loop: block (a stop
@@ -238,7 +270,7 @@ type File struct {
 	Mark string
 }
 
-// CommandFiles are cmds as a Target's Commands: each file under its own name, known as
+// CommandFiles are cmds as a CommandFiler's Commands: each file under its own name, known as
 // ralph-loop's by its description line.
 func CommandFiles(cmds []inject.CommandFile) []File {
 	files := make([]File, 0, len(cmds))
@@ -263,7 +295,7 @@ type CommandSpec struct {
 	Scope string
 }
 
-// ExtraInput is what a host's Extra step plans from.
+// ExtraInput is what an Extender's Extra plans from.
 type ExtraInput struct {
 	Target *Target
 	Scope  Scope
@@ -342,20 +374,18 @@ func DefaultEntry(ev Event, command string, timeout int64) []Field {
 	return f
 }
 
-// Detected reports whether the user has the host: Detect, or by default its CLI on PATH
-// or its user configuration directory existing.
+// Detected reports whether the user has the host: its Detector's Detect, or by default its
+// CLI on PATH or its user configuration directory existing.
 func (inst *Target) Detected(getenv func(string) string) bool {
-	if inst.Detect != nil {
-		return inst.Detect(getenv)
+	if d, ok := inst.Host.(Detector); ok {
+		return d.Detect(getenv)
 	}
 	if inst.CLI != "" && OnPath(inst.CLI, getenv("PATH")) {
 		return true
 	}
-	if inst.UserDir != nil {
-		if d, err := inst.UserDir(getenv); err == nil && d != "" {
-			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-				return true
-			}
+	if d, err := inst.Host.UserDir(getenv); err == nil && d != "" {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return true
 		}
 	}
 	return false
@@ -375,7 +405,7 @@ func OnPath(name, path string) bool {
 	return false
 }
 
-// HomeDir returns getenv("HOME") joined with elem, for UserDir functions.
+// HomeDir returns getenv("HOME") joined with elem, for the hosts' UserDir.
 func HomeDir(getenv func(string) string, elem ...string) (string, error) {
 	home := getenv("HOME")
 	if home == "" {
@@ -388,20 +418,13 @@ func HomeDir(getenv func(string) string, elem ...string) (string, error) {
 }
 
 // DirFromEnv returns the directory the variable env names, made absolute, or else
-// HomeDir(getenv, elem...): for the UserDir functions of hosts whose directory a variable
+// HomeDir(getenv, elem...): for the UserDir of hosts whose directory a variable
 // moves.
 func DirFromEnv(getenv func(string) string, env string, elem ...string) (string, error) {
 	if d := getenv(env); d != "" {
 		return filepath.Abs(d)
 	}
 	return HomeDir(getenv, elem...)
-}
-
-// SystemMessage is a Host.Notice for the hosts that show the user a hook's
-// {"systemMessage": text}.
-func SystemMessage(text string) string {
-	b, _ := json.Marshal(map[string]string{"systemMessage": text}) // a string: never fails
-	return string(b)
 }
 
 // HookFiles are the files through which the host runs ralph-loop's hooks, at every scope it
@@ -413,11 +436,10 @@ func SystemMessage(text string) string {
 // their hooks before a settings change takes effect.
 func (inst *Target) HookFiles(getenv func(string) string, projectDir string, extra ...string) []string {
 	user := ""
-	if inst.UserDir != nil {
-		if d, err := inst.UserDir(getenv); err == nil {
-			user = d
-		}
+	if d, err := inst.Host.UserDir(getenv); err == nil {
+		user = d
 	}
+	plugin, _ := inst.Host.(PluginFiler)
 	var files []string
 	for _, s := range inst.Scopes {
 		base := user
@@ -430,8 +452,8 @@ func (inst *Target) HookFiles(getenv func(string) string, projectDir string, ext
 		if s.Settings != "" {
 			files = append(files, filepath.Join(base, s.Settings))
 		}
-		if inst.Files != nil {
-			for _, f := range inst.Files(CommandSpec{Target: inst, Scope: s.Name, Portable: s.Shared}) {
+		if plugin != nil {
+			for _, f := range plugin.Files(CommandSpec{Target: inst, Scope: s.Name, Portable: s.Shared}) {
 				files = append(files, filepath.Join(base, s.CommandsDir, f.Name))
 			}
 		}

@@ -16,9 +16,7 @@ func testHost() *Target {
 	return &Target{
 		Name:  "claude",
 		Title: "Test Host",
-		UserDir: func(getenv func(string) string) (string, error) {
-			return HomeDir(getenv, ".test")
-		},
+		Host:  testCode{},
 		Scopes: []Scope{
 			{Name: ScopeUser, Base: UserBase, Settings: "settings.json", CommandsDir: "commands"},
 			{Name: ScopeProject, Base: ProjectBase, Settings: ".test/settings.json", CommandsDir: ".test/commands", Shared: true},
@@ -30,16 +28,28 @@ func testHost() *Target {
 			{Name: "PreToolUse", Matcher: "Bash", Timeout: 10 * time.Second, Kind: ToolEvent},
 			{Name: "Stop", Timeout: 900 * time.Second, Kind: StopEvent},
 		},
-		Encode:   testEncode,
 		Settings: []Setting{{Path: []string{"env", "CAP"}, Value: "1000"}},
-		Commands: func(string) []File {
-			return []File{{Name: "ralph-loop.md", Content: "---\ndescription: ours\n---\nbody\n", Mark: "\ndescription: ours\n"}}
-		},
 	}
 }
 
-// testEncode is Claude Code's protocol, in brief: a block, and a notice as systemMessage.
-func testEncode(_ Event, r Reply) Encoded {
+// testCode is testHost's code: a user directory, command files and a protocol.
+type testCode struct{}
+
+var (
+	_ Encoder      = testCode{}
+	_ CommandFiler = testCode{}
+)
+
+func (testCode) UserDir(getenv func(string) string) (string, error) {
+	return HomeDir(getenv, ".test")
+}
+
+func (testCode) Commands(string) []File {
+	return []File{{Name: "ralph-loop.md", Content: "---\ndescription: ours\n---\nbody\n", Mark: "\ndescription: ours\n"}}
+}
+
+// Encode is Claude Code's protocol, in brief: a block, and a notice as systemMessage.
+func (testCode) Encode(_ Event, r Reply) Encoded {
 	m := map[string]string{}
 	if r.Block {
 		m["decision"], m["reason"] = "block", r.Reason
@@ -175,10 +185,9 @@ func describe(p *Plan) string {
 // TestHookFiles: the files through which a host runs the hooks, at every scope, for the
 // guard; extra files are relative to the user directory or absolute.
 func TestHookFiles(t *testing.T) {
-	h := &Target{Name: "h", UserDir: func(getenv func(string) string) (string, error) { return HomeDir(getenv, ".h") },
+	h := &Target{Name: "h", Host: pluginCode{},
 		Scopes: []Scope{{Name: ScopeUser, Base: UserBase, Settings: "settings.json", CommandsDir: "cmds"},
-			{Name: ScopeProject, Base: ProjectBase, Settings: ".h/settings.json", CommandsDir: ".h"}},
-		Files: func(c CommandSpec) []File { return []File{{Name: "plugins/p.js"}} }}
+			{Name: ScopeProject, Base: ProjectBase, Settings: ".h/settings.json", CommandsDir: ".h"}}}
 	getenv := func(k string) string { return map[string]string{"HOME": "/home/u"}[k] }
 	got := fmt.Sprint(h.HookFiles(getenv, "/p", "config.toml", "/etc/h.json"))
 	want := "[/home/u/.h/settings.json /home/u/.h/cmds/plugins/p.js /p/.h/settings.json /p/.h/plugins/p.js /home/u/.h/config.toml /etc/h.json]"
@@ -189,6 +198,15 @@ func TestHookFiles(t *testing.T) {
 		t.Errorf("no project: %s", got)
 	}
 }
+
+// pluginCode is the code of a host whose hooks are a plugin of its own.
+type pluginCode struct{}
+
+var _ PluginFiler = pluginCode{}
+
+func (pluginCode) UserDir(getenv func(string) string) (string, error) { return HomeDir(getenv, ".h") }
+func (pluginCode) Files(CommandSpec) []File                           { return []File{{Name: "plugins/p.js"}} }
+func (pluginCode) FileBinary([]byte) (string, bool)                   { return "", false }
 
 // DirFromEnv takes the variable's directory, made absolute, and the home directory's
 // otherwise.

@@ -35,7 +35,7 @@ type Options struct {
 	// Force adds the hooks even when another scope of the host has them already.
 	Force bool
 	// Sandbox turns the host's sandbox for the agent's shell on at the scope, and puts
-	// ralph-loop's files out of its reach (Target.Sandbox). KeepDir is ralph-loop's keep,
+	// ralph-loop's files out of its reach (Sandboxer). KeepDir is ralph-loop's keep,
 	// one of those files.
 	Sandbox bool
 	KeepDir string
@@ -121,12 +121,10 @@ func (inst *Target) target(o Options) (target, error) {
 		return t, fmt.Errorf("unknown scope %q for %s: want %s", o.Scope, inst.Title, inst.ScopeNames())
 	}
 	t.scope = s
-	if inst.UserDir != nil {
-		if d, err := inst.UserDir(t.getenv); err == nil {
-			t.userDir = d
-		} else if s.Base == UserBase {
-			return t, fmt.Errorf("find %s's user configuration directory: %w", inst.Title, err)
-		}
+	if d, err := inst.Host.UserDir(t.getenv); err == nil {
+		t.userDir = d
+	} else if s.Base == UserBase {
+		return t, fmt.Errorf("find %s's user configuration directory: %w", inst.Title, err)
 	}
 	base := t.userDir
 	if s.Base == ProjectBase {
@@ -193,9 +191,6 @@ func (inst *Target) SettingsFile(scope, projectDir string, getenv func(string) s
 // Install plans adding ralph-loop to the host at a scope.
 func (inst *Target) Install(o Options) (*Plan, error) { return inst.plan(o, true) }
 
-// Uninstall plans removing what Install added.
-func (inst *Target) Uninstall(o Options) (*Plan, error) { return inst.plan(o, false) }
-
 func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 	t, err := inst.target(o)
 	if err != nil {
@@ -223,8 +218,34 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 	if install && !t.scope.Shared && !filepath.IsAbs(o.Binary) {
 		return p, fmt.Errorf("binary path %q is not absolute", o.Binary)
 	}
+	newRec := nextRecord(inst.Name, t.scope.Name, p.Settings, rec, o.Now)
 
-	newRec := &Record{Host: inst.Name, Scope: t.scope.Name, Settings: p.Settings, Files: map[string]string{}, Extra: map[string]string{}}
+	var after []byte
+	if t.settings != "" {
+		var skipped bool
+		if after, skipped, err = inst.planSettings(o, t, p, rec, newRec, install); err != nil || skipped {
+			return p, err
+		}
+	} else if install {
+		p.Command = inst.commandFor(Event{}, o.Binary, inst.scriptPath(o), t.scope)
+	}
+	if err := inst.planFiles(o, t, p, rec, newRec, install); err != nil {
+		return p, err
+	}
+	if err := inst.planScript(o, t, p, newRec, install); err != nil {
+		return p, err
+	}
+	if err := inst.planExtra(o, t, p, rec, newRec, install, after); err != nil {
+		return p, err
+	}
+	p.finish(rec, newRec)
+	return p, nil
+}
+
+// nextRecord is the record an install at a scope starts from: the earlier one's (rec, nil
+// for none), but for the command lines and files it writes now.
+func nextRecord(host, scope, settings string, rec *Record, now time.Time) *Record {
+	newRec := &Record{Host: host, Scope: scope, Settings: settings, Files: map[string]string{}, Extra: map[string]string{}}
 	if rec != nil {
 		*newRec = *rec
 		newRec.Commands = nil // the commands written now
@@ -237,86 +258,106 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 			newRec.Extra = map[string]string{}
 		}
 	}
-	newRec.Updated = o.Now.UTC()
+	newRec.Updated = now.UTC()
+	return newRec
+}
 
-	var after []byte
-	if t.settings != "" {
-		var skipped bool
-		if after, skipped, err = inst.planSettings(o, t, p, rec, newRec, install); err != nil || skipped {
-			return p, err
-		}
-	} else if install {
-		p.Command = inst.commandFor(Event{}, o.Binary, inst.scriptPath(o), t.scope)
+// planFiles plans the host's command files and a PluginFiler's files.
+func (inst *Target) planFiles(o Options, t target, p *Plan, rec, newRec *Record, install bool) error {
+	cmds, hasCmds := inst.Host.(CommandFiler)
+	plugin, hasPlugin := inst.Host.(PluginFiler)
+	if t.commands == "" || !hasCmds && !hasPlugin {
+		return nil
 	}
-
-	if t.commands != "" && (inst.Commands != nil || inst.Files != nil) {
-		var files []File
-		if inst.Commands != nil {
-			files = inst.Commands(t.scope.Name)
-		}
-		if inst.Files != nil {
-			files = append(files, inst.Files(CommandSpec{Target: inst, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
-		}
-		others, otherDirs := inst.otherInstalls(o, t)
-		for _, cf := range files {
-			path := filepath.Join(t.commands, cf.Name)
-			c, err := commandChange(path, cf, install, rec, others[path])
-			if err != nil {
-				return p, err
-			}
-			if install {
-				newRec.claim(path, cf, c, rec, others[path])
-			}
-			if c.Action == "create" {
-				newRec.Created = addUnique(newRec.Created, path)
-			}
-			if install && newRec.Files[path] != "" {
-				// A directory another scope's install made for a file both share is this
-				// one's to remove too, once nothing is left in it.
-				for _, d := range otherDirs {
-					if rel, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(rel) {
-						newRec.Dirs = addUnique(newRec.Dirs, d)
-					}
-				}
-			}
-			p.Changes = append(p.Changes, c)
-		}
+	var files []File
+	if hasCmds {
+		files = cmds.Commands(t.scope.Name)
 	}
-	if script := inst.scriptPath(o); script != "" && t.settings != "" {
-		others, otherDirs := inst.otherInstalls(o, t)
-		c, err := scriptChange(script, inst.Script(), install, others[script].scope)
+	if hasPlugin {
+		files = append(files, plugin.Files(CommandSpec{Target: inst, Binary: o.Binary, Portable: t.scope.Shared, Scope: t.scope.Name})...)
+	}
+	others, otherDirs := inst.otherInstalls(o, t)
+	for _, cf := range files {
+		path := filepath.Join(t.commands, cf.Name)
+		c, err := commandChange(path, cf, install, rec, others[path])
 		if err != nil {
-			return p, err
+			return err
 		}
 		if install {
-			newRec.Files[script] = hashOf([]byte(inst.Script()))
+			newRec.claim(path, cf, c, rec, others[path])
+		}
+		if c.Action == "create" {
+			newRec.Created = addUnique(newRec.Created, path)
+		}
+		if install && newRec.Files[path] != "" {
+			// A directory another scope's install made for a file both share is this
+			// one's to remove too, once nothing is left in it.
 			for _, d := range otherDirs {
-				// made by another scope's install for the script: this one's to remove too
-				if rel, err := filepath.Rel(d, script); err == nil && filepath.IsLocal(rel) {
+				if rel, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(rel) {
 					newRec.Dirs = addUnique(newRec.Dirs, d)
 				}
 			}
 		}
 		p.Changes = append(p.Changes, c)
 	}
-	if inst.Extra != nil {
-		var content []byte
-		if after != nil {
-			content = after
-		}
-		ex, err := inst.Extra(ExtraInput{Target: inst, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
-			UserDir: t.userDir, ProjectDir: t.projectDir, Getenv: t.getenv, Record: rec, Now: o.Now})
-		if err != nil {
-			return p, err
-		}
-		for _, c := range ex {
-			if c.Action == "create" {
-				newRec.Created = addUnique(newRec.Created, c.Path)
-			}
-		}
-		p.Changes = append(p.Changes, ex...)
+	return nil
+}
+
+// planScript plans the host's hook script in ralph-loop's keep, for a host whose hooks are
+// entries of its settings.
+func (inst *Target) planScript(o Options, t target, p *Plan, newRec *Record, install bool) error {
+	script := inst.scriptPath(o)
+	if script == "" || t.settings == "" {
+		return nil
+	}
+	others, otherDirs := inst.otherInstalls(o, t)
+	c, err := scriptChange(script, inst.Script(), install, others[script].scope)
+	if err != nil {
+		return err
 	}
 	if install {
+		newRec.Files[script] = hashOf([]byte(inst.Script()))
+		for _, d := range otherDirs {
+			// made by another scope's install for the script: this one's to remove too
+			if rel, err := filepath.Rel(d, script); err == nil && filepath.IsLocal(rel) {
+				newRec.Dirs = addUnique(newRec.Dirs, d)
+			}
+		}
+	}
+	p.Changes = append(p.Changes, c)
+	return nil
+}
+
+// planExtra plans an Extender's changes, from the settings file as it will be (after; nil:
+// it will not exist).
+func (inst *Target) planExtra(o Options, t target, p *Plan, rec, newRec *Record, install bool, after []byte) error {
+	extra, ok := inst.Host.(Extender)
+	if !ok {
+		return nil
+	}
+	var content []byte
+	if after != nil {
+		content = after
+	}
+	ex, err := extra.Extra(ExtraInput{Target: inst, Scope: t.scope, Install: install, Settings: t.settings, Content: content,
+		UserDir: t.userDir, ProjectDir: t.projectDir, Getenv: t.getenv, Record: rec, Now: o.Now})
+	if err != nil {
+		return err
+	}
+	for _, c := range ex {
+		if c.Action == "create" {
+			newRec.Created = addUnique(newRec.Created, c.Path)
+		}
+	}
+	p.Changes = append(p.Changes, ex...)
+	return nil
+}
+
+// finish completes the plan once its changes are known: an install's record gets the
+// directories its files create, an uninstall removes the ones it leaves empty; and each
+// backup gets its directory (the record's, or else beside the file).
+func (p *Plan) finish(rec, newRec *Record) {
+	if p.Install {
 		for _, c := range p.Changes {
 			if c.Action == "create" {
 				for _, d := range missingDirs(filepath.Dir(c.Path)) {
@@ -342,45 +383,21 @@ func (inst *Target) plan(o Options, install bool) (*Plan, error) {
 			}
 		}
 	}
-	return p, nil
 }
 
 // planSettings plans the change to the hooks settings file: ralph-loop's hooks and settings
 // added (install) or removed. It returns what the file will hold (nil: it will not exist),
 // or skipped when install adds nothing because the hooks are at another scope already.
 func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Record, install bool) (after []byte, skipped bool, err error) {
-	old, perm, err := readFile(t.settings)
+	sd, err := inst.readSettings(t.settings)
 	if err != nil {
 		return nil, false, err
 	}
-	var root any = newObject()
-	var doc *jsonDoc
-	if len(bytes.TrimSpace(bytes.TrimPrefix(old, bom))) > 0 {
-		if doc, root, err = parseDoc(old, inst.Syntax, inst.Title); err != nil {
-			if de, ok := err.(*docError); ok {
-				return nil, false, fmt.Errorf("read %s:%s: not valid JSON (%s); fix or move it and run again", t.settings, de.at, de.msg)
-			}
-			return nil, false, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", t.settings, err)
-		}
-	}
-	obj, ok := root.(*object)
-	if !ok {
-		return nil, false, fmt.Errorf("read %s:%s: the settings are not a JSON object", t.settings, lineCol(bytes.TrimPrefix(old, bom), doc.root.StartOffset))
-	}
-	// where says an error about the shape of the settings at its place in the file.
-	where := func(verb string, err error) error {
-		var se *shapeError
-		if errors.As(err, &se) && doc != nil {
-			if off := doc.offsetOf(se.path); off >= 0 {
-				return fmt.Errorf("%s %s:%s: %w", verb, t.settings, lineCol(bytes.TrimPrefix(old, bom), off), err)
-			}
-		}
-		return fmt.Errorf("%s %s: %w", verb, t.settings, err)
-	}
+	obj := sd.obj
 	before := encodeJSON(obj)
 	var orig any
-	if doc != nil {
-		orig, _ = plainValue(old) // a second copy: obj is edited in place
+	if sd.doc != nil {
+		orig, _ = plainValue(sd.old) // a second copy: obj is edited in place
 	}
 
 	if install && rec == nil {
@@ -389,7 +406,7 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 	prior := inst.ourHooks(obj, rec)
 	had, err := inst.removeHooks(obj, rec, !install)
 	if err != nil {
-		return nil, false, where("update", err)
+		return nil, false, sd.where("update", err)
 	}
 	if install && !had {
 		where, note := inst.hooksElsewhere(o, t)
@@ -403,64 +420,137 @@ func (inst *Target) planSettings(o Options, t target, p *Plan, rec, newRec *Reco
 	}
 	var what []string
 	if install {
-		if p.Command, what, err = inst.addHooks(obj, o.Binary, inst.scriptPath(o), t.scope, newRec, prior); err != nil {
-			return nil, false, where("update", err)
+		if what, err = inst.addOurs(o, t, p, obj, newRec, prior); err != nil {
+			return nil, false, sd.where("update", err)
 		}
-		set, err := inst.addSettings(obj, newRec)
-		if err != nil {
-			return nil, false, where("update", err)
-		}
-		what = append(what, set...)
-		sb, err := inst.addSandbox(o, t, obj, newRec, p)
-		if err != nil {
-			return nil, false, where("update", err)
-		}
-		what = append(what, sb...)
 	} else {
-		if len(prior) > 0 {
-			what = append(what, fmt.Sprintf("takes out ralph-loop's hooks for %s", events(len(prior))))
-		}
-		notes, removed := inst.removeSettings(obj, rec)
-		p.Notes = append(p.Notes, notes...)
-		what = append(what, removed...)
-		if n := inst.removeSandbox(obj, rec); n > 0 {
-			what = append(what, fmt.Sprintf("takes out the %d sandbox settings and deny entries install added", n))
-		}
-		for _, c := range inst.lookalikes(obj) {
-			p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
-		}
+		what = inst.takeOutOurs(p, obj, rec, prior)
 	}
 	after = encodeJSON(obj)
-	if doc != nil && !bytes.Equal(before, after) {
+	if sd.doc != nil && !bytes.Equal(before, after) {
 		// The file as the user wrote it, with only the difference patched in.
-		doc.patch(orig, obj)
-		after = doc.pack()
+		sd.doc.patch(orig, obj)
+		after = sd.doc.pack()
 	}
-	createdSettings := rec != nil && slices.Contains(rec.Created, t.settings)
+	sc, after, err := sd.change(before, after, what, install, rec, newRec)
+	if err != nil {
+		return nil, false, err
+	}
+	p.Changes = append(p.Changes, sc)
+	return after, false, nil
+}
+
+// settingsDoc is a hooks settings file as install read it: its content (old, nil if it
+// does not exist) and mode, its document as written (doc, nil for an empty file) and its
+// value, which the plan edits.
+type settingsDoc struct {
+	path string
+	old  []byte
+	perm fs.FileMode
+	doc  *jsonDoc
+	obj  *object
+}
+
+// readSettings reads the hooks settings file at path, which must hold a JSON object (in the
+// host's Syntax); a missing or empty file is an empty object.
+func (inst *Target) readSettings(path string) (*settingsDoc, error) {
+	old, perm, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var root any = newObject()
+	var doc *jsonDoc
+	if len(bytes.TrimSpace(bytes.TrimPrefix(old, bom))) > 0 {
+		if doc, root, err = parseDoc(old, inst.Syntax, inst.Title); err != nil {
+			if de, ok := err.(*docError); ok {
+				return nil, fmt.Errorf("read %s:%s: not valid JSON (%s); fix or move it and run again", path, de.at, de.msg)
+			}
+			return nil, fmt.Errorf("read %s: not valid JSON (%v); fix or move it and run again", path, err)
+		}
+	}
+	obj, ok := root.(*object)
+	if !ok {
+		return nil, fmt.Errorf("read %s:%s: the settings are not a JSON object", path, lineCol(bytes.TrimPrefix(old, bom), doc.root.StartOffset))
+	}
+	return &settingsDoc{path: path, old: old, perm: perm, doc: doc, obj: obj}, nil
+}
+
+// where says an error about the shape of the settings at its place in the file.
+func (sd *settingsDoc) where(verb string, err error) error {
+	var se *shapeError
+	if errors.As(err, &se) && sd.doc != nil {
+		if off := sd.doc.offsetOf(se.path); off >= 0 {
+			return fmt.Errorf("%s %s:%s: %w", verb, sd.path, lineCol(bytes.TrimPrefix(sd.old, bom), off), err)
+		}
+	}
+	return fmt.Errorf("%s %s: %w", verb, sd.path, err)
+}
+
+// addOurs adds ralph-loop's hooks, settings and sandbox entries to the settings root (an
+// install), and says what it changed.
+func (inst *Target) addOurs(o Options, t target, p *Plan, obj *object, newRec *Record, prior map[string]ourHook) (what []string, err error) {
+	if p.Command, what, err = inst.addHooks(obj, o.Binary, inst.scriptPath(o), t.scope, newRec, prior); err != nil {
+		return nil, err
+	}
+	set, err := inst.addSettings(obj, newRec)
+	if err != nil {
+		return nil, err
+	}
+	what = append(what, set...)
+	sb, err := inst.addSandbox(o, t, obj, newRec, p)
+	if err != nil {
+		return nil, err
+	}
+	return append(what, sb...), nil
+}
+
+// takeOutOurs takes out of the settings root what install added besides its hooks (an
+// uninstall: removeHooks has taken them out), and says what it changed.
+func (inst *Target) takeOutOurs(p *Plan, obj *object, rec *Record, prior map[string]ourHook) (what []string) {
+	if len(prior) > 0 {
+		what = append(what, fmt.Sprintf("takes out ralph-loop's hooks for %s", events(len(prior))))
+	}
+	notes, removed := inst.removeSettings(obj, rec)
+	p.Notes = append(p.Notes, notes...)
+	what = append(what, removed...)
+	if n := inst.removeSandbox(obj, rec); n > 0 {
+		what = append(what, fmt.Sprintf("takes out the %d sandbox settings and deny entries install added", n))
+	}
+	for _, c := range inst.lookalikes(obj) {
+		p.Notes = append(p.Notes, "kept a hook that install did not write (remove it by hand if it is ralph-loop's): "+c)
+	}
+	return what
+}
+
+// change is the change to the settings file, from before (its value as encoded) to after;
+// what says what it does. It returns what the file will hold (nil: it will not exist): an
+// uninstall leaves no file that did not exist, and removes one install created that it
+// leaves empty. A read-only file is refused.
+func (sd *settingsDoc) change(before, after []byte, what []string, install bool, rec, newRec *Record) (Change, []byte, error) {
+	createdSettings := rec != nil && slices.Contains(rec.Created, sd.path)
 	switch {
-	case old == nil && !install:
+	case sd.old == nil && !install:
 		after = nil // nothing to uninstall from a file that does not exist
-	case !install && createdSettings && len(obj.keys) == 0:
+	case !install && createdSettings && len(sd.obj.keys) == 0:
 		after = nil // install created it: remove what is left empty
 	}
-	sc := fileChange(t.settings, old, before, after, perm)
+	sc := fileChange(sd.path, sd.old, before, after, sd.perm)
 	if sc.Action == "update" && after == nil {
 		// What is left is empty: nothing of the user's to back up.
 		sc.Action, sc.Backup = "remove", ""
 	}
 	if sc.Action != "unchanged" {
 		sc.What = what
-		if old != nil && perm&0o200 == 0 {
+		if sd.old != nil && sd.perm&0o200 == 0 {
 			// The user's way of saying "leave it": never replaced behind their back.
-			return nil, false, fmt.Errorf("%s is read-only (mode %04o): make it writable (chmod u+w %s) and run again, or change it by hand",
-				t.settings, perm, t.settings)
+			return sc, nil, fmt.Errorf("%s is read-only (mode %04o): make it writable (chmod u+w %s) and run again, or change it by hand",
+				sd.path, sd.perm, sd.path)
 		}
 	}
 	if sc.Action == "create" {
-		newRec.Created = addUnique(newRec.Created, t.settings)
+		newRec.Created = addUnique(newRec.Created, sd.path)
 	}
-	p.Changes = append(p.Changes, sc)
-	return after, false, nil
+	return sc, after, nil
 }
 
 // missingDirs lists dir and its parents that do not exist yet, deepest first.
@@ -576,7 +666,7 @@ func fileChange(path string, old, before, after []byte, perm fs.FileMode) Change
 	return c
 }
 
-// commandChange plans one command file (or another file of Files). A file is this scope's
+// commandChange plans one command file (or a file of a PluginFiler). A file is this scope's
 // to replace without a backup, or to remove, only when this scope's install wrote it (its
 // record says so) and it is unchanged since, or it holds exactly what this ralph-loop
 // writes. Uninstall keeps a file another scope's install on this machine uses too (Claude
@@ -629,7 +719,7 @@ func commandChange(path string, cf File, install bool, rec *Record, other otherI
 // scriptPath is where install writes the host's hook script ("" for a host whose hooks run
 // no command line of install's, or without a keep).
 func (inst *Target) scriptPath(o Options) string {
-	if o.KeepDir == "" || inst.Encode == nil {
+	if _, ok := inst.Host.(Encoder); o.KeepDir == "" || !ok {
 		return ""
 	}
 	return ScriptPath(o.KeepDir, inst.Name)
@@ -795,9 +885,9 @@ func (inst *Target) addHooks(root *object, binary, script string, scope Scope, r
 	if err != nil {
 		return "", nil, err
 	}
-	entry := inst.Entry
-	if entry == nil {
-		entry = DefaultEntry
+	entry := DefaultEntry
+	if m, ok := inst.Host.(EntryMaker); ok {
+		entry = m.Entry
 	}
 	var what []string
 	added, replaced := 0, 0

@@ -56,7 +56,6 @@ func withoutBinary(t *testing.T) (catDir string, h *Target, cases []noticeCase) 
 		t.Fatal(err)
 	}
 	h = testHost()
-	h.Notice = func(text string) string { return `{"systemMessage":` + quoteJSON(text) + `}` }
 	return catDir, h, []noticeCase{
 		{h.Events[0], `{"hook_event_name":"SessionStart"}`, true},
 		{h.Events[1], `{"prompt":"/ralph-loop \"fix it\""}`, true},

@@ -50,7 +50,7 @@ type Record struct {
 	// Replaced maps a file install replaced, one no install on this machine had written, to
 	// what it held: uninstall puts it back.
 	Replaced map[string]string `json:"replaced,omitempty"`
-	// Extra is for a host's Extra step (what it wrote, as it likes).
+	// Extra is for an Extender's Extra (what it wrote, as it likes).
 	Extra   map[string]string `json:"extra,omitempty"`
 	Updated time.Time         `json:"updated"`
 }

@@ -45,18 +45,19 @@ type SandboxInput struct {
 // --sandbox, its Deny entries with --sandbox or when the host's sandbox is on already. It
 // says what it changed.
 func (inst *Target) addSandbox(o Options, t target, root *object, rec *Record, p *Plan) ([]string, error) {
-	if inst.Sandbox == nil {
+	sandboxer, ok := inst.Host.(Sandboxer)
+	if !ok {
 		if o.Sandbox {
 			return nil, fmt.Errorf("%s has no sandbox ralph-loop can turn on", inst.Title)
 		}
 		return nil, nil
 	}
-	if !o.Sandbox && (inst.SandboxOn == nil || !inst.SandboxOn(t.getenv, t.projectDir)) {
+	if !o.Sandbox && !sandboxer.SandboxOn(t.getenv, t.projectDir) {
 		return nil, nil
 	}
 	var what []string
 	denied := 0
-	sb := inst.Sandbox(SandboxInput{Scope: t.scope, ProjectDir: t.projectDir, UserDir: t.userDir, Getenv: t.getenv,
+	sb := sandboxer.Sandbox(SandboxInput{Scope: t.scope, ProjectDir: t.projectDir, UserDir: t.userDir, Getenv: t.getenv,
 		Binary: o.Binary, StateDir: o.StateDir, KeepDir: o.KeepDir, ConfigDir: o.ConfigDir})
 	p.Notes = append(p.Notes, sb.Notes...)
 	if o.Sandbox {

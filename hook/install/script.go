@@ -36,10 +36,10 @@ const onPath = "ralph-loop (on PATH)"
 const progMark = "\x01"
 
 // Script is the host's hook script, as install writes it: hook.sh with the host's part (its
-// session field, its events' kinds and its answers in its own protocol, Encode) in place of
-// the lines that say where they go. A host without Encode has none ("").
+// session field, its events' kinds and its answers in its own protocol, its Encoder's) in
+// place of the lines that say where they go. A host that is no Encoder has none ("").
 func (inst *Target) Script() string {
-	if inst.Encode == nil {
+	if _, ok := inst.Host.(Encoder); !ok {
 		return ""
 	}
 	var out strings.Builder
@@ -123,7 +123,7 @@ func (inst *Target) sessionKey() string {
 }
 
 // scriptAnswers is the host's answer function: for each event the script answers and each
-// thing it says there, the reply as the host's hook prints it (Encode), and its exit code.
+// thing it says there, the reply as the host's hook prints it (its Encoder's), and its exit code.
 func (inst *Target) scriptAnswers() string {
 	var b strings.Builder
 	b.WriteString("# Written by install for " + inst.Title + ": answer WHAT prints the reply to this event, in\n" +
@@ -172,7 +172,7 @@ func (inst *Target) scriptAnswers() string {
 
 // printReply is the shell that prints r as the host's hook does, and exits with its code.
 func (inst *Target) printReply(ev Event, r Reply) []string {
-	e := inst.Encode(ev, r)
+	e := inst.Host.(Encoder).Encode(ev, r) // (Script asked)
 	var lines []string
 	if e.Stdout != "" {
 		lines = append(lines, printfOf(e.Stdout))

@@ -45,7 +45,7 @@ func swapIn(path, tmp, real string, old []byte) error {
 		return nil
 	}
 	if err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, real, unix.RENAME_EXCHANGE); err != nil {
-		return fmt.Errorf("write %s: restore another program's change (kept in %s): %w", path, tmp, err)
+		return fmt.Errorf("write %s: restore another program's change (kept in %s): %w", path, tmp, keptError{err})
 	}
 	os.Remove(tmp)
 	return fmt.Errorf("write %s: %w", path, errChanged)

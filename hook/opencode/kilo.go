@@ -32,7 +32,7 @@ var KiloWords = inject.Words{
 // kiloInstaller installs ralph-loop into Kilo: the plugin and the commands in the user's
 // Kilo directory ($XDG_CONFIG_HOME/kilo, ~/.config/kilo) or in the project's .kilo.
 var kiloInstaller = lazy.Value[*install.Target]{Make: func() *install.Target {
-	return newInstaller(KiloWords, "kilo", ".kilo", configDir("kilo"))
+	return newInstaller(KiloWords, "kilo", ".kilo")
 }}
 
 var kiloFlavor = &flavor{words: KiloWords, cli: "kilo", installer: &kiloInstaller,

@@ -73,7 +73,7 @@ type flavor struct {
 	installer     *lazy.Value[*install.Target]
 }
 
-var opencodeFlavor = &flavor{words: Words, cli: "opencode", installer: &installer, runCannotLoop: inject.ExitsAtFirstStop("opencode run",
+var opencodeFlavor = &flavor{words: Words, cli: "opencode", installer: &opencodeInstaller, runCannotLoop: inject.ExitsAtFirstStop("opencode run",
 	"start it in the opencode TUI, or in a session of opencode serve (opencode run --attach to a running server works too)")}
 
 func (h Host) flavor() *flavor {

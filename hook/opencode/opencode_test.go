@@ -338,3 +338,9 @@ func TestPluginBinaries(t *testing.T) {
 		b.InstallBoth(t, h.Installer())
 	}
 }
+
+// Plugin is opencode's plugin for a scope: it runs binary, or at a shared scope the
+// ralph-loop on PATH.
+func Plugin(binary, scope string, portable bool) string {
+	return plugin(Words, binary, scope, portable)
+}

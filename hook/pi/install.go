@@ -29,30 +29,49 @@ const AgentDirEnv = "PI_CODING_AGENT_DIR"
 // the hooks, and it registers the loop commands itself. A project's extension runs the
 // ralph-loop on PATH; when the user's extension is loaded too, the project's does nothing.
 var Installer = &install.Target{
-	Name:    Name,
-	Title:   display,
-	CLI:     "pi",
-	UserDir: userDir,
+	Name:  Name,
+	Title: display,
+	CLI:   "pi",
+	Host:  installer{},
 	Scopes: []install.Scope{
 		{Name: install.ScopeUser, Base: install.UserBase, CommandsDir: ".", Describe: "~/.pi/agent/extensions"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, CommandsDir: ".pi", Shared: true, Describe: ".pi/extensions"},
 	},
-	Files: func(c install.CommandSpec) []install.File {
-		return []install.File{{Name: ExtensionFile, Content: Extension(c.Binary, c.Scope, c.Portable), Mark: extensionMark}}
-	},
-	FileBinary: fileBinary,
-	FilesKind:  "extension",
-	Reload:     "/reload",
-	Command: func(c install.CommandSpec) string {
-		if c.Portable {
-			return "ralph-loop hook --host " + Name
-		}
-		return install.HookCommand(c.Binary, Name)
-	},
+	FilesKind: "extension",
+	Reload:    "/reload",
 }
 
 // Installer returns pi's installer.
 func (Host) Installer() *install.Target { return Installer }
+
+// installer is pi's code in its installer (Installer.Host): its extension, and the command
+// line the extension runs.
+type installer struct{}
+
+var (
+	_ install.PluginFiler  = installer{}
+	_ install.CommandMaker = installer{}
+)
+
+func (installer) UserDir(getenv func(string) string) (string, error) { return userDir(getenv) }
+
+// Files are the extension.
+func (installer) Files(c install.CommandSpec) []install.File {
+	return []install.File{{Name: ExtensionFile, Content: Extension(c.Binary, c.Scope, c.Portable), Mark: extensionMark}}
+}
+
+// FileBinary is the ralph-loop an extension file runs (install.ScriptBinary).
+func (installer) FileBinary(data []byte) (string, bool) {
+	return install.ScriptBinary(extensionMark, data)
+}
+
+// Command is ralph-loop's hook for pi, which the extension runs.
+func (installer) Command(c install.CommandSpec) string {
+	if c.Portable {
+		return "ralph-loop hook --host " + Name
+	}
+	return install.HookCommand(c.Binary, Name)
+}
 
 // userDir is pi's user directory: $PI_CODING_AGENT_DIR, or ~/.pi/agent.
 func userDir(getenv func(string) string) (string, error) {
@@ -84,6 +103,3 @@ func Extension(binary, scope string, portable bool) string {
 	}
 	return pluginkit.Source(extensionSource, Host{}, Words, binary, scope, portable, map[string]any{"__COMMANDS__": descriptions})
 }
-
-// fileBinary is the ralph-loop an extension file runs (install.ScriptBinary).
-func fileBinary(data []byte) (string, bool) { return install.ScriptBinary(extensionMark)(data) }

@@ -23,10 +23,10 @@ const StopTimeoutSeconds = 900
 // slash commands (Markdown) in the commands directory beside them. Project hooks load only
 // in a trusted folder; folder trust is off by default in Qwen Code.
 var Installer = &install.Target{
-	Name:    Name,
-	Title:   display,
-	CLI:     "qwen",
-	UserDir: userDir,
+	Name:  Name,
+	Title: display,
+	CLI:   "qwen",
+	Host:  installer{},
 	Scopes: []install.Scope{
 		{Name: install.ScopeUser, Base: install.UserBase, Settings: "settings.json", CommandsDir: "commands", Describe: "~/.qwen"},
 		{Name: install.ScopeProject, Base: install.ProjectBase, Settings: ".qwen/settings.json", CommandsDir: ".qwen/commands", Shared: true, Describe: ".qwen/settings.json"},
@@ -55,20 +55,32 @@ var Installer = &install.Target{
 		{Name: "SessionEnd", Timeout: 10 * time.Second},
 	},
 	Settings: []install.Setting{{Path: []string{BlockCapSetting}, Value: InstallBlockCap}},
-	Commands: func(string) []install.File { return install.CommandFiles(inject.CommandsFor(Name)) },
-	Notice:   install.SystemMessage,
-	Encode:   encode,
 }
 
 // Installer returns Qwen Code's installer.
 func (Host) Installer() *install.Target { return Installer }
 
+// installer is Qwen Code's code in its installer (Installer.Host): its slash commands and
+// its protocol.
+type installer struct{}
+
+var (
+	_ install.CommandFiler = installer{}
+	_ install.Encoder      = installer{}
+)
+
+func (installer) UserDir(getenv func(string) string) (string, error) { return userDir(getenv) }
+
+func (installer) Commands(string) []install.File {
+	return install.CommandFiles(inject.CommandsFor(Name))
+}
+
+// Encode is what the hooks' command line answers by itself (hookline.Encode).
+func (installer) Encode(ev install.Event, r install.Reply) install.Encoded {
+	return hookline.Encode(Host{}, ev, r)
+}
+
 // userDir is Qwen Code's user configuration directory: $QWEN_HOME, or ~/.qwen.
 func userDir(getenv func(string) string) (string, error) {
 	return install.DirFromEnv(getenv, "QWEN_HOME", ".qwen")
-}
-
-// encode is what the hooks' command line answers by itself (hookline.Encode).
-func encode(ev install.Event, r install.Reply) install.Encoded {
-	return hookline.Encode(Host{}, ev, r)
 }

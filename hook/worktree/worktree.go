@@ -31,6 +31,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ralph-loop/ralph-loop/state"
 )
 
 // Errors of Find and of the commands. Test them with errors.Is.
@@ -136,7 +138,7 @@ func Snapshot(ctx context.Context, r Repo, s Store) (string, error) {
 		// The repository's index knows every tracked file's stat data: starting from a copy,
 		// the first snapshot reads only the files changed since the user's last git command.
 		if data, err := os.ReadFile(filepath.Join(r.GitDir, "index")); err == nil {
-			if err := writeFile(s.Index, data, ".index-*.tmp"); err != nil {
+			if err := writeFile(s.Index, data); err != nil {
 				return "", err
 			}
 			fresh = true
@@ -348,7 +350,7 @@ func prepare(r Repo, dir string) error {
 				return err
 			}
 		}
-		if err := writeFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/ralph-loop\n"), ".HEAD-*.tmp"); err != nil {
+		if err := writeFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/ralph-loop\n")); err != nil {
 			return err
 		}
 		var b strings.Builder
@@ -371,13 +373,13 @@ func prepare(r Repo, dir string) error {
 		if format != "sha1" {
 			fmt.Fprintf(&b, "[extensions]\n\tobjectFormat = %s\n", format)
 		}
-		if err := writeFile(config, []byte(b.String()), ".config-*.tmp"); err != nil {
+		if err := writeFile(config, []byte(b.String())); err != nil {
 			return err
 		}
 	}
 	exclude, _ := readSmall(filepath.Join(filepath.Dir(r.Objects), "info", "exclude"))
 	if old, _ := os.ReadFile(filepath.Join(dir, "info", "exclude")); !bytes.Equal(old, exclude) {
-		return writeFile(filepath.Join(dir, "info", "exclude"), exclude, ".exclude-*.tmp")
+		return writeFile(filepath.Join(dir, "info", "exclude"), exclude)
 	}
 	return nil
 }
@@ -503,24 +505,23 @@ func gitError(args []string, err error, stderr string) error {
 	return fmt.Errorf("git %s: %s", args[0], msg)
 }
 
-// writeFile writes data to path, 0600, through a temporary file and a rename.
-func writeFile(path string, data []byte, pattern string) error {
+// writeFile writes data to path, 0600, through a temporary file (state.WriteTemp) and a
+// rename, without waiting for the disk: git's files of ralph-loop's own, made again when
+// lost.
+func writeFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), pattern)
+	tmp, err := state.WriteTemp(path, 0o600, false, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
 	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return nil
 }

@@ -1,5 +1,5 @@
 // Command generate writes the files that are made from the code ("make generate"): the
-// Claude Code plugin and the marketplace that lists it (hook/claude.PluginFiles), and the
+// Claude Code plugin and the marketplace that lists it (hook/claude.PluginFilesAt), and the
 // flag table of docs/usage.md (hook/args.Markdown). When the plugin's files change, it gives
 // them a new version, adding a line to hook/claude/plugin-versions.txt (a record kept, not
 // generated: a version once given stays). generate_test.go fails when one of them is

@@ -17,11 +17,6 @@ import (
 // maxQueued bounds what is kept of a queued prompt: enough to tell a command.
 const maxQueued = 4096
 
-// ScanFile scans the transcript at path from offset (see transcript.ScanWith).
-func ScanFile(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
-	return transcript.ScanWith(path, offset, opt, Scan)
-}
-
 // Scan reads JSONL from r, whose first byte is at offset base of the transcript.
 func Scan(r io.Reader, base int64, opt transcript.Options) (transcript.Result, error) {
 	s := &scanner{

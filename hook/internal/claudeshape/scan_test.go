@@ -363,3 +363,8 @@ func TestFailedStops(t *testing.T) {
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// ScanFile scans the transcript at path from offset (see transcript.ScanWith).
+func ScanFile(path string, offset int64, opt transcript.Options) (transcript.Result, error) {
+	return transcript.ScanWith(path, offset, opt, Scan)
+}
