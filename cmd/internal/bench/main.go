@@ -263,7 +263,9 @@ func (b *bench) arm(session, transcript string, extra ...string) error {
 
 // stop runs a Stop whose last message is last, and checks that it blocked.
 func (b *bench) stop(session, transcript, last string) (sample, error) {
-	ev := event("Stop", session, "last_assistant_message", last, "stop_hook_active", true)
+	// A prompt id of its own: two byte-identical stops within one clock tick are one delivery
+	// (hook.duplicate), and the next stop may start within the tick of the last decision.
+	ev := event("Stop", session, "last_assistant_message", last, "stop_hook_active", true, "prompt_id", strconv.FormatInt(time.Now().UnixNano(), 10))
 	if transcript != "" {
 		ev["transcript_path"] = transcript
 	}
@@ -645,7 +647,7 @@ func (b *bench) gitLoopCase() error {
 				return err
 			}
 			post = append(post, s)
-			ev := event("Stop", session, "cwd", repo, "last_assistant_message", "Not done yet.", "stop_hook_active", true)
+			ev := event("Stop", session, "cwd", repo, "last_assistant_message", "Not done yet.", "stop_hook_active", true, "prompt_id", id)
 			if s, err = b.hook(ev); err == nil && !bytes.Contains(s.out, []byte(`"decision":"block"`)) {
 				err = fmt.Errorf("the stop was not blocked: %s", s.out)
 			}
