@@ -302,6 +302,9 @@ var failWrite func(path string) error
 // a crash of the machine (a power cut, not a process's) may leave the old file, or on some
 // file systems an empty one: for files with a copy elsewhere (see Store.save).
 func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
+	if !sync {
+		return writeAtomicFunc(path, perm, sync, preallocating(data))
+	}
 	return writeAtomicFunc(path, perm, sync, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err

@@ -127,7 +127,9 @@ type Store struct {
 }
 
 // Snapshot writes the work tree's files (every file git does not ignore, tracked or not)
-// as a tree and returns its id. Only the store's files are written.
+// as a tree and returns its id. Only the store's files are written. For the stall breaker
+// alone (s.Objects set) it returns, where it can, a fingerprint of the index git add wrote
+// (IndexPrefix; see indexFingerprint) instead of a tree id: equal when the trees would be.
 func Snapshot(ctx context.Context, r Repo, s Store) (string, error) {
 	if err := prepare(r, s.GitDir); err != nil {
 		return "", err
@@ -161,6 +163,13 @@ func Snapshot(ctx context.Context, r Repo, s Store) (string, error) {
 		os.Remove(s.Index)
 		if _, err := ours(ctx, r, s.GitDir, env, nil, add...); err != nil {
 			return "", err
+		}
+	}
+	if s.Objects != "" {
+		// For the stall breaker alone, what git add recorded is compared, not a tree:
+		// one git process, not two.
+		if fp, err := readIndexFingerprint(s.Index, oidLen(r)); err == nil {
+			return fp, nil
 		}
 	}
 	out, err := ours(ctx, r, s.GitDir, env, nil, "write-tree")
@@ -382,6 +391,15 @@ func prepare(r Repo, dir string) error {
 		return writeFile(filepath.Join(dir, "info", "exclude"), exclude)
 	}
 	return nil
+}
+
+// oidLen is the length of the repository's object ids: 32 bytes in a sha256 repository, else
+// 20.
+func oidLen(r Repo) int {
+	if repoConfig(r)["extensions.objectformat"] == "sha256" {
+		return 32
+	}
+	return 20
 }
 
 // repoConfig reads, as data, the settings of the repository's config that change how its

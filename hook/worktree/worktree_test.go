@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,8 +86,8 @@ func TestSnapshot(t *testing.T) {
 	snap := func() string {
 		t.Helper()
 		tree, err := Snapshot(ctx, r, s)
-		if err != nil || len(tree) != 40 {
-			t.Fatalf("Snapshot = %q, %v", tree, err)
+		if err != nil || !strings.HasPrefix(tree, IndexPrefix) {
+			t.Fatalf("Snapshot = %q, %v (want a fingerprint of the index)", tree, err)
 		}
 		return tree
 	}
@@ -125,11 +126,18 @@ func TestSnapshot(t *testing.T) {
 	if out := git("for-each-ref"); strings.Count(out, "\n") != 1 {
 		t.Errorf("refs: %q", out)
 	}
-	// The stall breaker's trees went to its own objects, not the repository's.
-	if out, err := exec.Command("git", "-C", r.Top, "cat-file", "-e", t2).CombinedOutput(); err == nil {
-		t.Errorf("tree %s is in the repository's objects: %s", t2, out)
+	// The stall breaker's objects went to its own objects, not the repository's.
+	blob := strings.TrimSpace(git("hash-object", "a.txt"))
+	write(t, r.Top, "c.txt", "only in the snapshot\n")
+	snap()
+	if c := strings.TrimSpace(git("hash-object", "c.txt")); exec.Command("git", "-C", r.Top, "cat-file", "-e", c).Run() == nil {
+		t.Errorf("blob %s of c.txt is in the repository's objects", c)
 	}
-	if out := git("status", "--porcelain"); !strings.Contains(out, "A  b.txt") || !strings.Contains(out, "?? new.txt") {
+	if exec.Command("git", "-C", r.Top, "cat-file", "-e", blob).Run() != nil {
+		t.Errorf("blob %s of the committed a.txt is not in the repository's objects", blob)
+	}
+	os.Remove(filepath.Join(r.Top, "c.txt"))
+	if out := git("status", "--porcelain"); !strings.Contains(out, "A  b.txt") || !strings.Contains(out, "?? new.txt") || strings.Contains(out, "c.txt") {
 		t.Errorf("git status changed: %q", out)
 	}
 }
@@ -221,7 +229,7 @@ func TestFindLinkedAndSHA256(t *testing.T) {
 	}
 	l.Git = r.Git
 	s := Store{GitDir: filepath.Join(t.TempDir(), "git"), Index: filepath.Join(t.TempDir(), "index"), Objects: filepath.Join(t.TempDir(), "objects")}
-	if tree, err := Snapshot(context.Background(), l, s); err != nil || len(tree) != 40 {
+	if tree, err := Snapshot(context.Background(), l, s); err != nil || !strings.HasPrefix(tree, IndexPrefix) {
 		t.Errorf("linked: Snapshot = %q, %v", tree, err)
 	}
 
@@ -258,6 +266,21 @@ func BenchmarkFirstRead(b *testing.B) {
 		}
 		f.Git = r.Git
 		if _, err := Snapshot(ctx, f, Store{GitDir: filepath.Join(dir, "git"), Index: filepath.Join(dir, "index"), Objects: filepath.Join(dir, "objects")}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLaterRead measures a later stop that reads the work tree for the stall breaker:
+// a file changed since the last snapshot, in a store made before.
+func BenchmarkLaterRead(b *testing.B) {
+	r, _ := repo(b)
+	ctx := context.Background()
+	dir := b.TempDir()
+	s := Store{GitDir: filepath.Join(dir, "git"), Index: filepath.Join(dir, "index"), Objects: filepath.Join(dir, "objects")}
+	for i := 0; i < b.N; i++ {
+		write(b, r.Top, "a.txt", fmt.Sprintf("step %d\n", i))
+		if _, err := Snapshot(ctx, r, s); err != nil {
 			b.Fatal(err)
 		}
 	}
