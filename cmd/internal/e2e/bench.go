@@ -349,3 +349,23 @@ func WriteBench(t *testing.T, name string, rows []BenchRow) {
 		t.Error(err)
 	}
 }
+
+// Settle puts a benchmark's program in the page cache as a user's installed one is after
+// the machine started: dropped from it, then read back by running it once (args; its
+// input is empty, its output thrown away). How a binary came into the page cache changes
+// how long it takes to start, by more than the differences the benchmark measures: on
+// Linux 6.18 and ext4, ralph-loop's start (an event it ignores) took 2.0–2.2 ms freshly
+// linked or read back from the disk, and 1.6 ms once copied with cp, which writes it in
+// large pieces (the floor's 1.4 and 1.25 ms); a build given as RALPH_BENCH_BEFORE, copied
+// into place, ran 1.2 ms per iteration faster than the same build as the suite's, linked
+// just before. Each set's programs are settled before each of its runs.
+func Settle(t *testing.T, path string, args ...string) {
+	t.Helper()
+	if err := dropCached(path); err != nil {
+		t.Fatalf("settle %s: %v", path, err)
+	}
+	cmd := exec.Command(path, args...)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("settle %s: run %s: %v", path, strings.Join(args, " "), err)
+	}
+}

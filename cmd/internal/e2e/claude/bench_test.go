@@ -43,13 +43,14 @@ func TestHookTime(t *testing.T) {
 		name  string
 		setup func(t *testing.T, env *e2e.Env, log string) string // returns the prompt
 		bin   string                                              // the ralph-loop binary ("": the suite's)
+		floor bool                                                // it runs the floor's hooks
 	}
 	sets := []set{
 		{name: "a minimal sh Stop hook that blocks 9 times", setup: func(t *testing.T, env *e2e.Env, log string) string {
 			writeHooks(t, env, map[string]string{"Stop": timed(timer, log, "Stop", "sh "+minimal+" "+filepath.Join(env.Tmp, "count"))})
 			return "Do the task."
 		}},
-		{name: "a minimal Go PreToolUse and Stop hook (hookfloor)", setup: func(t *testing.T, env *e2e.Env, log string) string {
+		{name: "a minimal Go PreToolUse and Stop hook (hookfloor)", floor: true, setup: func(t *testing.T, env *e2e.Env, log string) string {
 			count := filepath.Join(env.Tmp, "count")
 			writeHooks(t, env, map[string]string{
 				"PreToolUse": timed(timer, log, "PreToolUse", "exec "+floor+" allow"),
@@ -113,6 +114,13 @@ func TestHookTime(t *testing.T) {
 			log := filepath.Join(env.Root, "hooks.log")
 			e2e.BenchRepo(t, env.Project)
 			prompt := s.setup(t, env, log)
+			// Every set's programs start from the same page cache (see e2e.Settle).
+			if s.floor {
+				e2e.Settle(t, floor, "allow")
+			}
+			if strings.HasPrefix(s.name, "ralph-loop") {
+				e2e.Settle(t, bin, "version")
+			}
 			res, err := env.Run(context.Background(), e2e.Session{Script: e2e.Script{Turns: turns}, Prompts: []string{prompt}, Timeout: 10 * time.Minute})
 			if err != nil {
 				h, _ := e2e.ReadHookTimes(log)
