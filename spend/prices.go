@@ -3,11 +3,8 @@ package spend
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/ralph-loop/ralph-loop/internal/lazy"
 )
 
 // Price is what a model costs, in USD per million tokens of each kind.
@@ -101,25 +98,51 @@ func Table() []Entry {
 	return t
 }
 
-// dated is a dated snapshot's suffix ("-20251101", "-2026-09-29") and a context-window tag
-// ("[1m]").
-var dated = lazy.Value[*regexp.Regexp]{Make: func() *regexp.Regexp { return regexp.MustCompile(`(-\d{8}|-\d{4}-\d{2}-\d{2}|\[[^\]]*\])$`) }}
-
 // Canonical is the name a model is priced under: without a provider prefix
-// ("anthropic/", "openai/", "models/"), a dated snapshot's suffix or a context tag, in lower
-// case.
+// ("anthropic/", "openai/", "models/"), a dated snapshot's suffix ("-20251101",
+// "-2026-09-29") or a context-window tag ("[1m]"), as many as it ends with, in lower case.
+// (Read by hand, not by a regular expression: every stop prices its turn, and compiling
+// one cost a hook more than the rest of the pricing.)
 func Canonical(model string) string {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if i := strings.LastIndexByte(m, '/'); i >= 0 {
 		m = m[i+1:]
 	}
 	for {
-		n := dated.Get().ReplaceAllString(m, "")
+		n := trimDated(m)
 		if n == m {
 			return m
 		}
 		m = n
 	}
+}
+
+// trimDated takes one dated suffix or context tag off the end of m (see Canonical).
+func trimDated(m string) string {
+	if inner, ok := strings.CutSuffix(m, "]"); ok {
+		// The first "[" after the last "]" before the end opens the tag.
+		j := strings.LastIndexByte(inner, ']')
+		if k := strings.IndexByte(inner[j+1:], '['); k >= 0 {
+			return m[:j+1+k]
+		}
+		return m
+	}
+	if n := len(m); n >= 9 && m[n-9] == '-' && digits(m[n-8:]) {
+		return m[:n-9] // -YYYYMMDD
+	}
+	if n := len(m); n >= 11 && m[n-11] == '-' && digits(m[n-10:n-6]) && m[n-6] == '-' && digits(m[n-5:n-3]) && m[n-3] == '-' && digits(m[n-2:]) {
+		return m[:n-11] // -YYYY-MM-DD
+	}
+	return m
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Lookup returns the price of model: an override of the user's (by the model's name as

@@ -134,6 +134,35 @@ func TestCanonical(t *testing.T) {
 	}
 }
 
+// canonicalByRegexp is Canonical as it was written before, with a regular expression: the
+// hand-written one must name every model the same.
+func canonicalByRegexp(model string) string {
+	dated := regexp.MustCompile(`(-\d{8}|-\d{4}-\d{2}-\d{2}|\[[^\]]*\])$`)
+	m := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	for {
+		n := dated.ReplaceAllString(m, "")
+		if n == m {
+			return m
+		}
+		m = n
+	}
+}
+
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []string{"claude-opus-5-5[1m]", "a[b[c]", "a]b[c]", "x-2026-09-29", "x-20260929", "x-2026-0929", "[]", "-12345678",
+		"gpt-6.1-sol-2026-09-29-20260101", "m[1m][2m]", "m-1234567", "m-2026-9-29", "m-２０２６０９２９", "m[x]-20260101"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, model string) {
+		if got, want := spend.Canonical(model), canonicalByRegexp(model); got != want {
+			t.Errorf("Canonical(%q) = %q, the regular expression's %q", model, got, want)
+		}
+	})
+}
+
 func TestDollars(t *testing.T) {
 	for v, want := range map[float64]string{0: "$0.00", 0.0421: "$0.0421", 0.05: "$0.05", 0.75: "$0.75", 1: "$1.00", 12.345: "$12.35"} {
 		if got := spend.Dollars(v); got != want {
