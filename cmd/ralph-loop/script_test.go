@@ -102,16 +102,11 @@ func TestScripts(t *testing.T) {
 				}
 			}
 			// Stand-ins for ralph-loop installed elsewhere, for install --binary (which
-			// checks that it names an executable ralph-loop).
-			for _, p := range []string{"opt/a/ralph-loop", "opt/b/ralph-loop", "opt/a b/ralph-loop", "opt/ralph loop/ralph-loop",
-				"opt/tools/rl", "usr/bin/ralph-loop", "usr/local/bin/ralph-loop", "home/me/private/ralph-loop"} {
-				p = filepath.Join(e.WorkDir, p)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					return err
-				}
-				if err := os.WriteFile(p, []byte("#!/bin/sh\necho ralph-loop v0.0.0-stand-in\n"), 0o755); err != nil {
-					return err
-				}
+			// checks that it names an executable ralph-loop), written with no process forked
+			// meanwhile: a child of another script's exec would hold one open for writing,
+			// and running it would fail "text file busy" (golang.org/issue/22315).
+			if err := writeStandIns(e.WorkDir); err != nil {
+				return err
 			}
 			// No script sleeps through the hook's bounded wait for a lagging transcript
 			// unless it tests that wait: its stops find their last message in a transcript
@@ -592,4 +587,21 @@ func fixtureLineAt(argv []string, at time.Time) error {
 		return err
 	}
 	return f.Close()
+}
+
+// writeStandIns writes the stand-ins for ralph-loop installed elsewhere under dir.
+func writeStandIns(dir string) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	for _, p := range []string{"opt/a/ralph-loop", "opt/b/ralph-loop", "opt/a b/ralph-loop", "opt/ralph loop/ralph-loop",
+		"opt/tools/rl", "usr/bin/ralph-loop", "usr/local/bin/ralph-loop", "home/me/private/ralph-loop"} {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\necho ralph-loop v0.0.0-stand-in\n"), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -101,7 +101,7 @@ func TimedRalphLoop(t *testing.T, timer, dir, real, log string) string {
 	path := filepath.Join(dir, "ralph-loop")
 	data, err := os.ReadFile(timer)
 	if err == nil {
-		err = os.WriteFile(path, data, 0o755)
+		err = WriteProgram(path, data)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -231,6 +232,17 @@ func Ended(e Host) bool {
 		}
 	}
 	return true
+}
+
+// WriteProgram writes data to path as an executable file, with no process started
+// meanwhile. A process forked from the test binary while the file is open for writing
+// holds it open until it execs, and an exec of the file then fails with "text file busy"
+// (ETXTBSY; golang.org/issue/22315): parallel tests fork all the time, and writing a copy
+// of ralph-loop (11 MB) takes long enough to be caught.
+func WriteProgram(path string, data []byte) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	return os.WriteFile(path, data, 0o755)
 }
 
 // Read is what the file at path holds; t fails if it cannot be read.

@@ -52,7 +52,7 @@ func EachBinaryGone[E Installer](t *testing.T, s *Suite, newEnv func(root, bin, 
 				t.Fatal(err)
 			}
 			data := Read(t, s.RalphLoop)
-			if err := os.WriteFile(own, data, 0o755); err != nil {
+			if err := WriteProgram(own, data); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := e.Install(context.Background(), "user"); err != nil {

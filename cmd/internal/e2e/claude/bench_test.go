@@ -36,7 +36,7 @@ func TestHookTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	minimal := filepath.Join(dir, "minimal.sh")
-	if err := os.WriteFile(minimal, []byte(minimalStop), 0o755); err != nil {
+	if err := e2e.WriteProgram(minimal, []byte(minimalStop)); err != nil {
 		t.Fatal(err)
 	}
 	type set struct {

@@ -144,5 +144,5 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(dst, data, 0o755)
+	return e2e.WriteProgram(dst, data)
 }

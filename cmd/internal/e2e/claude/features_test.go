@@ -185,7 +185,9 @@ func TestNotify(t *testing.T) {
 	bin := filepath.Join(env.Root, "bin")
 	os.MkdirAll(bin, 0o755)
 	notified := filepath.Join(env.Root, "notified")
-	os.WriteFile(filepath.Join(bin, "notify-send"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> \""+notified+"\"\n"), 0o755)
+	if err := e2e.WriteProgram(filepath.Join(bin, "notify-send"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> \""+notified+"\"\n")); err != nil {
+		t.Fatal(err)
+	}
 	path := []string{"PATH=" + bin + string(os.PathListSeparator) + filepath.Dir(env.RalphLoop) + string(os.PathListSeparator) + os.Getenv("PATH")}
 
 	run(t, env, e2e.Session{Script: e2e.Script{Turns: []e2e.Turn{e2e.Text("Hello.")}}, Prompts: []string{"Say hello"}, Env: path})

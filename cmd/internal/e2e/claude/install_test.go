@@ -17,7 +17,7 @@ func copyBinary(t *testing.T, dir string) string {
 	data := e2e.Read(t, suite.RalphLoop)
 	os.MkdirAll(dir, 0o755)
 	path := filepath.Join(dir, "ralph-loop")
-	if err := os.WriteFile(path, data, 0o755); err != nil {
+	if err := e2e.WriteProgram(path, data); err != nil {
 		t.Fatal(err)
 	}
 	return path

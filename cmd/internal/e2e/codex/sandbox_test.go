@@ -75,7 +75,7 @@ func sandboxEnv(t *testing.T, script Script) (*Env, string) {
 		err = os.MkdirAll(filepath.Dir(bin), 0o755)
 	}
 	if err == nil {
-		err = os.WriteFile(bin, data, 0o755)
+		err = e2e.WriteProgram(bin, data)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ func TestNoLoopUntouched(t *testing.T) {
 	e := family.Env(t)
 	counted := filepath.Join(e.Bin, "counted-ralph-loop")
 	runs := filepath.Join(e.Tmp, "runs.log")
-	if err := os.WriteFile(counted, []byte("#!/bin/sh\necho \"$*\" >> '"+runs+"'\nexec '"+suite.RalphLoop+"' \"$@\"\n"), 0o755); err != nil {
+	if err := e2e.WriteProgram(counted, []byte("#!/bin/sh\necho \"$*\" >> '"+runs+"'\nexec '"+suite.RalphLoop+"' \"$@\"\n")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.RalphLoopCmd(context.Background(), "install", "--host", "kilo", "--binary", counted); err != nil {

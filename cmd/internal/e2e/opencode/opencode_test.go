@@ -203,7 +203,7 @@ func TestFailingRalphLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := filepath.Join(e.Bin, "broken-ralph-loop")
-	if err := os.WriteFile(broken, []byte("#!/bin/sh\n[ \"$1\" = version ] && { echo 'ralph-loop v0.0.0-broken'; exit 0; }\ncat >/dev/null\necho 'ralph-loop: error: the disk is on fire' >&2\nexit 1\n"), 0o755); err != nil {
+	if err := e2e.WriteProgram(broken, []byte("#!/bin/sh\n[ \"$1\" = version ] && { echo 'ralph-loop v0.0.0-broken'; exit 0; }\ncat >/dev/null\necho 'ralph-loop: error: the disk is on fire' >&2\nexit 1\n")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.RalphLoopCmd(context.Background(), "install", "--host", "opencode", "--binary", broken); err != nil {

@@ -292,7 +292,7 @@ func TestNoLoopUntouched(t *testing.T) {
 	runs := filepath.Join(e.Tmp, "runs.log")
 	logger := filepath.Join(e.Bin, "ralph-loop-logged")
 	script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >> %s\nexec %s \"$@\"\n", runs, suite.RalphLoop)
-	if err := os.WriteFile(logger, []byte(script), 0o755); err != nil {
+	if err := e2e.WriteProgram(logger, []byte(script)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.RalphLoopCmd(context.Background(), "install", "--host", "pi", "--binary", logger); err != nil {

@@ -287,7 +287,7 @@ func checkBinary(t *testing.T, bin []byte) {
 		t.Error("the linux amd64 binary is not stripped (it has .symtab)")
 	}
 	path := filepath.Join(t.TempDir(), "ralph-loop")
-	if err := os.WriteFile(path, bin, 0o755); err != nil {
+	if err := e2e.WriteProgram(path, bin); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(path, "version").Output()
