@@ -71,7 +71,7 @@ func Start(ctx context.Context, o Options, argv ...string) (*Session, error) {
 	}
 	script.WriteString("\n")
 	launch := filepath.Join(o.Scratch, "launch.sh")
-	if err := os.WriteFile(launch, []byte(script.String()), 0o755); err != nil {
+	if err := writeProgram(launch, []byte(script.String())); err != nil {
 		return nil, err
 	}
 	s := &Session{socket: filepath.Join(o.Scratch, "tmux.sock"), name: "t", pidFile: pidFile}
@@ -265,4 +265,13 @@ func inSession(sid int) []int {
 		}
 	}
 	return pids
+}
+
+// writeProgram writes an executable file with no process forked from the test meanwhile
+// (see e2e.WriteProgram: a child holding it open for writing makes its exec fail with
+// "text file busy").
+func writeProgram(path string, data []byte) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	return os.WriteFile(path, data, 0o755)
 }
