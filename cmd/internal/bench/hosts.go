@@ -60,7 +60,7 @@ func realHosts(rounds string) error {
 	// against (issue 40: at most 1.5× per iteration, and for the Stop alone).
 	var goFloor *e2e.BenchRow
 	for i, r := range rows {
-		if r.Host == "Claude Code" && strings.Contains(r.Hooks, "hookfloor") {
+		if r.Host == "Claude Code" && strings.Contains(r.Hooks, "(hookfloor)") {
 			goFloor = &rows[i]
 		}
 	}

@@ -18,7 +18,8 @@ import (
 // sets, every hook command wrapped in the same timer (cmd/internal/hooktimer), the sets
 // alternating round by round: a minimal sh Stop hook that blocks 9 times; the floor of any
 // hook written in Go, a PreToolUse and a Stop hook of a Go program that only reads its
-// input and blocks the same way (cmd/internal/hookfloor); the official
+// input and blocks the same way (cmd/internal/hookfloor); the same program keeping the
+// least state a loop needs, signed and changed under a lock (hookfloor signed); the official
 // ralph-loop plugin's stop-hook.sh, when RALPH_BENCH_OFFICIAL names a copy of it (it is not
 // on a registry and its license does not let it be kept here); ralph-loop, as install
 // writes its hooks; and, when RALPH_BENCH_BEFORE names another ralph-loop binary (an
@@ -55,6 +56,17 @@ func TestHookTime(t *testing.T) {
 			writeHooks(t, env, map[string]string{
 				"PreToolUse": timed(timer, log, "PreToolUse", "exec "+floor+" allow"),
 				"Stop":       timed(timer, log, "Stop", "exec "+floor+" stop "+count),
+			})
+			return "Do the task."
+		}},
+		{name: "a minimal Go hook keeping a signed, locked state (hookfloor signed)", floor: true, setup: func(t *testing.T, env *e2e.Env, log string) string {
+			state := filepath.Join(env.Tmp, "signed")
+			if err := os.MkdirAll(state, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			writeHooks(t, env, map[string]string{
+				"PreToolUse": timed(timer, log, "PreToolUse", "exec "+floor+" signed-check "+state),
+				"Stop":       timed(timer, log, "Stop", "exec "+floor+" signed-stop "+state),
 			})
 			return "Do the task."
 		}},
