@@ -176,7 +176,7 @@ type counted struct {
 // host's own record where it keeps one; each id once), the model's usage (what the host recorded, priced),
 // and what the stall breaker keeps of its progress.
 func account(l *state.Loop, o Observation) counted {
-	before := l.ToolCalls
+	before, waiting := l.ToolCalls, l.Unlogged
 	countCalls(l, o)
 	l.UpdatedAt = o.Now
 	l.LastSeenAt = o.Now
@@ -199,7 +199,9 @@ func account(l *state.Loop, o Observation) counted {
 			l.Pending = append(l.Pending, state.Pending{At: o.Now, What: state.ActUncounted, Why: why})
 		}
 	}
-	observeWork(l, o, l.ToolCalls-before)
+	calls := iterationCalls{counted: l.ToolCalls - before, shown: newlyWaiting(waiting, l.Unlogged)}
+	calls.earlier = min(calls.counted, newlyWaiting(l.Unlogged, waiting))
+	observeWork(l, o, calls)
 	track(l, o.Background, o.Now)
 	c := counted{work: l.ToolCalls >= l.MinToolCalls, early: l.Iteration < l.MinIterations, unread: o.Unread != ""}
 	c.busy, c.overdue = len(l.Background) > 0, overdue(l, o.Now)
@@ -425,11 +427,16 @@ func overBudget(l *state.Loop, _ *Observation, c counted) (string, bool) {
 // change for now: the streak's last stop compares the files with the streak's start, so a
 // streak ends only if they are the same. Where there is none to compare (not a git work
 // tree, git failed, the first record), an iteration with a tool call counts as progress: a
-// stall is never guessed. An iteration without a tool call changes nothing.
-func observeWork(l *state.Loop, o Observation, newTools int) {
+// stall is never guessed. An iteration without a tool call changes nothing. A call the
+// host's transcript shows while its tool log does not yet (shown) made the stop read the
+// tree (treeNeeded), and the first record so read is progress; the streak counts it among
+// its calls when it is shown, not again when both records hold it (earlier), and without a
+// tree it is no progress until then (a call the host refused is in the transcript alone).
+func observeWork(l *state.Loop, o Observation, c iterationCalls) {
+	newTools := c.counted
 	w := &l.Work
 	if l.MaxStalls > 0 {
-		w.Tools += newTools
+		w.Tools += c.counted - c.earlier + c.shown
 		switch {
 		case o.Wrote:
 			w.Moved = true
@@ -437,6 +444,9 @@ func observeWork(l *state.Loop, o Observation, newTools int) {
 		case o.Tree != "" && w.Tree != "":
 			w.Moved = w.Moved || o.Tree != w.Tree
 		case o.Deferred:
+		case o.Tree != "":
+			// The first record, read for this iteration's calls: nothing to compare with.
+			w.Moved = w.Moved || newTools > 0 || c.shown > 0
 		default:
 			w.Moved = w.Moved || newTools > 0
 		}
@@ -452,6 +462,12 @@ func observeWork(l *state.Loop, o Observation, newTools int) {
 		w.Tree = o.Tree
 	}
 }
+
+// iterationCalls is what a stop's accounting found of tool calls: the ones counted now
+// (both of the host's records hold them), the ones its transcript shows for the first time
+// while its tool log does not yet (shown), and how many of the counted ones an earlier stop
+// saw that way (earlier).
+type iterationCalls struct{ counted, shown, earlier int }
 
 // stalled ends an iteration for the stall breaker, when the loop has one: it reports
 // whether this iteration, without progress, makes the --max-stalls-th in a row.

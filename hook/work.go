@@ -186,7 +186,7 @@ func treeNeeded(l *state.Loop, o Observation) (need, deferred bool) {
 	if l.MaxStalls <= 0 || o.Wrote || w.Moved || w.Repo == "" && w.Note != "" {
 		return need, false // no stall breaker; progress already; or no git to ask
 	}
-	if w.Tools+newToolCalls(l, o) == 0 {
+	if counted, waiting := newToolCalls(l, o); w.Tools+counted+waiting == 0 {
 		return need, false // no tool call in the streak: nothing changed
 	}
 	if w.Tree == "" || w.Stalls+1 >= l.MaxStalls {
@@ -195,14 +195,32 @@ func treeNeeded(l *state.Loop, o Observation) (need, deferred bool) {
 	return need, !need
 }
 
-// newToolCalls counts the tool calls o shows that the loop has not counted yet.
-func newToolCalls(l *state.Loop, o Observation) int {
+// newToolCalls counts the tool calls o shows that the loop has not counted yet, and those
+// the host's transcript shows for the first time that wait for the tool log (waiting).
+func newToolCalls(l *state.Loop, o Observation) (counted, waiting int) {
 	if len(o.Logged) == 0 && len(o.ToolIDs) == 0 {
-		return 0
+		return 0, 0
 	}
 	c := state.Loop{ToolCalls: l.ToolCalls, ToolIDs: l.ToolIDs, Unshown: l.Unshown, Unlogged: l.Unlogged}
 	countCalls(&c, o)
-	return c.ToolCalls - l.ToolCalls
+	return c.ToolCalls - l.ToolCalls, newlyWaiting(l.Unlogged, c.Unlogged)
+}
+
+// newlyWaiting counts the ids in after that are not in before. Given a loop's calls waiting
+// for the tool log (Unlogged) before a count and after it, it counts the calls the host's
+// transcript showed at this stop that the log does not hold yet; given them the other way
+// round, those the log now holds. Waiting calls ran (the transcript is the host's own
+// record): a host that writes the log from a hook it runs in the background (Claude Code's
+// PostToolUse) can have it a stop or more behind. For the stall breaker they are tool calls
+// of the iteration that showed them; the loop counts them once both records hold them.
+func newlyWaiting(before, after []string) int {
+	n := 0
+	for _, id := range after {
+		if !slices.Contains(before, id) {
+			n++
+		}
+	}
+	return n
 }
 
 // wroteFiles reports whether uses hold a completed call of a tool that writes files (one

@@ -82,7 +82,10 @@ func TestWorkTreeReadAtStops(t *testing.T) {
 // possible streak reads the tree (its start) and the stop that would end the streak reads
 // it again to compare, with none in between. Each case runs stops of one loop (--max-stalls
 // 3) in a git work tree whose files are a counter the shell calls may change; it counts
-// the trees read and checks where the loop ends.
+// the trees read and checks where the loop ends. On a host that keeps two records of the
+// calls (Claude Code: its transcript, and the tool log its PostToolUse hook writes in the
+// background), the log may be a stop behind: a call the transcript shows, waiting for the
+// log, is a call that ran, and the loop ends where it would with both on time.
 func TestStallTreeReads(t *testing.T) {
 	type stop struct {
 		write, shell, change bool // a write tool's call; a shell call; the files changed
@@ -98,18 +101,25 @@ func TestStallTreeReads(t *testing.T) {
 	tests := []struct {
 		name       string
 		checkpoint bool
+		lag        int // the tool log this many stops behind the transcript
 		stops      []stop
 		reads      int
 		stalledAt  int // the stop that ends the loop NO_PROGRESS (0: none)
+		tools      int // the calls the streak that ended it says it made
 	}{
-		{"a write at every iteration", false, rep(12, write), 0, 0},
-		{"talk only", false, rep(3, talk), 0, 3},
-		{"writes, then talk", false, append(rep(2, write), rep(3, talk)...), 0, 5},
-		{"shell calls that change nothing", false, rep(6, same), 2, 4},
-		{"shell calls that change a file every time", false, rep(12, changed), 4, 0},
-		{"a change in the streak delays its end", false, []stop{same, changed, same, same, same, same, same}, 3, 7},
-		{"a write, then shell calls that change nothing", false, append([]stop{write}, rep(5, same)...), 2, 5},
-		{"checkpoints read at every stop", true, rep(5, write), 5, 0},
+		{"a write at every iteration", false, 0, rep(12, write), 0, 0, 0},
+		{"talk only", false, 0, rep(3, talk), 0, 3, 0},
+		{"writes, then talk", false, 0, append(rep(2, write), rep(3, talk)...), 0, 5, 0},
+		{"shell calls that change nothing", false, 0, rep(6, same), 2, 4, 3},
+		{"shell calls that change a file every time", false, 0, rep(12, changed), 4, 0, 0},
+		{"a change in the streak delays its end", false, 0, []stop{same, changed, same, same, same, same, same}, 3, 7, 3},
+		{"a write, then shell calls that change nothing", false, 0, append([]stop{write}, rep(5, same)...), 2, 5, 3},
+		{"checkpoints read at every stop", true, 0, rep(5, write), 5, 0, 0},
+		{"shell calls that change nothing, logged a stop late", false, 1, rep(6, same), 2, 4, 3},
+		{"shell calls that change nothing, logged two stops late", false, 2, rep(6, same), 2, 4, 3},
+		{"shell calls that change a file every time, logged a stop late", false, 1, rep(12, changed), 4, 0, 0},
+		{"a change in the streak, logged a stop late", false, 1, []stop{same, changed, same, same, same, same, same}, 3, 7, 3},
+		{"talk only, with the tool log late", false, 1, rep(3, talk), 0, 3, 0},
 	}
 	for _, tt := range tests {
 		l := loop(func(l *state.Loop) {
@@ -119,12 +129,26 @@ func TestStallTreeReads(t *testing.T) {
 		})
 		files, reads, n := 0, 0, 0
 		stalledAt := 0
+		var late [][]state.ToolUse // the calls the log has not got yet, a stop's to an entry
 		for i, s := range tt.stops {
 			var o Observation
+			var calls []state.ToolUse
 			if s.write || s.shell {
 				n++
 				id := fmt.Sprintf("t%d", n)
-				o.Logged = []state.ToolUse{{LoopID: l.LoopID, ToolUseID: id, Wrote: s.write}}
+				calls = []state.ToolUse{{LoopID: l.LoopID, ToolUseID: id, Wrote: s.write}}
+			}
+			o.Logged = calls
+			if tt.lag > 0 {
+				o.Record = RecordBoth
+				for _, c := range calls {
+					o.ToolIDs = append(o.ToolIDs, c.ToolUseID)
+				}
+				late = append(late, calls)
+				o.Logged = nil
+				if len(late) > tt.lag {
+					o.Logged, late = late[0], late[1:]
+				}
 			}
 			if s.change {
 				files++
@@ -148,6 +172,9 @@ func TestStallTreeReads(t *testing.T) {
 		}
 		if reads != tt.reads || stalledAt != tt.stalledAt {
 			t.Errorf("%s: %d trees read, stalled at stop %d; want %d, %d", tt.name, reads, stalledAt, tt.reads, tt.stalledAt)
+		}
+		if stalledAt != 0 && l.Work.Tools != tt.tools {
+			t.Errorf("%s: the streak made %d tool calls, want %d", tt.name, l.Work.Tools, tt.tools)
 		}
 	}
 }
