@@ -37,7 +37,7 @@ func main() {
 	if len(os.Args) >= 3 && os.Args[1] == "signed-stop" {
 		in, err := io.ReadAll(os.Stdin)
 		if err == nil {
-			err = signedStop(os.Args[2], in)
+			err = signedStop(os.Args[2], in, os.Stdout)
 		}
 		if err != nil {
 			fail(err)
@@ -117,9 +117,9 @@ func mac(key []byte, count int) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// signedStop blocks 9 times, counting in dir's signed state under its lock, unless the end
-// of the transcript holds the promise.
-func signedStop(dir string, in []byte) error {
+// signedStop blocks 9 times (writing the block to out), counting in dir's signed state
+// under its lock, unless the end of the transcript holds the promise.
+func signedStop(dir string, in []byte, out io.Writer) error {
 	var ev struct {
 		TranscriptPath string `json:"transcript_path"`
 	}
@@ -154,7 +154,7 @@ func signedStop(dir string, in []byte) error {
 	if err := os.Rename(tmp, filepath.Join(dir, "state.json")); err != nil {
 		return err
 	}
-	_, err = os.Stdout.WriteString(block)
+	_, err = io.WriteString(out, block)
 	return err
 }
 
