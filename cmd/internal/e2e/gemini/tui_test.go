@@ -47,18 +47,26 @@ func (u *tmuxTUI) waitFor(t *testing.T, text string) string {
 }
 
 // submit types text, then Enter once the input box shows it (an Enter sent with the text is
-// taken as part of a paste). Enter is pressed again while the text stays in the box: under
-// load Gemini CLI can drop the first one.
+// taken as part of a paste). Under load Gemini CLI can drop what is typed (a resumed
+// session's input box is set up again once its history is shown) and the first Enter: the
+// text is typed again while the box stays empty, and Enter pressed again while the text
+// stays in it.
 func (u *tmuxTUI) submit(t *testing.T, text string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := u.Type(ctx, text); err != nil {
-		t.Fatal(err)
-	}
 	head := text[:min(len(text), 20)]
 	typed := func(screen string) bool { return strings.Contains(inputBox(screen), head) }
-	if _, err := u.WaitUntil(ctx, "the typed text in the input box", time.Minute, typed); err != nil {
-		t.Fatal(err)
+	for try := 1; ; try++ {
+		if err := u.Type(ctx, text); err != nil {
+			t.Fatal(err)
+		}
+		screen, err := u.WaitUntil(ctx, "the typed text in the input box", 10*time.Second, typed)
+		if err == nil {
+			break
+		}
+		if try == 6 || !strings.Contains(inputBox(screen), "Type your message") {
+			t.Fatal(err) // not dropped but mangled, or dropped six times
+		}
 	}
 	for range 5 {
 		time.Sleep(500 * time.Millisecond)
