@@ -157,6 +157,11 @@ type Armed struct {
 // program got going: on a loaded machine that can be after another hook has answered. The
 // transcript cannot tell either: Claude Code writes it late, so the next stop of a loop
 // can start before any new line is in it (seen: text-only loops ended silently mid-way).
+// The kernel times a process's start in 10-ms ticks, and started is the earliest it can
+// have been: a next stop with the same input that starts within about 20 ms of the
+// decision is taken for a second delivery. No model API answers that quickly; a fake one
+// answering at once did (Claude Code's next stop came 22 ms after the decision), and the
+// end-to-end tests' fake takes at least 50 ms, as a real one does.
 func duplicate(l *state.Loop, key string, started time.Time) bool {
 	return key != "" && l.LastKey == key && started.Before(l.LastKeyAt)
 }
