@@ -161,7 +161,7 @@ type Armed struct {
 // have been: a next stop with the same input that starts within about 20 ms of the
 // decision is taken for a second delivery. No model API answers that quickly; a fake one
 // answering at once did (Claude Code's next stop came 22 ms after the decision), and the
-// end-to-end tests' fake takes at least 50 ms, as a real one does.
+// end-to-end tests' fakes take at least 50 ms (fakeserver.AnswerTime), as a real one does.
 func duplicate(l *state.Loop, key string, started time.Time) bool {
 	return key != "" && l.LastKey == key && started.Before(l.LastKeyAt)
 }

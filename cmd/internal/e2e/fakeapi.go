@@ -38,14 +38,6 @@ func RateLimited(msg string) Turn {
 	return Turn{Refuse: http.StatusTooManyRequests, Blocks: []Block{{Type: "text", Text: msg}}}
 }
 
-// apiLatency is the least time the fake takes to answer an agent's request, as no model
-// API answers in less (a network round trip, then the first token). Answered at once, the
-// next stop of a text-only loop, byte for byte the same as the last, comes 20 ms after it:
-// within the 10-ms ticks by which the kernel times a process's start, which ralph-loop reads
-// to tell a second delivery of one stop from the next stop (hook's duplicate); it was taken
-// for a second delivery and let through, which no user's loop meets.
-const apiLatency = 50 * time.Millisecond
-
 // Usage is what an answer reports it used, as the Messages API reports it.
 type Usage struct {
 	Input, CacheWrite, CacheRead, Output int
@@ -230,11 +222,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		turn = Text(`{"title":"Fake title"}`)
 	}
 	f.Record(rec)
-	delay := turn.Delay
-	if main {
-		delay = max(delay, apiLatency)
-	}
-	time.Sleep(delay)
+	time.Sleep(turn.Delay)
 	if turn.Refuse != 0 {
 		kind := "api_error"
 		if turn.Refuse == http.StatusTooManyRequests {

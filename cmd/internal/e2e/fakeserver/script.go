@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // Script is what a fake model answers to the agent's requests, in order: T is its API's
@@ -56,8 +57,22 @@ type Answer[T, U any] struct {
 	hang bool
 }
 
-// Next is the answer to the agent's next request.
+// AnswerTime is the least time a fake takes to answer an agent's request, as no model API
+// answers in less (a network round trip, then the first token). Answered at once, the next
+// stop of a text-only loop, byte for byte the same as the last, came 20 ms after it: within
+// the 10-ms ticks by which the kernel times a process's start, which ralph-loop reads to
+// tell a second delivery of one stop from the next stop (hook's duplicate). It was taken
+// for a second delivery and let through, which no user's loop meets.
+const AnswerTime = 50 * time.Millisecond
+
+// Next is the answer to the agent's next request, after AnswerTime.
 func (p *Player[T, U]) Next() Answer[T, U] {
+	a := p.next()
+	time.Sleep(AnswerTime)
+	return a
+}
+
+func (p *Player[T, U]) next() Answer[T, U] {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n++

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ralph-loop/ralph-loop/cmd/internal/e2e/fakeserver"
 )
@@ -179,6 +180,9 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.mu.Unlock()
+	if rec.Main {
+		time.Sleep(fakeserver.AnswerTime)
+	}
 	chunks := chunksOf(turn, model, used)
 	if m[2] == "generateContent" {
 		var parts []any
