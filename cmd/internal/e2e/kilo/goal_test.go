@@ -34,9 +34,24 @@ func TestGoal(t *testing.T) {
 		t.Errorf("the toasts of a session without a goal: %s", toasts)
 	}
 
-	// The plugin shows one toast at a time, 4 s each, and of those that come meanwhile only
-	// the latest: let the first loop's last one go.
-	time.Sleep(5 * time.Second)
+	// The plugin shows one toast at a time, for 4 s and a quarter more, and of those that come
+	// meanwhile only the latest: the first loop's last one (the iteration limit's) waits out
+	// the arming toast, so let it be shown and go before the second loop's note comes (a
+	// fixed sleep from the loop's end was too short when the loop ended early in its
+	// arming toast's time).
+	var last time.Time
+	if !e2e.Until(30*time.Second, func() bool {
+		for _, ev := range w.Srv.Events() {
+			if ev.Type == "tui.toast.show" && strings.Contains(string(ev.Properties), "iteration limit reached") {
+				last = ev.At
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("the first loop's end was not shown; the toasts: %s", w.Toasts())
+	}
+	time.Sleep(time.Until(last.Add(5 * time.Second)))
 
 	id, err := w.Srv.NewSession(ctx)
 	if err != nil {
